@@ -1,0 +1,116 @@
+"""Effects: everything the core decides, each addressed to an audience.
+
+Audiences (DESIGN.md, "Know the audience"):
+
+- ``public``: may reach a player-facing output (board cards, counts, the button);
+- ``dealer``: the dealer's console (prompts, misdeal flags); never hole cards;
+- ``floor``: the discreet floor channel (deck faults, hole cards, hand records).
+
+Sinks filter on :attr:`audience`; anything that names a hole card, a burn, a mucked card or
+a deck fault is ``floor``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal, Union
+
+Audience = Literal["public", "dealer", "floor"]
+AUDIENCES: tuple[str, ...] = ("public", "dealer", "floor")
+
+
+@dataclass(frozen=True, slots=True)
+class Alert:
+    """Something a person must know. ``code`` is a stable dotted name whose first part is the
+    family (``misdeal``, ``deck``, ``device`` ...); ``rule`` the RULES.md id, if any."""
+
+    ts: float
+    code: str
+    audience: str
+    message: str
+    rule: str | None = None
+    seat: int | None = None
+    card: str | None = None
+    hand: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CardPlaced:
+    """A card arrived in ``zone`` (from ``prev_zone``, or from the stub when None)."""
+
+    ts: float
+    hand: int
+    uid: str
+    card: str
+    zone: str
+    prev_zone: str | None
+    audience: str
+
+
+@dataclass(frozen=True, slots=True)
+class CardLeft:
+    """A card is no longer read anywhere on the table (gathered, or lifted off)."""
+
+    ts: float
+    hand: int
+    uid: str
+    card: str
+    zone: str
+    audience: str = "floor"
+
+
+@dataclass(frozen=True, slots=True)
+class Figures:
+    """The live figures a dealer and a floor supervisor watch. No card identities."""
+
+    ts: float
+    hand: int
+    street: str
+    counts: dict[str, int]
+    burns: int
+    board: int
+    stub_count: int
+    next_to: str | None
+    button: int
+    audience: str = "public"
+
+
+@dataclass(frozen=True, slots=True)
+class HandStarted:
+    ts: float
+    hand: int
+    button: int
+    seats: tuple[int, ...]
+    game: str
+    audience: str = "public"
+
+
+@dataclass(frozen=True, slots=True)
+class HandFinished:
+    """The record of a finished hand: where every card ended, the stub count, its alerts."""
+
+    ts: float
+    hand: int
+    record: dict[str, Any] = field(default_factory=dict)
+    audience: str = "floor"
+
+
+Effect = Union[Alert, CardPlaced, CardLeft, Figures, HandStarted, HandFinished]
+
+
+def effect_to_dict(effect: Effect) -> dict[str, Any]:
+    d = asdict(effect)
+    d["type"] = type(effect).__name__
+    return d
+
+
+def alert_to_dict(alert: Alert) -> dict[str, Any]:
+    """The compact JSON form used in hand records and reports: empty fields left out."""
+    d: dict[str, Any] = {"code": alert.code, "rule": alert.rule, "audience": alert.audience}
+    if alert.seat is not None:
+        d["seat"] = alert.seat
+    if alert.card is not None:
+        d["card"] = alert.card
+    d["message"] = alert.message
+    d["ts"] = alert.ts
+    return d

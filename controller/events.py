@@ -1,0 +1,85 @@
+"""Events: everything the core is told, each carrying its own timestamp.
+
+The shell (``controller.service``) builds these from device input, journals them and feeds
+them to :meth:`controller.table.Table.apply`. They are plain immutable values so that a
+recorded shift replays exactly: same events in, same effects out.
+
+>>> ev = ReaderCycle(ts=12.5, device="reader", cycle=7, reads=(("E0040150A05F0000", 3, 200),))
+>>> event_from_dict(event_to_dict(ev)) == ev
+True
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+from typing import Any, Union
+
+
+@dataclass(frozen=True, slots=True)
+class ReaderCycle:
+    """One completed inventory cycle of an RFID reader over all its antennas.
+
+    ``reads`` holds ``(uid, antenna, rssi)`` triples: the UID as 16 uppercase hex digits,
+    the 1-based antenna number, the signal strength (0..255, larger is stronger). A tag
+    seen by several antennas appears once per antenna; a tag not seen is absent.
+    """
+
+    ts: float
+    device: str
+    cycle: int
+    reads: tuple[tuple[str, int, int], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceStatus:
+    """A device link came up or went down (``online``), with a human-readable ``detail``."""
+
+    ts: float
+    device: str
+    online: bool
+    detail: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ButtonPress:
+    """A dealer pad press, by its configured name (``exposed``, ``misdeal``, ...)."""
+
+    ts: float
+    name: str
+    long: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class TableSetup:
+    """Seats dealt in and the button for the next hand (floor or technician command)."""
+
+    ts: float
+    seats: tuple[int, ...]
+    button: int
+
+
+Event = Union[ReaderCycle, DeviceStatus, ButtonPress, TableSetup]
+EVENT_TYPES: dict[str, type] = {t.__name__: t for t in (ReaderCycle, DeviceStatus, ButtonPress, TableSetup)}
+
+
+def event_to_dict(event: Event) -> dict[str, Any]:
+    """A JSON-ready dict of ``event`` with its type under ``"type"``."""
+    d = asdict(event)
+    d["type"] = type(event).__name__
+    return d
+
+
+def event_from_dict(d: dict[str, Any]) -> Event:
+    """The inverse of :func:`event_to_dict`; raises ValueError naming an unknown type."""
+    d = dict(d)
+    kind = d.pop("type", None)
+    cls = EVENT_TYPES.get(kind)  # type: ignore[arg-type]
+    if cls is None:
+        raise ValueError(f"unknown event type {kind!r}")
+    names = {f.name for f in fields(cls)}
+    args = {k: v for k, v in d.items() if k in names}
+    if cls is ReaderCycle:
+        args["reads"] = tuple((str(u), int(a), int(r)) for u, a, r in args["reads"])
+    elif cls is TableSetup:
+        args["seats"] = tuple(args["seats"])
+    return cls(**args)

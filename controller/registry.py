@@ -1,0 +1,130 @@
+"""The deck registry: which tag is which card of which deck.
+
+A deck is registered from a manifest (``UID CARD`` per line) or by reading it in its set-up
+order over one antenna (DECK-008 order, see :func:`controller.cards.setup_order`). A table
+holds at most two decks (DECK-005); a tag in no registered deck is a foreign card (DECK-006).
+
+>>> text = "# deck A\\nE0040150A05F0000 As\\nE0040150A05F0001 2s\\n"
+>>> parse_manifest(text, source="A.txt", require_full=False)
+{'E0040150A05F0000': 'As', 'E0040150A05F0001': '2s'}
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Iterable, Sequence
+
+from controller.cards import CardError, parse_card, setup_order
+
+_UID_RE = re.compile(r"^[0-9A-F]{16}$")
+
+
+class RegistryError(ValueError):
+    """A manifest, a registration or a set of decks that cannot be used; says what and where."""
+
+
+def normalise_uid(text: str) -> str:
+    """16 uppercase hex digits, or RegistryError."""
+    uid = text.strip().upper().replace(":", "").replace(" ", "")
+    if not _UID_RE.match(uid):
+        raise RegistryError(f"not a tag UID: {text!r} (want 16 hex digits, most significant byte first)")
+    return uid
+
+
+def parse_manifest(text: str, *, source: str, require_full: bool = True) -> dict[str, str]:
+    """Parse a deck manifest: one ``UID CARD`` pair per line, ``#`` starts a comment.
+
+    Errors name the file and the line. With ``require_full`` the manifest must hold the 52
+    cards exactly once each (DECK-001's pass condition).
+    """
+    cards: dict[str, str] = {}
+    seen: dict[str, int] = {}
+    for no, line in enumerate(text.splitlines(), 1):
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        parts = line.split()
+        if len(parts) != 2:
+            raise RegistryError(f"{source}:{no}: want 'UID CARD', got {line!r}")
+        try:
+            uid = normalise_uid(parts[0])
+            card = parse_card(parts[1])
+        except (RegistryError, CardError) as exc:
+            raise RegistryError(f"{source}:{no}: {exc}") from exc
+        if uid in cards:
+            raise RegistryError(f"{source}:{no}: tag {uid} listed twice")
+        if card in seen:
+            raise RegistryError(f"{source}:{no}: card {card} listed twice (first on line {seen[card]})")
+        cards[uid] = card
+        seen[card] = no
+    if require_full:
+        missing = [c for c in setup_order() if c not in seen]
+        if missing:
+            raise RegistryError(f"{source}: deck is short {len(missing)} card(s): {' '.join(missing)}")
+    return cards
+
+
+def cards_from_setup_order(uids: Sequence[str]) -> dict[str, str]:
+    """Map the UIDs read from a deck in set-up order (top first) to their cards (DECK-008)."""
+    order = setup_order()
+    if len(set(uids)) != len(uids):
+        dup = sorted({u for u in uids if list(uids).count(u) > 1})
+        raise RegistryError(f"tag(s) read twice while registering: {' '.join(dup)}")
+    if len(uids) != 52:
+        raise RegistryError(f"registration read {len(uids)} tags; a deck has 52")
+    return {normalise_uid(u): c for u, c in zip(uids, order)}
+
+
+@dataclass(frozen=True, slots=True)
+class TagInfo:
+    uid: str
+    card: str
+    deck: str
+    back: str
+
+
+@dataclass(slots=True)
+class Deck:
+    id: str
+    back: str
+    cards: dict[str, str]  # uid -> card
+
+
+@dataclass(slots=True)
+class DeckRegistry:
+    """Registered decks and the reverse index from UID to card.
+
+    >>> reg = DeckRegistry()
+    >>> reg.add(Deck("A", "red", {"E0040150A05F0000": "As"}))
+    >>> reg.lookup("E0040150A05F0000").card
+    'As'
+    >>> reg.lookup("E0040150A05F02B7") is None
+    True
+    """
+
+    decks: dict[str, Deck] = field(default_factory=dict)
+    _by_uid: dict[str, TagInfo] = field(default_factory=dict)
+
+    MAX_DECKS = 2  # DECK-005: never more than two decks at a table
+
+    def add(self, deck: Deck) -> None:
+        if deck.id in self.decks:
+            raise RegistryError(f"deck {deck.id!r} is registered already")
+        if len(self.decks) >= self.MAX_DECKS:
+            raise RegistryError(f"a table holds at most {self.MAX_DECKS} decks (DECK-005); "
+                                f"registered: {', '.join(self.decks)}")
+        clash = [u for u in deck.cards if u in self._by_uid]
+        if clash:
+            other = self._by_uid[clash[0]].deck
+            raise RegistryError(f"deck {deck.id!r} shares {len(clash)} tag(s) with deck {other!r}, "
+                                f"e.g. {clash[0]}")
+        self.decks[deck.id] = deck
+        for uid, card in deck.cards.items():
+            self._by_uid[uid] = TagInfo(uid, card, deck.id, deck.back)
+
+    def lookup(self, uid: str) -> TagInfo | None:
+        return self._by_uid.get(uid)
+
+    def uids(self) -> Iterable[str]:
+        return self._by_uid.keys()

@@ -1,0 +1,115 @@
+"""The ``tablectl`` command line.
+
+- ``tablectl demo``: the daemon against a simulated table dealing random hands, with a live
+  terminal view (the default when no command is given).
+- ``tablectl run --config FILE``: the daemon proper.
+- ``tablectl simulate SCRIPT [--json]``: play a deal script through the simulated devices.
+- ``tablectl tags --driver feig --port URL``: the installer's tool, one line per tag read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import signal
+import sys
+import threading
+
+
+def _setup_logging(level: str) -> None:
+    logging.basicConfig(level=getattr(logging, level.upper()), stream=sys.stderr,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from controller.service.config import ConfigError, load_config
+    from controller.service.daemon import Daemon
+
+    try:
+        config = load_config(args.config)
+    except ConfigError as exc:
+        print(f"tablectl: {exc}", file=sys.stderr)
+        return 2
+    _setup_logging(config.outputs.log_level)
+    daemon = Daemon(config)
+    stop = threading.Event()
+
+    def on_signal(signum, frame):  # type: ignore[no-untyped-def]
+        stop.set()
+        daemon._stop.set()
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    daemon.start()
+    try:
+        daemon.run()
+    finally:
+        daemon.stop()
+    return 0
+
+
+def cmd_simulate(args: argparse.Namespace) -> int:
+    from controller.service import simulate
+
+    return simulate.main(args.script, as_json=args.json, keep=args.keep)
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from controller.service import demo
+
+    return demo.main(hands=args.hands, seed=args.seed, game=args.game, plain=args.plain, speed=args.speed)
+
+
+def cmd_tags(args: argparse.Namespace) -> int:
+    from controller.service import tags
+
+    return tags.main(driver=args.driver, port=args.port, single_antenna=args.single_antenna,
+                     cycles=args.cycles, baudrate=args.baudrate, parity=args.parity,
+                     antennas=args.antennas)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="tablectl", description="Integrity controller for a poker table.")
+    sub = p.add_subparsers(dest="command")
+
+    r = sub.add_parser("run", help="run the daemon")
+    r.add_argument("--config", required=True, help="the TOML configuration file")
+    r.set_defaults(fn=cmd_run)
+
+    s = sub.add_parser("simulate", help="play a deal script through the simulated table")
+    s.add_argument("script")
+    s.add_argument("--json", action="store_true", help="print the report as JSON")
+    s.add_argument("--keep", action="store_true", help="keep the work folder (config, feed, daemon log)")
+    s.set_defaults(fn=cmd_simulate)
+
+    d = sub.add_parser("demo", help="the daemon against a simulated table dealing random hands")
+    d.add_argument("--hands", type=int, default=None, help="stop after N hands (default: forever)")
+    d.add_argument("--seed", type=int, default=None)
+    d.add_argument("--game", choices=("holdem", "omaha"), default="holdem")
+    d.add_argument("--plain", action="store_true", help="print a line per hand instead of the live view")
+    d.add_argument("--speed", type=float, default=1.0, help="how fast the simulated dealer deals (1 = lifelike)")
+    d.set_defaults(fn=cmd_demo)
+
+    t = sub.add_parser("tags", help="print every tag a reader reads: ANTENNA UID RSSI")
+    t.add_argument("--driver", choices=("feig",), default="feig")
+    t.add_argument("--port", required=True, help="a pyserial URL or device path")
+    t.add_argument("--single-antenna", action="store_true",
+                   help="inventory without antenna information (a one-antenna registration reader)")
+    t.add_argument("--cycles", type=int, default=1, help="inventory cycles to run (0: until interrupted)")
+    t.add_argument("--baudrate", type=int, default=38400)
+    t.add_argument("--parity", choices=("N", "E", "O"), default="E")
+    t.add_argument("--antennas", default="1-13", help="antennas to scan, e.g. 1-13 or 1,2,11")
+    t.set_defaults(fn=cmd_tags)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:  # the embedded default: the demo
+        args = parser.parse_args(["demo", *(argv or [])])
+    return args.fn(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

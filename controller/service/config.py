@@ -1,0 +1,225 @@
+"""The daemon's configuration: a TOML file, checked key by key.
+
+A bad file gets one error that names the file, the key and what is wrong, e.g.
+``tablectl.toml: [reader] baudrate: 12345 is not a FEIG baud rate (4800, 9600, ...)``.
+See ``docs/configuration.md`` for every key.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from controller.registry import Deck, DeckRegistry, RegistryError, parse_manifest
+from controller.settings import GAMES, TableSettings
+from controller.zones import ZoneError, ZoneMap
+
+FEIG_BAUDS = (4800, 9600, 19200, 38400, 57600, 115200)
+
+
+class ConfigError(ValueError):
+    """A configuration that cannot be used; the message names the file and the key."""
+
+
+@dataclass(frozen=True)
+class ReaderConfig:
+    driver: str = "feig"
+    port: str = "/dev/tablectl/reader"
+    baudrate: int = 38400
+    parity: str = "E"
+    address: int = 0xFF
+    answer_timeout: float = 0.5
+    max_timeouts: int = 3
+    poll_interval: float = 0.0
+    antenna_select_bytes: int = 2
+
+
+@dataclass(frozen=True)
+class OutputConfig:
+    feed: str | None = None  # private JSON-lines feed of every effect (floor audience)
+    control: str | None = None  # Unix socket for floor and technician commands
+    log_level: str = "info"
+
+
+@dataclass(frozen=True)
+class Config:
+    path: Path
+    table: TableSettings
+    reader: ReaderConfig
+    decks: tuple[Deck, ...]
+    outputs: OutputConfig = field(default_factory=OutputConfig)
+
+    def registry(self) -> DeckRegistry:
+        reg = DeckRegistry()
+        for d in self.decks:
+            reg.add(d)
+        return reg
+
+
+class _Section:
+    """Typed access to one table of the TOML document, with errors that name the key."""
+
+    def __init__(self, src: str, name: str, data: Any) -> None:
+        if not isinstance(data, dict):
+            raise ConfigError(f"{src}: [{name}] must be a table")
+        self.src, self.name, self.data = src, name, data
+        self.used: set[str] = set()
+
+    def err(self, key: str, what: str) -> ConfigError:
+        return ConfigError(f"{self.src}: [{self.name}] {key}: {what}")
+
+    def get(self, key: str, kind: type | tuple[type, ...], default: Any) -> Any:
+        self.used.add(key)
+        if key not in self.data:
+            return default
+        value = self.data[key]
+        if kind is float and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
+            want = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
+            raise self.err(key, f"want {want}, got {value!r}")
+        return value
+
+    def positive(self, key: str, kind: type, default: Any, *, zero_ok: bool = False) -> Any:
+        value = self.get(key, kind, default)
+        if value < 0 or (value == 0 and not zero_ok):
+            raise self.err(key, f"must be {'zero or more' if zero_ok else 'positive'}, got {value!r}")
+        return value
+
+    def finish(self) -> None:
+        unknown = sorted(set(self.data) - self.used)
+        if unknown:
+            raise self.err(unknown[0], "unknown key (see docs/configuration.md)")
+
+
+def parse_config(text: str, *, path: Path) -> Config:
+    """Parse and check a configuration. Relative paths are relative to the file's folder."""
+    src = str(path)
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{src}: not valid TOML: {exc}") from exc
+    known = {"table", "reader", "antennas", "decks", "outputs"}
+    for key in doc:
+        if key not in known:
+            raise ConfigError(f"{src}: [{key}]: unknown section (sections: {', '.join(sorted(known))})")
+    base = path.parent
+
+    t = _Section(src, "table", doc.get("table", {}))
+    game = t.get("game", str, "holdem")
+    if game not in GAMES:
+        raise t.err("game", f"{game!r} is not supported (games: {', '.join(GAMES)})")
+    seats = t.get("seats", list, list(range(1, 10)))
+    if not seats or not all(isinstance(s, int) and not isinstance(s, bool) and 1 <= s <= 10 for s in seats):
+        raise t.err("seats", f"want a list of seat numbers 1 to 10, got {seats!r}")
+    if len(set(seats)) != len(seats):
+        raise t.err("seats", f"a seat is listed twice: {seats!r}")
+    if len(seats) < 2:
+        raise t.err("seats", "a hand needs at least two seats")
+    button = t.get("button", int, max(seats))
+    if not 1 <= button <= 10:
+        raise t.err("button", f"want a seat number 1 to 10, got {button}")
+    deck_in_play = t.get("deck_in_play", str, "A")
+    confirm = t.positive("confirm_cycles", int, 3)
+    gone = t.positive("gone_cycles", int, 8)
+    t.finish()
+
+    a = doc.get("antennas")
+    if a is None:
+        zones = ZoneMap.default()
+    else:
+        if not isinstance(a, dict):
+            raise ConfigError(f"{src}: [antennas] must be a table of antenna number = zone")
+        try:
+            zones = ZoneMap.from_mapping(a)
+        except ZoneError as exc:
+            raise ConfigError(f"{src}: [antennas] {exc}") from exc
+
+    r = _Section(src, "reader", doc.get("reader", {}))
+    driver = r.get("driver", str, "feig")
+    if driver != "feig":
+        raise r.err("driver", f"{driver!r} is not a reader driver (drivers: feig)")
+    reader = ReaderConfig(
+        driver=driver,
+        port=r.get("port", str, ReaderConfig.port),
+        baudrate=r.get("baudrate", int, 38400),
+        parity=r.get("parity", str, "E"),
+        address=r.get("address", int, 0xFF),
+        answer_timeout=r.positive("answer_timeout", float, 0.5),
+        max_timeouts=r.positive("max_timeouts", int, 3),
+        poll_interval=r.positive("poll_interval", float, 0.0, zero_ok=True),
+        antenna_select_bytes=r.get("antenna_select_bytes", int, 2),
+    )
+    if reader.baudrate not in FEIG_BAUDS:
+        raise r.err("baudrate", f"{reader.baudrate} is not a FEIG baud rate ({', '.join(map(str, FEIG_BAUDS))})")
+    if reader.parity not in ("N", "E", "O"):
+        raise r.err("parity", f"want 'N', 'E' or 'O', got {reader.parity!r}")
+    if not 0 <= reader.address <= 255:
+        raise r.err("address", f"want 0..255, got {reader.address}")
+    if reader.antenna_select_bytes not in (1, 2, 4):
+        raise r.err("antenna_select_bytes", f"want 1, 2 or 4, got {reader.antenna_select_bytes}")
+    too_high = [n for n in zones.by_antenna if n > 8 * reader.antenna_select_bytes]
+    if too_high:
+        raise ConfigError(f"{src}: [antennas] {too_high[0]}: antenna beyond what "
+                          f"[reader] antenna_select_bytes = {reader.antenna_select_bytes} can select")
+    r.finish()
+
+    decks: list[Deck] = []
+    raw_decks = doc.get("decks", [])
+    if not isinstance(raw_decks, list):
+        raise ConfigError(f"{src}: [[decks]] must be an array of tables")
+    for i, d in enumerate(raw_decks, 1):
+        s = _Section(src, f"decks #{i}", d)
+        deck_id = s.get("id", str, "")
+        if not deck_id:
+            raise s.err("id", "every deck needs an id")
+        back = s.get("back", str, "")
+        if not back:
+            raise s.err("back", "every deck needs a back colour")
+        manifest = s.get("manifest", str, "")
+        if not manifest:
+            raise s.err("manifest", "every deck needs a manifest file (UID CARD per line)")
+        mpath = (base / manifest) if not Path(manifest).is_absolute() else Path(manifest)
+        try:
+            cards = parse_manifest(mpath.read_text(), source=str(mpath))
+        except OSError as exc:
+            raise s.err("manifest", f"cannot read {mpath}: {exc.strerror or exc}") from exc
+        except RegistryError as exc:
+            raise s.err("manifest", str(exc)) from exc
+        s.finish()
+        decks.append(Deck(deck_id, back, cards))
+    try:
+        reg = DeckRegistry()
+        for d in decks:
+            reg.add(d)
+    except RegistryError as exc:
+        raise ConfigError(f"{src}: [[decks]] {exc}") from exc
+    if decks and deck_in_play not in {d.id for d in decks}:
+        raise ConfigError(f"{src}: [table] deck_in_play: no deck {deck_in_play!r} among [[decks]]")
+
+    o = _Section(src, "outputs", doc.get("outputs", {}))
+    feed = o.get("feed", str, None)
+    control = o.get("control", str, None)
+    outputs = OutputConfig(
+        feed=str(base / feed) if feed else None,
+        control=str(base / control) if control else None,
+        log_level=o.get("log_level", str, "info"),
+    )
+    if outputs.log_level not in ("debug", "info", "warning", "error"):
+        raise o.err("log_level", f"want debug, info, warning or error, got {outputs.log_level!r}")
+    o.finish()
+
+    table = TableSettings(game=game, seats=tuple(seats), button=button, deck_in_play=deck_in_play,
+                          zones=zones, confirm_cycles=confirm, gone_cycles=gone)
+    return Config(path=path, table=table, reader=reader, decks=tuple(decks), outputs=outputs)
+
+
+def load_config(path: str | Path) -> Config:
+    p = Path(path)
+    try:
+        text = p.read_text()
+    except OSError as exc:
+        raise ConfigError(f"{p}: cannot read the configuration: {exc.strerror or exc}") from exc
+    return parse_config(text, path=p)

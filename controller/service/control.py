@@ -1,0 +1,101 @@
+"""The control socket: floor and technician commands, one JSON object per line.
+
+Requests and answers (see docs/daemon.md):
+
+- ``{"cmd": "ping"}`` -> ``{"ok": true, "hands_finished": N, "online": {...}}``
+- ``{"cmd": "setup", "seats": [1, 2, 4], "button": 4}`` -> seats and button for the next hand
+- ``{"cmd": "press", "name": "exposed"}`` -> as if the dealer pressed that pad
+
+A bad request gets ``{"ok": false, "error": "..."}`` and the daemon carries on.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import socketserver
+import threading
+import time
+from typing import Any, Callable
+
+from controller.events import ButtonPress, Event, TableSetup
+
+log = logging.getLogger("tablectl.control")
+
+
+def request_to_event(req: Any, *, now: float) -> Event:
+    """Turn one request into an event; ValueError says what is wrong with it."""
+    if not isinstance(req, dict):
+        raise ValueError("a request is a JSON object")
+    cmd = req.get("cmd")
+    if cmd == "setup":
+        seats, button = req.get("seats"), req.get("button")
+        if not isinstance(seats, list) or len(seats) < 2 or not all(
+                isinstance(s, int) and 1 <= s <= 10 for s in seats) or len(set(seats)) != len(seats):
+            raise ValueError("setup: 'seats' must list at least two different seats 1 to 10")
+        if not isinstance(button, int) or not 1 <= button <= 10:
+            raise ValueError("setup: 'button' must be a seat 1 to 10")
+        return TableSetup(ts=now, seats=tuple(seats), button=button)
+    if cmd == "press":
+        name = req.get("name")
+        if not isinstance(name, str) or not name:
+            raise ValueError("press: 'name' must name a pad")
+        return ButtonPress(ts=now, name=name, long=bool(req.get("long", False)))
+    raise ValueError(f"unknown command {cmd!r} (commands: ping, setup, press)")
+
+
+class ControlServer:
+    def __init__(self, path: str, submit: Callable[[Event], None], status: Callable[[], dict]) -> None:
+        self.path = path
+        submit_ = submit
+        status_ = status
+
+        class Handler(socketserver.StreamRequestHandler):
+            def handle(self) -> None:
+                for line in self.rfile:
+                    try:
+                        req = json.loads(line)
+                        if isinstance(req, dict) and req.get("cmd") == "ping":
+                            answer = {"ok": True, **status_()}
+                        else:
+                            submit_(request_to_event(req, now=time.time()))
+                            answer = {"ok": True}
+                    except (ValueError, json.JSONDecodeError) as exc:
+                        answer = {"ok": False, "error": str(exc)}
+                    self.wfile.write((json.dumps(answer) + "\n").encode())
+
+        if os.path.exists(path):
+            os.unlink(path)
+        self._server = socketserver.ThreadingUnixStreamServer(path, Handler)
+        self._server.daemon_threads = True
+        os.chmod(path, 0o660)
+        self._thread = threading.Thread(target=self._server.serve_forever, name="control", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def close(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+        try:
+            os.unlink(self.path)
+        except OSError:
+            pass
+
+
+def send(path: str, request: dict, timeout: float = 5.0) -> dict:
+    """One request to a running daemon's control socket."""
+    import socket
+
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+        s.settimeout(timeout)
+        s.connect(path)
+        s.sendall((json.dumps(request) + "\n").encode())
+        buf = b""
+        while not buf.endswith(b"\n"):
+            chunk = s.recv(4096)
+            if not chunk:
+                break
+            buf += chunk
+    return json.loads(buf or b"{}")

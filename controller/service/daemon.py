@@ -1,0 +1,120 @@
+"""The daemon: device links in, the pure core in the middle, sinks out.
+
+One thread per device link puts events on one queue; the main loop takes them in order,
+applies each to the :class:`controller.table.Table` and fans the effects out to the sinks.
+The core never sees a device, a clock or a file.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from typing import Callable
+
+from controller.effects import Effect
+from controller.events import Event
+from controller.service.config import Config
+from controller.service.control import ControlServer
+from controller.service.notify import sd_notify
+from controller.service.sinks import FeedSink, LogSink, Sink, fan_out
+from controller.table import Table
+from firmware_bridge.reader_link import FeigReaderLink, ReaderLink
+from firmware_bridge.serial_port import PortSettings
+
+log = logging.getLogger("tablectl.daemon")
+
+
+class Daemon:
+    """The table controller as it runs on a Pi.
+
+    >>> from pathlib import Path
+    >>> from controller.service.config import parse_config
+    >>> d = Daemon(parse_config('[reader]\\nport = "loop://"', path=Path("t.toml")))
+    >>> d.table.seats
+    (1, 2, 3, 4, 5, 6, 7, 8, 9)
+    """
+
+    def __init__(self, config: Config, *, sinks: list[Sink] | None = None) -> None:
+        self.config = config
+        self.events: queue.SimpleQueue[Event] = queue.SimpleQueue()
+        self.table = Table(config.table, config.registry())
+        self.sinks: list[Sink] = list(sinks) if sinks is not None else [LogSink()]
+        self.feed: FeedSink | None = None
+        rc = config.reader
+        self.reader: ReaderLink = FeigReaderLink(
+            "reader", self.submit,
+            PortSettings(url=rc.port, baudrate=rc.baudrate, parity=rc.parity),
+            antennas=config.table.zones.antenna_mask(), com_adr=rc.address,
+            ant_sel_bytes=rc.antenna_select_bytes, answer_timeout=rc.answer_timeout,
+            max_timeouts=rc.max_timeouts, poll_interval=rc.poll_interval,
+        )
+        self.control: ControlServer | None = None
+        self.events_applied = 0
+        self._stop = threading.Event()
+        self._lock = threading.Lock()  # guards the table for in-process viewers
+        self.on_effects: Callable[[list[Effect]], None] | None = None
+
+    def submit(self, event: Event) -> None:
+        """Hand an event to the main loop (any thread)."""
+        self.events.put(event)
+
+    def status(self) -> dict:
+        return {"hands_finished": self.table.hands_finished, "events": self.events_applied,
+                "button": self.table.button,
+                "online": {"reader": self.reader.stats.online}}
+
+    def start(self) -> None:
+        out = self.config.outputs
+        if out.feed:
+            self.feed = FeedSink(out.feed)
+            self.sinks.append(self.feed)
+        if out.control:
+            self.control = ControlServer(out.control, self.submit, self.status)
+            self.control.start()
+        self.reader.start()
+        if self.feed is not None:
+            self.feed.note({"type": "Ready", "ts": time.time()})
+        sd_notify("READY=1")
+        log.info("daemon: ready; reader on %s, %d antennas, decks %s",
+                 self.config.reader.port, len(self.config.table.zones.by_antenna),
+                 ", ".join(d.id for d in self.config.decks) or "none")
+
+    def handle(self, event: Event) -> list[Effect]:
+        """Apply one event and deliver its effects. Never raises on an event's content."""
+        try:
+            with self._lock:
+                effects = self.table.apply(event)
+        except Exception:
+            # A bug in the core must not stop the table: log the event and carry on.
+            log.exception("daemon: the core failed on %r; event skipped", event)
+            return []
+        self.events_applied += 1
+        if effects:
+            fan_out(self.sinks, effects)
+            if self.on_effects is not None:
+                self.on_effects(effects)
+        return effects
+
+    def run(self) -> None:
+        """The main loop, until :meth:`stop`."""
+        get = self.events.get
+        while not self._stop.is_set():
+            try:
+                event = get(timeout=0.2)
+            except queue.Empty:
+                continue
+            self.handle(event)
+
+    def stop(self) -> None:
+        self._stop.set()
+        self.reader.stop()
+        if self.control is not None:
+            self.control.close()
+        for s in self.sinks:
+            s.close()
+
+    def snapshot(self) -> dict:
+        with self._lock:
+            return self.table.snapshot()

@@ -1,0 +1,157 @@
+"""``tablectl demo``: the daemon against a simulated table dealing random hands.
+
+Everything is real but the table: the simulated FEIG reader answers on a real
+pseudo-terminal, the daemon's reader link polls it through pyserial, the core tracks every
+card. The live view is what a technician would show a floor manager (it shows hole cards:
+it is a private view, like the floor's channel).
+"""
+
+from __future__ import annotations
+
+import random
+import shutil
+import sys
+import tempfile
+import threading
+import time
+from collections import deque
+from pathlib import Path
+from typing import Any
+
+from controller.effects import Alert, Effect, HandFinished
+from controller.service.config import parse_config
+from controller.service.daemon import Daemon
+from controller.service.sinks import CallbackSink
+from controller.zones import ZoneMap
+from hw_sim import script as sc
+from hw_sim.dealer import ScriptedDealer, SimulationError
+from hw_sim.decks import DECK_BACKS, DECK_IDS, manifest_text
+from hw_sim.feig_reader import NoiseModel, SimFeigReader
+from hw_sim.pty_device import PtyDevice
+from hw_sim.random_hands import random_hand_steps
+
+DEMO_NOISE = NoiseModel(seed=0, miss=0.05, repeat=0.3, crosstalk=0.01)
+
+
+class _InProcessDaemon:
+    """The dealer's view of an in-process daemon."""
+
+    def __init__(self, daemon: Daemon) -> None:
+        self.daemon = daemon
+        self.finished: set[int] = set()
+        self.alerts: deque[Alert] = deque(maxlen=200)
+        self.records: deque[dict[str, Any]] = deque(maxlen=50)
+        self._cond = threading.Condition()
+        daemon.sinks.append(CallbackSink(self._take, clearance="floor"))
+
+    def _take(self, effects: list[Effect]) -> None:
+        with self._cond:
+            for e in effects:
+                if isinstance(e, HandFinished):
+                    self.finished.add(e.hand)
+                    self.records.append(e.record)
+                elif isinstance(e, Alert):
+                    self.alerts.append(e)
+            self._cond.notify_all()
+
+    def wait_hand_finished(self, hand: int, timeout: float) -> bool:
+        with self._cond:
+            return self._cond.wait_for(lambda: hand in self.finished, timeout)
+
+    def wait_alert(self, code: str, after: float, timeout: float) -> bool:
+        with self._cond:
+            return self._cond.wait_for(lambda: any(a.code == code and a.ts >= after for a in self.alerts), timeout)
+
+    def command(self, request: dict) -> dict:
+        from controller.service.control import request_to_event
+
+        self.daemon.submit(request_to_event(request, now=time.time()))
+        return {"ok": True}
+
+
+def _config(workdir: Path, game: str, seats: list[int], button: int) -> str:
+    for d in DECK_IDS:
+        (workdir / f"deck-{d}.txt").write_text(manifest_text(d))
+    decks = "".join(f'\n[[decks]]\nid = "{d}"\nback = "{DECK_BACKS[d]}"\nmanifest = "deck-{d}.txt"\n'
+                    for d in DECK_IDS)
+    return (f'[table]\ngame = "{game}"\nseats = {seats}\nbutton = {button}\n\n'
+            f'[reader]\nport = "{workdir / "reader"}"\npoll_interval = 0.01\n{decks}')
+
+
+class Demo:
+    def __init__(self, *, seed: int, game: str, speed: float) -> None:
+        self.rng = random.Random(seed)
+        self.game = game
+        self.speed = speed
+        self.workdir = Path(tempfile.mkdtemp(prefix="tablectl-demo-"))
+        self.seats = sorted(self.rng.sample(range(1, 11), self.rng.randint(6, 9)))
+        button = self.seats[-1]
+        cfg_path = self.workdir / "tablectl.toml"
+        cfg_path.write_text(_config(self.workdir, game, self.seats, button))
+        self.config = parse_config(cfg_path.read_text(), path=cfg_path)
+        zones = ZoneMap.default()
+        self.reader = SimFeigReader(PtyDevice(self.workdir / "reader"), antennas=zones.by_antenna,
+                                    noise=NoiseModel(seed, DEMO_NOISE.miss, DEMO_NOISE.repeat, DEMO_NOISE.crosstalk))
+        self.daemon = Daemon(self.config, sinks=[])
+        self.view = _InProcessDaemon(self.daemon)
+        antenna_of = {z: zones.antennas_of(z)[0] for z in set(zones.by_antenna.values())}
+        self.dealer = ScriptedDealer(self.reader, antenna_of, self.view,
+                                     confirm_cycles=self.config.table.confirm_cycles)
+        self.hands_dealt = 0
+        self.error: str | None = None
+        self._stop = threading.Event()
+
+    def start(self) -> None:
+        self.reader.start()
+        self.daemon.start()
+        threading.Thread(target=self.daemon.run, name="daemon", daemon=True).start()
+
+    def deal(self, hands: int | None) -> None:
+        """The dealer's thread: random clean hands, one after another."""
+        try:
+            self.reader.wait_cycles(1, 10)
+            pause = 0.25 / self.speed
+            while not self._stop.is_set() and (hands is None or self.hands_dealt < hands):
+                number = self.hands_dealt + 1
+                steps = random_hand_steps(self.rng, game=self.game, seats=self.seats,
+                                          button=self.daemon.table.button)
+                hand = sc.parse_script_hand(steps) if hasattr(sc, "parse_script_hand") else None
+                actions = hand if hand is not None else [sc.parse_step(s) for s in steps]
+                for i, action in enumerate(actions, 1):
+                    if self._stop.wait(pause):
+                        return
+                    self.dealer.play_step(number, i, sc.action_of(action))
+                self.hands_dealt = number
+                self._stop.wait(4 * pause)
+        except SimulationError as exc:
+            self.error = str(exc)
+
+    def stop(self) -> None:
+        self._stop.set()
+        self.daemon.stop()
+        self.reader.stop()
+        shutil.rmtree(self.workdir, ignore_errors=True)
+
+
+def main(*, hands: int | None, seed: int | None, game: str, plain: bool, speed: float) -> int:
+    seed = seed if seed is not None else random.randrange(1 << 30)
+    demo = Demo(seed=seed, game=game, speed=speed)
+    demo.start()
+    dealer = threading.Thread(target=demo.deal, args=(hands,), name="dealer", daemon=True)
+    dealer.start()
+    plain = plain or not sys.stdout.isatty()
+    try:
+        if plain:
+            from controller.service.view import run_plain
+            run_plain(demo, dealer)
+        else:
+            from controller.service.view import run_live
+            run_live(demo, dealer)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        demo.stop()
+    if demo.error:
+        print(f"tablectl demo: {demo.error}", file=sys.stderr)
+        return 1
+    return 0

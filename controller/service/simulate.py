@@ -1,0 +1,271 @@
+"""``tablectl simulate``: play a deal script through simulated devices into the real daemon.
+
+The simulated reader speaks the FEIG protocol on a real pseudo-terminal; the daemon runs as a
+subprocess (``tablectl run``), exactly as on a Pi, and opens that pseudo-terminal through a
+stable symlink as it would open ``/dev/tablectl/reader``. What the daemon concluded comes back
+through its private feed (JSON lines); the report of deal-script.md is built from the daemon's
+own hand records, never from the script.
+
+Exit status: 0 when the script ran (whatever it found), 2 for a refused script, 1 when the
+daemon or the simulation itself failed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any, TextIO
+
+from controller.service import control
+from controller.zones import ZoneMap
+from hw_sim import script as sc
+from hw_sim.dealer import ScriptedDealer, SimulationError
+from hw_sim.decks import DECK_BACKS, DECK_IDS, manifest_text
+from hw_sim.feig_reader import NoiseModel, SimFeigReader
+from hw_sim.pty_device import PtyDevice
+
+CONFIRM_CYCLES = 3
+GONE_CYCLES = 8
+
+
+class FeedWatcher:
+    """Follows the daemon's feed file and keeps what the simulator needs from it."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.records: dict[int, dict[str, Any]] = {}
+        self.alerts: list[dict[str, Any]] = []
+        self.ready = False
+        self._cond = threading.Condition()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="feed", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(2)
+
+    def _run(self) -> None:
+        while not self.path.exists() and not self._stop.is_set():
+            self._stop.wait(0.01)
+        if self._stop.is_set():
+            return
+        with open(self.path) as f:
+            buf = ""
+            while not self._stop.is_set():
+                chunk = f.readline()
+                if not chunk:
+                    self._stop.wait(0.002)
+                    continue
+                buf += chunk
+                if not buf.endswith("\n"):
+                    continue  # a line still being written
+                line, buf = buf, ""
+                try:
+                    rec = json.loads(line)
+                except json.JSONDecodeError:
+                    continue
+                with self._cond:
+                    kind = rec.get("type")
+                    if kind == "Ready":
+                        self.ready = True
+                    elif kind == "HandFinished":
+                        self.records[rec["hand"]] = rec["record"]
+                    elif kind == "Alert":
+                        self.alerts.append(rec)
+                    self._cond.notify_all()
+
+    def wait(self, predicate, timeout: float) -> bool:  # type: ignore[no-untyped-def]
+        with self._cond:
+            return self._cond.wait_for(predicate, timeout)
+
+
+class _Daemon:
+    """The daemon subprocess as the dealer sees it."""
+
+    def __init__(self, proc: subprocess.Popen, feed: FeedWatcher, control_path: str) -> None:
+        self.proc, self.feed, self.control_path = proc, feed, control_path
+
+    def _alive(self) -> None:
+        if self.proc.poll() is not None:
+            raise SimulationError(f"the daemon exited with status {self.proc.returncode}")
+
+    def wait_hand_finished(self, hand: int, timeout: float) -> bool:
+        self._alive()
+        return self.feed.wait(lambda: hand in self.feed.records or self.proc.poll() is not None, timeout) \
+            and hand in self.feed.records
+
+    def wait_alert(self, code: str, after: float, timeout: float) -> bool:
+        self._alive()
+        return self.feed.wait(lambda: any(a["code"] == code and a["ts"] >= after for a in self.feed.alerts),
+                              timeout)
+
+    def command(self, request: dict) -> dict:
+        self._alive()
+        answer = control.send(self.control_path, request)
+        if not answer.get("ok"):
+            raise SimulationError(f"the daemon refused {request}: {answer.get('error')}")
+        return answer
+
+
+def _config_text(script: sc.Script, workdir: Path) -> str:
+    seats = ", ".join(str(s) for s in script.seats)
+    decks = "".join(f'\n[[decks]]\nid = "{d}"\nback = "{DECK_BACKS[d]}"\nmanifest = "deck-{d}.txt"\n'
+                    for d in DECK_IDS)
+    return f"""# written by tablectl simulate
+[table]
+game = "{script.game}"
+seats = [{seats}]
+button = {script.button}
+deck_in_play = "A"
+confirm_cycles = {CONFIRM_CYCLES}
+gone_cycles = {GONE_CYCLES}
+
+[reader]
+port = "{workdir / 'reader'}"
+answer_timeout = 1.0
+{decks}
+[outputs]
+feed = "feed.jsonl"
+control = "control.sock"
+log_level = "info"
+"""
+
+
+def run_script(script: sc.Script, *, workdir: Path, log: TextIO | None = None,
+               step_timeout: float = 30.0) -> dict[str, Any]:
+    """Play ``script`` and return the report (deal-script.md). Raises SimulationError."""
+    for d in DECK_IDS:
+        (workdir / f"deck-{d}.txt").write_text(manifest_text(d))
+    cfg = workdir / "tablectl.toml"
+    cfg.write_text(_config_text(script, workdir))
+    zones = ZoneMap.default()
+    antenna_of = {z: zones.antennas_of(z)[0] for z in set(zones.by_antenna.values())}
+    n = script.noise
+    reader = SimFeigReader(PtyDevice(workdir / "reader"), antennas=zones.by_antenna,
+                           noise=NoiseModel(n.seed, n.miss, n.repeat, n.crosstalk))
+    feed = FeedWatcher(workdir / "feed.jsonl")
+    daemon_log = open(workdir / "daemon.log", "w")
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    env.pop("NOTIFY_SOCKET", None)
+    reader.start()
+    feed.start()
+    proc = subprocess.Popen([sys.executable, "-m", "controller.service.cli", "run", "--config", str(cfg)],
+                            stdout=daemon_log, stderr=subprocess.STDOUT, env=env)
+    daemon = _Daemon(proc, feed, str(workdir / "control.sock"))
+    try:
+        if not feed.wait(lambda: feed.ready or proc.poll() is not None, step_timeout) or not feed.ready:
+            raise SimulationError("the daemon did not start; see its log")
+        if not reader.wait_cycles(1, step_timeout):
+            raise SimulationError("the daemon never polled the simulated reader")
+        dealer = ScriptedDealer(reader, antenna_of, daemon, confirm_cycles=CONFIRM_CYCLES,
+                                step_timeout=step_timeout)
+        for number, hand in enumerate(script.hands, 1):
+            if hand.seats is not None or hand.button is not None:
+                seats = list(hand.seats or script.seats)
+                button = hand.button if hand.button is not None else None
+                if button is None:
+                    button = daemon.command({"cmd": "ping"}).get("button", script.button)
+                daemon.command({"cmd": "setup", "seats": seats, "button": button})
+            dealer.play_hand(number, hand)
+            if log is not None:
+                log.write(f"hand {number} played\n")
+        report = _report(script, feed, dealer)
+    except SimulationError as exc:
+        tail = _tail(workdir / "daemon.log")
+        raise SimulationError(f"{exc}\n--- daemon log (last lines) ---\n{tail}") from exc
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(5)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        feed.stop()
+        reader.stop()
+        daemon_log.close()
+    return report
+
+
+def _report(script: sc.Script, feed: FeedWatcher, dealer: ScriptedDealer) -> dict[str, Any]:
+    hands = []
+    for number in range(1, len(script.hands) + 1):
+        rec = feed.records.get(number)
+        if rec is None:  # a hand in which no card was dealt leaves no record
+            hands.append({"button": None, "zones": {}, "stub_count": 52, "alerts": []})
+            continue
+        alerts = []
+        for a in rec["alerts"]:
+            where = dealer.log.step_at(a["ts"])
+            item = {"code": a["code"], "rule": a["rule"]}
+            if "seat" in a:
+                item["seat"] = a["seat"]
+            if "card" in a:
+                item["card"] = a["card"]
+            item["audience"] = a["audience"]
+            item["step"] = where[1] if where else None
+            if where and where[0] != number:
+                item["hand"] = where[0]
+            alerts.append(item)
+        hands.append({"button": rec["button"], "zones": rec["zones"], "stub_count": rec["stub_count"],
+                      "alerts": alerts})
+    return {"hands": hands}
+
+
+def _tail(path: Path, lines: int = 15) -> str:
+    try:
+        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
+    except OSError:
+        return "(no log)"
+
+
+def format_report(report: dict[str, Any]) -> str:
+    """The report for a person: one block per hand."""
+    out = []
+    for i, h in enumerate(report["hands"], 1):
+        out.append(f"hand {i}  button {h['button']}  stub {h['stub_count']}")
+        for zone, cards in h["zones"].items():
+            out.append(f"  {zone:8} {' '.join(cards)}")
+        for a in h["alerts"]:
+            seat = f" seat {a['seat']}" if "seat" in a else ""
+            out.append(f"  ! {a['audience']:6} {a['code']} ({a['rule'] or '-'}){seat} at step {a['step']}")
+    return "\n".join(out)
+
+
+def main(path: str, *, as_json: bool, keep: bool = False) -> int:
+    try:
+        text = Path(path).read_text()
+    except OSError as exc:
+        print(f"{path}: cannot read the script: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    try:
+        script = sc.parse_script(text)
+    except sc.ScriptError as exc:
+        print(f"{path}: {exc}", file=sys.stderr)
+        return 2
+    if script.crash_after is not None:
+        print(f"{path}: crash_after: power-cut replay needs the journal, which is not built yet",
+              file=sys.stderr)
+        return 2
+    workdir = Path(tempfile.mkdtemp(prefix="tablectl-sim-"))
+    try:
+        report = run_script(script, workdir=workdir)
+    except SimulationError as exc:
+        print(f"tablectl simulate: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        if not keep:
+            shutil.rmtree(workdir, ignore_errors=True)
+    print(json.dumps(report, indent=2) if as_json else format_report(report))
+    return 0

@@ -1,0 +1,128 @@
+"""The demo's live terminal view (rich), and a plain line-per-hand variant for logs and pipes."""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # pragma: no cover
+    from controller.service.demo import Demo
+
+SUIT_GLYPH = {"s": "♠", "h": "♥", "d": "♦", "c": "♣"}
+
+
+def pretty(card: str) -> str:
+    """``"Th"`` -> ``"T♥"``; foreign labels are shown as they are."""
+    if len(card) == 2 and card[1] in SUIT_GLYPH:
+        return card[0] + SUIT_GLYPH[card[1]]
+    return card
+
+
+def render(demo: "Demo"):  # type: ignore[no-untyped-def]
+    """One frame of the live view as a rich renderable."""
+    from rich.console import Group
+    from rich.panel import Panel
+    from rich.table import Table
+    from rich.text import Text
+
+    snap = demo.daemon.snapshot()
+    stats = demo.daemon.reader.stats
+    hand = snap["hand"]
+    zones: dict[str, list[str]] = hand["zones"] if hand else {}
+    button = hand["button"] if hand else snap["button"]
+    next_to = hand["next_to"] if hand else None
+
+    def colour(card: str) -> Text:
+        red = len(card) == 2 and card[1] in "hd"
+        return Text(pretty(card), style="bold red" if red else "bold")
+
+    seats = Table(title="Seats", expand=True, show_edge=False)
+    seats.add_column("seat", justify="right")
+    seats.add_column("cards")
+    seats.add_column("")
+    for s in snap["seats"]:
+        cards = Text(" ").join(colour(c) for c in zones.get(f"seat:{s}", [])) or Text("·", style="dim")
+        marks = []
+        if s == button:
+            marks.append("[D]")
+        if next_to == f"seat:{s}":
+            marks.append("← next")
+        seats.add_row(str(s), cards, " ".join(marks))
+
+    middle = Table.grid(padding=(0, 2))
+    middle.add_column(style="dim")
+    middle.add_column()
+    middle.add_row("board", Text(" ").join(colour(c) for c in zones.get("board", [])) or Text("·"))
+    middle.add_row("burns", Text(" ").join(colour(c) for c in zones.get("burn", [])) or Text("·"))
+    middle.add_row("muck", Text(f"{len(zones.get('muck', []))} cards"))
+    if hand:
+        middle.add_row("stub", Text(f"{hand['stub_count']}  (52 − {52 - hand['stub_count']} out)", style="bold"))
+        middle.add_row("street", Text(f"{hand['street']}   next: {next_to or '—'}"))
+    else:
+        middle.add_row("stub", Text("52 (between hands)"))
+
+    health = Table.grid(padding=(0, 2))
+    health.add_column(style="dim")
+    health.add_column()
+    online = Text("online", style="green") if stats.online else Text("OFFLINE", style="bold red")
+    health.add_row("reader", online)
+    health.add_row("reads/s", f"{stats.reads_per_second():,.0f}")
+    health.add_row("cycles", f"{stats.cycles:,}")
+    health.add_row("corrupt frames", str(stats.frames_bad))
+    health.add_row("reconnects", str(stats.reconnects))
+    health.add_row("hands", f"{snap['hands_finished']} finished")
+
+    alerts = list(demo.view.alerts)[-6:]
+    alert_text = Text()
+    for a in alerts:
+        style = {"floor": "magenta", "dealer": "yellow"}.get(a.audience, "")
+        alert_text.append(f"{time.strftime('%H:%M:%S', time.localtime(a.ts))} {a.audience:6} "
+                          f"{a.code} ({a.rule or '-'})\n", style=style)
+    if not alerts:
+        alert_text.append("none: every hand clean", style="green")
+
+    title = f"tablectl demo — {demo.game}, hand {hand['number'] if hand else snap['hands_finished'] + 1}"
+    top = Table.grid(expand=True)
+    top.add_column(ratio=3)
+    top.add_column(ratio=2)
+    top.add_row(Panel(seats, title="hole cards (private view)"), Panel(Group(middle, Text(""), health),
+                                                                       title="table & reader"))
+    return Panel(Group(top, Panel(alert_text, title="alerts")), title=title)
+
+
+def run_live(demo: "Demo", dealer: threading.Thread) -> None:
+    from rich.live import Live
+
+    with Live(render(demo), refresh_per_second=8, screen=False) as live:
+        while dealer.is_alive():
+            live.update(render(demo))
+            dealer.join(0.12)
+        live.update(render(demo))
+
+
+def summary_line(record: dict[str, Any]) -> str:
+    zones = record["zones"]
+    seats = "  ".join(f"{z[5:]}:{''.join(pretty(c) for c in cards)}" for z, cards in zones.items()
+                      if z.startswith("seat:"))
+    board = " ".join(pretty(c) for c in zones.get("board", []))
+    alerts = ", ".join(a["code"] for a in record["alerts"]) or "clean"
+    return (f"hand {record['hand']:>4}  button {record['button']:>2}  board [{board:<14}]  "
+            f"burns {len(zones.get('burn', []))}  muck {len(zones.get('muck', []))}  "
+            f"stub {record['stub_count']:>2}  {alerts}  | {seats}")
+
+
+def run_plain(demo: "Demo", dealer: threading.Thread) -> None:
+    printed = 0
+    while True:
+        records = list(demo.view.records)
+        finished = demo.daemon.table.hands_finished
+        for rec in records[len(records) - (finished - printed):] if finished > printed else []:
+            print(summary_line(rec), flush=True)
+        printed = finished
+        if not dealer.is_alive():
+            break
+        dealer.join(0.1)
+    stats = demo.daemon.reader.stats
+    print(f"reader: {stats.cycles} cycles, {stats.reads} reads, {stats.frames_bad} corrupt frames, "
+          f"{stats.reconnects} reconnects", flush=True)

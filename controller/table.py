@@ -1,0 +1,177 @@
+"""The table's brain: ``Table.apply(event) -> [Effect]``. No I/O, no clock, no randomness.
+
+Same events in, same effects out: the shell journals every event before applying it, so a
+recorded shift replays exactly.
+
+>>> from controller.registry import Deck, DeckRegistry
+>>> reg = DeckRegistry(); reg.add(Deck("A", "red", {"U1": "As", "U2": "Kd"}))
+>>> table = Table(TableSettings(seats=(1, 2), button=2, confirm_cycles=1, gone_cycles=2), reg)
+>>> [type(e).__name__ for e in table.apply(ReaderCycle(1.0, "reader", 1, (("U1", 1, 200),)))]
+['HandStarted', 'CardPlaced', 'Figures']
+>>> table.hand.zone_labels()
+{'seat:1': ['As']}
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from controller.effects import Alert, CardLeft, CardPlaced, Effect, HandFinished, HandStarted
+from controller.events import ButtonPress, DeviceStatus, Event, ReaderCycle, TableSetup
+from controller.hand import Hand
+from controller.registry import DeckRegistry
+from controller.settings import TableSettings, next_button
+from controller.tracker import Tracker
+
+
+class Table:
+    """Applies events to the table's state and says what follows from each."""
+
+    def __init__(self, settings: TableSettings, registry: DeckRegistry) -> None:
+        self.settings = settings
+        self.registry = registry
+        self.tracker = Tracker(settings.zones.zone, confirm_cycles=settings.confirm_cycles,
+                               gone_cycles=settings.gone_cycles)
+        self.seats: tuple[int, ...] = tuple(settings.seats)
+        self.button = settings.button
+        self.hand: Hand | None = None
+        self.hands_finished = 0
+        self.last_record: dict[str, Any] | None = None
+        self.devices_offline: set[str] = set()
+        self._pending_alerts: list[Alert] = []  # raised between hands; kept for the next hand
+        self._figures_key: tuple[Any, ...] | None = None
+        self._dispatch = {
+            ReaderCycle: self._on_cycle,
+            DeviceStatus: self._on_device,
+            ButtonPress: self._on_press,
+            TableSetup: self._on_setup,
+        }
+
+    # -- the one entry point -------------------------------------------------------------
+    def apply(self, event: Event) -> list[Effect]:
+        """Apply one event; return the effects it gives rise to, in order."""
+        return self._dispatch[type(event)](event)
+
+    # -- reader cycles ---------------------------------------------------------------------
+    def _label(self, uid: str, ts: float, out: list[Effect]) -> str:
+        info = self.registry.lookup(uid)
+        if info is None:
+            label = f"tag:{uid}"
+            self._alert_once(out, ts, "deck.unknown_tag", uid, rule="DECK-006", audience="floor",
+                             card=label, message=f"tag {uid} belongs to no registered deck")
+            return label
+        if info.deck != self.settings.deck_in_play:
+            label = f"{info.card}@{info.deck}"
+            self._alert_once(out, ts, "deck.wrong_deck", uid, rule="DECK-006", audience="floor",
+                             card=label, message=f"{info.card} of deck {info.deck} ({info.back} back) "
+                             f"is in play; the deck in play is {self.settings.deck_in_play}")
+            return label
+        return info.card
+
+    def _on_cycle(self, ev: ReaderCycle) -> list[Effect]:
+        moves, departures = self.tracker.cycle(ev.cycle, ev.reads)
+        if not moves and not departures:
+            return []
+        out: list[Effect] = []
+        ts = ev.ts
+        for uid, _prev, zone in moves:
+            hand = self.hand
+            if hand is None:
+                hand = self._start_hand(ts, out)
+            label = hand.labels.get(uid) or self._label(uid, ts, out)
+            came_from = hand.place(uid, label, zone)
+            if came_from != zone:
+                audience = "public" if zone == "board" else "floor"  # hole cards, burns, muck are secret
+                out.append(CardPlaced(ts, hand.number, uid, label, zone, came_from, audience))
+        hand = self.hand
+        if hand is not None:
+            for uid, zone in departures:
+                if uid in hand.on_table:
+                    hand.on_table.discard(uid)
+                    out.append(CardLeft(ts, hand.number, uid, hand.labels[uid], zone))
+            if not hand.on_table:
+                # Every card of the hand has left the table: the dealer gathered them.
+                self._finish_hand(ts, out)
+                return out
+            key = hand.figures_key()
+            if key != self._figures_key:
+                self._figures_key = key
+                out.append(hand.figures(ts))
+        return out
+
+    def _start_hand(self, ts: float, out: list[Effect]) -> Hand:
+        number = self.hands_finished + 1
+        hand = Hand(number, self.settings.game, self.settings.hole_cards, self.seats, self.button, ts)
+        self.hand = hand
+        self._figures_key = None
+        out.append(HandStarted(ts, number, self.button, self.seats, self.settings.game))
+        if self._pending_alerts:
+            hand.alerts.extend(self._pending_alerts)
+            self._pending_alerts.clear()
+        return hand
+
+    def _finish_hand(self, ts: float, out: list[Effect]) -> None:
+        hand = self.hand
+        assert hand is not None
+        record = hand.record(ts)
+        self.last_record = record
+        self.hands_finished += 1
+        self.hand = None
+        out.append(HandFinished(ts, hand.number, record))
+        # DEAL-004: the button moves one seat clockwise once the pot is pushed.
+        if self.button == hand.button:
+            self.button = next_button(self.seats, hand.button)
+
+    # -- alerts ----------------------------------------------------------------------------
+    def _alert(self, out: list[Effect], alert: Alert) -> None:
+        if self.hand is not None:
+            self.hand.alerts.append(alert)
+        else:
+            self._pending_alerts.append(alert)
+        out.append(alert)
+
+    def _alert_once(self, out: list[Effect], ts: float, code: str, key: str, **kw: Any) -> None:
+        hand = self.hand
+        if hand is not None:
+            if (code, key) in hand.flagged:
+                return
+            hand.flagged.add((code, key))
+        self._alert(out, Alert(ts=ts, code=code, hand=hand.number if hand else None, **kw))
+
+    # -- other events ----------------------------------------------------------------------
+    def _on_device(self, ev: DeviceStatus) -> list[Effect]:
+        out: list[Effect] = []
+        hand_no = self.hand.number if self.hand else None
+        if not ev.online and ev.device not in self.devices_offline:
+            self.devices_offline.add(ev.device)
+            self._alert(out, Alert(ts=ev.ts, code=f"device.{ev.device}_offline", audience="dealer",
+                                   hand=hand_no, message=f"{ev.device} offline: {ev.detail}".rstrip(": ")))
+        elif ev.online and ev.device in self.devices_offline:
+            self.devices_offline.discard(ev.device)
+            self._alert(out, Alert(ts=ev.ts, code=f"device.{ev.device}_online", audience="dealer",
+                                   hand=hand_no, message=f"{ev.device} back online"))
+        return out
+
+    def _on_press(self, ev: ButtonPress) -> list[Effect]:
+        return []  # the dealer's pads get their meaning with the console (issue 5)
+
+    def _on_setup(self, ev: TableSetup) -> list[Effect]:
+        self.seats = tuple(sorted(ev.seats))
+        self.button = ev.button
+        return []
+
+    # -- views -----------------------------------------------------------------------------
+    def snapshot(self) -> dict[str, Any]:
+        """The whole table for a private view (floor or technician): includes hole cards."""
+        hand = self.hand
+        snap: dict[str, Any] = {
+            "seats": list(self.seats), "button": self.button, "hands_finished": self.hands_finished,
+            "devices_offline": sorted(self.devices_offline), "hand": None,
+        }
+        if hand is not None:
+            snap["hand"] = {
+                "number": hand.number, "button": hand.button, "street": hand.street(),
+                "zones": hand.zone_labels(), "stub_count": hand.stub_count,
+                "next_to": hand.next_to(), "alerts": len(hand.alerts),
+            }
+        return snap

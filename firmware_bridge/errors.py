@@ -1,0 +1,50 @@
+"""The bridge's exceptions, one tree in the style of python-can.
+
+Catch :class:`BridgeError` to catch anything the bridge raises on purpose::
+
+    BridgeError
+     +-- ProtocolError     (also a ValueError)
+     +-- LinkError
+     |    +-- DeviceNotFound
+     +-- ResponseTimeout   (also a TimeoutError)
+
+>>> issubclass(DeviceNotFound, LinkError) and issubclass(ProtocolError, ValueError)
+True
+"""
+
+from __future__ import annotations
+
+__all__ = ["BridgeError", "ProtocolError", "LinkError", "DeviceNotFound", "ResponseTimeout"]
+
+
+class BridgeError(Exception):
+    """Base class of every error the firmware bridge raises."""
+
+
+class ProtocolError(BridgeError, ValueError):
+    """A frame that passed its checksum but whose content makes no sense.
+
+    For example an inventory answer whose record lengths do not add up. The frame arrived
+    intact, so retrying the same request may well give the same answer: the caller should
+    log the raw frame (the message names the offset and what was expected there).
+    """
+
+
+class LinkError(BridgeError):
+    """The link to a device failed: the port cannot be opened, read or written.
+
+    Raised ``from`` the underlying serial or OS exception, which stays available as
+    ``__cause__``.
+    """
+
+
+class DeviceNotFound(LinkError):
+    """The device's port does not exist (unplugged, or the udev name is wrong)."""
+
+
+class ResponseTimeout(BridgeError, TimeoutError):
+    """A device did not answer a request in time.
+
+    Not a :class:`LinkError`: the port itself still works, and a single missed answer is
+    not a lost device (the link decides that after several in a row).
+    """

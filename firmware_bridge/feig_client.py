@@ -1,0 +1,111 @@
+"""A FEIG ISO Host reader as the host sees it: ask for an inventory, get tags back.
+
+Synchronous and single-threaded; :mod:`firmware_bridge.reader_link` runs it in a thread,
+``tablectl tags`` runs it in the foreground. Corrupt frames are counted, logged with their
+raw bytes and skipped; they never raise.
+
+>>> import serial
+>>> port = serial.serial_for_url("loop://", timeout=0.01)
+>>> client = FeigClient(port, device="reader")
+>>> client.inventory(antennas=None, deadline_s=0.05)   # nobody answers on a loop
+Traceback (most recent call last):
+...
+firmware_bridge.errors.ResponseTimeout: reader: no answer to inventory within 0.05 s
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+
+import serial
+
+from firmware_bridge import feig
+from firmware_bridge.errors import LinkError, ProtocolError, ResponseTimeout
+
+log = logging.getLogger("tablectl.bridge")
+
+
+class FeigClient:
+    """Talks to one reader over an open pyserial port."""
+
+    def __init__(self, port: serial.SerialBase, *, device: str, com_adr: int = 0xFF,
+                 ant_sel_bytes: int = 2, max_parts: int = 64) -> None:
+        self.port = port
+        self.device = device
+        self.com_adr = com_adr
+        self.ant_sel_bytes = ant_sel_bytes
+        self.max_parts = max_parts
+        self.decoder = feig.FrameDecoder(from_reader=True)
+        self.frames_bad = 0
+        self.timeouts = 0
+        self.protocol_errors = 0
+
+    def _request(self, antennas: int | None, more: bool) -> bytes:
+        data = bytearray([0x01])
+        mode = (feig.MODE_MORE if more else 0) | (feig.MODE_ANT if antennas is not None else 0)
+        data.append(mode)
+        if antennas is not None:
+            data += antennas.to_bytes(self.ant_sel_bytes, "big")
+        return feig.encode_frame(feig.CMD_INVENTORY, bytes(data), com_adr=self.com_adr)
+
+    def _exchange(self, request: bytes, cmd: int, deadline_s: float) -> feig.Frame:
+        try:
+            self.port.write(request)
+        except (serial.SerialException, OSError) as exc:
+            raise LinkError(f"{self.device}: write failed: {exc}") from exc
+        deadline = time.monotonic() + deadline_s
+        while True:
+            try:
+                chunk = self.port.read(self.port.in_waiting or 1)
+            except (serial.SerialException, OSError, TypeError) as exc:
+                # A pseudo-terminal or USB adapter that vanished reports readiness with no data
+                # (SerialException) or EIO (OSError); pyserial can also trip over its own closed fd.
+                raise LinkError(f"{self.device}: read failed: {exc}") from exc
+            for item in self.decoder.feed(chunk):
+                if isinstance(item, feig.Corrupt):
+                    self.frames_bad += 1
+                    log.warning("%s: corrupt frame skipped (%s): %s", self.device, item.reason, item.raw.hex(" "))
+                elif item.cmd != cmd:
+                    log.warning("%s: unexpected answer to command 0x%02X skipped: %s",
+                                self.device, item.cmd, item.raw.hex(" "))
+                else:
+                    return item
+            if time.monotonic() >= deadline:
+                stale = self.decoder.flush()
+                if stale is not None:
+                    self.frames_bad += 1
+                    log.warning("%s: %s: %s", self.device, stale.reason, stale.raw.hex(" "))
+                self.timeouts += 1
+                raise ResponseTimeout(f"{self.device}: no answer to {_NAMES.get(cmd, hex(cmd))} "
+                                      f"within {deadline_s:g} s")
+
+    def inventory(self, *, antennas: int | None, deadline_s: float = 0.5) -> list[feig.TagRecord]:
+        """One full inventory cycle (fetching every part after status 0x94).
+
+        ``antennas`` is the bitmask of antennas to scan (antenna information asked for), or
+        None for a single-antenna reader answering without it. A malformed answer raises
+        :class:`ProtocolError` after logging the raw frame.
+        """
+        tags: list[feig.TagRecord] = []
+        more = False
+        for _ in range(self.max_parts):
+            frame = self._exchange(self._request(antennas, more), feig.CMD_INVENTORY, deadline_s)
+            try:
+                reply = feig.parse_inventory(frame, with_antennas=antennas is not None)
+            except ProtocolError as exc:
+                self.protocol_errors += 1
+                log.warning("%s: %s; raw frame: %s", self.device, exc, frame.raw.hex(" "))
+                raise
+            if reply.status not in (feig.STATUS_OK, feig.STATUS_MORE_DATA, feig.STATUS_NO_TRANSPONDER,
+                                    feig.STATUS_RF_WARNING):
+                log.warning("%s: inventory status 0x%02X (%s)", self.device, reply.status,
+                            feig.STATUS_TEXT.get(reply.status, "unknown"))
+            tags.extend(reply.tags)
+            if not reply.more:
+                return tags
+            more = True
+        raise ProtocolError(f"{self.device}: reader kept answering 'more data' after {self.max_parts} parts")
+
+
+_NAMES = {feig.CMD_INVENTORY: "inventory", feig.CMD_GET_SOFTWARE_VERSION: "get software version"}

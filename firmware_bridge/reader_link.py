@@ -1,0 +1,184 @@
+"""The reader link: one thread that owns the reader's port and turns it into events.
+
+python-can style: :class:`ReaderLink` is the one abstract reader the daemon knows; the FEIG
+ISO Host backend (:class:`FeigReaderLink`) sits behind it, and a test or a future PN532
+backend can sit beside it. The link
+
+- opens the port by URL (``serial.serial_for_url``), retrying with bounded backoff while the
+  device is missing;
+- polls one inventory cycle after another over the configured antennas and emits one
+  :class:`controller.events.ReaderCycle` per completed cycle;
+- reports :class:`controller.events.DeviceStatus` when the device comes and goes, including
+  heartbeat loss (``max_timeouts`` inventories in a row unanswered);
+- counts corrupt frames and logs them with their raw bytes; they never stop the link.
+
+Every log line names the device.
+"""
+
+from __future__ import annotations
+
+import abc
+import logging
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+from controller.events import DeviceStatus, Event, ReaderCycle
+from firmware_bridge.backoff import Backoff
+from firmware_bridge.errors import BridgeError, LinkError, ProtocolError, ResponseTimeout
+from firmware_bridge.feig_client import FeigClient
+from firmware_bridge.serial_port import PortSettings, open_port
+
+log = logging.getLogger("tablectl.bridge")
+
+Emit = Callable[[Event], None]
+
+
+@dataclass
+class LinkStats:
+    """Health figures for the technician's view."""
+
+    cycles: int = 0
+    reads: int = 0
+    frames_bad: int = 0
+    protocol_errors: int = 0
+    timeouts: int = 0
+    reconnects: int = 0
+    online: bool = False
+    since: float = field(default_factory=time.monotonic)
+
+    def reads_per_second(self) -> float:
+        elapsed = time.monotonic() - self.since
+        return self.reads / elapsed if elapsed > 0 else 0.0
+
+
+class ReaderLink(abc.ABC):
+    """A reader in its own thread, emitting events through ``emit`` (thread-safe callable)."""
+
+    def __init__(self, name: str, emit: Emit, *, clock: Callable[[], float] = time.time) -> None:
+        self.name = name
+        self.emit = emit
+        self.clock = clock
+        self.stats = LinkStats()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.cycle = 0
+
+    def start(self) -> None:
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._run_safely, name=f"link-{self.name}", daemon=True)
+        self._thread.start()
+
+    def stop(self, timeout: float = 2.0) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    def _run_safely(self) -> None:
+        try:
+            self.run()
+        except Exception:  # the link must never take the daemon down silently
+            log.exception("%s: link thread crashed", self.name)
+            self._set_online(False, "link thread crashed; see the log")
+
+    def _set_online(self, online: bool, detail: str) -> None:
+        if online != self.stats.online:
+            self.stats.online = online
+            self.emit(DeviceStatus(ts=self.clock(), device=self.name, online=online, detail=detail))
+
+    @abc.abstractmethod
+    def run(self) -> None:
+        """The thread's body: loop until :meth:`stop`."""
+
+
+class FeigReaderLink(ReaderLink):
+    """The FEIG ISO Host backend over any pyserial URL."""
+
+    def __init__(self, name: str, emit: Emit, port: PortSettings, *, antennas: int | None,
+                 com_adr: int = 0xFF, ant_sel_bytes: int = 2, answer_timeout: float = 0.5,
+                 max_timeouts: int = 3, poll_interval: float = 0.0,
+                 backoff: Backoff | None = None, clock: Callable[[], float] = time.time) -> None:
+        super().__init__(name, emit, clock=clock)
+        self.port_settings = port
+        self.antennas = antennas
+        self.com_adr = com_adr
+        self.ant_sel_bytes = ant_sel_bytes
+        self.answer_timeout = answer_timeout
+        self.max_timeouts = max_timeouts
+        self.poll_interval = poll_interval
+        self.backoff = backoff or Backoff(0.05, 2.0)
+        self._ever_online = False
+
+    def run(self) -> None:
+        missing_logged = False
+        while not self._stop.is_set():
+            try:
+                port = open_port(self.port_settings, device=self.name)
+            except LinkError as exc:
+                if not missing_logged:
+                    log.warning("%s", exc)
+                    missing_logged = True
+                if self._ever_online:
+                    self._set_online(False, str(exc))
+                self._stop.wait(self.backoff.next())
+                continue
+            missing_logged = False
+            log.info("%s: opened %s", self.name, self.port_settings.url)
+            try:
+                self._poll(port)
+            finally:
+                try:
+                    port.close()
+                except Exception:  # closing a vanished device may fail; nothing to save
+                    pass
+            if not self._stop.is_set():
+                self.stats.reconnects += 1
+                self._stop.wait(self.backoff.next())
+
+    def _poll(self, port) -> None:  # type: ignore[no-untyped-def]
+        client = FeigClient(port, device=self.name, com_adr=self.com_adr, ant_sel_bytes=self.ant_sel_bytes)
+        timeouts = 0
+        while not self._stop.is_set():
+            try:
+                tags = client.inventory(antennas=self.antennas, deadline_s=self.answer_timeout)
+            except ResponseTimeout as exc:
+                timeouts += 1
+                self.stats.timeouts += 1
+                if timeouts >= self.max_timeouts:
+                    log.warning("%s: %s (%d in a row): heartbeat lost", self.name, exc, timeouts)
+                    self._set_online(False, f"no answer to {timeouts} inventories")
+                    return
+                continue
+            except ProtocolError:
+                self.stats.protocol_errors += 1
+                continue  # logged with the raw frame by the client; the next cycle may be fine
+            except LinkError as exc:
+                log.warning("%s: %s", self.name, exc)
+                self._set_online(False, str(exc))
+                return
+            except BridgeError as exc:
+                log.warning("%s: %s", self.name, exc)
+                continue
+            finally:
+                self.stats.frames_bad = client.frames_bad
+            timeouts = 0
+            if not self.stats.online:
+                self._ever_online = True
+                self.backoff.reset()
+                self._set_online(True, f"answering on {self.port_settings.url}")
+            self.cycle += 1
+            reads = []
+            if self.antennas is None:
+                for t in tags:
+                    reads.append((t.uid, 1, 0))
+            else:
+                for t in tags:
+                    for a in t.antennas:
+                        reads.append((t.uid, a.antenna, a.rssi))
+            self.stats.cycles += 1
+            self.stats.reads += len(reads)
+            # The timestamp is taken once the whole answer is in, before the next request.
+            self.emit(ReaderCycle(ts=self.clock(), device=self.name, cycle=self.cycle, reads=tuple(reads)))
+            if self.poll_interval:
+                self._stop.wait(self.poll_interval)

@@ -1,0 +1,198 @@
+"""The scripted dealer: plays deal-script steps onto the simulated devices.
+
+It pitches tags onto antennas, mucks seats, presses pads and pulls cables. It paces itself in
+reader cycles, not seconds: after each step it waits until the reader has *reported* every
+moved card at its new antenna, as the strongest read, for as many cycles as the daemon needs
+to believe it (``confirm_cycles``), and then one cycle more, so that the daemon has taken in
+that answer before anything else happens. The run is therefore as fast as the pseudo-terminal
+allows and, for a given noise seed, the same every time.
+
+Every answered cycle is logged with the step in force when the reader looked at its field, so
+that an alert, stamped by the daemon with the time of the cycle that raised it, can be traced
+back to a script step (:meth:`StepLog.step_at`).
+"""
+
+from __future__ import annotations
+
+import bisect
+import threading
+import time
+from dataclasses import dataclass
+from typing import Callable, Protocol
+
+from hw_sim import script as sc
+from hw_sim.decks import sim_uid
+from hw_sim.feig_reader import CycleReads, SimFeigReader
+
+StepId = tuple[int, int]  # (hand, step), both counted from 1
+
+
+class StepLog:
+    """Times at which each script step was in force, as seen by the devices."""
+
+    def __init__(self) -> None:
+        self._times: list[float] = []
+        self._steps: list[StepId] = []
+        self._lock = threading.Lock()
+
+    def mark(self, step: StepId, when: float | None = None) -> None:
+        with self._lock:
+            t = time.time() if when is None else when
+            if self._times and t < self._times[-1]:
+                t = self._times[-1]
+            self._times.append(t)
+            self._steps.append(step)
+
+    def step_at(self, ts: float) -> StepId | None:
+        """The step in force at the latest device observation before ``ts``."""
+        with self._lock:
+            i = bisect.bisect_left(self._times, ts)
+            return self._steps[i - 1] if i else None
+
+
+class DaemonView(Protocol):
+    """What the dealer needs to know of the daemon (see controller.service.simulate)."""
+
+    def wait_hand_finished(self, hand: int, timeout: float) -> bool: ...
+    def wait_alert(self, code: str, after: float, timeout: float) -> bool: ...
+    def command(self, request: dict) -> dict: ...
+
+
+class SimulationError(RuntimeError):
+    """The simulated table could not go on (the daemon stopped answering, say)."""
+
+
+@dataclass
+class _Watch:
+    antenna: int
+    streak: int = 0
+
+
+class ScriptedDealer:
+    """Deals a parsed script hand by hand onto a :class:`SimFeigReader`."""
+
+    def __init__(self, reader: SimFeigReader, antenna_of: dict[str, int], daemon: DaemonView, *,
+                 confirm_cycles: int, deck_in_play: str = "A", step_timeout: float = 30.0,
+                 max_cycles_per_step: int = 200) -> None:
+        self.reader = reader
+        self.antenna_of = antenna_of
+        self.daemon = daemon
+        self.confirm = confirm_cycles
+        self.deck_in_play = deck_in_play
+        self.step_timeout = step_timeout
+        self.max_cycles = max_cycles_per_step
+        self.log = StepLog()
+        self.current: StepId = (0, 0)
+        self._watch: dict[str, _Watch] = {}
+        self._cond = threading.Condition()
+        self._cycles = 0
+        self._physical: dict[str, str] = {}  # physical tag key -> zone
+        self.steps_done = 0  # counted over all hands, for crash_after
+        self.on_step: Callable[[int], None] | None = None
+        reader.on_cycle = self._on_cycle
+
+    # -- pacing ------------------------------------------------------------------------------
+    def _on_cycle(self, n: int, reads: CycleReads, label: object) -> None:
+        if isinstance(label, tuple):
+            self.log.mark(label)  # type: ignore[arg-type]
+        with self._cond:
+            self._cycles += 1
+            for uid, w in self._watch.items():
+                heard = reads.get(uid)
+                if not heard:
+                    continue  # a missed read: evidence neither way
+                best = max(heard, key=lambda ar: ar[1])[0]
+                w.streak = w.streak + 1 if best == w.antenna else 0
+            self._cond.notify_all()
+
+    def _settle(self) -> None:
+        """Wait until the daemon must have confirmed every watched card, then one cycle more."""
+        deadline = time.monotonic() + self.step_timeout
+        with self._cond:
+            start = self._cycles
+            while any(w.streak < self.confirm for w in self._watch.values()):
+                if self._cycles - start >= self.max_cycles:
+                    break  # e.g. a cloned tag strong at two antennas: no single best
+                if not self._cond.wait(max(0.0, deadline - time.monotonic())) and time.monotonic() >= deadline:
+                    raise SimulationError(f"no reader cycles for {self.step_timeout:g} s at hand "
+                                          f"{self.current[0]}, step {self.current[1]}: is the daemon polling?")
+            self._watch.clear()
+            target = self._cycles + 1
+            while self._cycles < target:
+                if not self._cond.wait(max(0.0, deadline - time.monotonic())) and time.monotonic() >= deadline:
+                    raise SimulationError(f"no reader cycles for {self.step_timeout:g} s at hand "
+                                          f"{self.current[0]}, step {self.current[1]}")
+
+    # -- the physical table ------------------------------------------------------------------
+    def _uid(self, ref: sc.CardRef) -> str:
+        if ref.uid is not None:
+            return ref.uid
+        return sim_uid(ref.deck or self.deck_in_play, ref.card)  # type: ignore[arg-type]
+
+    def _put(self, key: str, uid: str, zone: str) -> None:
+        antenna = self.antenna_of[zone]
+        self._physical[key] = zone
+        self.reader.place(key, uid, antenna)
+        with self._cond:
+            self._watch[uid] = _Watch(antenna)
+
+    def play_hand(self, number: int, hand: sc.HandScript) -> None:
+        """Play one hand's steps; returns once the daemon has recorded the hand."""
+        for i, step in enumerate(hand.steps, 1):
+            self.play_step(number, i, sc.action_of(step))
+
+    def play_step(self, hand_no: int, index: int, action: object) -> None:
+        self.current = (hand_no, index)
+        self.reader.label = self.current
+        if isinstance(action, sc.Deal):
+            key = str(action.card) + ("#clone" if action.clone else "")
+            while key in self._physical and action.clone:
+                key += "+"
+            self._put(key, self._uid(action.card), action.to)
+            self._settle()
+        elif isinstance(action, sc.Muck):
+            seat = f"seat:{action.seat}"
+            keys = [k for k, z in self._physical.items() if z == seat]
+            for key in keys:
+                uid = self.reader_uid(key)
+                self._put(key, uid, "muck")
+            self._settle()
+        elif isinstance(action, sc.Press):
+            self.log.mark(self.current)
+            self.daemon.command({"cmd": "press", "name": action.name})
+            self._settle()
+        elif isinstance(action, sc.Unplug):
+            self.log.mark(self.current)
+            t0 = time.time()
+            if action.device == "reader":
+                self.reader.unplug()
+                if not self.daemon.wait_alert("device.reader_offline", t0, self.step_timeout):
+                    raise SimulationError(f"hand {hand_no}, step {index}: the daemon never noticed the "
+                                          f"reader was unplugged")
+        elif isinstance(action, sc.Plug):
+            self.log.mark(self.current)
+            t0 = time.time()
+            if action.device == "reader":
+                self.reader.plug()
+                if not self.daemon.wait_alert("device.reader_online", t0, self.step_timeout):
+                    raise SimulationError(f"hand {hand_no}, step {index}: the daemon never found the "
+                                          f"reader again")
+                self._settle()
+        elif isinstance(action, sc.Shuffler):
+            self.log.mark(self.current)  # the shuffler device arrives with deck integrity (issue 4)
+        elif isinstance(action, sc.End):
+            had_cards = bool(self._physical)
+            self.reader.clear()  # the dealer gathers every card
+            self._physical.clear()
+            with self._cond:
+                self._watch.clear()
+            if had_cards and not self.daemon.wait_hand_finished(hand_no, self.step_timeout):
+                raise SimulationError(f"hand {hand_no}, step {index}: the daemon did not close the hand "
+                                      f"after the cards were gathered")
+        self.steps_done += 1
+        if self.on_step is not None:
+            self.on_step(self.steps_done)
+
+    def reader_uid(self, key: str) -> str:
+        with self.reader._lock:  # the reader owns the field; read it consistently
+            return self.reader._tags[key][0]

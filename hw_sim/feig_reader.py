@@ -1,0 +1,243 @@
+"""A simulated FEIG ISO Host reader with an antenna multiplexer, on a pseudo-terminal.
+
+It speaks the real wire protocol (``firmware_bridge.feig``) and answers inventory requests
+from the tags lying on its antennas, with the noise model of deal-script.md:
+
+- ``miss``: the chance that one antenna misses a tag in one inventory cycle;
+- ``repeat``: the chance that a tag's data set is reported twice in one answer;
+- ``crosstalk``: the chance that a tag is also heard by a neighbouring antenna, weaker.
+
+Like a real reader it takes a snapshot of the field when a fresh inventory is asked for and
+serves a long answer in parts: status 0x94 (more data) until the host has fetched the rest
+with the MORE bit set.
+
+>>> import tempfile, pathlib
+>>> from hw_sim.pty_device import PtyDevice
+>>> dev = PtyDevice(pathlib.Path(tempfile.mkdtemp()) / "reader")
+>>> reader = SimFeigReader(dev, antennas=range(1, 14))
+>>> reader.place("As", "E0040150A05F0000", 3)
+>>> reader.tags_at(3)
+['E0040150A05F0000']
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+from dataclasses import dataclass
+from typing import Callable, Iterable, Sequence
+
+from firmware_bridge import feig
+from hw_sim.pty_device import PtyDevice
+
+
+@dataclass(frozen=True, slots=True)
+class NoiseModel:
+    seed: int = 0
+    miss: float = 0.0
+    repeat: float = 0.0
+    crosstalk: float = 0.0
+
+
+#: What one answered inventory cycle reported: uid -> [(antenna, rssi), ...]
+CycleReads = dict[str, list[tuple[int, int]]]
+
+
+class SimFeigReader:
+    """The reader end of a pseudo-terminal. Thread-safe: the dealer moves tags while the
+    reader thread answers the host."""
+
+    STRONG = (170, 230)  # RSSI range at the antenna a tag lies on
+    WEAK = (60, 120)  # RSSI range of crosstalk at a neighbouring antenna
+
+    def __init__(self, device: PtyDevice, *, antennas: Iterable[int], noise: NoiseModel | None = None,
+                 com_adr: int = 0x00, max_records: int = 16, single_antenna: bool = False,
+                 neighbours: dict[int, Sequence[int]] | None = None) -> None:
+        self.device = device
+        self.antennas = sorted(antennas)
+        self.noise = noise or NoiseModel()
+        self.com_adr = com_adr
+        self.max_records = max_records
+        self.single_antenna = single_antenna
+        self._neighbours = neighbours or {
+            a: [b for b in (a - 1, a + 1) if b in self.antennas] for a in self.antennas}
+        self._rng = random.Random(self.noise.seed)
+        self._tags: dict[str, tuple[str, int]] = {}  # physical tag key -> (uid, antenna)
+        self._lock = threading.Lock()
+        self._pending: list[bytes] = []  # answer parts still to fetch with MORE
+        self._decoder = feig.FrameDecoder(from_reader=False)
+        self._thread: threading.Thread | None = None
+        self._stop = threading.Event()
+        self.cycles = 0  # fresh inventories answered in full
+        self.cycle_done = threading.Condition()
+        #: called (under no lock) after each full cycle with its number, what it reported and
+        #: the :attr:`label` that was current when the field was looked at
+        self.on_cycle: Callable[[int, CycleReads, object], None] | None = None
+        #: anything the simulator wants to know each cycle by (the script step in force)
+        self.label: object = None
+        self.requests = 0
+        self.bad_requests = 0
+        self.mute = False  # a reader that stops answering (heartbeat loss)
+
+    # -- the physical field ------------------------------------------------------------------
+    def place(self, key: str, uid: str, antenna: int) -> None:
+        """Lay physical tag ``key`` (with ``uid``) on ``antenna``; moves it if it lay elsewhere."""
+        with self._lock:
+            self._tags[key] = (uid, antenna)
+
+    def remove(self, key: str) -> None:
+        with self._lock:
+            self._tags.pop(key, None)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._tags.clear()
+
+    def tags_at(self, antenna: int) -> list[str]:
+        with self._lock:
+            return [uid for uid, a in self._tags.values() if a == antenna]
+
+    def where(self, key: str) -> int | None:
+        with self._lock:
+            t = self._tags.get(key)
+            return t[1] if t else None
+
+    # -- answering ---------------------------------------------------------------------------
+    def _inventory(self, ant_sel: int | None) -> CycleReads:
+        """One noisy look at the field, as the antennas selected hear it."""
+        n = self.noise
+        rng = self._rng
+        reads: CycleReads = {}
+        with self._lock:
+            tags = sorted(self._tags.values())  # sorted: the same field gives the same draws
+        for uid, antenna in tags:
+            heard: list[tuple[int, int]] = []
+            if rng.random() >= n.miss:
+                heard.append((antenna, rng.randint(*self.STRONG)))
+            if n.crosstalk and rng.random() < n.crosstalk:
+                near = self._neighbours.get(antenna) or []
+                if near:
+                    heard.append((rng.choice(near), rng.randint(*self.WEAK)))
+            if ant_sel is not None:
+                heard = [(a, r) for a, r in heard if a <= 64 and ant_sel >> (a - 1) & 1]
+            if heard:
+                reads.setdefault(uid, []).extend(heard)
+        return reads
+
+    def _answer(self, reads: CycleReads, with_antennas: bool) -> list[bytes]:
+        rng = self._rng
+        records: list[feig.TagRecord] = []
+        for uid, heard in reads.items():
+            if with_antennas:
+                ants = tuple(feig.AntennaRead(a, 0x00, r) for a, r in heard)
+            else:
+                ants = ()
+            rec = feig.TagRecord(uid=uid, tr_type=0x03, dsfid=0x00, antennas=ants)
+            records.append(rec)
+            if self.noise.repeat and rng.random() < self.noise.repeat:
+                records.append(rec)  # the same data set reported again
+        if not records:
+            return [feig.encode_frame(feig.CMD_INVENTORY, b"", com_adr=self.com_adr,
+                                      status=feig.STATUS_NO_TRANSPONDER)]
+        parts = [records[i:i + self.max_records] for i in range(0, len(records), self.max_records)]
+        out = []
+        for i, part in enumerate(parts):
+            status = feig.STATUS_MORE_DATA if i < len(parts) - 1 else feig.STATUS_OK
+            out.append(feig.encode_inventory_reply(part, with_antennas=with_antennas, status=status,
+                                                   com_adr=self.com_adr))
+        return out
+
+    def _handle(self, frame: feig.Frame) -> None:
+        self.requests += 1
+        if frame.cmd == feig.CMD_GET_SOFTWARE_VERSION:
+            self.device.write(feig.encode_frame(frame.cmd, bytes([0x03, 0x03, 0x00, 0x44, 0x53, 0x0D, 0x30]),
+                                                com_adr=self.com_adr, status=feig.STATUS_OK))
+            return
+        if frame.cmd != feig.CMD_INVENTORY or len(frame.data) < 2 or frame.data[0] != 0x01:
+            self.bad_requests += 1
+            self.device.write(feig.encode_frame(frame.cmd, b"", com_adr=self.com_adr, status=0x80))
+            return
+        mode = frame.data[1]
+        if mode & feig.MODE_MORE:
+            if self._pending:
+                self.device.write(self._pending.pop(0))
+                if not self._pending:
+                    self._cycle_complete()
+            else:
+                self.device.write(feig.encode_frame(frame.cmd, b"", com_adr=self.com_adr,
+                                                    status=feig.STATUS_NO_TRANSPONDER))
+            return
+        with_antennas = bool(mode & feig.MODE_ANT) and not self.single_antenna
+        ant_sel = int.from_bytes(frame.data[2:], "big") if with_antennas and len(frame.data) > 2 else None
+        self._last_label = self.label
+        reads = self._inventory(ant_sel)
+        self._last_reads = reads
+        parts = self._answer(reads, with_antennas)
+        self.device.write(parts[0])
+        self._pending = parts[1:]
+        if not self._pending:
+            self._cycle_complete()
+
+    def _cycle_complete(self) -> None:
+        with self.cycle_done:
+            self.cycles += 1
+            n = self.cycles
+            self.cycle_done.notify_all()
+        if self.on_cycle is not None:
+            self.on_cycle(n, self._last_reads, self._last_label)
+
+    def wait_cycles(self, count: int, timeout: float) -> bool:
+        """Block until ``count`` more full cycles were answered; False on timeout."""
+        deadline = time.monotonic() + timeout
+        with self.cycle_done:
+            target = self.cycles + count
+            while self.cycles < target:
+                left = deadline - time.monotonic()
+                if left <= 0 or not self.cycle_done.wait(left):
+                    return self.cycles >= target
+        return True
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            if not self.device.is_open:
+                self._stop.wait(0.01)
+                continue
+            data = self.device.read(0.05)
+            if not data:
+                continue
+            for item in self._decoder.feed(data):
+                if isinstance(item, feig.Frame):
+                    if not self.mute:
+                        self._handle(item)
+                else:
+                    self.bad_requests += 1
+
+    # -- life cycle --------------------------------------------------------------------------
+    def start(self) -> None:
+        self.device.open()
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._run, name="sim-feig-reader", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=2)
+        self.device.close()
+
+    def unplug(self) -> None:
+        """The USB cable comes out: the pseudo-terminal closes, any half-answer is lost."""
+        self._pending = []
+        self._decoder = feig.FrameDecoder(from_reader=False)
+        self.device.close()
+
+    def plug(self) -> None:
+        self.device.open()
+
+    def __enter__(self) -> "SimFeigReader":
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
