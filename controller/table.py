@@ -30,7 +30,7 @@ class Table:
     def __init__(self, settings: TableSettings, registry: DeckRegistry) -> None:
         self.settings = settings
         self.registry = registry
-        self.tracker = Tracker(settings.zones.zone, confirm_cycles=settings.confirm_cycles,
+        self.tracker = Tracker(settings.zones.by_antenna.get, confirm_cycles=settings.confirm_cycles,
                                gone_cycles=settings.gone_cycles)
         self.seats: tuple[int, ...] = tuple(settings.seats)
         self.button = settings.button

@@ -5,7 +5,7 @@ now and then, reports a read twice, or hears a neighbour's tag at a weaker signa
 location changes only on evidence, counted in reader cycles rather than wall-clock time:
 
 - in each cycle a tag belongs to the antenna that hears it strongest (crosstalk reaches the
-  neighbour weaker);
+  neighbour weaker; of two equal reads, the one the reader reported first);
 - a tag *arrives* in a zone once that zone has been its strongest for ``confirm_cycles``
   cycles in which it was read, without a read in between that put it elsewhere;
 - a tag *leaves the table* once no antenna has read it for ``gone_cycles`` cycles.
@@ -26,21 +26,11 @@ consecutive cycles in which the true antenna missed and the neighbour heard the 
 
 from __future__ import annotations
 
+from operator import itemgetter
 from typing import Callable, Iterable
 
 #: A move: (uid, from_zone or None when it came from off the table, to_zone).
 Move = tuple[str, "str | None", str]
-
-
-class _Tag:
-    __slots__ = ("zone", "present", "last_seen", "cand", "streak")
-
-    def __init__(self) -> None:
-        self.zone: str | None = None  # confirmed zone (kept as the last known zone once gone)
-        self.present = False  # read recently enough to be on the table
-        self.last_seen = -1  # cycle of the last read
-        self.cand: str | None = None  # zone gathering evidence
-        self.streak = 0  # cycles of evidence for cand
 
 
 class Tracker:
@@ -53,77 +43,116 @@ class Tracker:
         self._zone_of = zone_of
         self.confirm_cycles = confirm_cycles
         self.gone_cycles = gone_cycles
-        self._tags: dict[str, _Tag] = {}
-        self._present: set[str] = set()
+        self._home: dict[str, str] = {}  # uid -> confirmed zone, for tags on the table
+        self._home_ant: dict[str, int] = {}  # uid -> the antenna that last heard it at home
+        self._home_pairs: set[tuple[str, int]] = set()  # {(uid, home antenna)}: the quiet cycle
+        self._absent: dict[str, int] = {}  # uid on the table -> first cycle it went unheard
+        self._cands: dict[str, tuple[str, int, int]] = {}  # uid -> (zone, cycles of evidence, last)
 
     def location(self, uid: str) -> str | None:
         """The confirmed zone of a tag on the table, else None."""
-        t = self._tags.get(uid)
-        return t.zone if t is not None and t.present else None
+        return self._home.get(uid)
 
     def present(self) -> Iterable[str]:
-        return self._present
-
-    def forget(self, uid: str) -> None:
-        t = self._tags.pop(uid, None)
-        if t is not None:
-            self._present.discard(uid)
+        return self._home.keys()
 
     def cycle(self, cycle: int, reads: Iterable[tuple[str, int, int]]) -> tuple[list[Move], list[tuple[str, str]]]:
         """Apply one inventory cycle. Returns (moves, departures).
 
         ``departures`` lists ``(uid, last_zone)`` for tags that have left the table.
-        Reads from antennas that feed no zone are ignored.
+        Reads from antennas that feed no zone are ignored. The lists returned may be shared
+        empty lists: do not modify them.
         """
-        # The strongest antenna per tag this cycle; repeated reads collapse here.
-        best: dict[str, tuple[int, str]] = {}
-        zone_of = self._zone_of
-        for uid, antenna, rssi in reads:
-            zone = zone_of(antenna)
-            if zone is None:
-                continue
-            b = best.get(uid)
-            if b is None or rssi > b[0]:
-                best[uid] = (rssi, zone)
+        # Every read goes through here, so the common cycles are settled with C-level set
+        # operations; only the tags heard somewhere new are looked at one by one.
+        pairs = {(uid, ant) for uid, ant, _ in reads}
+        home_pairs = self._home_pairs
+        extra = pairs - home_pairs
+        if extra or self._cands:
+            return self._busy_cycle(cycle, reads, pairs, extra)
+        absent = self._absent
+        if len(pairs) == len(home_pairs):  # every card heard at home, nothing else heard
+            if absent:
+                absent.clear()
+            return _NOTHING
+        # Only misses: count them towards a departure.
+        if absent:
+            home_ant = self._home_ant
+            for uid in [u for u in absent if (u, home_ant[u]) in pairs]:
+                del absent[uid]
+        return [], self._count_absent(cycle, {uid for uid, _ in home_pairs - pairs})
 
-        moves: list[Move] = []
-        tags = self._tags
-        confirm = self.confirm_cycles
-        for uid, (_, zone) in best.items():
-            t = tags.get(uid)
-            if t is None:
-                t = tags[uid] = _Tag()
-            if cycle - t.last_seen > self.gone_cycles:
-                t.cand = None  # evidence that old is stale: start again
-                t.streak = 0
-            t.last_seen = cycle
-            if t.present and zone == t.zone:
-                t.cand = None  # seen at home: any evidence for elsewhere was noise
-                t.streak = 0
-                continue
-            if zone == t.cand:
-                t.streak += 1
-            else:
-                t.cand = zone
-                t.streak = 1
-            if t.streak >= confirm:
-                moves.append((uid, t.zone if t.present else None, zone))
-                t.zone = zone
-                t.present = True
-                t.cand = None
-                t.streak = 0
-                self._present.add(uid)
-
+    def _count_absent(self, cycle: int, missing: Iterable[str]) -> list[tuple[str, str]]:
         departures: list[tuple[str, str]] = []
-        missing = self._present.difference(best)  # a C-speed set operation on the hot path
-        if missing:
-            limit = cycle - self.gone_cycles
-            for uid in missing:
-                t = tags[uid]
-                if t.last_seen <= limit:
-                    t.present = False
-                    t.cand = None
-                    t.streak = 0
-                    self._present.discard(uid)
-                    departures.append((uid, t.zone))  # type: ignore[arg-type]
-        return moves, departures
+        absent = self._absent
+        gone = self.gone_cycles
+        for uid in sorted(missing):
+            first = absent.setdefault(uid, cycle)
+            if cycle - first + 1 >= gone:
+                departures.append((uid, self._home[uid]))
+                self._leave(uid)
+        return departures
+
+    def _leave(self, uid: str) -> None:
+        del self._home[uid]
+        self._home_pairs.discard((uid, self._home_ant.pop(uid)))
+        self._absent.pop(uid, None)
+        self._cands.pop(uid, None)
+
+    def _settle_home(self, uid: str, zone: str, ant: int) -> None:
+        old = self._home_ant.get(uid)
+        if old is not None:
+            self._home_pairs.discard((uid, old))
+        self._home[uid] = zone
+        self._home_ant[uid] = ant
+        self._home_pairs.add((uid, ant))
+
+    def _busy_cycle(self, cycle: int, reads: Iterable[tuple[str, int, int]], pairs: set[tuple[str, int]],
+                    extra: set[tuple[str, int]]) -> tuple[list[Move], list[tuple[str, str]]]:
+        """A cycle in which some tag was heard away from home (an arrival, a move, crosstalk)
+        or some tag is gathering evidence: those tags are weighed read by read."""
+        zone_of = self._zone_of
+        home = self._home
+        cands = self._cands
+        watch = {uid for uid, _ in extra}
+        if cands:
+            watch.update(cands)
+        # The strongest antenna per watched tag: sorted weakest first, so stronger overwrites;
+        # reversed first, so that of two equal reads the one the reader reported first wins.
+        best: dict[str, tuple[str, int]] = {}
+        for uid, ant, _ in sorted([r for r in reads if r[0] in watch][::-1], key=_RSSI):
+            zone = zone_of(ant)
+            if zone is not None:
+                best[uid] = (zone, ant)
+        confirm = self.confirm_cycles
+        moves: list[Move] = []
+        for uid in sorted(best):
+            zone, ant = best[uid]
+            if home.get(uid) == zone:
+                cands.pop(uid, None)  # strongest at home: any evidence for elsewhere was noise
+                if self._home_ant[uid] != ant:
+                    self._settle_home(uid, zone, ant)  # another antenna of the same zone
+                continue
+            c = cands.get(uid)
+            if c is not None and c[0] == zone and cycle - c[2] <= self.gone_cycles:
+                streak = c[1] + 1
+            else:
+                streak = 1  # new evidence, or evidence gone stale while the tag went unheard
+            if streak >= confirm:
+                cands.pop(uid, None)
+                moves.append((uid, home.get(uid), zone))
+                self._settle_home(uid, zone, ant)
+            else:
+                cands[uid] = (zone, streak, cycle)
+        # Tags on the table not heard at home, less those heard elsewhere, went unheard
+        # (a watched tag may be gathering evidence yet not heard at all this cycle).
+        missing = {uid for uid, _ in self._home_pairs - pairs} - best.keys()
+        absent = self._absent
+        if absent:
+            for uid in [u for u in absent if u not in missing]:
+                del absent[uid]
+        return moves, (self._count_absent(cycle, missing) if missing else [])
+
+
+_RSSI = itemgetter(2)
+_NOTHING: tuple[list[Move], list[tuple[str, str]]] = ([], [])

@@ -7,6 +7,7 @@ Catch :class:`BridgeError` to catch anything the bridge raises on purpose::
      +-- LinkError
      |    +-- DeviceNotFound
      +-- ResponseTimeout   (also a TimeoutError)
+     +-- ReaderStatusError
 
 >>> issubclass(DeviceNotFound, LinkError) and issubclass(ProtocolError, ValueError)
 True
@@ -14,7 +15,8 @@ True
 
 from __future__ import annotations
 
-__all__ = ["BridgeError", "ProtocolError", "LinkError", "DeviceNotFound", "ResponseTimeout"]
+__all__ = ["BridgeError", "ProtocolError", "LinkError", "DeviceNotFound", "ResponseTimeout",
+           "ReaderStatusError"]
 
 
 class BridgeError(Exception):
@@ -47,4 +49,11 @@ class ResponseTimeout(BridgeError, TimeoutError):
 
     Not a :class:`LinkError`: the port itself still works, and a single missed answer is
     not a lost device (the link decides that after several in a row).
+    """
+
+
+class ReaderStatusError(BridgeError):
+    """The reader answered, but with an error status (RF error, buffer overflow, ISO error).
+
+    The cycle it belongs to is dropped: an empty answer would wrongly say no card is there.
     """

@@ -21,7 +21,7 @@ import time
 import serial
 
 from firmware_bridge import feig
-from firmware_bridge.errors import LinkError, ProtocolError, ResponseTimeout
+from firmware_bridge.errors import LinkError, ProtocolError, ReaderStatusError, ResponseTimeout
 
 log = logging.getLogger("tablectl.bridge")
 
@@ -40,14 +40,11 @@ class FeigClient:
         self.frames_bad = 0
         self.timeouts = 0
         self.protocol_errors = 0
+        self.status_errors = 0
 
     def _request(self, antennas: int | None, more: bool) -> bytes:
-        data = bytearray([0x01])
-        mode = (feig.MODE_MORE if more else 0) | (feig.MODE_ANT if antennas is not None else 0)
-        data.append(mode)
-        if antennas is not None:
-            data += antennas.to_bytes(self.ant_sel_bytes, "big")
-        return feig.encode_frame(feig.CMD_INVENTORY, bytes(data), com_adr=self.com_adr)
+        return feig.inventory_request(antennas=antennas, more=more, com_adr=self.com_adr,
+                                      ant_sel_bytes=self.ant_sel_bytes)
 
     def _exchange(self, request: bytes, cmd: int, deadline_s: float) -> feig.Frame:
         try:
@@ -66,6 +63,8 @@ class FeigClient:
                 if isinstance(item, feig.Corrupt):
                     self.frames_bad += 1
                     log.warning("%s: corrupt frame skipped (%s): %s", self.device, item.reason, item.raw.hex(" "))
+                elif item.raw == request:
+                    continue  # our own request echoed (RS-485 adapters, loop://): not an answer
                 elif item.cmd != cmd:
                     log.warning("%s: unexpected answer to command 0x%02X skipped: %s",
                                 self.device, item.cmd, item.raw.hex(" "))
@@ -99,8 +98,11 @@ class FeigClient:
                 raise
             if reply.status not in (feig.STATUS_OK, feig.STATUS_MORE_DATA, feig.STATUS_NO_TRANSPONDER,
                                     feig.STATUS_RF_WARNING):
-                log.warning("%s: inventory status 0x%02X (%s)", self.device, reply.status,
-                            feig.STATUS_TEXT.get(reply.status, "unknown"))
+                # An RF error or an overflow is a failed cycle, not an empty table: reporting it
+                # as "no tags" would count every card towards leaving the table.
+                self.status_errors += 1
+                raise ReaderStatusError(f"{self.device}: inventory status 0x{reply.status:02X} "
+                                        f"({feig.STATUS_TEXT.get(reply.status, 'unknown')}); cycle dropped")
             tags.extend(reply.tags)
             if not reply.more:
                 return tags

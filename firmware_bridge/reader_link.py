@@ -27,6 +27,7 @@ from typing import Callable
 from controller.events import DeviceStatus, Event, ReaderCycle
 from firmware_bridge.backoff import Backoff
 from firmware_bridge.errors import BridgeError, LinkError, ProtocolError, ResponseTimeout
+from firmware_bridge.feig import TagRecord
 from firmware_bridge.feig_client import FeigClient
 from firmware_bridge.serial_port import PortSettings, open_port
 
@@ -51,6 +52,27 @@ class LinkStats:
     def reads_per_second(self) -> float:
         elapsed = time.monotonic() - self.since
         return self.reads / elapsed if elapsed > 0 else 0.0
+
+
+def cycle_reads(tags: list[TagRecord], *, single_antenna: bool) -> tuple[tuple[str, int, int], ...]:
+    """One ``(uid, antenna, rssi)`` per tag and antenna: a data set the reader repeated in
+    the same answer is the same read, kept once at its strongest.
+
+    >>> from firmware_bridge.feig import AntennaRead
+    >>> t = TagRecord("E004", 3, 0, (AntennaRead(2, 0, 150),))
+    >>> cycle_reads([t, t], single_antenna=False)
+    (('E004', 2, 150),)
+    """
+    if single_antenna:
+        return tuple((uid, 1, 0) for uid in dict.fromkeys(t.uid for t in tags))
+    best: dict[tuple[str, int], int] = {}
+    for t in tags:
+        uid = t.uid
+        for a in t.antennas:
+            key = (uid, a.antenna)
+            if best.get(key, -1) < a.rssi:
+                best[key] = a.rssi
+    return tuple((uid, ant, rssi) for (uid, ant), rssi in best.items())
 
 
 class ReaderLink(abc.ABC):
@@ -168,14 +190,7 @@ class FeigReaderLink(ReaderLink):
                 self.backoff.reset()
                 self._set_online(True, f"answering on {self.port_settings.url}")
             self.cycle += 1
-            reads = []
-            if self.antennas is None:
-                for t in tags:
-                    reads.append((t.uid, 1, 0))
-            else:
-                for t in tags:
-                    for a in t.antennas:
-                        reads.append((t.uid, a.antenna, a.rssi))
+            reads = cycle_reads(tags, single_antenna=self.antennas is None)
             self.stats.cycles += 1
             self.stats.reads += len(reads)
             # The timestamp is taken once the whole answer is in, before the next request.

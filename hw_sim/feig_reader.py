@@ -205,6 +205,8 @@ class SimFeigReader:
                 continue
             data = self.device.read(0.05)
             if not data:
+                if self._decoder.buffered and self._decoder.flush() is not None:
+                    self.bad_requests += 1  # the line went quiet mid-request: drop the fragment
                 continue
             for item in self._decoder.feed(data):
                 if isinstance(item, feig.Frame):

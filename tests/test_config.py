@@ -1,0 +1,79 @@
+"""A bad configuration gets one error naming the file, the key and what is wrong."""
+
+from pathlib import Path
+
+import pytest
+
+from controller.service.config import ConfigError, load_config, parse_config
+from hw_sim.decks import manifest_text
+
+
+def good(tmp_path: Path, extra: str = "") -> Path:
+    (tmp_path / "A.txt").write_text(manifest_text("A"))
+    (tmp_path / "B.txt").write_text(manifest_text("B"))
+    cfg = tmp_path / "tablectl.toml"
+    cfg.write_text(f"""
+[table]
+game = "omaha"
+seats = [1, 2, 4, 6, 9]
+button = 9
+[reader]
+port = "loop://"
+[antennas]
+1 = "seat:1"
+2 = "seat:2"
+11 = "board"
+[[decks]]
+id = "A"
+back = "red"
+manifest = "A.txt"
+[[decks]]
+id = "B"
+back = "blue"
+manifest = "B.txt"
+{extra}""")
+    return cfg
+
+
+def test_a_good_file_loads(tmp_path):
+    c = load_config(good(tmp_path))
+    assert c.table.game == "omaha" and c.table.hole_cards == 4
+    assert c.table.zones.zone(11) == "board"
+    assert [d.id for d in c.decks] == ["A", "B"]
+    assert c.registry().lookup("E0040150A05F0100").card == "As"
+
+
+@pytest.mark.parametrize("old,new,needle", [
+    ('game = "omaha"', 'game = "pinochle"', "[table] game: 'pinochle' is not supported"),
+    ("seats = [1, 2, 4, 6, 9]", "seats = [1, 1]", "[table] seats: a seat is listed twice"),
+    ("seats = [1, 2, 4, 6, 9]", "seats = [0, 11]", "[table] seats: want a list of seat numbers 1 to 10"),
+    ('port = "loop://"', 'port = "loop://"\nbaudrate = 12345', "[reader] baudrate: 12345 is not a FEIG baud rate"),
+    ('port = "loop://"', 'port = 5', "[reader] port: want str, got 5"),
+    ('port = "loop://"', 'port = "loop://"\nspeed = 3', "[reader] speed: unknown key"),
+    ('11 = "board"', '11 = "table"', "[antennas] unknown zone 'table'"),
+    ('manifest = "A.txt"', 'manifest = "nope.txt"', "[decks #1] manifest: cannot read"),
+    ('back = "blue"', 'back = ""', "[decks #2] back: every deck needs a back colour"),
+    ("[reader]", "[readr]\n[reader]", "[readr]: unknown section"),
+])
+def test_bad_values_name_file_and_key(tmp_path, old, new, needle):
+    cfg = good(tmp_path)
+    cfg.write_text(cfg.read_text().replace(old, new, 1))
+    with pytest.raises(ConfigError) as exc:
+        load_config(cfg)
+    assert str(cfg) in str(exc.value)
+    assert needle in str(exc.value)
+
+
+def test_invalid_toml_names_the_file(tmp_path):
+    with pytest.raises(ConfigError, match=r"x\.toml: not valid TOML"):
+        parse_config("[table\n", path=tmp_path / "x.toml")
+
+
+def test_tablectl_run_refuses_a_bad_file_with_one_line(tmp_path):
+    import subprocess, sys
+    cfg = good(tmp_path)
+    cfg.write_text(cfg.read_text().replace("button = 9", "button = 42"))
+    r = subprocess.run([sys.executable, "-m", "controller.service.cli", "run", "--config", str(cfg)],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2
+    assert r.stderr.strip().splitlines() == [f"tablectl: {cfg}: [table] button: want a seat number 1 to 10, got 42"]

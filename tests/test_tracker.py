@@ -1,0 +1,174 @@
+"""The noise filter: a card's location changes only on evidence, counted in cycles."""
+
+import random
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from controller.tracker import Tracker
+
+ZONES = {1: "seat:1", 2: "seat:2", 3: "seat:3", 11: "board", 13: "muck"}
+
+
+def make(confirm=3, gone=8):
+    return Tracker(ZONES.get, confirm_cycles=confirm, gone_cycles=gone)
+
+
+def test_arrival_needs_confirm_cycles_of_evidence():
+    t = make(confirm=3)
+    assert t.cycle(1, [("U", 1, 200)]) == ([], [])
+    assert t.cycle(2, [("U", 1, 200)]) == ([], [])
+    assert t.cycle(3, [("U", 1, 200)]) == ([("U", None, "seat:1")], [])
+    assert t.location("U") == "seat:1"
+
+
+def test_missed_reads_neither_advance_nor_reset_the_evidence():
+    t = make(confirm=3)
+    t.cycle(1, [("U", 1, 200)])
+    t.cycle(2, [])  # a missed read
+    t.cycle(3, [("U", 1, 200)])
+    moves, _ = t.cycle(4, [("U", 1, 200)])
+    assert moves == [("U", None, "seat:1")]
+
+
+def test_crosstalk_loses_to_the_stronger_antenna():
+    t = make(confirm=1)
+    moves, _ = t.cycle(1, [("U", 2, 90), ("U", 1, 210)])
+    assert moves == [("U", None, "seat:1")]
+
+
+def test_a_lone_crosstalk_read_does_not_move_a_card():
+    t = make(confirm=3)
+    for c in range(1, 4):
+        t.cycle(c, [("U", 1, 200)])
+    # the home antenna misses once while the neighbour hears it weakly
+    assert t.cycle(4, [("U", 2, 80)]) == ([], [])
+    t.cycle(5, [("U", 1, 200)])  # back home: the stray evidence is dropped
+    t.cycle(6, [("U", 2, 80)])
+    t.cycle(7, [("U", 2, 80)])
+    assert t.location("U") == "seat:1"
+
+
+def test_a_real_move_is_confirmed():
+    t = make(confirm=2)
+    t.cycle(1, [("U", 1, 200)]); t.cycle(2, [("U", 1, 200)])
+    t.cycle(3, [("U", 13, 200)])
+    moves, _ = t.cycle(4, [("U", 13, 200)])
+    assert moves == [("U", "seat:1", "muck")]
+
+
+def test_departure_after_gone_cycles_without_any_read():
+    t = make(confirm=1, gone=3)
+    t.cycle(1, [("U", 1, 200)])
+    assert t.cycle(2, []) == ([], [])
+    assert t.cycle(3, []) == ([], [])
+    assert t.cycle(4, []) == ([], [("U", "seat:1")])
+    assert t.location("U") is None
+
+
+def test_reads_at_unmapped_antennas_are_ignored():
+    t = make(confirm=1)
+    assert t.cycle(1, [("U", 7, 200)]) == ([], [])
+
+
+def test_repeated_reads_in_one_cycle_count_once():
+    t = make(confirm=2)
+    assert t.cycle(1, [("U", 1, 200), ("U", 1, 200), ("U", 1, 200)]) == ([], [])
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_noise_of_the_deal_script_model_never_moves_a_resting_card(seed):
+    """miss 0.05, repeat 0.3, crosstalk 0.01 over 2,000 cycles: no spurious move or departure."""
+    rng = random.Random(seed)
+    t = make(confirm=3, gone=8)
+    home = {"A": 1, "B": 2, "C": 3, "D": 11}
+    for c in range(1, 4):
+        t.cycle(c, [(u, a, 200) for u, a in home.items()])
+    for c in range(4, 2000):
+        reads = []
+        for uid, ant in home.items():
+            if rng.random() >= 0.05:
+                reads.append((uid, ant, rng.randint(170, 230)))
+            if rng.random() < 0.01:
+                reads.append((uid, ant + 1, rng.randint(60, 120)))
+            if reads and rng.random() < 0.3:
+                reads.append(reads[-1])
+        assert t.cycle(c, reads) == ([], [])
+    assert {u: t.location(u) for u in home} == {u: ZONES[a] for u, a in home.items()}
+
+
+def test_bad_parameters_are_refused():
+    with pytest.raises(ValueError):
+        Tracker(ZONES.get, confirm_cycles=0)
+
+
+class ReferenceTracker:
+    """The tracker's rules written as plainly as possible, tag by tag, to check the fast one."""
+
+    def __init__(self, zones, confirm, gone):
+        self.zones, self.confirm, self.gone = zones, confirm, gone
+        self.home, self.cand, self.last = {}, {}, {}
+
+    def cycle(self, c, reads):
+        best = {}
+        for uid, ant, rssi in reads:
+            z = self.zones.get(ant)
+            if z is not None and (uid not in best or rssi > best[uid][0]):
+                best[uid] = (rssi, z)
+        moves = []
+        for uid in sorted(best):
+            z = best[uid][1]
+            prev_seen = self.last.get(uid)
+            self.last[uid] = c
+            if self.home.get(uid) == z:
+                self.cand.pop(uid, None)
+                continue
+            zone, streak = self.cand.get(uid, (None, 0))
+            if zone == z and prev_seen is not None and c - prev_seen <= self.gone:
+                streak += 1
+            else:
+                streak = 1
+            if streak >= self.confirm:
+                moves.append((uid, self.home.get(uid), z))
+                self.home[uid] = z
+                self.cand.pop(uid, None)
+            else:
+                self.cand[uid] = (z, streak)
+        departures = []
+        for uid in sorted(set(self.home) - set(best)):
+            if self.last[uid] <= c - self.gone:
+                departures.append((uid, self.home.pop(uid)))
+                self.cand.pop(uid, None)
+        return moves, departures
+
+
+@settings(max_examples=150, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), confirm=st.integers(1, 4), gone=st.integers(1, 6))
+def test_the_fast_tracker_agrees_with_the_reference(seed, confirm, gone):
+    """Random tags wandering over mapped and unmapped antennas, with misses, repeats and
+    crosstalk: both trackers report the same moves and departures, cycle by cycle."""
+    rng = random.Random(seed)
+    zones = {1: "seat:1", 2: "seat:2", 3: "seat:3", 11: "board", 12: "board", 13: "muck"}  # 7: unmapped
+    antennas = [1, 2, 3, 7, 11, 12, 13]
+    fast = Tracker(zones.get, confirm_cycles=confirm, gone_cycles=gone)
+    ref = ReferenceTracker(zones, confirm, gone)
+    where = {}
+    for c in range(1, 300):
+        for _ in range(rng.randint(0, 2)):
+            uid = f"U{rng.randint(0, 7)}"
+            if rng.random() < 0.2:
+                where.pop(uid, None)
+            else:
+                where[uid] = rng.choice(antennas)
+        reads = []
+        for uid, ant in sorted(where.items()):
+            if rng.random() >= 0.2:
+                reads.append((uid, ant, rng.randint(150, 230)))
+                if rng.random() < 0.3:
+                    reads.append(reads[-1])
+            if rng.random() < 0.15:
+                reads.append((uid, rng.choice(antennas), rng.randint(60, 240)))
+        rng.shuffle(reads)
+        assert fast.cycle(c, reads) == ref.cycle(c, reads), f"cycle {c}"
+    assert {u: fast.location(u) for u in where} == {u: ref.home.get(u) for u in where}
