@@ -128,3 +128,55 @@ class DeckRegistry:
 
     def uids(self) -> Iterable[str]:
         return self._by_uid.keys()
+
+
+class SetupOrderReading:
+    """Registers a deck read card by card, in set-up order, over one antenna (DECK-008).
+
+    Feed it the UIDs of each inventory cycle; a UID not seen before is the next card. Two new
+    UIDs in one cycle leave their order unknown, so that is refused: one card at a time.
+
+    >>> from hw_sim.decks import sim_uid
+    >>> r = SetupOrderReading()
+    >>> r.feed([sim_uid("A", "As")]); r.feed([sim_uid("A", "As"), sim_uid("A", "2s")])
+    >>> r.count, r.next_card
+    (2, '3s')
+    """
+
+    def __init__(self) -> None:
+        self.uids: list[str] = []
+        self._seen: set[str] = set()
+
+    @property
+    def count(self) -> int:
+        return len(self.uids)
+
+    @property
+    def done(self) -> bool:
+        return len(self.uids) == 52
+
+    @property
+    def next_card(self) -> str | None:
+        return None if self.done else setup_order()[len(self.uids)]
+
+    def feed(self, uids: Iterable[str]) -> None:
+        new = [u for u in dict.fromkeys(normalise_uid(u) for u in uids) if u not in self._seen]
+        if len(new) > 1:
+            raise RegistryError(f"{len(new)} new tags in one read after card {len(self.uids)} "
+                                f"({' '.join(new)}): lay the cards on the antenna one at a time")
+        if new and self.done:
+            raise RegistryError(f"a 53rd tag was read ({new[0]}): the deck holds a foreign card")
+        for u in new:
+            self._seen.add(u)
+            self.uids.append(u)
+
+    def cards(self) -> dict[str, str]:
+        return cards_from_setup_order(self.uids)
+
+
+def manifest_of(cards: dict[str, str], *, deck_id: str, back: str) -> str:
+    """A manifest's text for ``cards`` (uid -> card), in set-up order."""
+    rank = {c: i for i, c in enumerate(setup_order())}
+    lines = [f"# deck {deck_id}, {back} back, in set-up order (top first)"]
+    lines += [f"{u} {c}" for u, c in sorted(cards.items(), key=lambda uc: rank[uc[1]])]
+    return "\n".join(lines) + "\n"

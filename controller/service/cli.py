@@ -5,6 +5,7 @@
 - ``tablectl run --config FILE``: the daemon proper.
 - ``tablectl simulate SCRIPT [--json]``: play a deal script through the simulated devices.
 - ``tablectl tags --driver feig --port URL``: the installer's tool, one line per tag read.
+- ``tablectl register --port URL --deck A --back red --out A.txt``: register a deck.
 """
 
 from __future__ import annotations
@@ -68,6 +69,14 @@ def cmd_tags(args: argparse.Namespace) -> int:
                      antennas=args.antennas)
 
 
+def cmd_register(args: argparse.Namespace) -> int:
+    from controller.service import register
+
+    return register.main(port=args.port, deck=args.deck, back=args.back, out=args.out,
+                         baudrate=args.baudrate, parity=args.parity, antenna=args.antenna,
+                         max_cycles=args.max_cycles)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="tablectl", description="Integrity controller for a poker table.")
     sub = p.add_subparsers(dest="command")
@@ -100,6 +109,18 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--parity", choices=("N", "E", "O"), default="E")
     t.add_argument("--antennas", default="1-13", help="antennas to scan, e.g. 1-13 or 1,2,11")
     t.set_defaults(fn=cmd_tags)
+
+    g = sub.add_parser("register", help="register a deck read in set-up order over one antenna")
+    g.add_argument("--port", required=True, help="the registration reader: a pyserial URL or device path")
+    g.add_argument("--deck", required=True, help="the deck's id, e.g. A")
+    g.add_argument("--back", required=True, help="the deck's back colour")
+    g.add_argument("--out", required=True, help="the manifest file to write")
+    g.add_argument("--antenna", type=int, default=None,
+                   help="read only this antenna of a multiplexed reader (default: a single-antenna reader)")
+    g.add_argument("--baudrate", type=int, default=38400)
+    g.add_argument("--parity", choices=("N", "E", "O"), default="E")
+    g.add_argument("--max-cycles", type=int, default=0, help=argparse.SUPPRESS)
+    g.set_defaults(fn=cmd_register)
     return p
 
 

@@ -1,0 +1,89 @@
+"""Frame-to-effect latency through a pseudo-terminal (target: p99 under 2 ms).
+
+The simulated FEIG reader answers on a real pseudo-terminal; the daemon's reader link reads
+it through pyserial and the core turns it into effects, in one process so that both ends
+share a clock. Each trial lays a tag of no registered deck on an antenna; the latency is
+from the moment the reader finished writing the answer that completes the evidence (the
+``confirm_cycles``-th read) to the moment the daemon emitted the ``deck.unknown_tag`` alert.
+
+    .venv/bin/python bench/latency.py [--trials 500]
+"""
+
+from __future__ import annotations
+
+import argparse
+import bisect
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from controller.effects import Alert  # noqa: E402
+from controller.service.config import parse_config  # noqa: E402
+from controller.service.daemon import Daemon  # noqa: E402
+from controller.service.sinks import CallbackSink  # noqa: E402
+from controller.zones import ZoneMap  # noqa: E402
+from hw_sim.decks import DECK_IDS, manifest_text  # noqa: E402
+from hw_sim.feig_reader import SimFeigReader  # noqa: E402
+from hw_sim.pty_device import PtyDevice  # noqa: E402
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--trials", type=int, default=500)
+    args = ap.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="tablectl-bench-"))
+    for d in DECK_IDS:
+        (work / f"deck-{d}.txt").write_text(manifest_text(d))
+    cfg = work / "t.toml"
+    cfg.write_text(f'[reader]\nport = "{work / "reader"}"\n'
+                   + "".join(f'[[decks]]\nid = "{d}"\nback = "{c}"\nmanifest = "deck-{d}.txt"\n'
+                             for d, c in zip(DECK_IDS, ("red", "blue"))))
+    config = parse_config(cfg.read_text(), path=cfg)
+    writes: list[float] = []  # perf_counter when each full answer was written
+    reader = SimFeigReader(PtyDevice(work / "reader"), antennas=ZoneMap.default().by_antenna)
+    reader.on_cycle = lambda n, reads, label: writes.append(time.perf_counter())
+    got: dict[str, float] = {}
+    cond = threading.Condition()
+
+    def take(effects):  # type: ignore[no-untyped-def]
+        now = time.perf_counter()
+        with cond:
+            for e in effects:
+                if isinstance(e, Alert) and e.code == "deck.unknown_tag":
+                    got[e.card[4:]] = now
+            cond.notify_all()
+
+    daemon = Daemon(config, sinks=[CallbackSink(take, clearance="floor")])
+    reader.start()
+    daemon.start()
+    threading.Thread(target=daemon.run, daemon=True).start()
+    lat = []
+    try:
+        reader.wait_cycles(2, 10)
+        for i in range(args.trials):
+            uid = f"E0040150B0{i:06X}"
+            reader.place(uid, uid, 1 + i % 13)
+            with cond:
+                if not cond.wait_for(lambda: uid in got, 10):
+                    raise SystemExit(f"trial {i}: no alert")
+            t_alert = got[uid]
+            t_frame = writes[bisect.bisect_left(writes, t_alert) - 1]  # the answer just before
+            lat.append((t_alert - t_frame) * 1000)
+            reader.remove(uid)
+            reader.wait_cycles(config.table.gone_cycles + 2, 10)  # let it leave the table
+    finally:
+        daemon.stop()
+        reader.stop()
+    lat.sort()
+    p = lambda q: lat[min(len(lat) - 1, int(q * len(lat)))]  # noqa: E731
+    print(f"frame-to-alert latency over {len(lat)} trials: p50 {p(0.50):.3f} ms, p99 {p(0.99):.3f} ms, "
+          f"max {lat[-1]:.3f} ms, mean {statistics.mean(lat):.3f} ms")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,27 @@
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from hw_sim.feig_reader import NoiseModel, SimFeigReader
+from hw_sim.pty_device import PtyDevice
+
+TABLECTL = [sys.executable, "-m", "controller.service.cli"]
+
+
+@pytest.fixture
+def sim_reader(tmp_path):
+    """A simulated FEIG reader on a real pseudo-terminal, reachable at tmp_path/'reader'."""
+    readers = []
+
+    def make(single_antenna=False, noise=None, antennas=range(1, 14)):
+        r = SimFeigReader(PtyDevice(tmp_path / "reader"), antennas=antennas, noise=noise or NoiseModel(),
+                          single_antenna=single_antenna)
+        r.start()
+        readers.append(r)
+        return r
+
+    yield make
+    for r in readers:
+        r.stop()
