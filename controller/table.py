@@ -145,7 +145,7 @@ class Table:
         if not ev.online and ev.device not in self.devices_offline:
             self.devices_offline.add(ev.device)
             self._alert(out, Alert(ts=ev.ts, code=f"device.{ev.device}_offline", audience="dealer",
-                                   hand=hand_no, message=f"{ev.device} offline: {ev.detail}".rstrip(": ")))
+                                   hand=hand_no, message=f"{ev.device} offline" + (f" ({ev.detail})" if ev.detail else "")))
         elif ev.online and ev.device in self.devices_offline:
             self.devices_offline.discard(ev.device)
             self._alert(out, Alert(ts=ev.ts, code=f"device.{ev.device}_online", audience="dealer",

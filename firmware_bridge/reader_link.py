@@ -105,6 +105,8 @@ class ReaderLink(abc.ABC):
             self._set_online(False, "link thread crashed; see the log")
 
     def _set_online(self, online: bool, detail: str) -> None:
+        prefix = f"{self.name}: "
+        detail = detail[len(prefix):] if detail.startswith(prefix) else detail
         if online != self.stats.online:
             self.stats.online = online
             self.emit(DeviceStatus(ts=self.clock(), device=self.name, online=online, detail=detail))
@@ -168,7 +170,7 @@ class FeigReaderLink(ReaderLink):
                 timeouts += 1
                 self.stats.timeouts += 1
                 if timeouts >= self.max_timeouts:
-                    log.warning("%s: %s (%d in a row): heartbeat lost", self.name, exc, timeouts)
+                    log.warning("%s (%d in a row): heartbeat lost", exc, timeouts)
                     self._set_online(False, f"no answer to {timeouts} inventories")
                     return
                 continue
@@ -176,11 +178,11 @@ class FeigReaderLink(ReaderLink):
                 self.stats.protocol_errors += 1
                 continue  # logged with the raw frame by the client; the next cycle may be fine
             except LinkError as exc:
-                log.warning("%s: %s", self.name, exc)
+                log.warning("%s", exc)  # the message names the device already
                 self._set_online(False, str(exc))
                 return
             except BridgeError as exc:
-                log.warning("%s: %s", self.name, exc)
+                log.warning("%s", exc)
                 continue
             finally:
                 self.stats.frames_bad = client.frames_bad
