@@ -115,12 +115,10 @@ class Demo:
                 number = self.hands_dealt + 1
                 steps = random_hand_steps(self.rng, game=self.game, seats=self.seats,
                                           button=self.daemon.table.button)
-                hand = sc.parse_script_hand(steps) if hasattr(sc, "parse_script_hand") else None
-                actions = hand if hand is not None else [sc.parse_step(s) for s in steps]
-                for i, action in enumerate(actions, 1):
+                for i, step in enumerate(steps, 1):
                     if self._stop.wait(pause):
                         return
-                    self.dealer.play_step(number, i, sc.action_of(action))
+                    self.dealer.play_step(number, i, sc.parse_step(step, where=f"hand {number}, step {i}"))
                 self.hands_dealt = number
                 self._stop.wait(4 * pause)
         except SimulationError as exc:

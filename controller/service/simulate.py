@@ -22,7 +22,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, Callable, TextIO
 
 from controller.service import control
 from controller.zones import ZoneMap
@@ -143,7 +143,8 @@ log_level = "info"
 
 
 def run_script(script: sc.Script, *, workdir: Path, log: TextIO | None = None,
-               step_timeout: float = 30.0) -> dict[str, Any]:
+               step_timeout: float = 30.0,
+               on_hand: Callable[[int, subprocess.Popen], None] | None = None) -> dict[str, Any]:
     """Play ``script`` and return the report (deal-script.md). Raises SimulationError."""
     for d in DECK_IDS:
         (workdir / f"deck-{d}.txt").write_text(manifest_text(d))
@@ -180,6 +181,8 @@ def run_script(script: sc.Script, *, workdir: Path, log: TextIO | None = None,
             dealer.play_hand(number, hand)
             if log is not None:
                 log.write(f"hand {number} played\n")
+            if on_hand is not None:
+                on_hand(number, proc)
         report = _report(script, feed, dealer)
     except SimulationError as exc:
         tail = _tail(workdir / "daemon.log")

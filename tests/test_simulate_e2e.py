@@ -1,0 +1,124 @@
+"""End to end through ``tablectl simulate``: simulated reader on a pseudo-terminal, the daemon
+as a subprocess, the report built from the daemon's own records.
+
+The expected zones are computed here from the script (where each card was pitched, what was
+mucked), independently of the daemon, and compared with what the daemon concluded.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from hw_sim.random_hands import random_script
+from tests.conftest import TABLECTL
+
+NOISE = {"seed": 7, "miss": 0.05, "repeat": 0.3, "crosstalk": 0.01}
+ZONE_ORDER = [f"seat:{n}" for n in range(1, 11)] + ["board", "burn", "muck"]
+
+
+def simulate(tmp_path: Path, script: dict, *extra: str, timeout: float = 600) -> subprocess.CompletedProcess:
+    path = tmp_path / "script.json"
+    path.write_text(json.dumps(script))
+    return subprocess.run([*TABLECTL, "simulate", str(path), "--json", *extra],
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def expected_hand(steps: list[dict]) -> dict:
+    """Where each card should end, from the physical steps alone."""
+    zones: dict[str, list[str]] = {}
+    out = 0
+    for step in steps:
+        if "deal" in step:
+            zones.setdefault(step["to"], []).append(step["deal"])
+            out += 1
+        elif "muck" in step:
+            cards = zones.pop(step["muck"], [])
+            zones.setdefault("muck", []).extend(cards)
+    return {"zones": {z: zones[z] for z in ZONE_ORDER if zones.get(z)}, "stub_count": 52 - out}
+
+
+def check_report(script: dict, report: dict) -> None:
+    assert len(report["hands"]) == len(script["hands"])
+    for i, (hand, got) in enumerate(zip(script["hands"], report["hands"]), 1):
+        want = expected_hand(hand["steps"])
+        # cards mucked together may be read into the muck in either order
+        got_zones = dict(got["zones"])
+        assert sorted(got_zones.get("muck", [])) == sorted(want["zones"].get("muck", [])), f"hand {i}"
+        got_zones.pop("muck", None)
+        want["zones"].pop("muck", None)
+        assert got_zones == want["zones"], f"hand {i}"
+        assert got["stub_count"] == want["stub_count"], f"hand {i}"
+        assert got["button"] == hand["button"], f"hand {i}"
+        loud = [a for a in got["alerts"] if a["audience"] in ("dealer", "floor")]
+        assert loud == [], f"hand {i}: {loud}"
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("game,seed", [("holdem", 1), ("omaha", 2), ("holdem", 3), ("omaha", 4)])
+def test_clean_noisy_hands_give_exact_zones_and_no_alert(tmp_path, game, seed):
+    """500 random hands over the four runs (hold'em and Omaha, 2 to 10 seats, any button),
+    under miss 0.05, repeat 0.3 and crosstalk 0.01."""
+    script = random_script(seed, hands=125, game=game, noise=dict(NOISE, seed=seed), vary_seats=True)
+    r = simulate(tmp_path, script)
+    assert r.returncode == 0, r.stderr
+    check_report(script, json.loads(r.stdout))
+
+
+@pytest.mark.e2e
+def test_the_reader_unplugged_mid_hand_comes_back_and_the_hand_is_still_right(tmp_path):
+    script = random_script(11, hands=2, game="holdem", seats=[1, 3, 5, 8], noise=dict(NOISE, seed=11))
+    steps = script["hands"][0]["steps"]
+    cut = next(i for i, s in enumerate(steps) if s.get("to") == "burn")  # after the hole cards
+    steps[cut:cut] = [{"unplug": "reader"}, {"plug": "reader"}]
+    r = simulate(tmp_path, script)
+    assert r.returncode == 0, r.stderr
+    report = json.loads(r.stdout)
+    first = report["hands"][0]
+    alerts = [(a["code"], a["audience"], a["step"]) for a in first["alerts"]]
+    assert alerts == [("device.reader_offline", "dealer", cut + 1), ("device.reader_online", "dealer", cut + 2)]
+    # apart from those two alerts, both hands are exactly right
+    first["alerts"] = []
+    steps[cut:cut + 2] = []
+    check_report(script, report)
+
+
+@pytest.mark.e2e
+def test_the_deal_script_example_runs(tmp_path):
+    """The example of deal-script.md, with two cards still to come back from the fold."""
+    script = {
+        "format": 1, "game": "holdem", "seats": [1, 2, 4, 6, 9], "button": 9,
+        "noise": {"seed": 7, "miss": 0.05, "repeat": 0.3, "crosstalk": 0.01},
+        "hands": [{"steps": [
+            {"deal": "As", "to": "seat:1"}, {"deal": "7d", "to": "seat:2"}, {"press": "exposed"},
+            {"deal": "Kd", "to": "burn"}, {"deal": "2c", "to": "board"}, {"muck": "seat:4"},
+            {"end": True}]}],
+    }
+    r = simulate(tmp_path, script)
+    assert r.returncode == 0, r.stderr
+    [hand] = json.loads(r.stdout)["hands"]
+    assert hand["zones"] == {"seat:1": ["As"], "seat:2": ["7d"], "board": ["2c"], "burn": ["Kd"]}
+    assert hand["stub_count"] == 48
+    assert hand["button"] == 9
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("script,needle", [
+    ("{not json", "not valid JSON"),
+    (json.dumps({"format": 1, "game": "holdem", "seats": [1, 2], "button": 2,
+                 "hands": [{"steps": [{"deal": "Zz", "to": "seat:1"}, {"end": True}]}]}), "hand 1, step 1"),
+    (json.dumps({"format": 1, "game": "holdem", "seats": [1, 2], "button": 2,
+                 "hands": [{"steps": [{"deal": "As", "to": "seat:1"}, {"deal": "As", "to": "seat:2"},
+                                      {"end": True}]}]}), "hand 1, step 2"),
+])
+def test_a_bad_script_is_refused_with_one_line_naming_the_step(tmp_path, script, needle):
+    path = tmp_path / "bad.json"
+    path.write_text(script)
+    r = subprocess.run([*TABLECTL, "simulate", str(path), "--json"], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and needle in lines[0], r.stderr
+    assert r.stdout == ""
