@@ -40,7 +40,7 @@ def main() -> None:
     for d in DECK_IDS:
         (work / f"deck-{d}.txt").write_text(manifest_text(d))
     cfg = work / "t.toml"
-    cfg.write_text(f'[reader]\nport = "{work / "reader"}"\n'
+    cfg.write_text(f'[reader]\nport = "{work / "reader"}"\nparity = "N"\n'
                    + "".join(f'[[decks]]\nid = "{d}"\nback = "{c}"\nmanifest = "deck-{d}.txt"\n'
                              for d, c in zip(DECK_IDS, ("red", "blue"))))
     config = parse_config(cfg.read_text(), path=cfg)

@@ -8,6 +8,7 @@ Catch :class:`BridgeError` to catch anything the bridge raises on purpose::
      |    +-- DeviceNotFound
      +-- ResponseTimeout   (also a TimeoutError)
      +-- ReaderStatusError
+     +-- CorruptAnswer
 
 >>> issubclass(DeviceNotFound, LinkError) and issubclass(ProtocolError, ValueError)
 True
@@ -16,7 +17,7 @@ True
 from __future__ import annotations
 
 __all__ = ["BridgeError", "ProtocolError", "LinkError", "DeviceNotFound", "ResponseTimeout",
-           "ReaderStatusError"]
+           "ReaderStatusError", "CorruptAnswer"]
 
 
 class BridgeError(Exception):
@@ -56,4 +57,12 @@ class ReaderStatusError(BridgeError):
     """The reader answered, but with an error status (RF error, buffer overflow, ISO error).
 
     The cycle it belongs to is dropped: an empty answer would wrongly say no card is there.
+    """
+
+
+class CorruptAnswer(BridgeError):
+    """The reader answered, but only damaged frames arrived before the deadline.
+
+    The frames were counted and logged with their raw bytes; the cycle is dropped. The reader
+    is alive, so this does not count towards heartbeat loss.
     """

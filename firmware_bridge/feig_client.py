@@ -21,7 +21,7 @@ import time
 import serial
 
 from firmware_bridge import feig
-from firmware_bridge.errors import LinkError, ProtocolError, ReaderStatusError, ResponseTimeout
+from firmware_bridge.errors import CorruptAnswer, LinkError, ProtocolError, ReaderStatusError, ResponseTimeout
 
 log = logging.getLogger("tablectl.bridge")
 
@@ -52,6 +52,7 @@ class FeigClient:
         except (serial.SerialException, OSError) as exc:
             raise LinkError(f"{self.device}: write failed: {exc}") from exc
         deadline = time.monotonic() + deadline_s
+        damaged = 0
         while True:
             try:
                 chunk = self.port.read(self.port.in_waiting or 1)
@@ -61,8 +62,8 @@ class FeigClient:
                 raise LinkError(f"{self.device}: read failed: {exc}") from exc
             for item in self.decoder.feed(chunk):
                 if isinstance(item, feig.Corrupt):
-                    self.frames_bad += 1
-                    log.warning("%s: corrupt frame skipped (%s): %s", self.device, item.reason, item.raw.hex(" "))
+                    damaged += 1
+                    self._log_corrupt(item)
                 elif item.raw == request:
                     continue  # our own request echoed (RS-485 adapters, loop://): not an answer
                 elif item.cmd != cmd:
@@ -73,11 +74,19 @@ class FeigClient:
             if time.monotonic() >= deadline:
                 stale = self.decoder.flush()
                 if stale is not None:
-                    self.frames_bad += 1
-                    log.warning("%s: %s: %s", self.device, stale.reason, stale.raw.hex(" "))
+                    damaged += 1
+                    self._log_corrupt(stale)
+                if damaged:
+                    # The reader answered, damaged: it is alive, so this is no heartbeat loss.
+                    raise CorruptAnswer(f"{self.device}: the answer to {_NAMES.get(cmd, hex(cmd))} "
+                                        f"arrived damaged; cycle dropped")
                 self.timeouts += 1
                 raise ResponseTimeout(f"{self.device}: no answer to {_NAMES.get(cmd, hex(cmd))} "
                                       f"within {deadline_s:g} s")
+
+    def _log_corrupt(self, item: feig.Corrupt) -> None:
+        self.frames_bad += 1
+        log.warning("%s: corrupt frame skipped (%s): %s", self.device, item.reason, item.raw.hex(" "))
 
     def inventory(self, *, antennas: int | None, deadline_s: float = 0.5) -> list[feig.TagRecord]:
         """One full inventory cycle (fetching every part after status 0x94).

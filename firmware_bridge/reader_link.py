@@ -98,11 +98,16 @@ class ReaderLink(abc.ABC):
             self._thread.join(timeout)
 
     def _run_safely(self) -> None:
-        try:
-            self.run()
-        except Exception:  # the link must never take the daemon down silently
-            log.exception("%s: link thread crashed", self.name)
-            self._set_online(False, "link thread crashed; see the log")
+        """Run the link; should it fail in a way nobody foresaw, say so and start it again."""
+        restart = Backoff(0.5, 30.0)
+        while not self._stop.is_set():
+            try:
+                self.run()
+                return
+            except Exception:  # the link must never stop for good, nor take the daemon down
+                log.exception("%s: link failed unexpectedly; restarting it", self.name)
+                self._set_online(False, "link failed unexpectedly; see the log")
+                self._stop.wait(restart.next())
 
     def _set_online(self, online: bool, detail: str) -> None:
         prefix = f"{self.name}: "
@@ -162,6 +167,7 @@ class FeigReaderLink(ReaderLink):
 
     def _poll(self, port) -> None:  # type: ignore[no-untyped-def]
         client = FeigClient(port, device=self.name, com_adr=self.com_adr, ant_sel_bytes=self.ant_sel_bytes)
+        frames_bad_before = self.stats.frames_bad  # the count runs on over reconnects
         timeouts = 0
         while not self._stop.is_set():
             try:
@@ -176,16 +182,18 @@ class FeigReaderLink(ReaderLink):
                 continue
             except ProtocolError:
                 self.stats.protocol_errors += 1
+                timeouts = 0
                 continue  # logged with the raw frame by the client; the next cycle may be fine
             except LinkError as exc:
                 log.warning("%s", exc)  # the message names the device already
                 self._set_online(False, str(exc))
                 return
-            except BridgeError as exc:
+            except BridgeError as exc:  # a damaged answer or an error status: the reader is alive
                 log.warning("%s", exc)
+                timeouts = 0
                 continue
             finally:
-                self.stats.frames_bad = client.frames_bad
+                self.stats.frames_bad = frames_bad_before + client.frames_bad
             timeouts = 0
             if not self.stats.online:
                 self._ever_online = True

@@ -7,6 +7,7 @@ work the same way.
 
 from __future__ import annotations
 
+import termios
 from dataclasses import dataclass
 
 import serial
@@ -39,5 +40,6 @@ def open_port(settings: PortSettings, *, device: str) -> serial.SerialBase:
         if "No such file" in text or "could not open port" in text and "Errno 2" in text:
             raise DeviceNotFound(f"{device}: {settings.url} not found") from exc
         raise LinkError(f"{device}: cannot open {settings.url}: {text}") from exc
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, termios.error) as exc:
+        # termios.error: a pseudo-terminal or adapter that vanished between open and configure
         raise LinkError(f"{device}: cannot open {settings.url}: {exc}") from exc

@@ -79,6 +79,10 @@ class SimFeigReader:
         self.requests = 0
         self.bad_requests = 0
         self.mute = False  # a reader that stops answering (heartbeat loss)
+        self.corrupt_next = 0  # fault injection: flip a bit in the CRC of the next N answers
+        self.truncate_next = 0  # fault injection: cut the next N answers short
+        self.garbage_next = b""  # fault injection: bytes sent before the next answer
+        self.error_status_next = 0  # fault injection: answer the next N inventories with status 0x83
 
     # -- the physical field ------------------------------------------------------------------
     def place(self, key: str, uid: str, antenna: int) -> None:
@@ -148,25 +152,41 @@ class SimFeigReader:
                                                    com_adr=self.com_adr))
         return out
 
+    def _send(self, data: bytes) -> None:
+        """Write one answer, with any fault the test asked for."""
+        if self.garbage_next:
+            data, self.garbage_next = self.garbage_next + data, b""
+        if self.corrupt_next:
+            self.corrupt_next -= 1
+            data = data[:-1] + bytes([data[-1] ^ 0x01])
+        elif self.truncate_next:
+            self.truncate_next -= 1
+            data = data[: len(data) // 2]
+        self.device.write(data)
+
     def _handle(self, frame: feig.Frame) -> None:
         self.requests += 1
         if frame.cmd == feig.CMD_GET_SOFTWARE_VERSION:
-            self.device.write(feig.encode_frame(frame.cmd, bytes([0x03, 0x03, 0x00, 0x44, 0x53, 0x0D, 0x30]),
+            self._send(feig.encode_frame(frame.cmd, bytes([0x03, 0x03, 0x00, 0x44, 0x53, 0x0D, 0x30]),
                                                 com_adr=self.com_adr, status=feig.STATUS_OK))
             return
         if frame.cmd != feig.CMD_INVENTORY or len(frame.data) < 2 or frame.data[0] != 0x01:
             self.bad_requests += 1
-            self.device.write(feig.encode_frame(frame.cmd, b"", com_adr=self.com_adr, status=0x80))
+            self._send(feig.encode_frame(frame.cmd, b"", com_adr=self.com_adr, status=0x80))
             return
         mode = frame.data[1]
         if mode & feig.MODE_MORE:
             if self._pending:
-                self.device.write(self._pending.pop(0))
+                self._send(self._pending.pop(0))
                 if not self._pending:
                     self._cycle_complete()
             else:
-                self.device.write(feig.encode_frame(frame.cmd, b"", com_adr=self.com_adr,
-                                                    status=feig.STATUS_NO_TRANSPONDER))
+                self._send(feig.encode_frame(frame.cmd, b"", com_adr=self.com_adr,
+                                             status=feig.STATUS_NO_TRANSPONDER))
+            return
+        if self.error_status_next:
+            self.error_status_next -= 1
+            self._send(feig.encode_frame(frame.cmd, b"", com_adr=self.com_adr, status=feig.STATUS_RF_COMM_ERROR))
             return
         with_antennas = bool(mode & feig.MODE_ANT) and not self.single_antenna
         ant_sel = int.from_bytes(frame.data[2:], "big") if with_antennas and len(frame.data) > 2 else None
@@ -174,7 +194,7 @@ class SimFeigReader:
         reads = self._inventory(ant_sel)
         self._last_reads = reads
         parts = self._answer(reads, with_antennas)
-        self.device.write(parts[0])
+        self._send(parts[0])
         self._pending = parts[1:]
         if not self._pending:
             self._cycle_complete()

@@ -6,6 +6,10 @@ stable symlink to the current slave, so that unplugging (closing the pseudo-term
 plugging back in (a new one, at a new ``/dev/pts/N``) look to the daemon like a USB cable
 pulled and pushed back.
 
+A pseudo-terminal has no parity bit. Linux drops PARENB when the host first configures 8E1,
+and then refuses it (EINVAL) the next time the same pseudo-terminal is opened, so every
+simulated setup configures ``parity = "N"``; the 8E1 default stays for real readers.
+
 >>> import tempfile, pathlib
 >>> link = pathlib.Path(tempfile.mkdtemp()) / "reader"
 >>> with PtyDevice(link) as dev:

@@ -75,7 +75,7 @@ def _config(workdir: Path, game: str, seats: list[int], button: int) -> str:
     decks = "".join(f'\n[[decks]]\nid = "{d}"\nback = "{DECK_BACKS[d]}"\nmanifest = "deck-{d}.txt"\n'
                     for d in DECK_IDS)
     return (f'[table]\ngame = "{game}"\nseats = {seats}\nbutton = {button}\n\n'
-            f'[reader]\nport = "{workdir / "reader"}"\npoll_interval = 0.01\n{decks}')
+            f'[reader]\nport = "{workdir / "reader"}"\nparity = "N"\npoll_interval = 0.01\n{decks}')
 
 
 class Demo:

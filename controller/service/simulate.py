@@ -133,6 +133,7 @@ gone_cycles = {GONE_CYCLES}
 
 [reader]
 port = "{workdir / 'reader'}"
+parity = "N"  # a pseudo-terminal has no parity (see hw_sim/pty_device.py)
 answer_timeout = 1.0
 {decks}
 [outputs]
