@@ -126,9 +126,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    commands = {"run", "simulate", "demo", "tags", "register"}
+    if not argv or (argv[0] not in commands and argv[0] not in ("-h", "--help")):
+        argv = ["demo", *argv]  # the embedded default: the demo
     args = parser.parse_args(argv)
-    if args.command is None:  # the embedded default: the demo
-        args = parser.parse_args(["demo", *(argv or [])])
     return args.fn(args)
 
 

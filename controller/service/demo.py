@@ -110,7 +110,7 @@ class Demo:
         """The dealer's thread: random clean hands, one after another."""
         try:
             self.reader.wait_cycles(1, 10)
-            pause = 0.25 / self.speed
+            pause = 0.5 / self.speed  # about a card every half second at speed 1
             while not self._stop.is_set() and (hands is None or self.hands_dealt < hands):
                 number = self.hands_dealt + 1
                 steps = random_hand_steps(self.rng, game=self.game, seats=self.seats,

@@ -73,6 +73,11 @@ def render(demo: "Demo"):  # type: ignore[no-untyped-def]
     health.add_row("reconnects", str(stats.reconnects))
     health.add_row("hands", f"{snap['hands_finished']} finished")
 
+    records = list(demo.view.records)
+    if records:
+        last = records[-1]
+        health.add_row("last hand", f"#{last['hand']}: stub {last['stub_count']}, "
+                       f"{len(last['alerts']) or 'no'} alert{'' if len(last['alerts']) == 1 else 's'}")
     alerts = list(demo.view.alerts)[-6:]
     alert_text = Text()
     for a in alerts:

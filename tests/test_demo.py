@@ -1,0 +1,28 @@
+"""``tablectl demo``: the daemon against the simulated table, as a user runs it."""
+
+import re
+import subprocess
+
+from tests.conftest import TABLECTL
+
+
+def test_demo_deals_hands_and_reports_each_one_clean():
+    r = subprocess.run([*TABLECTL, "demo", "--hands", "3", "--plain", "--seed", "4", "--speed", "50"],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    hands = [line for line in r.stdout.splitlines() if line.startswith("hand ")]
+    assert [int(h.split()[1]) for h in hands] == [1, 2, 3]
+    assert all(" clean " in h for h in hands), hands
+    # every hand accounts for its cards: stub = 52 - hole cards - burns - board
+    for h in hands:
+        burns = int(re.search(r"burns (\d)", h).group(1))
+        board = len(re.search(r"board \[([^\]]*)\]", h).group(1).split())
+        assert burns == (board > 0) + (board > 3) + (board > 4)
+    assert re.search(r"reader: \d+ cycles, \d+ reads, 0 corrupt frames, 0 reconnects", r.stdout)
+
+
+def test_no_command_means_the_demo():
+    r = subprocess.run([*TABLECTL, "--hands", "1", "--plain", "--speed", "50"],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("hand    1")
