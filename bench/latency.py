@@ -27,7 +27,7 @@ from controller.service.config import parse_config  # noqa: E402
 from controller.service.daemon import Daemon  # noqa: E402
 from controller.service.sinks import CallbackSink  # noqa: E402
 from controller.zones import ZoneMap  # noqa: E402
-from hw_sim.decks import DECK_IDS, manifest_text  # noqa: E402
+from hw_sim.setup import write_setup  # noqa: E402
 from hw_sim.feig_reader import SimFeigReader  # noqa: E402
 from hw_sim.pty_device import PtyDevice  # noqa: E402
 
@@ -37,12 +37,7 @@ def main() -> None:
     ap.add_argument("--trials", type=int, default=500)
     args = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="tablectl-bench-"))
-    for d in DECK_IDS:
-        (work / f"deck-{d}.txt").write_text(manifest_text(d))
-    cfg = work / "t.toml"
-    cfg.write_text(f'[reader]\nport = "{work / "reader"}"\nparity = "N"\n'
-                   + "".join(f'[[decks]]\nid = "{d}"\nback = "{c}"\nmanifest = "deck-{d}.txt"\n'
-                             for d, c in zip(DECK_IDS, ("red", "blue"))))
+    cfg = write_setup(work)
     config = parse_config(cfg.read_text(), path=cfg)
     writes: list[float] = []  # perf_counter when each full answer was written
     reader = SimFeigReader(PtyDevice(work / "reader"), antennas=ZoneMap.default().by_antenna)

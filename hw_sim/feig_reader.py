@@ -25,19 +25,15 @@ from __future__ import annotations
 import random
 import threading
 import time
-from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence
 
 from firmware_bridge import feig
 from hw_sim.pty_device import PtyDevice
+from hw_sim.script import Noise
 
 
-@dataclass(frozen=True, slots=True)
-class NoiseModel:
-    seed: int = 0
-    miss: float = 0.0
-    repeat: float = 0.0
-    crosstalk: float = 0.0
+#: The noise model is the deal script's (seed, miss, repeat, crosstalk).
+NoiseModel = Noise
 
 
 #: What one answered inventory cycle reported: uid -> [(antenna, rssi), ...]

@@ -22,15 +22,14 @@ from controller.effects import Alert, Effect, HandFinished
 from controller.service.config import parse_config
 from controller.service.daemon import Daemon
 from controller.service.sinks import CallbackSink
-from controller.zones import ZoneMap
 from hw_sim import script as sc
 from hw_sim.dealer import ScriptedDealer, SimulationError
-from hw_sim.decks import DECK_BACKS, DECK_IDS, manifest_text
-from hw_sim.feig_reader import NoiseModel, SimFeigReader
+from hw_sim.feig_reader import SimFeigReader
 from hw_sim.pty_device import PtyDevice
+from hw_sim.setup import ANTENNA_OF, ZONES, write_setup
 from hw_sim.random_hands import random_hand_steps
 
-DEMO_NOISE = NoiseModel(seed=0, miss=0.05, repeat=0.3, crosstalk=0.01)
+DEMO_NOISE = sc.Noise(seed=0, miss=0.05, repeat=0.3, crosstalk=0.01)
 
 
 class _InProcessDaemon:
@@ -69,15 +68,6 @@ class _InProcessDaemon:
         return {"ok": True}
 
 
-def _config(workdir: Path, game: str, seats: list[int], button: int) -> str:
-    for d in DECK_IDS:
-        (workdir / f"deck-{d}.txt").write_text(manifest_text(d))
-    decks = "".join(f'\n[[decks]]\nid = "{d}"\nback = "{DECK_BACKS[d]}"\nmanifest = "deck-{d}.txt"\n'
-                    for d in DECK_IDS)
-    return (f'[table]\ngame = "{game}"\nseats = {seats}\nbutton = {button}\n\n'
-            f'[reader]\nport = "{workdir / "reader"}"\nparity = "N"\npoll_interval = 0.01\n{decks}')
-
-
 class Demo:
     def __init__(self, *, seed: int, game: str, speed: float) -> None:
         self.rng = random.Random(seed)
@@ -86,16 +76,14 @@ class Demo:
         self.workdir = Path(tempfile.mkdtemp(prefix="tablectl-demo-"))
         self.seats = sorted(self.rng.sample(range(1, 11), self.rng.randint(6, 9)))
         button = self.seats[-1]
-        cfg_path = self.workdir / "tablectl.toml"
-        cfg_path.write_text(_config(self.workdir, game, self.seats, button))
+        cfg_path = write_setup(self.workdir, game=game, seats=self.seats, button=button,
+                               reader_extra="poll_interval = 0.01")
         self.config = parse_config(cfg_path.read_text(), path=cfg_path)
-        zones = ZoneMap.default()
-        self.reader = SimFeigReader(PtyDevice(self.workdir / "reader"), antennas=zones.by_antenna,
-                                    noise=NoiseModel(seed, DEMO_NOISE.miss, DEMO_NOISE.repeat, DEMO_NOISE.crosstalk))
+        self.reader = SimFeigReader(PtyDevice(self.workdir / "reader"), antennas=ZONES.by_antenna,
+                                    noise=sc.Noise(seed, DEMO_NOISE.miss, DEMO_NOISE.repeat, DEMO_NOISE.crosstalk))
         self.daemon = Daemon(self.config, sinks=[])
         self.view = _InProcessDaemon(self.daemon)
-        antenna_of = {z: zones.antennas_of(z)[0] for z in set(zones.by_antenna.values())}
-        self.dealer = ScriptedDealer(self.reader, antenna_of, self.view,
+        self.dealer = ScriptedDealer(self.reader, ANTENNA_OF, self.view,
                                      confirm_cycles=self.config.table.confirm_cycles)
         self.hands_dealt = 0
         self.error: str | None = None

@@ -25,12 +25,11 @@ from pathlib import Path
 from typing import Any, Callable, TextIO
 
 from controller.service import control
-from controller.zones import ZoneMap
 from hw_sim import script as sc
 from hw_sim.dealer import ScriptedDealer, SimulationError
-from hw_sim.decks import DECK_BACKS, DECK_IDS, manifest_text
-from hw_sim.feig_reader import NoiseModel, SimFeigReader
+from hw_sim.feig_reader import SimFeigReader
 from hw_sim.pty_device import PtyDevice
+from hw_sim.setup import ANTENNA_OF, ZONES, write_setup
 
 CONFIRM_CYCLES = 3
 GONE_CYCLES = 8
@@ -118,44 +117,15 @@ class _Daemon:
         return answer
 
 
-def _config_text(script: sc.Script, workdir: Path) -> str:
-    seats = ", ".join(str(s) for s in script.seats)
-    decks = "".join(f'\n[[decks]]\nid = "{d}"\nback = "{DECK_BACKS[d]}"\nmanifest = "deck-{d}.txt"\n'
-                    for d in DECK_IDS)
-    return f"""# written by tablectl simulate
-[table]
-game = "{script.game}"
-seats = [{seats}]
-button = {script.button}
-deck_in_play = "A"
-confirm_cycles = {CONFIRM_CYCLES}
-gone_cycles = {GONE_CYCLES}
-
-[reader]
-port = "{workdir / 'reader'}"
-parity = "N"  # a pseudo-terminal has no parity (see hw_sim/pty_device.py)
-answer_timeout = 1.0
-{decks}
-[outputs]
-feed = "feed.jsonl"
-control = "control.sock"
-log_level = "info"
-"""
-
-
 def run_script(script: sc.Script, *, workdir: Path, log: TextIO | None = None,
                step_timeout: float = 30.0,
                on_hand: Callable[[int, subprocess.Popen], None] | None = None) -> dict[str, Any]:
     """Play ``script`` and return the report (deal-script.md). Raises SimulationError."""
-    for d in DECK_IDS:
-        (workdir / f"deck-{d}.txt").write_text(manifest_text(d))
-    cfg = workdir / "tablectl.toml"
-    cfg.write_text(_config_text(script, workdir))
-    zones = ZoneMap.default()
-    antenna_of = {z: zones.antennas_of(z)[0] for z in set(zones.by_antenna.values())}
-    n = script.noise
-    reader = SimFeigReader(PtyDevice(workdir / "reader"), antennas=zones.by_antenna,
-                           noise=NoiseModel(n.seed, n.miss, n.repeat, n.crosstalk))
+    cfg = write_setup(workdir, game=script.game, seats=script.seats, button=script.button,
+                      table_extra=f"confirm_cycles = {CONFIRM_CYCLES}\ngone_cycles = {GONE_CYCLES}",
+                      reader_extra="answer_timeout = 1.0",
+                      outputs='feed = "feed.jsonl"\ncontrol = "control.sock"')
+    reader = SimFeigReader(PtyDevice(workdir / "reader"), antennas=ZONES.by_antenna, noise=script.noise)
     feed = FeedWatcher(workdir / "feed.jsonl")
     daemon_log = open(workdir / "daemon.log", "w")
     env = dict(os.environ, PYTHONUNBUFFERED="1")
@@ -170,7 +140,7 @@ def run_script(script: sc.Script, *, workdir: Path, log: TextIO | None = None,
             raise SimulationError("the daemon did not start; see its log")
         if not reader.wait_cycles(1, step_timeout):
             raise SimulationError("the daemon never polled the simulated reader")
-        dealer = ScriptedDealer(reader, antenna_of, daemon, confirm_cycles=CONFIRM_CYCLES,
+        dealer = ScriptedDealer(reader, ANTENNA_OF, daemon, confirm_cycles=CONFIRM_CYCLES,
                                 step_timeout=step_timeout)
         for number, hand in enumerate(script.hands, 1):
             if hand.seats is not None or hand.button is not None:

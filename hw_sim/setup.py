@@ -1,0 +1,42 @@
+"""A simulated table's set-up on disk: deck manifests and a daemon configuration.
+
+``tablectl simulate``, ``tablectl demo`` and the benchmarks all stand the daemon up the same
+way: the two simulated decks (``A`` red, in play; ``B`` blue, the spare), the default antenna
+layout, and the reader on a pseudo-terminal reached through a symlink in the work folder.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from controller.zones import ZoneMap
+from hw_sim.decks import DECK_BACKS, DECK_IDS, manifest_text
+
+ZONES = ZoneMap.default()
+#: zone -> the antenna the simulated dealer lays a card on
+ANTENNA_OF: dict[str, int] = {z: ZONES.antennas_of(z)[0] for z in set(ZONES.by_antenna.values())}
+
+
+def write_setup(workdir: Path, *, game: str = "holdem", seats: list[int] | tuple[int, ...] = (1, 2, 3, 4, 5, 6, 7, 8, 9),
+                button: int = 9, table_extra: str = "", reader_extra: str = "", outputs: str = "") -> Path:
+    """Write the manifests and ``tablectl.toml`` into ``workdir``; return the config's path."""
+    for d in DECK_IDS:
+        (workdir / f"deck-{d}.txt").write_text(manifest_text(d))
+    decks = "".join(f'\n[[decks]]\nid = "{d}"\nback = "{DECK_BACKS[d]}"\nmanifest = "deck-{d}.txt"\n'
+                    for d in DECK_IDS)
+    cfg = workdir / "tablectl.toml"
+    cfg.write_text(f"""# a simulated table
+[table]
+game = "{game}"
+seats = [{", ".join(str(s) for s in seats)}]
+button = {button}
+deck_in_play = "A"
+{table_extra}
+[reader]
+port = "{workdir / 'reader'}"
+parity = "N"  # a pseudo-terminal has no parity (see hw_sim/pty_device.py)
+{reader_extra}
+{decks}
+{("[outputs]" + chr(10) + outputs) if outputs else ""}
+""")
+    return cfg
