@@ -65,7 +65,7 @@ class Tracker:
         """
         # Every read goes through here, so the common cycles are settled with C-level set
         # operations; only the tags heard somewhere new are looked at one by one.
-        pairs = {(uid, ant) for uid, ant, _ in reads}
+        pairs = set(map(_UID_ANT, reads))
         home_pairs = self._home_pairs
         extra = pairs - home_pairs
         if extra or self._cands:
@@ -155,4 +155,5 @@ class Tracker:
 
 
 _RSSI = itemgetter(2)
+_UID_ANT = itemgetter(0, 1)
 _NOTHING: tuple[list[Move], list[tuple[str, str]]] = ([], [])
