@@ -1,16 +1,51 @@
 """Deal scripts (``../shared/deal-script.md``): parsed and checked before anything runs.
 
-A script that is not valid JSON, names an unknown card, zone, seat or button, or deals the same
-physical card twice without gathering it (other than as a ``clone``) is refused with one line
-naming the step, e.g. ``hand 2, step 5: unknown card 'Zz' (ranks A23456789TJQK, suits shdc)``.
+:func:`parse_script` turns the JSON text of a script into an immutable, typed :class:`Script`,
+or refuses it with a :class:`ScriptError` whose ``str()`` is ONE line naming where and what,
+e.g. ``hand 2, step 5: unknown card 'Zz' (ranks A23456789TJQK, suits shdc)`` or
+``top level: "seats" must be a list of seat numbers 1 to 10, got 'all'``. It does no I/O.
 
-Each step is wrapped in a :class:`Step` that knows its hand and its position (both counted from
-1); :func:`action_of` gives the action itself.
+The step model: each step of a hand is a :class:`Step` ``(hand, index, action)``; ``hand`` and
+``index`` are both counted from 1 (``index`` within its hand, as the report's ``step``), and
+``action`` is one of :class:`Deal`, :class:`Muck`, :class:`Press`, :class:`Shuffler`,
+:class:`End`, :class:`Unplug`, :class:`Plug` (the union :data:`Action`). :func:`action_of`
+gives the action of a step (or of a bare action).
 
->>> s = parse_script('{"format": 1, "game": "holdem", "seats": [1, 2], "button": 2,'
-...                  ' "hands": [{"steps": [{"deal": "As", "to": "seat:1"}, {"end": true}]}]}')
+>>> s = parse_script('''{"format": 1, "game": "holdem", "seats": [1, 2], "button": 2,
+...   "hands": [{"steps": [{"deal": "As", "to": "seat:1"}, {"deal": "Kd@B", "to": "seat:2"},
+...                        {"deal": "tag:e0040150a05f02b7", "to": "burn"}]}]}''')
 >>> s.hands[0].steps[0]
 Step(hand=1, index=1, action=Deal(card=CardRef(card='As', deck=None, uid=None), to='seat:1', face_up=False, clone=False))
+>>> [str(action_of(st).card) for st in s.hands[0].steps[1:3]]
+['Kd@B', 'tag:E0040150A05F02B7']
+>>> s.hands[0].steps[-1]          # a hand that does not end with {"end": true} gets one
+Step(hand=1, index=4, action=End())
+>>> parse_script(s.to_json()) == s
+True
+>>> parse_script('{"format": 1, "game": "holdem", "seats": [1, 2], "button": 2, "hands": ['
+...              '{"steps": [{"deal": "As", "to": "seat:1"}, {"deal": "as", "to": "board"}]}]}')
+Traceback (most recent call last):
+...
+hw_sim.script.ScriptError: hand 1, step 2: As is already out (dealt at step 1 and not gathered; a second tag with the same UID is "clone": true)
+
+Choices the contract leaves open (documented here, relied on by the simulator):
+
+- A hand whose steps do not end with ``{"end": true}`` gets an implicit :class:`End` appended
+  (the dealer always gathers the cards); a step *after* an ``end`` in the same hand is refused
+  (start a new hand instead). A hand with no steps is just that implicit end.
+- A physical card is a deck and a card: ``As`` is the card of the deck in play (deck ``A``,
+  :data:`DECK_IN_PLAY`), so ``As``, ``As@A`` and the tag UID of deck A's ace of spades
+  (``tag:E0040150A05F0000``, see :mod:`hw_sim.decks`) are the same card, and dealing two of
+  them without a gather is refused; ``As@B`` is another card. A UID of no simulated deck is a
+  card by itself.
+- ``seats`` lists 2 to 10 different seats (a hand needs two players); ``button`` is any seat
+  1 to 10 (a dead button need not be dealt in). A deal to a seat 1..10 that is not dealt in is
+  *not* refused: it is a misdeal for the daemon to catch.
+- ``game`` defaults to ``holdem`` when absent; ``noise`` to no noise, seed 0.
+- ``crash_after`` is a step count from 1 up to the number of steps in the script (with the
+  implicit ends), so that the power cut does happen.
+- ``"cards"`` goes only with ``{"shuffler": "deck"}``.
+- Extension: ``{"press": NAME, "long": true}`` is a long press (RULES.md legend: ``EXPOSED:player``).
 """
 
 from __future__ import annotations
@@ -21,23 +56,35 @@ from dataclasses import dataclass
 from typing import Any, Collection, Union
 
 from controller.cards import RANKS, SUITS, CardError, parse_card
+from hw_sim.decks import card_of_uid
 
+FORMAT = 1
+#: Games a script may name; stud, razz and draw games join as the daemon learns them.
 GAMES = ("holdem", "omaha")
 DEFAULT_BUTTONS = ("exposed", "misdeal", "next", "floor", "new_deck", "round_done", "sa", "stub_wrong", "ack")
 DEVICES = ("reader", "shuffler")
 SHUFFLER_ACTIONS = ("deck", "jam", "door_open")
+#: The simulated table's decks (deal-script.md: ``A`` in play, ``B`` the spare).
 DECK_IDS = ("A", "B")
-_UID = re.compile(r"^[0-9A-Fa-f]{16}$")
-_ZONE = re.compile(r"^(seat:(10|[1-9])|board|burn|muck)$")
+DECK_IN_PLAY = "A"
+ZONES_HELP = "seat:1..seat:10, board, burn, muck"
+STEP_KINDS = ("deal", "muck", "press", "shuffler", "end", "unplug", "plug")
+_UID = re.compile(r"[0-9A-Fa-f]{16}")
+_ZONE = re.compile(r"seat:(?:10|[1-9])|board|burn|muck")
+_TOP_KEYS = ("format", "game", "seats", "button", "noise", "hands", "deck", "crash_after")
+_HAND_KEYS = ("steps", "seats", "button", "deck")
 
 
 class ScriptError(ValueError):
     """A refused script; ``str()`` is one line naming where and what."""
 
 
+# -- the model ------------------------------------------------------------------------------
+
 @dataclass(frozen=True, slots=True)
 class CardRef:
-    """A physical card: a card of the deck in play (``deck`` None), of another deck, or a tag."""
+    """A physical card: ``card`` of the deck in play (``deck`` None) or of ``deck``; or a tag
+    by its ``uid`` (16 uppercase hex digits; ``card`` and ``deck`` None)."""
 
     card: str | None
     deck: str | None = None
@@ -51,6 +98,8 @@ class CardRef:
 
 @dataclass(frozen=True, slots=True)
 class Deal:
+    """``{"deal": CARD, "to": ZONE}``: one card pitched from the top of the stub."""
+
     card: CardRef
     to: str
     face_up: bool = False
@@ -59,33 +108,43 @@ class Deal:
 
 @dataclass(frozen=True, slots=True)
 class Muck:
+    """``{"muck": "seat:N"}``: that seat's cards go into the muck."""
+
     seat: int
 
 
 @dataclass(frozen=True, slots=True)
 class Press:
+    """``{"press": NAME}`` (``"long": true`` for a long press): a dealer pad."""
+
     name: str
     long: bool = False
 
 
 @dataclass(frozen=True, slots=True)
 class Shuffler:
+    """``{"shuffler": "deck" | "jam" | "door_open"}``, ``"cards"`` dictating a deck report."""
+
     action: str
     cards: tuple[CardRef, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class End:
-    pass
+    """``{"end": true}``: the hand is over; the dealer gathers every card."""
 
 
 @dataclass(frozen=True, slots=True)
 class Unplug:
+    """``{"unplug": DEVICE}``: the device's cable is pulled."""
+
     device: str
 
 
 @dataclass(frozen=True, slots=True)
 class Plug:
+    """``{"plug": DEVICE}``: the device's cable is back in."""
+
     device: str
 
 
@@ -94,6 +153,8 @@ Action = Union[Deal, Muck, Press, Shuffler, End, Unplug, Plug]
 
 @dataclass(frozen=True, slots=True)
 class Step:
+    """One step of a hand: ``hand`` and ``index`` (within the hand) both count from 1."""
+
     hand: int
     index: int
     action: Action
@@ -101,12 +162,17 @@ class Step:
 
 @dataclass(frozen=True, slots=True)
 class DeckSpec:
+    """The physical deck lacks the ``missing`` cards and holds the ``extra`` ones as well."""
+
     missing: tuple[CardRef, ...] = ()
     extra: tuple[CardRef, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
 class Noise:
+    """Read noise (deal-script.md); each probability is in [0, 1]. Also the simulated
+    reader's noise model (``hw_sim.feig_reader.NoiseModel``)."""
+
     seed: int = 0
     miss: float = 0.0
     repeat: float = 0.0
@@ -115,6 +181,9 @@ class Noise:
 
 @dataclass(frozen=True, slots=True)
 class HandScript:
+    """One hand: its steps (always ending with :class:`End`), and the hand's own seats,
+    button and deck when it names them (None: the script's, or the daemon's button)."""
+
     steps: tuple[Step, ...]
     seats: tuple[int, ...] | None = None
     button: int | None = None
@@ -132,198 +201,282 @@ class Script:
     deck: DeckSpec | None = None
     crash_after: int | None = None
 
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form (:func:`script_to_dict`)."""
+        return script_to_dict(self)
+
+    def to_json(self, **dumps_kw: Any) -> str:
+        """JSON text that :func:`parse_script` reads back to an equal script."""
+        return json.dumps(script_to_dict(self), **dumps_kw)
+
 
 def action_of(step: Step | Action) -> Action:
+    """The action of a :class:`Step` (a bare action is returned as it is)."""
     return step.action if isinstance(step, Step) else step
 
 
-# -- parsing ---------------------------------------------------------------------------------
+def physical_card(ref: CardRef, deck_in_play: str = DECK_IN_PLAY) -> tuple[str, str]:
+    """The physical card ``ref`` names, as ``(deck, card)``, or ``("tag", uid)`` for a tag of
+    no simulated deck. Two refs with the same physical card are the same tag.
+
+    >>> physical_card(CardRef("As")) == physical_card(CardRef(None, None, "E0040150A05F0000"))
+    True
+    >>> physical_card(CardRef("As", "B"))
+    ('B', 'As')
+    """
+    if ref.uid is not None:
+        return card_of_uid(ref.uid) or ("tag", ref.uid)
+    return (ref.deck or deck_in_play, ref.card or "")
+
+
+# -- parsing helpers --------------------------------------------------------------------------
+
+def _show(value: Any, limit: int = 40) -> str:
+    """A short one-line repr of a JSON value, for messages."""
+    text = json.dumps(value, ensure_ascii=True) if not isinstance(value, str) else repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
 
 def parse_card_ref(text: Any, where: str) -> CardRef:
-    """``"As"``, ``"As@B"`` or ``"tag:E0040150A05F02B7"``."""
+    """``"As"``, ``"As@B"`` or ``"tag:E0040150A05F02B7"``; ScriptError names ``where``."""
     if not isinstance(text, str):
-        raise ScriptError(f"{where}: a card is a string like 'As', 'As@B' or 'tag:<16 hex digits>', got {text!r}")
+        raise ScriptError(f"{where}: a card is a string like 'As', 'As@B' or 'tag:<16 hex digits>', "
+                          f"got {_show(text)}")
     if text.startswith("tag:"):
         uid = text[4:]
-        if not _UID.match(uid):
-            raise ScriptError(f"{where}: {text!r} is not a tag (want tag: and 16 hex digits)")
+        if not _UID.fullmatch(uid):
+            raise ScriptError(f"{where}: unknown tag {_show(text)} (write 'tag:' and 16 hex digits)")
         return CardRef(None, None, uid.upper())
-    card, _, deck = text.partition("@")
+    card, at, deck = text.partition("@")
     try:
         c = parse_card(card)
     except CardError:
-        raise ScriptError(f"{where}: unknown card {text!r} (ranks {RANKS}, suits {SUITS})") from None
-    if deck and deck not in DECK_IDS:
-        raise ScriptError(f"{where}: unknown deck {deck!r} in {text!r} (decks: {', '.join(DECK_IDS)})")
+        raise ScriptError(f"{where}: unknown card {_show(text)} (ranks {RANKS}, suits {SUITS})") from None
+    if at and deck not in DECK_IDS:
+        raise ScriptError(f"{where}: unknown deck {_show(deck)} in {_show(text)} (decks: {', '.join(DECK_IDS)})")
     return CardRef(c, deck or None, None)
 
 
 def _seat(value: Any, where: str, what: str) -> int:
-    if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= 10:
-        raise ScriptError(f"{where}: {what} must be a seat number 1 to 10, got {value!r}")
+    if not _is_int(value) or not 1 <= value <= 10:
+        raise ScriptError(f"{where}: {what} must be a seat number 1 to 10, got {_show(value)}")
     return value
 
 
 def _seats(value: Any, where: str) -> tuple[int, ...]:
-    if not isinstance(value, list) or len(value) < 2:
-        raise ScriptError(f'{where}: "seats" must be a list of at least two seat numbers 1 to 10')
-    seats = tuple(_seat(v, where, '"seats"') for v in value)
-    if len(set(seats)) != len(seats):
-        raise ScriptError(f'{where}: "seats" lists a seat twice: {list(seats)}')
-    return seats
+    if not isinstance(value, list) or not all(_is_int(v) and 1 <= v <= 10 for v in value):
+        raise ScriptError(f'{where}: "seats" must be a list of seat numbers 1 to 10, got {_show(value)}')
+    if len(set(value)) != len(value):
+        dup = next(v for v in value if value.count(v) > 1)
+        raise ScriptError(f'{where}: "seats" lists seat {dup} twice')
+    if len(value) < 2:
+        raise ScriptError(f'{where}: "seats" must list at least two seats (a hand needs two players), '
+                          f"got {_show(value)}")
+    return tuple(value)
 
 
-def _keys(d: dict, allowed: set[str], where: str) -> None:
-    extra = sorted(set(d) - allowed)
+def _keys(d: dict[str, Any], allowed: Collection[str], where: str, what: str) -> None:
+    extra = [k for k in d if k not in allowed]
     if extra:
-        raise ScriptError(f"{where}: unknown key {extra[0]!r} (this step takes {', '.join(sorted(allowed))})")
+        raise ScriptError(f"{where}: unknown key {_show(extra[0])} ({what} takes {', '.join(allowed)})")
+
+
+def _flag(d: dict[str, Any], key: str, where: str) -> bool:
+    value = d.get(key, False)
+    if not isinstance(value, bool):
+        raise ScriptError(f'{where}: "{key}" must be true or false, got {_show(value)}')
+    return value
 
 
 def _zone(value: Any, where: str) -> str:
-    if not isinstance(value, str) or not _ZONE.match(value):
-        raise ScriptError(f"{where}: unknown zone {value!r} (zones: seat:1..seat:10, board, burn, muck)")
+    if not isinstance(value, str) or not _ZONE.fullmatch(value):
+        raise ScriptError(f"{where}: unknown zone {_show(value)} (zones: {ZONES_HELP})")
     return value
 
 
 def parse_step(d: Any, *, where: str, buttons: Collection[str] = DEFAULT_BUTTONS) -> Action:
-    """One step's action; ScriptError names ``where``."""
+    """One step's action from its JSON object; ScriptError names ``where``.
+
+    >>> parse_step({"muck": "seat:4"}, where="hand 1, step 6")
+    Muck(seat=4)
+    >>> parse_step({"press": "exposd"}, where="hand 1, step 3", buttons=("exposed", "next"))
+    Traceback (most recent call last):
+    ...
+    hw_sim.script.ScriptError: hand 1, step 3: unknown button 'exposd' (buttons: exposed, next)
+    """
     if not isinstance(d, dict) or not d:
-        raise ScriptError(f"{where}: a step is a JSON object like {{\"deal\": \"As\", \"to\": \"seat:1\"}}")
-    if "deal" in d:
-        _keys(d, {"deal", "to", "face_up", "clone"}, where)
+        raise ScriptError(f'{where}: a step is a JSON object like {{"deal": "As", "to": "seat:1"}}, '
+                          f"got {_show(d)}")
+    kinds = [k for k in STEP_KINDS if k in d]
+    if not kinds:
+        raise ScriptError(f"{where}: unknown step {_show(next(iter(d)))} (steps: {', '.join(STEP_KINDS)})")
+    if len(kinds) > 1:
+        raise ScriptError(f"{where}: a step does one thing, this one has both {_show(kinds[0])} "
+                          f"and {_show(kinds[1])}")
+    kind = kinds[0]
+    if kind == "deal":
+        _keys(d, ("deal", "to", "face_up", "clone"), where, "a deal")
         if "to" not in d:
-            raise ScriptError(f'{where}: a deal needs "to" (a zone)')
-        for flag in ("face_up", "clone"):
-            if flag in d and not isinstance(d[flag], bool):
-                raise ScriptError(f'{where}: "{flag}" must be true or false')
-        return Deal(parse_card_ref(d["deal"], where), _zone(d["to"], where), d.get("face_up", False),
-                    d.get("clone", False))
-    if "muck" in d:
-        _keys(d, {"muck"}, where)
+            raise ScriptError(f'{where}: a deal needs "to" (zones: {ZONES_HELP})')
+        card = parse_card_ref(d["deal"], where)
+        return Deal(card, _zone(d["to"], where), _flag(d, "face_up", where), _flag(d, "clone", where))
+    if kind == "muck":
+        _keys(d, ("muck",), where, "a muck")
         zone = _zone(d["muck"], where)
         if not zone.startswith("seat:"):
-            raise ScriptError(f"{where}: only a seat's cards can be mucked, not {zone!r}")
+            raise ScriptError(f"{where}: only a seat's cards can be mucked, not {_show(zone)} "
+                              f"(write seat:1..seat:10)")
         return Muck(int(zone[5:]))
-    if "press" in d:
-        _keys(d, {"press", "long"}, where)
+    if kind == "press":
+        _keys(d, ("press", "long"), where, "a press")
         name = d["press"]
-        if name not in buttons:
-            raise ScriptError(f"{where}: unknown button {name!r} (buttons: {', '.join(buttons)})")
-        return Press(name, bool(d.get("long", False)))
-    if "shuffler" in d:
-        _keys(d, {"shuffler", "cards"}, where)
+        if not isinstance(name, str) or name not in buttons:
+            raise ScriptError(f"{where}: unknown button {_show(name)} (buttons: {', '.join(buttons)})")
+        return Press(name, _flag(d, "long", where))
+    if kind == "shuffler":
+        _keys(d, ("shuffler", "cards"), where, "a shuffler event")
         action = d["shuffler"]
-        if action not in SHUFFLER_ACTIONS:
-            raise ScriptError(f"{where}: unknown shuffler event {action!r} (events: {', '.join(SHUFFLER_ACTIONS)})")
-        cards = d.get("cards")
-        if cards is not None:
-            if not isinstance(cards, list):
-                raise ScriptError(f'{where}: "cards" must be a list of cards')
-            return Shuffler(action, tuple(parse_card_ref(c, where) for c in cards))
-        return Shuffler(action)
-    if "end" in d:
-        _keys(d, {"end"}, where)
+        if not isinstance(action, str) or action not in SHUFFLER_ACTIONS:
+            raise ScriptError(f"{where}: unknown shuffler event {_show(action)} "
+                              f"(events: {', '.join(SHUFFLER_ACTIONS)})")
+        if "cards" not in d:
+            return Shuffler(action)
+        cards = d["cards"]
+        if action != "deck":
+            raise ScriptError(f'{where}: "cards" goes only with {{"shuffler": "deck"}}, not with {_show(action)}')
+        if not isinstance(cards, list):
+            raise ScriptError(f'{where}: "cards" must be a list of cards, got {_show(cards)}')
+        return Shuffler(action, tuple(parse_card_ref(c, where) for c in cards))
+    if kind == "end":
+        _keys(d, ("end",), where, "an end")
         if d["end"] is not True:
-            raise ScriptError(f'{where}: an end step is {{"end": true}}')
+            raise ScriptError(f'{where}: an end step is {{"end": true}}, got {_show(d["end"])}')
         return End()
-    for key, cls in (("unplug", Unplug), ("plug", Plug)):
-        if key in d:
-            _keys(d, {key}, where)
-            if d[key] not in DEVICES:
-                raise ScriptError(f"{where}: unknown device {d[key]!r} (devices: {', '.join(DEVICES)})")
-            return cls(d[key])
-    raise ScriptError(f"{where}: unknown step {sorted(d)[0]!r} (steps: deal, muck, press, shuffler, end, "
-                      f"unplug, plug)")
+    _keys(d, (kind,), where, f"a{'n' if kind == 'unplug' else ''} {kind}")
+    device = d[kind]
+    if not isinstance(device, str) or device not in DEVICES:
+        raise ScriptError(f"{where}: unknown device {_show(device)} (devices: {', '.join(DEVICES)})")
+    return Unplug(device) if kind == "unplug" else Plug(device)
 
 
 def _deck_spec(d: Any, where: str) -> DeckSpec:
     if not isinstance(d, dict):
-        raise ScriptError(f'{where}: "deck" must be an object with "missing" and/or "extra"')
-    _keys(d, {"missing", "extra"}, where)
+        raise ScriptError(f'{where}: "deck" must be an object with "missing" and/or "extra", got {_show(d)}')
+    _keys(d, ("missing", "extra"), where, '"deck"')
     lists = []
     for key in ("missing", "extra"):
         v = d.get(key, [])
         if not isinstance(v, list):
-            raise ScriptError(f'{where}: "deck.{key}" must be a list of cards')
-        lists.append(tuple(parse_card_ref(c, f"{where} deck.{key}") for c in v))
+            raise ScriptError(f'{where}: "deck.{key}" must be a list of cards, got {_show(v)}')
+        lists.append(tuple(parse_card_ref(c, f"{where}, deck.{key}") for c in v))
     return DeckSpec(*lists)
+
+
+def _noise(n: Any, where: str) -> Noise:
+    if not isinstance(n, dict):
+        raise ScriptError(f'{where}: "noise" must be an object with seed, miss, repeat, crosstalk, got {_show(n)}')
+    _keys(n, ("seed", "miss", "repeat", "crosstalk"), where, '"noise"')
+    seed = n.get("seed", 0)
+    if not _is_int(seed):
+        raise ScriptError(f'{where}: "noise.seed" must be a whole number, got {_show(seed)}')
+    probs = {}
+    for key in ("miss", "repeat", "crosstalk"):
+        v = n.get(key, 0.0)
+        if not isinstance(v, (int, float)) or isinstance(v, bool) or not 0 <= v <= 1:
+            raise ScriptError(f'{where}: "noise.{key}" must be a probability 0 to 1, got {_show(v)}')
+        probs[key] = float(v)
+    return Noise(seed, **probs)
 
 
 def _hand(d: Any, number: int, buttons: Collection[str]) -> HandScript:
     where = f"hand {number}"
     if not isinstance(d, dict):
-        raise ScriptError(f'{where}: a hand is an object with "steps"')
-    _keys(d, {"steps", "seats", "button", "deck"}, where)
-    raw = d.get("steps")
+        raise ScriptError(f'{where}: a hand is an object with "steps", got {_show(d)}')
+    _keys(d, _HAND_KEYS, where, "a hand")
+    if "steps" not in d:
+        raise ScriptError(f'{where}: a hand needs "steps" (a list)')
+    raw = d["steps"]
     if not isinstance(raw, list):
-        raise ScriptError(f'{where}: "steps" must be a list')
-    steps: list[Step] = []
-    on_table: dict[str, int] = {}  # physical card -> the step that dealt it
-    for i, s in enumerate(raw, 1):
-        at = f"{where}, step {i}"
-        action = parse_step(s, where=at, buttons=buttons)
-        if isinstance(action, Deal):
-            key = str(action.card)
-            if key in on_table and not action.clone:
-                raise ScriptError(f"{at}: {key} was dealt already at step {on_table[key]} and not gathered "
-                                  f"(a second tag with the same UID is a \"clone\": true)")
-            on_table.setdefault(key, i)
-        elif isinstance(action, End):
-            on_table.clear()
-        steps.append(Step(number, i, action))
-    if not steps or not isinstance(steps[-1].action, End):
-        # A hand always ends with its cards gathered; say so rather than leave them lying.
-        steps.append(Step(number, len(steps) + 1, End()))
+        raise ScriptError(f'{where}: "steps" must be a list, got {_show(raw)}')
     seats = _seats(d["seats"], where) if "seats" in d else None
     button = _seat(d["button"], where, '"button"') if "button" in d else None
     deck = _deck_spec(d["deck"], where) if "deck" in d else None
+    steps: list[Step] = []
+    out: dict[tuple[str, str], int] = {}  # physical card -> the step that dealt it, until the gather
+    ended_at: int | None = None
+    for i, s in enumerate(raw, 1):
+        at = f"{where}, step {i}"
+        action = parse_step(s, where=at, buttons=buttons)
+        if ended_at is not None:
+            raise ScriptError(f'{at}: the hand ended at step {ended_at} ({{"end": true}}); '
+                              f"put the steps that follow in a new hand")
+        if isinstance(action, Deal):
+            # One physical tag is in one place: dealing it again before the gather is a script
+            # error, unless the script means a second tag with the same UID (a clone, DECK-006/7).
+            key = physical_card(action.card)
+            if key in out and not action.clone:
+                raise ScriptError(f"{at}: {action.card} is already out (dealt at step {out[key]} and not "
+                                  f'gathered; a second tag with the same UID is "clone": true)')
+            out.setdefault(key, i)
+        elif isinstance(action, End):
+            ended_at = i
+        steps.append(Step(number, i, action))
+    if ended_at is None:
+        # Implicit end: the dealer always gathers the cards before the next hand.
+        steps.append(Step(number, len(steps) + 1, End()))
     return HandScript(tuple(steps), seats, button, deck)
 
 
 def parse_script(text: str, *, buttons: Collection[str] = DEFAULT_BUTTONS) -> Script:
-    """Parse and check a whole script; ScriptError (one line) on the first problem."""
+    """Parse and check a whole script; :class:`ScriptError` (one line) on the first problem.
+
+    ``buttons``: the pad names the configuration knows (``{"press": NAME}`` must be one).
+    """
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ScriptError(f"not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}") from None
     where = "top level"
     if not isinstance(doc, dict):
-        raise ScriptError(f"{where}: a script is a JSON object")
-    _keys(doc, {"format", "game", "seats", "button", "noise", "hands", "deck", "crash_after"}, where)
-    if doc.get("format") != 1:
-        raise ScriptError(f'{where}: "format" must be 1, got {doc.get("format")!r}')
+        raise ScriptError(f"{where}: a script is a JSON object, got {_show(doc)}")
+    _keys(doc, _TOP_KEYS, where, "a script")
+    fmt = doc.get("format")
+    if not _is_int(fmt) or fmt != FORMAT:
+        raise ScriptError(f'{where}: "format" must be {FORMAT}, got {_show(fmt)}')
     game = doc.get("game", "holdem")
-    if game not in GAMES:
-        raise ScriptError(f"{where}: game {game!r} is not supported yet (games: {', '.join(GAMES)})")
-    seats = _seats(doc.get("seats"), where)
-    button = _seat(doc.get("button"), where, '"button"')
-    n = doc.get("noise", {})
-    if not isinstance(n, dict):
-        raise ScriptError(f'{where}: "noise" must be an object')
-    _keys(n, {"seed", "miss", "repeat", "crosstalk"}, f"{where} noise")
-    probs = {}
-    for key in ("miss", "repeat", "crosstalk"):
-        v = n.get(key, 0.0)
-        if not isinstance(v, (int, float)) or isinstance(v, bool) or not 0 <= v <= 1:
-            raise ScriptError(f'{where}: "noise.{key}" must be a probability 0 to 1, got {v!r}')
-        probs[key] = float(v)
-    seed = n.get("seed", 0)
-    if not isinstance(seed, int) or isinstance(seed, bool):
-        raise ScriptError(f'{where}: "noise.seed" must be a whole number, got {seed!r}')
-    hands = doc.get("hands")
-    if not isinstance(hands, list) or not hands:
-        raise ScriptError(f'{where}: "hands" must be a non-empty list')
+    if not isinstance(game, str) or game not in GAMES:
+        raise ScriptError(f"{where}: game {_show(game)} is not supported yet (games: {', '.join(GAMES)})")
+    if "seats" not in doc:
+        raise ScriptError(f'{where}: "seats" is missing (the seats dealt in, 1 to 10)')
+    seats = _seats(doc["seats"], where)
+    if "button" not in doc:
+        raise ScriptError(f"{where}: \"button\" is missing (the button's seat, 1 to 10)")
+    button = _seat(doc["button"], where, '"button"')
+    noise = _noise(doc.get("noise", {}), where)
+    deck = _deck_spec(doc["deck"], where) if "deck" in doc else None
     crash = doc.get("crash_after")
-    if crash is not None and (not isinstance(crash, int) or isinstance(crash, bool) or crash < 1):
-        raise ScriptError(f'{where}: "crash_after" must be a step count of 1 or more, got {crash!r}')
-    return Script(
-        format=1, game=game, seats=seats, button=button, noise=Noise(seed, **probs),
-        hands=tuple(_hand(h, i, buttons) for i, h in enumerate(hands, 1)),
-        deck=_deck_spec(doc["deck"], where) if "deck" in doc else None, crash_after=crash,
-    )
+    if crash is not None and (not _is_int(crash) or crash < 1):
+        raise ScriptError(f'{where}: "crash_after" must be a step count of 1 or more, got {_show(crash)}')
+    hands_raw = doc.get("hands")
+    if not isinstance(hands_raw, list) or not hands_raw:
+        raise ScriptError(f'{where}: "hands" must be a non-empty list of hands, got {_show(hands_raw)}')
+    hands = tuple(_hand(h, i, buttons) for i, h in enumerate(hands_raw, 1))
+    total = sum(len(h.steps) for h in hands)
+    if crash is not None and crash > total:
+        raise ScriptError(f'{where}: "crash_after" is {crash} but the script has only {total} steps '
+                          f"(counting each hand's end)")
+    return Script(format=FORMAT, game=game, seats=seats, button=button, noise=noise, hands=hands,
+                  deck=deck, crash_after=crash)
 
+
+# -- back to JSON -------------------------------------------------------------------------------
 
 def action_to_dict(a: Action) -> dict[str, Any]:
+    """The JSON object of one action (the inverse of :func:`parse_step`)."""
     if isinstance(a, Deal):
         d: dict[str, Any] = {"deal": str(a.card), "to": a.to}
         if a.face_up:
@@ -341,30 +494,37 @@ def action_to_dict(a: Action) -> dict[str, Any]:
         return {"end": True}
     if isinstance(a, Unplug):
         return {"unplug": a.device}
-    return {"plug": a.device}
+    if isinstance(a, Plug):
+        return {"plug": a.device}
+    raise TypeError(f"not a script action: {a!r}")
+
+
+def _deck_to_dict(spec: DeckSpec) -> dict[str, list[str]]:
+    return {"missing": [str(c) for c in spec.missing], "extra": [str(c) for c in spec.extra]}
 
 
 def script_to_dict(s: Script) -> dict[str, Any]:
-    """The JSON form of a parsed script; ``parse_script(json.dumps(script_to_dict(s))) == s``."""
-    def deck(spec: DeckSpec) -> dict[str, list[str]]:
-        return {"missing": [str(c) for c in spec.missing], "extra": [str(c) for c in spec.extra]}
+    """The JSON form of a parsed script: ``parse_script(json.dumps(script_to_dict(s))) == s``.
 
+    Implicit ends are written out, so the result is the script as it will run.
+    """
     hands = []
     for h in s.hands:
-        hd: dict[str, Any] = {"steps": [action_to_dict(st.action) for st in h.steps]}
+        hd: dict[str, Any] = {}
         if h.seats is not None:
             hd["seats"] = list(h.seats)
         if h.button is not None:
             hd["button"] = h.button
         if h.deck is not None:
-            hd["deck"] = deck(h.deck)
+            hd["deck"] = _deck_to_dict(h.deck)
+        hd["steps"] = [action_to_dict(st.action) for st in h.steps]
         hands.append(hd)
-    out: dict[str, Any] = {"format": 1, "game": s.game, "seats": list(s.seats), "button": s.button,
+    out: dict[str, Any] = {"format": s.format, "game": s.game, "seats": list(s.seats), "button": s.button,
                            "noise": {"seed": s.noise.seed, "miss": s.noise.miss, "repeat": s.noise.repeat,
-                                     "crosstalk": s.noise.crosstalk},
-                           "hands": hands}
+                                     "crosstalk": s.noise.crosstalk}}
     if s.deck is not None:
-        out["deck"] = deck(s.deck)
+        out["deck"] = _deck_to_dict(s.deck)
     if s.crash_after is not None:
         out["crash_after"] = s.crash_after
+    out["hands"] = hands
     return out
