@@ -154,8 +154,7 @@ class ScriptedDealer:
             seat = f"seat:{action.seat}"
             keys = [k for k, z in self._physical.items() if z == seat]
             for key in keys:
-                uid = self.reader_uid(key)
-                self._put(key, uid, "muck")
+                self._put(key, self.reader.uid_of(key), "muck")
             self._settle()
         elif isinstance(action, sc.Press):
             self.log.mark(self.current)
@@ -192,7 +191,3 @@ class ScriptedDealer:
         self.steps_done += 1
         if self.on_step is not None:
             self.on_step(self.steps_done)
-
-    def reader_uid(self, key: str) -> str:
-        with self.reader._lock:  # the reader owns the field; read it consistently
-            return self.reader._tags[key][0]

@@ -98,6 +98,11 @@ class SimFeigReader:
         with self._lock:
             return [uid for uid, a in self._tags.values() if a == antenna]
 
+    def uid_of(self, key: str) -> str:
+        """The UID of physical tag ``key`` lying in the field."""
+        with self._lock:
+            return self._tags[key][0]
+
     def where(self, key: str) -> int | None:
         with self._lock:
             t = self._tags.get(key)
