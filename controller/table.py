@@ -32,6 +32,7 @@ class Table:
         self.registry = registry
         self.tracker = Tracker(settings.zones.by_antenna.get, confirm_cycles=settings.confirm_cycles,
                                gone_cycles=settings.gone_cycles)
+        self._track = self.tracker.cycle
         self.seats: tuple[int, ...] = tuple(settings.seats)
         self.button = settings.button
         self.hand: Hand | None = None
@@ -50,6 +51,11 @@ class Table:
     # -- the one entry point -------------------------------------------------------------
     def apply(self, event: Event) -> list[Effect]:
         """Apply one event; return the effects it gives rise to, in order."""
+        if type(event) is ReaderCycle:  # nearly every event: spare it the dispatch
+            moves, departures = self._track(event.cycle, event.reads)
+            if not moves and not departures:
+                return []
+            return self._on_moves(event.ts, moves, departures)
         return self._dispatch[type(event)](event)
 
     # -- reader cycles ---------------------------------------------------------------------
@@ -69,11 +75,13 @@ class Table:
         return info.card
 
     def _on_cycle(self, ev: ReaderCycle) -> list[Effect]:
-        moves, departures = self.tracker.cycle(ev.cycle, ev.reads)
+        moves, departures = self._track(ev.cycle, ev.reads)
         if not moves and not departures:
             return []
+        return self._on_moves(ev.ts, moves, departures)
+
+    def _on_moves(self, ts: float, moves: list, departures: list) -> list[Effect]:  # type: ignore[type-arg]
         out: list[Effect] = []
-        ts = ev.ts
         for uid, _prev, zone in moves:
             hand = self.hand
             if hand is None:

@@ -67,30 +67,31 @@ class Tracker:
         # operations; only the tags heard somewhere new are looked at one by one.
         pairs = set(map(_UID_ANT, reads))
         home_pairs = self._home_pairs
-        extra = pairs - home_pairs
-        if extra or self._cands:
-            return self._busy_cycle(cycle, reads, pairs, extra)
-        absent = self._absent
+        if self._cands or not pairs <= home_pairs:
+            return self._busy_cycle(cycle, reads, pairs, pairs - home_pairs)
         if len(pairs) == len(home_pairs):  # every card heard at home, nothing else heard
-            if absent:
-                absent.clear()
+            if self._absent:
+                self._absent = {}
             return _NOTHING
         # Only misses: count them towards a departure.
-        if absent:
-            home_ant = self._home_ant
-            for uid in [u for u in absent if (u, home_ant[u]) in pairs]:
-                del absent[uid]
-        return [], self._count_absent(cycle, {uid for uid, _ in home_pairs - pairs})
+        return _NONE, self._count_absent(cycle, [uid for uid, _ in home_pairs - pairs])
 
     def _count_absent(self, cycle: int, missing: Iterable[str]) -> list[tuple[str, str]]:
-        departures: list[tuple[str, str]] = []
-        absent = self._absent
-        gone = self.gone_cycles
-        for uid in sorted(missing):
-            first = absent.setdefault(uid, cycle)
-            if cycle - first + 1 >= gone:
-                departures.append((uid, self._home[uid]))
-                self._leave(uid)
+        """Note which tags on the table went unheard this cycle; return those now gone.
+
+        The map of unheard tags is rebuilt each cycle from the few missing this time, so a tag
+        heard again drops out of it without a search.
+        """
+        prev = self._absent
+        absent = self._absent = {uid: prev.get(uid, cycle) for uid in missing}
+        limit = cycle + 1 - self.gone_cycles
+        gone = [uid for uid, first in absent.items() if first <= limit]
+        if not gone:
+            return _NONE
+        departures = []
+        for uid in sorted(gone):
+            departures.append((uid, self._home[uid]))
+            self._leave(uid)
         return departures
 
     def _leave(self, uid: str) -> None:
@@ -147,13 +148,10 @@ class Tracker:
         # Tags on the table not heard at home, less those heard elsewhere, went unheard
         # (a watched tag may be gathering evidence yet not heard at all this cycle).
         missing = {uid for uid, _ in self._home_pairs - pairs} - best.keys()
-        absent = self._absent
-        if absent:
-            for uid in [u for u in absent if u not in missing]:
-                del absent[uid]
-        return moves, (self._count_absent(cycle, missing) if missing else [])
+        return moves, self._count_absent(cycle, missing)
 
 
 _RSSI = itemgetter(2)
 _UID_ANT = itemgetter(0, 1)
-_NOTHING: tuple[list[Move], list[tuple[str, str]]] = ([], [])
+_NONE: list = []  # shared; callers only read it  # type: ignore[type-arg]
+_NOTHING: tuple[list[Move], list[tuple[str, str]]] = (_NONE, _NONE)
