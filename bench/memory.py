@@ -53,9 +53,9 @@ def main() -> None:
         shutil.rmtree(work, ignore_errors=True)
     first, last = samples[0][1], samples[-1][1]
     peak = max(m for _, m in samples)
-    print(f"daemon RSS over {args.hands} hands: first {first:.1f} MB, last {last:.1f} MB, peak {peak:.1f} MB, "
-          f"growth after hand {samples[1][0] if len(samples) > 1 else 1}: "
-          f"{last - (samples[1][1] if len(samples) > 1 else first):+.1f} MB")
+    mid = samples[len(samples) // 2]
+    print(f"daemon RSS over {args.hands} hands: first {first:.1f} MB, peak {peak:.1f} MB, last {last:.1f} MB; "
+          f"second half (hand {mid[0]} to {samples[-1][0]}): {last - mid[1]:+.1f} MB")
 
 
 if __name__ == "__main__":
