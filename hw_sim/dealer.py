@@ -88,6 +88,8 @@ class ScriptedDealer:
         self._cycles = 0
         self._physical: dict[str, str] = {}  # physical tag key -> zone
         self.steps_done = 0  # counted over all hands, for crash_after
+        #: script hand -> the daemon's number for it (a hand without cards gets none)
+        self.record_of: dict[int, int] = {}
         self.on_step: Callable[[int], None] | None = None
         reader.on_cycle = self._on_cycle
 
@@ -185,9 +187,13 @@ class ScriptedDealer:
             self._physical.clear()
             with self._cond:
                 self._watch.clear()
-            if had_cards and not self.daemon.wait_hand_finished(hand_no, self.step_timeout):
-                raise SimulationError(f"hand {hand_no}, step {index}: the daemon did not close the hand "
-                                      f"after the cards were gathered")
+            if had_cards:
+                # The daemon numbers the hands it saw; a scripted hand without cards is not one.
+                record = len(self.record_of) + 1
+                if not self.daemon.wait_hand_finished(record, self.step_timeout):
+                    raise SimulationError(f"hand {hand_no}, step {index}: the daemon did not close the "
+                                          f"hand after the cards were gathered")
+                self.record_of[hand_no] = record
         self.steps_done += 1
         if self.on_step is not None:
             self.on_step(self.steps_done)

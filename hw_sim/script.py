@@ -444,7 +444,9 @@ def parse_script(text: str, *, buttons: Collection[str] = DEFAULT_BUTTONS) -> Sc
     if not isinstance(doc, dict):
         raise ScriptError(f"{where}: a script is a JSON object, got {_show(doc)}")
     _keys(doc, _TOP_KEYS, where, "a script")
-    fmt = doc.get("format")
+    if "format" not in doc:
+        raise ScriptError(f'{where}: "format" is missing (must be {FORMAT})')
+    fmt = doc["format"]
     if not _is_int(fmt) or fmt != FORMAT:
         raise ScriptError(f'{where}: "format" must be {FORMAT}, got {_show(fmt)}')
     game = doc.get("game", "holdem")
@@ -461,7 +463,9 @@ def parse_script(text: str, *, buttons: Collection[str] = DEFAULT_BUTTONS) -> Sc
     crash = doc.get("crash_after")
     if crash is not None and (not _is_int(crash) or crash < 1):
         raise ScriptError(f'{where}: "crash_after" must be a step count of 1 or more, got {_show(crash)}')
-    hands_raw = doc.get("hands")
+    if "hands" not in doc:
+        raise ScriptError(f'{where}: "hands" is missing (a list of hands, each with its "steps")')
+    hands_raw = doc["hands"]
     if not isinstance(hands_raw, list) or not hands_raw:
         raise ScriptError(f'{where}: "hands" must be a non-empty list of hands, got {_show(hands_raw)}')
     hands = tuple(_hand(h, i, buttons) for i, h in enumerate(hands_raw, 1))

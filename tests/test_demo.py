@@ -26,3 +26,12 @@ def test_no_command_means_the_demo():
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     assert r.stdout.startswith("hand    1")
+
+
+def test_bad_arguments_are_refused_by_name():
+    r = subprocess.run([*TABLECTL, "demo", "--speed", "0"], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and "--speed: must be more than 0, got 0" in r.stderr
+    r = subprocess.run([*TABLECTL, "bogus"], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and "unknown command 'bogus' (commands: run, simulate, demo, tags, register)" in r.stderr
+    r = subprocess.run([*TABLECTL, "--version"], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and r.stdout.startswith("tablectl 0.")

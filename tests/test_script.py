@@ -84,7 +84,7 @@ REFUSALS = [
     ("not-an-object", "[1, 2]", "top level", "a script is a JSON object"),
     ("top-key", text(sets=[1]), "top level", "unknown key 'sets'"),
     ("format", text(format=2), "top level", '"format" must be 1, got 2'),
-    ("format-missing", text(format=None), "top level", '"format" must be 1'),
+    ("format-missing", text(format=None), "top level", '"format" is missing (must be 1)'),
     ("format-true", text(format=True), "top level", '"format" must be 1, got true'),
     ("game", text(game="stud"), "top level", "game 'stud' is not supported yet"),
     ("seats-range", text(seats=[1, 11]), "top level", '"seats" must be a list of seat numbers 1 to 10'),

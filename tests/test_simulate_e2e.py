@@ -122,3 +122,20 @@ def test_a_bad_script_is_refused_with_one_line_naming_the_step(tmp_path, script,
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and needle in lines[0], r.stderr
     assert r.stdout == ""
+
+
+@pytest.mark.e2e
+def test_a_hand_without_cards_does_not_shift_the_reports_of_the_hands_after_it(tmp_path):
+    script = random_script(21, hands=3, game="holdem", seats=[2, 4, 7], noise=dict(NOISE, seed=21))
+    script["hands"][1]["steps"] = [{"press": "next"}, {"end": True}]
+    r = simulate(tmp_path, script, "--keep")
+    assert r.returncode == 0, r.stderr
+    report = json.loads(r.stdout)
+    empty = report["hands"][1]
+    assert (empty["button"], empty["zones"], empty["stub_count"]) == (script["hands"][1]["button"], {}, 52)
+    script["hands"].pop(1)
+    report["hands"].pop(1)
+    check_report(script, report)
+    assert "work folder kept: " in r.stderr
+    kept = Path(r.stderr.split("work folder kept: ")[1].split()[0])
+    assert (kept / "daemon.log").exists() and (kept / "feed.jsonl").exists()

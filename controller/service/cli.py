@@ -33,6 +33,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         return 2
     _setup_logging(config.outputs.log_level)
     daemon = Daemon(config)
+    if not config.decks:
+        logging.getLogger("tablectl.daemon").warning(
+            "daemon: no [[decks]] registered: every tag will be a foreign card")
     stop = threading.Event()
 
     def on_signal(signum, frame):  # type: ignore[no-untyped-def]
@@ -41,11 +44,18 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
-    daemon.start()
+    try:
+        daemon.start()
+    except OSError as exc:  # an output that cannot be opened: say which, and stop
+        print(f"tablectl: {config.path}: [outputs]: cannot open {exc.filename or ''}: {exc.strerror or exc}",
+              file=sys.stderr)
+        daemon.stop()
+        return 2
     try:
         daemon.run()
     finally:
         daemon.stop()
+        logging.getLogger("tablectl.daemon").info("daemon: stopped")
     return 0
 
 
@@ -77,48 +87,83 @@ def cmd_register(args: argparse.Namespace) -> int:
                          max_cycles=args.max_cycles)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="tablectl", description="Integrity controller for a poker table.")
-    sub = p.add_subparsers(dest="command")
+def _positive(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be more than 0, got {text}")
+    return value
 
-    r = sub.add_parser("run", help="run the daemon")
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, got {text}")
+    return value
+
+
+COMMANDS = ("run", "simulate", "demo", "tags", "register")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        ver = version("tablectl")
+    except PackageNotFoundError:  # run from a source tree that was not installed
+        ver = "unknown"
+    p = argparse.ArgumentParser(
+        prog="tablectl", formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        description="Integrity controller for a poker table. With no command, runs the demo.")
+    p.add_argument("--version", action="version", version=f"tablectl {ver}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+
+    fmt = {"formatter_class": argparse.ArgumentDefaultsHelpFormatter}
+    r = sub.add_parser("run", help="run the daemon", **fmt)
     r.add_argument("--config", required=True, help="the TOML configuration file")
     r.set_defaults(fn=cmd_run)
 
-    s = sub.add_parser("simulate", help="play a deal script through the simulated table")
-    s.add_argument("script")
+    s = sub.add_parser("simulate", help="play a deal script through the simulated table", **fmt)
+    s.add_argument("script", help="the deal script (JSON, see ../shared/deal-script.md)")
     s.add_argument("--json", action="store_true", help="print the report as JSON")
     s.add_argument("--keep", action="store_true", help="keep the work folder (config, feed, daemon log)")
     s.set_defaults(fn=cmd_simulate)
 
-    d = sub.add_parser("demo", help="the daemon against a simulated table dealing random hands")
-    d.add_argument("--hands", type=int, default=None, help="stop after N hands (default: forever)")
-    d.add_argument("--seed", type=int, default=None)
-    d.add_argument("--game", choices=("holdem", "omaha"), default="holdem")
+    d = sub.add_parser("demo", help="the daemon against a simulated table dealing random hands (the default)",
+                       **fmt)
+    d.add_argument("--hands", type=_count, default=None, help="stop after N hands (default: forever)")
+    d.add_argument("--seed", type=int, default=None, help="the same seed deals the same hands (default: random)")
+    d.add_argument("--game", choices=("holdem", "omaha"), default="holdem", help="the game dealt")
     d.add_argument("--plain", action="store_true", help="print a line per hand instead of the live view")
-    d.add_argument("--speed", type=float, default=1.0, help="how fast the simulated dealer deals (1 = lifelike)")
+    d.add_argument("--speed", type=_positive, default=1.0,
+                   help="how fast the simulated dealer deals (1: about two cards a second)")
     d.set_defaults(fn=cmd_demo)
 
-    t = sub.add_parser("tags", help="print every tag a reader reads: ANTENNA UID RSSI")
-    t.add_argument("--driver", choices=("feig",), default="feig")
+    t = sub.add_parser("tags", help="print every tag a reader reads: ANTENNA UID RSSI", **fmt)
+    t.add_argument("--driver", choices=("feig",), default="feig", help="the reader's protocol")
     t.add_argument("--port", required=True, help="a pyserial URL or device path")
     t.add_argument("--single-antenna", action="store_true",
                    help="inventory without antenna information (a one-antenna registration reader)")
     t.add_argument("--cycles", type=int, default=1, help="inventory cycles to run (0: until interrupted)")
-    t.add_argument("--baudrate", type=int, default=38400)
-    t.add_argument("--parity", choices=("N", "E", "O"), default="E")
+    t.add_argument("--baudrate", type=int, default=38400, help="the reader's baud rate")
+    t.add_argument("--parity", choices=("N", "E", "O"), default="E", help="the reader's parity")
     t.add_argument("--antennas", default="1-13", help="antennas to scan, e.g. 1-13 or 1,2,11")
     t.set_defaults(fn=cmd_tags)
 
-    g = sub.add_parser("register", help="register a deck read in set-up order over one antenna")
+    g = sub.add_parser("register", help="register a deck read in set-up order over one antenna", **fmt)
     g.add_argument("--port", required=True, help="the registration reader: a pyserial URL or device path")
     g.add_argument("--deck", required=True, help="the deck's id, e.g. A")
     g.add_argument("--back", required=True, help="the deck's back colour")
     g.add_argument("--out", required=True, help="the manifest file to write")
     g.add_argument("--antenna", type=int, default=None,
                    help="read only this antenna of a multiplexed reader (default: a single-antenna reader)")
-    g.add_argument("--baudrate", type=int, default=38400)
-    g.add_argument("--parity", choices=("N", "E", "O"), default="E")
+    g.add_argument("--baudrate", type=int, default=38400, help="the reader's baud rate")
+    g.add_argument("--parity", choices=("N", "E", "O"), default="E", help="the reader's parity")
     g.add_argument("--max-cycles", type=int, default=0, help=argparse.SUPPRESS)
     g.set_defaults(fn=cmd_register)
     return p
@@ -127,8 +172,9 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
-    commands = {"run", "simulate", "demo", "tags", "register"}
-    if not argv or (argv[0] not in commands and argv[0] not in ("-h", "--help")):
+    if argv and not argv[0].startswith("-") and argv[0] not in COMMANDS:
+        parser.error(f"unknown command {argv[0]!r} (commands: {', '.join(COMMANDS)})")
+    if not argv or (argv[0] not in COMMANDS and argv[0] not in ("-h", "--help", "--version")):
         argv = ["demo", *argv]  # the embedded default: the demo
     args = parser.parse_args(argv)
     return args.fn(args)

@@ -78,7 +78,10 @@ class _Section:
         if kind is float and isinstance(value, int) and not isinstance(value, bool):
             value = float(value)
         if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
-            want = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
+            names = {"int": "a whole number", "float": "a number", "str": "a string", "list": "a list",
+                     "bool": "true or false"}
+            want = names.get(kind.__name__, kind.__name__) if isinstance(kind, type) else \
+                " or ".join(names.get(k.__name__, k.__name__) for k in kind)
             raise self.err(key, f"want {want}, got {value!r}")
         return value
 
@@ -207,6 +210,10 @@ def parse_config(text: str, *, path: Path) -> Config:
         control=str(base / control) if control else None,
         log_level=o.get("log_level", str, "info"),
     )
+    for key, value in (("feed", outputs.feed), ("control", outputs.control)):
+        if value and not Path(value).parent.is_dir():
+            raise o.err(key, f"folder {Path(value).parent} does not exist (under systemd, "
+                             f"RuntimeDirectory=tablectl creates /run/tablectl)")
     if outputs.log_level not in ("debug", "info", "warning", "error"):
         raise o.err("log_level", f"want debug, info, warning or error, got {outputs.log_level!r}")
     o.finish()

@@ -67,7 +67,10 @@ class ControlServer:
 
         if os.path.exists(path):
             os.unlink(path)
-        self._server = socketserver.ThreadingUnixStreamServer(path, Handler)
+        try:
+            self._server = socketserver.ThreadingUnixStreamServer(path, Handler)
+        except OSError as exc:  # bind() does not say where; we do
+            raise OSError(exc.errno, exc.strerror, path) from exc
         self._server.daemon_threads = True
         os.chmod(path, 0o660)
         self._thread = threading.Thread(target=self._server.serve_forever, name="control", daemon=True)

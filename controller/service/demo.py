@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 import shutil
+import signal
 import sys
 import tempfile
 import threading
@@ -119,8 +120,13 @@ class Demo:
         shutil.rmtree(self.workdir, ignore_errors=True)
 
 
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt  # SIGTERM (systemd, timeout, kill) cleans up as Ctrl-C does
+
+
 def main(*, hands: int | None, seed: int | None, game: str, plain: bool, speed: float) -> int:
     seed = seed if seed is not None else random.randrange(1 << 30)
+    signal.signal(signal.SIGTERM, _interrupt)
     demo = Demo(seed=seed, game=game, speed=speed)
     demo.start()
     dealer = threading.Thread(target=demo.deal, args=(hands,), name="dealer", daemon=True)

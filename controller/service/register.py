@@ -40,11 +40,9 @@ def main(*, port: str, deck: str, back: str, out: str, baudrate: int, parity: st
                 reading.feed(t.uid for t in tags if mask is None or any(a.antenna == antenna for a in t.antennas))
                 for i in range(before, reading.count):
                     print(f"{i + 1:2} {reading.uids[i]} {manifest_card(i)}", flush=True)
-    except RegistryError as exc:
-        print(f"tablectl register: {exc}", file=sys.stderr)
-        return 1
-    except BridgeError as exc:
-        print(f"tablectl register: {exc}", file=sys.stderr)
+    except (RegistryError, BridgeError) as exc:  # bridge errors name the device ("register: ...")
+        print(f"tablectl {exc}" if isinstance(exc, BridgeError) else f"tablectl register: {exc}",
+              file=sys.stderr)
         return 1
     Path(out).write_text(manifest_of(reading.cards(), deck_id=deck, back=back))
     print(f"deck {deck} registered: 52 cards, manifest written to {out}", flush=True)

@@ -142,7 +142,10 @@ def run_script(script: sc.Script, *, workdir: Path, log: TextIO | None = None,
             raise SimulationError("the daemon never polled the simulated reader")
         dealer = ScriptedDealer(reader, ANTENNA_OF, daemon, confirm_cycles=CONFIRM_CYCLES,
                                 step_timeout=step_timeout)
+        buttons: dict[int, int] = {}
         for number, hand in enumerate(script.hands, 1):
+            buttons[number] = hand.button if hand.button is not None else \
+                daemon.command({"cmd": "ping"}).get("button", script.button)
             if hand.seats is not None or hand.button is not None:
                 seats = list(hand.seats or script.seats)
                 button = hand.button if hand.button is not None else None
@@ -154,7 +157,7 @@ def run_script(script: sc.Script, *, workdir: Path, log: TextIO | None = None,
                 log.write(f"hand {number} played\n")
             if on_hand is not None:
                 on_hand(number, proc)
-        report = _report(script, feed, dealer)
+        report = _report(script, feed, dealer, buttons)
     except SimulationError as exc:
         tail = _tail(workdir / "daemon.log")
         raise SimulationError(f"{exc}\n--- daemon log (last lines) ---\n{tail}") from exc
@@ -172,12 +175,13 @@ def run_script(script: sc.Script, *, workdir: Path, log: TextIO | None = None,
     return report
 
 
-def _report(script: sc.Script, feed: FeedWatcher, dealer: ScriptedDealer) -> dict[str, Any]:
+def _report(script: sc.Script, feed: FeedWatcher, dealer: ScriptedDealer,
+            buttons: dict[int, int]) -> dict[str, Any]:
     hands = []
     for number in range(1, len(script.hands) + 1):
-        rec = feed.records.get(number)
-        if rec is None:  # a hand in which no card was dealt leaves no record
-            hands.append({"button": None, "zones": {}, "stub_count": 52, "alerts": []})
+        rec = feed.records.get(dealer.record_of.get(number, -1))
+        if rec is None:  # a hand in which no card was dealt leaves no record in the daemon
+            hands.append({"button": buttons.get(number), "zones": {}, "stub_count": 52, "alerts": []})
             continue
         alerts = []
         for a in rec["alerts"]:
@@ -239,7 +243,9 @@ def main(path: str, *, as_json: bool, keep: bool = False) -> int:
         print(f"tablectl simulate: {exc}", file=sys.stderr)
         return 1
     finally:
-        if not keep:
+        if keep:
+            print(f"tablectl simulate: work folder kept: {workdir}", file=sys.stderr)
+        else:
             shutil.rmtree(workdir, ignore_errors=True)
     print(json.dumps(report, indent=2) if as_json else format_report(report))
     return 0
