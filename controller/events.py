@@ -11,8 +11,11 @@ True
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, field, fields
+from operator import itemgetter
 from typing import Any, Union
+
+_UID_ANT = itemgetter(0, 1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,12 +25,21 @@ class ReaderCycle:
     ``reads`` holds ``(uid, antenna, rssi)`` triples: the UID as 16 uppercase hex digits,
     the 1-based antenna number, the signal strength (0..255, larger is stronger). A tag
     seen by several antennas appears once per antenna; a tag not seen is absent.
+
+    ``heard`` is the set of ``(uid, antenna)`` pairs in ``reads``: derived, never journalled.
+    The reader link passes the set it already built while merging repeated reads, which spares
+    the core the work on every cycle; left out, it is computed here.
     """
 
     ts: float
     device: str
     cycle: int
     reads: tuple[tuple[str, int, int], ...]
+    heard: frozenset[tuple[str, int]] = field(default=None, compare=False, repr=False)  # type: ignore[assignment]
+
+    def __post_init__(self) -> None:
+        if self.heard is None:
+            object.__setattr__(self, "heard", frozenset(map(_UID_ANT, self.reads)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,8 +75,9 @@ EVENT_TYPES: dict[str, type] = {t.__name__: t for t in (ReaderCycle, DeviceStatu
 
 
 def event_to_dict(event: Event) -> dict[str, Any]:
-    """A JSON-ready dict of ``event`` with its type under ``"type"``."""
+    """A JSON-ready dict of ``event`` with its type under ``"type"`` (derived fields left out)."""
     d = asdict(event)
+    d.pop("heard", None)
     d["type"] = type(event).__name__
     return d
 

@@ -52,7 +52,7 @@ class Table:
     def apply(self, event: Event) -> list[Effect]:
         """Apply one event; return the effects it gives rise to, in order."""
         if type(event) is ReaderCycle:  # nearly every event: spare it the dispatch
-            moves, departures = self._track(event.cycle, event.reads)
+            moves, departures = self._track(event.cycle, event.reads, event.heard)
             if not moves and not departures:
                 return []
             return self._on_moves(event.ts, moves, departures)
@@ -75,7 +75,7 @@ class Table:
         return info.card
 
     def _on_cycle(self, ev: ReaderCycle) -> list[Effect]:
-        moves, departures = self._track(ev.cycle, ev.reads)
+        moves, departures = self._track(ev.cycle, ev.reads, ev.heard)
         if not moves and not departures:
             return []
         return self._on_moves(ev.ts, moves, departures)

@@ -56,16 +56,18 @@ class Tracker:
     def present(self) -> Iterable[str]:
         return self._home.keys()
 
-    def cycle(self, cycle: int, reads: Iterable[tuple[str, int, int]]) -> tuple[list[Move], list[tuple[str, str]]]:
+    def cycle(self, cycle: int, reads: Iterable[tuple[str, int, int]],
+              heard: frozenset[tuple[str, int]] | None = None) -> tuple[list[Move], list[tuple[str, str]]]:
         """Apply one inventory cycle. Returns (moves, departures).
 
+        ``heard`` is the set of ``(uid, antenna)`` pairs in ``reads``, if the caller has it.
         ``departures`` lists ``(uid, last_zone)`` for tags that have left the table.
         Reads from antennas that feed no zone are ignored. The lists returned may be shared
         empty lists: do not modify them.
         """
         # Every read goes through here, so the common cycles are settled with C-level set
         # operations; only the tags heard somewhere new are looked at one by one.
-        pairs = set(map(_UID_ANT, reads))
+        pairs = heard if heard is not None else frozenset(map(_UID_ANT, reads))
         home_pairs = self._home_pairs
         if self._cands or not pairs <= home_pairs:
             return self._busy_cycle(cycle, reads, pairs, pairs - home_pairs)
@@ -108,8 +110,8 @@ class Tracker:
         self._home_ant[uid] = ant
         self._home_pairs.add((uid, ant))
 
-    def _busy_cycle(self, cycle: int, reads: Iterable[tuple[str, int, int]], pairs: set[tuple[str, int]],
-                    extra: set[tuple[str, int]]) -> tuple[list[Move], list[tuple[str, str]]]:
+    def _busy_cycle(self, cycle: int, reads: Iterable[tuple[str, int, int]], pairs: frozenset[tuple[str, int]],
+                    extra: frozenset[tuple[str, int]]) -> tuple[list[Move], list[tuple[str, str]]]:
         """A cycle in which some tag was heard away from home (an arrival, a move, crosstalk)
         or some tag is gathering evidence: those tags are weighed read by read."""
         zone_of = self._zone_of

@@ -54,25 +54,28 @@ class LinkStats:
         return self.reads / elapsed if elapsed > 0 else 0.0
 
 
-def cycle_reads(tags: list[TagRecord], *, single_antenna: bool) -> tuple[tuple[str, int, int], ...]:
-    """One ``(uid, antenna, rssi)`` per tag and antenna: a data set the reader repeated in
-    the same answer is the same read, kept once at its strongest.
+def cycle_reads(tags: list[TagRecord], *, single_antenna: bool) -> tuple[tuple[tuple[str, int, int], ...],
+                                                                        frozenset[tuple[str, int]]]:
+    """One ``(uid, antenna, rssi)`` per tag and antenna, and the set of ``(uid, antenna)``
+    heard: a data set the reader repeated in the same answer is the same read, kept once at
+    its strongest.
 
     >>> from firmware_bridge.feig import AntennaRead
     >>> t = TagRecord("E004", 3, 0, (AntennaRead(2, 0, 150),))
     >>> cycle_reads([t, t], single_antenna=False)
-    (('E004', 2, 150),)
+    ((('E004', 2, 150),), frozenset({('E004', 2)}))
     """
-    if single_antenna:
-        return tuple((uid, 1, 0) for uid in dict.fromkeys(t.uid for t in tags))
     best: dict[tuple[str, int], int] = {}
-    for t in tags:
-        uid = t.uid
-        for a in t.antennas:
-            key = (uid, a.antenna)
-            if best.get(key, -1) < a.rssi:
-                best[key] = a.rssi
-    return tuple((uid, ant, rssi) for (uid, ant), rssi in best.items())
+    if single_antenna:
+        best = dict.fromkeys(((t.uid, 1) for t in tags), 0)
+    else:
+        for t in tags:
+            uid = t.uid
+            for a in t.antennas:
+                key = (uid, a.antenna)
+                if best.get(key, -1) < a.rssi:
+                    best[key] = a.rssi
+    return tuple((uid, ant, rssi) for (uid, ant), rssi in best.items()), frozenset(best)
 
 
 class ReaderLink(abc.ABC):
@@ -200,10 +203,10 @@ class FeigReaderLink(ReaderLink):
                 self.backoff.reset()
                 self._set_online(True, f"answering on {self.port_settings.url}")
             self.cycle += 1
-            reads = cycle_reads(tags, single_antenna=self.antennas is None)
+            reads, heard = cycle_reads(tags, single_antenna=self.antennas is None)
             self.stats.cycles += 1
             self.stats.reads += len(reads)
             # The timestamp is taken once the whole answer is in, before the next request.
-            self.emit(ReaderCycle(ts=self.clock(), device=self.name, cycle=self.cycle, reads=tuple(reads)))
+            self.emit(ReaderCycle(ts=self.clock(), device=self.name, cycle=self.cycle, reads=reads, heard=heard))
             if self.poll_interval:
                 self._stop.wait(self.poll_interval)
