@@ -35,3 +35,18 @@ def test_bad_arguments_are_refused_by_name():
     assert r.returncode == 2 and "unknown command 'bogus' (commands: run, simulate, demo, tags, register)" in r.stderr
     r = subprocess.run([*TABLECTL, "--version"], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0 and r.stdout.startswith("tablectl 0.")
+
+
+def test_a_terminated_demo_cleans_up_after_itself(tmp_path):
+    import os
+    import signal
+
+    env = dict(os.environ, TMPDIR=str(tmp_path))
+    proc = subprocess.Popen([*TABLECTL, "demo", "--plain", "--speed", "20"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=env)
+    first = proc.stdout.readline()  # a whole hand has been dealt and recorded
+    assert first.startswith("hand    1"), first
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith("tablectl-demo-")]
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=30) == 0
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith("tablectl-demo-")]

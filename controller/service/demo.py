@@ -121,12 +121,13 @@ class Demo:
 
 
 def _interrupt(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt  # SIGTERM (systemd, timeout, kill) cleans up as Ctrl-C does
+    raise KeyboardInterrupt  # SIGTERM or SIGHUP cleans up as Ctrl-C does
 
 
 def main(*, hands: int | None, seed: int | None, game: str, plain: bool, speed: float) -> int:
     seed = seed if seed is not None else random.randrange(1 << 30)
     signal.signal(signal.SIGTERM, _interrupt)
+    signal.signal(signal.SIGHUP, _interrupt)  # the terminal closed
     demo = Demo(seed=seed, game=game, speed=speed)
     demo.start()
     dealer = threading.Thread(target=demo.deal, args=(hands,), name="dealer", daemon=True)
