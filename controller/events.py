@@ -63,11 +63,12 @@ class ButtonPress:
 
 @dataclass(frozen=True, slots=True)
 class TableSetup:
-    """Seats dealt in and the button for the next hand (floor or technician command)."""
+    """Seats dealt in from the next hand on, and that hand's button if it is set by hand
+    (None: the daemon moves the button itself). A floor or technician command."""
 
     ts: float
     seats: tuple[int, ...]
-    button: int
+    button: int | None = None
 
 
 Event = Union[ReaderCycle, DeviceStatus, ButtonPress, TableSetup]

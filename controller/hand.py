@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from controller.effects import Alert, Figures, alert_to_dict
+from controller.positions import Positions, initial_positions
 from controller.settings import deal_order
 from controller.zones import ALL_ZONES, seat_of
 
@@ -29,6 +30,7 @@ class Hand:
         self.button = button
         self.started = started
         self.order = deal_order(seats, button)
+        self.positions: Positions = initial_positions(seats, button)
         self.zones: dict[str, list[str]] = {}  # zone -> uids in arrival order
         self.where: dict[str, str] = {}  # uid -> last known zone
         self.labels: dict[str, str] = {}  # uid -> card label
@@ -112,6 +114,8 @@ class Hand:
             "game": self.game,
             "seats": list(self.seats),
             "button": self.button,
+            "blinds": {"sb": self.positions.sb if self.positions.live_sb(self.seats) else None,
+                       "bb": self.positions.bb},
             "started": self.started,
             "ended": ended,
             "zones": self.zone_labels(),

@@ -20,7 +20,8 @@ from controller.effects import Alert, CardLeft, CardPlaced, Effect, HandFinished
 from controller.events import ButtonPress, DeviceStatus, Event, ReaderCycle, TableSetup
 from controller.hand import Hand
 from controller.registry import DeckRegistry
-from controller.settings import TableSettings, next_button
+from controller.positions import Positions, initial_positions, next_positions
+from controller.settings import TableSettings
 from controller.tracker import Tracker
 
 
@@ -34,7 +35,8 @@ class Table:
                                gone_cycles=settings.gone_cycles)
         self._track = self.tracker.cycle
         self.seats: tuple[int, ...] = tuple(settings.seats)
-        self.button = settings.button
+        self._next_button: int | None = settings.button  # set by hand for the next hand, if any
+        self._last_positions: Positions | None = None  # the last hand's button and blinds
         self.hand: Hand | None = None
         self.hands_finished = 0
         self.last_record: dict[str, Any] | None = None
@@ -107,9 +109,24 @@ class Table:
                 out.append(hand.figures(ts))
         return out
 
+    def next_positions(self) -> Positions:
+        """The button and blinds of the next hand: set by hand, or moved by the dead-button
+        rule from the last hand's (DEAL-004, DEAL-005)."""
+        if self._next_button is not None or self._last_positions is None:
+            return initial_positions(self.seats, self._next_button or self.settings.button)
+        return next_positions(self._last_positions, self.seats)
+
+    @property
+    def button(self) -> int:
+        """The button of the hand in progress, else of the next hand."""
+        return self.hand.button if self.hand is not None else self.next_positions().button
+
     def _start_hand(self, ts: float, out: list[Effect]) -> Hand:
         number = self.hands_finished + 1
-        hand = Hand(number, self.settings.game, self.settings.hole_cards, self.seats, self.button, ts)
+        pos = self.next_positions()
+        hand = Hand(number, self.settings.game, self.settings.hole_cards, self.seats, pos.button, ts)
+        hand.positions = pos
+        self._next_button = None
         self.hand = hand
         self._figures_key = None
         out.append(HandStarted(ts, number, self.button, self.seats, self.settings.game))
@@ -126,9 +143,8 @@ class Table:
         self.hands_finished += 1
         self.hand = None
         out.append(HandFinished(ts, hand.number, record))
-        # DEAL-004: the button moves one seat clockwise once the pot is pushed.
-        if self.button == hand.button:
-            self.button = next_button(self.seats, hand.button)
+        # DEAL-004: the button moves once the pot is pushed; where to, next_positions() says.
+        self._last_positions = hand.positions
 
     # -- alerts ----------------------------------------------------------------------------
     def _alert(self, out: list[Effect], alert: Alert) -> None:
@@ -165,7 +181,8 @@ class Table:
 
     def _on_setup(self, ev: TableSetup) -> list[Effect]:
         self.seats = tuple(sorted(ev.seats))
-        self.button = ev.button
+        if ev.button is not None:
+            self._next_button = ev.button
         return []
 
     # -- views -----------------------------------------------------------------------------

@@ -139,3 +139,25 @@ def test_a_hand_without_cards_does_not_shift_the_reports_of_the_hands_after_it(t
     assert "work folder kept: " in r.stderr
     kept = Path(r.stderr.split("work folder kept: ")[1].split()[0])
     assert (kept / "daemon.log").exists() and (kept / "feed.jsonl").exists()
+
+
+@pytest.mark.e2e
+def test_DEAL_005_the_daemon_moves_a_dead_button_after_an_elimination(tmp_path):
+    """001 §BUTTON RULE scenario 1: the small blind (seat 2) is eliminated after hand 1. The
+    script gives the seats but not the button: the daemon puts it on the vacated seat 2, then
+    on seat 3."""
+    import random as _random
+    from hw_sim.random_hands import random_hand_steps
+    rng = _random.Random(5)
+    five, four = [1, 2, 3, 4, 5], [1, 3, 4, 5]
+    hands = [{"seats": five, "button": 1, "steps": random_hand_steps(rng, game="holdem", seats=five, button=1)},
+             {"seats": four, "steps": random_hand_steps(rng, game="holdem", seats=four, button=2)},
+             {"steps": random_hand_steps(rng, game="holdem", seats=four, button=3)}]
+    script = {"format": 1, "game": "holdem", "seats": five, "button": 1, "noise": dict(NOISE, seed=5),
+              "hands": hands}
+    r = simulate(tmp_path, script)
+    assert r.returncode == 0, r.stderr
+    report = json.loads(r.stdout)
+    assert [h["button"] for h in report["hands"]] == [1, 2, 3]
+    hands[1]["button"], hands[2]["button"] = 2, 3
+    check_report(script, report)

@@ -3,7 +3,8 @@
 Requests and answers (see docs/daemon.md):
 
 - ``{"cmd": "ping"}`` -> ``{"ok": true, "hands_finished": N, "online": {...}}``
-- ``{"cmd": "setup", "seats": [1, 2, 4], "button": 4}`` -> seats and button for the next hand
+- ``{"cmd": "setup", "seats": [1, 2, 4], "button": 4}`` -> seats (and the button, if given) from the
+  next hand on
 - ``{"cmd": "press", "name": "exposed"}`` -> as if the dealer pressed that pad
 
 A bad request gets ``{"ok": false, "error": "..."}`` and the daemon carries on.
@@ -34,8 +35,8 @@ def request_to_event(req: Any, *, now: float) -> Event:
         if not isinstance(seats, list) or len(seats) < 2 or not all(
                 isinstance(s, int) and 1 <= s <= 10 for s in seats) or len(set(seats)) != len(seats):
             raise ValueError("setup: 'seats' must list at least two different seats 1 to 10")
-        if not isinstance(button, int) or not 1 <= button <= 10:
-            raise ValueError("setup: 'button' must be a seat 1 to 10")
+        if button is not None and (not isinstance(button, int) or not 1 <= button <= 10):
+            raise ValueError("setup: 'button' must be a seat 1 to 10, or left out to let the daemon move it")
         return TableSetup(ts=now, seats=tuple(seats), button=button)
     if cmd == "press":
         name = req.get("name")

@@ -144,14 +144,12 @@ def run_script(script: sc.Script, *, workdir: Path, log: TextIO | None = None,
                                 step_timeout=step_timeout)
         buttons: dict[int, int] = {}
         for number, hand in enumerate(script.hands, 1):
-            buttons[number] = hand.button if hand.button is not None else \
-                daemon.command({"cmd": "ping"}).get("button", script.button)
             if hand.seats is not None or hand.button is not None:
-                seats = list(hand.seats or script.seats)
-                button = hand.button if hand.button is not None else None
-                if button is None:
-                    button = daemon.command({"cmd": "ping"}).get("button", script.button)
-                daemon.command({"cmd": "setup", "seats": seats, "button": button})
+                setup: dict[str, Any] = {"cmd": "setup", "seats": list(hand.seats or script.seats)}
+                if hand.button is not None:
+                    setup["button"] = hand.button  # else the daemon moves the button itself
+                daemon.command(setup)
+            buttons[number] = daemon.command({"cmd": "ping"}).get("button", script.button)
             dealer.play_hand(number, hand)
             if log is not None:
                 log.write(f"hand {number} played\n")
