@@ -20,6 +20,7 @@ from controller.effects import Alert, CardLeft, CardPlaced, Effect, HandFinished
 from controller.events import ButtonPress, DeviceStatus, Event, ReaderCycle, TableSetup
 from controller.hand import Hand
 from controller.registry import DeckRegistry
+from controller.rules.misdeal import check_hole_card
 from controller.positions import Positions, initial_positions, next_positions
 from controller.settings import TableSettings
 from controller.tracker import Tracker
@@ -89,6 +90,13 @@ class Table:
             if hand is None:
                 hand = self._start_hand(ts, out)
             label = hand.labels.get(uid) or self._label(uid, ts, out)
+            if uid not in hand.where and zone.startswith("seat:"):
+                seat = int(zone[5:])
+                finding = check_hole_card(hand, seat)
+                if finding is not None:
+                    code, rule, message = finding
+                    self._alert(out, Alert(ts=ts, code=code, audience="dealer", message=message, rule=rule,
+                                           seat=seat, hand=hand.number))
             came_from = hand.place(uid, label, zone)
             if came_from != zone:
                 audience = "public" if zone == "board" else "floor"  # hole cards, burns, muck are secret

@@ -1,0 +1,1 @@
+"""The dealing rules the sensors can check, one module per RULES.md family."""
