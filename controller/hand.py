@@ -36,6 +36,7 @@ class Hand:
         self.labels: dict[str, str] = {}  # uid -> card label
         self.on_table: set[str] = set()  # uids read on the table now
         self.hole_dealt = 0  # cards that arrived at a seat from the stub
+        self.dealt_to: dict[int, int] = {}  # seat -> cards it received from the stub (folds or not)
         self.alerts: list[Alert] = []
         self.flagged: set[tuple[str, str]] = set()  # (code, uid) already alerted this hand
 
@@ -52,6 +53,8 @@ class Hand:
                 del self.zones[prev]
         elif zone.startswith("seat:"):
             self.hole_dealt += 1
+            seat = int(zone[5:])
+            self.dealt_to[seat] = self.dealt_to.get(seat, 0) + 1
         self.zones.setdefault(zone, []).append(uid)
         self.where[uid] = zone
         self.labels[uid] = label

@@ -16,11 +16,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from controller.cards import is_card
 from controller.effects import Alert, CardLeft, CardPlaced, Effect, HandFinished, HandStarted
 from controller.events import ButtonPress, DeviceStatus, Event, ReaderCycle, TableSetup
 from controller.hand import Hand
 from controller.registry import DeckRegistry
-from controller.rules.misdeal import check_hole_card
+from controller.rules.misdeal import check_end_of_deal, check_hole_card
 from controller.positions import Positions, initial_positions, next_positions
 from controller.settings import TableSettings
 from controller.tracker import Tracker
@@ -44,8 +45,7 @@ class Table:
         self.devices_offline: set[str] = set()
         self._pending_alerts: list[Alert] = []  # raised between hands; kept for the next hand
         self._figures_key: tuple[Any, ...] | None = None
-        self._dispatch = {
-            ReaderCycle: self._on_cycle,
+        self._dispatch = {  # ReaderCycle is handled in apply() itself
             DeviceStatus: self._on_device,
             ButtonPress: self._on_press,
             TableSetup: self._on_setup,
@@ -77,14 +77,10 @@ class Table:
             return label
         return info.card
 
-    def _on_cycle(self, ev: ReaderCycle) -> list[Effect]:
-        moves, departures = self._track(ev.cycle, ev.reads, ev.heard)
-        if not moves and not departures:
-            return []
-        return self._on_moves(ev.ts, moves, departures)
-
     def _on_moves(self, ts: float, moves: list, departures: list) -> list[Effect]:  # type: ignore[type-arg]
         out: list[Effect] = []
+        # Cards confirmed in one cycle arrived in an order the reader cannot tell.
+        new_seats = frozenset(int(z[5:]) for u, p, z in moves if p is None and z.startswith("seat:"))
         for uid, _prev, zone in moves:
             hand = self.hand
             if hand is None:
@@ -92,15 +88,24 @@ class Table:
             label = hand.labels.get(uid) or self._label(uid, ts, out)
             if uid not in hand.where and zone.startswith("seat:"):
                 seat = int(zone[5:])
-                finding = check_hole_card(hand, seat)
+                finding = check_hole_card(hand, seat, new_seats)
                 if finding is not None:
                     code, rule, message = finding
                     self._alert(out, Alert(ts=ts, code=code, audience="dealer", message=message, rule=rule,
                                            seat=seat, hand=hand.number))
+            elif uid not in hand.where and zone in ("burn", "board"):
+                for code, rule, message, seat in check_end_of_deal(hand):
+                    self._alert(out, Alert(ts=ts, code=code, audience="dealer", message=message, rule=rule,
+                                           seat=seat, hand=hand.number))
             came_from = hand.place(uid, label, zone)
             if came_from != zone:
-                audience = "public" if zone == "board" else "floor"  # hole cards, burns, muck are secret
-                out.append(CardPlaced(ts, hand.number, uid, label, zone, came_from, audience))
+                # Only a board card of the deck in play is public; hole cards, burns, the muck
+                # and any foreign card are the floor's. A public effect never carries the UID:
+                # watching UIDs and cards together would teach anyone the deck's tags.
+                if zone == "board" and is_card(label):
+                    out.append(CardPlaced(ts, hand.number, "", label, zone, came_from, "public"))
+                else:
+                    out.append(CardPlaced(ts, hand.number, uid, label, zone, came_from, "floor"))
         hand = self.hand
         if hand is not None:
             for uid, zone in departures:

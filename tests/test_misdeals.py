@@ -41,7 +41,9 @@ def test_MISD_004_first_card_to_the_wrong_seat(tmp_path):
 def test_MISD_005_a_card_to_a_seat_not_dealt_in(tmp_path):
     steps = CLEAN[:2] + [{"deal": "7c", "to": "seat:3"}] + CLEAN[3:]
     assert run(tmp_path, steps) == [
-        ("misdeal.card_to_seat_not_dealt_in", "MISD-005", 3, "dealer", 3)]
+        ("misdeal.card_to_seat_not_dealt_in", "MISD-005", 3, "dealer", 3),
+        # and the seat it was due to ends the deal a card short
+        ("misdeal.seat_short", "MISD-007", 4, "dealer", 11)]
 
 
 @pytest.mark.e2e
@@ -49,3 +51,34 @@ def test_MISD_013_after_the_first_burn_no_misdeal_is_flagged(tmp_path):
     # a card reaching an empty seat after the flop's burn is not flagged as a misdeal
     steps = CLEAN[:11] + [{"deal": "2c", "to": "seat:3"}] + CLEAN[11:]
     assert [a for a in run(tmp_path, steps) if a[0].startswith("misdeal.")] == []
+
+
+@pytest.mark.e2e
+def test_MISD_006_a_seat_dealt_in_is_skipped(tmp_path):
+    steps = [st for st in CLEAN if st.get("to") != "seat:6"]  # seat 6 gets nothing
+    burn = next(i for i, st in enumerate(steps, 1) if st.get("to") == "burn")
+    assert run(tmp_path, steps) == [("misdeal.seat_skipped", "MISD-006", 6, "dealer", burn)]
+
+
+@pytest.mark.e2e
+def test_MISD_007_a_third_card_to_a_seat(tmp_path):
+    steps = CLEAN[:10] + [{"deal": "2c", "to": "seat:4"}] + CLEAN[10:]
+    assert run(tmp_path, steps) == [("misdeal.too_many_cards", "MISD-007", 4, "dealer", 11)]
+
+
+@pytest.mark.e2e
+def test_MISD_007_the_small_blinds_third_card_is_pulled_not_a_misdeal(tmp_path):
+    steps = CLEAN[:10] + [{"deal": "2c", "to": "seat:1"}] + CLEAN[10:]  # seat 1 is the small blind
+    assert run(tmp_path, steps) == [("deal.pull_small_blind_extra_card", "MISD-007", 1, "dealer", 11)]
+
+
+@pytest.mark.e2e
+def test_MISD_007_the_button_one_card_short_is_topped_up_not_a_misdeal(tmp_path):
+    steps = CLEAN[:9] + CLEAN[10:]  # seat 9 (the button) misses its second card
+    assert run(tmp_path, steps) == [("deal.button_short", "MISD-007", 9, "dealer", 10)]
+
+
+@pytest.mark.e2e
+def test_MISD_007_another_seat_one_card_short_is_a_misdeal(tmp_path):
+    steps = CLEAN[:7] + CLEAN[8:]  # seat 4 misses its second card
+    assert run(tmp_path, steps) == [("misdeal.seat_short", "MISD-007", 4, "dealer", 10)]

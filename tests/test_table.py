@@ -151,3 +151,26 @@ def test_events_round_trip_through_dicts():
     assert event_from_dict(event_to_dict(ev)) == ev
     ev2 = TableSetup(2.0, (1, 2), 2)
     assert event_from_dict(event_to_dict(ev2)) == ev2
+
+
+def test_a_foreign_card_on_the_board_and_every_uid_stay_off_public_outputs():
+    f = Feeder()
+    f.put("As", 1)
+    f.put("Kd", 11, deck="B")
+    f.put("tag:E0040150A05F02B7", 11)
+    f.put("7c", 11)
+    public = [e for e in f.effects if e.audience == "public"]
+    placed = [e for e in public if isinstance(e, CardPlaced)]
+    assert [e.card for e in placed] == ["7c"]
+    assert all(e.uid == "" for e in placed)
+    assert not any("@" in str(e) or "tag:" in str(e) or "E004" in str(e) for e in public)
+
+
+def test_MISD_004_two_cards_confirmed_in_one_cycle_are_not_ordered():
+    """A dealer faster than the reader: seat 1 (due first) and seat 2 confirm together."""
+    f = Feeder()
+    f.field[sim_uid("A", "Kd")] = 2
+    f.field[sim_uid("A", "As")] = 1
+    f.tick(3)
+    assert not [a for a in f.of(Alert) if a.code.startswith("misdeal.")]
+    assert f.table.hand.hole_dealt == 2
