@@ -117,6 +117,12 @@ class Tracker:
         zone_of = self._zone_of
         home = self._home
         cands = self._cands
+        if cands:
+            # Evidence gone stale (a stray read of a card in the stub, say) is dropped, so
+            # that quiet cycles take the fast path again.
+            stale = cycle - self.gone_cycles
+            for uid in [u for u, c in cands.items() if c[2] < stale]:
+                del cands[uid]
         watch = {uid for uid, _ in extra}
         if cands:
             watch.update(cands)

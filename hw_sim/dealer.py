@@ -38,6 +38,8 @@ class StepLog:
     def mark(self, step: StepId, when: float | None = None) -> None:
         with self._lock:
             t = time.time() if when is None else when
+            if self._steps and self._steps[-1] == step:
+                return  # the step's first observation is what separates it from the one before
             if self._times and t < self._times[-1]:
                 t = self._times[-1]
             self._times.append(t)

@@ -172,3 +172,11 @@ def test_the_fast_tracker_agrees_with_the_reference(seed, confirm, gone):
         rng.shuffle(reads)
         assert fast.cycle(c, reads) == ref.cycle(c, reads), f"cycle {c}"
     assert {u: fast.location(u) for u in where} == {u: ref.home.get(u) for u in where}
+
+
+def test_a_stray_read_does_not_leave_evidence_behind_for_ever():
+    t = make(confirm=3, gone=4)
+    t.cycle(1, [("U", 1, 200)])  # one stray read of a card lying in the stub
+    for c in range(2, 12):
+        t.cycle(c, [])
+    assert t._cands == {}  # the quiet cycles are back on the fast path

@@ -11,7 +11,6 @@ import logging
 import queue
 import threading
 import time
-from typing import Callable
 
 from controller.effects import Effect
 from controller.events import Event
@@ -54,16 +53,15 @@ class Daemon:
         self.events_applied = 0
         self._stop = threading.Event()
         self._lock = threading.Lock()  # guards the table for in-process viewers
-        self.on_effects: Callable[[list[Effect]], None] | None = None
 
     def submit(self, event: Event) -> None:
         """Hand an event to the main loop (any thread)."""
         self.events.put(event)
 
     def status(self) -> dict:
-        return {"hands_finished": self.table.hands_finished, "events": self.events_applied,
-                "button": self.table.button,
-                "online": {"reader": self.reader.stats.online}}
+        with self._lock:  # the control thread asks while the main loop applies events
+            return {"hands_finished": self.table.hands_finished, "events": self.events_applied,
+                    "button": self.table.button, "online": {"reader": self.reader.stats.online}}
 
     def start(self) -> None:
         out = self.config.outputs
@@ -87,14 +85,14 @@ class Daemon:
             with self._lock:
                 effects = self.table.apply(event)
         except Exception:
-            # A bug in the core must not stop the table: log the event and carry on.
-            log.exception("daemon: the core failed on %r; event skipped", event)
+            # A bug in the core must not stop the table: log the event (never its reads: they
+            # name the cards where they lie) and carry on.
+            log.exception("daemon: the core failed on a %s event (cycle %s); event skipped",
+                          type(event).__name__, getattr(event, "cycle", "-"))
             return []
         self.events_applied += 1
         if effects:
             fan_out(self.sinks, effects)
-            if self.on_effects is not None:
-                self.on_effects(effects)
         return effects
 
     def run(self) -> None:

@@ -61,10 +61,7 @@ class LogSink(Sink):
     def write(self, effects: Sequence[Effect]) -> None:
         for e in effects:
             if isinstance(e, Alert):
-                if e.audience == "floor":
-                    log.warning("floor alert %s (%s)", e.code, e.rule or "-")
-                else:
-                    log.warning("%s alert %s (%s): %s", e.audience, e.code, e.rule or "-", e.message)
+                log.warning("%s alert %s (%s): %s", e.audience, e.code, e.rule or "-", e.message)
 
 
 class CallbackSink(Sink):
@@ -73,14 +70,22 @@ class CallbackSink(Sink):
         self.clearance = clearance
 
     def write(self, effects: Sequence[Effect]) -> None:
-        mine = [e for e in effects if visible_to(e, self.clearance)]
-        if mine:
-            self.fn(mine)
+        if effects:  # fan_out has filtered them for this sink's clearance already
+            self.fn(list(effects))
+
+
+_failing: set[tuple[int, type]] = set()
 
 
 def fan_out(sinks: Iterable[Sink], effects: Sequence[Effect]) -> None:
+    """Give each sink what it is cleared for. A sink that fails (a full disk, a viewer's bug)
+    is logged once per kind of failure and skipped: it never stops the table."""
     for s in sinks:
-        if s.clearance == "floor":
-            s.write(effects)
-        else:
-            s.write([e for e in effects if visible_to(e, s.clearance)])
+        try:
+            s.write(effects if s.clearance == "floor" else [e for e in effects if visible_to(e, s.clearance)])
+        except Exception as exc:
+            key = (id(s), type(exc))
+            if key not in _failing:
+                _failing.add(key)
+                logging.getLogger("tablectl.daemon").error("daemon: output %s failed (%s); it is skipped "
+                                                           "until it works again", type(s).__name__, exc)

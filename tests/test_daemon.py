@@ -1,0 +1,27 @@
+"""The daemon's loop: outputs that fail never stop the table."""
+
+from pathlib import Path
+
+from controller.events import DeviceStatus
+from controller.service.config import parse_config
+from controller.service.daemon import Daemon
+from controller.service.sinks import CallbackSink, Sink
+
+
+class FullDisk(Sink):
+    clearance = "floor"
+
+    def write(self, effects):
+        raise OSError(28, "No space left on device")
+
+
+def test_a_failing_output_is_skipped_and_the_others_still_get_everything(caplog):
+    got = []
+    d = Daemon(parse_config('[reader]\nport = "loop://"', path=Path("t.toml")),
+               sinks=[FullDisk(), CallbackSink(got.extend, clearance="dealer")])
+    d.handle(DeviceStatus(1.0, "reader", False, "gone"))
+    d.handle(DeviceStatus(2.0, "reader", True))
+    assert [a.code for a in got] == ["device.reader_offline", "device.reader_online"]
+    assert d.events_applied == 2
+    errors = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
+    assert len(errors) == 1 and "output FullDisk failed" in errors[0]  # said once, not per event
