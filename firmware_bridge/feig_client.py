@@ -84,6 +84,21 @@ class FeigClient:
                 raise ResponseTimeout(f"{self.device}: no answer to {_NAMES.get(cmd, hex(cmd))} "
                                       f"within {deadline_s:g} s")
 
+    def _discard_stale(self) -> None:
+        """Before a fresh inventory, drop whatever is still in the line: an answer that came
+        after its deadline would otherwise be taken for the answer to the next request, and
+        the client would stay one answer behind for good."""
+        try:
+            stale = self.port.in_waiting
+            if stale:
+                self.port.reset_input_buffer()
+                log.warning("%s: %d late bytes discarded before a new inventory", self.device, stale)
+        except (serial.SerialException, OSError, TypeError) as exc:
+            raise LinkError(f"{self.device}: cannot clear the input: {exc}") from exc
+        partial = self.decoder.flush()
+        if partial is not None:
+            self._log_corrupt(partial)
+
     def _log_corrupt(self, item: feig.Corrupt) -> None:
         self.frames_bad += 1
         log.warning("%s: corrupt frame skipped (%s): %s", self.device, item.reason, item.raw.hex(" "))
@@ -97,6 +112,7 @@ class FeigClient:
         """
         tags: list[feig.TagRecord] = []
         more = False
+        self._discard_stale()
         for _ in range(self.max_parts):
             frame = self._exchange(self._request(antennas, more), feig.CMD_INVENTORY, deadline_s)
             try:

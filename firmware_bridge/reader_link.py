@@ -88,6 +88,7 @@ class ReaderLink(abc.ABC):
         self.stats = LinkStats()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self._reported: bool | None = None  # the last state reported; None before the first
         self.cycle = 0
 
     def start(self) -> None:
@@ -113,9 +114,12 @@ class ReaderLink(abc.ABC):
                 self._stop.wait(restart.next())
 
     def _set_online(self, online: bool, detail: str) -> None:
+        """Report a change. The first report may be "offline": a reader missing or mute from
+        the start must be told to the dealer as surely as one that went away."""
         prefix = f"{self.name}: "
         detail = detail[len(prefix):] if detail.startswith(prefix) else detail
-        if online != self.stats.online:
+        if online != self._reported:
+            self._reported = online
             self.stats.online = online
             self.emit(DeviceStatus(ts=self.clock(), device=self.name, online=online, detail=detail))
 
@@ -129,7 +133,7 @@ class FeigReaderLink(ReaderLink):
 
     def __init__(self, name: str, emit: Emit, port: PortSettings, *, antennas: int | None,
                  com_adr: int = 0xFF, ant_sel_bytes: int = 2, answer_timeout: float = 0.5,
-                 max_timeouts: int = 3, poll_interval: float = 0.0,
+                 max_timeouts: int = 3, max_unusable: int = 10, poll_interval: float = 0.0,
                  backoff: Backoff | None = None, clock: Callable[[], float] = time.time) -> None:
         super().__init__(name, emit, clock=clock)
         self.port_settings = port
@@ -140,22 +144,27 @@ class FeigReaderLink(ReaderLink):
         self.max_timeouts = max_timeouts
         self.poll_interval = poll_interval
         self.backoff = backoff or Backoff(0.05, 2.0)
-        self._ever_online = False
+        self.max_unusable = max_unusable
+        self._failures = 0  # cycles in a row without a usable answer, for whatever reason
+
+    def _failed(self, message: str) -> int:
+        """Count a cycle without a usable answer; log the first of a run and every 100th
+        after it, so that a reader stuck in an error cannot flood the log."""
+        self._failures += 1
+        if self._failures == 1 or self._failures % 100 == 0:
+            suffix = f" ({self._failures} in a row)" if self._failures > 1 else ""
+            log.warning("%s%s", message, suffix)
+        return self._failures
 
     def run(self) -> None:
-        missing_logged = False
         while not self._stop.is_set():
             try:
                 port = open_port(self.port_settings, device=self.name)
             except LinkError as exc:
-                if not missing_logged:
-                    log.warning("%s", exc)
-                    missing_logged = True
-                if self._ever_online:
+                if self._failed(str(exc)) >= self.max_timeouts or self._reported:
                     self._set_online(False, str(exc))
                 self._stop.wait(self.backoff.next())
                 continue
-            missing_logged = False
             log.info("%s: opened %s", self.name, self.port_settings.url)
             try:
                 self._poll(port)
@@ -178,28 +187,31 @@ class FeigReaderLink(ReaderLink):
             except ResponseTimeout as exc:
                 timeouts += 1
                 self.stats.timeouts += 1
+                self._failed(str(exc))
                 if timeouts >= self.max_timeouts:
-                    log.warning("%s (%d in a row): heartbeat lost", exc, timeouts)
+                    log.warning("%s: heartbeat lost (%d inventories unanswered)", self.name, timeouts)
                     self._set_online(False, f"no answer to {timeouts} inventories")
                     return
                 continue
-            except ProtocolError:
-                self.stats.protocol_errors += 1
-                timeouts = 0
-                continue  # logged with the raw frame by the client; the next cycle may be fine
             except LinkError as exc:
-                log.warning("%s", exc)  # the message names the device already
+                self._failed(str(exc))  # the message names the device already
                 self._set_online(False, str(exc))
                 return
-            except BridgeError as exc:  # a damaged answer or an error status: the reader is alive
-                log.warning("%s", exc)
+            except BridgeError as exc:
+                # A damaged answer, an error status, a malformed answer: the reader is alive, so
+                # no reconnect; but a reader that never gives a usable cycle leaves the table
+                # untracked, which the dealer must be told.
                 timeouts = 0
+                if isinstance(exc, ProtocolError):
+                    self.stats.protocol_errors += 1
+                if self._failed(str(exc)) >= self.max_unusable:
+                    self._set_online(False, f"no usable answer in {self._failures} inventories")
                 continue
             finally:
                 self.stats.frames_bad = frames_bad_before + client.frames_bad
             timeouts = 0
-            if not self.stats.online:
-                self._ever_online = True
+            self._failures = 0
+            if not self._reported:
                 self.backoff.reset()
                 self._set_online(True, f"answering on {self.port_settings.url}")
             self.cycle += 1
