@@ -22,7 +22,7 @@ class Hand:
     """The state of the hand in progress. Mutated only by :class:`controller.table.Table`."""
 
     def __init__(self, number: int, game: str, hole_cards: int, seats: tuple[int, ...],
-                 button: int, started: float) -> None:
+                 button: int, started: float, positions: Positions | None = None) -> None:
         self.number = number
         self.game = game
         self.hole_cards = hole_cards
@@ -30,7 +30,7 @@ class Hand:
         self.button = button
         self.started = started
         self.order = deal_order(seats, button)
-        self.positions: Positions = initial_positions(seats, button)
+        self.positions: Positions = positions or initial_positions(seats, button)
         self.zones: dict[str, list[str]] = {}  # zone -> uids in arrival order
         self.where: dict[str, str] = {}  # uid -> last known zone
         self.labels: dict[str, str] = {}  # uid -> card label

@@ -79,6 +79,17 @@ class Table:
 
     def _on_moves(self, ts: float, moves: list, departures: list) -> list[Effect]:  # type: ignore[type-arg]
         out: list[Effect] = []
+        hand = self.hand
+        # Departures first: when the last card of a hand leaves in the cycle in which the next
+        # hand's first card lands, the old hand ends before the new one begins.
+        if hand is not None and departures:
+            for uid, zone in departures:
+                if uid in hand.on_table:
+                    hand.on_table.discard(uid)
+                    out.append(CardLeft(ts, hand.number, uid, hand.labels[uid], zone))
+            if not hand.on_table:
+                # Every card of the hand has left the table: the dealer gathered them.
+                self._finish_hand(ts, out)
         # Cards confirmed in one cycle arrived in an order the reader cannot tell.
         new_seats = frozenset(int(z[5:]) for u, p, z in moves if p is None and z.startswith("seat:"))
         for uid, _prev, zone in moves:
@@ -108,14 +119,6 @@ class Table:
                     out.append(CardPlaced(ts, hand.number, uid, label, zone, came_from, "floor"))
         hand = self.hand
         if hand is not None:
-            for uid, zone in departures:
-                if uid in hand.on_table:
-                    hand.on_table.discard(uid)
-                    out.append(CardLeft(ts, hand.number, uid, hand.labels[uid], zone))
-            if not hand.on_table:
-                # Every card of the hand has left the table: the dealer gathered them.
-                self._finish_hand(ts, out)
-                return out
             key = hand.figures_key()
             if key != self._figures_key:
                 self._figures_key = key
@@ -137,8 +140,8 @@ class Table:
     def _start_hand(self, ts: float, out: list[Effect]) -> Hand:
         number = self.hands_finished + 1
         pos = self.next_positions()
-        hand = Hand(number, self.settings.game, self.settings.hole_cards, self.seats, pos.button, ts)
-        hand.positions = pos
+        hand = Hand(number, self.settings.game, self.settings.hole_cards, self.seats, pos.button, ts,
+                    positions=pos)
         self._next_button = None
         self.hand = hand
         self._figures_key = None

@@ -174,3 +174,15 @@ def test_MISD_004_two_cards_confirmed_in_one_cycle_are_not_ordered():
     f.tick(3)
     assert not [a for a in f.of(Alert) if a.code.startswith("misdeal.")]
     assert f.table.hand.hole_dealt == 2
+
+
+def test_a_hand_ends_before_the_next_begins_when_both_happen_in_one_cycle():
+    f = Feeder()
+    f.put("As", 1)
+    f.field.clear()
+    f.tick(1)
+    f.field[sim_uid("A", "Kd")] = 2  # the next hand's first card, confirmed as the As leaves
+    f.tick(2)
+    [done] = f.of(HandFinished)
+    assert done.record["zones"] == {"seat:1": ["As"]}
+    assert f.table.hand.number == 2 and f.table.hand.zone_labels() == {"seat:2": ["Kd"]}
