@@ -37,6 +37,7 @@ class Hand:
         self.on_table: set[str] = set()  # uids read on the table now
         self.hole_dealt = 0  # cards that arrived at a seat from the stub
         self.dealt_to: dict[int, int] = {}  # seat -> cards it received from the stub (folds or not)
+        self.exposed = 0  # cards the dealer marked exposed during the initial deal
         self.alerts: list[Alert] = []
         self.flagged: set[tuple[str, str]] = set()  # (code, uid) already alerted this hand
 

@@ -21,7 +21,7 @@ from controller.effects import Alert, CardLeft, CardPlaced, Effect, HandFinished
 from controller.events import ButtonPress, DeviceStatus, Event, ReaderCycle, TableSetup
 from controller.hand import Hand
 from controller.registry import DeckRegistry
-from controller.rules.misdeal import check_end_of_deal, check_hole_card
+from controller.rules.misdeal import check_end_of_deal, check_exposed, check_hole_card
 from controller.positions import Positions, initial_positions, next_positions
 from controller.settings import TableSettings
 from controller.tracker import Tracker
@@ -193,7 +193,16 @@ class Table:
         return out
 
     def _on_press(self, ev: ButtonPress) -> list[Effect]:
-        return []  # the dealer's pads get their meaning with the console (issue 5)
+        out: list[Effect] = []
+        hand = self.hand
+        if ev.name == "exposed" and hand is not None:
+            finding = check_exposed(hand)
+            if finding is not None:
+                code, rule, message = finding
+                seat = hand.order[(hand.hole_dealt - 1) % len(hand.order)] if hand.hole_dealt else None
+                self._alert(out, Alert(ts=ev.ts, code=code, audience="dealer", message=message, rule=rule,
+                                       seat=seat, hand=hand.number))
+        return out
 
     def _on_setup(self, ev: TableSetup) -> list[Effect]:
         self.seats = tuple(sorted(ev.seats))

@@ -82,3 +82,29 @@ def test_MISD_007_the_button_one_card_short_is_topped_up_not_a_misdeal(tmp_path)
 def test_MISD_007_another_seat_one_card_short_is_a_misdeal(tmp_path):
     steps = CLEAN[:7] + CLEAN[8:]  # seat 4 misses its second card
     assert run(tmp_path, steps) == [("misdeal.seat_short", "MISD-007", 4, "dealer", 10)]
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("after", [1, 2])
+def test_MISD_001_either_of_the_first_two_cards_exposed(tmp_path, after):
+    steps = CLEAN[:after] + [{"press": "exposed"}] + CLEAN[after:]
+    assert run(tmp_path, steps) == [("misdeal.first_two_cards_exposed", "MISD-001", after, "dealer", after + 1)]
+
+
+@pytest.mark.e2e
+def test_MISD_010_one_exposed_card_becomes_the_burn(tmp_path):
+    steps = CLEAN[:4] + [{"press": "exposed"}] + CLEAN[4:]  # the 4th card, to seat 6
+    assert run(tmp_path, steps) == [("deal.exposed_card_becomes_burn", "MISD-010", 6, "dealer", 5)]
+
+
+@pytest.mark.e2e
+def test_MISD_002_a_second_exposed_card_in_the_deal(tmp_path):
+    steps = CLEAN[:4] + [{"press": "exposed"}] + CLEAN[4:7] + [{"press": "exposed"}] + CLEAN[7:]
+    assert run(tmp_path, steps) == [("deal.exposed_card_becomes_burn", "MISD-010", 6, "dealer", 5),
+                                    ("misdeal.second_exposed_card", "MISD-002", 2, "dealer", 9)]
+
+
+@pytest.mark.e2e
+def test_an_exposed_press_on_the_board_is_not_a_misdeal(tmp_path):
+    steps = CLEAN[:12] + [{"press": "exposed"}] + CLEAN[12:]
+    assert run(tmp_path, steps) == []

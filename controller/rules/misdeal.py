@@ -76,3 +76,23 @@ def check_end_of_deal(hand: Hand) -> list[tuple[str, str, str, int]]:
                 out.append(("misdeal.seat_short", "MISD-007", f"seat {seat} got {got} of {hand.hole_cards} "
                                                               f"cards: misdeal", seat))
     return out
+
+
+def check_exposed(hand: Hand) -> Finding | None:
+    """The dealer pressed ``exposed`` for the card just dealt (the reader cannot see faces).
+
+    MISD-001: either of the first two cards off the deck exposed is a misdeal. MISD-002: a
+    second card exposed by the dealer during the initial deal is a misdeal. MISD-010: otherwise
+    the card is replaced once everyone has a hand, waits on the stub and becomes the next burn;
+    the dealer announces it. After the deal (the board) it is BOARD-008's business, not a misdeal.
+    """
+    if hand.hole_dealt >= hand.hole_target or not window_open(hand):
+        return None
+    hand.exposed += 1
+    if hand.hole_dealt in (1, 2):
+        return ("misdeal.first_two_cards_exposed", "MISD-001",
+                f"card {hand.hole_dealt} off the deck was exposed: misdeal")
+    if hand.exposed >= 2:
+        return ("misdeal.second_exposed_card", "MISD-002", "a second card was exposed in the deal: misdeal")
+    return ("deal.exposed_card_becomes_burn", "MISD-010",
+            "exposed card: announce it, replace it after the deal, it is the next burn")
