@@ -127,8 +127,5 @@ class Hand:
             "alerts": [alert_to_dict(a) for a in self.alerts],
         }
 
-    def seat_cards(self, seat: int) -> list[str]:
-        return [self.labels[u] for u in self.zones.get(f"seat:{seat}", ())]
-
 
 __all__ = ["Hand", "DECK_SIZE", "seat_of"]

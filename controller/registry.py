@@ -126,9 +126,6 @@ class DeckRegistry:
     def lookup(self, uid: str) -> TagInfo | None:
         return self._by_uid.get(uid)
 
-    def uids(self) -> Iterable[str]:
-        return self._by_uid.keys()
-
 
 class SetupOrderReading:
     """Registers a deck read card by card, in set-up order, over one antenna (DECK-008).

@@ -99,15 +99,10 @@ class Table:
             label = hand.labels.get(uid) or self._label(uid, ts, out)
             if uid not in hand.where and zone.startswith("seat:"):
                 seat = int(zone[5:])
-                finding = check_hole_card(hand, seat, new_seats)
-                if finding is not None:
-                    code, rule, message = finding
-                    self._alert(out, Alert(ts=ts, code=code, audience="dealer", message=message, rule=rule,
-                                           seat=seat, hand=hand.number))
+                self._flag(out, ts, hand, check_hole_card(hand, seat, new_seats), seat)
             elif uid not in hand.where and zone in ("burn", "board"):
                 for code, rule, message, seat in check_end_of_deal(hand):
-                    self._alert(out, Alert(ts=ts, code=code, audience="dealer", message=message, rule=rule,
-                                           seat=seat, hand=hand.number))
+                    self._flag(out, ts, hand, (code, rule, message), seat)
             came_from = hand.place(uid, label, zone)
             if came_from != zone:
                 # Only a board card of the deck in play is public; hole cards, burns, the muck
@@ -170,6 +165,14 @@ class Table:
             self._pending_alerts.append(alert)
         out.append(alert)
 
+    def _flag(self, out: list[Effect], ts: float, hand: Hand, finding: tuple[str, str, str] | None,
+              seat: int | None) -> None:
+        """A dealing rule's finding, as an alert to the dealer (every flag is advisory, MISD-016)."""
+        if finding is not None:
+            code, rule, message = finding
+            self._alert(out, Alert(ts=ts, code=code, audience="dealer", message=message, rule=rule,
+                                   seat=seat, hand=hand.number))
+
     def _alert_once(self, out: list[Effect], ts: float, code: str, key: str, **kw: Any) -> None:
         hand = self.hand
         if hand is not None:
@@ -196,12 +199,8 @@ class Table:
         out: list[Effect] = []
         hand = self.hand
         if ev.name == "exposed" and hand is not None:
-            finding = check_exposed(hand)
-            if finding is not None:
-                code, rule, message = finding
-                seat = hand.order[(hand.hole_dealt - 1) % len(hand.order)] if hand.hole_dealt else None
-                self._alert(out, Alert(ts=ev.ts, code=code, audience="dealer", message=message, rule=rule,
-                                       seat=seat, hand=hand.number))
+            seat = hand.order[(hand.hole_dealt - 1) % len(hand.order)] if hand.hole_dealt else None
+            self._flag(out, ev.ts, hand, check_exposed(hand), seat)
         return out
 
     def _on_setup(self, ev: TableSetup) -> list[Effect]:

@@ -53,9 +53,6 @@ class Tracker:
         """The confirmed zone of a tag on the table, else None."""
         return self._home.get(uid)
 
-    def present(self) -> Iterable[str]:
-        return self._home.keys()
-
     def cycle(self, cycle: int, reads: Iterable[tuple[str, int, int]],
               heard: frozenset[tuple[str, int]] | None = None) -> tuple[list[Move], list[tuple[str, str]]]:
         """Apply one inventory cycle. Returns (moves, departures).

@@ -11,6 +11,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from controller.cards import setup_order
 from controller.registry import RegistryError, SetupOrderReading, manifest_of
 from firmware_bridge.errors import BridgeError, ResponseTimeout
 from firmware_bridge.feig_client import FeigClient
@@ -20,6 +21,7 @@ from firmware_bridge.serial_port import PortSettings, open_port
 def main(*, port: str, deck: str, back: str, out: str, baudrate: int, parity: str,
          antenna: int | None, max_cycles: int = 0) -> int:
     reading = SetupOrderReading()
+    order = setup_order()
     mask = None if antenna is None else 1 << (antenna - 1)
     try:
         with open_port(PortSettings(url=port, baudrate=baudrate, parity=parity), device="register") as p:
@@ -39,7 +41,7 @@ def main(*, port: str, deck: str, back: str, out: str, baudrate: int, parity: st
                 before = reading.count
                 reading.feed(t.uid for t in tags if mask is None or any(a.antenna == antenna for a in t.antennas))
                 for i in range(before, reading.count):
-                    print(f"{i + 1:2} {reading.uids[i]} {manifest_card(i)}", flush=True)
+                    print(f"{i + 1:2} {reading.uids[i]} {order[i]}", flush=True)
     except (RegistryError, BridgeError) as exc:  # bridge errors name the device ("register: ...")
         print(f"tablectl {exc}" if isinstance(exc, BridgeError) else f"tablectl register: {exc}",
               file=sys.stderr)
@@ -47,9 +49,3 @@ def main(*, port: str, deck: str, back: str, out: str, baudrate: int, parity: st
     Path(out).write_text(manifest_of(reading.cards(), deck_id=deck, back=back))
     print(f"deck {deck} registered: 52 cards, manifest written to {out}", flush=True)
     return 0
-
-
-def manifest_card(index: int) -> str:
-    from controller.cards import setup_order
-
-    return setup_order()[index]
