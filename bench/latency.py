@@ -41,7 +41,7 @@ def main() -> None:
     config = parse_config(cfg.read_text(), path=cfg)
     writes: list[float] = []  # perf_counter when each full answer was written
     reader = SimFeigReader(PtyDevice(work / "reader"), antennas=ZoneMap.default().by_antenna)
-    reader.on_cycle = lambda n, reads, label: writes.append(time.perf_counter())
+    reader.on_cycle = lambda n, reads, label, looked: writes.append(time.perf_counter())
     got: dict[str, float] = {}
     cond = threading.Condition()
 

@@ -36,14 +36,15 @@ class StepLog:
         self._lock = threading.Lock()
 
     def mark(self, step: StepId, when: float | None = None) -> None:
+        """Note that ``step`` was in force at ``when``. Marks may come in late (the reader
+        thread reports a cycle after the dealer moved on), so they are kept in time order."""
         with self._lock:
             t = time.time() if when is None else when
-            if self._steps and self._steps[-1] == step:
+            i = bisect.bisect_right(self._times, t)
+            if i and self._steps[i - 1] == step:
                 return  # the step's first observation is what separates it from the one before
-            if self._times and t < self._times[-1]:
-                t = self._times[-1]
-            self._times.append(t)
-            self._steps.append(step)
+            self._times.insert(i, t)
+            self._steps.insert(i, step)
 
     def step_at(self, ts: float) -> StepId | None:
         """The step in force at the latest device observation before ``ts``."""
@@ -96,9 +97,9 @@ class ScriptedDealer:
         reader.on_cycle = self._on_cycle
 
     # -- pacing ------------------------------------------------------------------------------
-    def _on_cycle(self, n: int, reads: CycleReads, label: object) -> None:
+    def _on_cycle(self, n: int, reads: CycleReads, label: object, looked: float) -> None:
         if isinstance(label, tuple):
-            self.log.mark(label)  # type: ignore[arg-type]
+            self.log.mark(label, looked)  # type: ignore[arg-type]
         with self._cond:
             self._cycles += 1
             for uid, w in self._watch.items():

@@ -67,9 +67,9 @@ class SimFeigReader:
         self._stop = threading.Event()
         self.cycles = 0  # fresh inventories answered in full
         self.cycle_done = threading.Condition()
-        #: called (under no lock) after each full cycle with its number, what it reported and
-        #: the :attr:`label` that was current when the field was looked at
-        self.on_cycle: Callable[[int, CycleReads, object], None] | None = None
+        #: called (under no lock) after each full cycle with its number, what it reported, the
+        #: :attr:`label` that was current when the field was looked at, and when that was
+        self.on_cycle: Callable[[int, CycleReads, object, float], None] | None = None
         #: anything the simulator wants to know each cycle by (the script step in force)
         self.label: object = None
         self.requests = 0
@@ -192,6 +192,7 @@ class SimFeigReader:
         with_antennas = bool(mode & feig.MODE_ANT) and not self.single_antenna
         ant_sel = int.from_bytes(frame.data[2:], "big") if with_antennas and len(frame.data) > 2 else None
         self._last_label = self.label
+        self._last_look = time.time()
         reads = self._inventory(ant_sel)
         self._last_reads = reads
         parts = self._answer(reads, with_antennas)
@@ -206,7 +207,7 @@ class SimFeigReader:
             n = self.cycles
             self.cycle_done.notify_all()
         if self.on_cycle is not None:
-            self.on_cycle(n, self._last_reads, self._last_label)
+            self.on_cycle(n, self._last_reads, self._last_label, self._last_look)
 
     def wait_cycles(self, count: int, timeout: float) -> bool:
         """Block until ``count`` more full cycles were answered; False on timeout."""
