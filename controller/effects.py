@@ -72,6 +72,10 @@ class Figures:
     stub_count: int
     next_to: str | None
     button: int
+    #: DEAL-013: the seat the dealer prompts first in the betting round under way
+    first_to_act: int | None = None
+    #: BOARD-009: players still in the hand, announced as the flop is dealt
+    players: int = 0
     audience: str = "public"
 
 

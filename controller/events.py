@@ -54,11 +54,15 @@ class DeviceStatus:
 
 @dataclass(frozen=True, slots=True)
 class ButtonPress:
-    """A dealer pad press, by its configured name (``exposed``, ``misdeal``, ...)."""
+    """A dealer pad press, by its name (:data:`controller.pads.PADS`), and the seat it is
+    for when the pad concerns one (``seat_out`` of seat 4; ``exposed_player`` at seat 2).
+    ``hands`` is a count some pads carry (a penalty of ``hands`` hands)."""
 
     ts: float
     name: str
     long: bool = False
+    seat: int | None = None
+    hands: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

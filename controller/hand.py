@@ -10,7 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from controller.effects import Alert, Figures, alert_to_dict
-from controller.positions import Positions, initial_positions
+from controller.positions import Positions, initial_positions, next_live
+from controller.rules.board import BoardState
 from controller.settings import deal_order
 from controller.zones import ALL_ZONES, seat_of
 
@@ -37,14 +38,47 @@ class Hand:
         self.on_table: set[str] = set()  # uids read on the table now
         self.hole_dealt = 0  # cards that arrived at a seat from the stub
         self.dealt_to: dict[int, int] = {}  # seat -> cards it received from the stub (folds or not)
-        self.exposed = 0  # cards the dealer marked exposed during the initial deal
+        self.deal_index: dict[str, int] = {}  # uid -> its place in the deal (1 = first card off)
+        self.first_seat: dict[str, int] = {}  # uid -> the seat it was dealt to (MUCK-002)
+        self.arrivals: list[int] = []  # seats in the order hole cards arrived (MISD-015)
+        self.last_hole: str | None = None  # the hole card that arrived last
+        self.last_card: str | None = None  # the card that arrived anywhere last
+        # -- the initial deal and its misdeal window (RULES.md §5) --
+        self.deal_over = False  # the window closed: sa, round_done, or the first burn/board card
+        self.closed_by: str | None = None
+        self.misdeal = False  # the dealer declared one (MISD-016)
+        self.exposed = 0  # cards exposed during the initial deal (dealer errors, boxed, off-table)
+        self.boxed = 0
+        self.allowance: dict[int, int] = {}  # seat -> replacement cards it is owed (MISD-010/011)
+        self.exposed_from: dict[int, int] = {}  # seat -> exposed cards taken from it
+        self.exposure_candidate: str | None = None  # pressed; the card is the last one dealt...
+        self.exposure_resolved = True  # ...unless another hole card leaves the table first
+        self.expected_burn: tuple[str | None, str] | None = None  # (uid or unknown, rule)
+        self.owed: dict[int, int] = {}  # seat -> cards the dealer was told to add (MISD-007/010)
+        self.dealt_button: int | None = None  # MISD-015: the button the deal actually went from
+        # -- seats with a status (set by the table at the start) --
+        self.absent: set[int] = set()  # DEAL-009
+        self.penalty: set[int] = set()  # DEAL-010: dealt to the muck
+        self.waiting: set[int] = set()  # DEAL-006: seated, not dealt in yet
+        self.redeal_of: int | None = None  # MISD-014: the misdealt hand this one replays
+        self.new_seats: set[int] = set()  # MISD-014: seated since the misdeal, not in the re-deal
+        # -- the board and burns (RULES.md §6, §7) --
+        self.board = BoardState()
+        self.pot_pushed = False  # hand_end pressed (BURN-003)
+        # -- cards that left the table while the hand went on --
+        self.left: dict[str, tuple[str, float]] = {}  # uid -> (zone, ts): gone since the last arrival
+        self.off: dict[str, str] = {}  # uid -> zone it left: back on the stub, or off the table
+        self.kind = "hand"  # or "highcard": a draw for the button (DEAL-011), not a hand
+        self.notes: list[str] = []  # what the record keeps that alerts nobody (MUCK-002 dealer's call)
         self.alerts: list[Alert] = []
         self.flagged: set[tuple[str, str]] = set()  # (code, uid) already alerted this hand
 
     # -- changes -------------------------------------------------------------------------
-    def place(self, uid: str, label: str, zone: str) -> str | None:
-        """Record that ``uid`` arrived in ``zone``; returns the zone it came from, if any."""
+    def place(self, uid: str, label: str, zone: str, *, count: bool = True) -> str | None:
+        """Record that ``uid`` arrived in ``zone``; returns the zone it came from, if any.
+        A card new to the hand at a seat is counted as dealt to it unless ``count`` is false."""
         prev = self.where.get(uid)
+        self.last_card = uid
         if prev == zone:
             self.on_table.add(uid)
             return prev
@@ -52,15 +86,32 @@ class Hand:
             self.zones[prev].remove(uid)
             if not self.zones[prev]:
                 del self.zones[prev]
-        elif zone.startswith("seat:"):
-            self.hole_dealt += 1
-            seat = int(zone[5:])
-            self.dealt_to[seat] = self.dealt_to.get(seat, 0) + 1
+        elif zone.startswith("seat:") and count:
+            self.count_hole(uid, int(zone[5:]))
         self.zones.setdefault(zone, []).append(uid)
         self.where[uid] = zone
         self.labels[uid] = label
         self.on_table.add(uid)
         return prev
+
+    def count_hole(self, uid: str, seat: int) -> None:
+        """Count a card off the stub as ``seat``'s (a penalised seat's goes to the muck)."""
+        self.hole_dealt += 1
+        self.dealt_to[seat] = self.dealt_to.get(seat, 0) + 1
+        self.deal_index[uid] = self.hole_dealt
+        self.first_seat.setdefault(uid, seat)
+        self.arrivals.append(seat)
+        self.last_hole = uid
+
+    def take_off(self, uid: str) -> str:
+        """``uid`` left the table for good (back on the stub, say): forget where it was."""
+        zone = self.where.pop(uid)
+        self.zones[zone].remove(uid)
+        if not self.zones[zone]:
+            del self.zones[zone]
+        self.on_table.discard(uid)
+        self.off[uid] = zone
+        return zone
 
     # -- derived figures -----------------------------------------------------------------
     def count(self, zone: str) -> int:
@@ -77,6 +128,15 @@ class Hand:
 
     def live_seats(self) -> list[int]:
         return [s for s in self.order if self.zones.get(f"seat:{s}")]
+
+    def first_to_act(self) -> int | None:
+        """DEAL-013: pre-flop the first live seat left of the big blind (heads-up the button),
+        on later streets the first live seat left of the button (heads-up the big blind)."""
+        live = [s for s in self.order if self.zones.get(f"seat:{s}") or not self.dealt_to.get(s)]
+        if len(live) < 2:
+            return None
+        after = self.positions.bb if self.board.street == 0 else self.positions.button
+        return next_live(after, live)
 
     def street(self) -> str:
         board = self.count("board")
@@ -102,10 +162,11 @@ class Hand:
         return Figures(ts=ts, hand=self.number, street=self.street(),
                        counts={z: len(u) for z, u in self.zones.items()},
                        burns=self.count("burn"), board=self.count("board"),
-                       stub_count=self.stub_count, next_to=self.next_to(), button=self.button)
+                       stub_count=self.stub_count, next_to=self.next_to(), button=self.button,
+                       first_to_act=self.first_to_act(), players=len(self.live_seats()))
 
     def figures_key(self) -> tuple[Any, ...]:
-        return (tuple((z, len(u)) for z, u in self.zones.items()), self.hole_dealt)
+        return (tuple((z, len(u)) for z, u in self.zones.items()), self.hole_dealt, self.board.street)
 
     def zone_labels(self) -> dict[str, list[str]]:
         return {z: [self.labels[u] for u in self.zones[z]]
@@ -115,6 +176,7 @@ class Hand:
         """The finished hand as history and the simulator's report see it (floor only)."""
         return {
             "hand": self.number,
+            **({"kind": self.kind} if self.kind != "hand" else {}),
             "game": self.game,
             "seats": list(self.seats),
             "button": self.button,
@@ -125,6 +187,10 @@ class Hand:
             "zones": self.zone_labels(),
             "stub_count": self.stub_count,
             "alerts": [alert_to_dict(a) for a in self.alerts],
+            **({"notes": list(self.notes)} if self.notes else {}),
+            **({"misdeal": True} if self.misdeal else {}),
+            **({"redeal_of": self.redeal_of} if self.redeal_of is not None else {}),
+            **({"dealt_from_button": self.dealt_button} if self.dealt_button is not None else {}),
         }
 
 

@@ -73,3 +73,41 @@ def next_positions(last: Positions, live: Sequence[int]) -> Positions:
         other = seats[0] if seats[1] == bb else seats[1]
         return Positions(other, other, bb)
     return Positions(button=last.sb, sb=last.bb, bb=bb)
+
+
+def between(seat: int, first: int, last: int) -> bool:
+    """Whether ``seat`` is on the clockwise arc from ``first`` to ``last``, both included.
+
+    >>> between(4, 3, 5), between(6, 3, 5), between(1, 9, 2)
+    (True, False, True)
+    """
+    return (seat - first) % 10 <= (last - first) % 10
+
+
+def late_entry_waits(seat: int, last: Positions, live: Sequence[int], rule: str = "immediate",
+                     posted: bool = False) -> bool:
+    """DEAL-006/007: whether a player who sat down at ``seat`` since the last hand waits.
+
+    ``immediate`` (``LATE_ENTRY``, 002 and 004): he plays at once unless his seat is on the
+    button, the small blind or between them in the next hand (computed without him: he cannot
+    make himself the button). ``wait_for_bb`` (001 late registrants): he comes in when the big
+    blind reaches him. ``posted`` (a cash player who posted, DEAL-007) waits only in the
+    button-small blind gap.
+
+    >>> last = Positions(button=1, sb=3, bb=5)       # seats 1, 3, 5, 7 live; next: 3, 5, 7
+    >>> late_entry_waits(4, last, (1, 3, 5, 7))     # between the next button (3) and SB (5)
+    True
+    >>> late_entry_waits(6, last, (1, 3, 5, 7))     # he becomes the big blind
+    False
+    >>> late_entry_waits(9, last, (1, 3, 5, 7)), late_entry_waits(9, last, (1, 3, 5, 7), "wait_for_bb")
+    (False, True)
+    """
+    others = sorted(s for s in live if s != seat)
+    if len(others) < 2:
+        return False
+    nxt = next_positions(last, others)
+    if between(seat, nxt.button, nxt.sb):
+        return True
+    if rule == "wait_for_bb" and not posted:
+        return next_positions(last, others + [seat]).bb != seat
+    return False

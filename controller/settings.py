@@ -39,6 +39,42 @@ def next_button(seats: tuple[int, ...] | list[int], button: int) -> int:
     return deal_order(seats, button)[0]
 
 
+#: RULES.md §20 settings the flop-game rules use: name -> (choices, default). The first choice
+#: is the proposed default.
+RULE_SETTINGS: dict[str, tuple[tuple[str, ...], str]] = {
+    # DEAL-006: a late arrival plays at once unless he sits between the button and the small
+    # blind (002, 004), or waits until the big blind reaches him (001 late registrants)
+    "late_entry": (("immediate", "wait_for_bb"), "immediate"),
+    # MISD-013: a fault found after substantial action: the hand proceeds (001, 002) or the
+    # misdealt seat's hand is dead (003)
+    "late_fault": (("proceeds", "dead"), "proceeds"),
+    # MISD-007: the 003 list (SB third card pulled; other counts a misdeal) or button only
+    "deal_count_fixes": (("003", "button_only"), "003"),
+    # MUCK-002: who may take a hand back out of the muck: the floor (RFID proves identity),
+    # nobody (001), the dealer (003)
+    "muck_retrieval": (("floor", "never", "dealer"), "floor"),
+    # BOARD-002: who picks the burn out of a four-card flop: the floor (T, 002), the dealer (003)
+    "four_flop_picker": (("floor", "dealer"), "floor"),
+}
+
+
+@dataclass(frozen=True)
+class RuleSettings:
+    """RULES.md §20 settings, with the proposed defaults (see :data:`RULE_SETTINGS`)."""
+
+    late_entry: str = "immediate"
+    late_fault: str = "proceeds"
+    deal_count_fixes: str = "003"
+    muck_retrieval: str = "floor"
+    four_flop_picker: str = "floor"
+    #: the dealer presses ``round_done`` before every burn (BURN-002's tap). With it the daemon
+    #: tells a premature board card (BOARD-004..006) from a late one; a table without the pad
+    #: sets this false and those checks are off.
+    round_done_pad: bool = True
+    #: DEAL-012: most hands a button game deals (2 to 10; 9 for cash games, 002)
+    seats_max: int = 10
+
+
 @dataclass(frozen=True)
 class TableSettings:
     game: str = "holdem"
@@ -50,6 +86,7 @@ class TableSettings:
     confirm_cycles: int = 3
     #: cycles without any read before a card counts as gone from the table
     gone_cycles: int = 8
+    rules: RuleSettings = field(default_factory=RuleSettings)
 
     @property
     def hole_cards(self) -> int:

@@ -14,6 +14,7 @@ recorded shift replays exactly.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from controller.cards import is_card
@@ -21,8 +22,13 @@ from controller.effects import Alert, CardLeft, CardPlaced, Effect, HandFinished
 from controller.events import ButtonPress, DeviceStatus, Event, ReaderCycle, TableSetup
 from controller.hand import Hand
 from controller.registry import DeckRegistry
-from controller.rules.misdeal import check_end_of_deal, check_exposed, check_hole_card
-from controller.positions import Positions, initial_positions, next_positions
+from controller.positions import Positions, initial_positions, late_entry_waits, next_positions
+from controller.rules import Finding
+from controller.rules.board import burn_moved
+from controller.rules.misdeal import (absent_deadline, check_hole_card, end_of_deal, late, on_exposed,
+                                      on_hole_left)
+from controller.rules.highcard import high_card
+from controller.rules.muck import retrieved
 from controller.settings import TableSettings
 from controller.tracker import Tracker
 
@@ -39,6 +45,13 @@ class Table:
         self.seats: tuple[int, ...] = tuple(settings.seats)
         self._next_button: int | None = settings.button  # set by hand for the next hand, if any
         self._last_positions: Positions | None = None  # the last hand's button and blinds
+        self.waiting: set[int] = set()  # newcomers not dealt in yet (DEAL-006)
+        self._posted: set[int] = set()  # newcomers who posted (DEAL-007)
+        self.absent: set[int] = set()  # DEAL-009
+        self.penalty: dict[int, int] = {}  # seat -> penalty hands left (DEAL-010)
+        self._deferred: list[ButtonPress] = []  # seat changes waiting for the hand to end
+        self._redeal: Hand | None = None  # the misdealt hand the next one replays (MISD-014)
+        self._highcard = False  # the next cards are a draw for the button (DEAL-011)
         self.hand: Hand | None = None
         self.hands_finished = 0
         self.last_record: dict[str, Any] | None = None
@@ -82,27 +95,43 @@ class Table:
         hand = self.hand
         # Departures first: when the last card of a hand leaves in the cycle in which the next
         # hand's first card lands, the old hand ends before the new one begins.
-        if hand is not None and departures:
+        if hand is not None and (departures or (moves and hand.left)):
+            gone = []
             for uid, zone in departures:
                 if uid in hand.on_table:
                     hand.on_table.discard(uid)
                     out.append(CardLeft(ts, hand.number, uid, hand.labels[uid], zone))
+                    gone.append((uid, hand.where.get(uid, zone), ts))
             if not hand.on_table:
                 # Every card of the hand has left the table: the dealer gathered them.
                 self._finish_hand(ts, out)
-        # Cards confirmed in one cycle arrived in an order the reader cannot tell.
+            else:
+                # Cards that left in an earlier cycle, while the hand goes on, left for good
+                # (back on the stub, or off the table); in a gather nothing arrives in between.
+                if moves and hand.left:
+                    self._commit_left(hand, out)
+                for uid, zone, when in gone:
+                    hand.left[uid] = (zone, when)
+        # Cards confirmed in one cycle arrived in an order the reader cannot tell: the burn is
+        # taken before the board, and seats are taken together for the first card (MISD-004).
+        if len(moves) > 1:
+            moves = sorted(moves, key=_arrival_rank)
         new_seats = frozenset(int(z[5:]) for u, p, z in moves if p is None and z.startswith("seat:"))
         for uid, _prev, zone in moves:
             hand = self.hand
             if hand is None:
                 hand = self._start_hand(ts, out)
             label = hand.labels.get(uid) or self._label(uid, ts, out)
-            if uid not in hand.where and zone.startswith("seat:"):
-                seat = int(zone[5:])
-                self._flag(out, ts, hand, check_hole_card(hand, seat, new_seats), seat)
-            elif uid not in hand.where and zone in ("burn", "board"):
-                for code, rule, message, seat in check_end_of_deal(hand):
-                    self._flag(out, ts, hand, (code, rule, message), seat)
+            hand.left.pop(uid, None)
+            prev = hand.where.get(uid)
+            if prev is None:
+                back = hand.off.pop(uid, None)
+                if back == zone and zone.startswith("seat:") and hand.first_seat.get(uid) == int(zone[5:]):
+                    hand.place(uid, label, zone, count=False)  # a hole card back where it was
+                    continue
+                self._arrival(ts, hand, uid, label, zone, new_seats, out)
+            elif prev != zone and hand.kind == "hand":
+                self._move(ts, hand, uid, label, prev, zone, out)
             came_from = hand.place(uid, label, zone)
             if came_from != zone:
                 # Only a board card of the deck in play is public; hole cards, burns, the muck
@@ -112,6 +141,10 @@ class Table:
                     out.append(CardPlaced(ts, hand.number, "", label, zone, came_from, "public"))
                 else:
                     out.append(CardPlaced(ts, hand.number, uid, label, zone, came_from, "floor"))
+            if zone.startswith("seat:") and prev is None and not hand.deal_over \
+                    and hand.hole_dealt == hand.hole_target and hand.absent:
+                for f in absent_deadline(hand):
+                    self._flag_once(out, ts, hand, f, f"absent:{f.seat}")
         hand = self.hand
         if hand is not None:
             key = hand.figures_key()
@@ -120,12 +153,124 @@ class Table:
                 out.append(hand.figures(ts))
         return out
 
+    def _arrival(self, ts: float, hand: Hand, uid: str, label: str, zone: str, same_cycle: frozenset[int],
+                 out: list[Effect]) -> None:
+        """A card off the stub (new to the hand) arrived in ``zone``."""
+        rules = self.settings.rules
+        if hand.kind == "highcard":
+            self._draw_card(ts, hand, uid, label, zone, out)
+            return
+        if zone.startswith("seat:"):
+            seat = int(zone[5:])
+            finding = check_hole_card(hand, seat, same_cycle, rules.deal_count_fixes)
+            if hand.owed.get(seat, 0) > 0:
+                hand.owed[seat] -= 1
+            if finding is not None and hand.deal_over and finding.code.startswith("misdeal."):
+                finding = late(finding, rules.late_fault)
+            self._flag_once(out, ts, hand, finding, f"seat:{seat}:{hand.dealt_to.get(seat, 0)}"
+                            if finding is None or not finding.code.endswith("not_dealt_in") else f"seat:{seat}")
+        elif zone == "muck":
+            if hand.penalty and not hand.deal_over:
+                # DEAL-010: a penalised seat is dealt to the muck, in its place in the order
+                seat = min((s for s in hand.order if s in hand.penalty),
+                           key=lambda s: (hand.dealt_to.get(s, 0), hand.order.index(s)))
+                hand.count_hole(uid, seat)
+        elif zone in ("burn", "board"):
+            for f in end_of_deal(hand):
+                self._flag(out, ts, hand, f)
+            self._street_card(ts, hand, uid, label, zone, out)
+
+    def _draw_card(self, ts: float, hand: Hand, uid: str, label: str, zone: str, out: list[Effect]) -> None:
+        """DEAL-011: one card to each seat; the highest takes the button."""
+        if not zone.startswith("seat:"):
+            return
+        seat = int(zone[5:])
+        if hand.count(zone) >= 1 or seat not in hand.seats:
+            self._flag(out, ts, hand, Finding("deal.highcard_redo", "DEAL-011",
+                                              f"two cards at seat {seat}, or a seat not in the draw: redo the draw", seat))
+            return
+        drawn = {int(z[5:]): hand.labels[u[0]] for z, u in hand.zones.items() if z.startswith("seat:") and u}
+        drawn[seat] = label
+        if len(drawn) == len(hand.seats) and all(is_card(c) for c in drawn.values()):
+            winner = high_card(drawn)
+            hand.button = winner
+            self._next_button = winner
+            self._last_positions = None
+            self._flag(out, ts, hand, Finding("deal.button_by_high_card", "DEAL-011",
+                                              f"seat {winner} has the high card ({drawn[winner]}): the button", winner))
+
+    def _street_card(self, ts: float, hand: Hand, uid: str, label: str, zone: str, out: list[Effect]) -> None:
+        pad = self.settings.rules.round_done_pad
+        if len(hand.live_seats()) < 2 and not hand.misdeal:
+            # BOARD-010: the hand is won; the cards that would have come are never shown
+            self._flag_once(out, ts, hand, Finding("board.rabbit_hunt", "BOARD-010",
+                                                   "the hand is over: no more cards (no rabbit hunting)"), "rabbit")
+            return
+        findings = hand.board.on_burn(uid, pad=pad) if zone == "burn" else hand.board.on_board(uid, label, pad=pad)
+        for f in findings:
+            if f.code == "board.four_card_flop":  # FOUR_FLOP_PICKER: who draws the burn
+                f = replace(f, message=f.message + ("; call the floor: the floor draws it"
+                                                    if self.settings.rules.four_flop_picker == "floor"
+                                                    else "; the dealer draws it"))
+            self._flag(out, ts, hand, f)
+
+    def _move(self, ts: float, hand: Hand, uid: str, label: str, prev: str, zone: str, out: list[Effect]) -> None:
+        """A card on the table moved from ``prev`` to ``zone``."""
+        if prev == "board":
+            hand.board.on_leave(uid, zone)
+        elif prev == "burn":
+            self._flag(out, ts, hand, burn_moved(hand.pot_pushed, zone))
+        elif prev.startswith("seat:") and zone == "burn":
+            self._flag(out, ts, hand, on_hole_left(hand, uid, int(prev[5:]), ts))  # an exposed card burned
+        if prev == "muck" and zone.startswith("seat:"):
+            finding = retrieved(hand, uid, label, int(zone[5:]), self.settings.rules.muck_retrieval)
+            if finding is None:
+                hand.notes.append(f"MUCK-002: {label} back from the muck to {zone} (its own; dealer's call)")
+            self._flag_once(out, ts, hand, finding, f"muck:{zone}")
+        elif prev in ("burn", "muck") and zone == "board":
+            self._flag(out, ts, hand, Finding("board.dead_card_on_board", "BOARD-007",
+                                              f"{label} came from the {prev} to the board", card=label))
+        if zone in ("burn", "board"):
+            for f in end_of_deal(hand):
+                self._flag(out, ts, hand, f)
+            self._street_card(ts, hand, uid, label, zone, out)
+
+    def _commit_left(self, hand: Hand, out: list[Effect]) -> None:
+        """Cards that left the table while the hand went on are off it for good."""
+        for uid, (zone, when) in list(hand.left.items()):
+            hand.take_off(uid)
+            if zone.startswith("seat:"):
+                self._flag(out, when, hand, on_hole_left(hand, uid, int(zone[5:]), when))
+            elif zone == "board":
+                hand.board.on_leave(uid, None)
+            elif zone == "burn":
+                self._flag(out, when, hand, burn_moved(hand.pot_pushed, None))
+        hand.left.clear()
+
+    # -- hands and seats --------------------------------------------------------------------
+    def _plan(self) -> tuple[tuple[int, ...], Positions, list[int]]:
+        """The next hand's seats, positions and the newcomers who join it.
+
+        A re-deal replays the misdealt hand: same seats, same button (MISD-014). Otherwise the
+        button is set by hand, or moves by the dead-button rule (DEAL-004, DEAL-005); a
+        newcomer joins unless DEAL-006 makes him wait.
+        """
+        if self._redeal is not None:
+            return self._redeal.seats, self._redeal.positions, []
+        roster = sorted(self.seats)
+        if self._next_button is not None or self._last_positions is None or len(roster) < 2:
+            everyone = tuple(sorted(set(roster) | self.waiting))
+            return everyone, initial_positions(everyone, self._next_button or self.settings.button), \
+                sorted(self.waiting)
+        last = self._last_positions
+        joins = [s for s in sorted(self.waiting)
+                 if not late_entry_waits(s, last, roster + [s], self.settings.rules.late_entry, s in self._posted)]
+        seats = tuple(sorted(roster + joins))
+        return seats, next_positions(last, seats), joins
+
     def next_positions(self) -> Positions:
-        """The button and blinds of the next hand: set by hand, or moved by the dead-button
-        rule from the last hand's (DEAL-004, DEAL-005)."""
-        if self._next_button is not None or self._last_positions is None:
-            return initial_positions(self.seats, self._next_button or self.settings.button)
-        return next_positions(self._last_positions, self.seats)
+        """The button and blinds of the next hand (see :meth:`_plan`)."""
+        return self._plan()[1]
 
     @property
     def button(self) -> int:
@@ -134,28 +279,75 @@ class Table:
 
     def _start_hand(self, ts: float, out: list[Effect]) -> Hand:
         number = self.hands_finished + 1
-        pos = self.next_positions()
-        hand = Hand(number, self.settings.game, self.settings.hole_cards, self.seats, pos.button, ts,
+        seats, pos, joins = self._plan()
+        redeal = self._redeal
+        self._redeal = None
+        hand = Hand(number, self.settings.game, self.settings.hole_cards, seats, pos.button, ts,
                     positions=pos)
+        if self._highcard:
+            self._highcard = False
+            hand.kind = "highcard"
+        elif redeal is not None:
+            hand.redeal_of = redeal.number
+            hand.new_seats = {p.seat for p in self._deferred if p.name in ("seat_in", "seat_posted")
+                              and p.seat is not None and p.seat not in seats}
+        else:
+            self.seats = tuple(sorted(set(self.seats) | set(joins)))
+            self.waiting -= set(joins)
+            self._posted -= set(joins)
+            hand.waiting = set(self.waiting)
+        hand.absent = self.absent & set(seats)
+        hand.penalty = {s for s in self.penalty if s in seats}
         self._next_button = None
         self.hand = hand
         self._figures_key = None
-        out.append(HandStarted(ts, number, self.button, self.seats, self.settings.game))
+        out.append(HandStarted(ts, number, self.button, seats, self.settings.game))
         if self._pending_alerts:
             hand.alerts.extend(self._pending_alerts)
             self._pending_alerts.clear()
+        if len(seats) > self.settings.rules.seats_max:  # DEAL-012
+            self._flag(out, ts, hand, Finding("deal.too_many_players", "DEAL-012",
+                                              f"{len(seats)} seats dealt in; this game deals at most "
+                                              f"{self.settings.rules.seats_max}"))
         return hand
 
     def _finish_hand(self, ts: float, out: list[Effect]) -> None:
         hand = self.hand
         assert hand is not None
+        if hand.kind == "highcard":
+            self._finish_draw(ts, hand, out)
+            return
+        if not hand.misdeal:
+            for f in hand.board.finish():  # BURN-006
+                self._flag(out, ts, hand, f)
+            for seat in sorted(hand.penalty):  # DEAL-010: a misdealt hand and its re-deal count once
+                self.penalty[seat] -= 1
+                if self.penalty[seat] <= 0:
+                    del self.penalty[seat]
+                    self._flag(out, ts, hand, Finding("deal.penalty_served", "DEAL-010",
+                                                      f"seat {seat} has served its penalty", seat))
         record = hand.record(ts)
         self.last_record = record
         self.hands_finished += 1
         self.hand = None
         out.append(HandFinished(ts, hand.number, record))
-        # DEAL-004: the button moves once the pot is pushed; where to, next_positions() says.
-        self._last_positions = hand.positions
+        if hand.misdeal:
+            self._redeal = hand  # MISD-014: the re-deal replays it; seat changes wait for it
+            return
+        # DEAL-004: the button moves once the pot is pushed; where to, _plan() says. After a
+        # deal from a misplaced button that was played out, it moves on from where it was (MISD-015).
+        self._last_positions = hand.positions if hand.dealt_button is None else \
+            initial_positions(hand.seats, hand.dealt_button)
+        deferred, self._deferred = self._deferred, []
+        for press in deferred:
+            self._seat_press(press, out)
+
+    def _finish_draw(self, ts: float, hand: Hand, out: list[Effect]) -> None:
+        record = hand.record(ts)
+        self.last_record = record
+        self.hands_finished += 1
+        self.hand = None
+        out.append(HandFinished(ts, hand.number, record))
 
     # -- alerts ----------------------------------------------------------------------------
     def _alert(self, out: list[Effect], alert: Alert) -> None:
@@ -165,13 +357,19 @@ class Table:
             self._pending_alerts.append(alert)
         out.append(alert)
 
-    def _flag(self, out: list[Effect], ts: float, hand: Hand, finding: tuple[str, str, str] | None,
-              seat: int | None) -> None:
-        """A dealing rule's finding, as an alert to the dealer (every flag is advisory, MISD-016)."""
-        if finding is not None:
-            code, rule, message = finding
-            self._alert(out, Alert(ts=ts, code=code, audience="dealer", message=message, rule=rule,
-                                   seat=seat, hand=hand.number))
+    def _flag(self, out: list[Effect], ts: float, hand: Hand | None, finding: Finding | None) -> None:
+        """A rule's finding, as an alert (every flag is advisory: MISD-016). After the dealer
+        declared a misdeal the hand is dead and nothing more is checked."""
+        if finding is None or (hand is not None and hand.misdeal):
+            return
+        self._alert(out, Alert(ts=finding.ts if finding.ts is not None else ts, code=finding.code,
+                               audience=finding.audience, message=finding.message, rule=finding.rule,
+                               seat=finding.seat, card=finding.card, hand=hand.number if hand else None))
+
+    def _flag_once(self, out: list[Effect], ts: float, hand: Hand, finding: Finding | None, key: str) -> None:
+        if finding is not None and (finding.code, key) not in hand.flagged:
+            hand.flagged.add((finding.code, key))
+            self._flag(out, ts, hand, finding)
 
     def _alert_once(self, out: list[Effect], ts: float, code: str, key: str, **kw: Any) -> None:
         hand = self.hand
@@ -197,16 +395,92 @@ class Table:
 
     def _on_press(self, ev: ButtonPress) -> list[Effect]:
         out: list[Effect] = []
+        if ev.name.startswith("seat_"):
+            self._seat_press(ev, out)
+            return out
         hand = self.hand
-        if ev.name == "exposed" and hand is not None:
-            seat = hand.order[(hand.hole_dealt - 1) % len(hand.order)] if hand.hole_dealt else None
-            self._flag(out, ev.ts, hand, check_exposed(hand), seat)
+        if ev.name == "highcard" and hand is None:
+            self._highcard = True  # DEAL-011: the next cards draw for the button
+            return out
+        if hand is not None and hand.kind != "hand":
+            return out
+        if hand is None:
+            return out
+        name, ts = ev.name, ev.ts
+        if hand.left and name not in ("misdeal", "hand_end"):
+            # a pad pressed while the hand goes on: what left the table before it left for good
+            self._commit_left(hand, out)
+        if name in ("exposed", "exposed_player", "boxed"):
+            kind = "player" if name == "exposed_player" or (name == "exposed" and ev.long) else \
+                "boxed" if name == "boxed" else "dealer"
+            last = hand.labels.get(hand.last_card) if hand.last_card else None
+            self._flag(out, ts, hand, on_exposed(hand, kind, ev.seat, last))
+        elif name in ("sa", "round_done"):
+            was_open = not hand.deal_over
+            for f in end_of_deal(hand):
+                self._flag(out, ts, hand, f)
+            if was_open:
+                hand.closed_by = name
+            if name == "round_done":
+                hand.board.on_round_done()
+        elif name == "misdeal":
+            if hand.deal_over and not hand.misdeal:  # MISD-013: the floor decides
+                self._flag(out, ts, hand, Finding("misdeal.declared_late", "MISD-013",
+                                                  "misdeal declared after substantial action", audience="floor"))
+            hand.misdeal = True  # MISD-016: declared; the re-deal replays the hand (MISD-014)
+        elif name == "hand_end":
+            hand.pot_pushed = True
         return out
 
+    def _seat_press(self, ev: ButtonPress, out: list[Effect]) -> None:
+        """Seats in and out (DEAL-005..010). A change to a seat in the hand under way waits for
+        the hand to end (and a misdealt hand's for its re-deal: MISD-014)."""
+        seat, hand = ev.seat, self.hand
+        if seat is None:
+            return
+        name = ev.name
+        if name == "seat_absent":  # DEAL-009: still dealt; mucked at the deadline
+            self.absent.add(seat)
+            if hand is not None and not hand.deal_over:
+                hand.absent.add(seat)
+            return
+        if name == "seat_penalty":  # DEAL-010: dealt to the muck for ``hands`` hands
+            self.penalty[seat] = ev.hands or 1
+            if hand is not None and hand.hole_dealt == 0 and seat in hand.seats:
+                hand.penalty.add(seat)
+            return
+        if name == "seat_in" and seat in self.seats:  # back at his seat
+            self.absent.discard(seat)
+            if hand is not None:
+                hand.absent.discard(seat)
+            return
+        if hand is not None or self._redeal is not None:
+            self._deferred.append(ev)
+            return
+        if name == "seat_out":
+            self.seats = tuple(s for s in self.seats if s != seat)
+            for group in (self.waiting, self.absent, self._posted):
+                group.discard(seat)
+            self.penalty.pop(seat, None)
+        elif name in ("seat_in", "seat_posted"):
+            self.waiting.add(seat)
+            if name == "seat_posted":
+                self._posted.add(seat)
+            if seat not in self._plan()[0]:
+                self._flag(out, ev.ts, None, Finding("deal.seat_waits", "DEAL-006",
+                                                     f"seat {seat} waits for the button to pass", seat))
+
     def _on_setup(self, ev: TableSetup) -> list[Effect]:
-        self.seats = tuple(sorted(ev.seats))
+        """The floor sets the seats (and the button, or lets the daemon move it). Without a
+        button, seats new to the table are newcomers under DEAL-006."""
+        seats = set(ev.seats)
         if ev.button is not None:
             self._next_button = ev.button
+            self.seats, self.waiting = tuple(sorted(seats)), set()
+        else:
+            self.waiting = (self.waiting | (seats - set(self.seats))) & seats
+            self.seats = tuple(sorted(seats & set(self.seats)))
+        self._redeal = None  # the floor's word overrides a pending re-deal
         return []
 
     # -- views -----------------------------------------------------------------------------
@@ -222,5 +496,14 @@ class Table:
                 "number": hand.number, "button": hand.button, "street": hand.street(),
                 "zones": hand.zone_labels(), "stub_count": hand.stub_count,
                 "next_to": hand.next_to(), "alerts": len(hand.alerts),
+                "first_to_act": hand.first_to_act(), "players": len(hand.live_seats()),
             }
         return snap
+
+
+_RANK = {"burn": 0, "board": 1}
+
+
+def _arrival_rank(move: tuple[str, str | None, str]) -> int:
+    """Within one reader cycle: seats and the muck, then the burn, then the board."""
+    return _RANK.get(move[2], -1)

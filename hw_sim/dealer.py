@@ -7,6 +7,11 @@ to believe it (``confirm_cycles``), and then one cycle more, so that the daemon 
 that answer before anything else happens. The run is therefore as fast as the pseudo-terminal
 allows and, for a given noise seed, the same every time.
 
+A card moved back on the stub (``{"move": CARD, "to": "stub"}``) is no longer read anywhere;
+the dealer then waits ``gone_cycles`` + 2 cycles, the daemon's own patience for a card that is
+gone (``gone_cycles`` of the configuration) and two more, so that the daemon has taken in that
+the card left before anything else happens.
+
 Every answered cycle is logged with the step in force when the reader looked at its field, so
 that an alert, stamped by the daemon with the time of the cycle that raised it, can be traced
 back to a script step (:meth:`StepLog.step_at`).
@@ -75,12 +80,13 @@ class ScriptedDealer:
     """Deals a parsed script hand by hand onto a :class:`SimFeigReader`."""
 
     def __init__(self, reader: SimFeigReader, antenna_of: dict[str, int], daemon: DaemonView, *,
-                 confirm_cycles: int, deck_in_play: str = "A", step_timeout: float = 30.0,
-                 max_cycles_per_step: int = 200) -> None:
+                 confirm_cycles: int, gone_cycles: int = 8, deck_in_play: str = "A",
+                 step_timeout: float = 30.0, max_cycles_per_step: int = 200) -> None:
         self.reader = reader
         self.antenna_of = antenna_of
         self.daemon = daemon
         self.confirm = confirm_cycles
+        self.gone_cycles = gone_cycles
         self.deck_in_play = deck_in_play
         self.step_timeout = step_timeout
         self.max_cycles = max_cycles_per_step
@@ -122,11 +128,22 @@ class ScriptedDealer:
                     raise SimulationError(f"no reader cycles for {self.step_timeout:g} s at hand "
                                           f"{self.current[0]}, step {self.current[1]}: is the daemon polling?")
             self._watch.clear()
-            target = self._cycles + 1
-            while self._cycles < target:
-                if not self._cond.wait(max(0.0, deadline - time.monotonic())) and time.monotonic() >= deadline:
-                    raise SimulationError(f"no reader cycles for {self.step_timeout:g} s at hand "
-                                          f"{self.current[0]}, step {self.current[1]}")
+            self._await_cycles(self._cycles + 1, deadline)
+
+    def _await_cycles(self, target: int, deadline: float) -> None:
+        """Wait, holding ``self._cond``, until the cycle counter reaches ``target``."""
+        while self._cycles < target:
+            if not self._cond.wait(max(0.0, deadline - time.monotonic())) and time.monotonic() >= deadline:
+                raise SimulationError(f"no reader cycles for {self.step_timeout:g} s at hand "
+                                      f"{self.current[0]}, step {self.current[1]}")
+
+    def _wait_gone(self) -> None:
+        """Wait until the daemon must have noticed that a card left every antenna: it believes
+        that after ``gone_cycles`` cycles without a read; one more for it to take that in, and
+        one because the cycle in flight may have looked at the field before the card left."""
+        deadline = time.monotonic() + self.step_timeout
+        with self._cond:
+            self._await_cycles(self._cycles + self.gone_cycles + 2, deadline)
 
     # -- the physical table ------------------------------------------------------------------
     def _uid(self, ref: sc.CardRef) -> str:
@@ -140,6 +157,15 @@ class ScriptedDealer:
         self.reader.place(key, uid, antenna)
         with self._cond:
             self._watch[uid] = _Watch(antenna)
+
+    def _key_of(self, ref: sc.CardRef) -> str:
+        """The physical key of the card ``ref`` names that lies on the table: found by its UID,
+        since ``As``, ``As@A`` and its ``tag:`` name the same tag; the original before a clone."""
+        uid = self._uid(ref)
+        keys = [k for k in self._physical if self.reader.uid_of(k) == uid]
+        if not keys:
+            raise SimulationError(f"hand {self.current[0]}, step {self.current[1]}: {ref} is not on the table")
+        return min(keys, key=lambda k: "#clone" in k)  # the original tag if it is there
 
     def play_hand(self, number: int, hand: sc.HandScript) -> None:
         """Play one hand's steps; returns once the daemon has recorded the hand."""
@@ -163,8 +189,28 @@ class ScriptedDealer:
             self._settle()
         elif isinstance(action, sc.Press):
             self.log.mark(self.current)
-            self.daemon.command({"cmd": "press", "name": action.name})
+            request: dict = {"cmd": "press", "name": action.name}
+            if action.long:
+                request["long"] = True
+            if action.seat is not None:
+                request["seat"] = action.seat
+            if action.hands is not None:
+                request["hands"] = action.hands
+            self.daemon.command(request)
             self._settle()
+        elif isinstance(action, sc.Move):
+            key = self._key_of(action.card)
+            if action.to == sc.STUB:
+                self.log.mark(self.current)
+                uid = self.reader.uid_of(key)
+                self.reader.remove(key)
+                del self._physical[key]  # the key is free again: a later deal may pitch the card anew
+                with self._cond:
+                    self._watch.pop(uid, None)
+                self._wait_gone()
+            else:  # like a deal, of the tag that is already out
+                self._put(key, self.reader.uid_of(key), action.to)
+                self._settle()
         elif isinstance(action, sc.Unplug):
             self.log.mark(self.current)
             t0 = time.time()

@@ -14,13 +14,14 @@ players in dealing order, and the actions (``d dh p3 Ah5c``, ``p3 f``, ``d db Jc
   player shows down (``pN sm``) is the card shown; every other unknown card and every burn is
   drawn, with ``rng``, from the cards the hand does not use;
 - each board deal (``d db``: 3 cards for the flop, then 1 for the turn and 1 for the river) gets
-  one burn just before it (BURN-001);
+  one burn just before it (BURN-001), and the dealer's tap, ``{"press": "round_done"}``, just
+  before that burn, once the round's folds are mucked (BURN-002);
 - ``pN f`` becomes ``{"muck": "seat:N"}``; bets, calls, showdowns and commentary add nothing;
 - ``{"end": true}`` closes the hand.
 
 Repair: a live player who never acts before the flop although not all-in from the blinds and
 antes has lost a fold (``wsop/2019/42/3/00-01-07.phh``: p8, the button). As pokerkit does, the
-fold is put back, as a muck just before the flop's burn, and a warning says so.
+fold is put back, as a muck just before the tap before the flop's burn, and a warning says so.
 
 Variants: ``NT``, ``FT`` (hold'em, 2 hole cards) and ``PO``, ``FO/8`` (Omaha, 4). Stud, razz,
 draw and short-deck hands raise :class:`UnsupportedHand` naming the variant.
@@ -40,7 +41,7 @@ draw and short-deck hands raise :class:`UnsupportedHand` naming the variant.
 >>> [(s["deal"] if s["to"] != "seat:2" else "??", s["to"]) for s in hand["steps"][:6]]
 [('Ac', 'seat:1'), ('??', 'seat:2'), ('7h', 'seat:3'), ('Kd', 'seat:1'), ('??', 'seat:2'), ('6h', 'seat:3')]
 >>> [s.get("to", next(iter(s))) for s in hand["steps"][6:]]
-['muck', 'burn', 'board', 'board', 'board', 'burn', 'board', 'end']
+['muck', 'press', 'burn', 'board', 'board', 'board', 'press', 'burn', 'board', 'end']
 """
 
 from __future__ import annotations
@@ -256,6 +257,7 @@ def phh_to_hand(text: str, *, rng: random.Random, warnings: list[str] | None = N
                     if warnings is not None:
                         warnings.append(f"p{seat} never acts before the flop and is not all-in: "
                                         f"the lost fold is put back (a muck of seat:{seat})")
+        steps.append({"press": "round_done"})  # BURN-002: the tap, once the round's folds are in
         steps.append({"deal": next(draw), "to": "burn"})  # BURN-001: one burn before each street
         steps.extend({"deal": c, "to": "board"} for c in value)
     steps.append({"end": True})

@@ -9,11 +9,15 @@ Each hand is clean and legal:
   seat, DEAL-002), until each seat has 2 (hold'em) or 4 (Omaha);
 - before the flop, the turn and the river a betting round in which some seats may fold
   (``{"muck": "seat:N"}``), never the last live one; when only one seat is left no more board
-  cards come; each street is a burn and then 3, 1, 1 board cards (BURN-001); after the river a
-  last betting round may fold some more; then ``{"end": true}``.
+  cards come; a round followed by a street ends with the dealer's tap, ``{"press":
+  "round_done"}`` (BURN-002); each street is a burn and then 3, 1, 1 board cards (BURN-001);
+  after the river a last betting round may fold some more; then ``{"end": true}``.
 
 The button need not be dealt in (a dead button, DEAL-005): dealing starts at the first seat
-dealt in clockwise from it.
+dealt in clockwise from it. :func:`random_hand_steps_in_order` deals in an order given (the
+order the dead-button rule gives, say); :func:`random_session` plays hands at one table with
+players eliminated between them, and :func:`session_expectations` says where the button and the
+blinds are in each of its hands.
 
 >>> import random
 >>> steps = random_hand_steps(random.Random(1), game="holdem", seats=[2, 5, 9], button=5)
@@ -21,6 +25,8 @@ dealt in clockwise from it.
 ['seat:9', 'seat:2', 'seat:5', 'seat:9', 'seat:2', 'seat:5']
 >>> steps[-1]
 {'end': True}
+>>> [s for s in steps if "deal" not in s]  # a fold, the tap before the flop's burn, a fold
+[{'muck': 'seat:9'}, {'press': 'round_done'}, {'muck': 'seat:2'}, {'end': True}]
 >>> script = random_script(5, hands=2, seats=[1, 4, 6])
 >>> [(h["seats"], h["button"]) for h in script["hands"]]  # the button moves on (DEAL-004)
 [([1, 4, 6], 6), ([1, 4, 6], 1)]
@@ -31,13 +37,21 @@ from __future__ import annotations
 import random
 from typing import Any, Sequence
 
+from dataclasses import dataclass
+
 from controller.cards import FULL_DECK
+from controller.positions import Positions, initial_positions, next_positions
 from controller.settings import deal_order, next_button
 
 #: game -> hole cards per seat (the flop games a deal script knows)
 HOLE_CARDS = {"holdem": 2, "omaha": 4}
 #: board cards per street after the hole cards: flop, turn, river
 STREETS = (3, 1, 1)
+
+
+def _check_seats(seats: Sequence[int], what: str = "seats") -> None:
+    if len(set(seats)) != len(seats) or not 2 <= len(seats) <= 10 or not all(1 <= s <= 10 for s in seats):
+        raise ValueError(f"{what} must be 2 to 10 different seats 1 to 10, got {list(seats)}")
 
 
 def random_hand_steps(rng: random.Random, *, game: str, seats: Sequence[int], button: int,
@@ -47,16 +61,28 @@ def random_hand_steps(rng: random.Random, *, game: str, seats: Sequence[int], bu
     ``seats``: 2 to 10 different seats 1..10; ``button``: any seat 1..10. ``fold_chance``: the
     chance that a live seat folds in a betting round.
     """
-    if game not in HOLE_CARDS:
-        raise ValueError(f"game {game!r} is not supported (games: {', '.join(HOLE_CARDS)})")
-    if len(set(seats)) != len(seats) or not 2 <= len(seats) <= 10 or not all(1 <= s <= 10 for s in seats):
-        raise ValueError(f"seats must be 2 to 10 different seats 1 to 10, got {list(seats)}")
+    _check_seats(seats)
     if not 1 <= button <= 10:
         raise ValueError(f"button must be a seat 1 to 10, got {button}")
+    return random_hand_steps_in_order(rng, game=game, order=deal_order(list(seats), button),
+                                      fold_chance=fold_chance)
+
+
+def random_hand_steps_in_order(rng: random.Random, *, game: str, order: Sequence[int],
+                               fold_chance: float = 0.25) -> list[dict[str, Any]]:
+    """The steps of one clean hand dealt in ``order`` (the seats dealt in, the first card's
+    seat first: ``deal_order(seats, button)``), ending with ``{"end": true}``.
+
+    >>> steps = random_hand_steps_in_order(random.Random(3), game="holdem", order=[4, 1], fold_chance=0)
+    >>> [s["to"] for s in steps[:4]], steps[4]
+    (['seat:4', 'seat:1', 'seat:4', 'seat:1'], {'press': 'round_done'})
+    """
+    if game not in HOLE_CARDS:
+        raise ValueError(f"game {game!r} is not supported (games: {', '.join(HOLE_CARDS)})")
+    _check_seats(order, "the order")
     deck = list(FULL_DECK)
     rng.shuffle(deck)
     stub = iter(deck)  # deck[0] is the top of the stub
-    order = deal_order(list(seats), button)
     steps: list[dict[str, Any]] = []
     # DEAL-001/002: one card at a time, clockwise from left of the button, round by round.
     for _ in range(HOLE_CARDS[game]):
@@ -74,6 +100,7 @@ def random_hand_steps(rng: random.Random, *, game: str, seats: Sequence[int], bu
         betting_round()
         if len(live) < 2:
             break  # the hand is won: no more board cards
+        steps.append({"press": "round_done"})  # BURN-002: the tap once the round is complete
         steps.append({"deal": next(stub), "to": "burn"})  # BURN-001: a burn before each street
         for _ in range(street):
             steps.append({"deal": next(stub), "to": "board"})
@@ -117,3 +144,88 @@ def random_script(seed: int, *, hands: int, game: str = "holdem", seats: Sequenc
     first = out[0]
     return {"format": 1, "game": game, "seats": first["seats"], "button": first["button"],
             "noise": noise if noise is not None else {"seed": seed}, "hands": out}
+
+
+# -- a session: one table, players eliminated between hands ----------------------------------
+
+@dataclass(frozen=True, slots=True)
+class SessionHand:
+    """What a hand of a session should be: its live seats, where the button and the blinds
+    are (controller.positions) and the order the cards go out in."""
+
+    seats: tuple[int, ...]
+    positions: Positions
+    order: tuple[int, ...]
+
+    @property
+    def button(self) -> int:
+        return self.positions.button
+
+
+def random_session(seed: int, *, hands: int, game: str = "holdem", noise: dict[str, Any] | None = None,
+                   eliminate: float = 0.2, fold_chance: float = 0.25) -> dict[str, Any]:
+    """A script (a dict) of ``hands`` consecutive clean hands at one table, from ``seed``.
+
+    The table starts with 2 to 10 random seats and a random button (any seat 1 to 10, now and
+    then a dead one); only the first hand names ``seats`` and ``button``, the daemon moves the
+    button after that. Between hands each seat is eliminated with the chance ``eliminate``
+    (never leaving fewer than two): the next hand opens, before its first card, with a
+    ``{"press": "seat_out", "seat": S}`` for each. Positions follow the dead-button rule
+    (:func:`controller.positions.next_positions`) and the cards go out in
+    ``deal_order(live, button)``. :func:`session_expectations` gives each hand's button.
+
+    >>> s = random_session(5, hands=3, eliminate=0.5)
+    >>> [h.get("button") for h in s["hands"]], s["hands"][1]["steps"][:2]
+    ([1, None, None], [{'press': 'seat_out', 'seat': 2}, {'press': 'seat_out', 'seat': 9}])
+    >>> [(h.seats, h.button) for h in session_expectations(s)]  # seat 2, out, has the dead button
+    [((1, 2, 4, 6, 7, 9), 1), ((1, 4, 6, 7), 2), ((4, 7), 4)]
+    """
+    if hands < 1:
+        raise ValueError("a script has at least one hand")
+    if not 0 <= eliminate <= 1:
+        raise ValueError(f"eliminate is a probability 0 to 1, got {eliminate}")
+    rng = random.Random(seed)
+    live = _random_seats(rng)
+    button = rng.randint(1, 10)
+    while button not in live and rng.random() < 0.7:  # now and then a dead button
+        button = rng.randint(1, 10)
+    pos = initial_positions(live, button)
+    out: list[dict[str, Any]] = []
+    for number in range(hands):
+        steps: list[dict[str, Any]] = []
+        if number:
+            gone = [s for s in live if rng.random() < eliminate]
+            while len(live) - len(gone) < 2:  # a table needs two players
+                gone.pop(rng.randrange(len(gone)))
+            steps += [{"press": "seat_out", "seat": s} for s in gone]
+            live = [s for s in live if s not in gone]
+            pos = next_positions(pos, live)
+        steps += random_hand_steps_in_order(rng, game=game, order=deal_order(live, pos.button),
+                                            fold_chance=fold_chance)
+        hand: dict[str, Any] = {"seats": list(live), "button": pos.button} if not number else {}
+        hand["steps"] = steps
+        out.append(hand)
+    first = out[0]
+    return {"format": 1, "game": game, "seats": first["seats"], "button": first["button"],
+            "noise": noise if noise is not None else {"seed": seed}, "hands": out}
+
+
+def session_expectations(script: dict[str, Any]) -> list[SessionHand]:
+    """Each hand's live seats, positions and dealing order, read from a session script (a
+    dict): the first hand's seats and button (or the script's) by
+    :func:`controller.positions.initial_positions`; then, hand by hand, the ``seat_out``
+    presses that open it take seats out and :func:`controller.positions.next_positions` moves
+    the button and the blinds. A hand that names ``seats``/``button`` starts over from them.
+    """
+    out: list[SessionHand] = []
+    live = list(script["seats"])
+    pos: Positions | None = None
+    for hand in script["hands"]:
+        gone = {s["seat"] for s in hand["steps"] if s.get("press") == "seat_out"}
+        live = [s for s in hand.get("seats", live) if s not in gone]
+        if pos is None or "button" in hand:
+            pos = initial_positions(live, hand.get("button", script["button"]))
+        else:
+            pos = next_positions(pos, live)
+        out.append(SessionHand(tuple(live), pos, tuple(deal_order(live, pos.button))))
+    return out

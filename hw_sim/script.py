@@ -7,7 +7,7 @@ e.g. ``hand 2, step 5: unknown card 'Zz' (ranks A23456789TJQK, suits shdc)`` or
 
 The step model: each step of a hand is a :class:`Step` ``(hand, index, action)``; ``hand`` and
 ``index`` are both counted from 1 (``index`` within its hand, as the report's ``step``), and
-``action`` is one of :class:`Deal`, :class:`Muck`, :class:`Press`, :class:`Shuffler`,
+``action`` is one of :class:`Deal`, :class:`Muck`, :class:`Press`, :class:`Move`, :class:`Shuffler`,
 :class:`End`, :class:`Unplug`, :class:`Plug` (the union :data:`Action`). :func:`action_of`
 gives the action of a step (or of a bare action).
 
@@ -45,7 +45,30 @@ Choices the contract leaves open (documented here, relied on by the simulator):
 - ``crash_after`` is a step count from 1 up to the number of steps in the script (with the
   implicit ends), so that the power cut does happen.
 - ``"cards"`` goes only with ``{"shuffler": "deck"}``.
-- Extension: ``{"press": NAME, "long": true}`` is a long press (RULES.md legend: ``EXPOSED:player``).
+
+Extensions (docs/daemon.md, "Extensions to the script format"):
+
+- ``{"press": NAME, "long": true}`` is a long press (RULES.md legend: ``EXPOSED:player``).
+  ``NAME`` is a pad of :data:`controller.pads.PADS` (checked with
+  :func:`controller.pads.check_press`) or one of the ``buttons`` a configuration adds. A press
+  may name ``"seat": N`` (the pads of a seat need one: ``{"press": "seat_out", "seat": 4}``) and
+  ``"hands": N`` (a count of hands, a penalty's).
+- ``{"move": CARD, "to": ZONE}`` moves a card that is on the table (dealt in this hand, not
+  gathered, not back on the stub) to another zone: an exposed card from its seat to the burn
+  spot, a four-card flop's extra card from the board to the burn, a card taken back from the
+  muck to a seat. ``"to": "stub"`` puts it back on the stub: no antenna reads it any more, and a
+  later step may deal it again. The parser follows every card out, through deals, mucks and
+  moves, so a move of a card that is not on the table, or to the zone it is in, is refused.
+
+>>> parse_script('{"format": 1, "seats": [1, 2], "button": 2, "hands": [{"steps": ['
+...              '{"deal": "As", "to": "seat:1"}, {"press": "exposed"}, {"move": "As", "to": "stub"},'
+...              '{"deal": "As", "to": "burn"}, {"press": "seat_out", "seat": 1}]}]}').hands[0].steps[2]
+Step(hand=1, index=3, action=Move(card=CardRef(card='As', deck=None, uid=None), to='stub'))
+>>> parse_script('{"format": 1, "seats": [1, 2], "button": 2, "hands": [{"steps": ['
+...              '{"deal": "As", "to": "seat:1"}, {"muck": "seat:1"}, {"move": "As", "to": "muck"}]}]}')
+Traceback (most recent call last):
+...
+hw_sim.script.ScriptError: hand 1, step 3: As is already at muck (a move goes to another zone, or to the stub)
 """
 
 from __future__ import annotations
@@ -56,19 +79,23 @@ from dataclasses import dataclass
 from typing import Any, Collection, Union
 
 from controller.cards import RANKS, SUITS, CardError, parse_card
+from controller.pads import PADS, check_press
 from hw_sim.decks import card_of_uid
 
 FORMAT = 1
 #: Games a script may name; stud, razz and draw games join as the daemon learns them.
 GAMES = ("holdem", "omaha")
-DEFAULT_BUTTONS = ("exposed", "misdeal", "next", "floor", "new_deck", "round_done", "sa", "stub_wrong", "ack")
+#: The pads every configuration knows (controller.pads); ``parse_script(buttons=...)`` adds others.
+DEFAULT_BUTTONS: tuple[str, ...] = tuple(PADS)
 DEVICES = ("reader", "shuffler")
 SHUFFLER_ACTIONS = ("deck", "jam", "door_open")
 #: The simulated table's decks (deal-script.md: ``A`` in play, ``B`` the spare).
 DECK_IDS = ("A", "B")
 DECK_IN_PLAY = "A"
 ZONES_HELP = "seat:1..seat:10, board, burn, muck"
-STEP_KINDS = ("deal", "muck", "press", "shuffler", "end", "unplug", "plug")
+#: ``{"move": CARD, "to": "stub"}``: the card goes back on the stub (not a zone: no antenna)
+STUB = "stub"
+STEP_KINDS = ("deal", "muck", "press", "move", "shuffler", "end", "unplug", "plug")
 _UID = re.compile(r"[0-9A-Fa-f]{16}")
 _ZONE = re.compile(r"seat:(?:10|[1-9])|board|burn|muck")
 _TOP_KEYS = ("format", "game", "seats", "button", "noise", "hands", "deck", "crash_after")
@@ -115,10 +142,22 @@ class Muck:
 
 @dataclass(frozen=True, slots=True)
 class Press:
-    """``{"press": NAME}`` (``"long": true`` for a long press): a dealer pad."""
+    """``{"press": NAME}``: a dealer pad; ``"long": true`` for a long press, ``"seat"`` the
+    seat a seat pad is for, ``"hands"`` a count of hands (a penalty's)."""
 
     name: str
     long: bool = False
+    seat: int | None = None
+    hands: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """``{"move": CARD, "to": ZONE | "stub"}``: a card on the table goes to another zone, or
+    back on the stub (:data:`STUB`)."""
+
+    card: CardRef
+    to: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,7 +187,7 @@ class Plug:
     device: str
 
 
-Action = Union[Deal, Muck, Press, Shuffler, End, Unplug, Plug]
+Action = Union[Deal, Muck, Press, Move, Shuffler, End, Unplug, Plug]
 
 
 @dataclass(frozen=True, slots=True)
@@ -292,10 +331,33 @@ def _flag(d: dict[str, Any], key: str, where: str) -> bool:
     return value
 
 
-def _zone(value: Any, where: str) -> str:
+def _zone(value: Any, where: str, *, stub: bool = False) -> str:
+    """A zone name; with ``stub``, :data:`STUB` too (the target of a move)."""
+    if stub and value == STUB:
+        return STUB
     if not isinstance(value, str) or not _ZONE.fullmatch(value):
-        raise ScriptError(f"{where}: unknown zone {_show(value)} (zones: {ZONES_HELP})")
+        raise ScriptError(f"{where}: unknown zone {_show(value)} (zones: {ZONES_HELP}{', or stub' if stub else ''})")
     return value
+
+
+def _press(d: dict[str, Any], where: str, buttons: Collection[str]) -> Press:
+    """A press: a pad of PADS (checked as the daemon checks it) or one of ``buttons``."""
+    _keys(d, ("press", "long", "seat", "hands"), where, "a press")
+    name = d["press"]
+    if not isinstance(name, str) or (name not in PADS and name not in buttons):
+        known = dict.fromkeys([*buttons, *PADS])  # the configuration's names first, no repeats
+        raise ScriptError(f"{where}: unknown button {_show(name)} (buttons: {', '.join(known)})")
+    # The JSON types first, so that a message never quotes a long value whole.
+    seat = _seat(d["seat"], where, '"seat"') if "seat" in d else None
+    hands = d.get("hands")
+    if "hands" in d and (not _is_int(hands) or hands < 1):
+        raise ScriptError(f'{where}: "hands" must be a whole number of hands, 1 or more, got {_show(hands)}')
+    if name in PADS:
+        try:
+            check_press(name, seat, hands)
+        except ValueError as exc:
+            raise ScriptError(f"{where}: {exc}") from None
+    return Press(name, _flag(d, "long", where), seat, hands)
 
 
 def parse_step(d: Any, *, where: str, buttons: Collection[str] = DEFAULT_BUTTONS) -> Action:
@@ -303,10 +365,18 @@ def parse_step(d: Any, *, where: str, buttons: Collection[str] = DEFAULT_BUTTONS
 
     >>> parse_step({"muck": "seat:4"}, where="hand 1, step 6")
     Muck(seat=4)
-    >>> parse_step({"press": "exposd"}, where="hand 1, step 3", buttons=("exposed", "next"))
+    >>> parse_step({"press": "seat_out", "seat": 4}, where="hand 2, step 1")
+    Press(name='seat_out', long=False, seat=4, hands=None)
+    >>> parse_step({"press": "seat_out"}, where="hand 2, step 1")
     Traceback (most recent call last):
     ...
-    hw_sim.script.ScriptError: hand 1, step 3: unknown button 'exposd' (buttons: exposed, next)
+    hw_sim.script.ScriptError: hand 2, step 1: press 'seat_out' needs a seat (1 to 10)
+    >>> parse_step({"press": "exposd"}, where="hand 1, step 3", buttons=())  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    hw_sim.script.ScriptError: hand 1, step 3: unknown button 'exposd' (buttons: exposed, exposed_player, ...)
+    >>> parse_step({"move": "7d", "to": "stub"}, where="hand 1, step 9")
+    Move(card=CardRef(card='7d', deck=None, uid=None), to='stub')
     """
     if not isinstance(d, dict) or not d:
         raise ScriptError(f'{where}: a step is a JSON object like {{"deal": "As", "to": "seat:1"}}, '
@@ -332,11 +402,13 @@ def parse_step(d: Any, *, where: str, buttons: Collection[str] = DEFAULT_BUTTONS
                               f"(write seat:1..seat:10)")
         return Muck(int(zone[5:]))
     if kind == "press":
-        _keys(d, ("press", "long"), where, "a press")
-        name = d["press"]
-        if not isinstance(name, str) or name not in buttons:
-            raise ScriptError(f"{where}: unknown button {_show(name)} (buttons: {', '.join(buttons)})")
-        return Press(name, _flag(d, "long", where))
+        return _press(d, where, buttons)
+    if kind == "move":
+        _keys(d, ("move", "to"), where, "a move")
+        if "to" not in d:
+            raise ScriptError(f'{where}: a move needs "to" (zones: {ZONES_HELP}, or stub)')
+        card = parse_card_ref(d["move"], where)
+        return Move(card, _zone(d["to"], where, stub=True))
     if kind == "shuffler":
         _keys(d, ("shuffler", "cards"), where, "a shuffler event")
         action = d["shuffler"]
@@ -406,7 +478,10 @@ def _hand(d: Any, number: int, buttons: Collection[str]) -> HandScript:
     button = _seat(d["button"], where, '"button"') if "button" in d else None
     deck = _deck_spec(d["deck"], where) if "deck" in d else None
     steps: list[Step] = []
-    out: dict[tuple[str, str], int] = {}  # physical card -> the step that dealt it, until the gather
+    # physical card -> the step that dealt it, and the zone it is in, while it is on the table
+    # (until the gather, or a move back on the stub)
+    out: dict[tuple[str, str], int] = {}
+    zone_of: dict[tuple[str, str], str] = {}
     ended_at: int | None = None
     for i, s in enumerate(raw, 1):
         at = f"{where}, step {i}"
@@ -421,7 +496,25 @@ def _hand(d: Any, number: int, buttons: Collection[str]) -> HandScript:
             if key in out and not action.clone:
                 raise ScriptError(f"{at}: {action.card} is already out (dealt at step {out[key]} and not "
                                   f'gathered; a second tag with the same UID is "clone": true)')
-            out.setdefault(key, i)
+            if key not in out:  # a clone's moves are not followed: a move names the first tag
+                out[key], zone_of[key] = i, action.to
+        elif isinstance(action, Muck):
+            seat = f"seat:{action.seat}"
+            for key, zone in zone_of.items():
+                if zone == seat:
+                    zone_of[key] = "muck"
+        elif isinstance(action, Move):
+            key = physical_card(action.card)
+            if key not in zone_of:
+                raise ScriptError(f"{at}: {action.card} is not on the table (never dealt, or gathered, "
+                                  f"or back on the stub)")
+            if zone_of[key] == action.to:
+                raise ScriptError(f"{at}: {action.card} is already at {action.to} (a move goes to another "
+                                  f"zone, or to the stub)")
+            if action.to == STUB:
+                del out[key], zone_of[key]  # off the table: it may be dealt again
+            else:
+                zone_of[key] = action.to
         elif isinstance(action, End):
             ended_at = i
         steps.append(Step(number, i, action))
@@ -434,7 +527,8 @@ def _hand(d: Any, number: int, buttons: Collection[str]) -> HandScript:
 def parse_script(text: str, *, buttons: Collection[str] = DEFAULT_BUTTONS) -> Script:
     """Parse and check a whole script; :class:`ScriptError` (one line) on the first problem.
 
-    ``buttons``: the pad names the configuration knows (``{"press": NAME}`` must be one).
+    ``buttons``: pad names a configuration knows besides :data:`controller.pads.PADS` (those
+    are always known); ``{"press": NAME}`` must name one or the other.
     """
     try:
         doc = json.loads(text)
@@ -491,7 +585,16 @@ def action_to_dict(a: Action) -> dict[str, Any]:
     if isinstance(a, Muck):
         return {"muck": f"seat:{a.seat}"}
     if isinstance(a, Press):
-        return {"press": a.name, **({"long": True} if a.long else {})}
+        d = {"press": a.name}
+        if a.long:
+            d["long"] = True
+        if a.seat is not None:
+            d["seat"] = a.seat
+        if a.hands is not None:
+            d["hands"] = a.hands
+        return d
+    if isinstance(a, Move):
+        return {"move": str(a.card), "to": a.to}
     if isinstance(a, Shuffler):
         return {"shuffler": a.action, **({"cards": [str(c) for c in a.cards]} if a.cards is not None else {})}
     if isinstance(a, End):

@@ -134,7 +134,7 @@ def test_the_quirky_hand_gets_its_lost_fold_back():
     check_hand(QUIRKY, text, hand)
     assert hand["seats"] == list(range(1, 9)) and hand["button"] == 8
     first_burn = next(i for i, s in enumerate(hand["steps"]) if s.get("to") == "burn")
-    assert hand["steps"][first_burn - 1] == {"muck": "seat:8"}
+    assert hand["steps"][first_burn - 2:first_burn] == [{"muck": "seat:8"}, {"press": "round_done"}]
     assert len(warnings) == 1 and "p8" in warnings[0]
 
 

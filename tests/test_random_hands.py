@@ -14,8 +14,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from controller.cards import FULL_DECK
-from hw_sim.random_hands import random_hand_steps, random_script
-from hw_sim.script import Deal, End, Muck, action_of, parse_script
+from controller.positions import initial_positions, next_positions
+from hw_sim.random_hands import (
+    random_hand_steps, random_hand_steps_in_order, random_script, random_session, session_expectations,
+)
+from hw_sim.script import Deal, End, Muck, Press, action_of, parse_script
 
 HOLE = {"holdem": 2, "omaha": 4}
 STREET_SHAPES = {0: [], 3: ["burn"] + ["board"] * 3, 4: ["burn"] + ["board"] * 3 + ["burn", "board"],
@@ -72,6 +75,13 @@ def check_clean_hand(steps: list[dict], game: str, seats, button) -> None:
             assert len(live) >= 2, "a street dealt with one live seat"
     if board < 5:
         assert len(live) == 1, "the hand stopped dealing with two seats live"
+    # BURN-002: the dealer taps round_done right before each burn, and at no other time
+    for i, a in enumerate(actions):
+        if isinstance(a, Deal) and a.to == "burn":
+            assert actions[i - 1] == Press("round_done"), f"step {i + 1}: a burn without the tap before it"
+        if isinstance(a, Press):
+            after = actions[i + 1]
+            assert a == Press("round_done") and isinstance(after, Deal) and after.to == "burn", f"step {i + 1}: {a}"
 
 
 seat_sets = st.sets(st.integers(1, 10), min_size=2, max_size=10).map(sorted)
@@ -151,3 +161,91 @@ def test_random_seats_when_none_are_given():
     script = random_script(5, hands=3)
     assert 2 <= len(script["seats"]) <= 10
     assert all(h["seats"] == script["seats"] for h in script["hands"])
+
+
+def test_every_burn_comes_right_after_the_tap():
+    steps = random_hand_steps(random.Random(8), game="omaha", seats=[2, 3, 5, 7], button=3, fold_chance=0.0)
+    kinds = [s.get("to", s.get("press")) for s in steps[16:]]
+    assert kinds == ["round_done", "burn", "board", "board", "board", "round_done", "burn", "board",
+                     "round_done", "burn", "board", None]
+
+
+def test_a_hand_may_be_dealt_in_a_given_order():
+    steps = random_hand_steps_in_order(random.Random(1), game="holdem", order=[5, 9, 2], fold_chance=0.0)
+    assert [s["to"] for s in steps[:6]] == ["seat:5", "seat:9", "seat:2"] * 2
+    # random_hand_steps is the same hand in the order of its seats and button
+    assert random_hand_steps(random.Random(1), game="holdem", seats=[2, 5, 9], button=2, fold_chance=0.0) == steps
+    with pytest.raises(ValueError, match="the order must be 2 to 10 different seats"):
+        random_hand_steps_in_order(random.Random(), game="holdem", order=[5, 5])
+
+
+# -- sessions: one table, players eliminated between hands ----------------------------------
+
+def positions_of_session(script: dict) -> list:
+    """Each hand's (live seats, Positions) from controller.positions, read here independently:
+    the first hand's seats and button, then the seat_out presses that open each hand."""
+    out = []
+    live = list(script["hands"][0]["seats"])
+    pos = initial_positions(live, script["hands"][0]["button"])
+    for number, hand in enumerate(script["hands"]):
+        if number:
+            outs = [s["seat"] for s in hand["steps"] if s.get("press") == "seat_out"]
+            live = [s for s in live if s not in outs]
+            pos = next_positions(pos, live)
+        out.append((live, pos))
+    return out
+
+
+@settings(max_examples=80, deadline=None)
+@given(seed=st.integers(0, 2**32), game=st.sampled_from(["holdem", "omaha"]), hands=st.integers(1, 15),
+       eliminate=st.sampled_from([0.0, 0.1, 0.2, 0.5, 1.0]))
+def test_a_session_eliminates_players_and_follows_the_dead_button_rule(seed, game, hands, eliminate):
+    script = random_session(seed, hands=hands, game=game, eliminate=eliminate)
+    parsed = parse_script(json.dumps(script))
+    assert len(parsed.hands) == hands and parsed.game == game and script["noise"] == {"seed": seed}
+    first = script["hands"][0]
+    assert (script["seats"], script["button"]) == (first["seats"], first["button"])
+    assert 2 <= len(first["seats"]) <= 10 and 1 <= first["button"] <= 10
+    expected = positions_of_session(script)
+    previous = None
+    for number, (hand, (live, pos)) in enumerate(zip(script["hands"], expected)):
+        # only the first hand names its table: the daemon moves the button after that
+        assert ("seats" in hand, "button" in hand) == (number == 0, number == 0)
+        steps = hand["steps"]
+        outs = [s for s in steps if s.get("press") == "seat_out"]
+        # the eliminations open the hand, before its first card, each a seat that played the last hand
+        assert steps[:len(outs)] == outs and all(set(s) == {"press", "seat"} for s in outs)
+        assert not outs or number > 0
+        if previous is not None:
+            assert {s["seat"] for s in outs} <= set(previous)
+            assert sorted(live) == sorted(set(previous) - {s["seat"] for s in outs})
+            if eliminate == 0.0:
+                assert outs == []
+            if eliminate == 1.0:
+                assert len(live) == 2
+        assert len(live) >= 2
+        # the cards go out clockwise from left of the button the dead-button rule gives
+        check_clean_hand(steps[len(outs):], game, live, pos.button)
+        previous = live
+    got = session_expectations(script)
+    assert [(list(h.seats), h.positions) for h in got] == [(sorted(live), pos) for live, pos in expected]
+    assert [list(h.order) for h in got] == [expected_order(live, pos.button) for live, pos in expected]
+    assert random_session(seed, hands=hands, game=game, eliminate=eliminate) == script  # repeatable
+
+
+def test_a_session_passes_through_dead_buttons_and_heads_up():
+    """Over some seeds, every case of the dead-button rule turns up."""
+    dead = heads_up = 0
+    for seed in range(60):
+        script = random_session(seed, hands=6, eliminate=0.3)
+        for h in session_expectations(script)[1:]:
+            dead += h.button not in h.seats
+            heads_up += len(h.seats) == 2
+    assert dead > 5 and heads_up > 5
+
+
+def test_a_session_is_refused_without_hands():
+    with pytest.raises(ValueError, match="at least one hand"):
+        random_session(1, hands=0)
+    with pytest.raises(ValueError, match="probability"):
+        random_session(1, hands=2, eliminate=1.5)

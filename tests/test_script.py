@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 
 from hw_sim.decks import sim_uid
+from controller.pads import PADS
 from hw_sim.script import (
-    DEFAULT_BUTTONS, GAMES, CardRef, Deal, DeckSpec, End, Muck, Noise, Plug, Press, Script, ScriptError, Shuffler,
-    Step, Unplug, action_of, parse_script, script_to_dict,
+    DEFAULT_BUTTONS, GAMES, STEP_KINDS, CardRef, Deal, DeckSpec, End, Move, Muck, Noise, Plug, Press, Script,
+    ScriptError, Shuffler, Step, Unplug, action_of, parse_script, script_to_dict,
 )
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
@@ -256,6 +257,10 @@ def test_a_script_goes_back_to_the_same_json():
                       {"deal": "tag:E0040150A05F02B7", "to": "muck"}, {"muck": "seat:3"},
                       {"shuffler": "deck", "cards": ["2c", "2c@B"]}, {"shuffler": "jam"},
                       {"press": "misdeal", "long": True}, {"unplug": "shuffler"}, {"plug": "shuffler"},
+                      {"press": "seat_penalty", "seat": 2, "hands": 3}, {"press": "exposed_player", "seat": 6},
+                      {"press": "exposed", "long": True, "seat": 1}, {"deal": "Kd", "to": "seat:6"},
+                      {"move": "Kd", "to": "burn"}, {"move": "As", "to": "seat:2"}, {"move": "Kd", "to": "stub"},
+                      {"deal": "Kd", "to": "board"},
                       seats=[2, 4, 6], button=4, deck={"extra": ["Ah@B"]}),
                 game="omaha", noise={"seed": 3, "miss": 0.1, "repeat": 0, "crosstalk": 1},
                 deck={"missing": ["7h"]}, crash_after=7)
@@ -266,3 +271,152 @@ def test_a_script_goes_back_to_the_same_json():
         assert parse_script(json.dumps(d)) == s
         assert parse_script(s.to_json()) == s
         assert script_to_dict(parse_script(json.dumps(d))) == d
+
+
+# -- extensions: presses with a seat or a count, moves ---------------------------------------
+
+def hand_of(*s) -> list:
+    """The actions of the second hand of a script whose second hand has the steps ``s``."""
+    return [action_of(st) for st in parse_script(text(steps(*s), seats=[1, 2, 3], button=3)).hands[1].steps]
+
+
+def refusal(*s) -> str:
+    with pytest.raises(ScriptError) as info:
+        parse_script(text(steps(*s), seats=[1, 2, 3], button=3))
+    message = str(info.value)
+    assert "\n" not in message
+    return message
+
+
+def test_the_buttons_are_the_pads_of_the_daemon():
+    assert DEFAULT_BUTTONS == tuple(PADS)
+    assert "move" in STEP_KINDS
+
+
+@pytest.mark.parametrize("step,press", [
+    ({"press": "round_done"}, Press("round_done")),
+    ({"press": "exposed", "long": True}, Press("exposed", long=True)),
+    ({"press": "seat_out", "seat": 4}, Press("seat_out", seat=4)),
+    ({"press": "seat_penalty", "seat": 10, "hands": 2}, Press("seat_penalty", seat=10, hands=2)),
+    ({"press": "exposed_player"}, Press("exposed_player")),  # the seat may be left to the daemon
+    ({"press": "exposed_player", "seat": 2}, Press("exposed_player", seat=2)),
+    ({"press": "round_done", "seat": 3}, Press("round_done", seat=3)),
+])
+def test_a_press_may_name_a_seat_and_a_count(step, press):
+    assert hand_of(step) == [press, End()]
+
+
+PRESS_REFUSALS = [
+    ({"press": "seat_out"}, "hand 2, step 1: press 'seat_out' needs a seat (1 to 10)"),
+    ({"press": "seat_in", "hands": 2}, "hand 2, step 1: press 'seat_in' needs a seat (1 to 10)"),
+    ({"press": "seat_out", "seat": 11}, 'hand 2, step 1: "seat" must be a seat number 1 to 10, got 11'),
+    ({"press": "seat_out", "seat": True}, 'hand 2, step 1: "seat" must be a seat number 1 to 10, got true'),
+    ({"press": "seat_out", "seat": None}, 'hand 2, step 1: "seat" must be a seat number 1 to 10, got null'),
+    ({"press": "seat_out", "seat": "4"}, 'hand 2, step 1: "seat" must be a seat number 1 to 10, got \'4\''),
+    ({"press": "seat_penalty", "seat": 2, "hands": 0},
+     'hand 2, step 1: "hands" must be a whole number of hands, 1 or more, got 0'),
+    ({"press": "seat_penalty", "seat": 2, "hands": 1.5},
+     'hand 2, step 1: "hands" must be a whole number of hands, 1 or more, got 1.5'),
+    ({"press": "seat_out", "seat": 2, "long": 1}, 'hand 2, step 1: "long" must be true or false, got 1'),
+    ({"press": "seat_out", "seats": [2]},
+     "hand 2, step 1: unknown key 'seats' (a press takes press, long, seat, hands)"),
+]
+
+
+@pytest.mark.parametrize("step,message", PRESS_REFUSALS, ids=[m.split(": ", 1)[1][:30] for _, m in PRESS_REFUSALS])
+def test_a_bad_press_is_refused_naming_the_step(step, message):
+    assert refusal(step) == message
+
+
+def test_an_unknown_pad_names_the_pads():
+    message = refusal({"press": "round_dun"})
+    assert message == f"hand 2, step 1: unknown button 'round_dun' (buttons: {', '.join(PADS)})"
+
+
+def test_a_configuration_may_name_other_pads_and_they_are_checked_for_their_fields():
+    mine = text(steps({"press": "deal_done", "seat": 3}, {"press": "exposed"}))
+    s = parse_script(mine, buttons=("deal_done",))
+    assert [action_of(st) for st in s.hands[1].steps[:2]] == [Press("deal_done", seat=3), Press("exposed")]
+    with pytest.raises(ScriptError) as info:
+        parse_script(text(steps({"press": "deal_done", "seat": 0})), buttons=("deal_done",))
+    assert str(info.value) == 'hand 2, step 1: "seat" must be a seat number 1 to 10, got 0'
+    with pytest.raises(ScriptError) as info:
+        parse_script(text(steps({"press": "dealdone"})), buttons=("deal_done",))
+    assert str(info.value).startswith("hand 2, step 1: unknown button 'dealdone' (buttons: deal_done, exposed, ")
+
+
+def test_a_move_follows_the_card_through_deals_mucks_and_moves():
+    actions = hand_of(
+        {"deal": "As", "to": "seat:1"}, {"deal": "7d", "to": "seat:2"}, {"press": "exposed"},
+        {"move": "7d", "to": "burn"},              # an exposed card onto the burn spot
+        {"deal": "Kd", "to": "seat:1"}, {"muck": "seat:1"},
+        {"move": "Kd", "to": "seat:1"},            # taken back from the muck
+        {"move": "tag:" + sim_uid("A", "As"), "to": "seat:3"},  # the same tag by its UID, mucked
+        {"move": "As@A", "to": "stub"},            # back on the stub
+        {"deal": "As", "to": "board"},             # and dealt again
+        {"move": "As", "to": "burn"}, {"move": "7d", "to": "muck"})
+    assert actions[3] == Move(CardRef("7d"), "burn")
+    assert actions[7] == Move(CardRef(None, None, sim_uid("A", "As")), "seat:3")
+    assert actions[8] == Move(CardRef("As", "A"), "stub")
+    assert actions[-1] == End()
+
+
+MOVE_REFUSALS = [
+    # (id, steps of hand 2, the message)
+    ("never-dealt", [{"deal": "As", "to": "seat:1"}, {"move": "7d", "to": "burn"}],
+     "hand 2, step 2: 7d is not on the table (never dealt, or gathered, or back on the stub)"),
+    ("gathered", [{"move": "As", "to": "burn"}],  # dealt in hand 1, gathered at its end
+     "hand 2, step 1: As is not on the table (never dealt, or gathered, or back on the stub)"),
+    ("on-the-stub", [{"deal": "7d", "to": "seat:1"}, {"move": "7d", "to": "stub"}, {"move": "7d", "to": "burn"}],
+     "hand 2, step 3: 7d is not on the table (never dealt, or gathered, or back on the stub)"),
+    ("stub-twice", [{"deal": "7d", "to": "seat:1"}, {"move": "7d", "to": "stub"}, {"move": "7d", "to": "stub"}],
+     "hand 2, step 3: 7d is not on the table (never dealt, or gathered, or back on the stub)"),
+    ("other-deck", [{"deal": "7d", "to": "seat:1"}, {"move": "7d@B", "to": "burn"}],
+     "hand 2, step 2: 7d@B is not on the table (never dealt, or gathered, or back on the stub)"),
+    ("same-zone", [{"deal": "7d", "to": "seat:4"}, {"move": "7d", "to": "seat:4"}],
+     "hand 2, step 2: 7d is already at seat:4 (a move goes to another zone, or to the stub)"),
+    ("mucked", [{"deal": "7d", "to": "seat:4"}, {"muck": "seat:4"}, {"move": "7d", "to": "muck"}],
+     "hand 2, step 3: 7d is already at muck (a move goes to another zone, or to the stub)"),
+    ("moved", [{"deal": "7d", "to": "seat:4"}, {"move": "7d", "to": "board"}, {"move": "7d", "to": "board"}],
+     "hand 2, step 3: 7d is already at board (a move goes to another zone, or to the stub)"),
+    ("zone", [{"deal": "7d", "to": "seat:4"}, {"move": "7d", "to": "table"}],
+     "hand 2, step 2: unknown zone 'table' (zones: seat:1..seat:10, board, burn, muck, or stub)"),
+    ("seat-zone", [{"deal": "7d", "to": "seat:4"}, {"move": "7d", "to": "seat:0"}],
+     "hand 2, step 2: unknown zone 'seat:0' (zones: seat:1..seat:10, board, burn, muck, or stub)"),
+    ("no-to", [{"deal": "7d", "to": "seat:4"}, {"move": "7d"}],
+     'hand 2, step 2: a move needs "to" (zones: seat:1..seat:10, board, burn, muck, or stub)'),
+    ("key", [{"deal": "7d", "to": "seat:4"}, {"move": "7d", "to": "burn", "face_up": True}],
+     "hand 2, step 2: unknown key 'face_up' (a move takes move, to)"),
+    ("card", [{"move": "7x", "to": "burn"}],
+     "hand 2, step 1: unknown card '7x' (ranks A23456789TJQK, suits shdc)"),
+    ("two-things", [{"move": "7d", "to": "burn", "deal": "7d"}],
+     "hand 2, step 1: a step does one thing, this one has both 'deal' and 'move'"),
+    ("still-out", [{"deal": "7d", "to": "seat:4"}, {"move": "7d", "to": "burn"}, {"deal": "7d", "to": "board"}],
+     "hand 2, step 3: 7d is already out (dealt at step 1 and not gathered; a second tag with the same UID "
+     'is "clone": true)'),
+]
+
+
+@pytest.mark.parametrize("hand,message", [r[1:] for r in MOVE_REFUSALS], ids=[r[0] for r in MOVE_REFUSALS])
+def test_a_bad_move_is_refused_with_one_line_naming_the_step(hand, message):
+    assert refusal(*hand) == message
+
+
+def test_a_card_back_on_the_stub_may_be_dealt_again_and_is_then_out_again():
+    ok = [{"deal": "7d", "to": "seat:1"}, {"move": "7d", "to": "stub"}, {"deal": "7d", "to": "burn"}]
+    assert hand_of(*ok)[2] == Deal(CardRef("7d"), "burn")
+    assert refusal(*ok, {"deal": "7d", "to": "board"}) == (
+        "hand 2, step 4: 7d is already out (dealt at step 3 and not gathered; a second tag with the same UID "
+        'is "clone": true)')
+
+
+def test_moves_and_presses_go_back_to_the_same_json():
+    hand = [{"deal": "7d", "to": "seat:1"}, {"press": "exposed", "long": True, "seat": 1},
+            {"move": "7d", "to": "burn"}, {"move": "tag:" + sim_uid("A", "7d"), "to": "stub"},
+            {"press": "seat_penalty", "seat": 3, "hands": 2}, {"press": "exposed_player"}, {"end": True}]
+    s = parse_script(text(steps(*hand)))
+    assert script_to_dict(s)["hands"][1]["steps"] == [
+        {"deal": "7d", "to": "seat:1"}, {"press": "exposed", "long": True, "seat": 1},
+        {"move": "7d", "to": "burn"}, {"move": "tag:" + sim_uid("A", "7d"), "to": "stub"},
+        {"press": "seat_penalty", "seat": 3, "hands": 2}, {"press": "exposed_player"}, {"end": True}]
+    assert parse_script(s.to_json()) == s

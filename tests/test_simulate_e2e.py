@@ -21,6 +21,7 @@ ZONE_ORDER = [f"seat:{n}" for n in range(1, 11)] + ["board", "burn", "muck"]
 
 
 def simulate(tmp_path: Path, script: dict, *extra: str, timeout: float = 600) -> subprocess.CompletedProcess:
+    tmp_path.mkdir(parents=True, exist_ok=True)
     path = tmp_path / "script.json"
     path.write_text(json.dumps(script))
     return subprocess.run([*TABLECTL, "simulate", str(path), "--json", *extra],
@@ -30,14 +31,19 @@ def simulate(tmp_path: Path, script: dict, *extra: str, timeout: float = 600) ->
 def expected_hand(steps: list[dict]) -> dict:
     """Where each card should end, from the physical steps alone."""
     zones: dict[str, list[str]] = {}
-    out = 0
     for step in steps:
         if "deal" in step:
             zones.setdefault(step["to"], []).append(step["deal"])
-            out += 1
         elif "muck" in step:
             cards = zones.pop(step["muck"], [])
             zones.setdefault("muck", []).extend(cards)
+        elif "move" in step:
+            for z in zones.values():
+                if step["move"] in z:
+                    z.remove(step["move"])
+            if step["to"] != "stub":
+                zones.setdefault(step["to"], []).append(step["move"])
+    out = sum(len(z) for z in zones.values())
     return {"zones": {z: zones[z] for z in ZONE_ORDER if zones.get(z)}, "stub_count": 52 - out}
 
 

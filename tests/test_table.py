@@ -1,7 +1,7 @@
 """The pure core, event by event: hands, zones, figures, audiences, records."""
 
 from controller.effects import Alert, CardPlaced, Figures, HandFinished, HandStarted
-from controller.events import DeviceStatus, ReaderCycle, TableSetup, event_from_dict, event_to_dict
+from controller.events import ButtonPress, DeviceStatus, ReaderCycle, TableSetup, event_from_dict, event_to_dict
 from controller.registry import Deck, DeckRegistry
 from controller.settings import TableSettings
 from controller.table import Table
@@ -36,6 +36,12 @@ class Feeder:
         self.field[sim_uid(deck, card) if not card.startswith("tag:") else card[4:]] = antenna
         self.tick(3)
 
+    def uid(self, card, deck="A"):
+        return sim_uid(deck, card)
+
+    def press(self, name, **kw):
+        self.effects += self.table.apply(ButtonPress(float(self.cycle) + 0.5, name, **kw))
+
     def of(self, kind):
         return [e for e in self.effects if isinstance(e, kind)]
 
@@ -43,11 +49,14 @@ class Feeder:
 def deal_clean_hand(f):
     for card, seat in [("As", 1), ("Kd", 2), ("7c", 4), ("2h", 1), ("3h", 2), ("Qs", 4)]:
         f.put(card, seat)
+    f.press("round_done")  # the dealer's tap before each burn (BURN-002)
     f.put("9d", 12)  # burn
     for c in ("Th", "Jh", "4s"):
         f.put(c, 11)
+    f.press("round_done")
     f.put("5c", 12)
     f.put("6c", 11)
+    f.press("round_done")
     f.put("8c", 12)
     f.put("8d", 11)
 

@@ -1,1 +1,25 @@
-"""The dealing rules the sensors can check, one module per RULES.md family."""
+"""The dealing rules (RULES.md), as pure checks over a :class:`controller.hand.Hand`.
+
+Each check says what is wrong, as :class:`Finding` values; the table turns them into alerts.
+Only what the sensors are certain of is flagged as a misdeal; what could be a missed read is a
+prompt (RULES.md, "Sensor limits"). Every flag is advisory (MISD-016).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """What a rule found: an alert ``code`` (family first: ``misdeal``, ``deal``, ``burn``,
+    ``board``, ``muck``), the RULES.md ``rule`` id, the ``message`` shown to the audience."""
+
+    code: str
+    rule: str
+    message: str
+    seat: int | None = None
+    audience: str = "dealer"
+    card: str | None = None
+    #: when the fault happened, if earlier than the event that revealed it
+    ts: float | None = None

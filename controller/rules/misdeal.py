@@ -1,98 +1,227 @@
-"""Misdeals in the initial deal of a flop game (RULES.md §5).
+"""Misdeals and the initial deal of a flop game (RULES.md §5, with DEAL-009 and DEAL-010).
 
-Each check looks at one card arriving at a seat from the stub and says what is wrong, if
-anything. Only what the sensors are certain of is flagged (RULES.md, "Sensor limits"): the seat
-a card landed at is certain; that a card was never pitched is not (it may be a missed read).
-Every flag is advisory: a misdeal exists only once the dealer declares it (MISD-016).
+Each check looks at one thing that happened (a card arriving at a seat off the stub, a pad, a
+hole card leaving the table) and says what is wrong, as :class:`~controller.rules.Finding`
+values. Only what the sensors are certain of is flagged as a misdeal: the seat a card landed at
+is certain; that a card was never pitched is not (it may be a missed read).
+
+The misdeal window (MISD-013) closes at substantial action. The reader cannot see chips, so the
+window closes when the dealer presses ``sa`` (substantial action reached) or ``round_done``, or
+at the first burn or board card, whichever comes first; that moment also ends the initial deal,
+and the deal's counts are checked then (:func:`end_of_deal`). A fault found after it follows
+``LATE_FAULT`` (:func:`late`).
 
 >>> from controller.hand import Hand
 >>> h = Hand(1, "holdem", 2, (1, 2, 4), 4, 0.0)
->>> check_hole_card(h, 2)
-('misdeal.first_card_wrong_seat', 'MISD-004', 'the first card went to seat 2; it is due at seat 1: misdeal')
+>>> check_hole_card(h, 2).code
+'misdeal.first_card_wrong_seat'
 >>> check_hole_card(h, 1) is None
 True
 """
 
 from __future__ import annotations
 
-from controller.hand import Hand
+from dataclasses import replace
 
-Finding = tuple[str, str, str]  # (alert code, rule id, message for the dealer)
+from controller.hand import Hand
+from controller.rules import Finding
+from controller.settings import deal_order
 
 
 def window_open(hand: Hand) -> bool:
-    """MISD-013: the misdeal window closes at substantial action; the reader cannot see chips,
-    so it closes at the first burn (the ``sa`` and ``round_done`` pads come with the console)."""
-    return hand.count("burn") == 0 and hand.count("board") == 0
+    """MISD-013: open until ``sa``, ``round_done`` or the first burn or board card."""
+    return not hand.deal_over
 
 
-def check_hole_card(hand: Hand, seat: int, same_cycle: frozenset[int] = frozenset()) -> Finding | None:
-    """A card arrived at ``seat`` from the stub, before it is counted. What is wrong?
+def check_hole_card(hand: Hand, seat: int, same_cycle: frozenset[int] = frozenset(),
+                    fixes: str = "003") -> Finding | None:
+    """A card arrived at ``seat`` off the stub, before it is counted. What is wrong?
 
     ``same_cycle`` holds the seats that got a card confirmed in the same reader cycle: their
     order is unknown (a dealer may pitch faster than the reader cycles), so they count as one.
+    ``fixes`` is ``DEAL_COUNT_FIXES``.
     """
-    if not window_open(hand):
-        return None
-    if seat not in hand.seats:
-        # MISD-005: an empty seat, an eliminated player, a seat not dealt in
-        return ("misdeal.card_to_seat_not_dealt_in", "MISD-005",
-                f"a card went to seat {seat}, which is not dealt in: misdeal")
+    if hand.owed.get(seat, 0) > 0:
+        return None  # the button's top-up or an exposed card's replacement, as prompted
+    if seat not in hand.seats or seat in hand.penalty:
+        if seat in hand.new_seats:
+            return Finding("misdeal.redeal_new_seat", "MISD-014",
+                           f"a card went to seat {seat}, seated after the misdeal: the re-deal deals the "
+                           f"same seats: misdeal", seat)
+        why = " (waiting for the button to pass)" if seat in hand.waiting else \
+            " (sitting out a penalty: its cards go to the muck)" if seat in hand.penalty else ""
+        # MISD-005: an empty seat, an eliminated player, a newcomer waiting, a seat not dealt in
+        return Finding("misdeal.card_to_seat_not_dealt_in", "MISD-005",
+                       f"a card went to seat {seat}, which is not dealt in{why}: misdeal", seat)
     if hand.hole_dealt == 0 and seat != hand.order[0] and hand.order[0] not in same_cycle:
         # MISD-004 (with DEAL-001/002/005 for the seat due); not if the due seat's card was
         # confirmed in the same cycle, which may well have come first
-        return ("misdeal.first_card_wrong_seat", "MISD-004",
-                f"the first card went to seat {seat}; it is due at seat {hand.order[0]}: misdeal")
-    if hand.dealt_to.get(seat, 0) >= hand.hole_cards:
+        return Finding("misdeal.first_card_wrong_seat", "MISD-004",
+                       f"the first card went to seat {seat}; it is due at seat {hand.order[0]}: misdeal", seat)
+    if hand.dealt_to.get(seat, 0) >= hand.hole_cards + hand.allowance.get(seat, 0):
         # MISD-007 with DEAL_COUNT_FIXES = the 003 list: the small blind's extra card is pulled,
         # any other seat's is a misdeal.
-        if seat == hand.positions.sb and hand.positions.live_sb(hand.seats):
-            return ("deal.pull_small_blind_extra_card", "MISD-007",
-                    f"seat {seat} (small blind) got one card too many: pull it")
-        return ("misdeal.too_many_cards", "MISD-007",
-                f"seat {seat} got {hand.dealt_to[seat] + 1} cards; {hand.game} deals {hand.hole_cards}: misdeal")
+        if fixes == "003" and seat == hand.positions.sb and hand.positions.live_sb(hand.seats) \
+                and not hand.deal_over:
+            return Finding("deal.pull_small_blind_extra_card", "MISD-007",
+                           f"seat {seat} (small blind) got one card too many: pull it", seat)
+        got = hand.dealt_to.get(seat, 0) + 1 - hand.exposed_from.get(seat, 0)
+        return Finding("misdeal.too_many_cards", "MISD-007",
+                       f"seat {seat} got {got} cards; {hand.game} deals {hand.hole_cards}: misdeal", seat)
     return None
 
 
-def check_end_of_deal(hand: Hand) -> list[tuple[str, str, str, int]]:
-    """The first burn or board card ends the initial deal: is every seat's hand complete?
+def absent_deadline(hand: Hand) -> list[Finding]:
+    """DEAL-009 (``ABSENT_DEADLINE`` = the last initial card): absent seats are dealt in and
+    their hands are mucked if the player is not back when the deal is complete."""
+    return [Finding("deal.muck_absent_seat", "DEAL-009",
+                    f"seat {s} is absent at the end of the deal: muck its hand", s)
+            for s in hand.order if s in hand.absent]
+
+
+def end_of_deal(hand: Hand) -> list[Finding]:
+    """The window closes and the initial deal is over: is every seat's hand complete?
 
     MISD-006: a seat dealt in that got no card. MISD-007: the button one card short is topped
-    up (it may take two cards in a row); any other seat short is a misdeal. Returns
-    ``(code, rule, message, seat)`` for each finding, in dealing order.
+    up (it may take two cards in a row); any other seat short is a misdeal. MISD-010/011: a seat
+    still owed the replacement of an exposed card is told so. MISD-015: a deal that went round
+    from another seat than the button. Marks the deal over (idempotent: later calls find nothing).
     """
-    if not window_open(hand):
+    if hand.deal_over:
         return []
-    out = []
+    hand.deal_over = True
+    if hand.misdeal:
+        return []
+    out: list[Finding] = []
+    if not hand.exposure_resolved and hand.exposure_candidate is not None:
+        # no other hole card left the table: the exposed card is the one pressed for
+        hand.exposure_resolved = True
     for seat in hand.order:
-        got = hand.dealt_to.get(seat, 0)
-        if got == 0:
-            out.append(("misdeal.seat_skipped", "MISD-006", f"seat {seat} was dealt no cards: misdeal", seat))
-        elif got < hand.hole_cards:
-            if seat == hand.button and got == hand.hole_cards - 1:
-                out.append(("deal.button_short", "MISD-007", f"seat {seat} (button) is one card short: "
-                                                            f"deal it one more", seat))
-            else:
-                out.append(("misdeal.seat_short", "MISD-007", f"seat {seat} got {got} of {hand.hole_cards} "
-                                                              f"cards: misdeal", seat))
+        got = hand.dealt_to.get(seat, 0) - hand.exposed_from.get(seat, 0)
+        short = hand.hole_cards - got
+        if hand.dealt_to.get(seat, 0) == 0:
+            out.append(Finding("misdeal.seat_skipped", "MISD-006", f"seat {seat} was dealt no cards: misdeal",
+                               seat))
+        elif short > 0 and hand.exposed_from.get(seat, 0) >= short:
+            hand.owed[seat] = short
+            out.append(Finding("deal.replacement_due", "MISD-010",
+                               f"seat {seat} is owed the replacement of its exposed card: deal it now", seat))
+        elif short == 1 and seat == hand.button:
+            hand.owed[seat] = 1
+            out.append(Finding("deal.button_short", "MISD-007",
+                               f"seat {seat} (button) is one card short: deal it one more", seat))
+        elif short > 0:
+            out.append(Finding("misdeal.seat_short", "MISD-007",
+                               f"seat {seat} got {got} of {hand.hole_cards} cards: misdeal", seat))
+    out.extend(_misplaced_button(hand))
     return out
 
 
-def check_exposed(hand: Hand) -> Finding | None:
-    """The dealer pressed ``exposed`` for the card just dealt (the reader cannot see faces).
+def _misplaced_button(hand: Hand) -> list[Finding]:
+    """MISD-015: the first round went clockwise from another seat than the one due: the deal
+    went from a misplaced button. Flagged while the window is open (it is, at the end of the
+    deal); if the hand is played out, the button moves on from where the deal put it."""
+    n = len(hand.order)
+    first = hand.arrivals[:n]
+    if len(first) < n or first == hand.order:
+        return []
+    for seat in hand.seats:
+        if deal_order(hand.seats, seat) == first:
+            hand.dealt_button = seat
+            return [Finding("misdeal.button_misplaced", "MISD-015",
+                            f"the deal went round as if the button were at seat {seat}; it is at seat "
+                            f"{hand.button}: misdeal", seat)]
+    return []
+
+
+def on_exposed(hand: Hand, kind: str, seat: int | None = None, last_label: str | None = None) -> Finding | None:
+    """A pad said a card was seen face up. ``kind``: ``dealer`` (the ``exposed`` pad), ``boxed``
+    (found face up in the deck), ``player`` (the player showed it: long ``exposed``,
+    ``exposed_player``).
 
     MISD-001: either of the first two cards off the deck exposed is a misdeal. MISD-002: a
-    second card exposed by the dealer during the initial deal is a misdeal. MISD-010: otherwise
-    the card is replaced once everyone has a hand, waits on the stub and becomes the next burn;
-    the dealer announces it. After the deal (the board) it is BOARD-008's business, not a misdeal.
+    second exposed card during the initial deal is a misdeal; MISD-003: so are two boxed cards.
+    MISD-010: otherwise the card is replaced once everyone has a hand, waits on the stub and
+    becomes the next burn. MISD-012: a card the player exposes stays in his hand. BOARD-008:
+    after the deal, a card found face up is shown and used as if face down.
     """
-    if hand.hole_dealt >= hand.hole_target or not window_open(hand):
+    if kind == "player":
+        where = f"seat {seat}" if seat is not None else "a player"
+        return Finding("deal.player_exposed_card", "MISD-012",
+                       f"{where} exposed a card: it stays in the hand, no replacement; announce it", seat)
+    if hand.deal_over or hand.misdeal:
+        return Finding("board.exposed_card", "BOARD-008",
+                       "card found face up while dealing the board: show it, use it as if face down",
+                       card=last_label)
+    hand.exposed += 1
+    if kind == "boxed":
+        hand.boxed += 1
+        if hand.boxed >= 2:
+            return Finding("misdeal.second_boxed_card", "MISD-003", "a second boxed card in the deal: misdeal")
+        if hand.exposed >= 2:
+            return Finding("misdeal.second_exposed_card", "MISD-002", "a second card was exposed in the deal: misdeal")
+        hand.board.expected_burn = (None, "MISD-003")
+        return Finding("deal.boxed_card_becomes_burn", "MISD-003",
+                       "boxed card: show it; it is the next burn")
+    uid = hand.last_hole
+    index = hand.deal_index.get(uid, 0) if uid else 0
+    card_seat = hand.first_seat.get(uid) if uid else None
+    return _exposure(hand, uid, card_seat, index, "MISD-010", pressed=True)
+
+
+def _exposure(hand: Hand, uid: str | None, seat: int | None, index: int, rule: str, *,
+              pressed: bool) -> Finding:
+    if index in (1, 2):
+        return Finding("misdeal.first_two_cards_exposed", "MISD-001",
+                       f"card {index} off the deck was exposed: misdeal", seat)
+    if hand.exposed >= 2:
+        return Finding("misdeal.second_exposed_card", "MISD-002",
+                       "a second card was exposed in the deal: misdeal", seat)
+    if seat is not None:
+        hand.allowance[seat] = hand.allowance.get(seat, 0) + 1
+        hand.exposed_from[seat] = hand.exposed_from.get(seat, 0) + 1
+    hand.board.expected_burn = (uid, rule)
+    if pressed:
+        hand.exposure_candidate, hand.exposure_resolved = uid, False
+        return Finding("deal.exposed_card_becomes_burn", "MISD-010",
+                       "exposed card: announce it, replace it after the deal, it is the next burn", seat)
+    return Finding("deal.card_off_table", "MISD-011",
+                   f"a card left the table at seat {seat}: it counts as exposed: show it, replace it after "
+                   f"the deal, it is the next burn", seat)
+
+
+def on_hole_left(hand: Hand, uid: str, seat: int, ts: float) -> Finding | None:
+    """A hole card left the table (not to the muck) while the deal went on.
+
+    If the dealer had pressed ``exposed`` and this is a card he took away, that exposure is now
+    known (it may be the card dealt just before the one pressed for, if the press beat the
+    reader). Otherwise MISD-011: a card off the table counts as exposed.
+    """
+    if hand.deal_over or hand.misdeal:
+        return None
+    if not hand.exposure_resolved:
+        hand.exposure_resolved = True
+        was = hand.exposure_candidate
+        if was != uid and was is not None:
+            old = hand.first_seat.get(was)
+            if old is not None and old != seat:
+                hand.allowance[old] -= 1
+                hand.exposed_from[old] -= 1
+                hand.allowance[seat] = hand.allowance.get(seat, 0) + 1
+                hand.exposed_from[seat] = hand.exposed_from.get(seat, 0) + 1
+        hand.board.expected_burn = (uid, "MISD-010")
         return None
     hand.exposed += 1
-    if hand.hole_dealt in (1, 2):
-        return ("misdeal.first_two_cards_exposed", "MISD-001",
-                f"card {hand.hole_dealt} off the deck was exposed: misdeal")
-    if hand.exposed >= 2:
-        return ("misdeal.second_exposed_card", "MISD-002", "a second card was exposed in the deal: misdeal")
-    return ("deal.exposed_card_becomes_burn", "MISD-010",
-            "exposed card: announce it, replace it after the deal, it is the next burn")
+    return replace(_exposure(hand, uid, seat, hand.deal_index.get(uid, 0), "MISD-011", pressed=False), ts=ts)
+
+
+def late(finding: Finding, late_fault: str) -> Finding:
+    """MISD-013: a misdeal found after substantial action is not one; ``LATE_FAULT`` says what
+    follows: the hand proceeds (001, 002) or the misdealt seat's hand is dead (003)."""
+    what = finding.message.removesuffix(": misdeal")
+    if late_fault == "dead" and finding.seat is not None:
+        then = f"past substantial action: seat {finding.seat}'s hand is dead, the others play on"
+    else:
+        then = "past substantial action: the hand proceeds"
+    return replace(finding, code="late_fault." + finding.code.split(".", 1)[1], rule="MISD-013",
+                   message=f"{what}; {then}")

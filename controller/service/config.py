@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.registry import Deck, DeckRegistry, RegistryError, parse_manifest
-from controller.settings import GAMES, TableSettings
+from controller.settings import GAMES, RULE_SETTINGS, RuleSettings, TableSettings
 from controller.zones import ZoneError, ZoneMap
 
 FEIG_BAUDS = (4800, 9600, 19200, 38400, 57600, 115200)
@@ -104,7 +104,7 @@ def parse_config(text: str, *, path: Path) -> Config:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{src}: not valid TOML: {exc}") from exc
-    known = {"table", "reader", "antennas", "decks", "outputs"}
+    known = {"table", "rules", "reader", "antennas", "decks", "outputs"}
     for key in doc:
         if key not in known:
             raise ConfigError(f"{src}: [{key}]: unknown section (sections: {', '.join(sorted(known))})")
@@ -128,6 +128,20 @@ def parse_config(text: str, *, path: Path) -> Config:
     confirm = t.positive("confirm_cycles", int, 3)
     gone = t.positive("gone_cycles", int, 8)
     t.finish()
+
+    ru = _Section(src, "rules", doc.get("rules", {}))
+    rule_values: dict[str, Any] = {}
+    for key, (choices, default) in RULE_SETTINGS.items():
+        value = ru.get(key, str, default)
+        if value not in choices:
+            raise ru.err(key, f"want one of {', '.join(choices)}, got {value!r}")
+        rule_values[key] = value
+    rule_values["round_done_pad"] = ru.get("round_done_pad", bool, True)
+    seats_max = ru.positive("seats_max", int, 10)
+    if not 2 <= seats_max <= 10:
+        raise ru.err("seats_max", f"want 2 to 10, got {seats_max}")
+    ru.finish()
+    rules = RuleSettings(seats_max=seats_max, **rule_values)
 
     a = doc.get("antennas")
     if a is None:
@@ -219,7 +233,7 @@ def parse_config(text: str, *, path: Path) -> Config:
     o.finish()
 
     table = TableSettings(game=game, seats=tuple(seats), button=button, deck_in_play=deck_in_play,
-                          zones=zones, confirm_cycles=confirm, gone_cycles=gone)
+                          zones=zones, confirm_cycles=confirm, gone_cycles=gone, rules=rules)
     return Config(path=path, table=table, reader=reader, decks=tuple(decks), outputs=outputs)
 
 

@@ -5,7 +5,8 @@ Requests and answers (see docs/daemon.md):
 - ``{"cmd": "ping"}`` -> ``{"ok": true, "hands_finished": N, "online": {...}}``
 - ``{"cmd": "setup", "seats": [1, 2, 4], "button": 4}`` -> seats (and the button, if given) from the
   next hand on
-- ``{"cmd": "press", "name": "exposed"}`` -> as if the dealer pressed that pad
+- ``{"cmd": "press", "name": "exposed"}`` -> as if the dealer pressed that pad; ``"long": true``
+  for a long press, ``"seat": N`` for a seat pad (``seat_out``...), ``"hands": N`` for a penalty
 
 A bad request gets ``{"ok": false, "error": "..."}`` and the daemon carries on.
 """
@@ -21,6 +22,7 @@ import time
 from typing import Any, Callable
 
 from controller.events import ButtonPress, Event, TableSetup
+from controller.pads import check_press
 
 log = logging.getLogger("tablectl.control")
 
@@ -39,10 +41,11 @@ def request_to_event(req: Any, *, now: float) -> Event:
             raise ValueError("setup: 'button' must be a seat 1 to 10, or left out to let the daemon move it")
         return TableSetup(ts=now, seats=tuple(seats), button=button)
     if cmd == "press":
-        name = req.get("name")
+        name, seat, hands = req.get("name"), req.get("seat"), req.get("hands")
         if not isinstance(name, str) or not name:
             raise ValueError("press: 'name' must name a pad")
-        return ButtonPress(ts=now, name=name, long=bool(req.get("long", False)))
+        check_press(name, seat, hands)
+        return ButtonPress(ts=now, name=name, long=bool(req.get("long", False)), seat=seat, hands=hands)
     raise ValueError(f"unknown command {cmd!r} (commands: ping, setup, press)")
 
 

@@ -141,7 +141,7 @@ def run_script(script: sc.Script, *, workdir: Path, log: TextIO | None = None,
         if not reader.wait_cycles(1, step_timeout):
             raise SimulationError("the daemon never polled the simulated reader")
         dealer = ScriptedDealer(reader, ANTENNA_OF, daemon, confirm_cycles=CONFIRM_CYCLES,
-                                step_timeout=step_timeout)
+                                gone_cycles=GONE_CYCLES, step_timeout=step_timeout)
         buttons: dict[int, int] = {}
         for number, hand in enumerate(script.hands, 1):
             if hand.seats is not None or hand.button is not None:

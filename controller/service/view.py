@@ -59,6 +59,8 @@ def render(demo: "Demo"):  # type: ignore[no-untyped-def]
     if hand:
         middle.add_row("stub", Text(f"{hand['stub_count']}  (52 − {52 - hand['stub_count']} out)", style="bold"))
         middle.add_row("street", Text(f"{hand['street']}   next: {next_to or '—'}"))
+        if hand.get("first_to_act"):
+            middle.add_row("action", Text(f"seat {hand['first_to_act']} first   {hand['players']} players"))
     else:
         middle.add_row("stub", Text("52 (between hands)"))
 
