@@ -41,6 +41,10 @@ class Hand:
         self.deal_index: dict[str, int] = {}  # uid -> its place in the deal (1 = first card off)
         self.first_seat: dict[str, int] = {}  # uid -> the seat it was dealt to (MUCK-002)
         self.arrivals: list[int] = []  # seats in the order hole cards arrived (MISD-015)
+        self.arrival_ts: list[float] = []  # and when (cards confirmed together came in any order)
+        self.now = started  # the time of the event being applied
+        self.exposure_waiting: tuple[str, float] | None = None  # pressed before the card was read
+        self.deferred: tuple[Any, float] | None = None  # a prompt that waits one event (BURN-001)
         self.last_hole: str | None = None  # the hole card that arrived last
         self.last_card: str | None = None  # the card that arrived anywhere last
         # -- the initial deal and its misdeal window (RULES.md §5) --
@@ -101,6 +105,7 @@ class Hand:
         self.deal_index[uid] = self.hole_dealt
         self.first_seat.setdefault(uid, seat)
         self.arrivals.append(seat)
+        self.arrival_ts.append(self.now)
         self.last_hole = uid
 
     def take_off(self, uid: str) -> str:

@@ -26,7 +26,7 @@ from controller.positions import Positions, initial_positions, late_entry_waits,
 from controller.rules import Finding
 from controller.rules.board import burn_moved
 from controller.rules.misdeal import (absent_deadline, check_hole_card, end_of_deal, late, on_exposed,
-                                      on_hole_left)
+                                      on_hole_back, on_hole_left)
 from controller.rules.highcard import high_card
 from controller.rules.muck import retrieved
 from controller.settings import TableSettings
@@ -108,7 +108,7 @@ class Table:
             else:
                 # Cards that left in an earlier cycle, while the hand goes on, left for good
                 # (back on the stub, or off the table); in a gather nothing arrives in between.
-                if moves and hand.left:
+                if moves and hand.left and hand.kind == "hand":
                     self._commit_left(hand, out)
                 for uid, zone, when in gone:
                     hand.left[uid] = (zone, when)
@@ -123,11 +123,13 @@ class Table:
                 hand = self._start_hand(ts, out)
             label = hand.labels.get(uid) or self._label(uid, ts, out)
             hand.left.pop(uid, None)
+            hand.now = ts
             prev = hand.where.get(uid)
             if prev is None:
                 back = hand.off.pop(uid, None)
                 if back == zone and zone.startswith("seat:") and hand.first_seat.get(uid) == int(zone[5:]):
                     hand.place(uid, label, zone, count=False)  # a hole card back where it was
+                    on_hole_back(hand, uid, int(zone[5:]))
                     continue
                 self._arrival(ts, hand, uid, label, zone, new_seats, out)
             elif prev != zone and hand.kind == "hand":
@@ -137,10 +139,14 @@ class Table:
                 # Only a board card of the deck in play is public; hole cards, burns, the muck
                 # and any foreign card are the floor's. A public effect never carries the UID:
                 # watching UIDs and cards together would teach anyone the deck's tags.
-                if zone == "board" and is_card(label):
+                if zone == "board" and came_from is None and is_card(label):
                     out.append(CardPlaced(ts, hand.number, "", label, zone, came_from, "public"))
                 else:
                     out.append(CardPlaced(ts, hand.number, uid, label, zone, came_from, "floor"))
+            if hand.exposure_waiting is not None and prev is None and zone.startswith("seat:"):
+                pressed_at = hand.exposure_waiting[1]
+                hand.exposure_waiting = None  # the card the press was for is in: judge it now
+                self._flag(out, pressed_at, hand, on_exposed(hand, "dealer", None, label))
             if zone.startswith("seat:") and prev is None and not hand.deal_over \
                     and hand.hole_dealt == hand.hole_target and hand.absent:
                 for f in absent_deadline(hand):
@@ -160,6 +166,8 @@ class Table:
         if hand.kind == "highcard":
             self._draw_card(ts, hand, uid, label, zone, out)
             return
+        if zone != "burn":
+            self._flush(out, hand)
         if zone.startswith("seat:"):
             seat = int(zone[5:])
             finding = check_hole_card(hand, seat, same_cycle, rules.deal_count_fixes)
@@ -179,6 +187,13 @@ class Table:
             for f in end_of_deal(hand):
                 self._flag(out, ts, hand, f)
             self._street_card(ts, hand, uid, label, zone, out)
+
+    def _flush(self, out: list[Effect], hand: Hand) -> None:
+        """A prompt held for one event (BURN-001's missing burn, in case the burn was read late)."""
+        found = hand.board.flush()
+        if found is not None:
+            self._flag(out, hand.deferred[1] if hand.deferred else hand.now, hand, found)
+        hand.deferred = None
 
     def _draw_card(self, ts: float, hand: Hand, uid: str, label: str, zone: str, out: list[Effect]) -> None:
         """DEAL-011: one card to each seat; the highest takes the button."""
@@ -206,7 +221,19 @@ class Table:
             self._flag_once(out, ts, hand, Finding("board.rabbit_hunt", "BOARD-010",
                                                    "the hand is over: no more cards (no rabbit hunting)"), "rabbit")
             return
+        board = hand.board
+        if zone == "burn" and board.deferred is not None:
+            # The street's first card came with no burn before it, and now a burn: pitched
+            # first but read late (its evidence began first), or pitched late (BURN-001)?
+            if self.tracker.since(uid) >= self.tracker.since(board.street_first):
+                street = board.street
+                self._flush(out, hand)
+                board.late_burn_street = street  # said; this burn is that street's, late
+        elif zone == "burn":
+            self._flush(out, hand)
         findings = hand.board.on_burn(uid, pad=pad) if zone == "burn" else hand.board.on_board(uid, label, pad=pad)
+        if hand.board.deferred is not None and zone == "board":
+            hand.deferred = (None, ts)  # when the street came without its burn
         for f in findings:
             if f.code == "board.four_card_flop":  # FOUR_FLOP_PICKER: who draws the burn
                 f = replace(f, message=f.message + ("; call the floor: the floor draws it"
@@ -216,6 +243,8 @@ class Table:
 
     def _move(self, ts: float, hand: Hand, uid: str, label: str, prev: str, zone: str, out: list[Effect]) -> None:
         """A card on the table moved from ``prev`` to ``zone``."""
+        if zone != "burn":
+            self._flush(out, hand)
         if prev == "board":
             hand.board.on_leave(uid, zone)
         elif prev == "burn":
@@ -238,13 +267,22 @@ class Table:
     def _commit_left(self, hand: Hand, out: list[Effect]) -> None:
         """Cards that left the table while the hand went on are off it for good."""
         for uid, (zone, when) in list(hand.left.items()):
-            hand.take_off(uid)
-            if zone.startswith("seat:"):
+            # Only where a card is expected to go (a hole card in the deal: off the table, MISD-011;
+            # a premature or extra board card, back on the stub) is a lost read taken for a card
+            # gone. Anywhere else it may be reads missed (a player holding his cards up): the card
+            # stays where it was.
+            exposed = hand.board.expected_burn is not None and hand.board.expected_burn[0] == uid
+            if zone.startswith("seat:") and not hand.misdeal and (exposed or (
+                    not hand.deal_over and hand.arrival_ts and (
+                        hand.hole_dealt < hand.hole_target or when < hand.arrival_ts[-1]
+                        or not hand.exposure_resolved))):
+                # (the exposed card is expected to go; otherwise, once every hand is dealt, a
+                # card unheard is a player looking at his cards)
+                hand.take_off(uid)
                 self._flag(out, when, hand, on_hole_left(hand, uid, int(zone[5:]), when))
-            elif zone == "board":
+            elif zone == "board" and (hand.board.premature is not None or hand.board.extra):
+                hand.take_off(uid)
                 hand.board.on_leave(uid, None)
-            elif zone == "burn":
-                self._flag(out, when, hand, burn_moved(hand.pot_pushed, None))
         hand.left.clear()
 
     # -- hands and seats --------------------------------------------------------------------
@@ -258,8 +296,11 @@ class Table:
         if self._redeal is not None:
             return self._redeal.seats, self._redeal.positions, []
         roster = sorted(self.seats)
+        everyone = tuple(sorted(set(roster) | self.waiting))
+        if len(everyone) < 2:  # no hand can be dealt; cards dealt anyway are flagged seat by seat
+            b = self._next_button or (self._last_positions.button if self._last_positions else self.settings.button)
+            return everyone, Positions(b, b, b), sorted(self.waiting)
         if self._next_button is not None or self._last_positions is None or len(roster) < 2:
-            everyone = tuple(sorted(set(roster) | self.waiting))
             return everyone, initial_positions(everyone, self._next_button or self.settings.button), \
                 sorted(self.waiting)
         last = self._last_positions
@@ -317,6 +358,7 @@ class Table:
         if hand.kind == "highcard":
             self._finish_draw(ts, hand, out)
             return
+        self._flush(out, hand)
         if not hand.misdeal:
             for f in hand.board.finish():  # BURN-006
                 self._flag(out, ts, hand, f)
@@ -410,11 +452,17 @@ class Table:
         if hand.left and name not in ("misdeal", "hand_end"):
             # a pad pressed while the hand goes on: what left the table before it left for good
             self._commit_left(hand, out)
+        self._flush(out, hand)
         if name in ("exposed", "exposed_player", "boxed"):
             kind = "player" if name == "exposed_player" or (name == "exposed" and ev.long) else \
                 "boxed" if name == "boxed" else "dealer"
-            last = hand.labels.get(hand.last_card) if hand.last_card else None
-            self._flag(out, ts, hand, on_exposed(hand, kind, ev.seat, last))
+            last_zone = hand.where.get(hand.last_card) if hand.last_card else None
+            last = hand.labels.get(hand.last_card) if last_zone in ("board", "burn") else None  # type: ignore[arg-type]
+            waiting = [u for u, z in self.tracker.pending_arrivals() if z.startswith("seat:") and u not in hand.where]
+            if kind == "dealer" and waiting and not hand.deal_over:
+                hand.exposure_waiting = (waiting[0], ts)  # the press beat the reader to the card
+            else:
+                self._flag(out, ts, hand, on_exposed(hand, kind, ev.seat, last))
         elif name in ("sa", "round_done"):
             was_open = not hand.deal_over
             for f in end_of_deal(hand):
@@ -440,6 +488,8 @@ class Table:
             return
         name = ev.name
         if name == "seat_absent":  # DEAL-009: still dealt; mucked at the deadline
+            if seat not in self.seats:
+                return  # nobody sits there
             self.absent.add(seat)
             if hand is not None and not hand.deal_over:
                 hand.absent.add(seat)
@@ -459,6 +509,10 @@ class Table:
             return
         if name == "seat_out":
             self.seats = tuple(s for s in self.seats if s != seat)
+            if len(self.seats) < 2:
+                self._flag(out, ev.ts, None, Finding("deal.table_short", "DEAL-012",
+                                                     f"{len(self.seats)} seat left: no hand can be dealt",
+                                                     audience="floor"))
             for group in (self.waiting, self.absent, self._posted):
                 group.discard(seat)
             self.penalty.pop(seat, None)

@@ -47,11 +47,21 @@ class Tracker:
         self._home_ant: dict[str, int] = {}  # uid -> the antenna that last heard it at home
         self._home_pairs: set[tuple[str, int]] = set()  # {(uid, home antenna)}: the quiet cycle
         self._absent: dict[str, int] = {}  # uid on the table -> first cycle it went unheard
-        self._cands: dict[str, tuple[str, int, int]] = {}  # uid -> (zone, cycles of evidence, last)
+        self._cands: dict[str, tuple[str, int, int, int]] = {}  # uid -> (zone, evidence, last, first)
+        self._since: dict[str, int] = {}  # uid -> the cycle its evidence for its zone began
 
     def location(self, uid: str) -> str | None:
         """The confirmed zone of a tag on the table, else None."""
         return self._home.get(uid)
+
+    def since(self, uid: str) -> int:
+        """The cycle in which the evidence that put ``uid`` where it is began: cards confirmed
+        out of the order they were pitched in (a read missed) are put back in order by it."""
+        return self._since.get(uid, 1 << 62)
+
+    def pending_arrivals(self) -> list[tuple[str, str]]:
+        """``(uid, zone)`` of tags heard but not yet confirmed anywhere: cards on their way."""
+        return [(u, c[0]) for u, c in self._cands.items() if u not in self._home]
 
     def cycle(self, cycle: int, reads: Iterable[tuple[str, int, int]],
               heard: frozenset[tuple[str, int]] | None = None) -> tuple[list[Move], list[tuple[str, str]]]:
@@ -95,6 +105,7 @@ class Tracker:
 
     def _leave(self, uid: str) -> None:
         del self._home[uid]
+        self._since.pop(uid, None)
         self._home_pairs.discard((uid, self._home_ant.pop(uid)))
         self._absent.pop(uid, None)
         self._cands.pop(uid, None)
@@ -141,15 +152,16 @@ class Tracker:
                 continue
             c = cands.get(uid)
             if c is not None and c[0] == zone and cycle - c[2] <= self.gone_cycles:
-                streak = c[1] + 1
+                streak, first = c[1] + 1, c[3]
             else:
-                streak = 1  # new evidence, or evidence gone stale while the tag went unheard
+                streak, first = 1, cycle  # new evidence, or evidence gone stale while unheard
             if streak >= confirm:
                 cands.pop(uid, None)
                 moves.append((uid, home.get(uid), zone))
                 self._settle_home(uid, zone, ant)
+                self._since[uid] = first
             else:
-                cands[uid] = (zone, streak, cycle)
+                cands[uid] = (zone, streak, cycle, first)
         # Tags on the table not heard at home, less those heard elsewhere, went unheard
         # (a watched tag may be gathering evidence yet not heard at all this cycle).
         missing = {uid for uid, _ in self._home_pairs - pairs} - best.keys()

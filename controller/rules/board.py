@@ -69,7 +69,16 @@ class BoardState:
     #: the card the next burn must be, and the rule that says so (None: a card not yet known)
     expected_burn: tuple[str | None, str] | None = None
     burn_alerted: bool = False  # a BURN-001 prompt was raised this hand (BURN-006 then stays quiet)
-    late_burn_street: int = 0  # a street dealt without its burn: a burn during it is that burn, late
+    late_burn_street: int = 0  # a street dealt without its burn: a burn next is that burn, late
+    deferred: Finding | None = None  # BURN-001 missing burn, said at the next event (flush)
+    street_first: str = ""  # the first card of the current street
+
+    def flush(self) -> Finding | None:
+        """Something other than a burn followed a street dealt without its burn: say so now."""
+        found, self.deferred, self.late_burn_street = self.deferred, None, 0
+        if found is not None:
+            self.burn_alerted = True
+        return found
 
     def size(self) -> int:
         return SIZES[self.street - 1] if self.street else 0
@@ -93,8 +102,10 @@ class BoardState:
                 else:
                     out.append(Finding("board.extra_card_not_burned", rule,
                                        "this burn is not the card taken off the board: that card is the burn"))
-        if self.late_burn_street == self.street and self.cards < self.size():
-            self.late_burn_street = 0  # the street's own burn, late (a board card came first)
+        if self.late_burn_street and self.late_burn_street == self.street:
+            # the street's own burn, next after its first card (read late, or pitched late: the
+            # table has said which, see flush())
+            self.late_burn_street, self.deferred = 0, None
             self.burns_since -= 1
             return out
         if self.street >= 3:
@@ -143,14 +154,15 @@ class BoardState:
                 return out
             self.street += 1
             self.cards = 1
+            self.street_first = uid
             if pad and not self.round_done:
                 rule, procedure = _PREMATURE[self.street]
                 out.append(Finding(f"board.premature_{NAMES[self.street - 1]}", rule, procedure))
                 self.premature = _Premature(self.street, {uid})
             elif self.burns_since == 0 and self.no_burn_street != self.street:
-                out.append(Finding("burn.missing", "BURN-001",
-                                   f"the {NAMES[self.street - 1]} was dealt without its burn"))
-                self.burn_alerted = True
+                # said at the next event unless that is the burn, read late (flush())
+                self.deferred = Finding("burn.missing", "BURN-001",
+                                        f"the {NAMES[self.street - 1]} was dealt without its burn")
                 self.late_burn_street = self.street
             if self.no_burn_street == self.street:
                 self.no_burn_street = 0

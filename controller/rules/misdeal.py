@@ -99,7 +99,12 @@ def end_of_deal(hand: Hand) -> list[Finding]:
     for seat in hand.order:
         got = hand.dealt_to.get(seat, 0) - hand.exposed_from.get(seat, 0)
         short = hand.hole_cards - got
-        if hand.dealt_to.get(seat, 0) == 0:
+        if short > 0 and seat in hand.absent:
+            # DEAL-009: an absent seat is never short-pitched; no read there may be a short pitch
+            out.append(Finding("deal.absent_seat_short", "DEAL-009",
+                               f"seat {seat} (absent) has {max(got, 0)} of {hand.hole_cards} cards: deal it "
+                               f"its hand", seat))
+        elif hand.dealt_to.get(seat, 0) == 0:
             out.append(Finding("misdeal.seat_skipped", "MISD-006", f"seat {seat} was dealt no cards: misdeal",
                                seat))
         elif short > 0 and hand.exposed_from.get(seat, 0) >= short:
@@ -123,15 +128,22 @@ def _misplaced_button(hand: Hand) -> list[Finding]:
     deal); if the hand is played out, the button moves on from where the deal put it."""
     n = len(hand.order)
     first = hand.arrivals[:n]
-    if len(first) < n or first == hand.order:
+    if len(first) < n or _same_round(first, hand.order, hand.arrival_ts[:n]):
         return []
     for seat in hand.seats:
-        if deal_order(hand.seats, seat) == first:
+        if _same_round(first, deal_order(hand.seats, seat), hand.arrival_ts[:n]):
             hand.dealt_button = seat
             return [Finding("misdeal.button_misplaced", "MISD-015",
                             f"the deal went round as if the button were at seat {seat}; it is at seat "
                             f"{hand.button}: misdeal", seat)]
     return []
+
+
+def _same_round(seen: list[int], order: list[int], times: list[float]) -> bool:
+    """Whether the seats ``seen`` (confirmed at ``times``) can be ``order``: cards confirmed in
+    the same reader cycle arrived in an order the reader cannot tell."""
+    rank = {s: i for i, s in enumerate(order)}
+    return [s for _, _, s in sorted(zip(times, (rank.get(s, -1) for s in seen), seen))] == order
 
 
 def on_exposed(hand: Hand, kind: str, seat: int | None = None, last_label: str | None = None) -> Finding | None:
@@ -166,11 +178,10 @@ def on_exposed(hand: Hand, kind: str, seat: int | None = None, last_label: str |
     uid = hand.last_hole
     index = hand.deal_index.get(uid, 0) if uid else 0
     card_seat = hand.first_seat.get(uid) if uid else None
-    return _exposure(hand, uid, card_seat, index, "MISD-010", pressed=True)
+    return _exposure(hand, uid, card_seat, index, "MISD-010")
 
 
-def _exposure(hand: Hand, uid: str | None, seat: int | None, index: int, rule: str, *,
-              pressed: bool) -> Finding:
+def _exposure(hand: Hand, uid: str | None, seat: int | None, index: int, rule: str) -> Finding:
     if index in (1, 2):
         return Finding("misdeal.first_two_cards_exposed", "MISD-001",
                        f"card {index} off the deck was exposed: misdeal", seat)
@@ -181,13 +192,9 @@ def _exposure(hand: Hand, uid: str | None, seat: int | None, index: int, rule: s
         hand.allowance[seat] = hand.allowance.get(seat, 0) + 1
         hand.exposed_from[seat] = hand.exposed_from.get(seat, 0) + 1
     hand.board.expected_burn = (uid, rule)
-    if pressed:
-        hand.exposure_candidate, hand.exposure_resolved = uid, False
-        return Finding("deal.exposed_card_becomes_burn", "MISD-010",
-                       "exposed card: announce it, replace it after the deal, it is the next burn", seat)
-    return Finding("deal.card_off_table", "MISD-011",
-                   f"a card left the table at seat {seat}: it counts as exposed: show it, replace it after "
-                   f"the deal, it is the next burn", seat)
+    hand.exposure_candidate, hand.exposure_resolved = uid, False
+    return Finding("deal.exposed_card_becomes_burn", "MISD-010",
+                   "exposed card: announce it, replace it after the deal, it is the next burn", seat)
 
 
 def on_hole_left(hand: Hand, uid: str, seat: int, ts: float) -> Finding | None:
@@ -211,8 +218,23 @@ def on_hole_left(hand: Hand, uid: str, seat: int, ts: float) -> Finding | None:
                 hand.exposed_from[seat] = hand.exposed_from.get(seat, 0) + 1
         hand.board.expected_burn = (uid, "MISD-010")
         return None
-    hand.exposed += 1
-    return replace(_exposure(hand, uid, seat, hand.deal_index.get(uid, 0), "MISD-011", pressed=False), ts=ts)
+    # The reader lost it: a card off the table, or reads missed. Sensor-uncertain, so a prompt,
+    # never a misdeal flag (RULES.md "Sensor limits"); undone if it is read at its seat again.
+    hand.allowance[seat] = hand.allowance.get(seat, 0) + 1
+    hand.exposed_from[seat] = hand.exposed_from.get(seat, 0) + 1
+    hand.board.expected_burn = (uid, "MISD-011")
+    return Finding("deal.card_off_table", "MISD-011",
+                   f"a card left the table at seat {seat}: it counts as exposed: show it, replace it after "
+                   f"the deal, it is the next burn", seat, ts=ts)
+
+
+def on_hole_back(hand: Hand, uid: str, seat: int) -> None:
+    """A hole card taken for off the table is read at its seat again: it never left (missed
+    reads); undo what :func:`on_hole_left` assumed."""
+    if hand.board.expected_burn == (uid, "MISD-011"):
+        hand.board.expected_burn = None
+        hand.allowance[seat] = max(0, hand.allowance.get(seat, 0) - 1)
+        hand.exposed_from[seat] = max(0, hand.exposed_from.get(seat, 0) - 1)
 
 
 def late(finding: Finding, late_fault: str) -> Finding:
