@@ -41,6 +41,13 @@ def test_a_good_file_loads(tmp_path):
     assert c.table.zones.zone(11) == "board"
     assert [d.id for d in c.decks] == ["A", "B"]
     assert c.registry().lookup("E0040150A05F0100").card == "As"
+    assert c.table.rules.late_fault == "proceeds" and c.table.rules.round_done_pad is True  # RULES.md §20 defaults
+
+
+def test_rule_settings_are_read(tmp_path):
+    cfg = good(tmp_path, '[rules]\nlate_fault = "dead"\nmuck_retrieval = "never"\nround_done_pad = false\n')
+    rules = load_config(cfg).table.rules
+    assert (rules.late_fault, rules.muck_retrieval, rules.round_done_pad) == ("dead", "never", False)
 
 
 @pytest.mark.parametrize("old,new,needle", [
@@ -59,6 +66,10 @@ def test_a_good_file_loads(tmp_path):
     ('manifest = "A.txt"', 'manifest = "nope.txt"', "[decks #1] manifest: cannot read"),
     ('back = "blue"', 'back = ""', "[decks #2] back: every deck needs a back colour"),
     ("[reader]", "[readr]\n[reader]", "[readr]: unknown section"),
+    ("[reader]", '[rules]\nlate_fault = "maybe"\n[reader]', "[rules] late_fault: want one of proceeds, dead, got 'maybe'"),
+    ("[reader]", "[rules]\nseats_max = 12\n[reader]", "[rules] seats_max: want 2 to 10, got 12"),
+    ("[reader]", "[rules]\nround_done_pad = 1\n[reader]", "[rules] round_done_pad: want true or false, got 1"),
+    ("[reader]", "[rules]\nmuck = 1\n[reader]", "[rules] muck: unknown key"),
 ])
 def test_bad_values_name_file_and_key(tmp_path, old, new, needle):
     cfg = good(tmp_path)
