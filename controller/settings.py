@@ -68,9 +68,10 @@ class RuleSettings:
     muck_retrieval: str = "floor"
     four_flop_picker: str = "floor"
     #: the dealer presses ``round_done`` before every burn (BURN-002's tap). With it the daemon
-    #: tells a premature board card (BOARD-004..006) from a late one; a table without the pad
-    #: sets this false and those checks are off.
-    round_done_pad: bool = True
+    #: tells a premature board card (BOARD-004..006) from a late one. None ("auto"): the checks
+    #: are on once the daemon has seen a tap, so a table (or a deal script) that never taps is
+    #: not told every flop is premature; True/False: always on/off.
+    round_done_pad: bool | None = None
     #: DEAL-012: most hands a button game deals (2 to 10; 9 for cash games, 002)
     seats_max: int = 10
 

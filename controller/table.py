@@ -52,6 +52,7 @@ class Table:
         self._deferred: list[ButtonPress] = []  # seat changes waiting for the hand to end
         self._redeal: Hand | None = None  # the misdealt hand the next one replays (MISD-014)
         self._highcard = False  # the next cards are a draw for the button (DEAL-011)
+        self._taps_seen = False  # a round_done press seen: this table taps (round_done_pad auto)
         self.hand: Hand | None = None
         self.hands_finished = 0
         self.last_record: dict[str, Any] | None = None
@@ -216,6 +217,8 @@ class Table:
 
     def _street_card(self, ts: float, hand: Hand, uid: str, label: str, zone: str, out: list[Effect]) -> None:
         pad = self.settings.rules.round_done_pad
+        if pad is None:
+            pad = self._taps_seen
         if len(hand.live_seats()) < 2 and not hand.misdeal:
             # BOARD-010: the hand is won; the cards that would have come are never shown
             self._flag_once(out, ts, hand, Finding("board.rabbit_hunt", "BOARD-010",
@@ -471,6 +474,7 @@ class Table:
                 hand.closed_by = name
             if name == "round_done":
                 hand.board.on_round_done()
+                self._taps_seen = True
         elif name == "misdeal":
             if hand.deal_over and not hand.misdeal:  # MISD-013: the floor decides
                 self._flag(out, ts, hand, Finding("misdeal.declared_late", "MISD-013",

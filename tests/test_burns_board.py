@@ -7,7 +7,21 @@ from __future__ import annotations
 
 import pytest
 
-from tests.rules_common import CLEAN, END, FLOP, RD, RIVER, TURN, deal, hole, run, run_hands, street
+from tests.rules_common import BUTTON, SEATS, CLEAN, END, FLOP, RD, RIVER, TURN, alerts_of, deal, hole, run, run_hands, street
+
+
+def run_tapping(tmp_path, steps):
+    """``steps`` as the second hand of a table that taps ``round_done`` (the first hand, clean,
+    shows it: ``round_done_pad`` = auto turns the premature checks on at the first tap)."""
+    first, second = run_hands(tmp_path, [{"steps": CLEAN}, {"seats": SEATS, "button": BUTTON, "steps": steps}])["hands"]
+    assert alerts_of(first) == []
+    return alerts_of(second)
+
+
+def test_a_table_that_never_taps_gets_no_premature_prompts(tmp_path):
+    # deal-script.md's clean hand has no taps: round_done_pad = auto keeps it clean
+    untapped = [st for st in CLEAN if st.get("press") != "round_done"]
+    assert run(tmp_path, untapped) == []
 
 pytestmark = pytest.mark.e2e
 
@@ -75,28 +89,28 @@ def test_BOARD_004_premature_flop(tmp_path):
     # no tap before the flop (12-14); the procedure: the flop back on the stub (15-17), tap,
     # burn, a new flop (18-22), the turn with no burn, then the river as usual
     steps = PREMATURE_FLOP + FLOP_PROCEDURE + street(None, "9d") + street("8s", "7h") + [END]
-    assert run(tmp_path / "a", steps) == [("board.premature_flop", "BOARD-004", None, "dealer", 12)]
+    assert run_tapping(tmp_path / "a", steps) == [("board.premature_flop", "BOARD-004", None, "dealer", 12)]
     # the old flop may not make up the new one
     reused = PREMATURE_FLOP + FLOP_PROCEDURE[:3] + street("5d", "Th", "Ks", "3c") + [END]
-    assert run(tmp_path / "b", reused)[1:] == [("board.card_back_on_board", "BOARD-004", None, "dealer", 20)]
+    assert run_tapping(tmp_path / "b", reused)[1:] == [("board.card_back_on_board", "BOARD-004", None, "dealer", 20)]
 
 
 def test_BOARD_005_premature_turn(tmp_path):
     steps = hole() + FLOP + [deal("5d", "burn"), deal("Jc", "board")]  # no tap: turn at 17
     steps += [{"move": "Jc", "to": "stub"}] + street("Ks", "3c") + street(None, "9d") + [END]
-    assert run(tmp_path, steps) == [("board.premature_turn", "BOARD-005", None, "dealer", 17)]
+    assert run_tapping(tmp_path, steps) == [("board.premature_turn", "BOARD-005", None, "dealer", 17)]
 
 
 def test_BOARD_006_premature_river(tmp_path):
     steps = hole() + FLOP + TURN + [deal("Ks", "burn"), deal("3c", "board")]  # no tap: river at 20
     # shuffled back into the stub, the river is dealt again with no burn (here the same card)
     steps += [{"move": "3c", "to": "stub"}] + street(None, "3c") + [END]
-    assert run(tmp_path, steps) == [("board.premature_river", "BOARD-006", None, "dealer", 20)]
+    assert run_tapping(tmp_path, steps) == [("board.premature_river", "BOARD-006", None, "dealer", 20)]
 
 
 def test_BOARD_007_no_burn_after_the_reshuffle(tmp_path):
     steps = PREMATURE_FLOP + FLOP_PROCEDURE + street("9d", "8s") + [END]  # burn 9d before the turn: 24
-    assert run(tmp_path, steps) == [("board.premature_flop", "BOARD-004", None, "dealer", 12),
+    assert run_tapping(tmp_path, steps) == [("board.premature_flop", "BOARD-004", None, "dealer", 12),
                                     ("board.burn_after_reshuffle", "BOARD-007", None, "dealer", 24)]
 
 

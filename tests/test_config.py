@@ -41,7 +41,7 @@ def test_a_good_file_loads(tmp_path):
     assert c.table.zones.zone(11) == "board"
     assert [d.id for d in c.decks] == ["A", "B"]
     assert c.registry().lookup("E0040150A05F0100").card == "As"
-    assert c.table.rules.late_fault == "proceeds" and c.table.rules.round_done_pad is True  # RULES.md §20 defaults
+    assert c.table.rules.late_fault == "proceeds" and c.table.rules.round_done_pad is None  # RULES.md §20 defaults
 
 
 def test_rule_settings_are_read(tmp_path):
@@ -68,7 +68,7 @@ def test_rule_settings_are_read(tmp_path):
     ("[reader]", "[readr]\n[reader]", "[readr]: unknown section"),
     ("[reader]", '[rules]\nlate_fault = "maybe"\n[reader]', "[rules] late_fault: want one of proceeds, dead, got 'maybe'"),
     ("[reader]", "[rules]\nseats_max = 12\n[reader]", "[rules] seats_max: want 2 to 10, got 12"),
-    ("[reader]", "[rules]\nround_done_pad = 1\n[reader]", "[rules] round_done_pad: want true or false, got 1"),
+    ("[reader]", "[rules]\nround_done_pad = 1\n[reader]", "[rules] round_done_pad: want true or false or a string, got 1"),
     ("[reader]", "[rules]\nmuck = 1\n[reader]", "[rules] muck: unknown key"),
 ])
 def test_bad_values_name_file_and_key(tmp_path, old, new, needle):

@@ -77,7 +77,8 @@ class _Section:
         value = self.data[key]
         if kind is float and isinstance(value, int) and not isinstance(value, bool):
             value = float(value)
-        if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
+        bool_ok = kind is bool or (isinstance(kind, tuple) and bool in kind)
+        if not isinstance(value, kind) or (isinstance(value, bool) and not bool_ok):
             names = {"int": "a whole number", "float": "a number", "str": "a string", "list": "a list",
                      "bool": "true or false"}
             want = names.get(kind.__name__, kind.__name__) if isinstance(kind, type) else \
@@ -136,7 +137,10 @@ def parse_config(text: str, *, path: Path) -> Config:
         if value not in choices:
             raise ru.err(key, f"want one of {', '.join(choices)}, got {value!r}")
         rule_values[key] = value
-    rule_values["round_done_pad"] = ru.get("round_done_pad", bool, True)
+    pad = ru.get("round_done_pad", (bool, str), "auto")
+    if isinstance(pad, str) and pad != "auto":
+        raise ru.err("round_done_pad", f"want true, false or \"auto\", got {pad!r}")
+    rule_values["round_done_pad"] = None if pad == "auto" else pad
     seats_max = ru.positive("seats_max", int, 10)
     if not 2 <= seats_max <= 10:
         raise ru.err("seats_max", f"want 2 to 10, got {seats_max}")
