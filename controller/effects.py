@@ -35,6 +35,19 @@ class Alert:
 
 
 @dataclass(frozen=True, slots=True)
+class Prompt:
+    """A routine instruction to the dealer that is not a fault (count the stub now, STUB-001/002).
+    Kept apart from alerts: a clean hand raises no alert, yet the dealer is still prompted."""
+
+    ts: float
+    code: str
+    message: str
+    rule: str | None = None
+    hand: int | None = None
+    audience: str = "dealer"
+
+
+@dataclass(frozen=True, slots=True)
 class CardPlaced:
     """A card arrived in ``zone`` (from ``prev_zone``, or from the stub when None)."""
 
@@ -99,7 +112,7 @@ class HandFinished:
     audience: str = "floor"
 
 
-Effect = Union[Alert, CardPlaced, CardLeft, Figures, HandStarted, HandFinished]
+Effect = Union[Alert, Prompt, CardPlaced, CardLeft, Figures, HandStarted, HandFinished]
 
 
 def effect_to_dict(effect: Effect) -> dict[str, Any]:

@@ -63,6 +63,8 @@ class ButtonPress:
     long: bool = False
     seat: int | None = None
     hands: int | None = None
+    #: why a ``new_deck`` press brings a deck in (RELIEF-002): :data:`controller.pads.DECK_CHANGE_REASONS`
+    reason: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,8 +77,53 @@ class TableSetup:
     button: int | None = None
 
 
-Event = Union[ReaderCycle, DeviceStatus, ButtonPress, TableSetup]
-EVENT_TYPES: dict[str, type] = {t.__name__: t for t in (ReaderCycle, DeviceStatus, ButtonPress, TableSetup)}
+@dataclass(frozen=True, slots=True)
+class ShufflerReport:
+    """The shuffler's deck report for one shuffle cycle (STUB-005, DECK-001/002).
+
+    ``count`` is how many cards the shuffler counted; ``uids`` the tags it read, in the order it
+    read them, when it can read tags (None when it only counts). ``seq`` is the shuffler's own
+    report number (a report resent after a lost acknowledgement carries the same number).
+    """
+
+    ts: float
+    device: str
+    count: int
+    uids: tuple[str, ...] | None = None
+    seq: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class DeckSetup:
+    """The floor's setup exchange (DECK-003, DECK-005): a new pair of decks replaces the old,
+    which is retired: a tag of it seen again is an alert. ``decks`` holds ``(id, back, cards)``
+    with ``cards`` as ``(uid, card)`` pairs, so that the journal replays it without the files."""
+
+    ts: float
+    decks: tuple[tuple[str, str, tuple[tuple[str, str], ...]], ...]
+    in_play: str
+
+
+#: what a shuffler says of itself (docs/protocols/shuffler.md)
+SHUFFLER_STATES = ("ready", "shuffling", "jam", "door_open", "error")
+
+
+@dataclass(frozen=True, slots=True)
+class ShufflerStatus:
+    """The shuffler's state: one of :data:`SHUFFLER_STATES`; ``code`` is the maker's error
+    code for ``error``. The link sends it on each change, and again every few seconds while a
+    fault (jam, door open, error) lasts, so that the core can tell a fault that persists."""
+
+    ts: float
+    device: str
+    state: str
+    code: int | None = None
+    detail: str = ""
+
+
+Event = Union[ReaderCycle, DeviceStatus, ButtonPress, TableSetup, ShufflerReport, ShufflerStatus, DeckSetup]
+EVENT_TYPES: dict[str, type] = {t.__name__: t for t in (ReaderCycle, DeviceStatus, ButtonPress, TableSetup,
+                                                       ShufflerReport, ShufflerStatus, DeckSetup)}
 
 
 def event_to_dict(event: Event) -> dict[str, Any]:
@@ -100,4 +147,9 @@ def event_from_dict(d: dict[str, Any]) -> Event:
         args["reads"] = tuple((str(u), int(a), int(r)) for u, a, r in args["reads"])
     elif cls is TableSetup:
         args["seats"] = tuple(args["seats"])
+    elif cls is DeckSetup:
+        args["decks"] = tuple((str(i), str(b), tuple((str(u), str(c)) for u, c in cards))
+                              for i, b, cards in args["decks"])
+    elif cls is ShufflerReport and args.get("uids") is not None:
+        args["uids"] = tuple(str(u) for u in args["uids"])
     return cls(**args)

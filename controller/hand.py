@@ -72,9 +72,11 @@ class Hand:
         # -- cards that left the table while the hand went on --
         self.left: dict[str, tuple[str, float]] = {}  # uid -> (zone, ts): gone since the last arrival
         self.off: dict[str, str] = {}  # uid -> zone it left: back on the stub, or off the table
+        self.deck: str | None = None  # the deck it is dealt from (its first card's)
         self.kind = "hand"  # or "highcard": a draw for the button (DEAL-011), not a hand
         self.notes: list[str] = []  # what the record keeps that alerts nobody (MUCK-002 dealer's call)
         self.alerts: list[Alert] = []
+        self.prompts: list[Any] = []  # routine prompts (controller.effects.Prompt): not faults
         self.flagged: set[tuple[str, str]] = set()  # (code, uid) already alerted this hand
 
     # -- changes -------------------------------------------------------------------------
@@ -192,6 +194,8 @@ class Hand:
             "zones": self.zone_labels(),
             "stub_count": self.stub_count,
             "alerts": [alert_to_dict(a) for a in self.alerts],
+            **({"prompts": [{"code": p.code, "rule": p.rule, "message": p.message, "ts": p.ts}
+                            for p in self.prompts]} if self.prompts else {}),
             **({"notes": list(self.notes)} if self.notes else {}),
             **({"misdeal": True} if self.misdeal else {}),
             **({"redeal_of": self.redeal_of} if self.redeal_of is not None else {}),

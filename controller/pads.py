@@ -12,7 +12,7 @@ ValueError: press 'seat_out' needs a seat (1 to 10)
 >>> check_press("exposd")
 Traceback (most recent call last):
 ...
-ValueError: unknown pad 'exposd' (pads: exposed, exposed_player, boxed, misdeal, round_done, sa, hand_end, seat_in, seat_out, seat_absent, seat_penalty, seat_posted, highcard, next, floor, new_deck, stub_wrong, ack)
+ValueError: unknown pad 'exposd' (pads: exposed, exposed_player, boxed, misdeal, round_done, sa, hand_end, seat_in, seat_out, seat_absent, seat_penalty, seat_posted, highcard, next, floor, new_deck, relief, stub_wrong, ack)
 """
 
 from __future__ import annotations
@@ -34,16 +34,23 @@ PADS: dict[str, str] = {
     "highcard": "the next cards, one to each seat, draw for the button (DEAL-011)",
     "next": "acknowledge the prompt on the display",
     "floor": "call the floor",
-    "new_deck": "a new deck is brought in",
-    "stub_wrong": "the stub count is wrong",
-    "ack": "the dealer did what the prompt asked",
+    "new_deck": "a new deck is brought in (with a reason: RELIEF-002)",
+    "relief": "a new dealer sits down: a new down begins, the spare deck comes in (RELIEF-001)",
+    "stub_wrong": "the stub count is wrong: the deck is sticky (STUB-004)",
+    "ack": "the dealer did what the prompt asked (counted the stub and it is right)",
 }
+#: why a deck may be changed (RELIEF-002, DECK_CHANGE_REASONS of RULES.md §20); the first is the
+#: reason a ``new_deck`` press without one is taken to give
+DECK_CHANGE_REASONS: tuple[str, ...] = ("setup", "relief", "stub_count", "marked", "damaged", "player_request")
 #: pads that concern one seat: a press of one of them must name it
 SEAT_PADS = frozenset({"exposed_player", "seat_in", "seat_out", "seat_absent", "seat_penalty", "seat_posted"})
 
 
-def check_press(name: str, seat: int | None = None, hands: int | None = None) -> None:
+def check_press(name: str, seat: int | None = None, hands: int | None = None, reason: str | None = None) -> None:
     """Raise ValueError naming what is wrong with a press, or return None."""
+    if reason is not None and (name != "new_deck" or reason not in DECK_CHANGE_REASONS):
+        raise ValueError(f"press {name!r}: a reason goes only with new_deck, one of {', '.join(DECK_CHANGE_REASONS)}; "
+                         f"got {reason!r}")
     if name not in PADS:
         raise ValueError(f"unknown pad {name!r} (pads: {', '.join(PADS)})")
     if seat is not None and (not isinstance(seat, int) or isinstance(seat, bool) or not 1 <= seat <= 10):

@@ -74,6 +74,11 @@ class RuleSettings:
     round_done_pad: bool | None = None
     #: DEAL-012: most hands a button game deals (2 to 10; 9 for cash games, 002)
     seats_max: int = 10
+    #: SHUF-007 / RELIEF-001: the two decks change places at each dealer relief ("relief"), or
+    #: at every hand ("hand": TWO_DECK_ALTERNATE, or a batch shuffler)
+    rotate_decks: str = "relief"
+    #: a shuffler fault (jam, door open, error) that lasts this many seconds is told to the floor
+    shuffler_floor_after: float = 30.0
 
 
 @dataclass(frozen=True)
@@ -88,6 +93,11 @@ class TableSettings:
     #: cycles without any read before a card counts as gone from the table
     gone_cycles: int = 8
     rules: RuleSettings = field(default_factory=RuleSettings)
+    #: the registered decks' ids, in play first (DECK-005: at most two); empty: every deck registered
+    pair: tuple[str, ...] = ()
+    #: a read at least this strong is a card lying on that antenna; one UID that strong in two
+    #: zones at once is a cloned tag (DECK-007). The scale is the reader's (0..255 on FEIG).
+    strong_rssi: int = 150
 
     @property
     def hole_cards(self) -> int:

@@ -18,13 +18,17 @@ from dataclasses import replace
 from typing import Any
 
 from controller.cards import is_card
-from controller.effects import Alert, CardLeft, CardPlaced, Effect, HandFinished, HandStarted
-from controller.events import ButtonPress, DeviceStatus, Event, ReaderCycle, TableSetup
+from controller.effects import Alert, CardLeft, CardPlaced, Effect, HandFinished, HandStarted, Prompt
+from controller.deck_rack import DeckRack, pair_of
+from controller.events import (ButtonPress, DeckSetup, DeviceStatus, Event, ReaderCycle, ShufflerReport,
+                               ShufflerStatus, TableSetup)
 from controller.hand import Hand
-from controller.registry import DeckRegistry
+from controller.registry import Deck, DeckRegistry, RegistryError, TagInfo
 from controller.positions import Positions, initial_positions, late_entry_waits, next_positions
 from controller.rules import Finding
 from controller.rules.board import burn_moved
+from controller.rules.deck import count_deck, count_findings, count_only, new_setup
+from controller.rules.stub import StubCounts
 from controller.rules.misdeal import (absent_deadline, check_hole_card, end_of_deal, late, on_exposed,
                                       on_hole_back, on_hole_left)
 from controller.rules.highcard import high_card
@@ -40,8 +44,14 @@ class Table:
         self.settings = settings
         self.registry = registry
         self.tracker = Tracker(settings.zones.by_antenna.get, confirm_cycles=settings.confirm_cycles,
-                               gone_cycles=settings.gone_cycles)
+                               gone_cycles=settings.gone_cycles, strong_rssi=settings.strong_rssi)
         self._track = self.tracker.cycle
+        self._clones = self.tracker.clones  # the same list: the tracker fills it, the table empties it
+        pair = settings.pair or pair_of(list(registry.decks), settings.deck_in_play)
+        self.rack = DeckRack(pair, settings.deck_in_play if settings.deck_in_play in pair else
+                             (pair[0] if pair else None), rotate=settings.rules.rotate_decks)
+        self.stub = StubCounts()
+        self._shuffler_fault: list | None = None  # [state, since, floor told] while the shuffler is in fault
         self.seats: tuple[int, ...] = tuple(settings.seats)
         self._next_button: int | None = settings.button  # set by hand for the next hand, if any
         self._last_positions: Positions | None = None  # the last hand's button and blinds
@@ -63,7 +73,11 @@ class Table:
             DeviceStatus: self._on_device,
             ButtonPress: self._on_press,
             TableSetup: self._on_setup,
+            ShufflerReport: self._on_shuffler_report,
+            ShufflerStatus: self._on_shuffler_status,
+            DeckSetup: self._on_deck_setup,
         }
+        self._retired_tags: dict[str, TagInfo] = {}  # tags of decks taken off this table (DECK-005)
 
     # -- the one entry point -------------------------------------------------------------
     def apply(self, event: Event) -> list[Effect]:
@@ -71,25 +85,102 @@ class Table:
         if type(event) is ReaderCycle:  # nearly every event: spare it the dispatch
             moves, departures = self._track(event.cycle, event.reads, event.heard)
             if not moves and not departures:
-                return []
-            return self._on_moves(event.ts, moves, departures)
+                if not self._clones:
+                    return []
+                return self._on_clones(event.ts, [])
+            out = self._on_moves(event.ts, moves, departures)
+            return self._on_clones(event.ts, out) if self._clones else out
         return self._dispatch[type(event)](event)
 
     # -- reader cycles ---------------------------------------------------------------------
     def _label(self, uid: str, ts: float, out: list[Effect]) -> str:
+        """The card a tag new to the hand is, and whether it may be in play (DECK-005..007)."""
         info = self.registry.lookup(uid)
+        hand = self.hand
         if info is None:
+            old = self._retired_tags.get(uid)
+            if old is not None:
+                label = f"{old.card}@{old.deck}"
+                self._deck_fault(out, ts, "deck.retired_card", uid, "DECK-005", label,
+                                 f"{old.card} of deck {old.deck} ({old.back} back), taken off this table, "
+                                 f"is in play again")
+                return label
             label = f"tag:{uid}"
-            self._alert_once(out, ts, "deck.unknown_tag", uid, rule="DECK-006", audience="floor",
-                             card=label, message=f"tag {uid} belongs to no registered deck")
+            self._deck_fault(out, ts, "deck.unknown_tag", uid, "DECK-006", label,
+                             f"tag {uid} belongs to no registered deck")
             return label
-        if info.deck != self.settings.deck_in_play:
+        if hand is not None and hand.deck is None:
+            self._adopt_deck(ts, hand, info.deck, out)
+        deck = hand.deck if hand is not None else self.rack.in_play
+        if info.deck != deck:
             label = f"{info.card}@{info.deck}"
-            self._alert_once(out, ts, "deck.wrong_deck", uid, rule="DECK-006", audience="floor",
-                             card=label, message=f"{info.card} of deck {info.deck} ({info.back} back) "
-                             f"is in play; the deck in play is {self.settings.deck_in_play}")
+            self._deck_fault(out, ts, "deck.wrong_deck", uid, "DECK-006", label,
+                             f"{info.card} of deck {info.deck} ({info.back} back) is in play; "
+                             f"this hand is dealt from deck {deck}")
             return label
+        if uid in self.rack.missing.get(info.deck, ()):  # STUB-005: held out, and back
+            self._deck_fault(out, ts, "deck.reintroduced_card", uid, "STUB-005", info.card,
+                             f"{info.card} of deck {info.deck}, missing at the last count, is in play")
         return info.card
+
+    def _deck_fault(self, out: list[Effect], ts: float, code: str, uid: str, rule: str, card: str,
+                    message: str) -> None:
+        """A foul card: the floor is told what and where; the dealer only to change decks."""
+        self._alert_once(out, ts, code, uid, rule=rule, audience="floor", card=card, message=message)
+        self._new_setup(out, ts, rule)
+
+    def _new_setup(self, out: list[Effect], ts: float, rule: str) -> None:
+        hand = self.hand
+        if hand is not None:
+            self._flag_once(out, ts, hand, new_setup(rule), "new_setup")
+        elif not any(a.code == "deck.new_setup" for a in self._pending_alerts):
+            self._flag(out, ts, None, new_setup(rule))
+
+    def _adopt_deck(self, ts: float, hand: Hand, deck: str, out: list[Effect]) -> None:
+        """The first card of a hand says which deck it is dealt from."""
+        rack = self.rack
+        expected = rack.in_play
+        if deck not in rack.pair:  # (cannot happen: the registry holds the pair)
+            hand.deck = expected
+            return
+        if deck in rack.blocked:
+            hand.deck = deck  # its cards are labelled as they are; one alert for the hand
+            self._flag(out, ts, hand, Finding("deck.blocked_deck_dealt", "STUB-004",
+                                              f"hand {hand.number} is dealt from deck {deck}, which may not be "
+                                              f"dealt: {rack.blocked[deck]}", audience="floor"))
+            self._new_setup(out, ts, "STUB-004")
+        elif deck == expected or expected is None:
+            hand.deck = deck
+        elif deck == rack.previous:
+            # the decks were due to change places and the dealer dealt the old one again
+            hand.deck = deck
+            rule = "SHUF-007" if rack.last_reason == "rotation" else "RELIEF-001"
+            self._flag(out, ts, hand, Finding("deck.not_rotated", rule,
+                                              f"deck {expected} was due in; this hand is dealt from deck {deck}"))
+        else:
+            hand.deck = expected
+            return
+        rack.dealt(hand.deck)
+
+    def _on_clones(self, ts: float, out: list[Effect]) -> list[Effect]:
+        """DECK-007: one tag on two cards, heard at full strength in two places at once."""
+        clones, self._clones[:] = list(self._clones), []
+        for uid, zones in clones:
+            info = self.registry.lookup(uid)
+            label = info.card if info is not None else f"tag:{uid}"
+            self._deck_fault(out, ts, "deck.cloned_tag", uid, "DECK-007", label,
+                             f"the tag of {label} is on two cards: read at {zones[0]} and {zones[1]} at once")
+            hand = self.hand
+            twin = f"{uid}#2"
+            if hand is not None and hand.kind == "hand" and uid in hand.where and twin not in hand.where:
+                # The second card is a card where it lies: counted there, so that the seat it was
+                # dealt to is not taken for a seat left short.
+                hand.labels[twin] = label
+                self._arrival(ts, hand, twin, label, zones[1], frozenset(), out)
+                hand.place(twin, label, zones[1])
+                hand.on_table.discard(twin)  # its reads are the tag's: it leaves the table with it
+                out.append(CardPlaced(ts, hand.number, uid, label, zones[1], None, "floor"))
+        return out
 
     def _on_moves(self, ts: float, moves: list, departures: list) -> list[Effect]:  # type: ignore[type-arg]
         out: list[Effect] = []
@@ -142,6 +233,8 @@ class Table:
                 # watching UIDs and cards together would teach anyone the deck's tags.
                 if zone == "board" and came_from is None and is_card(label):
                     out.append(CardPlaced(ts, hand.number, "", label, zone, came_from, "public"))
+                    if hand.count("board") == 5 and hand.kind == "hand":
+                        self._stub_count_due(ts, hand, out)
                 else:
                     out.append(CardPlaced(ts, hand.number, uid, label, zone, came_from, "floor"))
             if hand.exposure_waiting is not None and prev is None and zone.startswith("seat:"):
@@ -340,6 +433,9 @@ class Table:
             self.waiting -= set(joins)
             self._posted -= set(joins)
             hand.waiting = set(self.waiting)
+        for ch in self.rack.changes:
+            if ch.hand == number:  # RELIEF-002: every deck change is on the record, with its reason
+                hand.notes.append(f"RELIEF-002: deck {ch.old} out, deck {ch.new} in ({ch.reason})")
         hand.absent = self.absent & set(seats)
         hand.penalty = {s for s in self.penalty if s in seats}
         self._next_button = None
@@ -348,6 +444,8 @@ class Table:
         out.append(HandStarted(ts, number, self.button, seats, self.settings.game))
         if self._pending_alerts:
             hand.alerts.extend(self._pending_alerts)
+            if any(a.code == "deck.new_setup" for a in self._pending_alerts):
+                hand.flagged.add(("deck.new_setup", "new_setup"))  # told once, before the hand
             self._pending_alerts.clear()
         if len(seats) > self.settings.rules.seats_max:  # DEAL-012
             self._flag(out, ts, hand, Finding("deal.too_many_players", "DEAL-012",
@@ -372,10 +470,14 @@ class Table:
                     self._flag(out, ts, hand, Finding("deal.penalty_served", "DEAL-010",
                                                       f"seat {seat} has served its penalty", seat))
         record = hand.record(ts)
+        record["deck"] = hand.deck
+        record["down"] = self.stub.down
         self.last_record = record
         self.hands_finished += 1
         self.hand = None
         out.append(HandFinished(ts, hand.number, record))
+        if self.rack.rotate == "hand" and not hand.misdeal and hand.deck is not None:
+            self._change_deck(ts, "rotation", out)  # SHUF-007: the other deck deals the next hand
         if hand.misdeal:
             self._redeal = hand  # MISD-014: the re-deal replays it; seat changes wait for it
             return
@@ -443,6 +545,9 @@ class Table:
         if ev.name.startswith("seat_"):
             self._seat_press(ev, out)
             return out
+        if ev.name in ("relief", "new_deck", "stub_wrong", "ack"):
+            self._deck_press(ev, out)
+            return out
         hand = self.hand
         if ev.name == "highcard" and hand is None:
             self._highcard = True  # DEAL-011: the next cards draw for the button
@@ -482,6 +587,140 @@ class Table:
             hand.misdeal = True  # MISD-016: declared; the re-deal replays the hand (MISD-014)
         elif name == "hand_end":
             hand.pot_pushed = True
+        return out
+
+    # -- decks, stub counts and the shuffler (DECK, STUB, SHUF, RELIEF) ------------------------
+    def _next_hand_number(self) -> int:
+        return self.hand.number + 1 if self.hand is not None else self.hands_finished + 1
+
+    def _deck_press(self, ev: ButtonPress, out: list[Effect]) -> None:
+        rack, hand = self.rack, self.hand
+        if ev.name == "ack":
+            if self.stub.asked is not None:  # the dealer counted the stub, and it is right
+                self.stub.answered()
+                if hand is not None:
+                    hand.notes.append(f"STUB-002: stub counted, right (down {self.stub.down})")
+            return
+        if ev.name == "stub_wrong":  # STUB-004: the count is wrong: a sticky deck
+            deck = hand.deck if hand is not None and hand.deck else rack.in_play
+            self.stub.answered()
+            expect = f" (it should hold {hand.stub_count})" if hand is not None else ""
+            self._flag(out, ev.ts, hand, Finding("stub.sticky_deck", "STUB-004",
+                                                 f"deck {deck}: the dealer's stub count is wrong{expect}: "
+                                                 f"the cards are sticky", audience="floor"))
+            if deck is not None:
+                rack.block(deck, "the dealer's stub count was wrong")
+                self._change_deck(ev.ts, "stub_count", out)
+            self._new_setup(out, ev.ts, "STUB-004")
+            return
+        reason = "relief" if ev.name == "relief" else (ev.reason or "setup")
+        if ev.name == "relief":
+            self.stub.relief()  # STUB-002: a new down, a new count
+        else:
+            self.stub.new_deck(self._next_hand_number())  # STUB-001: a new deck needs no count at once
+        if reason in ("marked", "damaged") and rack.in_play is not None:
+            rack.block(rack.in_play, f"taken out of play: {reason} card")
+        self._change_deck(ev.ts, reason, out)
+
+    def _change_deck(self, ts: float, reason: str, out: list[Effect]) -> None:
+        """The spare comes into play, from the next hand (RELIEF-001, RELIEF-002)."""
+        change = self.rack.change(reason, ts=ts, hand=self._next_hand_number())
+        if change is None:
+            return
+        if reason == "marked":  # RELIEF-002: a marked card is the floor's business
+            self._flag(out, ts, self.hand, Finding("deck.changed", "RELIEF-002",
+                                                   f"deck {change.old} out, deck {change.new} in: marked card",
+                                                   audience="floor"))
+
+    def _stub_count_due(self, ts: float, hand: Hand, out: list[Effect]) -> None:
+        """A hand reached the river: ask for the stub count if this down still needs one."""
+        if hand.misdeal or not self.stub.due(hand.number):
+            return
+        burns, board = hand.count("burn"), hand.count("board")
+        hole = len(hand.where) - burns - board
+        f = self.stub.ask(hand.number, players=len(hand.seats), hole=hole, burns=burns, board=board)
+        prompt = Prompt(ts, f.code, f.message, f.rule, hand.number)
+        hand.prompts.append(prompt)
+        out.append(prompt)
+
+    def _on_shuffler_report(self, ev: ShufflerReport) -> list[Effect]:
+        """Every shuffle cycle is a count (STUB-005); a deck's first is its check (DECK-001)."""
+        out: list[Effect] = []
+        rack = self.rack
+        if ev.uids is not None:
+            count = count_deck(ev.uids, self.registry)
+        else:
+            count = count_only(ev.count, rack.in_play)
+        deck = count.deck
+        rule = "DECK-001" if deck not in rack.verified else "STUB-005"
+        if deck is None or deck in rack.retired:
+            what = "no registered deck" if deck is None else f"deck {deck}, taken off this table"
+            self._flag(out, ev.ts, self.hand, Finding("deck.unknown_deck", "DECK-005",
+                                                      f"the shuffler holds {ev.count} cards of {what}",
+                                                      audience="floor"))
+            self._new_setup(out, ev.ts, "DECK-005")
+            return out
+        if count.ok:
+            rack.found_whole(deck)
+            if deck == rack.in_play:
+                self.stub.answered()  # STUB-005: the shuffler counted for the dealer
+            return out
+        for f in count_findings(count, rule=rule, source="the shuffler"):
+            self._flag(out, ev.ts, self.hand, f)
+        rack.block(deck, count.summary())
+        cards = {c: u for u, c in self.registry.decks[deck].cards.items()} if deck in self.registry.decks else {}
+        rack.missing[deck] = {cards[c] for c in count.missing if c in cards}
+        if deck == rack.in_play:
+            self._change_deck(ev.ts, "stub_count", out)
+        self._new_setup(out, ev.ts, "STUB-004")
+        return out
+
+    def _on_deck_setup(self, ev: DeckSetup) -> list[Effect]:
+        """A new pair replaces the old (DECK-003); the old pair's tags are retired (DECK-005)."""
+        out: list[Effect] = []
+        registry = DeckRegistry()
+        try:
+            for deck_id, back, cards in ev.decks:
+                registry.add(Deck(deck_id, back, dict(cards)))
+        except RegistryError as exc:  # (the shell checks a setup before it sends it)
+            self._flag(out, ev.ts, self.hand, Finding("deck.setup_refused", "DECK-005", str(exc), audience="floor"))
+            return out
+        for deck in self.registry.decks.values():
+            for uid, card in deck.cards.items():
+                if registry.lookup(uid) is None:
+                    self._retired_tags[uid] = TagInfo(uid, card, deck.id, deck.back)
+        retired = set(self.registry.decks) - set(registry.decks)
+        self.registry = registry
+        pair = pair_of(list(registry.decks), ev.in_play)
+        self.rack = DeckRack(pair, ev.in_play if ev.in_play in pair else (pair[0] if pair else None),
+                             rotate=self.settings.rules.rotate_decks, retired=self.rack.retired | retired,
+                             changes=self.rack.changes)
+        self.stub.new_deck(self._next_hand_number())  # STUB-001: a fresh deck needs no count at once
+        return out
+
+    def _on_shuffler_status(self, ev: ShufflerStatus) -> list[Effect]:
+        """A jam, an open door or an error prompts the dealer (SHUF-004); if it lasts
+        ``shuffler_floor_after`` seconds, the floor is told."""
+        out: list[Effect] = []
+        fault = self._shuffler_fault
+        if ev.state not in ("jam", "door_open", "error"):
+            if fault is not None:
+                self._shuffler_fault = None
+                self._flag(out, ev.ts, self.hand, Finding("shuffler.cleared", "SHUF-004",
+                                                          f"{ev.device}: {ev.state} again"))
+            return out
+        if fault is None or fault[0] != ev.state:
+            self._shuffler_fault = [ev.state, ev.ts, False]
+            words = {"jam": "jammed: clear it, wash the deck and run it again",
+                     "door_open": "door open: close it",
+                     "error": f"error {ev.code if ev.code is not None else ''}".strip() + ": see its display"}
+            self._flag(out, ev.ts, self.hand, Finding(f"shuffler.{ev.state}", "SHUF-004",
+                                                      f"{ev.device} {words[ev.state]}"))
+        elif not fault[2] and ev.ts - fault[1] >= self.settings.rules.shuffler_floor_after:
+            fault[2] = True
+            self._flag(out, ev.ts, self.hand, Finding("shuffler.fault_persists", "SHUF-004",
+                                                      f"{ev.device}: {ev.state} for {ev.ts - fault[1]:.0f} s",
+                                                      audience="floor"))
         return out
 
     def _seat_press(self, ev: ButtonPress, out: list[Effect]) -> None:
@@ -548,6 +787,7 @@ class Table:
         snap: dict[str, Any] = {
             "seats": list(self.seats), "button": self.button, "hands_finished": self.hands_finished,
             "devices_offline": sorted(self.devices_offline), "hand": None,
+            "decks": self.rack.state(), "down": self.stub.down,
         }
         if hand is not None:
             snap["hand"] = {

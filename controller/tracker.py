@@ -11,7 +11,12 @@ location changes only on evidence, counted in reader cycles rather than wall-clo
 - a tag *leaves the table* once no antenna has read it for ``gone_cycles`` cycles.
 
 Nothing else changes a location, so a missed read, a repeated read or a crosstalk read never
-reaches the outputs. With a 5 % miss rate and 1 % crosstalk, a false move needs three
+reaches the outputs.
+
+One UID heard at full strength in two zones in the same cycle is beyond what crosstalk explains
+(crosstalk is weaker, and sporadic): two physical cards carry that tag, a cloned card
+(DECK-007). After ``confirm_cycles`` such cycles the tracker lists it in :attr:`Tracker.clones`;
+while the two are heard the tag makes no move, since either place could be the original's. With a 5 % miss rate and 1 % crosstalk, a false move needs three
 consecutive cycles in which the true antenna missed and the neighbour heard the tag: about
 1e-10 per card and cycle.
 
@@ -37,7 +42,7 @@ class Tracker:
     """Confirmed tag locations from inventory cycles. Pure: cycles are counted, not timed."""
 
     def __init__(self, zone_of: Callable[[int], str | None], *, confirm_cycles: int = 3,
-                 gone_cycles: int = 8) -> None:
+                 gone_cycles: int = 8, strong_rssi: int = 150) -> None:
         if confirm_cycles < 1 or gone_cycles < 1:
             raise ValueError("confirm_cycles and gone_cycles must be at least 1")
         self._zone_of = zone_of
@@ -49,6 +54,10 @@ class Tracker:
         self._absent: dict[str, int] = {}  # uid on the table -> first cycle it went unheard
         self._cands: dict[str, tuple[str, int, int, int]] = {}  # uid -> (zone, evidence, last, first)
         self._since: dict[str, int] = {}  # uid -> the cycle its evidence for its zone began
+        self.strong_rssi = strong_rssi  # a read at least this strong is a card lying on the antenna
+        self._twins: dict[str, tuple[int, int]] = {}  # uid -> (cycles heard strong in two zones, last)
+        #: ``(uid, (zone, zone))`` of tags found on two cards at once; the caller empties it
+        self.clones: list[tuple[str, tuple[str, str]]] = []
 
     def location(self, uid: str) -> str | None:
         """The confirmed zone of a tag on the table, else None."""
@@ -103,6 +112,20 @@ class Tracker:
             self._leave(uid)
         return departures
 
+    def _count_twins(self, cycle: int, twins: dict[str, tuple[str, str]]) -> None:
+        """Count the cycles in which a tag was heard strong in two zones (a cloned card)."""
+        stale = cycle - self.gone_cycles
+        for uid in [u for u, (_, last) in self._twins.items() if last < stale and u not in twins]:
+            del self._twins[uid]
+        for uid, zones in sorted(twins.items()):
+            prev = self._twins.get(uid)
+            n = prev[0] + 1 if prev is not None and prev[1] >= stale else 1  # (stale: not swept yet)
+            self._twins[uid] = (n, cycle)
+            if n == self.confirm_cycles:
+                home = self._home.get(uid)
+                pair = (home, zones[1] if zones[0] == home else zones[0]) if home in zones else zones
+                self.clones.append((uid, pair))  # type: ignore[arg-type]
+
     def _leave(self, uid: str) -> None:
         del self._home[uid]
         self._since.pop(uid, None)
@@ -137,14 +160,26 @@ class Tracker:
         # The strongest antenna per watched tag: sorted weakest first, so stronger overwrites;
         # reversed first, so that of two equal reads the one the reader reported first wins.
         best: dict[str, tuple[str, int]] = {}
-        for uid, ant, _ in sorted([r for r in reads if r[0] in watch][::-1], key=_RSSI):
+        strong: dict[str, str] = {}  # uid -> a zone that heard it at full strength
+        twins: dict[str, tuple[str, str]] = {}
+        strong_rssi = self.strong_rssi
+        for uid, ant, rssi in sorted([r for r in reads if r[0] in watch][::-1], key=_RSSI):
             zone = zone_of(ant)
             if zone is not None:
                 best[uid] = (zone, ant)
+                if rssi >= strong_rssi:
+                    other = strong.setdefault(uid, zone)
+                    if other != zone:
+                        twins[uid] = (other, zone)
         confirm = self.confirm_cycles
+        if twins or self._twins:
+            self._count_twins(cycle, twins)
         moves: list[Move] = []
         for uid in sorted(best):
             zone, ant = best[uid]
+            if uid in self._twins:
+                cands.pop(uid, None)  # a cloned tag: neither place is evidence of a move
+                continue
             if home.get(uid) == zone:
                 cands.pop(uid, None)  # strongest at home: any evidence for elsewhere was noise
                 if self._home_ant[uid] != ant:

@@ -20,6 +20,7 @@ back to a script step (:meth:`StepLog.step_at`).
 from __future__ import annotations
 
 import bisect
+import random
 import threading
 import time
 from dataclasses import dataclass
@@ -28,6 +29,8 @@ from typing import Callable, Protocol
 from hw_sim import script as sc
 from hw_sim.decks import sim_uid
 from hw_sim.feig_reader import CycleReads, SimFeigReader
+from hw_sim.shuffler import SimShuffler
+from controller.cards import setup_order
 
 StepId = tuple[int, int]  # (hand, step), both counted from 1
 
@@ -81,7 +84,8 @@ class ScriptedDealer:
 
     def __init__(self, reader: SimFeigReader, antenna_of: dict[str, int], daemon: DaemonView, *,
                  confirm_cycles: int, gone_cycles: int = 8, deck_in_play: str = "A",
-                 step_timeout: float = 30.0, max_cycles_per_step: int = 200) -> None:
+                 step_timeout: float = 30.0, max_cycles_per_step: int = 200,
+                 shuffler: SimShuffler | None = None) -> None:
         self.reader = reader
         self.antenna_of = antenna_of
         self.daemon = daemon
@@ -100,6 +104,9 @@ class ScriptedDealer:
         #: script hand -> the daemon's number for it (a hand without cards gets none)
         self.record_of: dict[int, int] = {}
         self.on_step: Callable[[int], None] | None = None
+        self.shuffler = shuffler
+        #: the physical deck (deal-script ``deck``): what the shuffler reads when it shuffles
+        self.deck: sc.DeckSpec | None = None
         reader.on_cycle = self._on_cycle
 
     # -- pacing ------------------------------------------------------------------------------
@@ -167,6 +174,39 @@ class ScriptedDealer:
             raise SimulationError(f"hand {self.current[0]}, step {self.current[1]}: {ref} is not on the table")
         return min(keys, key=lambda k: "#clone" in k)  # the original tag if it is there
 
+    def physical_deck(self) -> list[str]:
+        """The UIDs of the deck in play as the script has it: the 52 less ``deck.missing``,
+        plus ``deck.extra``, shuffled (repeatably: the order depends on the step)."""
+        spec = self.deck or sc.DeckSpec()
+        gone = {self._uid(r) for r in spec.missing}
+        uids = [u for u in (sim_uid(self.deck_in_play, c) for c in setup_order()) if u not in gone]
+        uids += [self._uid(r) for r in spec.extra]
+        random.Random(hash(self.current) & 0xFFFF).shuffle(uids)
+        return uids
+
+    def _shuffler_step(self, action: sc.Shuffler) -> None:
+        """A shuffle reported, or a fault: wait until the daemon has heard it."""
+        sim = self.shuffler
+        if sim is None:
+            raise SimulationError(f"hand {self.current[0]}, step {self.current[1]}: this table has no shuffler")
+        t0 = time.time()
+        if action.action == "deck":
+            uids = [self._uid(r) for r in action.cards] if action.cards is not None else self.physical_deck()
+            seq = sim.shuffle(uids)
+            if not sim.wait_acked(seq, self.step_timeout):
+                raise SimulationError(f"hand {self.current[0]}, step {self.current[1]}: the daemon never "
+                                      f"acknowledged the shuffler's deck report")
+        elif action.action == "ready" and sim.state not in ("jam", "door_open", "error"):
+            pass  # nothing to clear: the daemon hears nothing new
+        else:
+            {"jam": sim.jam, "door_open": sim.door_open, "ready": sim.clear,
+             "error": lambda: sim.error(1)}[action.action]()
+            code = "shuffler.cleared" if action.action == "ready" else f"shuffler.{action.action}"
+            if not self.daemon.wait_alert(code, t0, self.step_timeout):
+                raise SimulationError(f"hand {self.current[0]}, step {self.current[1]}: the daemon never "
+                                      f"heard the shuffler's {action.action.replace('_', ' ')}")
+        self._settle()  # a reader cycle or two: the report is in before the next card
+
     def play_hand(self, number: int, hand: sc.HandScript) -> None:
         """Play one hand's steps; returns once the daemon has recorded the hand."""
         for i, step in enumerate(hand.steps, 1):
@@ -229,7 +269,8 @@ class ScriptedDealer:
                                           f"reader again")
                 self._settle()
         elif isinstance(action, sc.Shuffler):
-            self.log.mark(self.current)  # the shuffler device arrives with deck integrity (issue 4)
+            self.log.mark(self.current)
+            self._shuffler_step(action)
         elif isinstance(action, sc.End):
             had_cards = bool(self._physical)
             self.reader.clear()  # the dealer gathers every card

@@ -88,7 +88,8 @@ GAMES = ("holdem", "omaha")
 #: The pads every configuration knows (controller.pads); ``parse_script(buttons=...)`` adds others.
 DEFAULT_BUTTONS: tuple[str, ...] = tuple(PADS)
 DEVICES = ("reader", "shuffler")
-SHUFFLER_ACTIONS = ("deck", "jam", "door_open")
+#: deal-script.md's shuffler events, and two of ours: ``ready`` (a fault cleared) and ``error``
+SHUFFLER_ACTIONS = ("deck", "jam", "door_open", "ready", "error")
 #: The simulated table's decks (deal-script.md: ``A`` in play, ``B`` the spare).
 DECK_IDS = ("A", "B")
 DECK_IN_PLAY = "A"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from controller.service.console_config import default_console
 from controller.zones import ZoneMap
 from hw_sim.decks import DECK_BACKS, DECK_IDS, manifest_text
 
@@ -18,8 +19,16 @@ ANTENNA_OF: dict[str, int] = {z: ZONES.antennas_of(z)[0] for z in set(ZONES.by_a
 
 
 def write_setup(workdir: Path, *, game: str = "holdem", seats: list[int] | tuple[int, ...] = (1, 2, 3, 4, 5, 6, 7, 8, 9),
-                button: int = 9, table_extra: str = "", reader_extra: str = "", outputs: str = "") -> Path:
-    """Write the manifests and ``tablectl.toml`` into ``workdir``; return the config's path."""
+                button: int = 9, table_extra: str = "", reader_extra: str = "", outputs: str = "",
+                shuffler: bool = False, console: bool | str = True) -> Path:
+    """Write the manifests and ``tablectl.toml`` into ``workdir``; return the config's path.
+
+    ``console``: True gives the dealer's console on gpiozero's MockFactory pins, wired as
+    docs/console.md recommends (``controller.service.console_config.DEFAULT_CONSOLE``), so that
+    the simulated dealer's presses go through the real gpiozero callbacks; False leaves it out;
+    a string is the ``[console]`` section itself.
+
+    ``shuffler``: the table has an automatic shuffler, on the pseudo-terminal ``workdir/shuffler``."""
     for d in DECK_IDS:
         (workdir / f"deck-{d}.txt").write_text(manifest_text(d))
     decks = "".join(f'\n[[decks]]\nid = "{d}"\nback = "{DECK_BACKS[d]}"\nmanifest = "deck-{d}.txt"\n'
@@ -37,6 +46,7 @@ port = "{workdir / 'reader'}"
 parity = "N"  # a pseudo-terminal has no parity (see hw_sim/pty_device.py)
 {reader_extra}
 {decks}
+{f'[shuffler]{chr(10)}port = "{workdir / "shuffler"}"{chr(10)}' if shuffler else ""}
 {("[outputs]" + chr(10) + outputs) if outputs else ""}
-""")
+{console if isinstance(console, str) else default_console(pin_factory="mock", bounce_time=0.005, hold_time=0.5) if console else ""}""")
     return cfg

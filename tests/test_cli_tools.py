@@ -79,3 +79,42 @@ def test_register_refuses_two_cards_laid_at_once(sim_reader, tmp_path):
     assert out.returncode == 1
     assert "2 new tags in one read after card 0" in out.stderr
     assert not (tmp_path / "A.txt").exists()
+
+
+def _verify(tmp_path, *extra):
+    from hw_sim.decks import manifest_text
+    for d in ("A", "B"):
+        (tmp_path / f"{d}.txt").write_text(manifest_text(d))
+    return run("verify", "--port", str(tmp_path / "reader"), "--manifest", str(tmp_path / "A.txt"),
+               "--manifest", str(tmp_path / "B.txt"), "--settle", "3", *extra)
+
+
+def test_verify_passes_a_whole_deck_laid_on_the_antenna(sim_reader, tmp_path):
+    """DECK-001/002: 52 distinct cards, all of the deck."""
+    r = sim_reader(single_antenna=True)
+    for card in setup_order():
+        r.place(card, sim_uid("A", card), 1)
+    out = _verify(tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert "deck A: 52 cards, all its own" in out.stdout
+
+
+def test_verify_names_what_is_missing_and_foreign_and_fails(sim_reader, tmp_path):
+    r = sim_reader(single_antenna=True)
+    for card in setup_order():
+        if card != "7h":
+            r.place(card, sim_uid("A", card), 1)
+    r.place("x", sim_uid("B", "Qd"), 1)
+    r.place("y", "E0040150A05F02B7", 1)
+    out = _verify(tmp_path)
+    assert out.returncode == 1
+    assert out.stdout.splitlines()[1:] == [
+        "missing 7h", "foreign Qd@B", "foreign tag:E0040150A05F02B7",
+        "deck A: 53 of 52, missing 7h, not of the deck Qd@B tag:E0040150A05F02B7: do not put it in play"]
+
+
+def test_verify_refuses_a_bad_manifest_naming_it(tmp_path):
+    (tmp_path / "A.txt").write_text("E0040150A05F0000 As\nnonsense\n")
+    out = run("verify", "--port", str(tmp_path / "reader"), "--manifest", str(tmp_path / "A.txt"))
+    assert out.returncode == 2
+    assert f"{tmp_path / 'A.txt'}:2" in out.stderr

@@ -70,6 +70,11 @@ def test_rule_settings_are_read(tmp_path):
     ("[reader]", "[rules]\nseats_max = 12\n[reader]", "[rules] seats_max: want 2 to 10, got 12"),
     ("[reader]", "[rules]\nround_done_pad = 1\n[reader]", "[rules] round_done_pad: want true or false or a string, got 1"),
     ("[reader]", "[rules]\nmuck = 1\n[reader]", "[rules] muck: unknown key"),
+    ("[reader]", '[rules]\nrotate_decks = "daily"\n[reader]', "[rules] rotate_decks: want one of relief, hand"),
+    ("[reader]", "[rules]\nshuffler_floor_after = 0\n[reader]", "[rules] shuffler_floor_after: must be positive"),
+    ('port = "loop://"', 'port = "loop://"\nstrong_rssi = 300', "[reader] strong_rssi: want 1..255"),
+    ("[reader]", '[shuffler]\nport = "loop://"\nbaudrate = 1200\n[reader]', "[shuffler] baudrate: want 9600"),
+    ("[reader]", '[shuffler]\nport = "loop://"\nflavour = 1\n[reader]', "[shuffler] flavour: unknown key"),
 ])
 def test_bad_values_name_file_and_key(tmp_path, old, new, needle):
     cfg = good(tmp_path)
@@ -78,6 +83,24 @@ def test_bad_values_name_file_and_key(tmp_path, old, new, needle):
         load_config(cfg)
     assert str(cfg) in str(exc.value)
     assert needle in str(exc.value)
+
+
+def test_decks_with_one_back_are_refused(tmp_path):
+    """DECK-004: the pair must differ at a glance."""
+    cfg = good(tmp_path)
+    cfg.write_text(cfg.read_text().replace('back = "blue"', 'back = "Red"'))
+    with pytest.raises(ConfigError, match=r"\[\[decks\]\] back: decks 'A' and 'B' both have 'Red' backs.*DECK-004"):
+        load_config(cfg)
+
+
+def test_deck_and_shuffler_settings_are_read(tmp_path):
+    cfg = good(tmp_path, '[rules]\nrotate_decks = "hand"\nshuffler_floor_after = 12\n'
+                         '[shuffler]\nport = "/dev/tablectl/shuffler"\npoll_interval = 0.25\n')
+    c = load_config(cfg)
+    assert (c.table.rules.rotate_decks, c.table.rules.shuffler_floor_after) == ("hand", 12.0)
+    assert c.shuffler is not None and (c.shuffler.port, c.shuffler.poll_interval, c.shuffler.baudrate) == \
+        ("/dev/tablectl/shuffler", 0.25, 115200)
+    assert load_config(good(tmp_path / "x" if (tmp_path / "x").mkdir() is None else tmp_path)).shuffler is None
 
 
 def test_invalid_toml_names_the_file(tmp_path):

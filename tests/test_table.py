@@ -23,13 +23,15 @@ class Feeder:
         settings = TableSettings(**{"seats": (1, 2, 4), "button": 4, "confirm_cycles": 2, "gone_cycles": 3, **kw})
         self.table = Table(settings, registry())
         self.field = {}  # uid -> antenna
+        self.twins = {}  # uid -> antenna of a second card carrying the same tag (a clone)
         self.cycle = 0
         self.effects = []
 
     def tick(self, n=1):
         for _ in range(n):
             self.cycle += 1
-            reads = tuple((u, a, 200) for u, a in self.field.items())
+            reads = tuple((u, a, 200) for u, a in self.field.items()) + \
+                tuple((u, a, 190) for u, a in self.twins.items())
             self.effects += self.table.apply(ReaderCycle(float(self.cycle), "reader", self.cycle, reads))
 
     def put(self, card, antenna, deck="A"):
@@ -123,8 +125,10 @@ def test_foreign_and_wrong_deck_cards_alert_the_floor_once():
     alerts = f.of(Alert)
     assert [(a.code, a.rule, a.audience, a.card) for a in alerts] == [
         ("deck.wrong_deck", "DECK-006", "floor", "Kd@B"),
+        ("deck.new_setup", "DECK-006", "dealer", None),  # once a hand, in neutral words
         ("deck.unknown_tag", "DECK-006", "floor", "tag:E0040150A05F02B7"),
     ]
+    assert alerts[1].message == "new setup"
     assert f.table.hand.zone_labels()["seat:4"] == ["tag:E0040150A05F02B7"]
 
 

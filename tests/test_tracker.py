@@ -106,21 +106,37 @@ def test_bad_parameters_are_refused():
 class ReferenceTracker:
     """The tracker's rules written as plainly as possible, tag by tag, to check the fast one."""
 
-    def __init__(self, zones, confirm, gone):
-        self.zones, self.confirm, self.gone = zones, confirm, gone
+    def __init__(self, zones, confirm, gone, strong=150):
+        self.zones, self.confirm, self.gone, self.strong = zones, confirm, gone, strong
         self.home, self.cand, self.last = {}, {}, {}
+        self.twin, self.clones = {}, []  # uid -> (cycles strong in two zones, last such cycle)
 
     def cycle(self, c, reads):
         best = {}
+        strong_zones = {}
         for uid, ant, rssi in reads:
             z = self.zones.get(ant)
             if z is not None and (uid not in best or rssi > best[uid][0]):
                 best[uid] = (rssi, z)
+            if z is not None and rssi >= self.strong:
+                strong_zones.setdefault(uid, set()).add(z)
+        twins = {u for u, zs in strong_zones.items() if len(zs) >= 2}
+        for uid in [u for u, (_, last) in self.twin.items() if last < c - self.gone and u not in twins]:
+            del self.twin[uid]
+        for uid in sorted(twins):
+            prev = self.twin.get(uid)
+            n = prev[0] + 1 if prev and prev[1] >= c - self.gone else 1
+            self.twin[uid] = (n, c)
+            if n == self.confirm:
+                self.clones.append(uid)
         moves = []
         for uid in sorted(best):
             z = best[uid][1]
             prev_seen = self.last.get(uid)
             self.last[uid] = c
+            if uid in self.twin:  # a cloned tag makes no move
+                self.cand.pop(uid, None)
+                continue
             if self.home.get(uid) == z:
                 self.cand.pop(uid, None)
                 continue
@@ -171,6 +187,7 @@ def test_the_fast_tracker_agrees_with_the_reference(seed, confirm, gone):
                 reads.append((uid, rng.choice(antennas), rng.randint(60, 240)))
         rng.shuffle(reads)
         assert fast.cycle(c, reads) == ref.cycle(c, reads), f"cycle {c}"
+        assert [u for u, _ in fast.clones] == ref.clones, f"cycle {c}"
     assert {u: fast.location(u) for u in where} == {u: ref.home.get(u) for u in where}
 
 

@@ -6,6 +6,7 @@
 - ``tablectl simulate SCRIPT [--json]``: play a deal script through the simulated devices.
 - ``tablectl tags --driver feig --port URL``: the installer's tool, one line per tag read.
 - ``tablectl register --port URL --deck A --back red --out A.txt``: register a deck.
+- ``tablectl verify --port URL --manifest A.txt --manifest B.txt``: check a deck before play.
 """
 
 from __future__ import annotations
@@ -87,6 +88,13 @@ def cmd_register(args: argparse.Namespace) -> int:
                          max_cycles=args.max_cycles)
 
 
+def cmd_verify(args: argparse.Namespace) -> int:
+    from controller.service import verify
+
+    return verify.main(port=args.port, manifests=args.manifest, baudrate=args.baudrate, parity=args.parity,
+                       antenna=args.antenna, settle=args.settle, max_cycles=args.max_cycles)
+
+
 def _positive(text: str) -> float:
     try:
         value = float(text)
@@ -107,7 +115,7 @@ def _count(text: str) -> int:
     return value
 
 
-COMMANDS = ("run", "simulate", "demo", "tags", "register")
+COMMANDS = ("run", "simulate", "demo", "tags", "register", "verify")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -166,6 +174,18 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--parity", choices=("N", "E", "O"), default="E", help="the reader's parity")
     g.add_argument("--max-cycles", type=int, default=0, help=argparse.SUPPRESS)
     g.set_defaults(fn=cmd_register)
+
+    v = sub.add_parser("verify", help="check a registered deck read whole over one antenna (DECK-001/002)", **fmt)
+    v.add_argument("--port", required=True, help="the registration reader: a pyserial URL or device path")
+    v.add_argument("--manifest", required=True, action="append",
+                   help="PATH[:ID]: the deck to verify; repeat for the table's other deck, to name its cards")
+    v.add_argument("--antenna", type=int, default=None,
+                   help="read only this antenna of a multiplexed reader (default: a single-antenna reader)")
+    v.add_argument("--settle", type=int, default=10, help="cycles without a new tag before the count is made")
+    v.add_argument("--baudrate", type=int, default=38400, help="the reader's baud rate")
+    v.add_argument("--parity", choices=("N", "E", "O"), default="E", help="the reader's parity")
+    v.add_argument("--max-cycles", type=int, default=0, help=argparse.SUPPRESS)
+    v.set_defaults(fn=cmd_verify)
     return p
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from controller.deck_rack import ROTATIONS
 from controller.registry import Deck, DeckRegistry, RegistryError, parse_manifest
 from controller.settings import GAMES, RULE_SETTINGS, RuleSettings, TableSettings
 from controller.zones import ZoneError, ZoneMap
@@ -34,6 +35,27 @@ class ReaderConfig:
     max_timeouts: int = 3
     poll_interval: float = 0.0
     antenna_select_bytes: int = 2
+    strong_rssi: int = 150
+
+
+@dataclass(frozen=True)
+class ShufflerConfig:
+    """The automatic shuffler's bridge board (docs/protocols/shuffler.md)."""
+
+    port: str = "/dev/tablectl/shuffler"
+    baudrate: int = 115200
+    poll_interval: float = 0.5
+    answer_timeout: float = 0.3
+    max_timeouts: int = 3
+
+
+@dataclass(frozen=True)
+class JournalConfig:
+    """The event journal (SQLite, WAL): every event before the core sees it, every alert and
+    finished hand (docs/journal.md). ``path`` None: no journal (a simulation without one)."""
+
+    path: str | None = "/var/lib/tablectl/journal.sqlite3"
+    retention_days: float = 30.0  # finished hands and their events older than this are dropped
 
 
 @dataclass(frozen=True)
@@ -50,6 +72,11 @@ class Config:
     reader: ReaderConfig
     decks: tuple[Deck, ...]
     outputs: OutputConfig = field(default_factory=OutputConfig)
+    #: the dealer's console (controller/service/console_config.py); None: no console
+    console: Any = None
+    #: None: the table has no shuffler (hand shuffling)
+    shuffler: ShufflerConfig | None = None
+    journal: JournalConfig = field(default_factory=lambda: JournalConfig(path=None))
 
     def registry(self) -> DeckRegistry:
         reg = DeckRegistry()
@@ -105,7 +132,7 @@ def parse_config(text: str, *, path: Path) -> Config:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{src}: not valid TOML: {exc}") from exc
-    known = {"table", "rules", "reader", "antennas", "decks", "outputs"}
+    known = {"table", "rules", "reader", "antennas", "decks", "outputs", "console", "shuffler", "journal"}
     for key in doc:
         if key not in known:
             raise ConfigError(f"{src}: [{key}]: unknown section (sections: {', '.join(sorted(known))})")
@@ -144,8 +171,13 @@ def parse_config(text: str, *, path: Path) -> Config:
     seats_max = ru.positive("seats_max", int, 10)
     if not 2 <= seats_max <= 10:
         raise ru.err("seats_max", f"want 2 to 10, got {seats_max}")
+    rotate = ru.get("rotate_decks", str, "relief")
+    if rotate not in ROTATIONS:
+        raise ru.err("rotate_decks", f"want one of {', '.join(ROTATIONS)}, got {rotate!r}")
+    floor_after = ru.positive("shuffler_floor_after", float, 30.0)
     ru.finish()
-    rules = RuleSettings(seats_max=seats_max, **rule_values)
+    rules = RuleSettings(seats_max=seats_max, rotate_decks=rotate, shuffler_floor_after=floor_after,
+                         **rule_values)
 
     a = doc.get("antennas")
     if a is None:
@@ -172,7 +204,10 @@ def parse_config(text: str, *, path: Path) -> Config:
         max_timeouts=r.positive("max_timeouts", int, 3),
         poll_interval=r.positive("poll_interval", float, 0.0, zero_ok=True),
         antenna_select_bytes=r.get("antenna_select_bytes", int, 2),
+        strong_rssi=r.get("strong_rssi", int, 150),
     )
+    if not 1 <= reader.strong_rssi <= 255:
+        raise r.err("strong_rssi", f"want 1..255 (the reader's RSSI scale), got {reader.strong_rssi}")
     if reader.baudrate not in FEIG_BAUDS:
         raise r.err("baudrate", f"{reader.baudrate} is not a FEIG baud rate ({', '.join(map(str, FEIG_BAUDS))})")
     if reader.parity not in ("N", "E", "O"):
@@ -217,8 +252,39 @@ def parse_config(text: str, *, path: Path) -> Config:
             reg.add(d)
     except RegistryError as exc:
         raise ConfigError(f"{src}: [[decks]] {exc}") from exc
+    backs = {}
+    for d in decks:  # DECK-004: the pair must be told apart at a glance
+        if d.back.lower() in backs:
+            raise ConfigError(f"{src}: [[decks]] back: decks {backs[d.back.lower()]!r} and {d.id!r} both have "
+                              f"{d.back!r} backs; a table's two decks must differ (DECK-004)")
+        backs[d.back.lower()] = d.id
     if decks and deck_in_play not in {d.id for d in decks}:
         raise ConfigError(f"{src}: [table] deck_in_play: no deck {deck_in_play!r} among [[decks]]")
+
+    shuffler = None
+    if "shuffler" in doc:
+        sh = _Section(src, "shuffler", doc["shuffler"])
+        shuffler = ShufflerConfig(
+            port=sh.get("port", str, ShufflerConfig.port),
+            baudrate=sh.positive("baudrate", int, 115200),
+            poll_interval=sh.positive("poll_interval", float, 0.5),
+            answer_timeout=sh.positive("answer_timeout", float, 0.3),
+            max_timeouts=sh.positive("max_timeouts", int, 3),
+        )
+        if shuffler.baudrate not in (9600, 19200, 38400, 57600, 115200):
+            raise sh.err("baudrate", f"want 9600, 19200, 38400, 57600 or 115200, got {shuffler.baudrate}")
+        sh.finish()
+
+    journal = JournalConfig(path=None)
+    if "journal" in doc:
+        jr = _Section(src, "journal", doc["journal"])
+        jpath = jr.get("path", str, JournalConfig.path)
+        jpath = str(base / jpath) if not Path(jpath).is_absolute() else jpath
+        journal = JournalConfig(path=jpath, retention_days=jr.positive("retention_days", float, 30.0))
+        jr.finish()
+        if not Path(jpath).parent.is_dir():
+            raise jr.err("path", f"folder {Path(jpath).parent} does not exist (under systemd, "
+                                 f"StateDirectory=tablectl creates /var/lib/tablectl)")
 
     o = _Section(src, "outputs", doc.get("outputs", {}))
     feed = o.get("feed", str, None)
@@ -237,8 +303,12 @@ def parse_config(text: str, *, path: Path) -> Config:
     o.finish()
 
     table = TableSettings(game=game, seats=tuple(seats), button=button, deck_in_play=deck_in_play,
-                          zones=zones, confirm_cycles=confirm, gone_cycles=gone, rules=rules)
-    return Config(path=path, table=table, reader=reader, decks=tuple(decks), outputs=outputs)
+                          zones=zones, confirm_cycles=confirm, gone_cycles=gone, rules=rules,
+                          strong_rssi=reader.strong_rssi)
+    from controller.service.console_config import parse_console  # (it imports this module)
+
+    return Config(path=path, table=table, reader=reader, decks=tuple(decks), outputs=outputs,
+                  console=parse_console(doc, src=src), shuffler=shuffler, journal=journal)
 
 
 def load_config(path: str | Path) -> Config:

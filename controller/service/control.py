@@ -6,7 +6,12 @@ Requests and answers (see docs/daemon.md):
 - ``{"cmd": "setup", "seats": [1, 2, 4], "button": 4}`` -> seats (and the button, if given) from the
   next hand on
 - ``{"cmd": "press", "name": "exposed"}`` -> as if the dealer pressed that pad; ``"long": true``
-  for a long press, ``"seat": N`` for a seat pad (``seat_out``...), ``"hands": N`` for a penalty
+  for a long press, ``"seat": N`` for a seat pad (``seat_out``...), ``"hands": N`` for a penalty,
+  ``"reason": R`` for ``new_deck`` (RELIEF-002). With the dealer's console on mock pins, the
+  press goes through those pins and the real gpiozero callbacks (docs/console.md)
+- ``{"cmd": "decks", "decks": [{"id": "C", "back": "green", "manifest": "/path/C.txt"}, ...],
+  "in_play": "C"}`` -> the floor's setup exchange: a new pair replaces the old, which is retired
+  (DECK-003, DECK-005); each manifest must hold the 52 cards (DECK-001)
 
 A bad request gets ``{"ok": false, "error": "..."}`` and the daemon carries on.
 """
@@ -21,8 +26,11 @@ import threading
 import time
 from typing import Any, Callable
 
-from controller.events import ButtonPress, Event, TableSetup
+from pathlib import Path
+
+from controller.events import ButtonPress, DeckSetup, Event, TableSetup
 from controller.pads import check_press
+from controller.registry import Deck, DeckRegistry, RegistryError, parse_manifest
 
 log = logging.getLogger("tablectl.control")
 
@@ -41,19 +49,53 @@ def request_to_event(req: Any, *, now: float) -> Event:
             raise ValueError("setup: 'button' must be a seat 1 to 10, or left out to let the daemon move it")
         return TableSetup(ts=now, seats=tuple(seats), button=button)
     if cmd == "press":
-        name, seat, hands = req.get("name"), req.get("seat"), req.get("hands")
+        name, seat, hands, reason = req.get("name"), req.get("seat"), req.get("hands"), req.get("reason")
         if not isinstance(name, str) or not name:
             raise ValueError("press: 'name' must name a pad")
-        check_press(name, seat, hands)
-        return ButtonPress(ts=now, name=name, long=bool(req.get("long", False)), seat=seat, hands=hands)
-    raise ValueError(f"unknown command {cmd!r} (commands: ping, setup, press)")
+        check_press(name, seat, hands, reason)
+        return ButtonPress(ts=now, name=name, long=bool(req.get("long", False)), seat=seat, hands=hands,
+                           reason=reason)
+    if cmd == "decks":
+        return _deck_setup(req, now)
+    raise ValueError(f"unknown command {cmd!r} (commands: ping, setup, press, decks)")
+
+
+def _deck_setup(req: dict, now: float) -> DeckSetup:
+    """The new pair, read and checked here (the core gets the cards, never a file)."""
+    decks, in_play = req.get("decks"), req.get("in_play")
+    if not isinstance(decks, list) or not 1 <= len(decks) <= 2 or not all(isinstance(d, dict) for d in decks):
+        raise ValueError("decks: 'decks' must list one or two decks, each {id, back, manifest} (DECK-005)")
+    registry, backs, out = DeckRegistry(), {}, []
+    for d in decks:
+        deck_id, back, manifest = d.get("id"), d.get("back"), d.get("manifest")
+        if not all(isinstance(v, str) and v for v in (deck_id, back, manifest)):
+            raise ValueError("decks: each deck needs an 'id', a 'back' colour and a 'manifest' path")
+        if back.lower() in backs:
+            raise ValueError(f"decks: {backs[back.lower()]} and {deck_id} both have {back} backs; "
+                             f"a table's two decks must differ (DECK-004)")
+        backs[back.lower()] = deck_id
+        try:
+            cards = parse_manifest(Path(manifest).read_text(), source=manifest)
+            registry.add(Deck(deck_id, back, cards))
+        except OSError as exc:
+            raise ValueError(f"decks: cannot read {manifest}: {exc.strerror or exc}") from exc
+        except RegistryError as exc:
+            raise ValueError(f"decks: {exc}") from exc
+        out.append((deck_id, back, tuple(sorted(cards.items()))))
+    if in_play not in registry.decks:
+        raise ValueError(f"decks: 'in_play' must be one of the new decks ({', '.join(registry.decks)})")
+    return DeckSetup(ts=now, decks=tuple(out), in_play=in_play)
 
 
 class ControlServer:
-    def __init__(self, path: str, submit: Callable[[Event], None], status: Callable[[], dict]) -> None:
+    def __init__(self, path: str, submit: Callable[[Event], None], status: Callable[[], dict], *,
+                 press: Callable[[ButtonPress], bool] | None = None) -> None:
+        """``press``, if given, is tried first for a press: the dealer's console on mock pins
+        gives it through its pins (and says True); otherwise the press is submitted as it is."""
         self.path = path
         submit_ = submit
         status_ = status
+        press_ = press
 
         class Handler(socketserver.StreamRequestHandler):
             def handle(self) -> None:
@@ -63,7 +105,9 @@ class ControlServer:
                         if isinstance(req, dict) and req.get("cmd") == "ping":
                             answer = {"ok": True, **status_()}
                         else:
-                            submit_(request_to_event(req, now=time.time()))
+                            event = request_to_event(req, now=time.time())
+                            if not (press_ is not None and isinstance(event, ButtonPress) and press_(event)):
+                                submit_(event)
                             answer = {"ok": True}
                     except (ValueError, json.JSONDecodeError) as exc:
                         answer = {"ok": False, "error": str(exc)}

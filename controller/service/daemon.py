@@ -13,14 +13,17 @@ import threading
 import time
 
 from controller.effects import Effect
-from controller.events import Event
+from controller.events import Event, ReaderCycle
 from controller.service.config import Config
+from controller.service.console_sink import ConsoleSink
 from controller.service.control import ControlServer
 from controller.service.notify import sd_notify
 from controller.service.sinks import FeedSink, LogSink, Sink, fan_out
+from controller.settings import deal_order
 from controller.table import Table
 from firmware_bridge.reader_link import FeigReaderLink, ReaderLink
 from firmware_bridge.serial_port import PortSettings
+from firmware_bridge.shuffler_link import SerialShufflerLink, ShufflerLink
 
 log = logging.getLogger("tablectl.daemon")
 
@@ -49,7 +52,18 @@ class Daemon:
             ant_sel_bytes=rc.antenna_select_bytes, answer_timeout=rc.answer_timeout,
             max_timeouts=rc.max_timeouts, poll_interval=rc.poll_interval,
         )
+        self.shuffler: ShufflerLink | None = None
+        sc = config.shuffler
+        if sc is not None:
+            self.shuffler = SerialShufflerLink(
+                "shuffler", self.submit, PortSettings(url=sc.port, baudrate=sc.baudrate, parity="N"),
+                poll_interval=sc.poll_interval, answer_timeout=sc.answer_timeout, max_timeouts=sc.max_timeouts)
         self.control: ControlServer | None = None
+        self.console: ConsoleSink | None = None  # the dealer's console (docs/console.md), if configured
+        if config.console is not None:
+            self.console = ConsoleSink(config.console, self.submit, in_hand=lambda: self.table.hand is not None,
+                                       next_seat=self._next_first_seat)
+            self.sinks.append(self.console)
         self.events_applied = 0
         self._stop = threading.Event()
         self._lock = threading.Lock()  # guards the table for in-process viewers
@@ -61,17 +75,27 @@ class Daemon:
     def status(self) -> dict:
         with self._lock:  # the control thread asks while the main loop applies events
             return {"hands_finished": self.table.hands_finished, "events": self.events_applied,
-                    "button": self.table.button, "online": {"reader": self.reader.stats.online}}
+                    "button": self.table.button, "online": self.online()}
+
+    def online(self) -> dict[str, bool]:
+        """Each device link's state, by device name."""
+        links = [self.reader] + ([self.shuffler] if self.shuffler is not None else [])
+        return {link.name: link.stats.online for link in links}
 
     def start(self) -> None:
         out = self.config.outputs
+        if self.console is not None:
+            self.console.open()
         if out.feed:
             self.feed = FeedSink(out.feed)
             self.sinks.append(self.feed)
         if out.control:
-            self.control = ControlServer(out.control, self.submit, self.status)
+            self.control = ControlServer(out.control, self.submit, self.status,
+                                         press=self.console.drive if self.console is not None else None)
             self.control.start()
         self.reader.start()
+        if self.shuffler is not None:
+            self.shuffler.start()
         if self.feed is not None:
             self.feed.note({"type": "Ready", "ts": time.time()})
         sd_notify("READY=1")
@@ -91,6 +115,8 @@ class Daemon:
                           type(event).__name__, getattr(event, "cycle", "-"))
             return []
         self.events_applied += 1
+        if self.console is not None and type(event) is not ReaderCycle:
+            self.console.event(event)  # a press answers the prompt shown, before its own effects
         if effects:
             fan_out(self.sinks, effects)
         return effects
@@ -108,10 +134,22 @@ class Daemon:
     def stop(self) -> None:
         self._stop.set()
         self.reader.stop()
+        if self.shuffler is not None:
+            self.shuffler.stop()
         if self.control is not None:
             self.control.close()
         for s in self.sinks:
             s.close()
+
+    def _next_first_seat(self) -> int | None:
+        """Between hands, the seat the next hand's first card goes to (the seat LED's lead
+        before any card is out); None while a hand runs. From the main loop only."""
+        table = self.table
+        if table.hand is not None:
+            return None
+        seats, positions, _ = table._plan()  # the next hand's seats and button, as _start_hand takes them
+        order = deal_order(seats, positions.button)
+        return order[0] if len(order) >= 2 else None
 
     def snapshot(self) -> dict:
         with self._lock:

@@ -63,9 +63,14 @@ class _InProcessDaemon:
             return self._cond.wait_for(lambda: any(a.code == code and a.ts >= after for a in self.alerts), timeout)
 
     def command(self, request: dict) -> dict:
+        """As the control socket does: a press goes through the console's mock pins."""
+        from controller.events import ButtonPress
         from controller.service.control import request_to_event
 
-        self.daemon.submit(request_to_event(request, now=time.time()))
+        event = request_to_event(request, now=time.time())
+        console = self.daemon.console
+        if not (isinstance(event, ButtonPress) and console is not None and console.drive(event)):
+            self.daemon.submit(event)
         return {"ok": True}
 
 

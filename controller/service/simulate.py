@@ -29,6 +29,7 @@ from hw_sim import script as sc
 from hw_sim.dealer import ScriptedDealer, SimulationError
 from hw_sim.feig_reader import SimFeigReader
 from hw_sim.pty_device import PtyDevice
+from hw_sim.shuffler import SimShuffler
 from hw_sim.setup import ANTENNA_OF, ZONES, write_setup
 
 CONFIRM_CYCLES = 3
@@ -124,13 +125,15 @@ def run_script(script: sc.Script, *, workdir: Path, log: TextIO | None = None,
     cfg = write_setup(workdir, game=script.game, seats=script.seats, button=script.button,
                       table_extra=f"confirm_cycles = {CONFIRM_CYCLES}\ngone_cycles = {GONE_CYCLES}",
                       reader_extra="answer_timeout = 1.0",
-                      outputs='feed = "feed.jsonl"\ncontrol = "control.sock"')
+                      outputs='feed = "feed.jsonl"\ncontrol = "control.sock"', shuffler=True)
     reader = SimFeigReader(PtyDevice(workdir / "reader"), antennas=ZONES.by_antenna, noise=script.noise)
+    shuffler = SimShuffler(PtyDevice(workdir / "shuffler"), seed=script.noise.seed)
     feed = FeedWatcher(workdir / "feed.jsonl")
     daemon_log = open(workdir / "daemon.log", "w")
     env = dict(os.environ, PYTHONUNBUFFERED="1")
     env.pop("NOTIFY_SOCKET", None)
     reader.start()
+    shuffler.start()
     feed.start()
     proc = subprocess.Popen([sys.executable, "-m", "controller.service.cli", "run", "--config", str(cfg)],
                             stdout=daemon_log, stderr=subprocess.STDOUT, env=env)
@@ -141,7 +144,7 @@ def run_script(script: sc.Script, *, workdir: Path, log: TextIO | None = None,
         if not reader.wait_cycles(1, step_timeout):
             raise SimulationError("the daemon never polled the simulated reader")
         dealer = ScriptedDealer(reader, ANTENNA_OF, daemon, confirm_cycles=CONFIRM_CYCLES,
-                                gone_cycles=GONE_CYCLES, step_timeout=step_timeout)
+                                gone_cycles=GONE_CYCLES, step_timeout=step_timeout, shuffler=shuffler)
         buttons: dict[int, int] = {}
         for number, hand in enumerate(script.hands, 1):
             if hand.seats is not None or hand.button is not None:
@@ -150,6 +153,7 @@ def run_script(script: sc.Script, *, workdir: Path, log: TextIO | None = None,
                     setup["button"] = hand.button  # else the daemon moves the button itself
                 daemon.command(setup)
             buttons[number] = daemon.command({"cmd": "ping"}).get("button", script.button)
+            dealer.deck = hand.deck or script.deck  # the physical deck the shuffler will read
             dealer.play_hand(number, hand)
             if log is not None:
                 log.write(f"hand {number} played\n")
@@ -169,6 +173,7 @@ def run_script(script: sc.Script, *, workdir: Path, log: TextIO | None = None,
                 proc.wait()
         feed.stop()
         reader.stop()
+        shuffler.stop()
         daemon_log.close()
     return report
 

@@ -19,6 +19,39 @@ def pretty(card: str) -> str:
     return card
 
 
+LED_GLYPH = {"off": ("○", "dim"), "on": ("●", ""), "blink_slow": ("◉ slow", "blink"), "blink_fast": ("◉ fast", "blink")}
+LED_COLOUR = {"ready": "green", "prompt": "yellow", "alert": "red"}
+
+
+def console_view(demo: "Demo") -> dict[str, Any] | None:
+    """The dealer's console as its pins are now: each LED's mode, the last buzz, the prompt."""
+    sink = demo.daemon.console
+    if sink is None:
+        return None
+    console = sink.console
+    modes = console.modes() if console is not None else {}
+    buzz = console.last_buzz if console is not None else None
+    return {"modes": modes, "buzz": buzz, "state": sink.state, "open": console is not None}
+
+
+def console_line(view: dict[str, Any] | None, since: float | None = None) -> str:
+    """One short line: ``console  ready on · prompt off · alert off · seat 1 · buzzer silent``;
+    a buzz after ``since`` (time.monotonic()) is named."""
+    if view is None:
+        return "console  none"
+    if not view["open"]:
+        return "console  offline"
+    m = view["modes"]
+    lit = [k[5:] for k, v in m.items() if k.startswith("seat ") and v != "off"]
+    parts = [f"{k} {m[k]}" for k in ("ready", "prompt", "alert") if k in m]
+    parts.append(f"seat {','.join(lit) or '-'}")
+    buzz = view["buzz"]
+    parts.append(f"buzzer {buzz[0]}" if buzz and (since is None or buzz[1] > since) else "buzzer silent")
+    if view["state"].code:
+        parts.append(view["state"].code)
+    return "console  " + " · ".join(parts)
+
+
 def render(demo: "Demo"):  # type: ignore[no-untyped-def]
     """One frame of the live view as a rich renderable."""
     from rich.console import Group
@@ -37,6 +70,13 @@ def render(demo: "Demo"):  # type: ignore[no-untyped-def]
         red = len(card) == 2 and card[1] in "hd"
         return Text(pretty(card), style="bold red" if red else "bold")
 
+    cview = console_view(demo)
+    seat_leds = {int(k[5:]): v for k, v in (cview["modes"] if cview else {}).items() if k.startswith("seat ")}
+
+    def led(name: str, mode: str) -> Text:
+        glyph, style = LED_GLYPH[mode]
+        return Text(glyph, style=f"{LED_COLOUR.get(name, 'yellow')} {style}".strip() if mode != "off" else style)
+
     seats = Table(title="Seats", expand=True, show_edge=False)
     seats.add_column("seat", justify="right")
     seats.add_column("cards")
@@ -48,7 +88,10 @@ def render(demo: "Demo"):  # type: ignore[no-untyped-def]
             marks.append("[D]")
         if next_to == f"seat:{s}":
             marks.append("← next")
-        seats.add_row(str(s), cards, " ".join(marks))
+        row = Text(" ".join(marks))
+        if seat_leds.get(s, "off") != "off":
+            row = Text.assemble(led("seat", seat_leds[s]), " LED ", row)
+        seats.add_row(str(s), cards, row)
 
     middle = Table.grid(padding=(0, 2))
     middle.add_column(style="dim")
@@ -89,13 +132,28 @@ def render(demo: "Demo"):  # type: ignore[no-untyped-def]
     if not alerts:
         alert_text.append("none: every hand clean", style="green")
 
+    panel = Text()
+    if cview is None or not cview["open"]:
+        panel.append("no console" if cview is None else "console offline", style="dim")
+    else:
+        for name in ("ready", "prompt", "alert"):
+            if name in cview["modes"]:
+                panel.append_text(Text.assemble(f"{name} ", led(name, cview["modes"][name]), "   "))
+        buzz = cview["buzz"]
+        recent = buzz is not None and time.monotonic() - buzz[1] < 3
+        panel.append(f"buzzer {buzz[0] if recent else 'silent'}", style="bold red" if recent else "dim")
+        st = cview["state"]
+        if st.code:
+            more = f"  (+{st.waiting - 1} waiting)" if st.waiting > 1 else ""
+            panel.append(f"\n{st.code}: {st.message}{more}", style="yellow")
     title = f"tablectl demo — {demo.game}, hand {hand['number'] if hand else snap['hands_finished'] + 1}"
     top = Table.grid(expand=True)
     top.add_column(ratio=3)
     top.add_column(ratio=2)
     top.add_row(Panel(seats, title="hole cards (private view)"), Panel(Group(middle, Text(""), health),
                                                                        title="table & reader"))
-    return Panel(Group(top, Panel(alert_text, title="alerts")), title=title)
+    return Panel(Group(top, Panel(panel, title="dealer's console (LEDs and buzzer, as the pins are)"),
+                       Panel(alert_text, title="alerts")), title=title)
 
 
 def run_live(demo: "Demo", dealer: threading.Thread) -> None:
@@ -121,11 +179,15 @@ def summary_line(record: dict[str, Any]) -> str:
 
 def run_plain(demo: "Demo", dealer: threading.Thread) -> None:
     printed = 0
+    since = time.monotonic()
     while True:
         records = list(demo.view.records)
-        finished = demo.daemon.table.hands_finished
+        finished = len(demo.view.finished)  # (the console has seen the hand end before this view)
         for rec in records[len(records) - (finished - printed):] if finished > printed else []:
             print(summary_line(rec), flush=True)
+        if finished > printed and demo.daemon.console is not None:
+            print("  " + console_line(console_view(demo), since), flush=True)
+            since = time.monotonic()
         printed = finished
         if not dealer.is_alive():
             break

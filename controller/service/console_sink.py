@@ -1,0 +1,138 @@
+"""The dealer's console as one of the daemon's outputs.
+
+:class:`ConsoleSink` is cleared for the ``dealer`` audience: floor alerts never reach it, so a
+discreet alert cannot light anything at the table. It feeds what it sees to the pure
+:class:`controller.prompts.PromptBoard` and shows the board's state on the console's LEDs and
+buzzer (``firmware_bridge.console``). The console's presses go to the daemon's queue like any
+device's events. A console that cannot be opened (no GPIO, a pin taken) is logged and reported
+as ``device.console_offline``; the table runs on without it.
+
+>>> from pathlib import Path
+>>> from controller.effects import Alert
+>>> from controller.service.config import parse_config
+>>> from controller.service.console_config import default_console
+>>> cfg = parse_config('[reader]\\nport = "loop://"\\n' + default_console(), path=Path("t.toml"))
+>>> sink = ConsoleSink(cfg.console, submit=print)
+>>> sink.open()
+>>> sink.write([Alert(1.0, "board.premature_flop", "dealer", "premature flop: ...", "BOARD-004")])
+>>> sink.console.modes()["prompt"], sink.state.code
+('on', 'board.premature_flop')
+>>> sink.close()
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any, Callable, Sequence
+
+from controller.effects import Effect
+from controller.events import ButtonPress, DeviceStatus, Event
+from controller.prompts import ConsoleState, PromptBoard
+from controller.service.sinks import Sink
+
+log = logging.getLogger("tablectl.console")
+
+
+class ConsoleSink(Sink):
+    """The prompt board and the console's pins behind one output (see the module)."""
+
+    clearance = "dealer"
+
+    def __init__(self, config: Any, submit: Callable[[Event], None], *,
+                 in_hand: Callable[[], bool] | None = None,
+                 next_seat: Callable[[], int | None] | None = None) -> None:
+        """``in_hand`` says whether a hand runs (the end of a hand is a floor effect: this sink
+        never sees it); ``next_seat``, between hands, where the next hand's first card goes."""
+        self.config = config  # a controller.service.console_config.ConsoleConfig
+        self.submit = submit
+        self.in_hand = in_hand or (lambda: False)
+        self.next_seat = next_seat or (lambda: None)
+        self.board = PromptBoard()
+        self.state = ConsoleState()
+        self.console: Any = None  # firmware_bridge.console.Console, once open
+        self._failed: set[type] = set()
+
+    def open(self) -> None:
+        """Claim the pins. On failure the table runs on: the error is logged and reported as
+        ``device.console_offline`` (a dealer alert: it reaches the log and the floor's feed)."""
+        from firmware_bridge.console import Console, ConsoleError, make_pin_factory
+
+        try:
+            factory = make_pin_factory(self.config.pin_factory)
+            self.console = Console(self.config.layout, self.submit, pin_factory=factory)
+        except ConsoleError as exc:
+            log.error("console: cannot open the dealer's console: %s ([console] pin_factory = %r)",
+                      exc, self.config.pin_factory)
+            self.submit(DeviceStatus(ts=time.time(), device="console", online=False, detail=str(exc)))
+            return
+        log.info("console: %d buttons, %d LEDs, %d seat LEDs%s on %s", len(self.config.layout.buttons),
+                 len(self.config.layout.leds), len(self.config.layout.seat_leds),
+                 ", a buzzer" if self.config.layout.buzzer is not None else "", type(factory).__name__)
+        self._show(self.board.between_hands(self._next_seat()))
+
+    # -- from the daemon's main loop ------------------------------------------------------------
+    def write(self, effects: Sequence[Effect]) -> None:
+        """Effects the dealer may see (maybe none: the daemon writes every batch, and a hand's
+        end is the floor's)."""
+        state = self.board.apply(effects)
+        if not self.in_hand():
+            state = self.board.between_hands(self._next_seat())
+        self._show(state)
+
+    def event(self, event: Event) -> None:
+        """An event the core has just applied (not a reader cycle), before its effects are
+        written: a press answers prompts (``ack``, ``next``...); between hands, a press or a
+        set-up may change the seat the next hand starts at."""
+        try:
+            state = self.board.press(event) if isinstance(event, ButtonPress) else self.board.state
+            if not self.in_hand():
+                state = self.board.between_hands(self._next_seat())
+            self._show(state)
+        except Exception as exc:  # the console must never stop the table
+            self._fail(exc)
+
+    def _next_seat(self) -> int | None:
+        try:
+            return self.next_seat()
+        except Exception as exc:
+            self._fail(exc)
+            return None
+
+    def _show(self, state: ConsoleState) -> None:
+        if (state.ready, state.prompt, state.alert, state.code) != (self.state.ready, self.state.prompt,
+                                                                    self.state.alert, self.state.code):
+            log.debug("console: %s", state.leds())
+        self.state = state
+        if self.console is not None:
+            self.console.show(state)
+        if state.buzz != "none":
+            self.board.sounded()  # (or would have: a console offline does not buzz later)
+
+    def _fail(self, exc: Exception) -> None:
+        if type(exc) not in self._failed:
+            self._failed.add(type(exc))
+            log.exception("console: %s; the table carries on", exc)
+
+    # -- from the control socket ----------------------------------------------------------------
+    def drive(self, ev: ButtonPress) -> bool:
+        """Give a press through the mock pins, as the dealer's finger would: True if done, False
+        if this console cannot (no console, real pins, no button for it, a ``reason``): then the
+        caller submits the press as it is. A failure on the way is a ValueError (the control
+        socket answers it)."""
+        from firmware_bridge.console import ConsoleError
+
+        c = self.console
+        if c is None or ev.reason is not None or not c.can_drive(ev.name, long=ev.long, seat=ev.seat,
+                                                                 hands=ev.hands):
+            return False
+        try:
+            c.drive(ev.name, long=ev.long, seat=ev.seat, hands=ev.hands)
+        except ConsoleError as exc:
+            raise ValueError(str(exc)) from exc
+        return True
+
+    def close(self) -> None:
+        if self.console is not None:
+            self.console.close()
+            self.console = None
