@@ -104,6 +104,14 @@ class DeckSetup:
     in_play: str
 
 
+@dataclass(frozen=True, slots=True)
+class Tick:
+    """The daemon's clock, once a second while something waits on time (a device offline):
+    the core has no clock of its own, and a tick journalled replays the same."""
+
+    ts: float
+
+
 #: what a shuffler says of itself (docs/protocols/shuffler.md)
 SHUFFLER_STATES = ("ready", "shuffling", "jam", "door_open", "error")
 
@@ -121,9 +129,9 @@ class ShufflerStatus:
     detail: str = ""
 
 
-Event = Union[ReaderCycle, DeviceStatus, ButtonPress, TableSetup, ShufflerReport, ShufflerStatus, DeckSetup]
+Event = Union[ReaderCycle, DeviceStatus, ButtonPress, TableSetup, ShufflerReport, ShufflerStatus, DeckSetup, Tick]
 EVENT_TYPES: dict[str, type] = {t.__name__: t for t in (ReaderCycle, DeviceStatus, ButtonPress, TableSetup,
-                                                       ShufflerReport, ShufflerStatus, DeckSetup)}
+                                                       ShufflerReport, ShufflerStatus, DeckSetup, Tick)}
 
 
 def event_to_dict(event: Event) -> dict[str, Any]:

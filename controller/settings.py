@@ -79,6 +79,8 @@ class RuleSettings:
     rotate_decks: str = "relief"
     #: a shuffler fault (jam, door open, error) that lasts this many seconds is told to the floor
     shuffler_floor_after: float = 30.0
+    #: a device (reader, shuffler) gone this many seconds is told to the floor (hot-plug)
+    offline_floor_after: float = 60.0
 
 
 @dataclass(frozen=True)

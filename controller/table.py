@@ -21,7 +21,7 @@ from controller.cards import is_card
 from controller.effects import Alert, CardLeft, CardPlaced, Effect, HandFinished, HandStarted, Prompt
 from controller.deck_rack import DeckRack, pair_of
 from controller.events import (ButtonPress, DeckSetup, DeviceStatus, Event, ReaderCycle, ShufflerReport,
-                               ShufflerStatus, TableSetup)
+                               ShufflerStatus, TableSetup, Tick)
 from controller.hand import Hand
 from controller.registry import Deck, DeckRegistry, RegistryError, TagInfo
 from controller.positions import Positions, initial_positions, late_entry_waits, next_positions
@@ -76,7 +76,10 @@ class Table:
             ShufflerReport: self._on_shuffler_report,
             ShufflerStatus: self._on_shuffler_status,
             DeckSetup: self._on_deck_setup,
+            Tick: self._on_tick,
         }
+        self._offline_since: dict[str, list] = {}  # device -> [since, floor told]
+        self._last_report: tuple[str, int, tuple[str, ...] | None] | None = None
         self._retired_tags: dict[str, TagInfo] = {}  # tags of decks taken off this table (DECK-005)
 
     # -- the one entry point -------------------------------------------------------------
@@ -532,12 +535,16 @@ class Table:
         hand_no = self.hand.number if self.hand else None
         if not ev.online and ev.device not in self.devices_offline:
             self.devices_offline.add(ev.device)
+            self._offline_since[ev.device] = [ev.ts, False]
             self._alert(out, Alert(ts=ev.ts, code=f"device.{ev.device}_offline", audience="dealer",
                                    hand=hand_no, message=f"{ev.device} offline" + (f" ({ev.detail})" if ev.detail else "")))
         elif ev.online and ev.device in self.devices_offline:
             self.devices_offline.discard(ev.device)
             self._alert(out, Alert(ts=ev.ts, code=f"device.{ev.device}_online", audience="dealer",
                                    hand=hand_no, message=f"{ev.device} back online"))
+            if self._offline_since.pop(ev.device, [0, False])[1]:  # the floor was told it went
+                self._alert(out, Alert(ts=ev.ts, code=f"device.{ev.device}_back", audience="floor",
+                                       hand=hand_no, message=f"{ev.device} is back"))
         return out
 
     def _on_press(self, ev: ButtonPress) -> list[Effect]:
@@ -643,9 +650,24 @@ class Table:
         hand.prompts.append(prompt)
         out.append(prompt)
 
+    def _on_tick(self, ev: Tick) -> list[Effect]:
+        """A device gone for ``offline_floor_after`` seconds is the floor's to know (hot-plug)."""
+        out: list[Effect] = []
+        for device, state in sorted(self._offline_since.items()):
+            if not state[1] and ev.ts - state[0] >= self.settings.rules.offline_floor_after:
+                state[1] = True
+                self._alert(out, Alert(ts=ev.ts, code=f"device.{device}_still_offline", audience="floor",
+                                       hand=self.hand.number if self.hand else None,
+                                       message=f"{device} offline for {ev.ts - state[0]:.0f} s: check its cable"))
+        return out
+
     def _on_shuffler_report(self, ev: ShufflerReport) -> list[Effect]:
         """Every shuffle cycle is a count (STUB-005); a deck's first is its check (DECK-001)."""
         out: list[Effect] = []
+        key = (ev.device, ev.seq, ev.uids)
+        if ev.seq and key == self._last_report:
+            return out  # the same report again: a restarted link could not know it had it
+        self._last_report = key
         rack = self.rack
         if ev.uids is not None:
             count = count_deck(ev.uids, self.registry)

@@ -239,7 +239,13 @@ class Script:
     noise: Noise
     hands: tuple[HandScript, ...]
     deck: DeckSpec | None = None
-    crash_after: int | None = None
+    crash_after: int | tuple[int, ...] | None = None
+
+    @property
+    def crash_steps(self) -> tuple[int, ...]:
+        """The steps after which the power fails (our extension: ``crash_after`` may list several)."""
+        c = self.crash_after
+        return () if c is None else (c,) if isinstance(c, int) else tuple(c)
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form (:func:`script_to_dict`)."""
@@ -556,8 +562,11 @@ def parse_script(text: str, *, buttons: Collection[str] = DEFAULT_BUTTONS) -> Sc
     noise = _noise(doc.get("noise", {}), where)
     deck = _deck_spec(doc["deck"], where) if "deck" in doc else None
     crash = doc.get("crash_after")
-    if crash is not None and (not _is_int(crash) or crash < 1):
-        raise ScriptError(f'{where}: "crash_after" must be a step count of 1 or more, got {_show(crash)}')
+    cuts = (crash,) if _is_int(crash) else tuple(crash) if isinstance(crash, list) and crash else None
+    if crash is not None and (cuts is None or not all(_is_int(c) and c >= 1 for c in cuts)
+                              or list(cuts) != sorted(set(cuts))):
+        raise ScriptError(f'{where}: "crash_after" must be a step count of 1 or more (or a list of them, '
+                          f'increasing), got {_show(crash)}')
     if "hands" not in doc:
         raise ScriptError(f'{where}: "hands" is missing (a list of hands, each with its "steps")')
     hands_raw = doc["hands"]
@@ -565,11 +574,11 @@ def parse_script(text: str, *, buttons: Collection[str] = DEFAULT_BUTTONS) -> Sc
         raise ScriptError(f'{where}: "hands" must be a non-empty list of hands, got {_show(hands_raw)}')
     hands = tuple(_hand(h, i, buttons) for i, h in enumerate(hands_raw, 1))
     total = sum(len(h.steps) for h in hands)
-    if crash is not None and crash > total:
-        raise ScriptError(f'{where}: "crash_after" is {crash} but the script has only {total} steps '
+    if cuts is not None and cuts[-1] > total:
+        raise ScriptError(f'{where}: "crash_after" is {cuts[-1]} but the script has only {total} steps '
                           f"(counting each hand's end)")
     return Script(format=FORMAT, game=game, seats=seats, button=button, noise=noise, hands=hands,
-                  deck=deck, crash_after=crash)
+                  deck=deck, crash_after=crash if crash is None or _is_int(crash) else cuts)
 
 
 # -- back to JSON -------------------------------------------------------------------------------
@@ -633,6 +642,6 @@ def script_to_dict(s: Script) -> dict[str, Any]:
     if s.deck is not None:
         out["deck"] = _deck_to_dict(s.deck)
     if s.crash_after is not None:
-        out["crash_after"] = s.crash_after
+        out["crash_after"] = s.crash_after if isinstance(s.crash_after, int) else list(s.crash_after)
     out["hands"] = hands
     return out

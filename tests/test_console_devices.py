@@ -269,7 +269,7 @@ def test_a_console_that_cannot_open_is_reported_and_the_table_runs_on():
     d = Daemon(parse_config(text, path=Path("t.toml")), sinks=[CallbackSink(got.extend, clearance="dealer")])
     d.console.open()  # no RPi.GPIO here, no Pi: it cannot
     assert d.console.console is None
-    d.handle(d.events.get(timeout=1))
+    d.handle(*reversed(d.events.get(timeout=1)))  # (journal id, event)
     [alert] = got
     assert alert.code == "device.console_offline" and alert.audience == "dealer"
     assert "pin factory rpigpio" in alert.message

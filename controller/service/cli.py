@@ -7,6 +7,8 @@
 - ``tablectl tags --driver feig --port URL``: the installer's tool, one line per tag read.
 - ``tablectl register --port URL --deck A --back red --out A.txt``: register a deck.
 - ``tablectl verify --port URL --manifest A.txt --manifest B.txt``: check a deck before play.
+- ``tablectl history --config FILE [--jsonl]``: the finished hands in the journal.
+- ``tablectl doctor [--config FILE]``: check a Pi's setup (configuration, devices, journal, GPIO).
 """
 
 from __future__ import annotations
@@ -88,11 +90,23 @@ def cmd_register(args: argparse.Namespace) -> int:
                          max_cycles=args.max_cycles)
 
 
+def cmd_history(args: argparse.Namespace) -> int:
+    from controller.service import history
+
+    return history.main(config=args.config, since=args.since, jsonl=args.jsonl, out=args.out)
+
+
 def cmd_verify(args: argparse.Namespace) -> int:
     from controller.service import verify
 
     return verify.main(port=args.port, manifests=args.manifest, baudrate=args.baudrate, parity=args.parity,
                        antenna=args.antenna, settle=args.settle, max_cycles=args.max_cycles)
+
+
+def cmd_doctor(args: argparse.Namespace) -> int:
+    from controller.service import doctor
+
+    return doctor.main(args.config, user=args.user, open_ports=not args.no_open)
 
 
 def _positive(text: str) -> float:
@@ -115,7 +129,7 @@ def _count(text: str) -> int:
     return value
 
 
-COMMANDS = ("run", "simulate", "demo", "tags", "register", "verify")
+COMMANDS = ("run", "simulate", "demo", "tags", "register", "verify", "history", "doctor")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -186,6 +200,20 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--parity", choices=("N", "E", "O"), default="E", help="the reader's parity")
     v.add_argument("--max-cycles", type=int, default=0, help=argparse.SUPPRESS)
     v.set_defaults(fn=cmd_verify)
+
+    h = sub.add_parser("history", help="list or export the finished hands in the journal", **fmt)
+    h.add_argument("--config", default="/etc/tablectl/tablectl.toml", help="the daemon's configuration")
+    h.add_argument("--since", default=None, help="only hands ended since this date/time (ISO 8601)")
+    h.add_argument("--jsonl", action="store_true", help="one JSON record per line, with its alerts")
+    h.add_argument("--out", default=None, help="write to this file (mode 0600) instead of standard output")
+    h.set_defaults(fn=cmd_history)
+
+    dr = sub.add_parser("doctor", help="check the configuration, devices, journal and GPIO; say how to fix", **fmt)
+    dr.add_argument("--config", default="/etc/tablectl/tablectl.toml", help="the TOML configuration file")
+    dr.add_argument("--user", default=None,
+                    help="judge access for this user; unset: the caller, or tablectl when run as root")
+    dr.add_argument("--no-open", action="store_true", help="do not open the serial ports")
+    dr.set_defaults(fn=cmd_doctor)
     return p
 
 

@@ -175,9 +175,10 @@ def parse_config(text: str, *, path: Path) -> Config:
     if rotate not in ROTATIONS:
         raise ru.err("rotate_decks", f"want one of {', '.join(ROTATIONS)}, got {rotate!r}")
     floor_after = ru.positive("shuffler_floor_after", float, 30.0)
+    offline_after = ru.positive("offline_floor_after", float, 60.0)
     ru.finish()
     rules = RuleSettings(seats_max=seats_max, rotate_decks=rotate, shuffler_floor_after=floor_after,
-                         **rule_values)
+                         offline_floor_after=offline_after, **rule_values)
 
     a = doc.get("antennas")
     if a is None:

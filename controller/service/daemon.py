@@ -3,20 +3,32 @@
 One thread per device link puts events on one queue; the main loop takes them in order,
 applies each to the :class:`controller.table.Table` and fans the effects out to the sinks.
 The core never sees a device, a clock or a file.
+
+With a journal (``[journal]``), every event is appended to it, in the thread that made it,
+before it is queued: what the core will see is on disk first. On start the table is rebuilt
+from the journal (last snapshot, then the events after it) and carries on mid-hand.
+
+Under systemd (``Type=notify``): READY once the devices have been tried, STATUS naming any
+device that is offline, and WATCHDOG pings from the main loop itself, so that a loop that
+stalls stops them and systemd restarts the daemon.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import queue
 import threading
 import time
+from dataclasses import replace
 
 from controller.effects import Effect
-from controller.events import Event, ReaderCycle
+from controller.effects import Alert, HandFinished
+from controller.events import DeviceStatus, Event, ReaderCycle, Tick
 from controller.service.config import Config
 from controller.service.console_sink import ConsoleSink
 from controller.service.control import ControlServer
+from controller.service.journal import Journal
 from controller.service.notify import sd_notify
 from controller.service.sinks import FeedSink, LogSink, Sink, fan_out
 from controller.settings import deal_order
@@ -40,7 +52,14 @@ class Daemon:
 
     def __init__(self, config: Config, *, sinks: list[Sink] | None = None) -> None:
         self.config = config
-        self.events: queue.SimpleQueue[Event] = queue.SimpleQueue()
+        self.events: queue.SimpleQueue[tuple[int, Event]] = queue.SimpleQueue()
+        jc = config.journal
+        self.journal: Journal | None = Journal(jc.path, retention_days=jc.retention_days) if jc.path else None
+        self._journal_lock = threading.Lock()  # append and queue together: the journal's order is the core's
+        self._cycle_offset = 0  # a restarted reader link counts cycles from 1: continue the journal's
+        self._last_cycle = 0
+        self.watchdog_interval = _watchdog_interval()
+        self._late: list[Effect] = []  # hands recovered from the journal that no output has seen
         self.table = Table(config.table, config.registry())
         self.sinks: list[Sink] = list(sinks) if sinks is not None else [LogSink()]
         self.feed: FeedSink | None = None
@@ -69,8 +88,21 @@ class Daemon:
         self._lock = threading.Lock()  # guards the table for in-process viewers
 
     def submit(self, event: Event) -> None:
-        """Hand an event to the main loop (any thread)."""
-        self.events.put(event)
+        """Hand an event to the main loop (any thread); journalled first, if there is a journal.
+        Returns once it is on disk: a device link acknowledges what it has handed on only then."""
+        if type(event) is ReaderCycle and self._cycle_offset:
+            event = replace(event, cycle=event.cycle + self._cycle_offset)
+        if self.journal is None:
+            self.events.put((0, event))
+            return
+        with self._journal_lock:
+            try:
+                eid = self.journal.append(event)
+            except Exception:  # a full or failing disk must not stop the table
+                log.exception("journal: %s: cannot append a %s event; going on without it",
+                              self.journal.path, type(event).__name__)
+                eid = 0
+            self.events.put((eid, event))
 
     def status(self) -> dict:
         with self._lock:  # the control thread asks while the main loop applies events
@@ -82,7 +114,52 @@ class Daemon:
         links = [self.reader] + ([self.shuffler] if self.shuffler is not None else [])
         return {link.name: link.stats.online for link in links}
 
+    def recover(self) -> None:
+        """Open the journal and rebuild the table from it (before any device is read)."""
+        j = self.journal
+        if j is None:
+            return
+        info = j.open()
+        after = 0
+        snap = j.latest_snapshot()
+        if snap is not None:
+            eid, table = snap
+            if getattr(table, "settings", None) == self.config.table and \
+                    table.registry.decks.keys() == self.config.registry().decks.keys():
+                self.table, after = table, eid
+            else:
+                log.warning("journal: the configuration changed since the last snapshot; the table starts "
+                            "afresh (the history is kept)")
+        recorded = {(h["hand"], h["ended"]) for h in j.hands(since=0.0)}
+        replayed = 0
+        late: list[Effect] = []
+        for eid, event in j.events_after(after):
+            try:
+                effects = self.table.apply(event)
+            except Exception:
+                log.exception("journal: the core failed replaying event #%d; skipped", eid)
+                continue
+            replayed += 1
+            self._note_cycle(event)
+            # What the core said after the last hand recorded never reached an output: say it now.
+            late += [e for e in effects if isinstance(e, HandFinished) and (e.hand, e.ts) not in recorded]
+            self._last_event = eid
+        self._cycle_offset = max(j.last_cycle(), self._last_cycle)
+        if late:
+            j.record(late)
+            self._late = late
+        hand = self.table.hand
+        log.info("journal: %s: %d events replayed%s; %s", j.path, replayed,
+                 f" after the snapshot at event #{after}" if after else "",
+                 f"carrying on in hand {hand.number}" if hand is not None else
+                 f"{self.table.hands_finished} hands finished")
+
+    def _note_cycle(self, event: Event) -> None:
+        if type(event) is ReaderCycle and event.cycle > self._last_cycle:
+            self._last_cycle = event.cycle
+
     def start(self) -> None:
+        self.recover()
         out = self.config.outputs
         if self.console is not None:
             self.console.open()
@@ -96,14 +173,32 @@ class Daemon:
         self.reader.start()
         if self.shuffler is not None:
             self.shuffler.start()
+        if getattr(self, "_late", None):
+            fan_out(self.sinks, self._late)  # a hand that ended just before the power went
+            self._late = []
+        self._await_devices()
         if self.feed is not None:
             self.feed.note({"type": "Ready", "ts": time.time()})
-        sd_notify("READY=1")
+        sd_notify("READY=1\nSTATUS=" + self.status_line())
         log.info("daemon: ready; reader on %s, %d antennas, decks %s",
                  self.config.reader.port, len(self.config.table.zones.by_antenna),
                  ", ".join(d.id for d in self.config.decks) or "none")
 
-    def handle(self, event: Event) -> list[Effect]:
+    def _await_devices(self, timeout: float = 5.0) -> None:
+        """READY means the devices were tried: wait (a little) for each link's first verdict."""
+        links = [self.reader] + ([self.shuffler] if self.shuffler is not None else [])
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline and not all(link.stats.online for link in links):
+            if self._stop.wait(0.02):
+                return
+
+    def status_line(self) -> str:
+        """For ``systemctl status``: each device and whether it is online."""
+        parts = [f"{name} {'online' if up else 'OFFLINE'}" for name, up in self.online().items()]
+        hand = self.table.hand
+        return "; ".join(parts) + (f"; hand {hand.number}" if hand is not None else "")
+
+    def handle(self, event: Event, eid: int = 0) -> list[Effect]:
         """Apply one event and deliver its effects. Never raises on an event's content."""
         try:
             with self._lock:
@@ -115,21 +210,54 @@ class Daemon:
                           type(event).__name__, getattr(event, "cycle", "-"))
             return []
         self.events_applied += 1
+        if type(event) is ReaderCycle:
+            if event.cycle > self._last_cycle:
+                self._last_cycle = event.cycle
+        elif type(event) is DeviceStatus:
+            sd_notify("STATUS=" + self.status_line())
+        if self.journal is not None and eid:
+            self._journal_effects(eid, effects)
         if self.console is not None and type(event) is not ReaderCycle:
             self.console.event(event)  # a press answers the prompt shown, before its own effects
         if effects:
             fan_out(self.sinks, effects)
         return effects
 
+    def _journal_effects(self, eid: int, effects: list[Effect]) -> None:
+        j = self.journal
+        assert j is not None
+        try:
+            if any(type(e) is Alert or type(e) is HandFinished for e in effects):
+                j.record(effects)
+            if any(type(e) is HandFinished for e in effects) or j.due_snapshot():
+                j.snapshot(eid, self.table, now=time.time())
+        except Exception:
+            log.exception("journal: %s: cannot record; going on", j.path)
+
     def run(self) -> None:
-        """The main loop, until :meth:`stop`."""
+        """The main loop, until :meth:`stop`. It pings the watchdog itself, so a loop stuck in
+        one event stops the pings; and while a device is offline it ticks once a second, so
+        that the core can tell the floor when the device stays away."""
         get = self.events.get
+        interval = self.watchdog_interval
+        wait = min(0.2, interval) if interval else 0.2
+        last_ping = last_tick = time.monotonic()
+        if interval:
+            sd_notify("WATCHDOG=1")
         while not self._stop.is_set():
             try:
-                event = get(timeout=0.2)
+                eid, event = get(timeout=wait)
             except queue.Empty:
-                continue
-            self.handle(event)
+                pass
+            else:
+                self.handle(event, eid)
+            now = time.monotonic()
+            if interval and now - last_ping >= interval:
+                sd_notify("WATCHDOG=1")
+                last_ping = now
+            if self.table.devices_offline and now - last_tick >= 1.0:
+                last_tick = now
+                self.submit(Tick(ts=time.time()))
 
     def stop(self) -> None:
         self._stop.set()
@@ -140,6 +268,8 @@ class Daemon:
             self.control.close()
         for s in self.sinks:
             s.close()
+        if self.journal is not None:
+            self.journal.close()
 
     def _next_first_seat(self) -> int | None:
         """Between hands, the seat the next hand's first card goes to (the seat LED's lead
@@ -154,3 +284,14 @@ class Daemon:
     def snapshot(self) -> dict:
         with self._lock:
             return self.table.snapshot()
+
+
+def _watchdog_interval() -> float:
+    """Half of systemd's ``WatchdogSec`` (``$WATCHDOG_USEC``), or 0 without a watchdog."""
+    usec, pid = os.environ.get("WATCHDOG_USEC"), os.environ.get("WATCHDOG_PID")
+    if not usec or (pid and pid.isdigit() and int(pid) != os.getpid()):
+        return 0.0
+    try:
+        return max(0.01, int(usec) / 2e6)
+    except ValueError:
+        return 0.0

@@ -44,6 +44,7 @@ class FeedWatcher:
         self.records: dict[int, dict[str, Any]] = {}
         self.alerts: list[dict[str, Any]] = []
         self.ready = False
+        self.readies = 0  # one per daemon start (a power cut starts it again)
         self._cond = threading.Condition()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="feed", daemon=True)
@@ -79,6 +80,7 @@ class FeedWatcher:
                     kind = rec.get("type")
                     if kind == "Ready":
                         self.ready = True
+                        self.readies += 1
                     elif kind == "HandFinished":
                         self.records[rec["hand"]] = rec["record"]
                     elif kind == "Alert":
@@ -125,7 +127,7 @@ def run_script(script: sc.Script, *, workdir: Path, log: TextIO | None = None,
     cfg = write_setup(workdir, game=script.game, seats=script.seats, button=script.button,
                       table_extra=f"confirm_cycles = {CONFIRM_CYCLES}\ngone_cycles = {GONE_CYCLES}",
                       reader_extra="answer_timeout = 1.0",
-                      outputs='feed = "feed.jsonl"\ncontrol = "control.sock"', shuffler=True)
+                      outputs='feed = "feed.jsonl"\ncontrol = "control.sock"', shuffler=True, journal=True)
     reader = SimFeigReader(PtyDevice(workdir / "reader"), antennas=ZONES.by_antenna, noise=script.noise)
     shuffler = SimShuffler(PtyDevice(workdir / "shuffler"), seed=script.noise.seed)
     feed = FeedWatcher(workdir / "feed.jsonl")
@@ -135,9 +137,27 @@ def run_script(script: sc.Script, *, workdir: Path, log: TextIO | None = None,
     reader.start()
     shuffler.start()
     feed.start()
-    proc = subprocess.Popen([sys.executable, "-m", "controller.service.cli", "run", "--config", str(cfg)],
-                            stdout=daemon_log, stderr=subprocess.STDOUT, env=env)
+    command = [sys.executable, "-m", "controller.service.cli", "run", "--config", str(cfg)]
+    proc = subprocess.Popen(command, stdout=daemon_log, stderr=subprocess.STDOUT, env=env)
     daemon = _Daemon(proc, feed, str(workdir / "control.sock"))
+    cuts = set(script.crash_steps)
+
+    def power_cut(step: int) -> None:
+        """crash_after: SIGKILL after ``step``, and start again on the same journal."""
+        if step not in cuts:
+            return
+        before = feed.readies
+        daemon.proc.kill()
+        daemon.proc.wait()
+        daemon_log.write(f"--- power cut after step {step}: SIGKILL, started again ---\n")
+        daemon_log.flush()
+        daemon.proc = subprocess.Popen(command, stdout=daemon_log, stderr=subprocess.STDOUT, env=env)
+        if not feed.wait(lambda: feed.readies > before or daemon.proc.poll() is not None, step_timeout) \
+                or feed.readies <= before:
+            raise SimulationError(f"the daemon did not start again after the power cut at step {step}")
+        if not reader.wait_cycles(2, step_timeout):  # polling again: the table is live
+            raise SimulationError("the daemon never polled the reader again after the power cut")
+
     try:
         if not feed.wait(lambda: feed.ready or proc.poll() is not None, step_timeout) or not feed.ready:
             raise SimulationError("the daemon did not start; see its log")
@@ -145,6 +165,7 @@ def run_script(script: sc.Script, *, workdir: Path, log: TextIO | None = None,
             raise SimulationError("the daemon never polled the simulated reader")
         dealer = ScriptedDealer(reader, ANTENNA_OF, daemon, confirm_cycles=CONFIRM_CYCLES,
                                 gone_cycles=GONE_CYCLES, step_timeout=step_timeout, shuffler=shuffler)
+        dealer.on_step = power_cut
         buttons: dict[int, int] = {}
         for number, hand in enumerate(script.hands, 1):
             if hand.seats is not None or hand.button is not None:
@@ -158,12 +179,13 @@ def run_script(script: sc.Script, *, workdir: Path, log: TextIO | None = None,
             if log is not None:
                 log.write(f"hand {number} played\n")
             if on_hand is not None:
-                on_hand(number, proc)
+                on_hand(number, daemon.proc)
         report = _report(script, feed, dealer, buttons)
     except SimulationError as exc:
         tail = _tail(workdir / "daemon.log")
         raise SimulationError(f"{exc}\n--- daemon log (last lines) ---\n{tail}") from exc
     finally:
+        proc = daemon.proc
         if proc.poll() is None:
             proc.send_signal(signal.SIGTERM)
             try:
@@ -234,10 +256,6 @@ def main(path: str, *, as_json: bool, keep: bool = False) -> int:
         script = sc.parse_script(text)
     except sc.ScriptError as exc:
         print(f"{path}: {exc}", file=sys.stderr)
-        return 2
-    if script.crash_after is not None:
-        print(f"{path}: crash_after: power-cut replay needs the journal, which is not built yet",
-              file=sys.stderr)
         return 2
     workdir = Path(tempfile.mkdtemp(prefix="tablectl-sim-"))
     try:
