@@ -269,6 +269,7 @@ class Console:
         self.selected: int | None = None  # the seat the seat key selected
         self._repeat: tuple[str, int] | None = None  # (pad, presses) counted on the selection
         self._holding = 0  # buttons held past hold_time (the hold cue)
+        self._mock = False  # MockFactory pins (set once they are made)
         self.emitted = 0  # presses given, for the mock driver to wait on
         self.last_buzz: tuple[str, float] | None = None  # (pattern, time.monotonic())
         self.buttons: dict[str, _Button] = {}
@@ -299,6 +300,7 @@ class Console:
                 dev.close()
             raise
         self._devices = made
+        self._mock = self.is_mock
         self._closed = False
         self.show(self.state)
 
@@ -328,6 +330,16 @@ class Console:
                 pass
         self._devices = []
 
+    #: a MockPin records every state it takes, forever; the simulator and the demo run for
+    #: thousands of hands (and a blinking LED toggles all the while), so only the latest are kept
+    MOCK_HISTORY = 1000
+
+    def _trim_mock_history(self) -> None:
+        for dev in self._devices:
+            states = getattr(getattr(dev, "pin", None), "states", None)
+            if states is not None and len(states) > 2 * self.MOCK_HISTORY:
+                del states[:-self.MOCK_HISTORY]
+
     @property
     def is_mock(self) -> bool:
         """Whether the pins are gpiozero's MockFactory's (then :meth:`drive` works)."""
@@ -344,6 +356,8 @@ class Console:
                 return
             self.state = state
             self._refresh()
+            if self._mock:
+                self._trim_mock_history()
             if state.buzz != "none":
                 self.last_buzz = (state.buzz, time.monotonic())
                 if self.buzzer is not None:

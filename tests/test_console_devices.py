@@ -275,3 +275,12 @@ def test_a_console_that_cannot_open_is_reported_and_the_table_runs_on():
     assert "pin factory rpigpio" in alert.message
     d.handle(ButtonPress(1.0, "ack"))  # a press (from the control socket) still works
     assert d.events_applied == 2
+
+
+def test_a_mock_pin_history_is_kept_bounded():
+    """The simulator and the demo run thousands of hands: MockPin.states must not grow forever."""
+    with Console(layout(), lambda p: None, pin_factory=MockFactory()) as console:
+        pin = console.pin("prompt")
+        for i in range(3 * Console.MOCK_HISTORY):
+            console.show(ConsoleState(prompt="on" if i % 2 else "off"))
+        assert Console.MOCK_HISTORY <= len(pin.states) <= 2 * Console.MOCK_HISTORY
