@@ -13,6 +13,7 @@ point it at the SD card: /var/lib/tablectl).
 from __future__ import annotations
 
 import argparse
+import shutil
 import sys
 import tempfile
 import time
@@ -45,6 +46,8 @@ def main() -> int:
     best_c = max(measure(j, cycles) for _ in range(3))
     best_p = max(measure(j, presses) for _ in range(3))
     j.close()
+    if not args.dir:
+        shutil.rmtree(folder, ignore_errors=True)
     print(f"journal on {folder}: reader cycles (30 reads, no fsync of their own): {best_c:,.0f} events/s "
           f"({1e6 / best_c:.0f} µs each); presses (fsync'd): {best_p:,.0f} events/s ({1e6 / best_p:.0f} µs each). "
           f"A reader gives 5-20 cycles a second.")

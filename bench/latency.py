@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import bisect
+import shutil
 import statistics
 import sys
 import tempfile
@@ -35,9 +36,10 @@ from hw_sim.pty_device import PtyDevice  # noqa: E402
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--trials", type=int, default=500)
+    ap.add_argument("--journal", action="store_true", help="with the journal, as a real table runs")
     args = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="tablectl-bench-"))
-    cfg = write_setup(work)
+    cfg = write_setup(work, journal=args.journal)
     config = parse_config(cfg.read_text(), path=cfg)
     writes: list[float] = []  # perf_counter when each full answer was written
     reader = SimFeigReader(PtyDevice(work / "reader"), antennas=ZoneMap.default().by_antenna)
@@ -74,9 +76,10 @@ def main() -> None:
     finally:
         daemon.stop()
         reader.stop()
+        shutil.rmtree(work, ignore_errors=True)
     lat.sort()
     p = lambda q: lat[min(len(lat) - 1, int(q * len(lat)))]  # noqa: E731
-    print(f"frame-to-alert latency over {len(lat)} trials: p50 {p(0.50):.3f} ms, p99 {p(0.99):.3f} ms, "
+    print(f"{'with the journal: ' if args.journal else ''}frame-to-alert latency over {len(lat)} trials: p50 {p(0.50):.3f} ms, p99 {p(0.99):.3f} ms, "
           f"max {lat[-1]:.3f} ms, mean {statistics.mean(lat):.3f} ms")
 
 

@@ -150,7 +150,7 @@ def make_pin_factory(name: str = "auto") -> Any:
         return getattr(mod, cls)()
     except ImportError as exc:
         raise ConsoleError(f"pin factory {name}: the {package or module} package is not installed "
-                           f"({exc}); on a Pi: pip install 'tablectl[pi]'") from exc
+                           f"({exc}); on a Pi: /opt/tablectl/venv/bin/pip install '/opt/tablectl/src[pi]'") from exc
     except Exception as exc:  # lgpio.error, RuntimeError "not running on a RPi", ...
         raise ConsoleError(f"pin factory {name}: {exc}") from exc
 

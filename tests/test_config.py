@@ -22,7 +22,13 @@ port = "loop://"
 [antennas]
 1 = "seat:1"
 2 = "seat:2"
+4 = "seat:4"
+5 = "seat:6"
+6 = "seat:6"
+9 = "seat:9"
 11 = "board"
+12 = "burn"
+13 = "muck"
 [[decks]]
 id = "A"
 back = "red"
@@ -70,6 +76,8 @@ def test_rule_settings_are_read(tmp_path):
     ("[reader]", "[rules]\nseats_max = 12\n[reader]", "[rules] seats_max: want 2 to 10, got 12"),
     ("[reader]", "[rules]\nround_done_pad = 1\n[reader]", "[rules] round_done_pad: want true or false or a string, got 1"),
     ("[reader]", "[rules]\nmuck = 1\n[reader]", "[rules] muck: unknown key"),
+    ('9 = "seat:9"', '9 = "seat:8"', "[antennas]: no antenna feeds seat:9 (a map you write replaces the default"),
+    ('13 = "muck"', '', "[antennas]: no antenna feeds muck"),
     ("[reader]", '[rules]\nrotate_decks = "daily"\n[reader]', "[rules] rotate_decks: want one of relief, hand"),
     ("[reader]", "[rules]\nshuffler_floor_after = 0\n[reader]", "[rules] shuffler_floor_after: must be positive"),
     ('port = "loop://"', 'port = "loop://"\nstrong_rssi = 300', "[reader] strong_rssi: want 1..255"),

@@ -265,7 +265,7 @@ def test_gpio_without_the_pi_packages_says_install_the_extra(tmp_path):
 
     [c] = doctor.check_gpio(console("auto"), STRANGER, env={}, importer=absent, dev=tmp_path)
     assert c.failed and "lgpio" in c.what and "RPi.GPIO" in c.what
-    assert "pip install 'tablectl[pi]'" in c.fix and 'pin_factory = "mock"' in c.fix
+    assert "pip install '/opt/tablectl/src[pi]'" in c.fix and 'pin_factory = "mock"' in c.fix
     # the configured factory wins over the environment unless it is auto
     [c] = doctor.check_gpio(console("lgpio"), STRANGER, env={"GPIOZERO_PIN_FACTORY": "mock"}, importer=absent,
                             dev=tmp_path)

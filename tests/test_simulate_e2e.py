@@ -8,6 +8,7 @@ mucked), independently of the daemon, and compared with what the daemon conclude
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -144,7 +145,10 @@ def test_a_hand_without_cards_does_not_shift_the_reports_of_the_hands_after_it(t
     check_report(script, report)
     assert "work folder kept: " in r.stderr
     kept = Path(r.stderr.split("work folder kept: ")[1].split()[0])
-    assert (kept / "daemon.log").exists() and (kept / "feed.jsonl").exists()
+    try:
+        assert (kept / "daemon.log").exists() and (kept / "feed.jsonl").exists()
+    finally:
+        shutil.rmtree(kept, ignore_errors=True)
 
 
 @pytest.mark.e2e

@@ -109,6 +109,17 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     return doctor.main(args.config, user=args.user, open_ports=not args.no_open)
 
 
+def _antenna(text: str) -> int:
+    """An antenna number a two-byte ANT_SEL can select: 1 to 16."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an antenna number") from None
+    if not 1 <= value <= 16:
+        raise argparse.ArgumentTypeError(f"antennas are numbered 1 to 16, got {value}")
+    return value
+
+
 def _positive(text: str) -> float:
     try:
         value = float(text)
@@ -182,7 +193,7 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--deck", required=True, help="the deck's id, e.g. A")
     g.add_argument("--back", required=True, help="the deck's back colour")
     g.add_argument("--out", required=True, help="the manifest file to write")
-    g.add_argument("--antenna", type=int, default=None,
+    g.add_argument("--antenna", type=_antenna, default=None,
                    help="read only this antenna of a multiplexed reader (default: a single-antenna reader)")
     g.add_argument("--baudrate", type=int, default=38400, help="the reader's baud rate")
     g.add_argument("--parity", choices=("N", "E", "O"), default="E", help="the reader's parity")
@@ -193,7 +204,7 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--port", required=True, help="the registration reader: a pyserial URL or device path")
     v.add_argument("--manifest", required=True, action="append",
                    help="PATH[:ID]: the deck to verify; repeat for the table's other deck, to name its cards")
-    v.add_argument("--antenna", type=int, default=None,
+    v.add_argument("--antenna", type=_antenna, default=None,
                    help="read only this antenna of a multiplexed reader (default: a single-antenna reader)")
     v.add_argument("--settle", type=int, default=10, help="cycles without a new tag before the count is made")
     v.add_argument("--baudrate", type=int, default=38400, help="the reader's baud rate")

@@ -52,7 +52,7 @@ class ShufflerConfig:
 @dataclass(frozen=True)
 class JournalConfig:
     """The event journal (SQLite, WAL): every event before the core sees it, every alert and
-    finished hand (docs/journal.md). ``path`` None: no journal (a simulation without one)."""
+    finished hand (docs/daemon.md, "The journal"). ``path`` None: no journal (a simulation without one)."""
 
     path: str | None = "/var/lib/tablectl/journal.sqlite3"
     retention_days: float = 30.0  # finished hands and their events older than this are dropped
@@ -190,6 +190,12 @@ def parse_config(text: str, *, path: Path) -> Config:
             zones = ZoneMap.from_mapping(a)
         except ZoneError as exc:
             raise ConfigError(f"{src}: [antennas] {exc}") from exc
+        fed = set(zones.by_antenna.values())
+        unfed = [f"seat:{n}" for n in seats if f"seat:{n}" not in fed] + \
+            [z for z in ("board", "burn", "muck") if z not in fed]
+        if unfed:  # a written map replaces the default one: a zone left out is a zone the daemon is blind to
+            raise ConfigError(f"{src}: [antennas]: no antenna feeds {unfed[0]} (a map you write replaces the "
+                              f"default: list every seat of [table] seats, the board, the burn and the muck)")
 
     r = _Section(src, "reader", doc.get("reader", {}))
     driver = r.get("driver", str, "feig")

@@ -53,7 +53,7 @@ UDEV_RULES = (Path("/etc/udev/rules.d/99-tablectl.rules"), Path("/usr/lib/udev/r
               Path("/lib/udev/rules.d/99-tablectl.rules"))
 #: pin factory name -> the package that drives the pins, and the devices it opens
 GPIO_PACKAGES = {"lgpio": ("lgpio", "gpiochip*"), "rpigpio": ("RPi.GPIO", "gpiomem")}
-PI_EXTRA = "pip install 'tablectl[pi]' (into the daemon's venv: /opt/tablectl/venv/bin/pip)"
+PI_EXTRA = "/opt/tablectl/venv/bin/pip install '/opt/tablectl/src[pi]' (the pi extra, into the daemon's venv)"
 
 LEVELS = {"ok": "ok", "note": "note", "warn": "warn", "fail": "FAIL"}
 

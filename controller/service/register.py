@@ -8,8 +8,8 @@ writes the deck's manifest once all 52 are read.
 
 from __future__ import annotations
 
+import os
 import sys
-from pathlib import Path
 
 from controller.cards import setup_order
 from controller.registry import RegistryError, SetupOrderReading, manifest_of
@@ -46,6 +46,8 @@ def main(*, port: str, deck: str, back: str, out: str, baudrate: int, parity: st
         print(f"tablectl {exc}" if isinstance(exc, BridgeError) else f"tablectl register: {exc}",
               file=sys.stderr)
         return 1
-    Path(out).write_text(manifest_of(reading.cards(), deck_id=deck, back=back))
+    # A manifest ties every tag to its card: whoever reads it can read the cards. Owner only.
+    with os.fdopen(os.open(out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as f:
+        f.write(manifest_of(reading.cards(), deck_id=deck, back=back))
     print(f"deck {deck} registered: 52 cards, manifest written to {out}", flush=True)
     return 0

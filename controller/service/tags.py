@@ -31,8 +31,8 @@ def parse_antennas(text: str) -> int:
             a, b = int(lo), int(hi or lo)
         except ValueError:
             raise ValueError(f"--antennas: {part!r} is not an antenna number or range") from None
-        if not 1 <= a <= b <= 32:
-            raise ValueError(f"--antennas: {part!r} is outside 1..32")
+        if not 1 <= a <= b <= 16:  # ANT_SEL is two bytes on the wire (docs/protocols/feig.md)
+            raise ValueError(f"--antennas: {part!r} is outside 1..16")
         for n in range(a, b + 1):
             mask |= 1 << (n - 1)
     if not mask:
