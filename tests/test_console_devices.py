@@ -6,7 +6,6 @@ nothing pending); nothing sleeps and then asserts.
 
 import dataclasses
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -18,6 +17,7 @@ from controller.prompts import ConsoleState
 from controller.service.config import parse_config
 from controller.service.console_config import default_console
 from firmware_bridge.console import Console, ConsoleError, make_pin_factory
+from tests.waiting import elapse, wait_until
 
 DEADLINE = 10.0
 
@@ -64,13 +64,6 @@ def make():
         c.close()
 
 
-def wait_until(predicate, what):
-    deadline = time.monotonic() + DEADLINE
-    while not predicate():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.005)
-
-
 def output_pins(console):
     names = list(console.leds) + [f"seat {s}" for s in console.seat_leds] + ["buzzer"]
     return {n: console.pin(n) for n in names}
@@ -92,16 +85,16 @@ def test_bounce_spread_over_real_time_is_still_one_press(make):
     pin = console.pin("round_done")
     for _ in range(5):  # contact bounce: 1 ms apart, well inside the 200 ms window
         pin.drive_low()
-        time.sleep(0.001)
+        elapse(0.001)
         pin.drive_high()
-        time.sleep(0.001)
+        elapse(0.001)
     pin.drive_low()
-    wait_until(lambda: console.buttons["round_done"].pressed, "the press to settle")
+    wait_until(lambda: console.buttons["round_done"].pressed, DEADLINE, what="the press to settle")
     for _ in range(5):
         pin.drive_high()
-        time.sleep(0.001)
+        elapse(0.001)
         pin.drive_low()
-        time.sleep(0.001)
+        elapse(0.001)
     pin.drive_high()
     presses.wait(1)
     assert console.quiet(DEADLINE)
@@ -178,7 +171,7 @@ def test_the_seat_key_selects_a_seat_and_the_next_pad_takes_it(make):
         console.tap("seat")
     assert console.selected == 3
     # seat 3's LED blinks fast, the lead is off while the dealer selects
-    wait_until(lambda: len(console.pin("seat 3").states) >= 5, "seat 3 to blink")
+    wait_until(lambda: len(console.pin("seat 3").states) >= 5, DEADLINE, what="seat 3 to blink")
     assert console.modes()["seat 3"] == "blink_fast" and not console.pin("seat 5").state
     console.tap("seat_out")
     assert console.quiet(DEADLINE)
@@ -212,7 +205,7 @@ def test_a_selection_lapses_and_a_long_press_on_the_seat_key_clears_it(make):
     console, presses = make(seat_timeout=0.2)
     console.tap("seat")
     assert console.selected == 1
-    wait_until(lambda: console.selected is None, "the selection to lapse")
+    wait_until(lambda: console.selected is None, DEADLINE, what="the selection to lapse")
     console, presses = make()
     console.tap("seat")
     console.tap("seat", hold=True)

@@ -30,6 +30,7 @@ from hw_sim.setup import write_setup
 from tests.conftest import TABLECTL
 from tests.test_simulate_e2e import NOISE, expected_hand, simulate
 from tests.test_table import Feeder, deal_clean_hand, registry
+from tests.waiting import wait_until
 
 
 def steps_in(script: dict) -> int:
@@ -183,13 +184,9 @@ def test_the_daemon_starts_on_a_damaged_journal(tmp_path):
     path.write_bytes(path.read_bytes()[:-5000] + b"\0" * 10)
     proc = subprocess.Popen([*TABLECTL, "run", "--config", str(cfg)], stderr=subprocess.PIPE, text=True)
     try:
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline and not (tmp_path / "feed.jsonl").exists():
-            time.sleep(0.05)
         feed = tmp_path / "feed.jsonl"
-        while time.monotonic() < deadline and "Ready" not in feed.read_text():
-            time.sleep(0.05)
-        assert "Ready" in feed.read_text() and proc.poll() is None
+        wait_until(lambda: feed.exists() and "Ready" in feed.read_text(), 30, what="the daemon's Ready")
+        assert proc.poll() is None
     finally:
         proc.terminate()
         _, err = proc.communicate(timeout=10)
@@ -337,9 +334,7 @@ def test_the_daemon_ticks_while_a_device_is_away_and_tells_the_floor(tmp_path):
     loop.start()
     try:
         feed = tmp_path / "feed.jsonl"
-        deadline = time.monotonic() + 15
-        while time.monotonic() < deadline and "device.reader_still_offline" not in feed.read_text():
-            time.sleep(0.05)
+        wait_until(lambda: "device.reader_still_offline" in feed.read_text(), 15, what="the floor alert")
         codes = [json.loads(x).get("code") for x in feed.read_text().splitlines()]
         assert "device.reader_offline" in codes and "device.reader_still_offline" in codes
         assert proc_alive(loop)

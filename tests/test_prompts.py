@@ -1,7 +1,6 @@
 """The prompts the dealer's console shows: priority, answers, LEDs on the mock pins, and the seat
 LEDs leading a whole hand's deal through the real core and daemon."""
 
-import time
 from pathlib import Path
 
 import pytest
@@ -17,6 +16,7 @@ from controller.service.daemon import Daemon
 from controller.settings import deal_order
 from hw_sim.decks import sim_uid
 from hw_sim.setup import ANTENNA_OF, write_setup
+from tests.waiting import wait_until
 
 DEADLINE = 10.0
 
@@ -125,13 +125,6 @@ def test_every_family_of_docs_rules_has_its_row():
 
 # -- the LEDs on the mock pins ----------------------------------------------------------------
 
-def wait_until(predicate, what):
-    deadline = time.monotonic() + DEADLINE
-    while not predicate():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.005)
-
-
 def on_times(pin):
     """How long the pin stayed high each time, from its recorded states (each record's time
     is how long the state before it lasted)."""
@@ -158,23 +151,23 @@ def test_leds_and_buzzer_follow_the_prompts(sink):
 
     # the stub-count reminder: amber, slow (1 Hz)
     sink.write([alert("stub.count_due")])
-    wait_until(lambda: blinking(prompt), "the prompt LED to blink")
+    wait_until(lambda: blinking(prompt), DEADLINE, what="the prompt LED to blink")
     assert 0.3 < sorted(on_times(prompt))[len(on_times(prompt)) // 2] < 1.2
 
     # a misdeal flag outranks it: red, fast (5 Hz), one short buzz; amber goes out
     sink.write([alert("misdeal.first_card_wrong_seat", seat=2)])
     red.clear_states()
-    wait_until(lambda: blinking(red, 5), "the alert LED to blink fast")
+    wait_until(lambda: blinking(red, 5), DEADLINE, what="the alert LED to blink fast")
     assert sorted(on_times(red))[2] < 0.3
     assert c.modes()["prompt"] == "off" and not prompt.state and c.leds["prompt"].device._blink_thread is None
-    wait_until(lambda: [s.state for s in buzzer.states] == [False, True, False], "one beep")
+    wait_until(lambda: [s.state for s in buzzer.states] == [False, True, False], DEADLINE, what="one beep")
     assert 0.1 <= buzzer.states[2].timestamp < 0.5  # a short buzz (0.15 s)
 
     # ack: the flag is answered; red off and still, the reminder blinks again
     sink.event(press("ack"))
     assert c.modes()["alert"] == "off" and not red.state and c.leds["alert"].device._blink_thread is None
     prompt.clear_states()
-    wait_until(lambda: blinking(prompt, 2), "the reminder to show again")
+    wait_until(lambda: blinking(prompt, 2), DEADLINE, what="the reminder to show again")
     sink.event(press("ack"))  # counted, and right
     assert (c.modes()["prompt"], prompt.state) == ("off", False)
 
@@ -186,7 +179,7 @@ def test_leds_and_buzzer_follow_the_prompts(sink):
     sink.write([alert("device.reader_offline")])
     assert (c.modes()["alert"], red.state, c.modes()["prompt"], prompt.state) == ("on", True, "off", False)
     ready.clear_states()
-    wait_until(lambda: blinking(ready, 2), "the ready LED to blink")
+    wait_until(lambda: blinking(ready, 2), DEADLINE, what="the ready LED to blink")
     sink.write([alert("device.reader_online")])
     assert (c.modes()["ready"], ready.state, red.state, prompt.state) == ("on", True, False, True)
     assert len(buzzer.states) == beeps  # nothing sounded but the flag

@@ -3,7 +3,6 @@ heartbeat loss, unplugging and reconnecting with bounded backoff."""
 
 import logging
 import threading
-import time
 
 import pytest
 
@@ -12,6 +11,7 @@ from firmware_bridge.backoff import Backoff
 from firmware_bridge.reader_link import FeigReaderLink
 from firmware_bridge.serial_port import PortSettings
 from hw_sim.decks import sim_uid
+from tests.waiting import wait_for
 
 
 class Events:
@@ -189,7 +189,6 @@ def test_a_reader_that_only_answers_errors_is_reported_and_the_log_is_not_floode
 
 def test_a_late_answer_does_not_leave_the_client_one_answer_behind(sim_reader, tmp_path):
     """The reader answers after the deadline once; the next inventory gets its own answer."""
-    import time as _time
     from firmware_bridge.errors import ResponseTimeout
     from firmware_bridge.feig_client import FeigClient
     from firmware_bridge.serial_port import open_port
@@ -207,9 +206,7 @@ def test_a_late_answer_does_not_leave_the_client_one_answer_behind(sim_reader, t
         late = feig.encode_inventory_reply(
             [feig.TagRecord(sim_uid("B", "2c"), 3, 0, (feig.AntennaRead(5, 0, 200),))], with_antennas=True)
         r.device.write(late)
-        deadline = _time.monotonic() + 5
-        while port.in_waiting < len(late) and _time.monotonic() < deadline:
-            _time.sleep(0.001)  # wait for the late bytes to land in the port
+        wait_for(lambda: port.in_waiting >= len(late), 5)  # the late bytes land in the port
         r.place("b", sim_uid("A", "Kd"), 4)
         got = client.inventory(antennas=0x1FFF, deadline_s=1.0)
         assert {t.uid for t in got} == {sim_uid("A", "As"), sim_uid("A", "Kd")}

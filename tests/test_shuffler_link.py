@@ -18,6 +18,7 @@ from firmware_bridge.shuffler_link import SerialShufflerLink, shuffler_port
 from hw_sim.decks import sim_uid
 from hw_sim.pty_device import PtyDevice
 from hw_sim.shuffler import SimShuffler
+from tests.waiting import wait_until
 
 DECK = [sim_uid("A", str(card)) for card in setup_order()]
 FAULT_REPEAT = 0.3
@@ -49,13 +50,6 @@ class Events:
 
     def online(self):
         return [(e.online, e.detail) for e in self.of(DeviceStatus)]
-
-
-def wait_until(pred, timeout=10.0):
-    deadline = time.monotonic() + timeout
-    while not pred():
-        assert time.monotonic() < deadline, "condition not met in time"
-        time.sleep(0.01)
 
 
 @pytest.fixture
@@ -247,7 +241,7 @@ def test_corrupt_frames_are_counted_logged_and_skipped(sim, link, caplog):
     ev, lk = connected(s, link)
     s.garbage_next = b"\x00\x13\x37"
     s.corrupt_next = 2  # the first is reported with the garbage before it: one run of dropped bytes
-    wait_until(lambda: s.corrupt_next == 0 and lk.stats.frames_bad >= 2)
+    wait_until(lambda: s.corrupt_next == 0 and lk.stats.frames_bad >= 2, what="two damaged frames counted")
     s.corrupt_next = 1  # the next frame is the report: damaged, then resent intact
     seq = s.shuffle(DECK[:10], count=10)
     assert s.wait_acked(seq, timeout=10)
@@ -273,7 +267,7 @@ def test_an_incompatible_version_is_refused_and_logged(sim, link, caplog):
     assert errors
     assert errors[0].getMessage().startswith("shuffler: refused: the shuffler speaks protocol version 2.0")
     assert s.host_version == (1, 0)
-    wait_until(lambda: s.requests >= 3)  # it keeps trying, with backoff, and logs the refusal once
+    wait_until(lambda: s.requests >= 3, what="three HELLOs")  # it keeps trying, with backoff, and logs the refusal once
     assert len([r for r in caplog.records if r.levelno == logging.ERROR]) == 1
     assert ev.states() == [] and ev.reports() == [] and s.pending == 1  # nothing taken from it
     s.version = (1, 4)  # the bridge is re-flashed: a later minor is welcome
@@ -361,7 +355,7 @@ def test_the_simulated_bridge_keeps_the_protocol(sim, tmp_path, monkeypatch):
         assert ask(port, short_hello, sp.Nak) == sp.Nak(4, sp.T_HELLO, sp.NAK_BAD_PAYLOAD)
         # Unacknowledged, the report is resent every 50 ms, until the host has been silent for 0.3 s:
         # over one silent second, some 6 resends rather than 20.
-        wait_until(lambda: s.resends >= 3)
+        wait_until(lambda: s.resends >= 3, what="three resends")
         silent_from, resent = time.monotonic(), 0
         while time.monotonic() - silent_from < 1.0:
             resent += sum(isinstance(m, sp.DeckReport) for m in decoder.feed(port.read(port.in_waiting or 1)))
