@@ -21,24 +21,22 @@ Every log line names the device.
 
 from __future__ import annotations
 
-import abc
 import logging
-import threading
 import time
 from dataclasses import dataclass, field
 from typing import Callable
 
 import serial
 
-from controller.events import DeviceStatus, Event, ShufflerReport, ShufflerStatus
+from controller.events import ShufflerReport, ShufflerStatus
 from firmware_bridge import shuffler as sp
 from firmware_bridge.backoff import Backoff
+from firmware_bridge.device_link import DeviceLink, Emit
 from firmware_bridge.errors import LinkError
 from firmware_bridge.serial_port import PortSettings, open_port
 
 log = logging.getLogger("tablectl.bridge")
 
-Emit = Callable[[Event], None]
 
 #: a bridge board's serial settings: 115200 baud, 8 data bits, no parity, 1 stop bit
 BAUDRATE = 115200
@@ -72,52 +70,11 @@ class ShufflerStats:
     since: float = field(default_factory=time.monotonic)
 
 
-class ShufflerLink(abc.ABC):
-    """A shuffler in its own thread, emitting events through ``emit`` (thread-safe callable)."""
+class ShufflerLink(DeviceLink):
+    """A shuffler in its own thread (:class:`firmware_bridge.device_link.DeviceLink`)."""
 
     def __init__(self, name: str, emit: Emit, *, clock: Callable[[], float] = time.time) -> None:
-        self.name = name
-        self.emit = emit
-        self.clock = clock
-        self.stats = ShufflerStats()
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
-        self._reported: bool | None = None  # the last online state reported; None before the first
-
-    def start(self) -> None:
-        self._stop.clear()
-        self._thread = threading.Thread(target=self._run_safely, name=f"link-{self.name}", daemon=True)
-        self._thread.start()
-
-    def stop(self, timeout: float = 2.0) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout)
-
-    def _run_safely(self) -> None:
-        """Run the link; should it fail in a way nobody foresaw, say so and start it again."""
-        restart = Backoff(0.5, 30.0)
-        while not self._stop.is_set():
-            try:
-                self.run()
-                return
-            except Exception:  # the link must never stop for good, nor take the daemon down
-                log.exception("%s: link failed unexpectedly; restarting it", self.name)
-                self._set_online(False, "link failed unexpectedly; see the log")
-                self._stop.wait(restart.next())
-
-    def _set_online(self, online: bool, detail: str) -> None:
-        """Report a change; the first report may be "offline" (missing from the start)."""
-        prefix = f"{self.name}: "
-        detail = detail[len(prefix):] if detail.startswith(prefix) else detail
-        if online != self._reported:
-            self._reported = online
-            self.stats.online = online
-            self.emit(DeviceStatus(ts=self.clock(), device=self.name, online=online, detail=detail))
-
-    @abc.abstractmethod
-    def run(self) -> None:
-        """The thread's body: loop until :meth:`stop`."""
+        super().__init__(name, emit, ShufflerStats(), clock=clock)
 
 
 class _Again(Exception):

@@ -12,7 +12,7 @@ serves a long answer in parts: status 0x94 (more data) until the host has fetche
 with the MORE bit set.
 
 >>> import tempfile, pathlib
->>> from hw_sim.pty_device import PtyDevice
+>>> from hw_sim.pty_device import PtyDevice, SimDevice
 >>> dev = PtyDevice(pathlib.Path(tempfile.mkdtemp()) / "reader")
 >>> reader = SimFeigReader(dev, antennas=range(1, 14))
 >>> reader.place("As", "E0040150A05F0000", 3)
@@ -28,7 +28,7 @@ import time
 from typing import Callable, Iterable, Sequence
 
 from firmware_bridge import feig
-from hw_sim.pty_device import PtyDevice
+from hw_sim.pty_device import PtyDevice, SimDevice
 from hw_sim.script import Noise
 
 
@@ -40,9 +40,11 @@ NoiseModel = Noise
 CycleReads = dict[str, list[tuple[int, int]]]
 
 
-class SimFeigReader:
+class SimFeigReader(SimDevice):
     """The reader end of a pseudo-terminal. Thread-safe: the dealer moves tags while the
     reader thread answers the host."""
+
+    thread_name = "sim-feig-reader"
 
     STRONG = (170, 230)  # RSSI range at the antenna a tag lies on
     WEAK = (60, 120)  # RSSI range of crosstalk at a neighbouring antenna
@@ -50,7 +52,7 @@ class SimFeigReader:
     def __init__(self, device: PtyDevice, *, antennas: Iterable[int], noise: NoiseModel | None = None,
                  com_adr: int = 0x00, max_records: int = 16, single_antenna: bool = False,
                  neighbours: dict[int, Sequence[int]] | None = None) -> None:
-        self.device = device
+        super().__init__(device)
         self.antennas = sorted(antennas)
         self.noise = noise or NoiseModel()
         self.com_adr = com_adr
@@ -63,8 +65,6 @@ class SimFeigReader:
         self._lock = threading.Lock()
         self._pending: list[bytes] = []  # answer parts still to fetch with MORE
         self._decoder = feig.FrameDecoder(from_reader=False)
-        self._thread: threading.Thread | None = None
-        self._stop = threading.Event()
         self.cycles = 0  # fresh inventories answered in full
         self.cycle_done = threading.Condition()
         #: called (under no lock) after each full cycle with its number, what it reported, the
@@ -237,31 +237,7 @@ class SimFeigReader:
                 else:
                     self.bad_requests += 1
 
-    # -- life cycle --------------------------------------------------------------------------
-    def start(self) -> None:
-        self.device.open()
-        self._stop.clear()
-        self._thread = threading.Thread(target=self._run, name="sim-feig-reader", daemon=True)
-        self._thread.start()
-
-    def stop(self) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=2)
-        self.device.close()
-
-    def unplug(self) -> None:
-        """The USB cable comes out: the pseudo-terminal closes, any half-answer is lost."""
+    def _line_lost(self) -> None:
+        """Unplugged: any half-answer is lost."""
         self._pending = []
         self._decoder = feig.FrameDecoder(from_reader=False)
-        self.device.close()
-
-    def plug(self) -> None:
-        self.device.open()
-
-    def __enter__(self) -> "SimFeigReader":
-        self.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()

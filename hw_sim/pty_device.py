@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import os
 import select
+import threading
 import tty
 from pathlib import Path
 
@@ -102,3 +103,52 @@ class PtyDevice:
             except OSError:
                 return
             view = view[n:]
+
+
+class SimDevice:
+    """A simulated device answering its host on a :class:`PtyDevice` from its own thread.
+
+    Subclasses write :meth:`_run` (loop until ``self._stop`` is set) and, if they hold a
+    half-received frame or half-sent answer, :meth:`_line_lost` to forget it when unplugged.
+    """
+
+    thread_name = "sim-device"
+
+    def __init__(self, device: PtyDevice) -> None:
+        self.device = device
+        self._thread: threading.Thread | None = None
+        self._stop = threading.Event()
+
+    def _run(self) -> None:
+        raise NotImplementedError
+
+    def _line_lost(self) -> None:
+        """The cable came out: whatever was half-way through the line is gone."""
+
+    def start(self) -> None:
+        self.device.open()
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._run, name=self.thread_name, daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=2)
+        self.device.close()
+
+    def unplug(self) -> None:
+        """The USB cable comes out: the pseudo-terminal closes."""
+        self._line_lost()
+        self.device.close()
+
+    def plug(self) -> None:
+        """The cable goes back in: a new pseudo-terminal at the same symlink."""
+        self.device.open()
+
+    def __enter__(self):  # type: ignore[no-untyped-def]
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

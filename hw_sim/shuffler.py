@@ -9,7 +9,7 @@ the host has been silent for ``HOST_GONE_S``.
 A scripted dealer shuffles and waits for the host to have the report before dealing:
 
 >>> import tempfile, pathlib
->>> from hw_sim.pty_device import PtyDevice
+>>> from hw_sim.pty_device import PtyDevice, SimDevice
 >>> sim = SimShuffler(PtyDevice(pathlib.Path(tempfile.mkdtemp()) / "shuffler"))
 >>> seq = sim.shuffle(count=52)       # no host is listening here
 >>> seq, sim.pending
@@ -33,7 +33,7 @@ from collections import deque
 from dataclasses import dataclass
 
 from firmware_bridge import shuffler as sp
-from hw_sim.pty_device import PtyDevice
+from hw_sim.pty_device import PtyDevice, SimDevice
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,15 +44,17 @@ class _Report:
     uids: tuple[str, ...] | None
 
 
-class SimShuffler:
+class SimShuffler(SimDevice):
     """The shuffler end of a pseudo-terminal. Thread-safe: the dealer shuffles and injects
     faults while the shuffler's thread answers the host."""
+
+    thread_name = "sim-shuffler"
 
     def __init__(self, device: PtyDevice, *, version: tuple[int, int] = sp.PROTOCOL_VERSION,
                  reads_tags: bool = True, ident: str = "tablectl SimShuffler",
                  resend_interval: float = sp.RESEND_INTERVAL_S, shuffle_time: float = 0.0,
                  seed: int | None = None) -> None:
-        self.device = device
+        super().__init__(device)
         self.version = version  # may be changed while running (a re-flashed bridge)
         self.reads_tags = reads_tags
         self.ident = ident
@@ -73,8 +75,6 @@ class SimShuffler:
         self._decoder = sp.ShufflerDecoder()
         self._last_byte = 0.0
         self._heard_at = 0.0  # when the host last sent a frame
-        self._thread: threading.Thread | None = None
-        self._stop = threading.Event()
         # counters
         self.requests = 0  # frames from the host acted on or refused
         self.bad_requests = 0  # corrupt or invalid frames from the host
@@ -264,31 +264,7 @@ class SimShuffler:
                     self._handle(item)
             self._send_report()
 
-    # -- life cycle ---------------------------------------------------------------------------
-    def start(self) -> None:
-        self.device.open()
-        self._stop.clear()
-        self._thread = threading.Thread(target=self._run, name="sim-shuffler", daemon=True)
-        self._thread.start()
-
-    def stop(self) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=2)
-        self.device.close()
-
-    def unplug(self) -> None:
-        """The USB cable comes out: the pseudo-terminal closes, any half-frame is lost. The
-        bridge board keeps its power, its session and its unacknowledged reports."""
+    def _line_lost(self) -> None:
+        """Unplugged: any half-frame is lost. The bridge board keeps its power, its session and
+        its unacknowledged reports."""
         self._decoder = sp.ShufflerDecoder()
-        self.device.close()
-
-    def plug(self) -> None:
-        self.device.open()
-
-    def __enter__(self) -> "SimShuffler":
-        self.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
