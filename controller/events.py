@@ -136,6 +136,10 @@ EVENT_TYPES: dict[str, type] = {t.__name__: t for t in (ReaderCycle, DeviceStatu
 
 def event_to_dict(event: Event) -> dict[str, Any]:
     """A JSON-ready dict of ``event`` with its type under ``"type"`` (derived fields left out)."""
+    if type(event) is ReaderCycle:  # nearly every event, journalled one by one: asdict's deep
+        # copy of the reads would cost ten times the rest of the encoding
+        return {"ts": event.ts, "device": event.device, "cycle": event.cycle, "reads": event.reads,
+                "type": "ReaderCycle"}
     d = asdict(event)
     d.pop("heard", None)
     d["type"] = type(event).__name__

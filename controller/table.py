@@ -143,9 +143,6 @@ class Table:
         """The first card of a hand says which deck it is dealt from."""
         rack = self.rack
         expected = rack.in_play
-        if deck not in rack.pair:  # (cannot happen: the registry holds the pair)
-            hand.deck = expected
-            return
         if deck in rack.blocked:
             hand.deck = deck  # its cards are labelled as they are; one alert for the hand
             self._flag(out, ts, hand, Finding("deck.blocked_deck_dealt", "STUB-004",

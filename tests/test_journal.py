@@ -345,3 +345,14 @@ def test_the_daemon_ticks_while_a_device_is_away_and_tells_the_floor(tmp_path):
 
 def proc_alive(thread: threading.Thread) -> bool:
     return thread.is_alive()
+
+
+def test_the_reader_cycle_reached_outlives_the_events_a_snapshot_drops(tmp_path):
+    """A restarted reader link counts from 1: the daemon numbers on from the journal's last
+    cycle, which must survive the snapshot that drops the events carrying it."""
+    path = _journal_with(tmp_path, 50)
+    j = Journal(path)
+    j.open()
+    assert j.last_cycle() == 50
+    j.snapshot(50, Table(TableSettings(), registry()), now=1.0, last_cycle=50)
+    assert list(j.events_after(0)) == [] and j.last_cycle() == 50

@@ -143,7 +143,6 @@ class Daemon:
             self._note_cycle(event)
             # What the core said after the last hand recorded never reached an output: say it now.
             late += [e for e in effects if isinstance(e, HandFinished) and (e.hand, e.ts) not in recorded]
-            self._last_event = eid
         self._cycle_offset = max(j.last_cycle(), self._last_cycle)
         if late:
             j.record(late)
@@ -210,10 +209,8 @@ class Daemon:
                           type(event).__name__, getattr(event, "cycle", "-"))
             return []
         self.events_applied += 1
-        if type(event) is ReaderCycle:
-            if event.cycle > self._last_cycle:
-                self._last_cycle = event.cycle
-        elif type(event) is DeviceStatus:
+        self._note_cycle(event)
+        if type(event) is DeviceStatus:
             sd_notify("STATUS=" + self.status_line())
         if self.journal is not None and eid:
             self._journal_effects(eid, effects)
@@ -230,7 +227,7 @@ class Daemon:
             if any(type(e) is Alert or type(e) is HandFinished for e in effects):
                 j.record(effects)
             if any(type(e) is HandFinished for e in effects) or j.due_snapshot():
-                j.snapshot(eid, self.table, now=time.time())
+                j.snapshot(eid, self.table, now=time.time(), last_cycle=self._last_cycle)
         except Exception:
             log.exception("journal: %s: cannot record; going on", j.path)
 

@@ -201,14 +201,16 @@ class Journal:
             self._db.executemany("INSERT INTO hands (number, ended, record) VALUES (?, ?, ?)", rows_h)
             self._db.execute("COMMIT")
 
-    def snapshot(self, event_id: int, state: Any, *, now: float) -> None:
+    def snapshot(self, event_id: int, state: Any, *, now: float, last_cycle: int = 0) -> None:
         """Keep the core's state as of event ``event_id``; drop what it makes unneeded: older
-        snapshots, the events it covers, and history older than the retention."""
+        snapshots, the events it covers, and history older than the retention. ``last_cycle``
+        is the reader cycle number reached: the events that carried it go with the snapshot."""
         blob = pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL)
         with self._lock:
             assert self._db is not None
             self._db.execute("BEGIN")
             self._db.execute("INSERT OR REPLACE INTO snapshots VALUES (?, ?, ?)", (event_id, now, blob))
+            self._db.execute("INSERT OR REPLACE INTO meta VALUES ('last_cycle', ?)", (str(last_cycle),))
             self._db.execute("DELETE FROM snapshots WHERE event_id < ?", (event_id,))
             self._db.execute("DELETE FROM events WHERE id <= ?", (event_id,))
             cutoff = now - self.retention_s
@@ -249,7 +251,8 @@ class Journal:
             assert self._db is not None
             row = self._db.execute("SELECT max(json_extract(data, '$.cycle')) FROM events "
                                    "WHERE type = 'ReaderCycle'").fetchone()
-        return int(row[0] or 0)
+            kept = self._db.execute("SELECT value FROM meta WHERE key = 'last_cycle'").fetchone()
+        return max(int(row[0] or 0), int(kept[0]) if kept else 0)
 
     def hands(self, *, since: float | None = None) -> list[dict[str, Any]]:
         """Finished hands, oldest first, each its record."""

@@ -43,7 +43,6 @@ class FeedWatcher:
         self.path = path
         self.records: dict[int, dict[str, Any]] = {}
         self.alerts: list[dict[str, Any]] = []
-        self.ready = False
         self.readies = 0  # one per daemon start (a power cut starts it again)
         self._cond = threading.Condition()
         self._stop = threading.Event()
@@ -79,7 +78,6 @@ class FeedWatcher:
                 with self._cond:
                     kind = rec.get("type")
                     if kind == "Ready":
-                        self.ready = True
                         self.readies += 1
                     elif kind == "HandFinished":
                         self.records[rec["hand"]] = rec["record"]
@@ -159,7 +157,7 @@ def run_script(script: sc.Script, *, workdir: Path, log: TextIO | None = None,
             raise SimulationError("the daemon never polled the reader again after the power cut")
 
     try:
-        if not feed.wait(lambda: feed.ready or proc.poll() is not None, step_timeout) or not feed.ready:
+        if not feed.wait(lambda: feed.readies or proc.poll() is not None, step_timeout) or not feed.readies:
             raise SimulationError("the daemon did not start; see its log")
         if not reader.wait_cycles(1, step_timeout):
             raise SimulationError("the daemon never polled the simulated reader")
