@@ -1,4 +1,4 @@
-"""Real hands from PHH hand histories (``../shared/phh``), as deal-script hands.
+"""Real hands from PHH hand histories (the tests use ``tests/data/phh``), as deal-script hands.
 
 A PHH file (TOML, https://github.com/uoftcprg/phh-std) records one hand: the variant, the
 players in dealing order, and the actions (``d dh p3 Ah5c``, ``p3 f``, ``d db Jc3d5c``,

@@ -1,4 +1,4 @@
-"""Deal scripts (``../shared/deal-script.md``): parsed and checked before anything runs.
+"""Deal scripts (``docs/deal-script.md``): parsed and checked before anything runs.
 
 :func:`parse_script` turns the JSON text of a script into an immutable, typed :class:`Script`,
 or refuses it with a :class:`ScriptError` whose ``str()`` is ONE line naming where and what,

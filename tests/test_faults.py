@@ -12,7 +12,6 @@ import copy
 import json
 import random
 import subprocess
-from pathlib import Path
 from typing import Any, Callable
 
 import pytest
@@ -23,9 +22,10 @@ from hw_sim.phh import load_phh_hands
 from hw_sim.random_hands import random_hand_steps
 from hw_sim.script import parse_script
 from tests.conftest import TABLECTL
+from tests.paths import PHH_DIR
 
 HOLE = {"holdem": 2, "omaha": 4}
-PHH = Path(__file__).resolve().parents[1].parent / "shared" / "phh"
+PHH = PHH_DIR
 
 
 def clean_hands(count: int, game: str, seed: int = 0) -> list[tuple[list[int], list[int], int, list[dict]]]:
@@ -381,7 +381,6 @@ def test_a_hand_that_cannot_take_a_fault_is_refused_naming_it():
                button=1, rng=random.Random())
 
 
-@pytest.mark.skipif(not PHH.is_dir(), reason="../shared/phh is missing")
 def test_real_hands_take_the_faults_too():
     hands = load_phh_hands(PHH)[::6]
     for name in FAULTS:

@@ -1,4 +1,4 @@
-"""Real hands (PHH, ../shared/phh) converted to deal scripts, checked against the hand histories
+"""Real hands (PHH, tests/data/phh) converted to deal scripts, checked against the hand histories
 read here independently, and dealt through the simulator.
 
 Real hands find what invented ones miss: heads-up deals, folds before the flop, all-in run-outs
@@ -22,16 +22,17 @@ from hw_sim.phh import (
 )
 from hw_sim.script import parse_script
 from tests.conftest import TABLECTL
+from tests.paths import PHH_DIR
 from tests.test_simulate_e2e import NOISE, check_report
 
-PHH = Path(__file__).resolve().parents[1].parent / "shared" / "phh"
+PHH = PHH_DIR
 QUIRKY = "wsop/2019/42/3/00-01-07.phh"
 HOLE = {"NT": 2, "FT": 2, "PO": 4, "FO/8": 4}
 
 
 def phh_root() -> Path:
     assert PHH.is_dir() and (PHH / "MANIFEST.tsv").is_file(), (
-        f"the PHH hand histories are missing: expected them at {PHH} (see ../shared/phh/SOURCE.md)")
+        f"the PHH hand histories are missing: expected them at {PHH} (see SOURCE.md there)")
     return PHH
 
 
@@ -118,7 +119,7 @@ def test_the_dataset_is_there_with_its_nt_and_po_hands():
     assert len(flop_files("NT", "PO")) == 308
 
 
-@pytest.mark.parametrize("rel", flop_files("NT", "PO", "FT", "FO/8") if PHH.is_dir() else ["(missing)"])
+@pytest.mark.parametrize("rel", flop_files("NT", "PO", "FT", "FO/8"))
 def test_every_flop_hand_converts_parses_and_deals_what_the_history_says(rel):
     text = (phh_root() / rel).read_text()
     hand = phh_to_hand(text, rng=random.Random(rel))

@@ -5,18 +5,17 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import pytest
 
 from hw_sim.decks import sim_uid
+from tests.paths import DEAL_SCRIPT_DOC
 from controller.pads import PADS
 from hw_sim.script import (
     DEFAULT_BUTTONS, GAMES, STEP_KINDS, CardRef, Deal, DeckSpec, End, Move, Muck, Noise, Plug, Press, Script,
     ScriptError, Shuffler, Step, Unplug, action_of, parse_script, script_to_dict,
 )
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 ONE_HAND = [{"deal": "As", "to": "seat:1"}, {"deal": "Kd", "to": "seat:2"}, {"end": True}]
 
 
@@ -44,8 +43,8 @@ def steps(*s, **hand) -> list[dict]:
 # -- the contract ---------------------------------------------------------------------------
 
 def contract_example() -> str:
-    md = SHARED / "deal-script.md"
-    assert md.is_file(), f"the deal-script contract is missing: expected it at {md}"
+    md = DEAL_SCRIPT_DOC
+    assert md.is_file(), f"the deal-script reference is missing: expected it at {md}"
     m = re.search(r"```json\n(.*?)```", md.read_text(), re.S)
     assert m, "no ```json block in deal-script.md"
     return m.group(1)

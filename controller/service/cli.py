@@ -162,7 +162,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.set_defaults(fn=cmd_run)
 
     s = sub.add_parser("simulate", help="play a deal script through the simulated table", **fmt)
-    s.add_argument("script", help="the deal script (JSON, see ../shared/deal-script.md)")
+    s.add_argument("script", help="the deal script (JSON, see docs/deal-script.md)")
     s.add_argument("--json", action="store_true", help="print the report as JSON")
     s.add_argument("--keep", action="store_true", help="keep the work folder (config, feed, daemon log)")
     s.set_defaults(fn=cmd_simulate)
