@@ -13,7 +13,7 @@ a deck fault is ``floor``.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal, Union
+from typing import Any, Literal
 
 Audience = Literal["public", "dealer", "floor"]
 AUDIENCES: tuple[str, ...] = ("public", "dealer", "floor")
@@ -112,7 +112,7 @@ class HandFinished:
     audience: str = "floor"
 
 
-Effect = Union[Alert, Prompt, CardPlaced, CardLeft, Figures, HandStarted, HandFinished]
+Effect = Alert | Prompt | CardPlaced | CardLeft | Figures | HandStarted | HandFinished
 
 
 def effect_to_dict(effect: Effect) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields
 from operator import itemgetter
-from typing import Any, Union
+from typing import Any
 
 _UID_ANT = itemgetter(0, 1)
 
@@ -35,7 +35,7 @@ class ReaderCycle:
     device: str
     cycle: int
     reads: tuple[tuple[str, int, int], ...]
-    heard: frozenset[tuple[str, int]] = field(default=None, compare=False, repr=False)  # type: ignore[assignment]
+    heard: frozenset[tuple[str, int]] | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.heard is None:
@@ -129,8 +129,8 @@ class ShufflerStatus:
     detail: str = ""
 
 
-Event = Union[ReaderCycle, DeviceStatus, ButtonPress, TableSetup, ShufflerReport, ShufflerStatus, DeckSetup, Tick]
-EVENT_TYPES: dict[str, type] = {t.__name__: t for t in (ReaderCycle, DeviceStatus, ButtonPress, TableSetup,
+Event = ReaderCycle | DeviceStatus | ButtonPress | TableSetup | ShufflerReport | ShufflerStatus | DeckSetup | Tick
+EVENT_TYPES: dict[str, type[Event]] = {t.__name__: t for t in (ReaderCycle, DeviceStatus, ButtonPress, TableSetup,
                                                        ShufflerReport, ShufflerStatus, DeckSetup, Tick)}
 
 
@@ -150,7 +150,7 @@ def event_from_dict(d: dict[str, Any]) -> Event:
     """The inverse of :func:`event_to_dict`; raises ValueError naming an unknown type."""
     d = dict(d)
     kind = d.pop("type", None)
-    cls = EVENT_TYPES.get(kind)  # type: ignore[arg-type]
+    cls = EVENT_TYPES.get(kind)
     if cls is None:
         raise ValueError(f"unknown event type {kind!r}")
     names = {f.name for f in fields(cls)}

@@ -14,6 +14,7 @@ recorded shift replays exactly.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -51,7 +52,7 @@ class Table:
         self.rack = DeckRack(pair, settings.deck_in_play if settings.deck_in_play in pair else
                              (pair[0] if pair else None), rotate=settings.rules.rotate_decks)
         self.stub = StubCounts()
-        self._shuffler_fault: list | None = None  # [state, since, floor told] while the shuffler is in fault
+        self._shuffler_fault: list[Any] | None = None  # [state, since, floor told] while the shuffler is in fault
         self.seats: tuple[int, ...] = tuple(settings.seats)
         self._next_button: int | None = settings.button  # set by hand for the next hand, if any
         self._last_positions: Positions | None = None  # the last hand's button and blinds
@@ -69,7 +70,8 @@ class Table:
         self.devices_offline: set[str] = set()
         self._pending_alerts: list[Alert] = []  # raised between hands; kept for the next hand
         self._figures_key: tuple[Any, ...] | None = None
-        self._dispatch = {  # ReaderCycle is handled in apply() itself
+        # ReaderCycle is handled in apply() itself; each handler takes the event of its key
+        self._dispatch: dict[type[Event], Callable[[Any], list[Effect]]] = {
             DeviceStatus: self._on_device,
             ButtonPress: self._on_press,
             TableSetup: self._on_setup,
@@ -78,7 +80,7 @@ class Table:
             DeckSetup: self._on_deck_setup,
             Tick: self._on_tick,
         }
-        self._offline_since: dict[str, list] = {}  # device -> [since, floor told]
+        self._offline_since: dict[str, list[Any]] = {}  # device -> [since, floor told]
         self._last_report: tuple[str, int, tuple[str, ...] | None] | None = None
         self._retired_tags: dict[str, TagInfo] = {}  # tags of decks taken off this table (DECK-005)
 

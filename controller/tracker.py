@@ -32,7 +32,8 @@ consecutive cycles in which the true antenna missed and the neighbour heard the 
 from __future__ import annotations
 
 from operator import itemgetter
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 #: A move: (uid, from_zone or None when it came from off the table, to_zone).
 Move = tuple[str, "str | None", str]
@@ -124,7 +125,7 @@ class Tracker:
             if n == self.confirm_cycles:
                 home = self._home.get(uid)
                 pair = (home, zones[1] if zones[0] == home else zones[0]) if home in zones else zones
-                self.clones.append((uid, pair))  # type: ignore[arg-type]
+                self.clones.append((uid, pair))
 
     def _leave(self, uid: str) -> None:
         del self._home[uid]
@@ -205,5 +206,5 @@ class Tracker:
 
 _RSSI = itemgetter(2)
 _UID_ANT = itemgetter(0, 1)
-_NONE: list = []  # shared; callers only read it  # type: ignore[type-arg]
+_NONE: list[Any] = []  # shared; callers only read it
 _NOTHING: tuple[list[Move], list[tuple[str, str]]] = (_NONE, _NONE)

@@ -48,7 +48,8 @@ import os
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from controller.events import ButtonPress
 from firmware_bridge.errors import BridgeError
@@ -203,9 +204,9 @@ class _Timers:
                     log.exception("console: timer %s failed", key)
                 self._cond.notify_all()
 
-    def pending(self) -> set[Any]:
+    def pending(self) -> frozenset[Any]:
         """The keys armed (the caller holds the lock)."""
-        return set(self._due)
+        return frozenset(self._due)
 
     def close(self) -> None:
         with self._cond:

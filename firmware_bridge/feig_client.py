@@ -29,7 +29,7 @@ log = logging.getLogger("tablectl.bridge")
 class FeigClient:
     """Talks to one reader over an open pyserial port."""
 
-    def __init__(self, port: serial.SerialBase, *, device: str, com_adr: int = 0xFF,
+    def __init__(self, port: serial.Serial, *, device: str, com_adr: int = 0xFF,
                  ant_sel_bytes: int = 2, max_parts: int = 64) -> None:
         self.port = port
         self.device = device

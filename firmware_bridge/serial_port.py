@@ -27,7 +27,7 @@ class PortSettings:
     timeout: float = 0.05  # one read waits at most this long; the link adds its own deadline
 
 
-def open_port(settings: PortSettings, *, device: str) -> serial.SerialBase:
+def open_port(settings: PortSettings, *, device: str) -> serial.Serial:
     """Open the port; raise :class:`DeviceNotFound` or :class:`LinkError` naming ``device``."""
     try:
         return serial.serial_for_url(

@@ -36,9 +36,8 @@ Damage is reported, never raised; the decoder resynchronises on the next start b
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Union
 
 from firmware_bridge.crc import crc16_mcrf4xx
 from firmware_bridge.errors import ProtocolError
@@ -186,7 +185,7 @@ class Nak:
     reason: int
 
 
-Message = Union[Hello, GetStatus, AckReport, HelloReply, Status, DeckReport, Nak]
+Message = Hello | GetStatus | AckReport | HelloReply | Status | DeckReport | Nak
 
 
 @dataclass(frozen=True, slots=True)
@@ -398,7 +397,7 @@ def _parse_nak(seq: int, p: bytes) -> Nak:
     return Nak(seq, p[0], p[1])
 
 
-_PARSERS = {
+_PARSERS: dict[int, Callable[[int, bytes], Message]] = {
     T_HELLO: _parse_hello,
     T_GET_STATUS: lambda seq, p: GetStatus(seq),
     T_ACK_REPORT: lambda seq, p: AckReport(seq),

@@ -134,7 +134,7 @@ class SerialShufflerLink(ShufflerLink):
                 self.stats.reconnects += 1
                 self._stop.wait(self.backoff.next())
 
-    def _serve(self, port: serial.SerialBase) -> None:
+    def _serve(self, port: serial.Serial) -> None:
         """Shake hands, then poll until the shuffler is lost; shake hands again if it restarts."""
         refused = 0  # sessions in a row refused before a status was answered
         while not self._stop.is_set():
@@ -164,13 +164,13 @@ class SerialShufflerLink(ShufflerLink):
         self._seq = (self._seq + 1) & 0xFF
         return self._seq
 
-    def _send(self, port: serial.SerialBase, frame: bytes) -> None:
+    def _send(self, port: serial.Serial, frame: bytes) -> None:
         try:
             port.write(frame)
         except (serial.SerialException, OSError) as exc:
             raise LinkError(f"{self.name}: write failed: {exc}") from exc
 
-    def _receive(self, port: serial.SerialBase) -> list[sp.Message]:
+    def _receive(self, port: serial.Serial) -> list[sp.Message]:
         """The messages that arrive within one port timeout; damage is counted and logged."""
         if self._backlog:
             msgs, self._backlog = self._backlog, []
@@ -189,7 +189,7 @@ class SerialShufflerLink(ShufflerLink):
             items = self._decoder.flush()  # the line went quiet in the middle of a frame
         else:
             return []
-        msgs: list[sp.Message] = []
+        msgs = []
         for item in items:
             if isinstance(item, sp.Corrupt):
                 self.stats.frames_bad += 1
@@ -202,7 +202,7 @@ class SerialShufflerLink(ShufflerLink):
         return msgs
 
     # -- the handshake ----------------------------------------------------------------------
-    def _handshake(self, port: serial.SerialBase) -> bool:
+    def _handshake(self, port: serial.Serial) -> bool:
         """HELLO until a HELLO_REPLY comes; True once a compatible shuffler answered."""
         for _ in range(self.max_timeouts):
             seq = self._next_seq()
@@ -250,7 +250,7 @@ class SerialShufflerLink(ShufflerLink):
         return True
 
     # -- polling ------------------------------------------------------------------------------
-    def _poll(self, port: serial.SerialBase) -> None:
+    def _poll(self, port: serial.Serial) -> None:
         """Poll the status and take deck reports until the heartbeat is lost (then return)."""
         unanswered = 0
         pending: tuple[int, float] | None = None  # (SEQ, sent at) of the poll awaiting its answer
@@ -297,7 +297,7 @@ class SerialShufflerLink(ShufflerLink):
         self.emit(ShufflerStatus(ts=self.clock(), device=self.name, state=msg.state,
                                  code=key[1] if msg.state == "error" else None, detail=text))
 
-    def _on_report(self, port: serial.SerialBase, msg: sp.DeckReport) -> None:
+    def _on_report(self, port: serial.Serial, msg: sp.DeckReport) -> None:
         if msg.seq == self._last_report:
             self.stats.duplicates += 1
             log.info("%s: deck report %d resent (acknowledgement lost); acknowledged again", self.name, msg.seq)
