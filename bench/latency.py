@@ -66,7 +66,7 @@ def main() -> None:
             uid = f"E0040150B0{i:06X}"
             reader.place(uid, uid, 1 + i % 13)
             with cond:
-                if not cond.wait_for(lambda: uid in got, 10):
+                if not cond.wait_for(lambda uid=uid: uid in got, 10):
                     raise SystemExit(f"trial {i}: no alert")
             t_alert = got[uid]
             t_frame = writes[bisect.bisect_left(writes, t_alert) - 1]  # the answer just before
@@ -79,8 +79,8 @@ def main() -> None:
         shutil.rmtree(work, ignore_errors=True)
     lat.sort()
     p = lambda q: lat[min(len(lat) - 1, int(q * len(lat)))]  # noqa: E731
-    print(f"{'with the journal: ' if args.journal else ''}frame-to-alert latency over {len(lat)} trials: p50 {p(0.50):.3f} ms, p99 {p(0.99):.3f} ms, "
-          f"max {lat[-1]:.3f} ms, mean {statistics.mean(lat):.3f} ms")
+    print(f"{'with the journal: ' if args.journal else ''}frame-to-alert latency over {len(lat)} trials: "
+          f"p50 {p(0.50):.3f} ms, p99 {p(0.99):.3f} ms, max {lat[-1]:.3f} ms, mean {statistics.mean(lat):.3f} ms")
 
 
 if __name__ == "__main__":

@@ -20,7 +20,7 @@ True
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Sequence
+from collections.abc import Sequence
 
 ROTATIONS = ("relief", "hand")
 

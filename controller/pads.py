@@ -12,7 +12,8 @@ ValueError: press 'seat_out' needs a seat (1 to 10)
 >>> check_press("exposd")
 Traceback (most recent call last):
 ...
-ValueError: unknown pad 'exposd' (pads: exposed, exposed_player, boxed, misdeal, round_done, sa, hand_end, seat_in, seat_out, seat_absent, seat_penalty, seat_posted, highcard, next, floor, new_deck, relief, stub_wrong, ack)
+ValueError: unknown pad 'exposd' (pads: exposed, exposed_player, boxed, misdeal, round_done, sa, hand_end, seat_in,
+    seat_out, seat_absent, seat_penalty, seat_posted, highcard, next, floor, new_deck, relief, stub_wrong, ack)
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ False
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from collections.abc import Sequence
 
 
 def next_live(seat: int, live: Sequence[int]) -> int:

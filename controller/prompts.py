@@ -23,7 +23,8 @@ ConsoleState(ready='on', prompt='off', alert='off', seat=2, buzz='none', code=No
 ('blink_fast', 'off', 'short', 'misdeal.seat_skipped')
 >>> board.sounded()  # the console beeped
 >>> board.apply([Alert(3.0, "deck.wrong_deck", "floor", "As of deck B is in play")])  # the floor's: unseen
-ConsoleState(ready='on', prompt='off', alert='blink_fast', seat=2, buzz='none', code='misdeal.seat_skipped', message='seat 2 was dealt no cards: misdeal', waiting=1)
+ConsoleState(ready='on', prompt='off', alert='blink_fast', seat=2, buzz='none', code='misdeal.seat_skipped',
+             message='seat 2 was dealt no cards: misdeal', waiting=1)
 >>> board.press(ButtonPress(4.0, "ack")).alert
 'off'
 """
@@ -32,7 +33,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Sequence
+from typing import Any
+from collections.abc import Iterable, Sequence
 
 from controller.effects import Figures, HandFinished, HandStarted
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from controller.cards import CardError, parse_card, setup_order
 
@@ -73,7 +73,7 @@ def cards_from_setup_order(uids: Sequence[str]) -> dict[str, str]:
         raise RegistryError(f"tag(s) read twice while registering: {' '.join(dup)}")
     if len(uids) != 52:
         raise RegistryError(f"registration read {len(uids)} tags; a deck has 52")
-    return {normalise_uid(u): c for u, c in zip(uids, order)}
+    return {normalise_uid(u): c for u, c in zip(uids, order, strict=True)}
 
 
 @dataclass(frozen=True, slots=True)

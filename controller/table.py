@@ -297,8 +297,9 @@ class Table:
             return
         seat = int(zone[5:])
         if hand.count(zone) >= 1 or seat not in hand.seats:
-            self._flag(out, ts, hand, Finding("deal.highcard_redo", "DEAL-011",
-                                              f"two cards at seat {seat}, or a seat not in the draw: redo the draw", seat))
+            self._flag(out, ts, hand, Finding(
+                "deal.highcard_redo", "DEAL-011",
+                f"two cards at seat {seat}, or a seat not in the draw: redo the draw", seat))
             return
         drawn = {int(z[5:]): hand.labels[u[0]] for z, u in hand.zones.items() if z.startswith("seat:") and u}
         drawn[seat] = label
@@ -536,7 +537,8 @@ class Table:
             self.devices_offline.add(ev.device)
             self._offline_since[ev.device] = [ev.ts, False]
             self._alert(out, Alert(ts=ev.ts, code=f"device.{ev.device}_offline", audience="dealer",
-                                   hand=hand_no, message=f"{ev.device} offline" + (f" ({ev.detail})" if ev.detail else "")))
+                                   hand=hand_no,
+                                   message=f"{ev.device} offline" + (f" ({ev.detail})" if ev.detail else "")))
         elif ev.online and ev.device in self.devices_offline:
             self.devices_offline.discard(ev.device)
             self._alert(out, Alert(ts=ev.ts, code=f"device.{ev.device}_online", audience="dealer",

@@ -16,9 +16,9 @@ reaches the outputs.
 One UID heard at full strength in two zones in the same cycle is beyond what crosstalk explains
 (crosstalk is weaker, and sporadic): two physical cards carry that tag, a cloned card
 (DECK-007). After ``confirm_cycles`` such cycles the tracker lists it in :attr:`Tracker.clones`;
-while the two are heard the tag makes no move, since either place could be the original's. With a 5 % miss rate and 1 % crosstalk, a false move needs three
-consecutive cycles in which the true antenna missed and the neighbour heard the tag: about
-1e-10 per card and cycle.
+while the two are heard the tag makes no move, since either place could be the original's.
+With a 5 % miss rate and 1 % crosstalk, a false move needs three consecutive cycles in which the
+true antenna missed and the neighbour heard the tag: about 1e-10 per card and cycle.
 
 >>> t = Tracker(zone_of={1: "seat:1", 2: "seat:2"}.get, confirm_cycles=2, gone_cycles=3)
 >>> t.cycle(1, (("T1", 1, 200),))

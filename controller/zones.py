@@ -13,7 +13,7 @@ may feed one zone (a long board, a muck that spans two pads); one antenna feeds 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping
+from collections.abc import Mapping
 
 COMMON_ZONES = ("board", "burn", "muck")
 SEAT_ZONES = tuple(f"seat:{n}" for n in range(1, 11))
@@ -40,7 +40,7 @@ class ZoneMap:
     by_antenna: dict[int, str]
 
     @classmethod
-    def from_mapping(cls, mapping: Mapping[object, str]) -> "ZoneMap":
+    def from_mapping(cls, mapping: Mapping[object, str]) -> ZoneMap:
         out: dict[int, str] = {}
         for key, zone in mapping.items():
             try:
@@ -53,7 +53,7 @@ class ZoneMap:
         return cls(out)
 
     @classmethod
-    def default(cls) -> "ZoneMap":
+    def default(cls) -> ZoneMap:
         """The standard table: antennas 1..10 under the seats, 11 board, 12 burn, 13 muck."""
         m = {n: f"seat:{n}" for n in range(1, 11)}
         m.update({11: "board", 12: "burn", 13: "muck"})

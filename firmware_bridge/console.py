@@ -314,7 +314,7 @@ class Console:
         made.append(dev)
         return dev
 
-    def __enter__(self) -> "Console":
+    def __enter__(self) -> Console:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -13,7 +13,8 @@ import abc
 import logging
 import threading
 import time
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from controller.events import DeviceStatus, Event
 from firmware_bridge.backoff import Backoff

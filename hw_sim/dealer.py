@@ -24,7 +24,8 @@ import random
 import threading
 import time
 from dataclasses import dataclass
-from typing import Callable, Protocol
+from typing import Protocol
+from collections.abc import Callable
 
 from hw_sim import script as sc
 from hw_sim.decks import sim_uid

@@ -25,7 +25,7 @@ from __future__ import annotations
 import random
 import threading
 import time
-from typing import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from firmware_bridge import feig
 from hw_sim.pty_device import PtyDevice, SimDevice

@@ -49,7 +49,8 @@ from __future__ import annotations
 import random
 import tomllib
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
+from collections.abc import Sequence
 
 from controller.cards import FULL_DECK, CardError, parse_card
 
@@ -86,7 +87,8 @@ def phh_game(variant: str) -> str:
     >>> phh_game("F7S")
     Traceback (most recent call last):
     ...
-    hw_sim.phh.UnsupportedHand: PHH variant 'F7S' (seven card stud) is not supported: only the flop games NT, FT, PO, FO/8
+    hw_sim.phh.UnsupportedHand: PHH variant 'F7S' (seven card stud) is not supported:
+        only the flop games NT, FT, PO, FO/8
     """
     if variant in FLOP_VARIANTS:
         return FLOP_VARIANTS[variant]

@@ -68,7 +68,7 @@ class PtyDevice:
     def is_open(self) -> bool:
         return self._master is not None
 
-    def __enter__(self) -> "PtyDevice":
+    def __enter__(self) -> PtyDevice:
         self.open()
         return self
 

@@ -35,7 +35,8 @@ blinds are in each of its hands.
 from __future__ import annotations
 
 import random
-from typing import Any, Sequence
+from typing import Any
+from collections.abc import Sequence
 
 from dataclasses import dataclass
 

@@ -15,7 +15,8 @@ gives the action of a step (or of a bare action).
 ...   "hands": [{"steps": [{"deal": "As", "to": "seat:1"}, {"deal": "Kd@B", "to": "seat:2"},
 ...                        {"deal": "tag:e0040150a05f02b7", "to": "burn"}]}]}''')
 >>> s.hands[0].steps[0]
-Step(hand=1, index=1, action=Deal(card=CardRef(card='As', deck=None, uid=None), to='seat:1', face_up=False, clone=False))
+Step(hand=1, index=1, action=Deal(card=CardRef(card='As', deck=None, uid=None), to='seat:1', face_up=False,
+     clone=False))
 >>> [str(action_of(st).card) for st in s.hands[0].steps[1:3]]
 ['Kd@B', 'tag:E0040150A05F02B7']
 >>> s.hands[0].steps[-1]          # a hand that does not end with {"end": true} gets one
@@ -26,7 +27,8 @@ True
 ...              '{"steps": [{"deal": "As", "to": "seat:1"}, {"deal": "as", "to": "board"}]}]}')
 Traceback (most recent call last):
 ...
-hw_sim.script.ScriptError: hand 1, step 2: As is already out (dealt at step 1 and not gathered; a second tag with the same UID is "clone": true)
+hw_sim.script.ScriptError: hand 1, step 2: As is already out (dealt at step 1 and not gathered;
+    a second tag with the same UID is "clone": true)
 
 Choices the contract leaves open (documented here, relied on by the simulator):
 
@@ -76,7 +78,8 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Any, Collection, Union
+from typing import Any
+from collections.abc import Collection
 
 from controller.cards import RANKS, SUITS, CardError, parse_card
 from controller.pads import PADS, check_press
@@ -188,7 +191,7 @@ class Plug:
     device: str
 
 
-Action = Union[Deal, Muck, Press, Move, Shuffler, End, Unplug, Plug]
+Action = Deal | Muck | Press | Move | Shuffler | End | Unplug | Plug
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,8 +18,9 @@ ZONES = ZoneMap.default()
 ANTENNA_OF: dict[str, int] = {z: ZONES.antennas_of(z)[0] for z in set(ZONES.by_antenna.values())}
 
 
-def write_setup(workdir: Path, *, game: str = "holdem", seats: list[int] | tuple[int, ...] = (1, 2, 3, 4, 5, 6, 7, 8, 9),
-                button: int = 9, table_extra: str = "", reader_extra: str = "", outputs: str = "",
+def write_setup(workdir: Path, *, game: str = "holdem",
+                seats: list[int] | tuple[int, ...] = (1, 2, 3, 4, 5, 6, 7, 8, 9), button: int = 9,
+                table_extra: str = "", reader_extra: str = "", outputs: str = "",
                 shuffler: bool = False, console: bool | str = True, journal: bool = False) -> Path:
     """Write the manifests and ``tablectl.toml`` into ``workdir``; return the config's path.
 
@@ -33,6 +34,8 @@ def write_setup(workdir: Path, *, game: str = "holdem", seats: list[int] | tuple
         (workdir / f"deck-{d}.txt").write_text(manifest_text(d))
     decks = "".join(f'\n[[decks]]\nid = "{d}"\nback = "{DECK_BACKS[d]}"\nmanifest = "deck-{d}.txt"\n'
                     for d in DECK_IDS)
+    if not isinstance(console, str):
+        console = default_console(pin_factory="mock", bounce_time=0.005, hold_time=0.5) if console else ""
     cfg = workdir / "tablectl.toml"
     cfg.write_text(f"""# a simulated table
 [table]
@@ -49,5 +52,5 @@ parity = "N"  # a pseudo-terminal has no parity (see hw_sim/pty_device.py)
 {f'[shuffler]{chr(10)}port = "{workdir / "shuffler"}"{chr(10)}' if shuffler else ""}
 {f'[journal]{chr(10)}path = "{workdir / "journal.sqlite3"}"{chr(10)}' if journal else ""}
 {("[outputs]" + chr(10) + outputs) if outputs else ""}
-{console if isinstance(console, str) else default_console(pin_factory="mock", bounce_time=0.005, hold_time=0.5) if console else ""}""")
+{console}""")
     return cfg

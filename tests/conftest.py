@@ -1,6 +1,4 @@
 import sys
-import threading
-from pathlib import Path
 
 import pytest
 

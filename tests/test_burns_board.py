@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.rules_common import BUTTON, SEATS, CLEAN, END, FLOP, RD, RIVER, TURN, alerts_of, deal, hole, run, run_hands, street
+from tests.rules_common import (
+    BUTTON, SEATS, CLEAN, END, FLOP, RD, RIVER, TURN, alerts_of, deal, hole, run, run_hands, street,
+)
 
 
 def run_tapping(tmp_path, steps):

@@ -43,7 +43,7 @@ def test_tags_on_a_missing_port_says_which(tmp_path):
 
 
 def _lay_deck(reader, deck, stop, cards):
-    for i, card in enumerate(cards):
+    for card in cards:
         if stop.is_set():
             return
         reader.place(card, sim_uid(deck, card), 1)

@@ -72,9 +72,11 @@ def test_rule_settings_are_read(tmp_path):
     ('manifest = "A.txt"', 'manifest = "nope.txt"', "[decks #1] manifest: cannot read"),
     ('back = "blue"', 'back = ""', "[decks #2] back: every deck needs a back colour"),
     ("[reader]", "[readr]\n[reader]", "[readr]: unknown section"),
-    ("[reader]", '[rules]\nlate_fault = "maybe"\n[reader]', "[rules] late_fault: want one of proceeds, dead, got 'maybe'"),
+    ("[reader]", '[rules]\nlate_fault = "maybe"\n[reader]',
+     "[rules] late_fault: want one of proceeds, dead, got 'maybe'"),
     ("[reader]", "[rules]\nseats_max = 12\n[reader]", "[rules] seats_max: want 2 to 10, got 12"),
-    ("[reader]", "[rules]\nround_done_pad = 1\n[reader]", "[rules] round_done_pad: want true or false or a string, got 1"),
+    ("[reader]", "[rules]\nround_done_pad = 1\n[reader]",
+     "[rules] round_done_pad: want true or false or a string, got 1"),
     ("[reader]", "[rules]\nmuck = 1\n[reader]", "[rules] muck: unknown key"),
     ('9 = "seat:9"', '9 = "seat:8"', "[antennas]: no antenna feeds seat:9 (a map you write replaces the default"),
     ('13 = "muck"', '', "[antennas]: no antenna feeds muck"),
@@ -117,7 +119,8 @@ def test_invalid_toml_names_the_file(tmp_path):
 
 
 def test_tablectl_run_refuses_a_bad_file_with_one_line(tmp_path):
-    import subprocess, sys
+    import subprocess
+    import sys
     cfg = good(tmp_path)
     cfg.write_text(cfg.read_text().replace("button = 9", "button = 42"))
     r = subprocess.run([sys.executable, "-m", "controller.service.cli", "run", "--config", str(cfg)],

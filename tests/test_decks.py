@@ -153,7 +153,7 @@ def test_crosstalk_even_for_many_cycles_is_not_a_clone():
     f = Feeder()
     f.put("As", 1)
     uid = f.uid("As")
-    for c in range(30):  # the neighbour hears the ace weakly in every cycle
+    for _ in range(30):  # the neighbour hears the ace weakly in every cycle
         f.cycle += 1
         f.effects += f.table.apply(__import__("controller.events", fromlist=["ReaderCycle"]).ReaderCycle(
             float(f.cycle), "reader", f.cycle, ((uid, 1, 200), (uid, 2, 110))))
@@ -188,7 +188,7 @@ def gather(f):
 def deal_hand(f, deck="A", to_river=True):
     """A clean hand from wherever the button is now."""
     order = deal_order(f.table.seats, f.table.button)
-    for card, seat in zip(("As", "Kd", "7c", "2h", "3h", "Qs"), order * 2):
+    for card, seat in zip(("As", "Kd", "7c", "2h", "3h", "Qs"), order * 2, strict=False):
         f.put(card, seat, deck=deck)
     if not to_river:
         return

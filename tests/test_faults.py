@@ -12,7 +12,8 @@ import copy
 import json
 import random
 import subprocess
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import pytest
 
@@ -439,7 +440,7 @@ def test_the_scripted_dealer_plays_every_fault(tmp_path):
     r = subprocess.run([*TABLECTL, "simulate", str(path), "--json"], capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr
     report = json.loads(r.stdout)
-    for name, hand, got in zip(FAULTS, hands, report["hands"]):
+    for name, hand, got in zip(FAULTS, hands, report["hands"], strict=True):
         want = expected_zones(hand["steps"])
         zones = dict(got["zones"])
         assert sorted(zones.pop("muck", [])) == sorted(want["zones"].pop("muck", [])), name

@@ -11,7 +11,6 @@ import random
 import pytest
 
 from controller.positions import initial_positions
-from controller.settings import deal_order
 from hw_sim.faults import FAULTS, inject
 from hw_sim.random_hands import random_hand_steps
 from tests.test_simulate_e2e import NOISE, simulate
@@ -95,7 +94,7 @@ def test_every_injected_fault_is_caught_at_its_step(tmp_path, game, seed):
     r = simulate(tmp_path, script)
     assert r.returncode == 0, r.stderr
     report = json.loads(r.stdout)
-    for (name, code, rule, seat, step, first), got in zip(expected, report["hands"]):
+    for (name, code, rule, seat, step, first), got in zip(expected, report["hands"], strict=True):
         alerts = [(a["code"], a["rule"], a.get("seat"), a["step"]) for a in got["alerts"]]
         assert (code, rule, seat, step) in alerts, f"{name}: {alerts}"
         assert all(s >= first for *_, s in alerts), f"{name}: {alerts}"

@@ -11,7 +11,6 @@ import os
 import random
 import socket
 import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -64,7 +63,7 @@ def test_fifty_hands_with_power_cuts_at_random_steps_report_as_without(tmp_path)
     assert normal(got) == normal(want)
     # and both are right: the buttons the dead-button rule gives, every card where it was dealt
     assert [h["button"] for h in got["hands"]] == [w.button for w in session_expectations(script)]
-    for hand, rep in zip(script["hands"], normal(got)):
+    for hand, rep in zip(script["hands"], normal(got), strict=True):
         exp = expected_hand(hand["steps"])
         assert sorted(exp["zones"].get("muck", [])) == rep["zones"].get("muck", [])
         assert {z: c for z, c in rep["zones"].items() if z != "muck"} == \
@@ -246,7 +245,7 @@ class NotifySocket:
         while time.monotonic() < end:
             try:
                 got.append(self.sock.recv(4096).decode())
-            except socket.timeout:
+            except TimeoutError:
                 continue
         return got
 
@@ -256,7 +255,7 @@ class NotifySocket:
             try:
                 if text in self.sock.recv(4096).decode():
                     return True
-            except socket.timeout:
+            except TimeoutError:
                 continue
         return False
 

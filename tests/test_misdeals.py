@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.rules_common import CLEAN, END, FLOP, HOLE, RIVER, TURN, deal, hole, run, run_hands, alerts_of, step_no
+from tests.rules_common import CLEAN, END, HOLE, deal, hole, run, run_hands, alerts_of
 
 pytestmark = pytest.mark.e2e
 

@@ -86,7 +86,7 @@ def check_hand(rel: str, text: str, hand: dict) -> None:
     for p, listed in t["hole"].items():
         got = [s["deal"] for s in deals if s["to"] == f"seat:{p}"]
         assert len(got) == k, rel
-        for want, card in zip(listed, got):
+        for want, card in zip(listed, got, strict=True):
             if want != "??":
                 assert card == want, f"{rel}: p{p} got {got}, the history says {listed}"
         for c in t["shown"].get(p, []):
@@ -223,7 +223,7 @@ def test_real_hands_dealt_through_the_simulator_end_exactly_right(tmp_path, load
     assert r.returncode == 0, r.stderr
     report = json.loads(r.stdout)
     check_report(script, report)
-    for (rel, hand), got in zip(mine, report["hands"]):
+    for (rel, hand), got in zip(mine, report["hands"], strict=True):
         t = truth((phh_root() / rel).read_text())
         mucked = {int(s["muck"][5:]) for s in hand["steps"] if "muck" in s}
         for p, cards in t["hole"].items():

@@ -29,7 +29,7 @@ def test_random_legal_sessions_raise_no_alert(tmp_path_factory, seed, game, hand
     report = json.loads(r.stdout)
     want = session_expectations(script)
     assert [h["button"] for h in report["hands"]] == [w.button for w in want]
-    for i, (hand, got) in enumerate(zip(script["hands"], report["hands"]), 1):
+    for i, (hand, got) in enumerate(zip(script["hands"], report["hands"], strict=True), 1):
         loud = [a for a in got["alerts"] if a["audience"] in ("dealer", "floor")]
         assert loud == [], f"hand {i}: {loud}"
         exp = expected_hand(hand["steps"])

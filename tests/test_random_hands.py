@@ -136,7 +136,7 @@ def test_a_random_script_with_fixed_seats_moves_the_button_clockwise(seed, game,
     assert script["noise"] == {"seed": seed}
     assert (script["seats"], script["button"]) == (seats, script["hands"][0]["button"])
     assert script["hands"][0]["button"] in seats
-    for prev, hand in zip(script["hands"], script["hands"][1:]):
+    for prev, hand in zip(script["hands"], script["hands"][1:], strict=False):
         assert hand["seats"] == seats
         assert hand["button"] == expected_order(seats, prev["button"])[0]  # DEAL-004
     for hand in script["hands"]:
@@ -151,7 +151,7 @@ def test_a_random_script_with_varying_seats_names_each_hands_table(seed, game):
     script = random_script(seed, hands=8, game=game, noise=noise, vary_seats=True)
     parsed = parse_script(json.dumps(script))
     assert parsed.noise.miss == 0.05
-    for hand, ph in zip(script["hands"], parsed.hands):
+    for hand, ph in zip(script["hands"], parsed.hands, strict=True):
         assert 2 <= len(hand["seats"]) <= 10 and 1 <= hand["button"] <= 10
         assert (ph.seats, ph.button) == (tuple(hand["seats"]), hand["button"])
         check_clean_hand(hand["steps"], game, hand["seats"], hand["button"])
@@ -208,7 +208,7 @@ def test_a_session_eliminates_players_and_follows_the_dead_button_rule(seed, gam
     assert 2 <= len(first["seats"]) <= 10 and 1 <= first["button"] <= 10
     expected = positions_of_session(script)
     previous = None
-    for number, (hand, (live, pos)) in enumerate(zip(script["hands"], expected)):
+    for number, (hand, (live, pos)) in enumerate(zip(script["hands"], expected, strict=True)):
         # only the first hand names its table: the daemon moves the button after that
         assert ("seats" in hand, "button" in hand) == (number == 0, number == 0)
         steps = hand["steps"]

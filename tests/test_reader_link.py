@@ -102,7 +102,7 @@ def test_an_error_status_drops_the_cycle_instead_of_reporting_an_empty_table(sim
     r = sim_reader()
     r.place("a", sim_uid("A", "As"), 3)
     ev = Events()
-    lk = link(ev)
+    link(ev)
     ev.wait(lambda items: len([e for e in items if isinstance(e, ReaderCycle)]) >= 2)
     r.error_status_next = 3
     n = len(ev.cycles())

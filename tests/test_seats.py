@@ -39,7 +39,8 @@ def test_DEAL_006_a_newcomer_between_button_and_small_blind_waits(tmp_path):
     hands[1] = {"steps": [{"press": "seat_in", "seat": 10}] + clean_for([1, 2, 4, 6, 9, 10])}
     report = run_hands(tmp_path / "b", hands[:2], button=6)
     assert alerts_of(report["hands"][1]) == [  # once for the seat, at its first card
-        ("deal.seat_waits", "DEAL-006", 10, "dealer", 1), ("misdeal.card_to_seat_not_dealt_in", "MISD-005", 10, "dealer", 7)]
+        ("deal.seat_waits", "DEAL-006", 10, "dealer", 1),
+        ("misdeal.card_to_seat_not_dealt_in", "MISD-005", 10, "dealer", 7)]
 
 
 @e2e

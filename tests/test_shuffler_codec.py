@@ -50,7 +50,7 @@ def messages(items: list) -> list:
 
 # --- The document's examples ------------------------------------------------------------------
 
-EXAMPLE_ROW = re.compile(r"^\| `((?:%s)\(.*\))` \| `([0-9A-F ]+)` \|$" % "|".join(MESSAGE_CLASSES), re.M)
+EXAMPLE_ROW = re.compile(rf"^\| `((?:{'|'.join(MESSAGE_CLASSES)})\(.*\))` \| `([0-9A-F ]+)` \|$", re.M)
 FRAME_BLOCK = re.compile(r"^```frame\n(.*?)^```", re.M | re.S)
 CRC_ROW = re.compile(r"^\| `([0-9A-F]{2})` \| 0x([0-9A-F]{4}) \|$", re.M)
 TYPE_ROW = re.compile(r"^\| `([0-9A-F]{2})` \| ([A-Z_]+) \| (host|shuffler) → ", re.M)
@@ -177,7 +177,8 @@ def test_encode_message_rejects_other_values() -> None:
     (sp.T_STATUS, "05 00 00", "STATUS: unknown state byte 0x05"),
     (sp.T_DECK_REPORT, "34 01", "DECK_REPORT: payload of 2 bytes, expected at least 3"),
     (sp.T_DECK_REPORT, "34 01 02 E0 04 01 50 A0 5F 00 00", "DECK_REPORT: payload of 11 bytes, expected at least 19"),
-    (sp.T_DECK_REPORT, "34 00 01 E0 04 01 50 A0 5F 00 00", "DECK_REPORT: 1 UIDs in a count-only report (FLAGS bit 0 clear)"),
+    (sp.T_DECK_REPORT, "34 00 01 E0 04 01 50 A0 5F 00 00",
+     "DECK_REPORT: 1 UIDs in a count-only report (FLAGS bit 0 clear)"),
     (sp.T_NAK, "02", "NAK: payload of 1 bytes, expected at least 2"),
 ])
 def test_frames_that_make_no_sense_are_invalid_not_raised(type_: int, payload: str, reason: str) -> None:

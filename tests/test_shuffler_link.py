@@ -156,7 +156,7 @@ def test_faults_are_emitted_repeated_while_they_last_and_cleared(sim, link):
     s.jam()
     ev.wait(lambda e: e.states().count("jam") >= 3)
     jams = [x for x in ev.of(ShufflerStatus) if x.state == "jam"]
-    gaps = [b.ts - a.ts for a, b in zip(jams, jams[1:])]
+    gaps = [b.ts - a.ts for a, b in zip(jams, jams[1:], strict=False)]
     assert all(g >= FAULT_REPEAT * 0.8 for g in gaps), gaps  # not at every poll (0.05 s)
     assert {(x.code, x.detail) for x in jams} == {(None, "jam")}
     s.clear()

@@ -50,7 +50,7 @@ def expected_hand(steps: list[dict]) -> dict:
 
 def check_report(script: dict, report: dict) -> None:
     assert len(report["hands"]) == len(script["hands"])
-    for i, (hand, got) in enumerate(zip(script["hands"], report["hands"]), 1):
+    for i, (hand, got) in enumerate(zip(script["hands"], report["hands"], strict=True), 1):
         want = expected_hand(hand["steps"])
         # cards mucked together may be read into the muck in either order
         got_zones = dict(got["zones"])

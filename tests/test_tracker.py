@@ -51,7 +51,8 @@ def test_a_lone_crosstalk_read_does_not_move_a_card():
 
 def test_a_real_move_is_confirmed():
     t = make(confirm=2)
-    t.cycle(1, [("U", 1, 200)]); t.cycle(2, [("U", 1, 200)])
+    t.cycle(1, [("U", 1, 200)])
+    t.cycle(2, [("U", 1, 200)])
     t.cycle(3, [("U", 13, 200)])
     moves, _ = t.cycle(4, [("U", 13, 200)])
     assert moves == [("U", "seat:1", "muck")]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Callable
+from collections.abc import Callable
 
 
 def wait_for(predicate: Callable[[], object], timeout: float = 10.0, poll: float = 0.005) -> bool:

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from typing import Collection, Iterable
+from collections.abc import Collection, Iterable
 
 from controller.cards import setup_order
 from controller.registry import DeckRegistry

@@ -143,7 +143,7 @@ def _same_round(seen: list[int], order: list[int], times: list[float]) -> bool:
     """Whether the seats ``seen`` (confirmed at ``times``) can be ``order``: cards confirmed in
     the same reader cycle arrived in an order the reader cannot tell."""
     rank = {s: i for i, s in enumerate(order)}
-    return [s for _, _, s in sorted(zip(times, (rank.get(s, -1) for s in seen), seen))] == order
+    return [s for _, _, s in sorted(zip(times, (rank.get(s, -1) for s in seen), seen, strict=True))] == order
 
 
 def on_exposed(hand: Hand, kind: str, seat: int | None = None, last_label: str | None = None) -> Finding | None:

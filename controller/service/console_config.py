@@ -13,7 +13,8 @@ the file. See docs/console.md.
 >>> parse_console({"console": {"buttons": {"round_done": 5}, "leds": {"alert": 5}}}, src="t.toml")
 Traceback (most recent call last):
 ...
-controller.service.config.ConfigError: t.toml: [console.leds] alert: pin 5 is already used by [console.buttons] round_done
+controller.service.config.ConfigError: t.toml: [console.leds] alert: pin 5 is already used by
+    [console.buttons] round_done
 """
 
 from __future__ import annotations

@@ -24,7 +24,8 @@ import os
 import socketserver
 import threading
 import time
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from pathlib import Path
 

@@ -119,7 +119,7 @@ class Daemon:
         j = self.journal
         if j is None:
             return
-        info = j.open()
+        j.open()
         after = 0
         snap = j.latest_snapshot()
         if snap is not None:

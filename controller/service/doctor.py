@@ -39,7 +39,8 @@ import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any
+from collections.abc import Callable, Iterable, Mapping
 from urllib.parse import quote
 
 DEFAULT_CONFIG = "/etc/tablectl/tablectl.toml"

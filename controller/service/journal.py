@@ -36,7 +36,8 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
+from collections.abc import Iterator
 
 from controller.effects import Alert, Effect, HandFinished, alert_to_dict
 from controller.events import Event, ReaderCycle, event_from_dict, event_to_dict

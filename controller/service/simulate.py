@@ -20,9 +20,9 @@ import subprocess
 import sys
 import tempfile
 import threading
-import time
 from pathlib import Path
-from typing import Any, Callable, TextIO
+from typing import Any, TextIO
+from collections.abc import Callable
 
 from controller.service import control
 from hw_sim import script as sc
