@@ -11,7 +11,8 @@ import json
 
 import pytest
 
-from hw_sim.random_hands import random_session, session_expectations
+from hw_sim.random_hands import random_session
+from tests.dead_button import session_expectations
 from tests.test_simulate_e2e import NOISE, expected_hand, simulate
 
 
