@@ -27,8 +27,9 @@ the next (DEAL-001); heads-up the button is the small blind (DEAL-002).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 SEATS = range(1, 11)  # a table of ten seats, numbered clockwise
 

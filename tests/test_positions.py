@@ -1,7 +1,8 @@
 """The button and blinds from hand to hand (DEAL-002 to DEAL-005), after 001 §BUTTON RULE."""
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from controller.positions import Positions, initial_positions, next_positions
 from controller.settings import deal_order
@@ -85,52 +86,52 @@ def test_positions_agree_with_the_reference_walk_of_the_dead_button_rule(live, s
 # blind, deal order). The expected values are read off the guides, not computed.
 
 CASES = [
-    ("DEAL-005", "001 §BUTTON RULE SCENARIO #1: SMALL BLIND is eliminated from play. "
+    ("DEAL-005", ("001 §BUTTON RULE SCENARIO #1: SMALL BLIND is eliminated from play. "
                  "HAND 1: seat 1 Button, seat 2 Small, seat 3 Big; "
                  "HAND 2: seat 2 Button (OUT), seat 3 Small, seat 4 Big; "
-                 "HAND 3: seat 2 (OUT), seat 3 Button, seat 4 Small, seat 5 Big",
+                 "HAND 3: seat 2 (OUT), seat 3 Button, seat 4 Small, seat 5 Big"),
      [((1, 2, 3, 4, 5), 1, 2, True, 3, [2, 3, 4, 5, 1]),
       ((1, 3, 4, 5), 2, 3, True, 4, [3, 4, 5, 1]),
       ((1, 3, 4, 5), 3, 4, True, 5, [4, 5, 1, 3])]),
-    ("DEAL-005", "001 §BUTTON RULE SCENARIO #2: BIG BLIND is eliminated from play. "
+    ("DEAL-005", ("001 §BUTTON RULE SCENARIO #2: BIG BLIND is eliminated from play. "
                  "HAND 1: seat 1 Button, seat 2 Small, seat 3 Big; "
                  "HAND 2: seat 2 Button, seat 3 (OUT), seat 4 Big [no small blind]; "
-                 "HAND 3: seat 3 Button (OUT), seat 4 Small, seat 5 Big",
+                 "HAND 3: seat 3 Button (OUT), seat 4 Small, seat 5 Big"),
      [((1, 2, 3, 4, 5), 1, 2, True, 3, [2, 3, 4, 5, 1]),
       ((1, 2, 4, 5), 2, 3, False, 4, [4, 5, 1, 2]),
       ((1, 2, 4, 5), 3, 4, True, 5, [4, 5, 1, 2])]),
-    ("DEAL-005", "001 §BUTTON RULE SCENARIO #3: SMALL BLIND AND BIG BLIND are eliminated. "
+    ("DEAL-005", ("001 §BUTTON RULE SCENARIO #3: SMALL BLIND AND BIG BLIND are eliminated. "
                  "HAND 1: seat 1 Button, seat 2 Small, seat 3 Big; "
                  "HAND 2: seat 2 Button (OUT), seat 3 (OUT), seat 4 Big; "
-                 "HAND 3: seat 3 Button (OUT), seat 4 Small, seat 5 Big",
+                 "HAND 3: seat 3 Button (OUT), seat 4 Small, seat 5 Big"),
      [((1, 2, 3, 4, 5), 1, 2, True, 3, [2, 3, 4, 5, 1]),
       ((1, 4, 5), 2, 3, False, 4, [4, 5, 1]),
       ((1, 4, 5), 3, 4, True, 5, [4, 5, 1])]),
-    ("DEAL-003", "003 §Blinds: 'When playing three handed, if the big blind is eliminated, the "
+    ("DEAL-003", ("003 §Blinds: 'When playing three handed, if the big blind is eliminated, the "
                  "button becomes the big blind which means the small blind will be the small blind "
-                 "again on the next hand.' (heads-up the small blind is on the button, DEAL-002)",
+                 "again on the next hand.' (heads-up the small blind is on the button, DEAL-002)"),
      [((1, 2, 3), 1, 2, True, 3, [2, 3, 1]),
       ((1, 2), 2, 2, True, 1, [1, 2])]),
-    ("DEAL-003", "000 §When Only Two Players Remain: 'determine which player would have been the "
+    ("DEAL-003", ("000 §When Only Two Players Remain: 'determine which player would have been the "
                  "next big blind if no player had been eliminated ... that player is the big blind "
                  "and the other player is the small blind and button. The player who does not have "
-                 "the button shall be dealt the first card.' (the small blind, seat 2, busts)",
+                 "the button shall be dealt the first card.' (the small blind, seat 2, busts)"),
      [((1, 2, 3), 1, 2, True, 3, [2, 3, 1]),
       ((1, 3), 3, 3, True, 1, [1, 3])]),
-    ("DEAL-003", "004 intro: 'a player can never miss the big blind. If there are only 3 players "
+    ("DEAL-003", ("004 intro: 'a player can never miss the big blind. If there are only 3 players "
                  "left, and the dealer gets eliminated, then the button is placed after putting "
-                 "the big blind in the right place.' (the button, seat 1, busts)",
+                 "the big blind in the right place.' (the button, seat 1, busts)"),
      [((1, 2, 3), 1, 2, True, 3, [2, 3, 1]),
       ((2, 3), 3, 3, True, 2, [2, 3])]),
-    ("DEAL-002", "004 §Poker Dealer Rules: 'In heads-up play with two blinds, the small blind is on "
+    ("DEAL-002", ("004 §Poker Dealer Rules: 'In heads-up play with two blinds, the small blind is on "
                  "the button.' 000: 'The player who does not have the button shall be dealt the "
-                 "first card.' (seats 3 and 8, the button moving each hand, DEAL-004)",
+                 "first card.' (seats 3 and 8, the button moving each hand, DEAL-004)"),
      [((3, 8), 8, 8, True, 3, [3, 8]),
       ((3, 8), 3, 3, True, 8, [8, 3]),
       ((3, 8), 8, 8, True, 3, [3, 8])]),
-    ("DEAL-004", "000 §The Deal / 003 §Dealer Procedures: 'push the pot to the winner, muck all "
+    ("DEAL-004", ("000 §The Deal / 003 §Dealer Procedures: 'push the pot to the winner, muck all "
                  "cards, then move the button': one seat clockwise each hand, seat 10 to seat 1 "
-                 "(DEAL-001: the first card left of the button)",
+                 "(DEAL-001: the first card left of the button)"),
      [((2, 5, 10), 5, 10, True, 2, [10, 2, 5]),
       ((2, 5, 10), 10, 2, True, 5, [2, 5, 10]),
       ((2, 5, 10), 2, 5, True, 10, [5, 10, 2]),

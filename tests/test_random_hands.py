@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 
 from controller.cards import FULL_DECK
 from hw_sim.random_hands import random_hand_steps, random_hand_steps_in_order, random_script, random_session
-from tests.dead_button import Reference, session_expectations
 from hw_sim.script import Deal, End, Muck, Press, action_of, parse_script
+from tests.dead_button import Reference, session_expectations
 
 HOLE = {"holdem": 2, "omaha": 4}
 STREET_SHAPES = {0: [], 3: ["burn"] + ["board"] * 3, 4: ["burn"] + ["board"] * 3 + ["burn", "board"],
