@@ -56,9 +56,11 @@ def test_every_fault_has_an_expected_alert():
 
 
 def _tap(steps):
-    """The step that ends the deal: the first tap, burn or board card."""
+    """The step that ends the deal (MISD-006/007 checked there): the first fold, tap, burn or
+    board card, the pot pushed, or the end of the hand."""
     return next(i for i, s in enumerate(steps, 1)
-                if s.get("press") in ("round_done", "sa") or s.get("to") in ("burn", "board"))
+                if s.get("press") in ("round_done", "sa", "hand_end") or s.get("to") in ("burn", "board")
+                or "muck" in s or "end" in s)
 
 
 def _faulty_hands(game: str, seed: int):
@@ -95,7 +97,7 @@ def test_every_injected_fault_is_caught_at_its_step(tmp_path, game, seed):
     r = simulate(tmp_path, script)
     assert r.returncode == 0, r.stderr
     report = json.loads(r.stdout)
-    for (name, code, rule, seat, step, first), got in zip(expected, report["hands"]):
+    for (name, code, rule, seat, step, first), got in zip(expected, report["hands"], strict=True):
         alerts = [(a["code"], a["rule"], a.get("seat"), a["step"]) for a in got["alerts"]]
         assert (code, rule, seat, step) in alerts, f"{name}: {alerts}"
         assert all(s >= first for *_, s in alerts), f"{name}: {alerts}"
