@@ -12,11 +12,13 @@ the big blind seat 2, and seat 4 acts first before the flop.
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 import pytest
 
-from tests.rules_common import END, FLOP, HOLE, HOLE_CARDS, RIVER, TURN, deal, hole, run
+from hw_sim.random_hands import random_hand_steps
+from tests.rules_common import END, FLOP, HOLE, HOLE_CARDS, RIVER, TURN, deal, hole, run, run_hands
 
 pytestmark = pytest.mark.e2e
 
@@ -95,3 +97,21 @@ def test_omaha_a_short_seat_that_folds_first_and_a_long_seat(tmp_path):
 def test_omaha_clean_hands_that_end_before_the_flop_raise_nothing(tmp_path):
     assert run(tmp_path / "fold", hole(omaha(OMAHA)) + FOLD_TO_BB + [END], game="omaha") == []
     assert run(tmp_path / "pushed", hole(omaha(OMAHA)) + [{"press": "hand_end"}, END], game="omaha") == []
+
+
+@pytest.mark.parametrize("game,seed", [("holdem", 31), ("omaha", 32)])
+def test_random_hands_that_end_before_the_flop_raise_nothing_under_noise(tmp_path, game, seed):
+    """The random-hand generator's pre-flop endings (everyone folds but one: fold chance 1),
+    2 to 10 seats, any button, under the noise model: no false misdeal at the first fold."""
+    rng = random.Random(seed)
+    hands = []
+    for _ in range(40):
+        seats = sorted(rng.sample(range(1, 11), rng.randint(2, 10)))
+        button = rng.randint(1, 10)
+        steps = random_hand_steps(rng, game=game, seats=seats, button=button, fold_chance=1.0)
+        assert not any(st.get("to") in ("burn", "board") for st in steps)  # over before the flop
+        hands.append({"seats": seats, "button": button, "steps": steps})
+    report = run_hands(tmp_path, hands, seats=hands[0]["seats"], button=hands[0]["button"], game=game, seed=seed)
+    assert len(report["hands"]) == len(hands)
+    for i, hand in enumerate(report["hands"], 1):
+        assert [a for a in hand["alerts"] if a["audience"] in ("dealer", "floor")] == [], f"hand {i}"
