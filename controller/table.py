@@ -251,7 +251,7 @@ class Table:
         if folded and hand is not None:
             # A fold is an action: the deal is over (MISD-006/007), once every card of the
             # cycle is counted (a hole card confirmed with the fold is not taken for missing)
-            self._end_deal(ts, hand, out)
+            self._end_deal(ts, hand, out, closes_window=False)
         if hand is not None:
             key = hand.figures_key()
             if key != self._figures_key:
@@ -287,11 +287,12 @@ class Table:
             self._end_deal(ts, hand, out)
             self._street_card(ts, hand, uid, label, zone, out)
 
-    def _end_deal(self, ts: float, hand: Hand, out: list[Effect]) -> None:
-        """The initial deal is over (MISD-013: ``sa``, ``round_done``, the first burn or board
-        card, the first fold, the end of the hand): check its counts once (MISD-006/007)."""
+    def _end_deal(self, ts: float, hand: Hand, out: list[Effect], closes_window: bool = True) -> None:
+        """The initial deal is over (``sa``, ``round_done``, the first burn or board card, which
+        also close the misdeal window, MISD-013; or the first fold, the pot pushed, the hand
+        gathered, which do not): check its counts once (MISD-006/007)."""
         if hand.kind == "hand":
-            for f in end_of_deal(hand):
+            for f in end_of_deal(hand, closes_window=closes_window):
                 self._flag(out, ts, hand, f)
 
     def _flush(self, out: list[Effect], hand: Hand) -> None:
@@ -471,7 +472,7 @@ class Table:
             self._finish_draw(ts, hand, out)
             return
         self._flush(out, hand)
-        self._end_deal(ts, hand, out)  # a hand over before any action still had a deal to check
+        self._end_deal(ts, hand, out, closes_window=False)  # a hand over before the flop was dealt too
         if not hand.misdeal:
             for f in hand.board.finish():  # BURN-006
                 self._flag(out, ts, hand, f)
@@ -601,7 +602,7 @@ class Table:
                                                   "misdeal declared after substantial action", audience="floor"))
             hand.misdeal = True  # MISD-016: declared; the re-deal replays the hand (MISD-014)
         elif name == "hand_end":
-            self._end_deal(ts, hand, out)  # the pot is pushed: the deal is long over
+            self._end_deal(ts, hand, out, closes_window=False)  # the pot is pushed: the deal is over
             hand.pot_pushed = True
         return out
 

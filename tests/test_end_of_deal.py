@@ -115,3 +115,13 @@ def test_random_hands_that_end_before_the_flop_raise_nothing_under_noise(tmp_pat
     assert len(report["hands"]) == len(hands)
     for i, hand in enumerate(report["hands"], 1):
         assert [a for a in hand["alerts"] if a["audience"] in ("dealer", "floor")] == [], f"hand {i}"
+
+
+def test_MISD_013_a_fold_ends_the_deal_but_does_not_close_the_misdeal_window(tmp_path):
+    # the short seat is flagged at the first fold; the dealer calls the misdeal then: in time,
+    # the floor is not told of a late call (folds are no substantial action, MISD-013)
+    called = short_first_round(6) + [{"muck": "seat:4"}, {"press": "misdeal"}, END]
+    assert run(tmp_path / "called", called) == [("misdeal.seat_short", "MISD-007", 6, "dealer", 10)]
+    # after a fold a card to a seat not dealt in is still a misdeal, not a late fault
+    after_fold = hole() + [{"muck": "seat:4"}, deal("2c", 3)] + FOLD_TO_BB[1:] + [END]
+    assert run(tmp_path / "empty", after_fold) == [("misdeal.card_to_seat_not_dealt_in", "MISD-005", 3, "dealer", 12)]
