@@ -18,7 +18,18 @@ from typing import Any
 import pytest
 
 from hw_sim.random_hands import random_hand_steps
-from tests.rules_common import END, FLOP, HOLE, HOLE_CARDS, RIVER, TURN, deal, hole, run, run_hands
+from tests.rules_common import (
+    END,
+    FLOP,
+    HOLE,
+    HOLE_CARDS,
+    RIVER,
+    TURN,
+    deal,
+    hole,
+    run,
+    run_hands,
+)
 
 pytestmark = pytest.mark.e2e
 

@@ -14,7 +14,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from controller.cards import FULL_DECK
-from hw_sim.random_hands import random_hand_steps, random_hand_steps_in_order, random_script, random_session
+from hw_sim.random_hands import (
+    random_hand_steps,
+    random_hand_steps_in_order,
+    random_script,
+    random_session,
+)
 from hw_sim.script import Deal, End, Muck, Press, action_of, parse_script
 from tests.dead_button import Reference, session_expectations
 
