@@ -49,6 +49,7 @@ class Hand:
         self.last_card: str | None = None  # the card that arrived anywhere last
         # -- the initial deal and its misdeal window (RULES.md §5) --
         self.deal_over = False  # the window closed: sa, round_done, or the first burn/board card
+        self.deal_counted = False  # the end-of-deal counts were checked (MISD-006/007), once
         self.closed_by: str | None = None
         self.misdeal = False  # the dealer declared one (MISD-016)
         self.exposed = 0  # cards exposed during the initial deal (dealer errors, boxed, off-table)

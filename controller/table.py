@@ -211,6 +211,7 @@ class Table:
         if len(moves) > 1:
             moves = sorted(moves, key=_arrival_rank)
         new_seats = frozenset(int(z[5:]) for u, p, z in moves if p is None and z.startswith("seat:"))
+        folded = False
         for uid, _prev, zone in moves:
             hand = self.hand
             if hand is None:
@@ -228,6 +229,7 @@ class Table:
                 self._arrival(ts, hand, uid, label, zone, new_seats, out)
             elif prev != zone and hand.kind == "hand":
                 self._move(ts, hand, uid, label, prev, zone, out)
+                folded = folded or (prev.startswith("seat:") and zone == "muck")
             came_from = hand.place(uid, label, zone)
             if came_from != zone:
                 # Only a board card of the deck in play is public; hole cards, burns, the muck
@@ -248,6 +250,10 @@ class Table:
                 for f in absent_deadline(hand):
                     self._flag_once(out, ts, hand, f, f"absent:{f.seat}")
         hand = self.hand
+        if folded and hand is not None:
+            # A fold is an action: the deal is over (MISD-006/007), once every card of the
+            # cycle is counted (a hole card confirmed with the fold is not taken for missing)
+            self._end_deal(ts, hand, out, closes_window=False)
         if hand is not None:
             key = hand.figures_key()
             if key != self._figures_key:
@@ -280,9 +286,16 @@ class Table:
                            key=lambda s: (hand.dealt_to.get(s, 0), hand.order.index(s)))
                 hand.count_hole(uid, seat)
         elif zone in ("burn", "board"):
-            for f in end_of_deal(hand):
-                self._flag(out, ts, hand, f)
+            self._end_deal(ts, hand, out)
             self._street_card(ts, hand, uid, label, zone, out)
+
+    def _end_deal(self, ts: float, hand: Hand, out: list[Effect], closes_window: bool = True) -> None:
+        """The initial deal is over (``sa``, ``round_done``, the first burn or board card, which
+        also close the misdeal window, MISD-013; or the first fold, the pot pushed, the hand
+        gathered, which do not): check its counts once (MISD-006/007)."""
+        if hand.kind == "hand":
+            for f in end_of_deal(hand, closes_window=closes_window):
+                self._flag(out, ts, hand, f)
 
     def _flush(self, out: list[Effect], hand: Hand) -> None:
         """A prompt held for one event (BURN-001's missing burn, in case the burn was read late)."""
@@ -359,8 +372,7 @@ class Table:
             self._flag(out, ts, hand, Finding("board.dead_card_on_board", "BOARD-007",
                                               f"{label} came from the {prev} to the board", card=label))
         if zone in ("burn", "board"):
-            for f in end_of_deal(hand):
-                self._flag(out, ts, hand, f)
+            self._end_deal(ts, hand, out)
             self._street_card(ts, hand, uid, label, zone, out)
 
     def _commit_left(self, hand: Hand, out: list[Effect]) -> None:
@@ -463,6 +475,7 @@ class Table:
             self._finish_draw(ts, hand, out)
             return
         self._flush(out, hand)
+        self._end_deal(ts, hand, out, closes_window=False)  # a hand over before the flop was dealt too
         if not hand.misdeal:
             for f in hand.board.finish():  # BURN-006
                 self._flag(out, ts, hand, f)
@@ -581,8 +594,7 @@ class Table:
                 self._flag(out, ts, hand, on_exposed(hand, kind, ev.seat, last))
         elif name in ("sa", "round_done"):
             was_open = not hand.deal_over
-            for f in end_of_deal(hand):
-                self._flag(out, ts, hand, f)
+            self._end_deal(ts, hand, out)
             if was_open:
                 hand.closed_by = name
             if name == "round_done":
@@ -594,6 +606,7 @@ class Table:
                                                   "misdeal declared after substantial action", audience="floor"))
             hand.misdeal = True  # MISD-016: declared; the re-deal replays the hand (MISD-014)
         elif name == "hand_end":
+            self._end_deal(ts, hand, out, closes_window=False)  # the pot is pushed: the deal is over
             hand.pot_pushed = True
         return out
 

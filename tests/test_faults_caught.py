@@ -55,9 +55,11 @@ def test_every_fault_has_an_expected_alert():
 
 
 def _tap(steps):
-    """The step that ends the deal: the first tap, burn or board card."""
+    """The step that ends the deal (MISD-006/007 checked there): the first fold, tap, burn or
+    board card, the pot pushed, or the end of the hand."""
     return next(i for i, s in enumerate(steps, 1)
-                if s.get("press") in ("round_done", "sa") or s.get("to") in ("burn", "board"))
+                if s.get("press") in ("round_done", "sa", "hand_end") or s.get("to") in ("burn", "board")
+                or "muck" in s or "end" in s)
 
 
 def _faulty_hands(game: str, seed: int):

@@ -24,9 +24,10 @@ from controller.service.daemon import Daemon
 from controller.service.journal import Journal
 from controller.settings import RuleSettings, TableSettings
 from controller.table import Table
-from hw_sim.random_hands import random_session, session_expectations
+from hw_sim.random_hands import random_session
 from hw_sim.setup import write_setup
 from tests.conftest import TABLECTL
+from tests.dead_button import session_expectations
 from tests.test_simulate_e2e import NOISE, expected_hand, simulate
 from tests.test_table import Feeder, deal_clean_hand, registry
 from tests.waiting import wait_until

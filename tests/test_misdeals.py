@@ -42,6 +42,20 @@ def test_MISD_004_first_card_to_the_wrong_seat(tmp_path):
     assert run(tmp_path, steps) == [("misdeal.first_card_wrong_seat", "MISD-004", 2, "dealer", 1)]
 
 
+def test_MISD_004_heads_up_the_first_card_to_the_button_is_the_wrong_seat(tmp_path):
+    """DEAL-002: heads-up the button is the small blind and is dealt LAST; the big blind gets
+    the first card. Seats 3 and 8, button 8: the first card is due at seat 3."""
+    heads_up = {"seats": [3, 8], "button": 8}
+    pairs = [("As", 3), ("Kd", 8), ("Qs", 3), ("Jd", 8)]
+    clean = hole(pairs) + FLOP + TURN + RIVER + [END]
+    assert run(tmp_path / "clean", clean, **heads_up) == []
+    wrong = hole([("As", 8), ("Kd", 3), ("Qs", 8), ("Jd", 3)]) + FLOP + TURN + RIVER + [END]
+    assert run(tmp_path / "wrong", wrong, **heads_up) == [
+        ("misdeal.first_card_wrong_seat", "MISD-004", 8, "dealer", 1),
+        # and at the tap the deal is seen to have gone round from seat 3 as the button (MISD-015)
+        ("misdeal.button_misplaced", "MISD-015", 3, "dealer", 5)]
+
+
 def test_MISD_005_a_card_to_a_seat_not_dealt_in(tmp_path):
     steps = CLEAN[:2] + [deal("7c", 3)] + CLEAN[3:]
     assert run(tmp_path, steps) == [

@@ -106,10 +106,7 @@ def test_the_buzzer_sounds_once_when_a_flag_arrives():
 
 
 def test_a_routine_prompt_effect_is_shown_like_an_alert():
-    prompt_cls = getattr(fx, "Prompt", None)
-    if prompt_cls is None:
-        pytest.skip("no Prompt effect in this tree")
-    s = PromptBoard().apply([prompt_cls(1.0, "stub.count_due", "count the stub: ... 26 out", "STUB-001", 1)])
+    s = PromptBoard().apply([fx.Prompt(1.0, "stub.count_due", "count the stub: ... 26 out", "STUB-001", 1)])
     assert (s.code, s.prompt) == ("stub.count_due", "blink_slow")
 
 

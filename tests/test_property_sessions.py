@@ -5,13 +5,14 @@ raise no dealer or floor alert; the daemon moves the button where the dead-butto
 
 from __future__ import annotations
 
-from hypothesis import HealthCheck, given, settings, strategies as st
-
 import json
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from hw_sim.random_hands import random_session, session_expectations
+from hw_sim.random_hands import random_session
+from tests.dead_button import session_expectations
 from tests.test_simulate_e2e import NOISE, expected_hand, simulate
 
 

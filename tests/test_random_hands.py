@@ -14,11 +14,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from controller.cards import FULL_DECK
-from controller.positions import initial_positions, next_positions
 from hw_sim.random_hands import (
-    random_hand_steps, random_hand_steps_in_order, random_script, random_session, session_expectations,
+    random_hand_steps,
+    random_hand_steps_in_order,
+    random_script,
+    random_session,
 )
 from hw_sim.script import Deal, End, Muck, Press, action_of, parse_script
+from tests.dead_button import Reference, session_expectations
 
 HOLE = {"holdem": 2, "omaha": 4}
 STREET_SHAPES = {0: [], 3: ["burn"] + ["board"] * 3, 4: ["burn"] + ["board"] * 3 + ["burn", "board"],
@@ -182,16 +185,17 @@ def test_a_hand_may_be_dealt_in_a_given_order():
 # -- sessions: one table, players eliminated between hands ----------------------------------
 
 def positions_of_session(script: dict) -> list:
-    """Each hand's (live seats, Positions) from controller.positions, read here independently:
-    the first hand's seats and button, then the seat_out presses that open each hand."""
+    """Each hand's (live seats, Reference) read here independently: the first hand's seats and
+    button, then the seat_out presses that open each hand, with the reference walk of the
+    dead-button rule (tests/dead_button.py, from RULES.md's wording)."""
     out = []
     live = list(script["hands"][0]["seats"])
-    pos = initial_positions(live, script["hands"][0]["button"])
+    pos = Reference.first(live, script["hands"][0]["button"])
     for number, hand in enumerate(script["hands"]):
         if number:
             outs = [s["seat"] for s in hand["steps"] if s.get("press") == "seat_out"]
             live = [s for s in live if s not in outs]
-            pos = next_positions(pos, live)
+            pos = pos.next(live)
         out.append((live, pos))
     return out
 
@@ -228,8 +232,9 @@ def test_a_session_eliminates_players_and_follows_the_dead_button_rule(seed, gam
         check_clean_hand(steps[len(outs):], game, live, pos.button)
         previous = live
     got = session_expectations(script)
-    assert [(list(h.seats), h.positions) for h in got] == [(sorted(live), pos) for live, pos in expected]
-    assert [list(h.order) for h in got] == [expected_order(live, pos.button) for live, pos in expected]
+    assert [(list(h.live), h.button, h.sb, h.bb) for h in got] == \
+        [(sorted(live), pos.button, pos.sb, pos.bb) for live, pos in expected]
+    assert [h.order for h in got] == [expected_order(live, pos.button) for live, pos in expected]
     assert random_session(seed, hands=hands, game=game, eliminate=eliminate) == script  # repeatable
 
 
@@ -239,8 +244,8 @@ def test_a_session_passes_through_dead_buttons_and_heads_up():
     for seed in range(60):
         script = random_session(seed, hands=6, eliminate=0.3)
         for h in session_expectations(script)[1:]:
-            dead += h.button not in h.seats
-            heads_up += len(h.seats) == 2
+            dead += h.button not in h.live
+            heads_up += len(h.live) == 2
     assert dead > 5 and heads_up > 5
 
 

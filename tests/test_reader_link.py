@@ -187,8 +187,10 @@ def test_a_reader_that_only_answers_errors_is_reported_and_the_log_is_not_floode
     assert lk.stats.online
 
 
-def test_a_late_answer_does_not_leave_the_client_one_answer_behind(sim_reader, tmp_path):
-    """The reader answers after the deadline once; the next inventory gets its own answer."""
+def test_a_late_answer_does_not_leave_the_client_one_answer_behind(sim_reader, tmp_path, caplog):
+    """The reader answers after the deadline once; the next inventory discards the late bytes
+    (the stale-bytes path, seen in the log) and gets its own answer."""
+    caplog.set_level(logging.WARNING, logger="tablectl.bridge")
     from firmware_bridge.errors import ResponseTimeout
     from firmware_bridge.feig_client import FeigClient
     from firmware_bridge.serial_port import open_port
@@ -206,7 +208,12 @@ def test_a_late_answer_does_not_leave_the_client_one_answer_behind(sim_reader, t
         late = feig.encode_inventory_reply(
             [feig.TagRecord(sim_uid("B", "2c"), 3, 0, (feig.AntennaRead(5, 0, 200),))], with_antennas=True)
         r.device.write(late)
-        wait_for(lambda: port.in_waiting >= len(late), 5)  # the late bytes land in the port
+        assert wait_for(lambda: port.in_waiting >= len(late), 5)  # the late bytes land in the port
         r.place("b", sim_uid("A", "Kd"), 4)
+        caplog.clear()
         got = client.inventory(antennas=0x1FFF, deadline_s=1.0)
         assert {t.uid for t in got} == {sim_uid("A", "As"), sim_uid("A", "Kd")}
+        # the late answer was thrown away whole before the request, not decoded as an answer
+        discarded = [rec.getMessage() for rec in caplog.records if "late bytes discarded" in rec.getMessage()]
+        assert discarded == [f"reader: {len(late)} late bytes discarded before a new inventory"]
+        assert client.frames_bad == 0 and sim_uid("B", "2c") not in {t.uid for t in got}

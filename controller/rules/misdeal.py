@@ -79,17 +79,33 @@ def absent_deadline(hand: Hand) -> list[Finding]:
             for s in hand.order if s in hand.absent]
 
 
-def end_of_deal(hand: Hand) -> list[Finding]:
-    """The window closes and the initial deal is over: is every seat's hand complete?
+def end_of_deal(hand: Hand, *, closes_window: bool = True) -> list[Finding]:
+    """The initial deal is over: is every seat's hand complete?
 
     MISD-006: a seat dealt in that got no card. MISD-007: the button one card short is topped
     up (it may take two cards in a row); any other seat short is a misdeal. MISD-010/011: a seat
     still owed the replacement of an exposed card is told so. MISD-015: a deal that went round
-    from another seat than the button. Marks the deal over (idempotent: later calls find nothing).
+    from another seat than the button. The counts are checked once a hand (later calls find
+    nothing). ``closes_window``: the moment also closes the misdeal window (MISD-013: ``sa``,
+    ``round_done``, the first burn or board card); the first fold and the end of the hand end
+    the deal without closing it (a fold is no substantial action, and a hand that ends before
+    the flop was still dealt).
+
+    >>> from controller.hand import Hand
+    >>> h = Hand(1, "holdem", 2, (1, 2, 4), 4, 0.0)
+    >>> h.count_hole("u1", 1); h.count_hole("u2", 2); h.count_hole("u3", 4); h.count_hole("u4", 1)
+    >>> [f.code for f in end_of_deal(h, closes_window=False)], h.deal_over  # seat 2 folds first
+    (['misdeal.seat_short', 'deal.button_short'], False)
+    >>> end_of_deal(h), h.deal_over  # the tap: the window closes; nothing is flagged twice
+    ([], True)
     """
     if hand.deal_over:
         return []
-    hand.deal_over = True
+    if closes_window:
+        hand.deal_over = True
+    if hand.deal_counted:
+        return []
+    hand.deal_counted = True
     if hand.misdeal:
         return []
     out: list[Finding] = []
