@@ -58,6 +58,7 @@ import serial
 from controller.effects import Alert, Effect, HandFinished, effect_to_dict
 from controller.events import ButtonPress, ReaderCycle, Tick
 from controller.service.config import load_config
+from controller.service.console_config import default_console
 from controller.service.control import request_to_event
 from controller.service.daemon import Daemon
 from controller.service.simulate import CONFIRM_CYCLES, GONE_CYCLES, READY_WAIT, build_report, deal_hands
@@ -77,6 +78,9 @@ CYCLE_S = 0.05
 #: Where the clock starts (2026-01-01 00:00 UTC): any fixed time would do.
 EPOCH = 1_767_225_600.0
 AUDIENCES = ("public", "dealer", "floor")
+#: The console's debounce and long-press times here: the mock pins' presses take real time
+#: (a press settles after ``bounce_time``, a long one is held ``hold_time``), so they are short.
+BOUNCE_S, HOLD_S = 0.001, 0.05
 
 
 class HarnessUnsupported(SimulationError):
@@ -200,7 +204,9 @@ class Harness:
             cfg = write_setup(work, game=script.game, seats=script.seats, button=script.button,
                               table_extra=f"confirm_cycles = {CONFIRM_CYCLES}\ngone_cycles = {GONE_CYCLES}",
                               reader_extra="answer_timeout = 1.0", outputs=f"ready_wait = {READY_WAIT}",
-                              shuffler=shuffler, console=console, journal=False)
+                              shuffler=shuffler, journal=False,
+                              console=default_console(pin_factory="mock", bounce_time=BOUNCE_S,
+                                                      hold_time=HOLD_S) if console else False)
             self.config = load_config(cfg)
         self.recorders = {a: _Recorder(a, self._where) for a in AUDIENCES}
         self.daemon = Daemon(self.config, sinks=list(self.recorders.values()), clock=self.clock)
