@@ -14,7 +14,8 @@ pieces in one thread, one reader cycle at a time, with a clock that only moves w
   reader link clock, then through ``Daemon.submit`` and ``Daemon.handle`` (core, console,
   sinks), as the link thread and the main loop would;
 - the shuffler: the simulated bridge board and the daemon's shuffler link speak the shuffler
-  protocol over a second in-memory line (the handshake, a status poll each cycle, deck reports
+  protocol over a second in-memory line (the handshake, a status poll every ``poll_interval``
+  of the clock, that is every 10th reader cycle, deck reports
   and their acknowledgements), so ``ShufflerStatus`` and ``ShufflerReport`` come from the link's
   own decoder;
 - a press: the control socket's route (``request_to_event``, then the console's mock pins when
@@ -229,6 +230,9 @@ class Harness:
             self.shuffler_end = _SimEnd()
             self.shuffler = SimShuffler(self.shuffler_end, seed=script.noise.seed)  # type: ignore[arg-type]
             self.shuffler_port = _HostPort(self.shuffler_end, self.shuffler.receive, "shuffler")
+        #: reader cycles per shuffler poll: the link polls every ``[shuffler] poll_interval``
+        sh = self.config.shuffler
+        self.poll_every = max(1, round(sh.poll_interval / CYCLE_S)) if sh is not None else 1
         self.dealer = ScriptedDealer(self.reader, ANTENNA_OF, self, confirm_cycles=CONFIRM_CYCLES,
                                      gone_cycles=GONE_CYCLES, shuffler=self.shuffler, clock=self.clock,
                                      run_cycle=self.cycle)
@@ -270,7 +274,8 @@ class Harness:
         """One reader cycle (and one shuffler poll), then the main loop's turn."""
         self.clock.advance(CYCLE_S)
         self._reader_cycle()
-        self._shuffler_poll()
+        if self.cycles % self.poll_every == 0:
+            self._shuffler_poll()
         if self.daemon.table.devices_offline and self.clock() - self._last_tick >= 1.0:
             self._last_tick = self.clock()
             self.daemon.submit(Tick(ts=self._last_tick))  # as Daemon.run does while a device is away
