@@ -8,6 +8,7 @@ The end-to-end runner (``tablectl simulate`` as a subprocess) is ``tests.test_si
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -15,8 +16,9 @@ from typing import Any
 from controller.effects import effect_to_dict
 from controller.service.harness import Played, play as harness_play
 
-#: The real hand histories (PHH) the tests deal: the one place that says where they are.
-PHH_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "phh"
+#: The real hand histories (PHH) the tests deal: the one place that says where they are
+#: (``$TABLECTL_PHH_DIR`` overrides it, for a checkout that keeps them elsewhere).
+PHH_DIR = Path(os.environ.get("TABLECTL_PHH_DIR") or Path(__file__).resolve().parents[1].parent / "shared" / "phh")
 
 NOISE = {"seed": 7, "miss": 0.05, "repeat": 0.3, "crosstalk": 0.01}
 ZONE_ORDER = [f"seat:{n}" for n in range(1, 11)] + ["board", "burn", "muck"]
