@@ -204,7 +204,7 @@ class Harness:
             work = workdir or Path(tmp)
             cfg = write_setup(work, game=script.game, seats=script.seats, button=script.button,
                               table_extra=f"confirm_cycles = {CONFIRM_CYCLES}\ngone_cycles = {GONE_CYCLES}",
-                              reader_extra="answer_timeout = 1.0", outputs=f"ready_wait = {READY_WAIT}",
+                              reader_extra="answer_timeout = 1.0", ready_wait=READY_WAIT,
                               shuffler=shuffler, journal=False,
                               console=default_console(pin_factory="mock", bounce_time=BOUNCE_S,
                                                       hold_time=HOLD_S) if console else False)

@@ -126,8 +126,8 @@ def run_script(script: sc.Script, *, workdir: Path, log: TextIO | None = None,
     cfg = write_setup(workdir, game=script.game, seats=script.seats, button=script.button,
                       table_extra=f"confirm_cycles = {CONFIRM_CYCLES}\ngone_cycles = {GONE_CYCLES}",
                       reader_extra="answer_timeout = 1.0",
-                      outputs=f'feed = "feed.jsonl"\ncontrol = "control.sock"\nready_wait = {READY_WAIT}',
-                      shuffler=True, journal=True)
+                      outputs='feed = "feed.jsonl"\ncontrol = "control.sock"', shuffler=True, journal=True,
+                      ready_wait=READY_WAIT)
     reader = SimFeigReader(PtyDevice(workdir / "reader"), antennas=ZONES.by_antenna, noise=script.noise)
     shuffler = SimShuffler(PtyDevice(workdir / "shuffler"), seed=script.noise.seed)
     feed = FeedWatcher(workdir / "feed.jsonl")
