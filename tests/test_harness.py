@@ -59,6 +59,7 @@ def _agreement_scripts() -> dict[str, dict]:
             "hands": [{"steps": [{"shuffler": "deck"}] + hole()[:3] + [deal("2h@B", 6)] + CLEAN[4:-1]
                        + [{"press": "stub_wrong"}, END]}]},
         "several hands": multi,
+        "folds under heavy noise": _folding_script(17),  # the ten-times script: simulate agrees too
     }
 
 

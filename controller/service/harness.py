@@ -238,7 +238,9 @@ class Harness:
                                      run_cycle=self.cycle)
 
     def _where(self) -> tuple[int, int]:
-        return getattr(self, "dealer", None) and self.dealer.current or (0, 0)  # type: ignore[return-value]
+        """The script's (hand, step) in force: what each recorded effect is filed under."""
+        dealer = getattr(self, "dealer", None)  # (none yet while the daemon is being built)
+        return dealer.current if dealer is not None else (0, 0)
 
     # -- the daemon's side -----------------------------------------------------------------------
     def start(self) -> None:
