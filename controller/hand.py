@@ -177,8 +177,19 @@ class Hand:
         return (tuple((z, len(u)) for z, u in self.zones.items()), self.hole_dealt, self.board.street)
 
     def zone_labels(self) -> dict[str, list[str]]:
-        return {z: [self.labels[u] for u in self.zones[z]]
-                for z in sorted(self.zones, key=lambda z: _ZONE_RANK.get(z, 99))}
+        """Each zone's cards as the record lists them: in the order they arrived, but the muck
+        in the order its cards came off the stub as hole cards (``deal_index``), the cards that
+        were never hole cards after them in arrival order. Cards folded together are confirmed
+        in the muck in whichever reader cycle the noise allows, so their arrival order is not a
+        function of the deal; their deal order is (docs/tracking.md, "Order within a zone")."""
+        out = {}
+        for z in sorted(self.zones, key=lambda z: _ZONE_RANK.get(z, 99)):
+            uids = self.zones[z]
+            if z == "muck":
+                index = self.deal_index
+                uids = sorted(uids, key=lambda u: index.get(u, _NOT_DEALT))  # stable: arrival order kept
+            out[z] = [self.labels[u] for u in uids]
+        return out
 
     def record(self, ended: float) -> dict[str, Any]:
         """The finished hand as history and the simulator's report see it (floor only)."""
@@ -203,5 +214,7 @@ class Hand:
             **({"dealt_from_button": self.dealt_button} if self.dealt_button is not None else {}),
         }
 
+
+_NOT_DEALT = 1 << 30  # sorts after every hole card's deal index
 
 __all__ = ["Hand", "DECK_SIZE", "seat_of"]

@@ -262,17 +262,8 @@ class SerialShufflerLink(ShufflerLink):
                 self._send(port, sp.encode_get_status(seq))
                 self.stats.polls += 1
                 pending, next_poll = (seq, now), now + self.poll_interval
-            for msg in self._receive(port):
-                if isinstance(msg, sp.Status):
-                    if pending is not None and msg.seq == pending[0]:
-                        pending, unanswered, self._failures, self._answered = None, 0, 0, True
-                        self._on_status(msg)
-                    # else: the late answer to a poll given up on; the next poll asks again
-                elif isinstance(msg, sp.DeckReport):
-                    self._on_report(port, msg)
-                elif isinstance(msg, sp.Nak):
-                    self._on_nak(msg)
-                # HELLO_REPLY late, or our own frames echoed (loop://, RS-485): nothing to do
+            if self.take(port, self._receive(port), pending[0] if pending is not None else None):
+                pending, unanswered = None, 0
             if pending is not None and time.monotonic() - pending[1] >= self.answer_timeout:
                 pending = None
                 unanswered += 1
@@ -282,6 +273,23 @@ class SerialShufflerLink(ShufflerLink):
                     log.warning("%s: heartbeat lost (%d status polls unanswered)", self.name, unanswered)
                     self._set_online(False, f"no answer to {unanswered} status polls")
                     return
+
+    def take(self, port: serial.Serial, msgs: list[sp.Message], pending: int | None) -> bool:
+        """Act on the messages received while the poll with SEQ ``pending`` awaits its answer;
+        True if one of them answered it. (The polling loop, and the in-process harness.)"""
+        answered = False
+        for msg in msgs:
+            if isinstance(msg, sp.Status):
+                if pending is not None and msg.seq == pending and not answered:
+                    answered, self._failures, self._answered = True, 0, True
+                    self._on_status(msg)
+                # else: the late answer to a poll given up on; the next poll asks again
+            elif isinstance(msg, sp.DeckReport):
+                self._on_report(port, msg)
+            elif isinstance(msg, sp.Nak):
+                self._on_nak(msg)
+            # HELLO_REPLY late, or our own frames echoed (loop://, RS-485): nothing to do
+        return answered
 
     def _on_status(self, msg: sp.Status) -> None:
         self.stats.statuses += 1

@@ -12,6 +12,11 @@ the dealer then waits ``gone_cycles`` + 2 cycles, the daemon's own patience for 
 gone (``gone_cycles`` of the configuration) and two more, so that the daemon has taken in that
 the card left before anything else happens.
 
+The pacing ("wait for the next reader cycle") is pluggable, so that the step logic exists
+once: by default the reader answers the daemon from its own thread and the dealer waits on a
+condition the reader's cycles notify (``tablectl simulate``); given ``run_cycle``, the dealer
+runs each cycle itself, synchronously (the in-process harness, ``controller.service.harness``).
+
 Every answered cycle is logged with the step in force when the reader looked at its field, so
 that an alert, stamped by the daemon with the time of the cycle that raised it, can be traced
 back to a script step (:meth:`StepLog.step_at`).
@@ -44,11 +49,11 @@ class StepLog:
         self._steps: list[StepId] = []
         self._lock = threading.Lock()
 
-    def mark(self, step: StepId, when: float | None = None) -> None:
+    def mark(self, step: StepId, when: float) -> None:
         """Note that ``step`` was in force at ``when``. Marks may come in late (the reader
         thread reports a cycle after the dealer moved on), so they are kept in time order."""
         with self._lock:
-            t = time.time() if when is None else when
+            t = when
             i = bisect.bisect_right(self._times, t)
             if i and self._steps[i - 1] == step:
                 return  # the step's first observation is what separates it from the one before
@@ -86,7 +91,11 @@ class ScriptedDealer:
     def __init__(self, reader: SimFeigReader, antenna_of: dict[str, int], daemon: DaemonView, *,
                  confirm_cycles: int, gone_cycles: int = 8, deck_in_play: str = "A",
                  step_timeout: float = 30.0, max_cycles_per_step: int = 200,
-                 shuffler: SimShuffler | None = None) -> None:
+                 shuffler: SimShuffler | None = None, clock: Callable[[], float] = time.time,
+                 run_cycle: Callable[[], None] | None = None) -> None:
+        """``clock`` stamps the dealer's own marks (a press, an unplug); ``run_cycle``, if
+        given, runs one reader cycle synchronously (see the module): the dealer then never
+        waits on a thread."""
         self.reader = reader
         self.antenna_of = antenna_of
         self.daemon = daemon
@@ -108,6 +117,8 @@ class ScriptedDealer:
         self.shuffler = shuffler
         #: the physical deck (deal-script ``deck``): what the shuffler reads when it shuffles
         self.deck: sc.DeckSpec | None = None
+        self.clock = clock
+        self.run_cycle = run_cycle
         reader.on_cycle = self._on_cycle
 
     # -- pacing ------------------------------------------------------------------------------
@@ -124,34 +135,48 @@ class ScriptedDealer:
                 w.streak = w.streak + 1 if best == w.antenna else 0
             self._cond.notify_all()
 
-    def _settle(self) -> None:
-        """Wait until the daemon must have confirmed every watched card, then one cycle more."""
+    def _until(self, done: Callable[[], bool], what: str) -> None:
+        """Pace the dealer: wait until ``done()`` holds, re-checked after every reader cycle.
+        Synchronously (``run_cycle``), the cycles are run here, at most ``max_cycles`` + the
+        daemon's patience beyond what any step needs; else on the condition the reader thread
+        notifies, for at most ``step_timeout`` seconds."""
+        run = self.run_cycle
+        if run is not None:
+            for _ in range(self.max_cycles + 4 * self.gone_cycles + 10):
+                if done():
+                    return
+                run()
+            if done():
+                return
+            raise SimulationError(f"hand {self.current[0]}, step {self.current[1]}: {what} never happened "
+                                  f"in {self.max_cycles + 4 * self.gone_cycles + 10} reader cycles")
         deadline = time.monotonic() + self.step_timeout
         with self._cond:
-            start = self._cycles
-            while any(w.streak < self.confirm for w in self._watch.values()):
-                if self._cycles - start >= self.max_cycles:
-                    break  # e.g. a cloned tag strong at two antennas: no single best
+            while not done():
                 if not self._cond.wait(max(0.0, deadline - time.monotonic())) and time.monotonic() >= deadline:
                     raise SimulationError(f"no reader cycles for {self.step_timeout:g} s at hand "
-                                          f"{self.current[0]}, step {self.current[1]}: is the daemon polling?")
-            self._watch.clear()
-            self._await_cycles(self._cycles + 1, deadline)
+                                          f"{self.current[0]}, step {self.current[1]} ({what}): "
+                                          f"is the daemon polling?")
 
-    def _await_cycles(self, target: int, deadline: float) -> None:
-        """Wait, holding ``self._cond``, until the cycle counter reaches ``target``."""
-        while self._cycles < target:
-            if not self._cond.wait(max(0.0, deadline - time.monotonic())) and time.monotonic() >= deadline:
-                raise SimulationError(f"no reader cycles for {self.step_timeout:g} s at hand "
-                                      f"{self.current[0]}, step {self.current[1]}")
+    def _settle(self) -> None:
+        """Wait until the daemon must have confirmed every watched card, then one cycle more."""
+        with self._cond:
+            start = self._cycles
+        # (a cloned tag strong at two antennas has no single best: give up after max_cycles)
+        self._until(lambda: self._cycles - start >= self.max_cycles
+                    or all(w.streak >= self.confirm for w in self._watch.values()), "the cards settling")
+        with self._cond:
+            self._watch.clear()
+            target = self._cycles + 1
+        self._until(lambda: self._cycles >= target, "one more reader cycle")
 
     def _wait_gone(self) -> None:
         """Wait until the daemon must have noticed that a card left every antenna: it believes
         that after ``gone_cycles`` cycles without a read; one more for it to take that in, and
         one because the cycle in flight may have looked at the field before the card left."""
-        deadline = time.monotonic() + self.step_timeout
         with self._cond:
-            self._await_cycles(self._cycles + self.gone_cycles + 2, deadline)
+            target = self._cycles + self.gone_cycles + 2
+        self._until(lambda: self._cycles >= target, "the card leaving")
 
     # -- the physical table ------------------------------------------------------------------
     def _uid(self, ref: sc.CardRef) -> str:
@@ -190,13 +215,11 @@ class ScriptedDealer:
         sim = self.shuffler
         if sim is None:
             raise SimulationError(f"hand {self.current[0]}, step {self.current[1]}: this table has no shuffler")
-        t0 = time.time()
+        t0 = self.clock()
         if action.action == "deck":
             uids = [self._uid(r) for r in action.cards] if action.cards is not None else self.physical_deck()
             seq = sim.shuffle(uids)
-            if not sim.wait_acked(seq, self.step_timeout):
-                raise SimulationError(f"hand {self.current[0]}, step {self.current[1]}: the daemon never "
-                                      f"acknowledged the shuffler's deck report")
+            self._until(lambda: sim.is_acked(seq), "the daemon acknowledging the shuffler's deck report")
         elif action.action == "ready" and sim.state not in ("jam", "door_open", "error"):
             pass  # nothing to clear: the daemon hears nothing new
         else:
@@ -229,7 +252,7 @@ class ScriptedDealer:
                 self._put(key, self.reader.uid_of(key), "muck")
             self._settle()
         elif isinstance(action, sc.Press):
-            self.log.mark(self.current)
+            self.log.mark(self.current, self.clock())
             request: dict = {"cmd": "press", "name": action.name}
             if action.long:
                 request["long"] = True
@@ -242,7 +265,7 @@ class ScriptedDealer:
         elif isinstance(action, sc.Move):
             key = self._key_of(action.card)
             if action.to == sc.STUB:
-                self.log.mark(self.current)
+                self.log.mark(self.current, self.clock())
                 uid = self.reader.uid_of(key)
                 self.reader.remove(key)
                 del self._physical[key]  # the key is free again: a later deal may pitch the card anew
@@ -253,16 +276,16 @@ class ScriptedDealer:
                 self._put(key, self.reader.uid_of(key), action.to)
                 self._settle()
         elif isinstance(action, sc.Unplug):
-            self.log.mark(self.current)
-            t0 = time.time()
+            self.log.mark(self.current, self.clock())
+            t0 = self.clock()
             if action.device == "reader":
                 self.reader.unplug()
                 if not self.daemon.wait_alert("device.reader_offline", t0, self.step_timeout):
                     raise SimulationError(f"hand {hand_no}, step {index}: the daemon never noticed the "
                                           f"reader was unplugged")
         elif isinstance(action, sc.Plug):
-            self.log.mark(self.current)
-            t0 = time.time()
+            self.log.mark(self.current, self.clock())
+            t0 = self.clock()
             if action.device == "reader":
                 self.reader.plug()
                 if not self.daemon.wait_alert("device.reader_online", t0, self.step_timeout):
@@ -270,7 +293,7 @@ class ScriptedDealer:
                                           f"reader again")
                 self._settle()
         elif isinstance(action, sc.Shuffler):
-            self.log.mark(self.current)
+            self.log.mark(self.current, self.clock())
             self._shuffler_step(action)
         elif isinstance(action, sc.End):
             had_cards = bool(self._physical)

@@ -79,6 +79,8 @@ class SimFeigReader(SimDevice):
         self.truncate_next = 0  # fault injection: cut the next N answers short
         self.garbage_next = b""  # fault injection: bytes sent before the next answer
         self.error_status_next = 0  # fault injection: answer the next N inventories with status 0x83
+        #: when the reader looked at its field (the in-process harness gives its own clock)
+        self.clock: Callable[[], float] = time.time
 
     # -- the physical field ------------------------------------------------------------------
     def place(self, key: str, uid: str, antenna: int) -> None:
@@ -192,7 +194,7 @@ class SimFeigReader(SimDevice):
         with_antennas = bool(mode & feig.MODE_ANT) and not self.single_antenna
         ant_sel = int.from_bytes(frame.data[2:], "big") if with_antennas and len(frame.data) > 2 else None
         self._last_label = self.label
-        self._last_look = time.time()
+        self._last_look = self.clock()
         reads = self._inventory(ant_sel)
         self._last_reads = reads
         parts = self._answer(reads, with_antennas)
@@ -230,12 +232,17 @@ class SimFeigReader(SimDevice):
                 if self._decoder.buffered and self._decoder.flush() is not None:
                     self.bad_requests += 1  # the line went quiet mid-request: drop the fragment
                 continue
-            for item in self._decoder.feed(data):
-                if isinstance(item, feig.Frame):
-                    if not self.mute:
-                        self._handle(item)
-                else:
-                    self.bad_requests += 1
+            self.receive(data)
+
+    def receive(self, data: bytes) -> None:
+        """Take bytes from the host and answer every whole request in them (the reader thread
+        does, or the in-process harness synchronously, ``controller.service.harness``)."""
+        for item in self._decoder.feed(data):
+            if isinstance(item, feig.Frame):
+                if not self.mute:
+                    self._handle(item)
+            else:
+                self.bad_requests += 1
 
     def _line_lost(self) -> None:
         """Unplugged: any half-answer is lost."""

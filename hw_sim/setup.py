@@ -21,7 +21,8 @@ ANTENNA_OF: dict[str, int] = {z: ZONES.antennas_of(z)[0] for z in set(ZONES.by_a
 def write_setup(workdir: Path, *, game: str = "holdem",
                 seats: list[int] | tuple[int, ...] = (1, 2, 3, 4, 5, 6, 7, 8, 9), button: int = 9,
                 table_extra: str = "", reader_extra: str = "", outputs: str = "",
-                shuffler: bool = False, console: bool | str = True, journal: bool = False) -> Path:
+                shuffler: bool = False, console: bool | str = True, journal: bool = False,
+                ready_wait: float = 0.5) -> Path:
     """Write the manifests and ``tablectl.toml`` into ``workdir``; return the config's path.
 
     ``console``: True gives the dealer's console on gpiozero's MockFactory pins, wired as
@@ -29,7 +30,10 @@ def write_setup(workdir: Path, *, game: str = "holdem",
     the simulated dealer's presses go through the real gpiozero callbacks; False leaves it out;
     a string is the ``[console]`` section itself.
 
-    ``shuffler``: the table has an automatic shuffler, on the pseudo-terminal ``workdir/shuffler``."""
+    ``shuffler``: the table has an automatic shuffler, on the pseudo-terminal ``workdir/shuffler``.
+
+    ``ready_wait`` (``[outputs]``): the simulated devices answer at once, so the daemon need
+    not wait long for them at start (the default 5 s is for real ones)."""
     for d in DECK_IDS:
         (workdir / f"deck-{d}.txt").write_text(manifest_text(d))
     decks = "".join(f'\n[[decks]]\nid = "{d}"\nback = "{DECK_BACKS[d]}"\nmanifest = "deck-{d}.txt"\n'
@@ -51,6 +55,8 @@ parity = "N"  # a pseudo-terminal has no parity (see hw_sim/pty_device.py)
 {decks}
 {f'[shuffler]{chr(10)}port = "{workdir / "shuffler"}"{chr(10)}' if shuffler else ""}
 {f'[journal]{chr(10)}path = "{workdir / "journal.sqlite3"}"{chr(10)}' if journal else ""}
-{("[outputs]" + chr(10) + outputs) if outputs else ""}
+[outputs]
+ready_wait = {ready_wait}
+{outputs}
 {console}""")
     return cfg

@@ -129,6 +129,12 @@ class SimShuffler(SimDevice):
                 return False
             return self._cond.wait_for(lambda: number in self._acked, max(0.0, deadline - time.monotonic()))
 
+    def is_acked(self, seq: int | None = None) -> bool:
+        """Whether report ``seq`` (default: the last one) was acknowledged (see :meth:`wait_acked`)."""
+        with self._cond:
+            number = self._numbers.get(self._seq if seq is None else seq)
+            return number is not None and number in self._acked
+
     def wait_polls(self, count: int, timeout: float) -> bool:
         """Block until ``count`` more status polls were answered; False on timeout."""
         with self._cond:
@@ -248,21 +254,26 @@ class SimShuffler(SimDevice):
             if not self.device.is_open:
                 self._stop.wait(0.01)
                 continue
-            data = self.device.read(0.02)
-            now = time.monotonic()
-            if data:
-                self._last_byte = now
-                items = self._decoder.feed(data)
-            elif self._decoder.buffered and now - self._last_byte >= sp.FRAME_GAP_S:
-                items = self._decoder.flush()
+            self.receive(self.device.read(0.02))
+
+    def receive(self, data: bytes) -> None:
+        """One turn: take bytes from the host (maybe none), answer every whole request in them,
+        then send the oldest report if it is due (the shuffler's thread, or the in-process
+        harness synchronously, ``controller.service.harness``)."""
+        now = time.monotonic()
+        if data:
+            self._last_byte = now
+            items = self._decoder.feed(data)
+        elif self._decoder.buffered and now - self._last_byte >= sp.FRAME_GAP_S:
+            items = self._decoder.flush()
+        else:
+            items = []
+        for item in items:
+            if isinstance(item, sp.Corrupt):
+                self.bad_requests += 1
             else:
-                items = []
-            for item in items:
-                if isinstance(item, sp.Corrupt):
-                    self.bad_requests += 1
-                else:
-                    self._handle(item)
-            self._send_report()
+                self._handle(item)
+        self._send_report()
 
     def _line_lost(self) -> None:
         """Unplugged: any half-frame is lost. The bridge board keeps its power, its session and

@@ -1,12 +1,13 @@
 """A clean hold'em hand as a deal script, and a runner that gives each alert as
-``(code, rule, seat, audience, step)``: what the rule tests compare."""
+``(code, rule, seat, audience, step)``: what the rule tests compare. The scripts are dealt in
+process (``tests.scenarios.play``: the harness, with the check that nothing secret reached a
+public output)."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from tests.test_simulate_e2e import NOISE, simulate
+from tests.scenarios import NOISE, play
 
 SEATS, BUTTON = [1, 2, 4, 6, 9], 9  # deal order 1, 2, 4, 6, 9: small blind 1, big blind 2
 HOLE = [("As", 1), ("Kd", 2), ("7c", 4), ("2h", 6), ("3h", 9), ("Qs", 1), ("Jd", 2), ("9c", 4), ("5s", 6), ("4d", 9)]
@@ -40,11 +41,11 @@ def step_no(steps: list[dict[str, Any]], card: str) -> int:
 
 def run_hands(tmp_path, hands: list[dict[str, Any]], *, seats=SEATS, button=BUTTON, game="holdem",
               seed=3) -> dict[str, Any]:
+    """The report of ``hands`` dealt in process (``tmp_path`` is not needed any more: kept so
+    the rule tests read as before)."""
     script = {"format": 1, "game": game, "seats": seats, "button": button,
               "noise": dict(NOISE, seed=seed), "hands": hands}
-    r = simulate(tmp_path, script)
-    assert r.returncode == 0, r.stderr
-    return json.loads(r.stdout)
+    return play(script)
 
 
 def alerts_of(hand: dict[str, Any]) -> list[tuple]:

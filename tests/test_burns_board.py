@@ -1,11 +1,10 @@
-"""Burns and the board (RULES.md §6, §7), one test per rule id through ``tablectl simulate``
+"""Burns and the board (RULES.md §6, §7), one test per rule id in process (the harness)
 under noise: the faulty hand raises the alert at the right step; the clean hand raises none.
 The dealer taps (``round_done``) before each burn; ``CLEAN`` is: hole cards 1-10, tap 11,
 burn 12, flop 13-15, tap 16, burn 17, turn 18, tap 19, burn 20, river 21, end 22."""
 
 from __future__ import annotations
 
-import pytest
 
 from tests.rules_common import (
     BUTTON, SEATS, CLEAN, END, FLOP, RD, RIVER, TURN, alerts_of, deal, hole, run, run_hands, street,
@@ -25,7 +24,6 @@ def test_a_table_that_never_taps_gets_no_premature_prompts(tmp_path):
     untapped = [st for st in CLEAN if st.get("press") != "round_done"]
     assert run(tmp_path, untapped) == []
 
-pytestmark = pytest.mark.e2e
 
 
 def test_BOARD_001_streets_from_arrival_order_and_a_short_flop(tmp_path):

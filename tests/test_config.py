@@ -127,3 +127,15 @@ def test_tablectl_run_refuses_a_bad_file_with_one_line(tmp_path):
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 2
     assert r.stderr.strip().splitlines() == [f"tablectl: {cfg}: [table] button: want a seat number 1 to 10, got 42"]
+
+
+def test_ready_wait_is_read_and_bounded(tmp_path):
+    """[outputs] ready_wait: the daemon's wait for the devices' first answers at start (0..60 s)."""
+    base = '[reader]\nport = "loop://"\n[outputs]\n'
+    assert parse_config(base, path=tmp_path / "t.toml").outputs.ready_wait == 5.0
+    assert parse_config(base + "ready_wait = 0.5", path=tmp_path / "t.toml").outputs.ready_wait == 0.5
+    assert parse_config(base + "ready_wait = 0", path=tmp_path / "t.toml").outputs.ready_wait == 0.0
+    for bad, needle in (("61", "0 to 60"), ("-1", "zero or more"), ('"x"', "a number")):
+        with pytest.raises(ConfigError, match=needle) as info:
+            parse_config(base + f"ready_wait = {bad}", path=tmp_path / "t.toml")
+        assert "[outputs] ready_wait" in str(info.value) and "t.toml" in str(info.value)

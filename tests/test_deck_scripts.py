@@ -1,8 +1,8 @@
 """Foul and short decks through deal scripts (issue 4): ``@B`` cards, ``tag:`` cards, clones,
 ``deck.missing`` / ``deck.extra`` revealed by the shuffler, the stub count, shuffler faults.
 
-Each plays the script through ``tablectl simulate`` (real pseudo-terminals for the reader and
-the shuffler, the daemon as a subprocess) and checks the floor alert naming the card at its
+Each plays the script in process (the harness: the simulated reader and shuffler speak their
+protocols to the daemon's own clients over in-memory lines) and checks the floor alert naming the card at its
 step; the same hand dealt cleanly raises nothing.
 """
 
@@ -10,14 +10,12 @@ from __future__ import annotations
 
 import json
 
-import pytest
 
-from controller.service.simulate import run_script
-from hw_sim.script import parse_script
+from controller.effects import Alert, effect_to_dict
+from controller.service.harness import play
 from tests.rules_common import BUTTON, CLEAN, END, HOLE, SEATS, deal, hole, run, run_hands
-from tests.test_simulate_e2e import NOISE
+from tests.scenarios import NOISE, assert_nothing_secret_public
 
-pytestmark = pytest.mark.e2e
 
 FOREIGN = "tag:E0040150A05F02B7"
 SHUFFLE = {"shuffler": "deck"}
@@ -95,21 +93,23 @@ def test_stub_004_a_wrong_stub_count_is_sticky_for_the_floor(tmp_path):
 
 
 def test_nothing_of_a_foul_deck_reaches_a_public_output(tmp_path):
-    """Every fault at once; the daemon's own feed, filtered as a public sink filters it."""
+    """Every fault at once; what a public output and the dealer's receive (the effects as the
+    daemon's fan-out filters them)."""
     script = {"format": 1, "game": "holdem", "seats": SEATS, "button": BUTTON, "noise": dict(NOISE, seed=5),
               "deck": {"missing": ["7h"], "extra": [FOREIGN]},
               "hands": [{"steps": [SHUFFLE] + with_card(3, "2h@B")[:17] + [deal("Jc@B", "board")] + CLEAN[18:-1]
                          + [{"press": "stub_wrong"}, END]}]}
-    report = run_script(parse_script(json.dumps(script)), workdir=tmp_path)
+    played = play(script)
+    report = played.report
     codes = [a["code"] for a in report["hands"][0]["alerts"]]
     assert {"deck.missing_card", "deck.extra_card", "deck.wrong_deck", "stub.sticky_deck"} <= set(codes)
-    public = [json.loads(line) for line in (tmp_path / "feed.jsonl").read_text().splitlines()]
-    public = [r for r in public if r.get("audience") == "public"]
+    assert_nothing_secret_public(script, played)
+    public = [effect_to_dict(e) for _, e in played.seen["public"]]
     assert public, "the board and the figures are public"
     assert {r["type"] for r in public} <= {"CardPlaced", "Figures", "HandStarted"}
     text = json.dumps(public)
     for secret in ("@B", "tag:", "7h", "E0040150A05F02B7", "deck.", "sticky", "missing"):
         assert secret not in text, secret
-    dealer = [r for r in map(json.loads, (tmp_path / "feed.jsonl").read_text().splitlines())
-              if r.get("audience") == "dealer" and r["type"] == "Alert" and r["code"].startswith(("deck.", "stub."))]
-    assert dealer and {r["message"] for r in dealer} == {"new setup"}
+    dealer = [e for _, e in played.seen["dealer"]
+              if e.audience == "dealer" and type(e) is Alert and e.code.startswith(("deck.", "stub."))]
+    assert dealer and {e.message for e in dealer} == {"new setup"}

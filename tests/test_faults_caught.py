@@ -1,11 +1,10 @@
 """Every dealer error of :mod:`hw_sim.faults`, injected into random clean hands of both games
-and played through ``tablectl simulate`` under noise: the daemon raises the rule's alert at the
+and dealt in process (the harness) under noise: the daemon raises the rule's alert at the
 step where the error is committed (or where it can first be known), for the right seat, and
 nothing before it. One script per game holds one hand per fault, each with its own seats."""
 
 from __future__ import annotations
 
-import json
 import random
 
 import pytest
@@ -13,7 +12,7 @@ import pytest
 from controller.positions import initial_positions
 from hw_sim.faults import FAULTS, inject
 from hw_sim.random_hands import random_hand_steps
-from tests.test_simulate_e2e import NOISE, simulate
+from tests.scenarios import NOISE, play
 
 # fault -> (alert code, rule, where: "step" = the fault's step, "tap" = the end of the deal,
 # "end" = the hand's end; seat: True = the fault's seat, None = no seat)
@@ -87,15 +86,13 @@ def _faulty_hands(game: str, seed: int):
     return hands, expected
 
 
-@pytest.mark.e2e
 @pytest.mark.parametrize("game, seed", [("holdem", 11), ("omaha", 12)])
-def test_every_injected_fault_is_caught_at_its_step(tmp_path, game, seed):
+def test_every_injected_fault_is_caught_at_its_step(game, seed):
     hands, expected = _faulty_hands(game, seed)
     script = {"format": 1, "game": game, "seats": hands[0]["seats"], "button": hands[0]["button"],
               "noise": dict(NOISE, seed=seed), "hands": hands}
-    r = simulate(tmp_path, script)
-    assert r.returncode == 0, r.stderr
-    report = json.loads(r.stdout)
+    report = play(script)
+    assert len(report["hands"]) == len(expected)
     for (name, code, rule, seat, step, first), got in zip(expected, report["hands"], strict=True):
         alerts = [(a["code"], a["rule"], a.get("seat"), a["step"]) for a in got["alerts"]]
         assert (code, rule, seat, step) in alerts, f"{name}: {alerts}"

@@ -1,14 +1,11 @@
-"""Misdeals (RULES.md §5), one test per rule id, each through ``tablectl simulate`` under noise:
+"""Misdeals (RULES.md §5), one test per rule id, each dealt in process under noise (the harness):
 the faulty hand raises the alert at the right step and seat; the same hand dealt cleanly
 (``CLEAN``, ``test_clean_hand_raises_nothing``) raises none."""
 
 from __future__ import annotations
 
-import pytest
+from tests.rules_common import CLEAN, END, FLOP, HOLE, RIVER, TURN, alerts_of, deal, hole, run, run_hands
 
-from tests.rules_common import CLEAN, END, HOLE, deal, hole, run, run_hands, alerts_of
-
-pytestmark = pytest.mark.e2e
 
 
 def test_clean_hand_raises_nothing(tmp_path):

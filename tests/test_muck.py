@@ -1,4 +1,4 @@
-"""The muck (RULES.md §8): MUCK-002 through ``tablectl simulate`` and, for each
+"""The muck (RULES.md §8): MUCK-002 in process (the harness) and, for each
 ``MUCK_RETRIEVAL`` setting, on the pure core."""
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ from tests.rules_common import CLEAN, run
 from tests.test_table import Feeder
 
 
-@pytest.mark.e2e
 def test_MUCK_002_cards_taken_back_out_of_the_muck(tmp_path):
     fold = CLEAN[:10] + [{"muck": "seat:4"}]  # seat 4 folds (7c, 9c) at step 11
     back = fold + [{"move": "7c", "to": "seat:4"}, {"move": "9c", "to": "seat:4"}] + CLEAN[10:]

@@ -1,5 +1,5 @@
-"""Real hands (PHH, tests/data/phh) converted to deal scripts, checked against the hand histories
-read here independently, and dealt through the simulator.
+"""Real hands (PHH, tests/data/phh) converted to deal scripts, checked against the hand
+histories read here independently, and dealt in process (the harness).
 
 Real hands find what invented ones miss: heads-up deals, folds before the flop, all-in run-outs
 dealt after the showdown, unknown hole cards, eight-handed final tables.
@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import random
 import re
-import subprocess
 import tomllib
 from pathlib import Path
 
@@ -21,9 +20,7 @@ from hw_sim.phh import (
     PhhError, UnsupportedHand, load_phh_hands, phh_game, phh_script, phh_to_hand,
 )
 from hw_sim.script import parse_script
-from tests.conftest import TABLECTL
-from tests.paths import PHH_DIR
-from tests.test_simulate_e2e import NOISE, check_report
+from tests.scenarios import NOISE, PHH_DIR, check_report, play
 
 PHH = PHH_DIR
 QUIRKY = "wsop/2019/42/3/00-01-07.phh"
@@ -209,19 +206,13 @@ def test_load_finds_every_supported_hand(loaded):
     assert load_phh_hands(phh_root()) == loaded  # repeatable
 
 
-@pytest.mark.e2e
 @pytest.mark.parametrize("game", ["holdem", "omaha"])
-def test_real_hands_dealt_through_the_simulator_end_exactly_right(tmp_path, loaded, game):
+def test_real_hands_dealt_in_process_end_exactly_right(loaded, game):
     """Every hold'em and Omaha hand of the dataset, under miss 0.05, repeat 0.3, crosstalk 0.01:
     the daemon's zones match the hand (the players' hole cards, the board) and nothing alerts."""
     mine = [(rel, hand) for rel, hand, g in loaded if g == game]
     script = phh_script([h for _, h in mine], game=game, noise=dict(NOISE, seed=9))
-    path = tmp_path / f"phh-{game}.json"
-    path.write_text(json.dumps(script))
-    r = subprocess.run([*TABLECTL, "simulate", str(path), "--json"], capture_output=True, text=True,
-                       timeout=900)
-    assert r.returncode == 0, r.stderr
-    report = json.loads(r.stdout)
+    report = play(script)
     check_report(script, report)
     for (rel, hand), got in zip(mine, report["hands"], strict=True):
         t = truth((phh_root() / rel).read_text())

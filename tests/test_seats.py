@@ -1,19 +1,16 @@
-"""Button, blinds and seats (RULES.md §4, DEAL) through ``tablectl simulate`` under noise, and
+"""Button, blinds and seats (RULES.md §4, DEAL) dealt in process under noise (the harness), and
 the settings-dependent ones on the pure core."""
 
 from __future__ import annotations
 
-import pytest
 
 from controller.effects import Alert, Figures
 from controller.settings import RuleSettings
 from tests.rules_common import CLEAN, END, alerts_of, clean_for, deal, run, run_hands
 from tests.test_table import Feeder
 
-e2e = pytest.mark.e2e
 
 
-@e2e
 def test_DEAL_003_three_to_two_the_next_big_blind_is_the_big_blind(tmp_path):
     # seats 1, 2, 3, button 1: SB 2, BB 3. The BB (3) busts: heads-up, the seat that would have
     # been the next BB (1) is the BB and gets the first card; 2 is button and small blind.
@@ -24,7 +21,6 @@ def test_DEAL_003_three_to_two_the_next_big_blind_is_the_big_blind(tmp_path):
     assert [alerts_of(h) for h in report["hands"]] == [[], []]
 
 
-@e2e
 def test_DEAL_006_a_newcomer_between_button_and_small_blind_waits(tmp_path):
     # button 6: SB 9, BB 1. Seat 10 sits down: the next hand's button is 9 and SB 1, so seat 10
     # (between them) waits one hand, then comes in.
@@ -43,13 +39,11 @@ def test_DEAL_006_a_newcomer_between_button_and_small_blind_waits(tmp_path):
         ("misdeal.card_to_seat_not_dealt_in", "MISD-005", 10, "dealer", 7)]
 
 
-@e2e
 def test_DEAL_009_an_absent_seat_is_dealt_then_mucked(tmp_path):
     steps = [{"press": "seat_absent", "seat": 4}] + CLEAN[:10] + [{"muck": "seat:4"}] + CLEAN[10:]
     assert run(tmp_path, steps) == [("deal.muck_absent_seat", "DEAL-009", 4, "dealer", 11)]
 
 
-@e2e
 def test_DEAL_010_a_penalised_seat_is_dealt_to_the_muck(tmp_path):
     steps = [{"press": "seat_penalty", "seat": 4, "hands": 1}] + clean_for([1, 2, 4, 6, 9], to={4: "muck"})
     assert run(tmp_path / "a", steps) == [("deal.penalty_served", "DEAL-010", 4, "dealer", len(steps))]
@@ -117,7 +111,6 @@ def test_BOARD_009_the_figures_count_the_players_in_the_hand():
     assert f.of(Figures)[-1].players == 2 and f.of(Alert) == []
 
 
-@e2e
 def test_DEAL_011_the_button_by_high_card(tmp_path):
     draw = [{"press": "highcard"}] + [deal(c, s) for c, s in [("Kd", 1), ("Ks", 2), ("2c", 4), ("Ah", 6), ("Ad", 9)]]
     report = run_hands(tmp_path / "a", [{"steps": draw + [END]}, {"steps": clean_for([9, 1, 2, 4, 6])}])

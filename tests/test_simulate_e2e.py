@@ -1,8 +1,10 @@
 """End to end through ``tablectl simulate``: simulated reader on a pseudo-terminal, the daemon
 as a subprocess, the report built from the daemon's own records.
 
-The expected zones are computed here from the script (where each card was pitched, what was
-mucked), independently of the daemon, and compared with what the daemon concluded.
+The expected zones are computed from the script (where each card was pitched, what was
+mucked), independently of the daemon (``tests.scenarios``), and compared with what the daemon
+concluded. The 500 clean noisy hands run in process (``tests/test_harness.py``); here only what
+needs the real pseudo-terminals and the daemon subprocess.
 """
 
 from __future__ import annotations
@@ -16,10 +18,7 @@ import pytest
 
 from hw_sim.random_hands import random_script
 from tests.conftest import TABLECTL
-
-NOISE = {"seed": 7, "miss": 0.05, "repeat": 0.3, "crosstalk": 0.01}
-ZONE_ORDER = [f"seat:{n}" for n in range(1, 11)] + ["board", "burn", "muck"]
-
+from tests.scenarios import NOISE, ZONE_ORDER, check_report, expected_hand  # noqa: F401 (shared)
 
 def simulate(tmp_path: Path, script: dict, *extra: str, timeout: float = 600) -> subprocess.CompletedProcess:
     tmp_path.mkdir(parents=True, exist_ok=True)
@@ -27,52 +26,6 @@ def simulate(tmp_path: Path, script: dict, *extra: str, timeout: float = 600) ->
     path.write_text(json.dumps(script))
     return subprocess.run([*TABLECTL, "simulate", str(path), "--json", *extra],
                           capture_output=True, text=True, timeout=timeout)
-
-
-def expected_hand(steps: list[dict]) -> dict:
-    """Where each card should end, from the physical steps alone."""
-    zones: dict[str, list[str]] = {}
-    for step in steps:
-        if "deal" in step:
-            zones.setdefault(step["to"], []).append(step["deal"])
-        elif "muck" in step:
-            cards = zones.pop(step["muck"], [])
-            zones.setdefault("muck", []).extend(cards)
-        elif "move" in step:
-            for z in zones.values():
-                if step["move"] in z:
-                    z.remove(step["move"])
-            if step["to"] != "stub":
-                zones.setdefault(step["to"], []).append(step["move"])
-    out = sum(len(z) for z in zones.values())
-    return {"zones": {z: zones[z] for z in ZONE_ORDER if zones.get(z)}, "stub_count": 52 - out}
-
-
-def check_report(script: dict, report: dict) -> None:
-    assert len(report["hands"]) == len(script["hands"])
-    for i, (hand, got) in enumerate(zip(script["hands"], report["hands"], strict=True), 1):
-        want = expected_hand(hand["steps"])
-        # cards mucked together may be read into the muck in either order
-        got_zones = dict(got["zones"])
-        assert sorted(got_zones.get("muck", [])) == sorted(want["zones"].get("muck", [])), f"hand {i}"
-        got_zones.pop("muck", None)
-        want["zones"].pop("muck", None)
-        assert got_zones == want["zones"], f"hand {i}"
-        assert got["stub_count"] == want["stub_count"], f"hand {i}"
-        assert got["button"] == hand["button"], f"hand {i}"
-        loud = [a for a in got["alerts"] if a["audience"] in ("dealer", "floor")]
-        assert loud == [], f"hand {i}: {loud}"
-
-
-@pytest.mark.e2e
-@pytest.mark.parametrize("game,seed", [("holdem", 1), ("omaha", 2), ("holdem", 3), ("omaha", 4)])
-def test_clean_noisy_hands_give_exact_zones_and_no_alert(tmp_path, game, seed):
-    """500 random hands over the four runs (hold'em and Omaha, 2 to 10 seats, any button),
-    under miss 0.05, repeat 0.3 and crosstalk 0.01."""
-    script = random_script(seed, hands=125, game=game, noise=dict(NOISE, seed=seed), vary_seats=True)
-    r = simulate(tmp_path, script)
-    assert r.returncode == 0, r.stderr
-    check_report(script, json.loads(r.stdout))
 
 
 @pytest.mark.e2e

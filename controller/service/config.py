@@ -63,6 +63,8 @@ class OutputConfig:
     feed: str | None = None  # private JSON-lines feed of every effect (floor audience)
     control: str | None = None  # Unix socket for floor and technician commands
     log_level: str = "info"
+    #: seconds the daemon waits at start for each device's first verdict before READY (0..60)
+    ready_wait: float = 5.0
 
 
 @dataclass(frozen=True)
@@ -300,7 +302,10 @@ def parse_config(text: str, *, path: Path) -> Config:
         feed=str(base / feed) if feed else None,
         control=str(base / control) if control else None,
         log_level=o.get("log_level", str, "info"),
+        ready_wait=o.positive("ready_wait", float, 5.0, zero_ok=True),
     )
+    if outputs.ready_wait > 60:
+        raise o.err("ready_wait", f"want 0 to 60 seconds, got {outputs.ready_wait:g}")
     for key, value in (("feed", outputs.feed), ("control", outputs.control)):
         if value and not Path(value).parent.is_dir():
             raise o.err(key, f"folder {Path(value).parent} does not exist (under systemd, "

@@ -42,7 +42,8 @@ class ConsoleSink(Sink):
 
     def __init__(self, config: Any, submit: Callable[[Event], None], *,
                  in_hand: Callable[[], bool] | None = None,
-                 next_seat: Callable[[], int | None] | None = None) -> None:
+                 next_seat: Callable[[], int | None] | None = None,
+                 clock: Callable[[], float] = time.time) -> None:
         """``in_hand`` says whether a hand runs (the end of a hand is a floor effect: this sink
         never sees it); ``next_seat``, between hands, where the next hand's first card goes."""
         self.config = config  # a controller.service.console_config.ConsoleConfig
@@ -53,6 +54,7 @@ class ConsoleSink(Sink):
         self.state = ConsoleState()
         self.console: Any = None  # firmware_bridge.console.Console, once open
         self._failed: set[type] = set()
+        self.clock = clock  # stamps the presses the console gives
 
     def open(self) -> None:
         """Claim the pins. On failure the table runs on: the error is logged and reported as
@@ -61,7 +63,7 @@ class ConsoleSink(Sink):
 
         try:
             factory = make_pin_factory(self.config.pin_factory)
-            self.console = Console(self.config.layout, self.submit, pin_factory=factory)
+            self.console = Console(self.config.layout, self.submit, pin_factory=factory, clock=self.clock)
         except ConsoleError as exc:
             log.error("console: cannot open the dealer's console: %s ([console] pin_factory = %r)",
                       exc, self.config.pin_factory)

@@ -21,6 +21,7 @@ import queue
 import threading
 import time
 from dataclasses import replace
+from collections.abc import Callable
 
 from controller.effects import Effect
 from controller.effects import Alert, HandFinished
@@ -50,7 +51,10 @@ class Daemon:
     (1, 2, 3, 4, 5, 6, 7, 8, 9)
     """
 
-    def __init__(self, config: Config, *, sinks: list[Sink] | None = None) -> None:
+    def __init__(self, config: Config, *, sinks: list[Sink] | None = None,
+                 clock: Callable[[], float] = time.time) -> None:
+        """``clock`` stamps the events the device links and the console make (the in-process
+        harness, ``controller.service.harness``, gives a deterministic one)."""
         self.config = config
         self.events: queue.SimpleQueue[tuple[int, Event]] = queue.SimpleQueue()
         jc = config.journal
@@ -69,19 +73,20 @@ class Daemon:
             PortSettings(url=rc.port, baudrate=rc.baudrate, parity=rc.parity),
             antennas=config.table.zones.antenna_mask(), com_adr=rc.address,
             ant_sel_bytes=rc.antenna_select_bytes, answer_timeout=rc.answer_timeout,
-            max_timeouts=rc.max_timeouts, poll_interval=rc.poll_interval,
+            max_timeouts=rc.max_timeouts, poll_interval=rc.poll_interval, clock=clock,
         )
         self.shuffler: ShufflerLink | None = None
         sc = config.shuffler
         if sc is not None:
             self.shuffler = SerialShufflerLink(
                 "shuffler", self.submit, PortSettings(url=sc.port, baudrate=sc.baudrate, parity="N"),
-                poll_interval=sc.poll_interval, answer_timeout=sc.answer_timeout, max_timeouts=sc.max_timeouts)
+                poll_interval=sc.poll_interval, answer_timeout=sc.answer_timeout, max_timeouts=sc.max_timeouts,
+                clock=clock)
         self.control: ControlServer | None = None
         self.console: ConsoleSink | None = None  # the dealer's console (docs/console.md), if configured
         if config.console is not None:
             self.console = ConsoleSink(config.console, self.submit, in_hand=lambda: self.table.hand is not None,
-                                       next_seat=self._next_first_seat)
+                                       next_seat=self._next_first_seat, clock=clock)
             self.sinks.append(self.console)
         self.events_applied = 0
         self._stop = threading.Event()
@@ -183,8 +188,11 @@ class Daemon:
                  self.config.reader.port, len(self.config.table.zones.by_antenna),
                  ", ".join(d.id for d in self.config.decks) or "none")
 
-    def _await_devices(self, timeout: float = 5.0) -> None:
-        """READY means the devices were tried: wait (a little) for each link's first verdict."""
+    def _await_devices(self, timeout: float | None = None) -> None:
+        """READY means the devices were tried: wait (a little: ``[outputs] ready_wait``) for each
+        link's first verdict."""
+        if timeout is None:
+            timeout = self.config.outputs.ready_wait
         links = [self.reader] + ([self.shuffler] if self.shuffler is not None else [])
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline and not all(link.stats.online for link in links):

@@ -26,7 +26,7 @@ from collections.abc import Callable
 
 from controller.service import control
 from hw_sim import script as sc
-from hw_sim.dealer import ScriptedDealer, SimulationError
+from hw_sim.dealer import DaemonView, ScriptedDealer, SimulationError
 from hw_sim.feig_reader import SimFeigReader
 from hw_sim.pty_device import PtyDevice
 from hw_sim.shuffler import SimShuffler
@@ -34,6 +34,7 @@ from hw_sim.setup import ANTENNA_OF, ZONES, write_setup
 
 CONFIRM_CYCLES = 3
 GONE_CYCLES = 8
+READY_WAIT = 0.5  # [outputs] ready_wait: the simulated devices answer at once
 
 
 class FeedWatcher:
@@ -125,7 +126,8 @@ def run_script(script: sc.Script, *, workdir: Path, log: TextIO | None = None,
     cfg = write_setup(workdir, game=script.game, seats=script.seats, button=script.button,
                       table_extra=f"confirm_cycles = {CONFIRM_CYCLES}\ngone_cycles = {GONE_CYCLES}",
                       reader_extra="answer_timeout = 1.0",
-                      outputs='feed = "feed.jsonl"\ncontrol = "control.sock"', shuffler=True, journal=True)
+                      outputs='feed = "feed.jsonl"\ncontrol = "control.sock"', shuffler=True, journal=True,
+                      ready_wait=READY_WAIT)
     reader = SimFeigReader(PtyDevice(workdir / "reader"), antennas=ZONES.by_antenna, noise=script.noise)
     shuffler = SimShuffler(PtyDevice(workdir / "shuffler"), seed=script.noise.seed)
     feed = FeedWatcher(workdir / "feed.jsonl")
@@ -164,21 +166,15 @@ def run_script(script: sc.Script, *, workdir: Path, log: TextIO | None = None,
         dealer = ScriptedDealer(reader, ANTENNA_OF, daemon, confirm_cycles=CONFIRM_CYCLES,
                                 gone_cycles=GONE_CYCLES, step_timeout=step_timeout, shuffler=shuffler)
         dealer.on_step = power_cut
-        buttons: dict[int, int] = {}
-        for number, hand in enumerate(script.hands, 1):
-            if hand.seats is not None or hand.button is not None:
-                setup: dict[str, Any] = {"cmd": "setup", "seats": list(hand.seats or script.seats)}
-                if hand.button is not None:
-                    setup["button"] = hand.button  # else the daemon moves the button itself
-                daemon.command(setup)
-            buttons[number] = daemon.command({"cmd": "ping"}).get("button", script.button)
-            dealer.deck = hand.deck or script.deck  # the physical deck the shuffler will read
-            dealer.play_hand(number, hand)
+
+        def played(number: int) -> None:
             if log is not None:
                 log.write(f"hand {number} played\n")
             if on_hand is not None:
                 on_hand(number, daemon.proc)
-        report = _report(script, feed, dealer, buttons)
+
+        buttons = deal_hands(script, dealer, daemon, after_hand=played)
+        report = build_report(script, feed.records, dealer, buttons)
     except SimulationError as exc:
         tail = _tail(workdir / "daemon.log")
         raise SimulationError(f"{exc}\n--- daemon log (last lines) ---\n{tail}") from exc
@@ -198,11 +194,35 @@ def run_script(script: sc.Script, *, workdir: Path, log: TextIO | None = None,
     return report
 
 
-def _report(script: sc.Script, feed: FeedWatcher, dealer: ScriptedDealer,
-            buttons: dict[int, int]) -> dict[str, Any]:
+def deal_hands(script: sc.Script, dealer: ScriptedDealer, daemon: DaemonView,
+               after_hand: Callable[[int], None] | None = None) -> dict[int, int]:
+    """Play every hand of ``script``: a hand's ``seats``/``button`` as a set-up command, then
+    its steps. Returns the button the daemon had at each hand's start (for the report).
+    ``simulate`` and the in-process harness both deal through here."""
+    buttons: dict[int, int] = {}
+    for number, hand in enumerate(script.hands, 1):
+        if hand.seats is not None or hand.button is not None:
+            setup: dict[str, Any] = {"cmd": "setup", "seats": list(hand.seats or script.seats)}
+            if hand.button is not None:
+                setup["button"] = hand.button  # else the daemon moves the button itself
+            daemon.command(setup)
+        buttons[number] = daemon.command({"cmd": "ping"}).get("button", script.button)
+        dealer.deck = hand.deck or script.deck  # the physical deck the shuffler will read
+        dealer.play_hand(number, hand)
+        if after_hand is not None:
+            after_hand(number)
+    return buttons
+
+
+def build_report(script: sc.Script, records: dict[int, dict[str, Any]], dealer: ScriptedDealer,
+                 buttons: dict[int, int]) -> dict[str, Any]:
+    """The report of deal-script.md from the daemon's own hand records (``records``: the
+    daemon's hand number -> its HandFinished record as the feed has it, JSON), the dealer's
+    step log mapping each alert back to a step, and the button the daemon had at each hand's
+    start. Shared by ``simulate`` and the in-process harness."""
     hands = []
     for number in range(1, len(script.hands) + 1):
-        rec = feed.records.get(dealer.record_of.get(number, -1))
+        rec = records.get(dealer.record_of.get(number, -1))
         if rec is None:  # a hand in which no card was dealt leaves no record in the daemon
             hands.append({"button": buttons.get(number), "zones": {}, "stub_count": 52, "alerts": []})
             continue

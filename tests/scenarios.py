@@ -1,0 +1,131 @@
+"""What the scenario tests share: the noise model, the zones a script should leave (computed
+here from the script's physical steps, independently of the daemon), and :func:`play`, which
+deals a script through the in-process harness (``controller.service.harness``) and checks, on
+every scenario, that nothing secret reached a public output.
+
+The end-to-end runner (``tablectl simulate`` as a subprocess) is ``tests.test_simulate_e2e.simulate``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from controller.effects import effect_to_dict
+from controller.service.harness import Played, play as harness_play
+from tests.paths import PHH_DIR as PHH_DIR  # re-exported: the scenario tests import it from here
+
+NOISE = {"seed": 7, "miss": 0.05, "repeat": 0.3, "crosstalk": 0.01}
+ZONE_ORDER = [f"seat:{n}" for n in range(1, 11)] + ["board", "burn", "muck"]
+_NOT_DEALT = 1 << 30
+
+#: scenarios played in process by this test session, by kind (printed in the lead's report)
+PLAYED = {"scripts": 0, "hands": 0}
+
+
+def expected_hand(steps: list[dict]) -> dict:
+    """Where each card should end, from the physical steps alone. The muck in the order the
+    record lists it (docs/tracking.md, "Order within a zone"): the cards dealt to a seat in the
+    order of their deal steps, then any other card in the order it reached the muck."""
+    zones: dict[str, list[str]] = {}
+    for step in steps:
+        if "deal" in step:
+            zones.setdefault(step["to"], []).append(step["deal"])
+        elif "muck" in step:
+            cards = zones.pop(step["muck"], [])
+            zones.setdefault("muck", []).extend(cards)
+        elif "move" in step:
+            for z in zones.values():
+                if step["move"] in z:
+                    z.remove(step["move"])
+            if step["to"] != "stub":
+                zones.setdefault(step["to"], []).append(step["move"])
+    if "muck" in zones:
+        zones["muck"] = muck_order(steps, zones["muck"])
+    out = sum(len(z) for z in zones.values())
+    return {"zones": {z: zones[z] for z in ZONE_ORDER if zones.get(z)}, "stub_count": 52 - out}
+
+
+def muck_order(steps: list[dict], muck: list[str]) -> list[str]:
+    """``muck`` (cards in the order they reached it) as the record lists it: the cards dealt
+    to a seat first, in the order of their first deal step, then the others as they came."""
+    dealt: dict[str, int] = {}
+    for step in steps:
+        if "deal" in step and step["to"].startswith("seat:"):
+            dealt.setdefault(step["deal"], len(dealt))
+    return sorted(muck, key=lambda c: dealt.get(c, _NOT_DEALT))
+
+
+def check_report(script: dict, report: dict) -> None:
+    """Every hand's zones (the muck too, in order), stub count and button exactly as the script
+    put them, and no dealer or floor alert."""
+    assert len(report["hands"]) == len(script["hands"])
+    for i, (hand, got) in enumerate(zip(script["hands"], report["hands"], strict=True), 1):
+        want = expected_hand(hand["steps"])
+        assert got["zones"] == want["zones"], f"hand {i}"
+        assert got["stub_count"] == want["stub_count"], f"hand {i}"
+        assert got["button"] == hand["button"], f"hand {i}"
+        loud = [a for a in got["alerts"] if a["audience"] in ("dealer", "floor")]
+        assert loud == [], f"hand {i}: {loud}"
+
+
+# -- nothing secret on a public output ---------------------------------------------------------
+_CARD = re.compile(r"(?<![A-Za-z0-9])([2-9TJQKA][shdc])(?:@[A-Z])?(?![A-Za-z0-9])")
+_UID = re.compile(r"(?<![0-9A-Fa-f])[0-9A-Fa-f]{16}(?![0-9A-Fa-f])|tag:")
+
+
+def secret_cards(steps: list[dict]) -> set[str]:
+    """The cards of one hand that no public output may name: every card that was a hole card,
+    a burn or in the muck before it was ever on the board (a board card swept into the muck
+    later was public already)."""
+    public: set[str] = set()
+    secret: set[str] = set()
+    where: dict[str, str] = {}
+    for step in steps:
+        card, to = step.get("deal") or step.get("move"), step.get("to")
+        if "muck" in step:
+            secret.update(c for c, z in where.items() if z == step["muck"] and c not in public)
+            continue
+        if not isinstance(card, str) or not isinstance(to, str):
+            continue
+        name = card.split("@")[0]
+        where[card] = to
+        if to == "board":
+            if name not in secret:
+                public.add(name)
+        elif to != "stub" and name not in public:
+            secret.add(name)
+    return secret
+
+
+def strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for k, v in value.items() for s in strings(k) + strings(v)]
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [s for v in value for s in strings(v)]
+    return []
+
+
+def assert_nothing_secret_public(script: dict, played: Played) -> None:
+    """No public effect names a hole card, a burn, a mucked card (of the hand it came in) or
+    any UID."""
+    secrets = {i: secret_cards(h["steps"]) for i, h in enumerate(script["hands"], 1)}
+    for (hand, step), effect in played.seen["public"]:
+        assert effect.audience == "public", effect
+        d = effect_to_dict(effect)
+        for text in strings(d):
+            assert not _UID.search(text), f"hand {hand}, step {step}: a UID on a public output: {d}"
+            named = {m.group(1) for m in _CARD.finditer(text)} & secrets.get(hand, set())
+            assert not named, f"hand {hand}, step {step}: {sorted(named)} named on a public output: {d}"
+
+
+def play(script: dict, *, console: bool = True) -> dict:
+    """Deal ``script`` in process; check that nothing secret reached a public output; return
+    the report (deal-script.md)."""
+    played = harness_play(script, console=console)
+    assert_nothing_secret_public(script, played)
+    PLAYED["scripts"] += 1
+    PLAYED["hands"] += len(script["hands"])
+    return played.report
