@@ -153,7 +153,7 @@ class DeckRegistry:
             if type(d) is not list or len(d) != 3 or type(d[0]) is not str or type(d[1]) is not str \
                     or type(d[2]) is not dict:
                 raise StateError(f"{here}: want [id, back, {{uid: card}}]")
-            for uid, card in d[2].items():
+            for card in d[2].values():
                 if type(card) is not str or not is_card(card):
                     raise StateError(f"{here}: {card!r} is not a card")
             try:

@@ -17,7 +17,7 @@ Encoding (docs/journal.md): ``None``, ``bool``, ``int``, ``float`` (finite), ``s
 >>> encode({"x": (1, 2), 3: {"a"}})
 {'dk': [['x', {'t': [1, 2]}], [3, {'s': ['a']}]]}
 >>> decode(encode(Positions(3, 4, 5)))
-Positions(button=3, sb=4, sb_live=..., bb=5)
+Positions(button=3, sb=4, bb=5)
 >>> decode({"o": "os.system", "v": {}})
 Traceback (most recent call last):
 ...
@@ -30,7 +30,8 @@ import dataclasses
 import math
 import types
 import typing
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 #: The version of the state written by this release. A change to what the state holds bumps
 #: it, and :func:`migrate` learns to bring the previous version's states up to it.
@@ -47,7 +48,16 @@ class StateError(ValueError):
 
 def _classes() -> dict[str, type]:
     """The classes a state may hold, by name (imported late: the core's modules import this)."""
-    from controller import deck_rack, effects, events, hand, positions, registry, rules, tracker
+    from controller import (
+        deck_rack,
+        effects,
+        events,
+        hand,
+        positions,
+        registry,
+        rules,
+        tracker,
+    )
     from controller.rules import board, stub
 
     found: dict[str, type] = {}
@@ -249,7 +259,7 @@ def _hints(cls: type) -> dict[str, Any]:
     if cls not in _HINTS:
         try:
             _HINTS[cls] = typing.get_type_hints(cls)
-        except Exception:  # a hint that does not resolve: the leaves are still checked
+        except (NameError, TypeError, AttributeError):  # a hint that does not resolve: the leaves are still checked
             _HINTS[cls] = {}
     return _HINTS[cls]
 

@@ -13,7 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from controller.events import ButtonPress, DeviceStatus, ReaderCycle, ShufflerStatus, Tick
+from controller.events import (
+    ButtonPress,
+    DeviceStatus,
+    ReaderCycle,
+    ShufflerStatus,
+    Tick,
+)
 from controller.settings import TableSettings
 from controller.state import STATE_VERSION, StateError, StateMismatch
 from controller.table import Table
