@@ -139,7 +139,7 @@ class DeckRegistry:
         >>> DeckRegistry.from_state({"decks": [["A", "red", {"E0": "Xx"}]]})
         Traceback (most recent call last):
         ...
-        controller.state.StateError: registry.decks[0]: 'Xx' is not a card
+        controller.state.StateError: registry.decks[0]: a card that is no card
         """
         from controller.cards import is_card
         from controller.state import StateError
@@ -155,11 +155,11 @@ class DeckRegistry:
                 raise StateError(f"{here}: want [id, back, {{uid: card}}]")
             for card in d[2].values():
                 if type(card) is not str or not is_card(card):
-                    raise StateError(f"{here}: {card!r} is not a card")
+                    raise StateError(f"{here}: a card that is no card")  # (never its text: logged)
             try:
                 reg.add(Deck(d[0], d[1], dict(d[2])))
-            except RegistryError as exc:
-                raise StateError(f"{here}: {exc}") from exc
+            except RegistryError as exc:  # (its message names a UID: not for a log)
+                raise StateError(f"{here}: a deck the registry refuses (a third deck, or shared tags)") from exc
         return reg
 
 

@@ -171,7 +171,8 @@ def decode(data: Any, where: str = "state", depth: int = 0) -> Any:
     if tag == "d":
         if type(body) is not dict:
             raise StateError(f"{where}: 'd' holds {_kind(body)}, not an object")
-        return {k: decode(v, f"{where}.{k}", depth + 1) for k, v in body.items()}
+        # (paths name a dict's entries by place, never by key: keys are UIDs, and paths are logged)
+        return {k: decode(v, f"{where}[{i}]", depth + 1) for i, (k, v) in enumerate(body.items())}
     if tag == "dk":
         if type(body) is not list or not all(type(p) is list and len(p) == 2 for p in body):
             raise StateError(f"{where}: 'dk' holds no list of [key, value] pairs")
@@ -179,7 +180,7 @@ def decode(data: Any, where: str = "state", depth: int = 0) -> Any:
         for i, (k, v) in enumerate(body):
             key = decode(k, f"{where}[{i}].key", depth + 1)
             try:
-                out[key] = decode(v, f"{where}[{key!r}]", depth + 1)
+                out[key] = decode(v, f"{where}[{i}]", depth + 1)
             except TypeError as exc:  # an unhashable key
                 raise StateError(f"{where}[{i}]: {exc}") from exc
         return out
@@ -187,7 +188,28 @@ def decode(data: Any, where: str = "state", depth: int = 0) -> Any:
 
 
 def _kind(x: Any) -> str:
+    """What ``x`` is, never its value (a state holds UIDs and cards; errors are logged)."""
     return {dict: "an object", list: "a list", str: "a string"}.get(type(x), type(x).__name__)
+
+
+def check_fields(obj: Any, where: str) -> None:
+    """The fields of a dataclass of the core (an event read from a journal, say) are of the
+    types it declares; raises :class:`StateError` naming the field.
+
+    >>> from controller.events import ButtonPress
+    >>> check_fields(ButtonPress(1.0, "sa", long="false"), "event #7")
+    Traceback (most recent call last):
+    ...
+    controller.state.StateError: event #7.long: a string is not a bool
+    """
+    hints = _hints(type(obj))
+    for f in dataclasses.fields(obj):
+        v = getattr(obj, f.name)
+        hint = hints.get(f.name)
+        if hint is not None and not conforms(v, hint):
+            raise StateError(f"{where}.{f.name}: {_kind(v)} is not a {_show(hint)}")
+        if type(v) is float and not math.isfinite(v):
+            raise StateError(f"{where}.{f.name}: not a finite number")
 
 
 def _object(name: Any, body: Any, where: str, depth: int) -> Any:
@@ -240,7 +262,7 @@ def _dataclass(cls: type, values: dict[str, Any], where: str) -> Any:
     for k, v in values.items():
         hint = hints.get(k)
         if hint is not None and not conforms(v, hint):
-            raise StateError(f"{where}.{k}: {v!r:.60} is not a {_show(hint)}")
+            raise StateError(f"{where}.{k}: {_kind(v)} is not a {_show(hint)}")
     init = {k: v for k, v in values.items() if fs[k].init}
     try:
         obj = cls(**init)
@@ -437,7 +459,7 @@ def check_table(table: Any) -> None:
                          f"hands finished")
     tr = table.tracker
     for uid, z in tr._home.items():
-        zone(f"state.table.tracker._home[{uid[:4]}...]", z)
+        zone("state.table.tracker._home", z)
     for uid, c in tr._cands.items():
         if type(c) is not tuple or len(c) != 4 or not all(type(n) is int for n in c[1:]):
             raise StateError("state.table.tracker._cands: want (zone, evidence, last, first)")
