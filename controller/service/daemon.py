@@ -22,15 +22,14 @@ import threading
 import time
 from dataclasses import replace
 
-from controller.effects import Effect
-from controller.effects import Alert, HandFinished
+from controller.effects import Alert, Effect, HandFinished
 from controller.events import DeviceStatus, Event, ReaderCycle, Tick
 from controller.service.config import Config
 from controller.service.console_sink import ConsoleSink
 from controller.service.control import ControlServer
 from controller.service.journal import Journal
-from controller.service.recovery import JournalFaults, recover_table
 from controller.service.notify import sd_notify
+from controller.service.recovery import JournalFaults, recover_table
 from controller.service.sinks import FeedSink, LogSink, Sink, fan_out
 from controller.settings import deal_order
 from controller.table import Table
@@ -135,7 +134,7 @@ class Daemon:
             alert = Alert(ts=time.time(), code="journal.damaged", audience="floor", hand=result.hand_affected,
                           message=f"journal damaged: {result.summary()}")
             late.append(alert)
-            log.error("journal: %s: %s", j.path, result.summary())
+            logging.getLogger("tablectl.journal").error("journal: %s: %s", j.path, result.summary())
         if late:
             try:
                 j.record(late)

@@ -49,7 +49,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from controller.effects import Alert, Effect, HandFinished, alert_to_dict
+from controller.effects import Alert, Effect, HandFinished, HandStarted, alert_to_dict
 from controller.events import (
     EVENT_TYPES,
     Event,
@@ -218,6 +218,15 @@ def db_from_wal(wal: Path, out: Path) -> int:
     return len(pages)
 
 
+def _rollback(db: sqlite3.Connection) -> None:
+    """Undo a transaction that failed (SQLite may have undone it itself: a full disk does)."""
+    if db.in_transaction:
+        try:
+            db.execute("ROLLBACK")
+        except sqlite3.Error:
+            pass
+
+
 def service_user() -> str:
     import pwd
 
@@ -236,7 +245,7 @@ def writable_problem(path: Path) -> str | None:
     if not os.access(folder, os.W_OK | os.X_OK, effective_ids=os.access in os.supports_effective_ids):
         return (f"journal: folder {folder} is not writable by {user} (it holds the journal's WAL); "
                 f"fix: chown {user}: {folder}")
-    for p in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
+    for p in (path, Path(f"{path}-wal"), Path(f"{path}-shm"), path.with_name(path.name + ".hands")):
         if p.exists() and not os.access(p, os.R_OK | os.W_OK, effective_ids=os.access in os.supports_effective_ids):
             st = p.stat()
             if st.st_uid != os.geteuid():
@@ -261,6 +270,7 @@ class Journal:
         self.skipped: Counter[str] = Counter()  # rows that could not be read, by what was wrong
         self.skipped_ids: list[int] = []
         self.snapshot_failures = 0
+        self._hand_noted = 0
 
     # -- opening, checking, salvaging ------------------------------------------------------
     def _connect(self, path: Path) -> sqlite3.Connection:
@@ -276,6 +286,7 @@ class Journal:
         problem = writable_problem(self.path)
         if problem is not None:
             raise JournalError(problem)
+        self._hand_noted = self._hands_file()
         try:
             return self._open()
         except sqlite3.OperationalError as exc:  # a read-only filesystem, a full disk at open
@@ -292,6 +303,7 @@ class Journal:
             # everything in it: rebuild the file from the WAL first, then salvage that.
             return self._from_wal_alone(wal, wal_size)
         fresh = size == 0
+        wal_was_there = wal.exists()
         problem = None if fresh else self._check()
         if problem is not None:
             return self._salvage(problem)
@@ -300,7 +312,7 @@ class Journal:
         wal_lost = False
         if not fresh and version >= 2:
             opened = self._db.execute("SELECT value FROM meta WHERE key = 'open'").fetchone()
-            if opened is not None and opened[0] == "1" and wal_size == 0 and not wal.exists():
+            if opened is not None and opened[0] == "1" and not wal_was_there:
                 wal_lost = True  # (a crash leaves the WAL beside the file: it went missing)
                 lost.append(f"the WAL {wal.name} is missing: what was journalled after the last snapshot "
                             "(event #{}) is lost".format(self.dropped_through_or_snapshot()))
@@ -368,12 +380,12 @@ class Journal:
             try:
                 result = db.execute("PRAGMA quick_check").fetchone()[0]
                 if result != "ok":
-                    return f"quick_check: {result}"
+                    return "quick_check: " + " / ".join(str(result).split("\n")[:2])[:160]
                 db.execute("SELECT count(*) FROM sqlite_master").fetchone()
             finally:
                 db.close()
         except sqlite3.DatabaseError as exc:
-            return str(exc)
+            return " ".join(str(exc).split())[:160]
         return None
 
     def _from_wal_alone(self, wal: Path, wal_size: int) -> OpenInfo:
@@ -480,8 +492,39 @@ class Journal:
             self.appended += 1
             return int(cur.lastrowid)  # type: ignore[arg-type]
 
+    @property
+    def hands_path(self) -> Path:
+        """A small file beside the journal with the highest hand number begun: whatever
+        happens to the journal's pages, hand numbers carry on after it."""
+        return self.path.with_name(self.path.name + ".hands")
+
+    def _hands_file(self) -> int:
+        try:
+            text = self.hands_path.read_text(encoding="ascii")[:20]
+            return max(0, int(text)) if text.strip().isdigit() else 0
+        except (OSError, ValueError):
+            return 0
+
+    def note_hand(self, number: int) -> None:
+        """Hand ``number`` has begun: keep it in :attr:`hands_path` (written whole, then renamed)."""
+        if number <= self._hand_noted:
+            return
+        tmp = self.hands_path.with_name(self.hands_path.name + ".tmp")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        try:
+            os.write(fd, str(number).encode())
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, self.hands_path)
+        self._hand_noted = number
+
     def record(self, effects: list[Effect]) -> None:
-        """Keep the alerts and finished hands among ``effects`` (the history)."""
+        """Keep the alerts and finished hands among ``effects`` (the history), and the number
+        of a hand begun (:meth:`note_hand`)."""
+        for e in effects:
+            if type(e) is HandStarted and e.hand > self._hand_noted:
+                self.note_hand(e.hand)
         rows_a = [(e.ts, e.hand, e.code, e.audience, json.dumps(alert_to_dict(e)))
                   for e in effects if isinstance(e, Alert)]
         rows_h = [(e.hand, e.ts, json.dumps(e.record)) for e in effects if isinstance(e, HandFinished)]
@@ -500,7 +543,7 @@ class Journal:
                                      (str(max(top, self._meta_int("max_hand"))),))
                 self._db.execute("COMMIT")
             except BaseException:
-                self._db.execute("ROLLBACK")
+                _rollback(self._db)
                 raise
 
     def snapshot(self, event_id: int, state: Any, *, now: float, last_cycle: int = 0,
@@ -525,7 +568,7 @@ class Journal:
                            (str(max(last_cycle, self._meta_int("last_cycle"))),))
                 db.execute("COMMIT")
             except BaseException:
-                db.execute("ROLLBACK")
+                _rollback(db)
                 raise
             row = db.execute("SELECT data FROM snapshots WHERE event_id = ?", (event_id,)).fetchone()
             try:
@@ -552,7 +595,7 @@ class Journal:
                 db.execute("DELETE FROM alerts WHERE ts < ?", (cutoff,))
                 db.execute("COMMIT")
             except BaseException:
-                db.execute("ROLLBACK")
+                _rollback(db)
                 raise
             # Into the main file: a WAL lost later loses only what comes after this snapshot.
             db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
@@ -647,7 +690,7 @@ class Journal:
             assert self._db is not None
             h = self._db.execute("SELECT max(number) FROM hands WHERE typeof(number) = 'integer'").fetchone()[0]
             a = self._db.execute("SELECT max(hand) FROM alerts WHERE typeof(hand) = 'integer'").fetchone()[0]
-            return max(h or 0, a or 0, self._meta_int("max_hand"))
+            return max(h or 0, a or 0, self._meta_int("max_hand"), self._hands_file())
 
     def hands(self, *, since: float | None = None) -> list[dict[str, Any]]:
         """Finished hands, oldest first, each its record (rows that cannot be read skipped)."""

@@ -118,8 +118,9 @@ def recover_table(j: Journal, settings: Any, fresh: Table) -> Recovery:
 
 
 def number_on(r: Recovery, j: Journal, state_lost: bool) -> None:
-    """The next hand is numbered after every hand the journal has seen (and, when events after
-    the last snapshot were lost, after the hand they may have begun)."""
+    """The next hand is numbered after every hand the journal has seen begin (its ``.hands``
+    file, its finished hands, its alerts), and, when events after the last snapshot were lost,
+    after the hand they may have begun."""
     table = r.table
     top = j.max_hand()
     if state_lost and table.hand is None:
@@ -127,7 +128,7 @@ def number_on(r: Recovery, j: Journal, state_lost: bool) -> None:
         r.hand_affected = top
     hand = table.hand
     if hand is not None:
-        if hand.number <= top:
+        if hand.number < top:  # (equal: the hand in progress, noted when it began)
             r.lost.append(f"the hand in progress was numbered {hand.number}, already seen: renumbered {top + 1}")
             r.hand_affected = hand.number = top + 1
         table.hands_finished = max(table.hands_finished, min(top, hand.number - 1))
@@ -145,18 +146,22 @@ class JournalFaults:
         self.path = path
         self.failures = 0  # since the daemon started
         self._streak = 0
-        self._said = 0.0
+        self._said: float | None = None  # when a failure was last logged
+        self._ok_said: float | None = None
 
     def failed(self, exc: BaseException, what: str) -> None:
         self.failures += 1
         self._streak += 1
         now = time.monotonic()
-        if self._streak == 1 or now - self._said >= self.EVERY:
+        if self._said is None or now - self._said >= self.EVERY:
             self._said = now
             log.error("journal: %s: cannot %s (%s: %s); the table goes on unjournalled; %d writes "
                       "failed so far", self.path, what, type(exc).__name__, str(exc)[:120], self.failures)
 
     def ok(self) -> None:
-        if self._streak:
-            log.warning("journal: %s: writing again after %d failed writes", self.path, self._streak)
+        if self._streak:  # (a disk nearly full fails and succeeds by turns: said once a minute)
+            now = time.monotonic()
+            if self._ok_said is None or now - self._ok_said >= self.EVERY:
+                self._ok_said = now
+                log.warning("journal: %s: writing again after %d failed writes", self.path, self._streak)
             self._streak = 0
