@@ -312,9 +312,7 @@ def parse_config(text: str, *, path: Path) -> Config:
     table = TableSettings(game=game, seats=tuple(seats), button=button, deck_in_play=deck_in_play,
                           zones=zones, confirm_cycles=confirm, gone_cycles=gone, rules=rules,
                           strong_rssi=reader.strong_rssi)
-    from controller.service.console_config import (
-        parse_console,  # (it imports this module)
-    )
+    from controller.service.console_config import parse_console  # (it imports this module)
 
     return Config(path=path, table=table, reader=reader, decks=tuple(decks), outputs=outputs,
                   console=parse_console(doc, src=src), shuffler=shuffler, journal=journal)

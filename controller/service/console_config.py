@@ -27,7 +27,7 @@ from firmware_bridge.console import SEAT, SHIFT, STATUS_LEDS, ButtonSpec, Consol
 
 PIN_FACTORIES = ("auto", "lgpio", "rpigpio", "mock")
 #: BCM pins the header exposes
-BCM_PINS = range(28)
+BCM_PINS = range(0, 28)
 #: pins never to use, and why
 RESERVED = {0: "the HAT ID EEPROM's data line (ID_SD)", 1: "the HAT ID EEPROM's clock line (ID_SC)"}
 #: the UART's pins, refused when a serial device is on the Pi's own UART

@@ -24,8 +24,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Callable, Sequence
 
 from controller.effects import Effect
 from controller.events import ButtonPress, DeviceStatus, Event

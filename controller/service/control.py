@@ -24,9 +24,9 @@ import os
 import socketserver
 import threading
 import time
-from collections.abc import Callable
+from typing import Any, Callable
+
 from pathlib import Path
-from typing import Any
 
 from controller.events import ButtonPress, DeckSetup, Event, TableSetup
 from controller.pads import check_press

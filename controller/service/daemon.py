@@ -22,14 +22,15 @@ import threading
 import time
 from dataclasses import replace
 
-from controller.effects import Alert, Effect, HandFinished
+from controller.effects import Effect
+from controller.effects import Alert, HandFinished
 from controller.events import DeviceStatus, Event, ReaderCycle, Tick
 from controller.service.config import Config
 from controller.service.console_sink import ConsoleSink
 from controller.service.control import ControlServer
 from controller.service.journal import Journal
-from controller.service.notify import sd_notify
 from controller.service.recovery import JournalFaults, recover_table
+from controller.service.notify import sd_notify
 from controller.service.sinks import FeedSink, LogSink, Sink, fan_out
 from controller.settings import deal_order
 from controller.table import Table

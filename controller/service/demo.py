@@ -27,8 +27,8 @@ from hw_sim import script as sc
 from hw_sim.dealer import ScriptedDealer, SimulationError
 from hw_sim.feig_reader import SimFeigReader
 from hw_sim.pty_device import PtyDevice
-from hw_sim.random_hands import random_hand_steps
 from hw_sim.setup import ANTENNA_OF, ZONES, write_setup
+from hw_sim.random_hands import random_hand_steps
 
 DEMO_NOISE = sc.Noise(seed=0, miss=0.05, repeat=0.3, crosstalk=0.01)
 

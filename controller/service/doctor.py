@@ -37,10 +37,9 @@ import sqlite3
 import stat
 import sys
 import tempfile
-from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, Iterable, Mapping
 from urllib.parse import quote
 
 DEFAULT_CONFIG = "/etc/tablectl/tablectl.toml"

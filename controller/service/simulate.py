@@ -20,17 +20,17 @@ import subprocess
 import sys
 import tempfile
 import threading
-from collections.abc import Callable
+import time
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, Callable, TextIO
 
 from controller.service import control
 from hw_sim import script as sc
 from hw_sim.dealer import ScriptedDealer, SimulationError
 from hw_sim.feig_reader import SimFeigReader
 from hw_sim.pty_device import PtyDevice
-from hw_sim.setup import ANTENNA_OF, ZONES, write_setup
 from hw_sim.shuffler import SimShuffler
+from hw_sim.setup import ANTENNA_OF, ZONES, write_setup
 
 CONFIRM_CYCLES = 3
 GONE_CYCLES = 8

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import logging
 import os
-from collections.abc import Callable, Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 from controller.effects import Alert, Effect, effect_to_dict
 

@@ -23,7 +23,7 @@ LED_GLYPH = {"off": ("○", "dim"), "on": ("●", ""), "blink_slow": ("◉ slow"
 LED_COLOUR = {"ready": "green", "prompt": "yellow", "alert": "red"}
 
 
-def console_view(demo: Demo) -> dict[str, Any] | None:
+def console_view(demo: "Demo") -> dict[str, Any] | None:
     """The dealer's console as its pins are now: each LED's mode, the last buzz, the prompt."""
     sink = demo.daemon.console
     if sink is None:
@@ -52,7 +52,7 @@ def console_line(view: dict[str, Any] | None, since: float | None = None) -> str
     return "console  " + " · ".join(parts)
 
 
-def render(demo: Demo):  # type: ignore[no-untyped-def]
+def render(demo: "Demo"):  # type: ignore[no-untyped-def]
     """One frame of the live view as a rich renderable."""
     from rich.console import Group
     from rich.panel import Panel
@@ -156,7 +156,7 @@ def render(demo: Demo):  # type: ignore[no-untyped-def]
                        Panel(alert_text, title="alerts")), title=title)
 
 
-def run_live(demo: Demo, dealer: threading.Thread) -> None:
+def run_live(demo: "Demo", dealer: threading.Thread) -> None:
     from rich.live import Live
 
     with Live(render(demo), refresh_per_second=8, screen=False) as live:
@@ -177,7 +177,7 @@ def summary_line(record: dict[str, Any]) -> str:
             f"stub {record['stub_count']:>2}  {alerts}  | {seats}")
 
 
-def run_plain(demo: Demo, dealer: threading.Thread) -> None:
+def run_plain(demo: "Demo", dealer: threading.Thread) -> None:
     printed = 0
     since = time.monotonic()
     while True:
