@@ -469,3 +469,51 @@ def test_the_daemon_starts_on_an_unreadable_snapshot_and_says_what_was_lost_in_o
     assert "carrying on in hand 4" in err  # from the snapshot before it, and the events since
     db = sqlite3.connect(path)
     assert db.execute("SELECT count(*) FROM alerts WHERE code = 'journal.damaged'").fetchone()[0] == 1
+
+
+# -- tablectl doctor finds the same, read-only ---------------------------------------------------
+DOCTOR_CASES = {
+    "an unreadable snapshot": ("UPDATE snapshots SET data = '{' WHERE event_id = (SELECT max(event_id) FROM snapshots)",
+                               "cannot be read"),
+    "a pickled snapshot": ("UPDATE snapshots SET format = 'pickle'", "is a pickle (schema 1)"),
+    "event rows that do not decode": ("""INSERT INTO events (ts, type, data) VALUES (1.0, 'X', '{"type":"Teleport"}')""",
+                                      "1 event row(s) do not decode"),
+    "a newer schema": ("UPDATE meta SET value = '9' WHERE key = 'schema'", "written by a newer release"),
+    "hand records that are not JSON": ("INSERT INTO hands (number, ended, record) VALUES (9, 1.0, '{')",
+                                       "1 finished hand record(s) are not JSON"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(DOCTOR_CASES))
+def test_the_doctor_finds_what_the_start_would_salvage_and_touches_nothing(bases, tmp_path, case):
+    from controller.service import doctor
+    from controller.service.config import JournalConfig
+
+    path = _copy(bases["closed"], tmp_path)
+    sql, says = DOCTOR_CASES[case]
+    _sql(path, sql)
+    before = path.read_bytes()
+    me = doctor.current_identity()
+    checks = doctor.check_journal(JournalConfig(path=str(path)), me, SETTINGS)
+    assert any(says in c.what and c.fix for c in checks[1:]), [c.line() for c in checks]
+    assert path.read_bytes() == before
+
+
+def test_the_doctor_finds_a_zero_byte_journal_beside_its_wal_and_a_lost_wal(bases, tmp_path):
+    from controller.service import doctor
+    from controller.service.config import JournalConfig
+    from controller.service.journal import diagnose
+
+    path = _copy(bases["crashed"], tmp_path)
+    Path(f"{path}-wal").unlink()
+    checks = doctor.check_journal(JournalConfig(path=str(path)), doctor.current_identity(), SETTINGS)
+    assert [c.level for c in checks] == ["ok", "warn"] and "its WAL is missing" in checks[1].what
+    assert not Path(f"{path}-wal").exists()  # (an empty one made by a look would hide the loss)
+    assert "is missing" in _recover(path).summary()  # and the start still finds it
+    other = tmp_path / "z" / "j.sqlite3"
+    other.parent.mkdir()
+    _copy(bases["crashed"], other.parent)
+    other.write_bytes(b"")
+    [(level, msg)] = diagnose(other, SETTINGS)
+    assert level == "fail" and "is empty beside a WAL of" in msg
+    assert Path(f"{other}-wal").stat().st_size > 0  # read-only: the WAL is still there

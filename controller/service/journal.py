@@ -708,3 +708,85 @@ class Journal:
             if isinstance(rec, dict):
                 out.append(rec)
         return out
+
+
+def diagnose(path: str | Path, settings: Any = None) -> list[tuple[str, str]]:
+    """What the daemon's start would find wrong with the journal at ``path``, read-only (for
+    ``tablectl doctor``): ``(level, message)`` pairs, ``fail`` or ``warn``; empty if nothing."""
+    path = Path(path)
+    wal = Path(f"{path}-wal")
+    out: list[tuple[str, str]] = []
+    if not path.exists():
+        return out
+    size, wal_size = path.stat().st_size, (wal.stat().st_size if wal.exists() else 0)
+    wal_was_there = wal.exists()  # (before SQLite is asked: reading may make an empty one)
+    if size == 0:
+        if wal_size:
+            out.append(("fail", f"journal: {path} is empty beside a WAL of {wal_size} bytes: the daemon rebuilds "
+                                "what it can from the WAL at its next start and says what is lost; never delete "
+                                "the WAL"))
+        return out
+    try:
+        # Without a WAL, immutable: SQLite would make an empty WAL, and the next start would
+        # then not know that the WAL was lost.
+        db = sqlite3.connect(f"file:{path}?mode=ro" + ("" if wal_was_there else "&immutable=1"), uri=True,
+                             timeout=2.0)
+    except sqlite3.Error:
+        return out  # (the integrity check says so)
+    try:
+        tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if "meta" in tables:
+            meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
+            schema = str(meta.get("schema", "1"))
+            if schema.isdigit() and int(schema) > SCHEMA_VERSION:
+                out.append(("fail", f"journal: {path} is of schema {schema}, written by a newer release: "
+                                    f"tablectl run refuses it (exit 2)"))
+                return out
+            if meta.get("open") == "1" and not wal_was_there:
+                out.append(("warn", f"journal: {path} was left open and its WAL is missing: what was journalled "
+                                    "after its last snapshot is lost (said at the next start)"))
+        if "snapshots" in tables:
+            cols = {r[1] for r in db.execute("PRAGMA table_info(snapshots)")}
+            fmt = "format" if "format" in cols else "'pickle'"
+            rows = db.execute(f"SELECT event_id, data, {fmt} FROM snapshots ORDER BY event_id DESC").fetchall()
+            for eid, data, f in rows:
+                if f == "pickle":
+                    out.append(("warn", f"journal: the snapshot at event #{eid} is a pickle (schema 1): the next "
+                                        "start migrates it through an unpickler of the table's classes only, "
+                                        "or refuses it"))
+                    continue
+                try:
+                    state = json.loads(data)
+                    if settings is not None:
+                        from controller.table import Table
+
+                        Table.from_state(state, settings)
+                except (StateError, ValueError, TypeError, RecursionError) as exc:
+                    level = "warn" if "configuration changed" in str(exc) else "fail"
+                    out.append((level, f"journal: the snapshot at event #{eid} cannot be read "
+                                       f"({str(exc)[:120]}): the next start falls back to the one before it"))
+        if "events" in tables:
+            bad: Counter[str] = Counter()
+            for eid, data in db.execute("SELECT id, data FROM events"):
+                try:
+                    decode_event(data, eid)
+                except ValueError as exc:
+                    bad[str(exc)[:80]] += 1
+            if bad:
+                out.append(("warn", f"journal: {sum(bad.values())} event row(s) do not decode ("
+                                    + ", ".join(f"{n} {r}" for r, n in bad.most_common(3))
+                                    + "): the next start skips and counts them"))
+        if "hands" in tables:
+            n = 0
+            for (text,) in db.execute("SELECT record FROM hands"):
+                try:
+                    json.loads(text)
+                except (TypeError, ValueError, RecursionError):
+                    n += 1
+            if n:
+                out.append(("warn", f"journal: {n} finished hand record(s) are not JSON: history skips them"))
+    except sqlite3.Error:
+        pass  # a file SQLite cannot read: the integrity check (doctor.inspect_journal) says so
+    finally:
+        db.close()
+    return out
