@@ -130,7 +130,7 @@ def _templates() -> dict[str, Callable[[], Any]]:
         from controller.tracker import Tracker
 
         TEMPLATES["Hand"] = lambda: Hand(1, "holdem", 2, (1, 2), 1, 0.0)
-        TEMPLATES["Tracker"] = lambda: Tracker({}.get)
+        TEMPLATES["Tracker"] = lambda: Tracker(lambda antenna: None)
     return TEMPLATES
 
 
@@ -189,7 +189,8 @@ def decode(data: Any, where: str = "state", depth: int = 0) -> Any:
 
 def _kind(x: Any) -> str:
     """What ``x`` is, never its value (a state holds UIDs and cards; errors are logged)."""
-    return {dict: "an object", list: "a list", str: "a string"}.get(type(x), type(x).__name__)
+    names: dict[type, str] = {dict: "an object", list: "a list", str: "a string"}
+    return names.get(type(x), type(x).__name__)
 
 
 def check_fields(obj: Any, where: str) -> None:
@@ -458,13 +459,13 @@ def check_table(table: Any) -> None:
         raise StateError(f"state.table.hand: hand {hand.number} is not after the {table.hands_finished} "
                          f"hands finished")
     tr = table.tracker
-    for uid, z in tr._home.items():
+    for z in tr._home.values():
         zone("state.table.tracker._home", z)
-    for uid, c in tr._cands.items():
+    for c in tr._cands.values():
         if type(c) is not tuple or len(c) != 4 or not all(type(n) is int for n in c[1:]):
             raise StateError("state.table.tracker._cands: want (zone, evidence, last, first)")
         zone("state.table.tracker._cands", c[0])
-    for uid, a in tr._home_ant.items():
+    for a in tr._home_ant.values():
         if type(a) is not int or not 1 <= a <= 16:
             raise StateError(f"state.table.tracker._home_ant: antenna {a!r}, want 1 to 16")
 

@@ -330,7 +330,7 @@ class Journal:
             version = int(row[0]) if row is not None else (1 if had else SCHEMA_VERSION)
         except ValueError:
             version = 1
-            lost.append(f"the schema version {str(row[0])[:20]!r} is no number: taken for 1")
+            lost.append(f"the schema version {str(row[0] if row else '')[:20]!r} is no number: taken for 1")
         if version > SCHEMA_VERSION:
             db.close()
             self._db = None
@@ -722,9 +722,9 @@ def diagnose(path: str | Path, settings: Any = None) -> list[tuple[str, str]]:
     wal_was_there = wal.exists()  # (before SQLite is asked: reading may make an empty one)
     if size == 0:
         if wal_size:
-            out.append(("fail", f"journal: {path} is empty beside a WAL of {wal_size} bytes: the daemon rebuilds "
-                                "what it can from the WAL at its next start and says what is lost; never delete "
-                                "the WAL"))
+            out.append(("fail", (f"journal: {path} is empty beside a WAL of {wal_size} bytes: the daemon rebuilds "
+                                 "what it can from the WAL at its next start and says what is lost; never delete "
+                                 "the WAL")))
         return out
     try:
         # Without a WAL, immutable: SQLite would make an empty WAL, and the next start would
@@ -739,21 +739,21 @@ def diagnose(path: str | Path, settings: Any = None) -> list[tuple[str, str]]:
             meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
             schema = str(meta.get("schema", "1"))
             if schema.isdigit() and int(schema) > SCHEMA_VERSION:
-                out.append(("fail", f"journal: {path} is of schema {schema}, written by a newer release: "
-                                    f"tablectl run refuses it (exit 2)"))
+                out.append(("fail", (f"journal: {path} is of schema {schema}, written by a newer release: "
+                                     f"tablectl run refuses it (exit 2)")))
                 return out
             if meta.get("open") == "1" and not wal_was_there:
-                out.append(("warn", f"journal: {path} was left open and its WAL is missing: what was journalled "
-                                    "after its last snapshot is lost (said at the next start)"))
+                out.append(("warn", (f"journal: {path} was left open and its WAL is missing: what was journalled "
+                                     "after its last snapshot is lost (said at the next start)")))
         if "snapshots" in tables:
             cols = {r[1] for r in db.execute("PRAGMA table_info(snapshots)")}
             fmt = "format" if "format" in cols else "'pickle'"
             rows = db.execute(f"SELECT event_id, data, {fmt} FROM snapshots ORDER BY event_id DESC").fetchall()
             for eid, data, f in rows:
                 if f == "pickle":
-                    out.append(("warn", f"journal: the snapshot at event #{eid} is a pickle (schema 1): the next "
-                                        "start migrates it through an unpickler of the table's classes only, "
-                                        "or refuses it"))
+                    out.append(("warn", (f"journal: the snapshot at event #{eid} is a pickle (schema 1): the next "
+                                         "start migrates it through an unpickler of the table's classes only, "
+                                         "or refuses it")))
                     continue
                 try:
                     state = json.loads(data)
@@ -763,8 +763,8 @@ def diagnose(path: str | Path, settings: Any = None) -> list[tuple[str, str]]:
                         Table.from_state(state, settings)
                 except (StateError, ValueError, TypeError, RecursionError) as exc:
                     level = "warn" if "configuration changed" in str(exc) else "fail"
-                    out.append((level, f"journal: the snapshot at event #{eid} cannot be read "
-                                       f"({str(exc)[:120]}): the next start falls back to the one before it"))
+                    out.append((level, (f"journal: the snapshot at event #{eid} cannot be read "
+                                        f"({str(exc)[:120]}): the next start falls back to the one before it")))
         if "events" in tables:
             bad: Counter[str] = Counter()
             for eid, data in db.execute("SELECT id, data FROM events"):
@@ -773,8 +773,8 @@ def diagnose(path: str | Path, settings: Any = None) -> list[tuple[str, str]]:
                 except ValueError as exc:
                     bad[str(exc)[:80]] += 1
             if bad:
-                out.append(("warn", f"journal: {sum(bad.values())} event row(s) do not decode ("
-                                    + ", ".join(f"{n} {r}" for r, n in bad.most_common(3))
+                out.append(("warn", (f"journal: {sum(bad.values())} event row(s) do not decode ("
+                                     + ", ".join(f"{n} {r}" for r, n in bad.most_common(3)))
                                     + "): the next start skips and counts them"))
         if "hands" in tables:
             n = 0
