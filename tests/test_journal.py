@@ -360,3 +360,20 @@ def test_the_reader_cycle_reached_outlives_the_events_a_snapshot_drops(tmp_path)
     j.snapshot(50, Table(TableSettings(), registry()), now=2.0, last_cycle=50)  # (the same point again)
     j.snapshot(60, Table(TableSettings(), registry()), now=3.0, last_cycle=50)
     assert list(j.events_after(0)) == [] and j.last_cycle() == 50
+
+
+def test_an_accepted_command_is_journalled_with_the_peers_uid(tmp_path):
+    """Issue 12: the control socket passes SO_PEERCRED's uid: daemon.submit(ev, peer_uid=uid)."""
+    import sqlite3
+
+    from controller.service.config import parse_config
+
+    cfg = parse_config(f'[reader]\nport = "loop://"\n[journal]\npath = "{tmp_path / "j.sqlite3"}"\n',
+                       path=tmp_path / "t.toml")
+    d = Daemon(cfg)
+    d.recover()
+    d.submit(ButtonPress(1.0, "misdeal"), peer_uid=1001)
+    d.submit(Tick(2.0))
+    d.stop()
+    rows = sqlite3.connect(tmp_path / "j.sqlite3").execute("SELECT type, peer_uid FROM events ORDER BY id").fetchall()
+    assert rows == [("ButtonPress", 1001), ("Tick", None)]

@@ -289,9 +289,26 @@ class Journal:
         self._hand_noted = self._hands_file()
         try:
             return self._open()
-        except sqlite3.OperationalError as exc:  # a read-only filesystem, a full disk at open
-            raise JournalError(f"journal: {self.path}: cannot be opened for writing ({exc}); "
-                               f"fix: check the filesystem (df -h {self.path.parent}; mount)") from exc
+        except sqlite3.OperationalError as exc:  # locked by another daemon, a read-only filesystem...
+            self._drop_connection()
+            raise JournalError(f"journal: {self.path}: cannot be opened for writing ({' '.join(str(exc).split())}); "
+                               f"fix: stop any other tablectl run on it, and check the filesystem "
+                               f"(df -h {self.path.parent}; mount)") from exc
+        except sqlite3.DatabaseError as exc:  # damage the quick check did not see: salvage
+            self._drop_connection()
+            return self._salvage(" ".join(str(exc).split())[:160])
+        except OSError as exc:  # setting a damaged file aside failed: a full or read-only disk
+            self._drop_connection()
+            raise JournalError(f"journal: {self.path}: {exc.strerror or exc} while salvaging it; "
+                               f"fix: free space or remount (df -h {self.path.parent}; mount)") from exc
+
+    def _drop_connection(self) -> None:
+        if self._db is not None:
+            try:
+                self._db.close()
+            except sqlite3.Error:
+                pass
+            self._db = None
 
     def _open(self) -> OpenInfo:
         lost: list[str] = []
@@ -512,6 +529,7 @@ class Journal:
         tmp = self.hands_path.with_name(self.hands_path.name + ".tmp")
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         try:
+            os.fchmod(fd, 0o600)  # (a file left there keeps its mode otherwise)
             os.write(fd, str(number).encode())
             os.fsync(fd)
         finally:
