@@ -12,6 +12,8 @@ import random
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from controller.events import (
     ButtonPress,
@@ -189,3 +191,42 @@ def test_a_state_from_a_future_release_is_refused_in_one_line():
     with pytest.raises(StateError) as err:
         Table.from_state(state, SETTINGS)
     assert str(err.value) == "state: version 999 was written by a newer release (this one reads up to 1)"
+
+
+# -- fuzz: any JSON anywhere in a real state is taken or refused with a StateError, nothing else --
+JSON = st.recursive(st.none() | st.booleans() | st.integers(-2**70, 2**70) | st.floats(allow_nan=False)
+                    | st.text(max_size=8) | st.sampled_from(["Hand", "Tracker", "t", "s", "d", "o", "seat:1"]),
+                    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(
+                        st.sampled_from(["t", "s", "fs", "d", "dk", "o", "v", "x"]), inner, max_size=2),
+                    max_leaves=12)
+_BASE = None
+
+
+def _paths(node, prefix=()):
+    """Every place in a state a value can be put."""
+    yield prefix
+    if isinstance(node, dict):
+        for k, v in node.items():
+            yield from _paths(v, (*prefix, k))
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            yield from _paths(v, (*prefix, i))
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_any_value_anywhere_in_a_state_is_taken_or_refused_never_a_crash(data):
+    global _BASE
+    if _BASE is None:
+        _BASE = json.dumps(_state_mid_hand())
+    state = json.loads(_BASE)
+    paths = [p for p in _paths(state) if p]
+    path = data.draw(st.sampled_from(paths))
+    node = state
+    for k in path[:-1]:
+        node = node[k]
+    node[path[-1]] = data.draw(JSON)
+    try:
+        Table.from_state(state, SETTINGS)
+    except StateError as exc:
+        assert "\n" not in str(exc)

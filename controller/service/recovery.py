@@ -85,6 +85,9 @@ def recover_table(j: Journal, settings: Any, fresh: Table) -> Recovery:
         except (StateError, ValueError, RecursionError) as exc:
             r.lost.append(f"the snapshot at event #{eid} cannot be read ({str(exc)[:160]})")
             continue
+        except Exception as exc:  # noqa: BLE001 (a bug in reading a state must not stop a start)
+            r.lost.append(f"the snapshot at event #{eid} cannot be read ({type(exc).__name__})")
+            continue
         loaded = True
         break
     recorded = {(h.get("hand"), h.get("ended")) for h in j.hands(since=0.0)}
