@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import logging
+import sqlite3
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -24,7 +25,7 @@ from typing import Any
 
 from controller.effects import Effect, HandFinished
 from controller.events import Event
-from controller.service.journal import Journal
+from controller.service.journal import Journal, JournalError, OpenInfo
 from controller.state import StateError, StateMismatch
 from controller.table import Table
 
@@ -66,8 +67,23 @@ class Recovery:
 
 
 def recover_table(j: Journal, settings: Any, fresh: Table) -> Recovery:
-    """Open ``j`` and rebuild the table configured by ``settings`` (``fresh`` if nothing is kept)."""
+    """Open ``j`` and rebuild the table configured by ``settings`` (``fresh`` if nothing is kept).
+    Damage SQLite finds only while the rows are read (past its quick check) is salvaged too."""
     info = j.open()
+    try:
+        return _rebuild(j, settings, fresh, info)
+    except sqlite3.OperationalError as exc:
+        raise JournalError(f"journal: {j.path}: cannot be read ({' '.join(str(exc).split())[:120]}); "
+                           f"fix: check the filesystem (df -h {j.path.parent}; mount)") from exc
+    except sqlite3.DatabaseError as exc:
+        j.skipped.clear()
+        j.skipped_ids.clear()
+        j._drop_connection()
+        info = j._salvage(" ".join(str(exc).split())[:160])
+        return _rebuild(j, settings, Table(fresh.settings, fresh.registry), info)
+
+
+def _rebuild(j: Journal, settings: Any, fresh: Table, info: OpenInfo) -> Recovery:
     r = Recovery(table=fresh, lost=list(info.lost))
     dropped = j.dropped_through()
     loaded = False
