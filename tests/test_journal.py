@@ -377,3 +377,21 @@ def test_an_accepted_command_is_journalled_with_the_peers_uid(tmp_path):
     d.stop()
     rows = sqlite3.connect(tmp_path / "j.sqlite3").execute("SELECT type, peer_uid FROM events ORDER BY id").fetchall()
     assert rows == [("ButtonPress", 1001), ("Tick", None)]
+
+
+def test_the_daemon_keeps_the_number_of_each_hand_begun_beside_the_journal(tmp_path):
+    """Issue 12: hand numbers never repeat, whatever the journal's pages lose."""
+    from controller.service.config import parse_config
+
+    cfg = parse_config(f'[reader]\nport = "loop://"\n[journal]\npath = "{tmp_path / "j.sqlite3"}"\n',
+                       path=tmp_path / "t.toml")
+    d = Daemon(cfg)
+    d.recover()
+    for c in range(1, 6):
+        d.submit(ReaderCycle(float(c), "reader", c, (("E0040150A05F0001", 1, 200),)))
+        eid, event = d.events.get_nowait()
+        d.handle(event, eid)
+    assert d.table.hand is not None and d.table.hand.number == 1
+    assert (tmp_path / "j.sqlite3.hands").read_text() == "1"
+    assert oct((tmp_path / "j.sqlite3.hands").stat().st_mode & 0o777) == "0o600"
+    d.stop()

@@ -23,7 +23,7 @@ import time
 from dataclasses import replace
 
 from controller.effects import Effect
-from controller.effects import Alert, HandFinished
+from controller.effects import Alert, HandFinished, HandStarted
 from controller.events import DeviceStatus, Event, ReaderCycle, Tick
 from controller.service.config import Config
 from controller.service.console_sink import ConsoleSink
@@ -219,8 +219,8 @@ class Daemon:
         j = self.journal
         assert j is not None
         try:
-            if any(type(e) is Alert or type(e) is HandFinished for e in effects):
-                j.record(effects)
+            if any(type(e) is Alert or type(e) is HandFinished or type(e) is HandStarted for e in effects):
+                j.record(effects)  # (a hand begun: its number, kept beside the journal)
             if any(type(e) is HandFinished for e in effects) or j.due_snapshot():
                 settings = self.config.table
                 j.snapshot(eid, self.table, now=time.time(), last_cycle=self._last_cycle,
