@@ -236,9 +236,9 @@ def _object(name: Any, body: Any, where: str, depth: int) -> Any:
     return obj
 
 
-def expect(values: dict[str, Any], template: Any, where: str) -> None:
-    """``values`` has exactly the fields ``template`` keeps in a state, each of its type (where
-    the template's is not None; None is taken where the template's is: it can change)."""
+def expect(values: dict[str, Any], template: Any, where: str, nullable: tuple[str, ...] = ()) -> None:
+    """``values`` has exactly the fields ``template`` keeps in a state, each of its type where
+    the template's is not None, and None only where the template's is (or ``nullable`` names it)."""
     want = fields_of(template)
     missing, unknown = sorted(want.keys() - values.keys()), sorted(values.keys() - want.keys())
     if missing or unknown:
@@ -246,9 +246,10 @@ def expect(values: dict[str, Any], template: Any, where: str) -> None:
             (["missing " + ", ".join(missing)] if missing else []) + (["unknown " + ", ".join(unknown)] if unknown else [])))
     for k, ref in want.items():
         v = values[k]
-        if ref is not None and v is not None and type(v) is not type(ref) and \
-                not (type(ref) is float and type(v) is int):
-            raise StateError(f"{where}.{k}: {_kind(v)}, want {_kind(ref)}")
+        if ref is None or (v is None and k in nullable):
+            continue
+        if type(v) is not type(ref) and not (type(ref) is float and type(v) is int):
+            raise StateError(f"{where}.{k}: {_kind(v) if v is not None else 'null'}, want {_kind(ref)}")
 
 
 def _dataclass(cls: type, values: dict[str, Any], where: str) -> Any:
@@ -391,7 +392,7 @@ def table_from_state(cls: type, state: Any, settings: Any) -> Any:
     if type(registry) is not DeckRegistry:
         raise StateError("state.table.registry: missing, or not a DeckRegistry")
     table = cls(settings, registry)
-    expect(values, table, "state.table")
+    expect(values, table, "state.table", nullable=("_next_button",))
     for name, want in (("hand", Hand), ("_redeal", Hand), ("_last_positions", Positions),
                        ("_last_report", tuple), ("_shuffler_fault", list), ("last_record", dict),
                        ("_figures_key", tuple), ("_next_button", int)):
@@ -427,6 +428,7 @@ def check_table(table: Any) -> None:
         if z not in ALL_ZONES:
             raise StateError(f"{where}: {z!r} is no zone")
 
+    _typed(table, {k: v for k, v in _table_hints().items() if hasattr(table, k)}, "state.table")
     for s in table.seats:
         seat("state.table.seats", s)
     for name in ("waiting", "_posted", "absent"):
@@ -454,25 +456,98 @@ def check_table(table: Any) -> None:
         hand = getattr(table, name)
         if hand is not None:
             check_hand(hand, f"state.table.{name}")
+            if not hand.penalty <= table.penalty.keys():
+                raise StateError(f"state.table.{name}.penalty: a seat the table has no penalty for")
     hand = table.hand
     if hand is not None and hand.number <= table.hands_finished:
         raise StateError(f"state.table.hand: hand {hand.number} is not after the {table.hands_finished} "
                          f"hands finished")
     tr = table.tracker
+    check_tracker(tr)
     for z in tr._home.values():
         zone("state.table.tracker._home", z)
     for c in tr._cands.values():
         if type(c) is not tuple or len(c) != 4 or not all(type(n) is int for n in c[1:]):
             raise StateError("state.table.tracker._cands: want (zone, evidence, last, first)")
         zone("state.table.tracker._cands", c[0])
+
+
+def _typed(obj: Any, hints: dict[str, Any], where: str) -> None:
+    """Each attribute of ``obj`` named in ``hints`` is of that type (to its elements)."""
+    for name, hint in hints.items():
+        if not conforms(getattr(obj, name), hint):
+            raise StateError(f"{where}.{name}: not a {_show(hint)}")
+
+
+def _hand_hints() -> dict[str, Any]:
+    from controller.effects import Alert, Prompt
+    from controller.positions import Positions
+    from controller.rules.board import BoardState
+
+    opt_int, opt_str = int | None, str | None
+    return {
+        "number": int, "game": str, "hole_cards": int, "seats": tuple[int, ...], "button": int,
+        "started": float, "order": list[int], "positions": Positions, "zones": dict[str, list[str]],
+        "where": dict[str, str], "labels": dict[str, str], "on_table": set[str], "hole_dealt": int,
+        "dealt_to": dict[int, int], "deal_index": dict[str, int], "first_seat": dict[str, int],
+        "arrivals": list[int], "arrival_ts": list[float], "now": float,
+        "exposure_waiting": tuple[str, float] | None, "deferred": tuple[Any, float] | None,
+        "last_hole": opt_str, "last_card": opt_str, "deal_over": bool, "closed_by": opt_str, "misdeal": bool,
+        "exposed": int, "boxed": int, "allowance": dict[int, int], "exposed_from": dict[int, int],
+        "exposure_candidate": opt_str, "exposure_resolved": bool,
+        "expected_burn": tuple[str | None, str] | None, "owed": dict[int, int], "dealt_button": opt_int,
+        "absent": set[int], "penalty": set[int], "waiting": set[int], "redeal_of": opt_int,
+        "new_seats": set[int], "board": BoardState, "pot_pushed": bool,
+        "left": dict[str, tuple[str, float]], "off": dict[str, str], "deck": opt_str, "kind": str,
+        "notes": list[str], "alerts": list[Alert], "prompts": list[Prompt], "flagged": set[tuple[str, str]],
+    }
+
+
+def _table_hints() -> dict[str, Any]:
+    from controller.deck_rack import DeckRack
+    from controller.effects import Alert
+    from controller.events import ButtonPress
+    from controller.registry import DeckRegistry, TagInfo
+    from controller.rules.stub import StubCounts
+
+    return {
+        "registry": DeckRegistry, "rack": DeckRack, "stub": StubCounts, "seats": tuple[int, ...],
+        "_next_button": int | None, "waiting": set[int], "_posted": set[int], "absent": set[int],
+        "penalty": dict[int, int], "_deferred": list[ButtonPress], "_highcard": bool, "_taps_seen": bool,
+        "hands_finished": int, "last_record": dict[str, Any] | None, "devices_offline": set[str],
+        "_pending_alerts": list[Alert], "_figures_key": tuple[Any, ...] | None,
+        "_offline_since": dict[str, list[Any]], "_retired_tags": dict[str, TagInfo],
+        "_last_report": tuple[str, int, tuple[str, ...] | None] | None,
+    }
+
+
+_TRACKER_HINTS: dict[str, Any] = {
+    "confirm_cycles": int, "gone_cycles": int, "strong_rssi": int, "_home": dict[str, str],
+    "_home_ant": dict[str, int], "_home_pairs": set[tuple[str, int]], "_absent": dict[str, int],
+    "_cands": dict[str, tuple[str, int, int, int]], "_since": dict[str, int],
+    "_twins": dict[str, tuple[int, int]], "clones": list[tuple[str, tuple[str, str]]],
+}
+
+
+def check_tracker(tr: Any, where: str = "state.table.tracker") -> None:
+    """The tracker's maps agree with one another: every tag at home has its antenna and its
+    pair, the unheard and the evidence are of tags it knows (controller.tracker)."""
+    _typed(tr, {k: v for k, v in _TRACKER_HINTS.items() if hasattr(tr, k)}, where)
     for a in tr._home_ant.values():
-        if type(a) is not int or not 1 <= a <= 16:
-            raise StateError(f"state.table.tracker._home_ant: antenna {a!r}, want 1 to 16")
+        if not 1 <= a <= 16:
+            raise StateError(f"{where}._home_ant: antenna {a!r}, want 1 to 16")
+    home = tr._home
+    if tr._home_ant.keys() != home.keys() or tr._home_pairs != set(tr._home_ant.items()):
+        raise StateError(f"{where}: its tags at home, their antennas and their pairs disagree")
+    if not tr._absent.keys() <= home.keys():
+        raise StateError(f"{where}._absent: a tag unheard that is not on the table")
 
 
 def check_hand(hand: Any, where: str) -> None:
     from controller.settings import GAMES
     from controller.zones import ALL_ZONES
+
+    _typed(hand, {k: v for k, v in _hand_hints().items() if hasattr(hand, k)}, where)
 
     if type(hand.number) is not int or hand.number < 1:
         raise StateError(f"{where}.number: {hand.number!r}, want 1 or more")
@@ -490,6 +565,9 @@ def check_hand(hand: Any, where: str) -> None:
             raise StateError(f"{where}.where: a card in {z!r} that the zones do not hold")
     if len(hand.where) > 2 * 52 or not 0 <= hand.hole_dealt <= 52:
         raise StateError(f"{where}: {len(hand.where)} cards out, {hand.hole_dealt} dealt: more than a deck")
+    for name in ("absent", "penalty", "waiting", "new_seats"):
+        if any(not 1 <= x <= 10 for x in getattr(hand, name)):
+            raise StateError(f"{where}.{name}: a seat that is not 1 to 10")
     for name in ("dealt_to", "allowance", "exposed_from", "owed"):
         for s, n in getattr(hand, name).items():
             if type(s) is not int or type(n) is not int or n < 0:
