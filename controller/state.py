@@ -355,18 +355,57 @@ def table_to_state(table: Any) -> dict[str, Any]:
             "table": {k: encode(v) for k, v in fields_of(table).items()}}
 
 
+#: version -> the step that turns a state of that version into one of the next. A change to
+#: what the table holds (a new attribute, a renamed one, a new class) bumps STATE_VERSION and
+#: adds its step here, e.g. ``MIGRATIONS[1] = lambda st: _add_field(st, "_new_timer", None)``;
+#: tests/data/state/v1-mid-hand.json must keep loading (docs/journal.md, "Changing the state").
+MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {}
+
+
+def add_field(state: dict[str, Any], name: str, value: Any, *, obj: str = "table") -> dict[str, Any]:
+    """A migration step's helper: give the table (``obj="table"``), or every object of the
+    class named ``obj`` in the state, the field ``name`` set to ``value`` (encoded).
+
+    >>> add_field({"version": 1, "table": {"a": 1}}, "b", (1, 2))["table"]
+    {'a': 1, 'b': {'t': [1, 2]}}
+    """
+    encoded = encode(value)
+    if obj == "table":
+        state["table"].setdefault(name, encoded)
+        return state
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            if node.get("o") == obj and isinstance(node.get("v"), dict):
+                node["v"].setdefault(name, encoded)
+            for v in node.values():
+                walk(v)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v)
+
+    walk(state["table"])
+    return state
+
+
 def migrate(state: dict[str, Any]) -> dict[str, Any]:
-    """Bring a state of an earlier version up to :data:`STATE_VERSION` (none yet: version 1 is
-    the first; a later version adds a step here for each, and keeps the fixture of the old one
-    loading: tests/data/state/)."""
+    """Bring a state of an earlier version up to :data:`STATE_VERSION`, step by step
+    (:data:`MIGRATIONS`); refuse a version this release does not know."""
     version = state.get("version")
-    if type(version) is not int or isinstance(version, bool):
+    if type(version) is not int:
         raise StateError(f"state: version {version!r} is not a version number")
     if version > STATE_VERSION:
         raise StateError(f"state: version {version} was written by a newer release (this one reads "
                          f"up to {STATE_VERSION})")
     if version < 1:
         raise StateError(f"state: version {version} is no version this release knows")
+    while version < STATE_VERSION:
+        step = MIGRATIONS.get(version)
+        if step is None or type(state.get("table")) is not dict:
+            raise StateError(f"state: version {version} cannot be brought up to {STATE_VERSION}")
+        state = step(state)
+        version += 1
+        state["version"] = version
     return state
 
 
