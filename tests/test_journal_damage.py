@@ -518,3 +518,46 @@ def test_the_doctor_finds_a_zero_byte_journal_beside_its_wal_and_a_lost_wal(base
     [(level, msg)] = diagnose(other, SETTINGS)
     assert level == "fail" and "is empty beside a WAL of" in msg
     assert Path(f"{other}-wal").stat().st_size > 0  # read-only: the WAL is still there
+
+
+def test_a_journal_that_cannot_grow_is_one_line_for_the_whole_run_never_a_traceback(tmp_path):
+    """A real write failure from the OS: ``tablectl run`` with RLIMIT_FSIZE just above the
+    journal's size (SIGXFSZ ignored, so the write fails with EFBIG, as a full card fails with
+    ENOSPC). Presses keep coming over the control socket; the log gets one line."""
+    import resource
+    import signal
+    import socket
+
+    cfg = write_setup(tmp_path, outputs='control = "control.sock"', journal=True, console=False)
+    j = Journal(tmp_path / "journal.sqlite3")
+    j.open()
+    j.close()
+    limit = (tmp_path / "journal.sqlite3").stat().st_size + 8192
+
+    def small_disk() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    log_path = tmp_path / "daemon.log"
+    with open(log_path, "w") as log_file:
+        proc = subprocess.Popen([*TABLECTL, "run", "--config", str(cfg)], stderr=log_file,
+                                preexec_fn=small_disk)  # noqa: PLW1509 (a limit, before exec)
+    try:
+        sock_path = tmp_path / "control.sock"
+        wait_until(lambda: sock_path.exists(), 30, what="the control socket")
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+            s.connect(str(sock_path))
+            f = s.makefile("rw")
+            for _ in range(10):
+                f.write('{"cmd": "press", "name": "sa"}\n')
+                f.flush()
+                assert json.loads(f.readline())["ok"] is True  # taken, journalled or not
+        wait_until(lambda: "cannot append" in log_path.read_text(), 30, what="the failing append")
+        assert proc.poll() is None  # the table goes on
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+    text = log_path.read_text()
+    assert "Traceback" not in text
+    [line] = [x for x in text.splitlines() if "cannot append" in x]
+    assert "ERROR tablectl.journal" in line and "the table goes on unjournalled" in line
