@@ -125,7 +125,7 @@ class Daemon:
         j = self.journal
         if j is None:
             return
-        result = recover_table(j, self.config.table, self.table)
+        result = recover_table(j, self.config.table, self.table, set(self.config.registry().decks))
         self.table = result.table
         for event in result.replayed_events:
             self._note_cycle(event)

@@ -66,12 +66,14 @@ class Recovery:
         return hand.number + 1 if hand is not None else self.table.hands_finished + 1
 
 
-def recover_table(j: Journal, settings: Any, fresh: Table) -> Recovery:
+def recover_table(j: Journal, settings: Any, fresh: Table, decks: set[str] | None = None) -> Recovery:
     """Open ``j`` and rebuild the table configured by ``settings`` (``fresh`` if nothing is kept).
-    Damage SQLite finds only while the rows are read (past its quick check) is salvaged too."""
+    Damage SQLite finds only while the rows are read (past its quick check) is salvaged too.
+    ``decks``: the deck ids the configuration registers; a snapshot of other decks is of another
+    configuration (the table starts afresh, as for other settings)."""
     info = j.open()
     try:
-        return _rebuild(j, settings, fresh, info)
+        return _rebuild(j, settings, fresh, info, decks)
     except sqlite3.OperationalError as exc:
         raise JournalError(f"journal: {j.path}: cannot be read ({' '.join(str(exc).split())[:120]}); "
                            f"fix: check the filesystem (df -h {j.path.parent}; mount)") from exc
@@ -80,10 +82,10 @@ def recover_table(j: Journal, settings: Any, fresh: Table) -> Recovery:
         j.skipped_ids.clear()
         j._drop_connection()
         info = j._salvage(" ".join(str(exc).split())[:160])
-        return _rebuild(j, settings, Table(fresh.settings, fresh.registry), info)
+        return _rebuild(j, settings, Table(fresh.settings, fresh.registry), info, decks)
 
 
-def _rebuild(j: Journal, settings: Any, fresh: Table, info: OpenInfo) -> Recovery:
+def _rebuild(j: Journal, settings: Any, fresh: Table, info: OpenInfo, decks: set[str] | None) -> Recovery:
     r = Recovery(table=fresh, lost=list(info.lost))
     dropped = j.dropped_through()
     loaded = False
@@ -92,7 +94,10 @@ def _rebuild(j: Journal, settings: Any, fresh: Table, info: OpenInfo) -> Recover
             r.lost.append(f"the snapshot at event #{eid} is older than the events kept")
             break
         try:
-            r.table, r.after = Table.from_state(json.loads(text), settings), eid
+            table = Table.from_state(json.loads(text), settings)
+            if decks is not None and set(table.registry.decks) != decks:
+                raise StateMismatch("state: the configuration's decks changed since it was written")
+            r.table, r.after = table, eid
         except StateMismatch:
             r.config_changed = True
             log.warning("journal: the configuration changed since the last snapshot; the table starts "
