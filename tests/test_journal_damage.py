@@ -561,3 +561,26 @@ def test_a_journal_that_cannot_grow_is_one_line_for_the_whole_run_never_a_traceb
     assert "Traceback" not in text
     [line] = [x for x in text.splitlines() if "cannot append" in x]
     assert "ERROR tablectl.journal" in line and "the table goes on unjournalled" in line
+
+
+def test_a_snapshot_that_does_not_read_back_drops_nothing(bases, tmp_path, caplog):
+    """Events go only once a newer snapshot has been written and read back (here: its check
+    refuses it, as Table.from_state would a state it cannot take)."""
+    from controller.state import StateError
+
+    base = bases["closed"]
+    path = _copy(base, tmp_path)
+    j = Journal(path)
+    j.open()
+    before = [i for i, _ in j.events_after(0)]
+
+    def refuse(state):
+        raise StateError("state.table: refused for the test")
+
+    with caplog.at_level(logging.ERROR):
+        assert j.snapshot(before[-1], Table(SETTINGS, registry()), now=1e9, check=refuse) is False
+    assert [i for i, _ in j.events_after(0)] == before
+    assert [eid for eid, _ in j.snapshots()] == base.snapshots  # the refused one is gone, the others kept
+    [line] = [r.getMessage() for r in caplog.records]
+    assert "does not read back" in line and "kept the events" in line
+    j.close()
