@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 from controller.cards import CardError, parse_card, setup_order
 
@@ -125,6 +126,42 @@ class DeckRegistry:
 
     def lookup(self, uid: str) -> TagInfo | None:
         return self._by_uid.get(uid)
+
+    def to_state(self) -> dict[str, Any]:
+        """The decks as plain data (controller.state); the index is rebuilt from them."""
+        return {"decks": [[d.id, d.back, dict(d.cards)] for d in self.decks.values()]}
+
+    @classmethod
+    def from_state(cls, values: dict[str, Any], *, where: str = "registry") -> DeckRegistry:
+        """The inverse of :meth:`to_state`, each deck checked as :meth:`add` checks a new one.
+
+        >>> DeckRegistry.from_state({"decks": [["A", "red", {"E0": "As"}]]}).lookup("E0").card
+        'As'
+        >>> DeckRegistry.from_state({"decks": [["A", "red", {"E0": "Xx"}]]})
+        Traceback (most recent call last):
+        ...
+        controller.state.StateError: registry.decks[0]: a card that is no card
+        """
+        from controller.cards import is_card
+        from controller.state import StateError
+
+        decks = values.get("decks")
+        if set(values) != {"decks"} or type(decks) is not list:
+            raise StateError(f"{where}: want exactly a list of decks")
+        reg = cls()
+        for i, d in enumerate(decks):
+            here = f"{where}.decks[{i}]"
+            if type(d) is not list or len(d) != 3 or type(d[0]) is not str or type(d[1]) is not str \
+                    or type(d[2]) is not dict:
+                raise StateError(f"{here}: want [id, back, {{uid: card}}]")
+            for card in d[2].values():
+                if type(card) is not str or not is_card(card):
+                    raise StateError(f"{here}: a card that is no card")  # (never its text: logged)
+            try:
+                reg.add(Deck(d[0], d[1], dict(d[2])))
+            except RegistryError as exc:  # (its message names a UID: not for a log)
+                raise StateError(f"{here}: a deck the registry refuses (a third deck, or shared tags)") from exc
+        return reg
 
 
 class SetupOrderReading:

@@ -834,6 +834,22 @@ class Table:
             }
         return snap
 
+    # -- the state a journal snapshot keeps (controller.state, docs/journal.md) -------------------
+    _STATE_SKIP = ("settings", "_track", "_clones", "_dispatch")  # the configuration's, or links
+
+    def to_state(self) -> dict[str, Any]:
+        """The whole table as JSON values, versioned: see :mod:`controller.state`."""
+        from controller.state import table_to_state
+
+        return table_to_state(self)
+
+    @classmethod
+    def from_state(cls, state: Any, settings: TableSettings) -> Table:
+        """The table ``state`` holds, every value checked; raises one StateError otherwise."""
+        from controller.state import table_from_state
+
+        return table_from_state(cls, state, settings)
+
 
 _RANK = {"burn": 0, "board": 1}
 

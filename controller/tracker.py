@@ -42,6 +42,8 @@ Move = tuple[str, "str | None", str]
 class Tracker:
     """Confirmed tag locations from inventory cycles. Pure: cycles are counted, not timed."""
 
+    _STATE_SKIP = ("_zone_of",)  # not state: the table links it to its zones (controller.state)
+
     def __init__(self, zone_of: Callable[[int], str | None], *, confirm_cycles: int = 3,
                  gone_cycles: int = 8, strong_rssi: int = 150) -> None:
         if confirm_cycles < 1 or gone_cycles < 1:

@@ -28,6 +28,7 @@ def _setup_logging(level: str) -> None:
 def cmd_run(args: argparse.Namespace) -> int:
     from controller.service.config import ConfigError, load_config
     from controller.service.daemon import Daemon
+    from controller.service.journal import JournalError
 
     try:
         config = load_config(args.config)
@@ -49,6 +50,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGINT, on_signal)
     try:
         daemon.start()
+    except JournalError as exc:  # one line with the fix; the unit does not restart on 2
+        print(f"tablectl: {exc}", file=sys.stderr)
+        daemon.stop()
+        return 2
     except OSError as exc:  # an output that cannot be opened: say which, and stop
         print(f"tablectl: {config.path}: [outputs]: cannot open {exc.filename or ''}: {exc.strerror or exc}",
               file=sys.stderr)

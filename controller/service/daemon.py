@@ -24,12 +24,13 @@ from dataclasses import replace
 from collections.abc import Callable
 
 from controller.effects import Effect
-from controller.effects import Alert, HandFinished
+from controller.effects import Alert, HandFinished, HandStarted
 from controller.events import DeviceStatus, Event, ReaderCycle, Tick
 from controller.service.config import Config
 from controller.service.console_sink import ConsoleSink
 from controller.service.control import ControlServer
 from controller.service.journal import Journal
+from controller.service.recovery import JournalFaults, recover_table
 from controller.service.notify import sd_notify
 from controller.service.sinks import FeedSink, LogSink, Sink, fan_out
 from controller.settings import deal_order
@@ -64,6 +65,7 @@ class Daemon:
         self._last_cycle = 0
         self.watchdog_interval = _watchdog_interval()
         self._late: list[Effect] = []  # hands recovered from the journal that no output has seen
+        self.journal_faults = JournalFaults(jc.path)
         self.table = Table(config.table, config.registry())
         self.sinks: list[Sink] = list(sinks) if sinks is not None else [LogSink()]
         self.feed: FeedSink | None = None
@@ -92,9 +94,10 @@ class Daemon:
         self._stop = threading.Event()
         self._lock = threading.Lock()  # guards the table for in-process viewers
 
-    def submit(self, event: Event) -> None:
+    def submit(self, event: Event, *, peer_uid: int | None = None) -> None:
         """Hand an event to the main loop (any thread); journalled first, if there is a journal.
-        Returns once it is on disk: a device link acknowledges what it has handed on only then."""
+        Returns once it is on disk: a device link acknowledges what it has handed on only then.
+        ``peer_uid``: the control socket's peer that sent it (journalled with it)."""
         if type(event) is ReaderCycle and self._cycle_offset:
             event = replace(event, cycle=event.cycle + self._cycle_offset)
         if self.journal is None:
@@ -102,11 +105,12 @@ class Daemon:
             return
         with self._journal_lock:
             try:
-                eid = self.journal.append(event)
-            except Exception:  # a full or failing disk must not stop the table
-                log.exception("journal: %s: cannot append a %s event; going on without it",
-                              self.journal.path, type(event).__name__)
+                eid = self.journal.append(event, peer_uid=peer_uid)
+            except Exception as exc:  # noqa: BLE001 (a full or failing disk must not stop the table)
+                self.journal_faults.failed(exc, "append")
                 eid = 0
+            else:
+                self.journal_faults.ok()
             self.events.put((eid, event))
 
     def status(self) -> dict:
@@ -120,41 +124,32 @@ class Daemon:
         return {link.name: link.stats.online for link in links}
 
     def recover(self) -> None:
-        """Open the journal and rebuild the table from it (before any device is read)."""
+        """Open the journal and rebuild the table from it (before any device is read). Whatever
+        is lost is said in one line, and the floor gets a ``journal.damaged`` alert; a journal
+        that cannot be used raises :class:`JournalError` (``tablectl run`` exits 2)."""
         j = self.journal
         if j is None:
             return
-        j.open()
-        after = 0
-        snap = j.latest_snapshot()
-        if snap is not None:
-            eid, table = snap
-            if getattr(table, "settings", None) == self.config.table and \
-                    table.registry.decks.keys() == self.config.registry().decks.keys():
-                self.table, after = table, eid
-            else:
-                log.warning("journal: the configuration changed since the last snapshot; the table starts "
-                            "afresh (the history is kept)")
-        recorded = {(h["hand"], h["ended"]) for h in j.hands(since=0.0)}
-        replayed = 0
-        late: list[Effect] = []
-        for eid, event in j.events_after(after):
-            try:
-                effects = self.table.apply(event)
-            except Exception:
-                log.exception("journal: the core failed replaying event #%d; skipped", eid)
-                continue
-            replayed += 1
+        result = recover_table(j, self.config.table, self.table, set(self.config.registry().decks))
+        self.table = result.table
+        for event in result.replayed_events:
             self._note_cycle(event)
-            # What the core said after the last hand recorded never reached an output: say it now.
-            late += [e for e in effects if isinstance(e, HandFinished) and (e.hand, e.ts) not in recorded]
         self._cycle_offset = max(j.last_cycle(), self._last_cycle)
+        late: list[Effect] = list(result.late)
+        if result.lost:
+            alert = Alert(ts=time.time(), code="journal.damaged", audience="floor", hand=result.hand_affected,
+                          message=f"journal damaged: {result.summary()}")
+            late.append(alert)
+            logging.getLogger("tablectl.journal").error("journal: %s: %s", j.path, result.summary())
         if late:
-            j.record(late)
+            try:
+                j.record(late)
+            except Exception as exc:  # noqa: BLE001 (a full disk: the outputs still get them)
+                self.journal_faults.failed(exc, "record")
             self._late = late
         hand = self.table.hand
-        log.info("journal: %s: %d events replayed%s; %s", j.path, replayed,
-                 f" after the snapshot at event #{after}" if after else "",
+        log.info("journal: %s: %d events replayed%s; %s", j.path, result.replayed,
+                 f" after the snapshot at event #{result.after}" if result.after else "",
                  f"carrying on in hand {hand.number}" if hand is not None else
                  f"{self.table.hands_finished} hands finished")
 
@@ -232,12 +227,16 @@ class Daemon:
         j = self.journal
         assert j is not None
         try:
-            if any(type(e) is Alert or type(e) is HandFinished for e in effects):
-                j.record(effects)
+            if any(type(e) is Alert or type(e) is HandFinished or type(e) is HandStarted for e in effects):
+                j.record(effects)  # (a hand begun: its number, kept beside the journal)
             if any(type(e) is HandFinished for e in effects) or j.due_snapshot():
-                j.snapshot(eid, self.table, now=time.time(), last_cycle=self._last_cycle)
-        except Exception:
-            log.exception("journal: %s: cannot record; going on", j.path)
+                settings = self.config.table
+                j.snapshot(eid, self.table, now=time.time(), last_cycle=self._last_cycle,
+                           check=lambda state: Table.from_state(state, settings))
+        except Exception as exc:  # noqa: BLE001 (a full disk: one line and a count, not a traceback)
+            self.journal_faults.failed(exc, "record")
+        else:
+            self.journal_faults.ok()
 
     def run(self) -> None:
         """The main loop, until :meth:`stop`. It pings the watchdog itself, so a loop stuck in

@@ -301,6 +301,8 @@ def check_daemon(control: str | None, *, timeout: float = 1.0) -> tuple[list[Che
 def inspect_journal(path: str | Path) -> Check:
     """Open the journal read-only and check it: integrity, WAL mode, the events it holds."""
     uri = f"file:{quote(str(Path(path).absolute()))}?mode=ro"
+    if not Path(f"{path}-wal").exists():
+        uri += "&immutable=1"  # else SQLite makes an empty WAL, and the start no longer sees one lost
     fix = (f"stop the daemon (systemctl stop tablectl), move the file aside (mv {path} {path}.bad) and start it "
            f"again: it starts a new, empty journal; keep the bad file for the floor")
     try:
@@ -308,6 +310,9 @@ def inspect_journal(path: str | Path) -> Check:
         try:
             result = [row[0] for row in con.execute("PRAGMA integrity_check")]
             mode = con.execute("PRAGMA journal_mode").fetchone()[0]
+            if uri.endswith("immutable=1"):  # (immutable reads report no WAL: the header says)
+                with open(path, "rb") as f:
+                    mode = "wal" if f.read(20)[18:20] == b"\x02\x02" else mode
             has_events = con.execute(
                 "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'events'").fetchone()
             events = con.execute("SELECT count(*) FROM events").fetchone()[0] if has_events else 0
@@ -325,8 +330,9 @@ def inspect_journal(path: str | Path) -> Check:
     return Check("ok", f"journal: {path} is sound, WAL, {held}")
 
 
-def check_journal(journal: Any, ident: Identity) -> list[Check]:
-    """``journal``: the config's JournalConfig (``path`` None: no journal)."""
+def check_journal(journal: Any, ident: Identity, settings: Any = None) -> list[Check]:
+    """``journal``: the config's JournalConfig (``path`` None: no journal); ``settings``: the
+    table's, to judge the snapshots by (controller.service.journal.diagnose)."""
     if journal is None or journal.path is None:
         return [Check("warn", "journal: none ([journal] is not in the configuration): a crash or power cut "
                               "loses the hand in progress",
@@ -347,7 +353,15 @@ def check_journal(journal: Any, ident: Identity) -> list[Check]:
     if not can_access(path, ident, os.R_OK | os.W_OK):
         return [Check("fail", f"journal: {path} ({owner_mode(path)}) is not readable and writable by {ident.name}",
                       f"sudo chown {SERVICE_USER}: {path}*  (the daemon's user owns its journal)")]
-    return [inspect_journal(path)]
+    from controller.service.journal import diagnose
+
+    found = diagnose(path, settings)  # (first: it looks for the WAL before SQLite is asked)
+    first = inspect_journal(path)
+    fix = (f"nothing to do by hand: the daemon salvages it at its next start and says what is lost "
+           f"(docs/journal.md); keep {path}* as they are")
+    newer = f"run the release that wrote it, or mv {path} {path}.new (the daemon then starts a new journal)"
+    return [first] + [Check(level, msg, newer if "newer release" in msg else fix)
+                      for level, msg in found]
 
 
 # -- GPIO --------------------------------------------------------------------------------------
@@ -501,7 +515,7 @@ def run_checks(config_path: str, *, user: str | None = None, open_ports: bool = 
         if open_ports and "://" not in port and not any(c.failed for c in found):
             out.append(check_device_opens(name, port, baudrate=baudrate, parity=parity))
     out.extend(daemon)
-    out.extend(check_journal(config.journal, ident))
+    out.extend(check_journal(config.journal, ident, config.table))
     out.extend(check_gpio(config.console, ident, env=env))
     unit = installed_unit()
     if unit is not None and unit_config_path(unit) in (config_path, str(Path(config_path).absolute())):
