@@ -236,14 +236,20 @@ def _object(name: Any, body: Any, where: str, depth: int) -> Any:
     return obj
 
 
+def _refuse_fields(where: str, missing: list[str], unknown: list[str]) -> None:
+    """One StateError naming the fields missing and the fields unknown, if any."""
+    if missing or unknown:
+        parts = (["missing " + ", ".join(missing)] if missing else []) + (
+            ["unknown " + ", ".join(unknown)] if unknown else [])
+        raise StateError(f"{where}: " + "; ".join(parts))
+
+
 def expect(values: dict[str, Any], template: Any, where: str, nullable: tuple[str, ...] = ()) -> None:
     """``values`` has exactly the fields ``template`` keeps in a state, each of its type where
     the template's is not None, and None only where the template's is (or ``nullable`` names it)."""
     want = fields_of(template)
     missing, unknown = sorted(want.keys() - values.keys()), sorted(values.keys() - want.keys())
-    if missing or unknown:
-        raise StateError(f"{where}: " + "; ".join(
-            (["missing " + ", ".join(missing)] if missing else []) + (["unknown " + ", ".join(unknown)] if unknown else [])))
+    _refuse_fields(where, missing, unknown)
     for k, ref in want.items():
         v = values[k]
         if ref is None or (v is None and k in nullable):
@@ -257,9 +263,7 @@ def _dataclass(cls: type, values: dict[str, Any], where: str) -> Any:
     missing = sorted(n for n, f in fs.items() if n not in values and
                      f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING)
     unknown = sorted(values.keys() - fs.keys())
-    if missing or unknown:
-        raise StateError(f"{where}: " + "; ".join(
-            (["missing " + ", ".join(missing)] if missing else []) + (["unknown " + ", ".join(unknown)] if unknown else [])))
+    _refuse_fields(where, missing, unknown)
     hints = _hints(cls)
     for k, v in values.items():
         hint = hints.get(k)
@@ -321,7 +325,7 @@ def conforms(value: Any, hint: Any) -> bool:
             return False
         if len(args) == 2 and args[1] is Ellipsis:
             return all(conforms(v, args[0]) for v in value)
-        return len(args) == len(value) and all(conforms(v, a) for v, a in zip(value, args))
+        return len(args) == len(value) and all(conforms(v, a) for v, a in zip(value, args, strict=True))
     if origin in (list, set, frozenset):
         return type(value) is origin and all(conforms(v, args[0]) for v in value) if args else type(value) is origin
     if origin is dict:

@@ -848,7 +848,8 @@ class Table:
         """The table ``state`` holds, every value checked; raises one StateError otherwise."""
         from controller.state import table_from_state
 
-        return table_from_state(cls, state, settings)
+        table: Table = table_from_state(cls, state, settings)
+        return table
 
 
 _RANK = {"burn": 0, "board": 1}

@@ -171,7 +171,8 @@ def test_an_unreadable_newest_snapshot_falls_back_to_the_one_before_and_loses_no
     text = BAD_SNAPSHOTS[what]
     if text is None:
         db = sqlite3.connect(path)
-        state = json.loads(db.execute("SELECT data FROM snapshots WHERE event_id = ?", (base.snapshots[0],)).fetchone()[0])
+        row = db.execute("SELECT data FROM snapshots WHERE event_id = ?", (base.snapshots[0],)).fetchone()
+        state = json.loads(row[0])
         db.close()
         state["table"]["hands_finished"] = -3
         text = json.dumps(state)
@@ -477,8 +478,9 @@ DOCTOR_CASES = {
     "an unreadable snapshot": ("UPDATE snapshots SET data = '{' WHERE event_id = (SELECT max(event_id) FROM snapshots)",
                                "cannot be read"),
     "a pickled snapshot": ("UPDATE snapshots SET format = 'pickle'", "is a pickle (schema 1)"),
-    "event rows that do not decode": ("""INSERT INTO events (ts, type, data) VALUES (1.0, 'X', '{"type":"Teleport"}')""",
-                                      "1 event row(s) do not decode"),
+    "event rows that do not decode": (
+        """INSERT INTO events (ts, type, data) VALUES (1.0, 'X', '{"type":"Teleport"}')""",
+        "1 event row(s) do not decode"),
     "a newer schema": ("UPDATE meta SET value = '9' WHERE key = 'schema'", "written by a newer release"),
     "hand records that are not JSON": ("INSERT INTO hands (number, ended, record) VALUES (9, 1.0, '{')",
                                        "1 finished hand record(s) are not JSON"),
