@@ -166,7 +166,7 @@ class Daemon:
             self.feed = FeedSink(out.feed)
             self.sinks.append(self.feed)
         if out.control:
-            self.control = ControlServer(out.control, self.submit, self.status,
+            self.control = ControlServer(out.control, self.submit, self.status, config=self.config.control,
                                          press=self.console.drive if self.console is not None else None)
             self.control.start()
         self.reader.start()
