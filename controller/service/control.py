@@ -47,8 +47,9 @@ import struct
 import threading
 import time
 from collections import Counter, deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from controller.events import ButtonPress, DeckSetup, Event, TableSetup
 from controller.pads import check_press
@@ -62,6 +63,8 @@ log = logging.getLogger("tablectl.control")
 MAX_LINE = 64 * 1024
 #: connections open at once; a new one closes the one idle longest (or is refused if all are busy)
 MAX_CONNECTIONS = 16
+#: connections waiting to be accepted (the kernel caps it at net.core.somaxconn)
+BACKLOG = 128
 #: presses a second a uid may give (a dealer gives a few a second at most), the daemon's own excepted
 PRESSES_PER_SECOND = 20
 #: the largest manifest read, in bytes (52 lines of ``UID CARD`` are about 1.1 KiB)
@@ -194,7 +197,7 @@ def request_to_event(req: Any, *, now: float, peer_uid: int | None = None, manif
     ...
     ValueError: setup: unknown field 'buton' (fields: button, seats)
     """
-    if not isinstance(req, dict):
+    if not isinstance(req, dict):  # (a ValueError, as every refusal: the socket answers those)
         raise ValueError("a request is a JSON object, e.g. {\"cmd\": \"ping\"}")
     cmd = req.get("cmd")
     if type(cmd) is not str or cmd not in _FIELDS or cmd == "ping":
@@ -428,6 +431,7 @@ class _Conn:
     last: float  # monotonic time of its last request (or of its connection)
     busy: bool = False  # answering a request: not closed to make room
     evicted: bool = False
+    thread: threading.Thread | None = None
 
 
 class ControlServer:
@@ -476,7 +480,7 @@ class ControlServer:
                     raise OSError(exc.errno, f"cannot give it to group {cfg.group_name}: {exc.strerror} (the "
                                   f"daemon's user must be a member of it: SupplementaryGroups= in the unit)",
                                   path) from exc
-            sock.listen(64)
+            sock.listen(BACKLOG)
         except OSError:
             sock.close()
             os.unlink(path)
@@ -534,6 +538,7 @@ class ControlServer:
                                peer.uid, peer.pid, self.allow.describe(), self.path)
             _refuse(sock, f"uid {peer.uid} may not use this socket (allowed: {self.allow.describe()})")
             return
+        victim = None
         with self._lock:
             if len(self._conns) >= self.max_connections:
                 idle = [c for c in self._conns if not c.busy]
@@ -553,9 +558,15 @@ class ControlServer:
                     victim.sock.shutdown(socket.SHUT_RD)  # its thread wakes, says so and closes it
                 except OSError:
                     pass
-            conn = _Conn(sock, peer, time.monotonic())
+        if victim is not None and victim.thread is not None:
+            # Its thread ends before the next starts: threads stay within max_connections, and
+            # a flood of connections waits in the backlog instead of in threads
+            victim.thread.join(1.0)
+        conn = _Conn(sock, peer, time.monotonic())
+        conn.thread = threading.Thread(target=self._serve, args=(conn,), name=f"control-{peer.uid}", daemon=True)
+        with self._lock:  # (only this thread adds: the count can only have dropped meanwhile)
             self._conns.add(conn)
-        threading.Thread(target=self._serve, args=(conn,), name=f"control-{peer.uid}", daemon=True).start()
+        conn.thread.start()
 
     def _serve(self, conn: _Conn) -> None:
         sock = conn.sock
@@ -624,7 +635,7 @@ class ControlServer:
             req = parse_request(line)
             if isinstance(req, dict) and req.get("cmd") == "ping":
                 _fields(req, "ping", _FIELDS["ping"])
-                return {"ok": True, **self._status()}
+                return {"ok": True, **self._status(), "refused": dict(self.refused)}
             event = request_to_event(req, now=time.time(), peer_uid=peer.uid, manifests=self.manifests)
             if isinstance(event, ButtonPress):
                 if not self.limit.take(peer.uid):
@@ -689,9 +700,17 @@ def _shutdown(sock: socket.socket) -> None:
 
 def send(path: str, request: dict, timeout: float = 5.0) -> dict:
     """One request to a running daemon's control socket."""
+    deadline = time.monotonic() + timeout
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
         s.settimeout(timeout)
-        s.connect(path)
+        while True:
+            try:
+                s.connect(path)
+                break
+            except BlockingIOError:  # its backlog is full (a flood of connections): it drains as the
+                if time.monotonic() >= deadline:  # daemon accepts, and refuses or closes them
+                    raise TimeoutError(f"{path}: the daemon accepts no connection") from None
+                time.sleep(0.01)
         s.sendall((json.dumps(request) + "\n").encode())
         buf = b""
         while not buf.endswith(b"\n"):
