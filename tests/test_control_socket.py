@@ -509,3 +509,26 @@ def test_a_bad_control_section_is_refused_naming_the_key(tmp_path, control, erro
     with pytest.raises(ConfigError) as exc:
         _config(tmp_path, control)
     assert error in str(exc.value)
+
+
+# -- a press through the console's mock pins keeps its peer ------------------------------------
+
+def test_a_press_given_through_the_mock_pins_is_journalled_with_the_peer_who_asked():
+    """``tablectl simulate`` drives the console's mock pins: the press the pins give is a new
+    event, and must still say who asked for it; a press of the pins themselves says nobody."""
+    from controller.events import ButtonPress
+    from controller.service.console_config import default_console
+    from controller.service.console_sink import ConsoleSink
+
+    cfg = parse_config('[reader]\nport = "loop://"\n' + default_console(pin_factory="mock", bounce_time=0.005),
+                       path=Path("t.toml"))
+    given: list = []
+    sink = ConsoleSink(cfg.console, submit=given.append)
+    sink.open()
+    try:
+        assert sink.drive(ButtonPress(1.0, "seat_out", seat=3, peer_uid=1234))
+        sink.console.tap("round_done")  # the dealer's own finger
+        wait_until(lambda: len(given) == 2, what="the second press")
+    finally:
+        sink.close()
+    assert [(p.name, p.seat, p.peer_uid) for p in given] == [("seat_out", 3, 1234), ("round_done", None, None)]
