@@ -78,6 +78,12 @@ class ButtonPress:
     #: A record, never an input: the core decides nothing on it
     peer_uid: int | None = None
 
+    def __setstate__(self, state: list[Any]) -> None:
+        """From a pickle; one made before ``peer_uid`` (a seat change waiting in a snapshot) has
+        none. (``dataclass(slots=True)`` would leave the slot unset: an AttributeError later.)"""
+        for f, value in zip(fields(self), list(state) + [None] * (len(fields(self)) - len(state))):
+            object.__setattr__(self, f.name, value)
+
 
 @dataclass(frozen=True, slots=True)
 class TableSetup:
