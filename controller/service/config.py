@@ -7,6 +7,7 @@ See ``docs/configuration.md`` for every key.
 
 from __future__ import annotations
 
+import grp
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -349,8 +350,6 @@ def _parse_control(c: _Section, base: Path) -> ControlConfig:
     >>> _parse_control(s, Path("."))
     ControlConfig(group=4242, group_name='4242', manifests=None, idle_timeout=5.0)
     """
-    import grp
-
     group = c.get("group", (str, int), None)
     gid: int | None = None
     if isinstance(group, str):

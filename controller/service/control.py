@@ -197,7 +197,7 @@ def request_to_event(req: Any, *, now: float, peer_uid: int | None = None, manif
     ...
     ValueError: setup: unknown field 'buton' (fields: button, seats)
     """
-    if not isinstance(req, dict):  # (a ValueError, as every refusal: the socket answers those)
+    if not isinstance(req, dict):  # noqa: TRY004 (a ValueError, as every refusal: the socket answers those)
         raise ValueError("a request is a JSON object, e.g. {\"cmd\": \"ping\"}")
     cmd = req.get("cmd")
     if type(cmd) is not str or cmd not in _FIELDS or cmd == "ping":
@@ -229,7 +229,7 @@ def _deck_setup(req: dict[str, Any], now: float, peer_uid: int | None, folder: s
     if not isinstance(decks, list) or not 1 <= len(decks) <= 2 or not all(isinstance(d, dict) for d in decks):
         raise ValueError("decks: 'decks' must list one or two decks, each {id, back, manifest} (DECK-005)")
     in_play = _word(req, "decks", "in_play", required=True)
-    registry, backs, out = DeckRegistry(), {}, []
+    registry, backs, out = DeckRegistry(), dict[str, str](), []
     for d in decks:
         _fields(d, "decks: a deck", _DECK_FIELDS)
         if not all(k in d for k in _DECK_FIELDS):
@@ -284,7 +284,7 @@ def read_manifest(folder: str | None, name: Any) -> str:
     except OSError as exc:
         why = {errno.ELOOP: "is a symbolic link (put the file itself in the folder)",
                errno.ENOENT: "no such file", errno.EACCES: "the daemon may not read it"}
-        raise ValueError(f"{where}: {why.get(exc.errno, exc.strerror)}") from None
+        raise ValueError(f"{where}: {why.get(exc.errno or 0, exc.strerror or str(exc))}") from None
     finally:
         os.close(dfd)
     try:
