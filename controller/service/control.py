@@ -197,8 +197,8 @@ def request_to_event(req: Any, *, now: float, peer_uid: int | None = None, manif
     ...
     ValueError: setup: unknown field 'buton' (fields: button, seats)
     """
-    if not isinstance(req, dict):  # noqa: TRY004 (a ValueError, as every refusal: the socket answers those)
-        raise ValueError("a request is a JSON object, e.g. {\"cmd\": \"ping\"}")
+    if not isinstance(req, dict):  # (a ValueError, as every refusal: the socket answers those)
+        raise ValueError("a request is a JSON object, e.g. {\"cmd\": \"ping\"}")  # noqa: TRY004
     cmd = req.get("cmd")
     if type(cmd) is not str or cmd not in _FIELDS or cmd == "ping":
         raise ValueError(f"unknown command {_show(cmd)} (commands: {_COMMANDS})")
