@@ -91,8 +91,10 @@ class DaemonUnderTest:
         wait_until(lambda: self.proc.poll() is not None or os.path.exists(self.sock), 30,
                    what="the daemon's control socket")
         assert self.proc.poll() is None, self.log()
-        wait_until(lambda: "daemon: ready" in self.log() or self.proc.poll() is not None, 30,
-                   what="the daemon to be ready")
+        # (the reader's thread runs once it has opened its port; "ready" would wait 5 s for a reader
+        # that never answers on loop://)
+        wait_until(lambda: "reader: opened" in self.log() or self.proc.poll() is not None, 30,
+                   what="the daemon's reader thread")
         self.baseline_threads = self.status_field("Threads")  # the main loop, the reader, the listener
         threading.Thread(target=self._sample, daemon=True).start()
 
@@ -243,8 +245,18 @@ def test_another_user_is_refused_even_when_the_socket_mode_lets_it_in(daemon):
     os.chmod(daemon.sock, 0o666)
     try:
         got = as_user(daemon, lines({"cmd": "ping"}, {"cmd": "press", "name": "misdeal", "long": True}), expect=1000)
+        # and `tablectl doctor`, run by that user, says it was refused (not "not running")
+        doctor = subprocess.run(
+            ["setpriv", "--reuid", str(NOBODY), "--regid", str(NOBODY), "--clear-groups", sys.executable, "-c",
+             "import sys; from controller.service.doctor import check_daemon; "
+             "print(check_daemon(sys.argv[1])[0][0].what)", daemon.sock],
+            capture_output=True, text=True, timeout=60, cwd=Path(__file__).parent.parent, check=False,
+            env={"PATH": os.environ.get("PATH", ""), "PYTHONDONTWRITEBYTECODE": "1"})
     finally:
         os.chmod(daemon.sock, 0o660)
+    assert doctor.stdout.strip() == (f"daemon: running, but it refused doctor over {daemon.sock}: uid {NOBODY} may "
+                                     f"not use this socket (allowed: root, uid 0 (the daemon), group {FLOOR_GID})"), \
+        doctor.stderr
     assert [a["ok"] for a in got["answers"]] == [False]
     assert refused(got["answers"], "another user (peer credentials)") == [
         f"uid {NOBODY} may not use this socket (allowed: root, uid 0 (the daemon), group {FLOOR_GID})"]

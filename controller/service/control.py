@@ -711,10 +711,18 @@ def send(path: str, request: dict, timeout: float = 5.0) -> dict:
                 if time.monotonic() >= deadline:  # daemon accepts, and refuses or closes them
                     raise TimeoutError(f"{path}: the daemon accepts no connection") from None
                 time.sleep(0.01)
-        s.sendall((json.dumps(request) + "\n").encode())
+        try:
+            s.sendall((json.dumps(request) + "\n").encode())
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # it hung up before reading (a refusal): its one line is still there to read
         buf = b""
         while not buf.endswith(b"\n"):
-            chunk = s.recv(4096)
+            try:
+                chunk = s.recv(4096)
+            except ConnectionResetError:
+                if buf:
+                    break
+                raise
             if not chunk:
                 break
             buf += chunk
