@@ -248,8 +248,8 @@ def test_another_user_is_refused_even_when_the_socket_mode_lets_it_in(daemon):
         # and `tablectl doctor`, run by that user, says it was refused (not "not running")
         doctor = subprocess.run(
             ["setpriv", "--reuid", str(NOBODY), "--regid", str(NOBODY), "--clear-groups", sys.executable, "-c",
-             "import sys; from controller.service.doctor import check_daemon; "
-             "print(check_daemon(sys.argv[1])[0][0].what)", daemon.sock],
+             ("import sys; from controller.service.doctor import check_daemon; "
+              "print(check_daemon(sys.argv[1])[0][0].what)"), daemon.sock],
             capture_output=True, text=True, timeout=60, cwd=Path(__file__).parent.parent, check=False,
             env={"PATH": os.environ.get("PATH", ""), "PYTHONDONTWRITEBYTECODE": "1"})
     finally:
