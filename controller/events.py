@@ -7,6 +7,15 @@ recorded shift replays exactly: same events in, same effects out.
 >>> ev = ReaderCycle(ts=12.5, device="reader", cycle=7, reads=(("E0040150A05F0000", 3, 200),))
 >>> event_from_dict(event_to_dict(ev)) == ev
 True
+
+A command from the control socket carries its peer's uid into the journal; a row without
+one (the console's presses, rows written before the field existed) reads back as None:
+
+>>> press = ButtonPress(ts=3.0, name="ack", peer_uid=1000)
+>>> event_to_dict(press)["peer_uid"], event_from_dict(event_to_dict(press)) == press
+(1000, True)
+>>> event_from_dict({"type": "ButtonPress", "ts": 3.0, "name": "ack"}).peer_uid is None
+True
 """
 
 from __future__ import annotations
@@ -65,6 +74,15 @@ class ButtonPress:
     hands: int | None = None
     #: why a ``new_deck`` press brings a deck in (RELIEF-002): :data:`controller.pads.DECK_CHANGE_REASONS`
     reason: str | None = None
+    #: who gave it over the control socket (the peer's uid, for the journal); None: the console.
+    #: A record, never an input: the core decides nothing on it
+    peer_uid: int | None = None
+
+    def __setstate__(self, state: list[Any]) -> None:
+        """From a pickle; one made before ``peer_uid`` (a seat change waiting in a snapshot) has
+        none. (``dataclass(slots=True)`` would leave the slot unset: an AttributeError later.)"""
+        for f, value in zip(fields(self), list(state) + [None] * (len(fields(self)) - len(state)), strict=True):
+            object.__setattr__(self, f.name, value)
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +93,8 @@ class TableSetup:
     ts: float
     seats: tuple[int, ...]
     button: int | None = None
+    #: the control socket peer's uid, for the journal (the core ignores it)
+    peer_uid: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +122,8 @@ class DeckSetup:
     ts: float
     decks: tuple[tuple[str, str, tuple[tuple[str, str], ...]], ...]
     in_play: str
+    #: the control socket peer's uid, for the journal (the core ignores it)
+    peer_uid: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,6 +164,8 @@ def event_to_dict(event: Event) -> dict[str, Any]:
                 "type": "ReaderCycle"}
     d = asdict(event)
     d.pop("heard", None)
+    if d.get("peer_uid", 0) is None:  # only commands from the control socket carry one: rows stay as they were
+        del d["peer_uid"]
     d["type"] = type(event).__name__
     return d
 
@@ -164,4 +188,6 @@ def event_from_dict(d: dict[str, Any]) -> Event:
                               for i, b, cards in args["decks"])
     elif cls is ShufflerReport and args.get("uids") is not None:
         args["uids"] = tuple(str(u) for u in args["uids"])
+    if args.get("peer_uid") is not None:
+        args["peer_uid"] = int(args["peer_uid"])
     return cls(**args)

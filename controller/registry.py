@@ -41,24 +41,34 @@ def parse_manifest(text: str, *, source: str, require_full: bool = True) -> dict
     """
     cards: dict[str, str] = {}
     seen: dict[str, int] = {}
+    tag_line: dict[str, int] = {}
     for no, line in enumerate(text.splitlines(), 1):
         line = line.split("#", 1)[0].strip()
         if not line:
             continue
         parts = line.split()
         if len(parts) != 2:
-            raise RegistryError(f"{source}:{no}: want 'UID CARD', got {line!r}")
+            raise RegistryError(f"{source}:{no}: want 'UID CARD' (two words), got {len(parts)}")
+        # The errors name the line, never quote it: a tag UID is a secret (it names a card), and a
+        # manifest named over the control socket may be any file the daemon can read.
+        # (from None: the low-level errors quote the text, and a traceback would print them)
         try:
             uid = normalise_uid(parts[0])
+        except RegistryError:
+            raise RegistryError(f"{source}:{no}: not a tag UID (want 16 hex digits, most significant byte "
+                                f"first)") from None
+        try:
             card = parse_card(parts[1])
-        except (RegistryError, CardError) as exc:
-            raise RegistryError(f"{source}:{no}: {exc}") from exc
+        except CardError:
+            raise RegistryError(f"{source}:{no}: not a card (write rank then suit, e.g. 'As', 'Td', "
+                                f"'7h')") from None
         if uid in cards:
-            raise RegistryError(f"{source}:{no}: tag {uid} listed twice")
+            raise RegistryError(f"{source}:{no}: a tag listed twice (first on line {tag_line[uid]})")
         if card in seen:
             raise RegistryError(f"{source}:{no}: card {card} listed twice (first on line {seen[card]})")
         cards[uid] = card
         seen[card] = no
+        tag_line[uid] = no
     if require_full:
         missing = [c for c in setup_order() if c not in seen]
         if missing:

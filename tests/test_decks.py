@@ -376,16 +376,17 @@ def test_registry_used_by_the_tests_is_the_simulated_pair():
 
 # -- the floor's setup exchange through the control socket (DECK-003, DECK-005) ---------------
 def _manifest(tmp_path, deck, text=None):
+    """A manifest in the manifests folder (tmp_path); the request names it by its file name."""
     from hw_sim.decks import manifest_text
     path = tmp_path / f"{deck}.txt"
     path.write_text(text if text is not None else manifest_text(deck))
-    return str(path)
+    return path.name
 
 
 def test_a_new_pair_is_read_from_its_manifests_and_retires_the_old(tmp_path):
     from controller.service.control import request_to_event
     ev = request_to_event({"cmd": "decks", "in_play": "B", "decks": [
-        {"id": "B", "back": "blue", "manifest": _manifest(tmp_path, "B")}]}, now=5.0)
+        {"id": "B", "back": "blue", "manifest": _manifest(tmp_path, "B")}]}, now=5.0, manifests=str(tmp_path))
     assert isinstance(ev, DeckSetup) and ev.in_play == "B" and len(ev.decks[0][2]) == 52
     f = Feeder()
     f.effects += f.table.apply(ev)
@@ -396,7 +397,7 @@ def test_a_new_pair_is_read_from_its_manifests_and_retires_the_old(tmp_path):
 
 @pytest.mark.parametrize("decks,error", [
     ([{"id": "A", "back": "red", "manifest": "A"}, {"id": "B", "back": "Red", "manifest": "B"}], "DECK-004"),
-    ([{"id": "A", "back": "red", "manifest": "nowhere"}], "cannot read"),
+    ([{"id": "A", "back": "red", "manifest": "nowhere"}], "manifest 'none.txt' in "),
     ([{"id": "A", "back": "red", "manifest": "short"}], "deck is short 1 card(s): 7h"),
     ([{"id": "A", "back": "red"}], "needs an 'id', a 'back' colour and a 'manifest'"),
     ([], "one or two decks"),
@@ -404,8 +405,8 @@ def test_a_new_pair_is_read_from_its_manifests_and_retires_the_old(tmp_path):
 def test_a_bad_setup_exchange_is_refused_naming_the_problem(tmp_path, decks, error):
     from controller.service.control import request_to_event
     from hw_sim.decks import manifest_text
-    paths = {"A": _manifest(tmp_path, "A"), "B": _manifest(tmp_path, "B"), "nowhere": str(tmp_path / "none.txt"),
+    paths = {"A": _manifest(tmp_path, "A"), "B": _manifest(tmp_path, "B"), "nowhere": "none.txt",
              "short": _manifest(tmp_path, "S", manifest_text("A").replace(f"{sim_uid('A', '7h')} 7h\n", ""))}
     decks = [dict(d, manifest=paths[d["manifest"]]) if "manifest" in d else d for d in decks]
     with pytest.raises(ValueError, match=error.replace("(", r"\(").replace(")", r"\)")):
-        request_to_event({"cmd": "decks", "decks": decks, "in_play": "A"}, now=1.0)
+        request_to_event({"cmd": "decks", "decks": decks, "in_play": "A"}, now=1.0, manifests=str(tmp_path))

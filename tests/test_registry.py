@@ -34,11 +34,11 @@ def test_a_full_manifest_parses_and_round_trips_the_simulated_decks():
 
 
 @pytest.mark.parametrize("text,needle", [
-    ("E0040150A05F0000 As\nE0040150A05F0000 Ks\n", "A.txt:2: tag E0040150A05F0000 listed twice"),
+    ("E0040150A05F0000 As\nE0040150A05F0000 Ks\n", "A.txt:2: a tag listed twice (first on line 1)"),
     ("E0040150A05F0000 As\nE0040150A05F0001 As\n", "A.txt:2: card As listed twice (first on line 1)"),
     ("E0040150A05F00 As\n", "A.txt:1: not a tag UID"),
     ("E0040150A05F0000 Xx\n", "A.txt:1: not a card"),
-    ("E0040150A05F0000\n", "A.txt:1: want 'UID CARD'"),
+    ("E0040150A05F0000\n", "A.txt:1: want 'UID CARD' (two words), got 1"),
 ])
 def test_bad_manifests_name_the_line(text, needle):
     with pytest.raises(RegistryError) as exc:

@@ -7,6 +7,7 @@ See ``docs/configuration.md`` for every key.
 
 from __future__ import annotations
 
+import grp
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -68,6 +69,21 @@ class OutputConfig:
 
 
 @dataclass(frozen=True)
+class ControlConfig:
+    """Who may use the control socket, and where its ``decks`` command reads manifests
+    (docs/daemon.md, "The control socket"; docs/configuration.md, ``[control]``)."""
+
+    #: the group whose members may use the socket, besides root and the service's own user;
+    #: None: nobody else. ``group_name`` is the name as written (for messages), or the number
+    group: int | None = None
+    group_name: str | None = None
+    #: the folder ``decks`` reads manifests from, by plain file name; None: ``decks`` is refused
+    manifests: str | None = None
+    #: seconds a connection may stay without a complete request before it is closed
+    idle_timeout: float = 30.0
+
+
+@dataclass(frozen=True)
 class Config:
     path: Path
     table: TableSettings
@@ -79,6 +95,7 @@ class Config:
     #: None: the table has no shuffler (hand shuffling)
     shuffler: ShufflerConfig | None = None
     journal: JournalConfig = field(default_factory=lambda: JournalConfig(path=None))
+    control: ControlConfig = field(default_factory=ControlConfig)
 
     def registry(self) -> DeckRegistry:
         reg = DeckRegistry()
@@ -134,7 +151,8 @@ def parse_config(text: str, *, path: Path) -> Config:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{src}: not valid TOML: {exc}") from exc
-    known = {"table", "rules", "reader", "antennas", "decks", "outputs", "console", "shuffler", "journal"}
+    known = {"table", "rules", "reader", "antennas", "decks", "outputs", "console", "shuffler", "journal",
+             "control"}
     for key in doc:
         if key not in known:
             raise ConfigError(f"{src}: [{key}]: unknown section (sections: {', '.join(sorted(known))})")
@@ -314,13 +332,55 @@ def parse_config(text: str, *, path: Path) -> Config:
         raise o.err("log_level", f"want debug, info, warning or error, got {outputs.log_level!r}")
     o.finish()
 
+    control_cfg = _parse_control(_Section(src, "control", doc.get("control", {})), base)
+
     table = TableSettings(game=game, seats=tuple(seats), button=button, deck_in_play=deck_in_play,
                           zones=zones, confirm_cycles=confirm, gone_cycles=gone, rules=rules,
                           strong_rssi=reader.strong_rssi)
     from controller.service.console_config import parse_console  # (it imports this module)
 
     return Config(path=path, table=table, reader=reader, decks=tuple(decks), outputs=outputs,
-                  console=parse_console(doc, src=src), shuffler=shuffler, journal=journal)
+                  console=parse_console(doc, src=src), shuffler=shuffler, journal=journal,
+                  control=control_cfg)
+
+
+#: the longest and shortest idle time a control connection may be given, in seconds
+IDLE_TIMEOUT_RANGE = (0.1, 3600.0)
+
+
+def _parse_control(c: _Section, base: Path) -> ControlConfig:
+    """``[control]``: the socket's allow-list and limits (docs/configuration.md).
+
+    >>> s = _Section("t.toml", "control", {"group": 4242, "idle_timeout": 5})
+    >>> _parse_control(s, Path("."))
+    ControlConfig(group=4242, group_name='4242', manifests=None, idle_timeout=5.0)
+    """
+    group = c.get("group", (str, int), None)
+    gid: int | None = None
+    if isinstance(group, str):
+        try:
+            gid = grp.getgrnam(group).gr_gid
+        except KeyError:
+            raise c.err("group", f"no group {group!r} on this system (make it: sudo groupadd {group}, then "
+                                 f"sudo usermod -aG {group} USER for each floor account)") from None
+    elif group is not None:
+        if not 0 <= group < 2**32 - 1:
+            raise c.err("group", f"want a group name or a group number 0..4294967294, got {group}")
+        gid = group
+    manifests = c.get("manifests", str, None)
+    if manifests is not None:
+        if not manifests:
+            raise c.err("manifests", "want a folder, got an empty string (leave the key out to refuse `decks`)")
+        manifests = str(base / manifests)
+        if not Path(manifests).is_dir():
+            raise c.err("manifests", f"{manifests} is not a folder (make it, and put the deck manifests in it)")
+    lo, hi = IDLE_TIMEOUT_RANGE
+    idle = c.get("idle_timeout", float, ControlConfig.idle_timeout)
+    if not lo <= idle <= hi:  # (nan is in no range)
+        raise c.err("idle_timeout", f"want {lo:g} to {hi:g} seconds, got {idle!r}")
+    c.finish()
+    return ControlConfig(group=gid, group_name=None if group is None else str(group), manifests=manifests,
+                         idle_timeout=idle)
 
 
 def load_config(path: str | Path) -> Config:

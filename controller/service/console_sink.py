@@ -23,9 +23,11 @@ as ``device.console_offline``; the table runs on without it.
 from __future__ import annotations
 
 import logging
+import threading
 import time
-from typing import Any
 from collections.abc import Callable, Sequence
+from dataclasses import replace
+from typing import Any
 
 from controller.effects import Effect
 from controller.events import ButtonPress, DeviceStatus, Event
@@ -55,6 +57,8 @@ class ConsoleSink(Sink):
         self.console: Any = None  # firmware_bridge.console.Console, once open
         self._failed: set[type] = set()
         self.clock = clock  # stamps the presses the console gives
+        self._driving: int | None = None  # the control socket peer whose press drive() is giving
+        self._drive_lock = threading.Lock()
 
     def open(self) -> None:
         """Claim the pins. On failure the table runs on: the error is logged and reported as
@@ -63,7 +67,7 @@ class ConsoleSink(Sink):
 
         try:
             factory = make_pin_factory(self.config.pin_factory)
-            self.console = Console(self.config.layout, self.submit, pin_factory=factory, clock=self.clock)
+            self.console = Console(self.config.layout, self._pressed, pin_factory=factory, clock=self.clock)
         except ConsoleError as exc:
             log.error("console: cannot open the dealer's console: %s ([console] pin_factory = %r)",
                       exc, self.config.pin_factory)
@@ -129,11 +133,20 @@ class ConsoleSink(Sink):
         if c is None or ev.reason is not None or not c.can_drive(ev.name, long=ev.long, seat=ev.seat,
                                                                  hands=ev.hands):
             return False
-        try:
-            c.drive(ev.name, long=ev.long, seat=ev.seat, hands=ev.hands)
-        except ConsoleError as exc:
-            raise ValueError(str(exc)) from exc
+        with self._drive_lock:  # the press the pins give is journalled with the peer who asked for it
+            self._driving = ev.peer_uid
+            try:
+                c.drive(ev.name, long=ev.long, seat=ev.seat, hands=ev.hands)
+            except ConsoleError as exc:
+                raise ValueError(str(exc)) from exc
+            finally:
+                self._driving = None
         return True
+
+    def _pressed(self, ev: Event) -> None:
+        """A press from the console's pins, on its way to the daemon's queue."""
+        peer = self._driving
+        self.submit(replace(ev, peer_uid=peer) if peer is not None and isinstance(ev, ButtonPress) else ev)
 
     def close(self) -> None:
         if self.console is not None:

@@ -97,7 +97,10 @@ class Daemon:
     def submit(self, event: Event, *, peer_uid: int | None = None) -> None:
         """Hand an event to the main loop (any thread); journalled first, if there is a journal.
         Returns once it is on disk: a device link acknowledges what it has handed on only then.
-        ``peer_uid``: the control socket's peer that sent it (journalled with it)."""
+        ``peer_uid``: the control socket's peer that sent it (journalled with it in its own
+        column); by default the one the event carries (the control socket puts it there)."""
+        if peer_uid is None:
+            peer_uid = getattr(event, "peer_uid", None)
         if type(event) is ReaderCycle and self._cycle_offset:
             event = replace(event, cycle=event.cycle + self._cycle_offset)
         if self.journal is None:
@@ -166,7 +169,7 @@ class Daemon:
             self.feed = FeedSink(out.feed)
             self.sinks.append(self.feed)
         if out.control:
-            self.control = ControlServer(out.control, self.submit, self.status,
+            self.control = ControlServer(out.control, self.submit, self.status, config=self.config.control,
                                          press=self.console.drive if self.console is not None else None)
             self.control.start()
         self.reader.start()

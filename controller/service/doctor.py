@@ -285,6 +285,8 @@ def check_daemon(control: str | None, *, timeout: float = 1.0) -> tuple[list[Che
                               f"as {SERVICE_USER})")], False
     except (OSError, ValueError):
         return [Check("note", f"daemon: not running ({control} does not answer)")], False
+    if not answer.get("ok"):  # e.g. this uid is not on the socket's allow-list ([control] group)
+        return [Check("note", f"daemon: running, but it refused doctor over {control}: {answer.get('error')}")], True
     online = answer.get("online") or {}
     out = [Check("note", f"daemon: running, {answer.get('hands_finished', 0)} hands finished")]
     for device, up in sorted(online.items()):
