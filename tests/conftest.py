@@ -23,3 +23,13 @@ def sim_reader(tmp_path):
     yield make
     for r in readers:
         r.stop()
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    """How many deal scripts and hands the session played in process (tests.scenarios.play): the
+    scenario count the issues ask to keep from falling, printed where a CI log shows it."""
+    from tests.scenarios import PLAYED
+
+    if PLAYED["scripts"]:
+        terminalreporter.write_line(f"scenarios played in process: {PLAYED['scripts']} scripts, "
+                                    f"{PLAYED['hands']} hands")
