@@ -52,7 +52,8 @@ class Table:
         self.rack = DeckRack(pair, settings.deck_in_play if settings.deck_in_play in pair else
                              (pair[0] if pair else None), rotate=settings.rules.rotate_decks)
         self.stub = StubCounts()
-        self._shuffler_fault: list[Any] | None = None  # [state, since, floor told] while the shuffler is in fault
+        # [state, since (wall), floor told, since (monotonic), its boot] while the shuffler is in fault
+        self._shuffler_fault: list[Any] | None = None
         self.seats: tuple[int, ...] = tuple(settings.seats)
         self._next_button: int | None = settings.button  # set by hand for the next hand, if any
         self._last_positions: Positions | None = None  # the last hand's button and blinds
@@ -80,7 +81,8 @@ class Table:
             DeckSetup: self._on_deck_setup,
             Tick: self._on_tick,
         }
-        self._offline_since: dict[str, list[Any]] = {}  # device -> [since, floor told]
+        # device -> [since (wall), floor told, since (monotonic), its boot]: see _elapsed
+        self._offline_since: dict[str, list[Any]] = {}
         self._last_report: tuple[str, int, tuple[str, ...] | None] | None = None
         self._retired_tags: dict[str, TagInfo] = {}  # tags of decks taken off this table (DECK-005)
 
@@ -548,7 +550,7 @@ class Table:
         hand_no = self.hand.number if self.hand else None
         if not ev.online and ev.device not in self.devices_offline:
             self.devices_offline.add(ev.device)
-            self._offline_since[ev.device] = [ev.ts, False]
+            self._offline_since[ev.device] = [ev.ts, False, ev.mono, ev.boot]
             self._alert(out, Alert(ts=ev.ts, code=f"device.{ev.device}_offline", audience="dealer",
                                    hand=hand_no,
                                    message=f"{ev.device} offline" + (f" ({ev.detail})" if ev.detail else "")))
@@ -668,11 +670,14 @@ class Table:
         """A device gone for ``offline_floor_after`` seconds is the floor's to know (hot-plug)."""
         out: list[Effect] = []
         for device, state in sorted(self._offline_since.items()):
-            if not state[1] and ev.ts - state[0] >= self.settings.rules.offline_floor_after:
+            if state[1]:
+                continue
+            elapsed = _elapsed(state, 0, ev)
+            if elapsed is not None and elapsed >= self.settings.rules.offline_floor_after:
                 state[1] = True
                 self._alert(out, Alert(ts=ev.ts, code=f"device.{device}_still_offline", audience="floor",
                                        hand=self.hand.number if self.hand else None,
-                                       message=f"{device} offline for {ev.ts - state[0]:.0f} s: check its cable"))
+                                       message=f"{device} offline for {elapsed:.0f} s: check its cable"))
         return out
 
     def _on_shuffler_report(self, ev: ShufflerReport) -> list[Effect]:
@@ -746,16 +751,17 @@ class Table:
                                                           f"{ev.device}: {ev.state} again"))
             return out
         if fault is None or fault[0] != ev.state:
-            self._shuffler_fault = [ev.state, ev.ts, False]
+            self._shuffler_fault = [ev.state, ev.ts, False, ev.mono, ev.boot]
             words = {"jam": "jammed: clear it, wash the deck and run it again",
                      "door_open": "door open: close it",
                      "error": f"error {ev.code if ev.code is not None else ''}".strip() + ": see its display"}
             self._flag(out, ev.ts, self.hand, Finding(f"shuffler.{ev.state}", "SHUF-004",
                                                       f"{ev.device} {words[ev.state]}"))
-        elif not fault[2] and ev.ts - fault[1] >= self.settings.rules.shuffler_floor_after:
+        elif not fault[2] and (elapsed := _elapsed(fault, 1, ev)) is not None \
+                and elapsed >= self.settings.rules.shuffler_floor_after:
             fault[2] = True
             self._flag(out, ev.ts, self.hand, Finding("shuffler.fault_persists", "SHUF-004",
-                                                      f"{ev.device}: {ev.state} for {ev.ts - fault[1]:.0f} s",
+                                                      f"{ev.device}: {ev.state} for {elapsed:.0f} s",
                                                       audience="floor"))
         return out
 
@@ -850,6 +856,32 @@ class Table:
 
         table: Table = table_from_state(cls, state, settings)
         return table
+
+
+def _elapsed(timer: list[Any], at: int, ev: Tick | ShufflerStatus) -> float | None:
+    """Seconds from a timer's start to ``ev``, on the monotonic clock (wall time jumps when a
+    Pi's clock is set). ``timer`` ends with its start's ``[..., mono, boot]``; ``timer[at]`` is
+    its start's wall time. None when the two readings cannot be compared: a reading of another
+    boot (or of none: a timer started by a journal row from before monotonic readings) restarts
+    the timer from ``ev``'s, so the floor is told late rather than wrongly. Only where neither
+    has a reading (rows journalled before the fields existed, replayed) is it wall time, as it
+    was when those rows were first applied.
+
+    >>> timer = [100.0, False, 5.0, "b1"]
+    >>> _elapsed(timer, 0, Tick(ts=100.0 + 365 * 86400, mono=6.0, boot="b1"))  # the wall clock set a year on
+    1.0
+    >>> _elapsed(timer, 0, Tick(ts=7.0, mono=70.0, boot="b2")), timer  # another boot: counted afresh
+    (None, [100.0, False, 70.0, 'b2'])
+    >>> _elapsed([100.0, False, None, None], 0, Tick(ts=130.0))  # rows of an earlier release
+    30.0
+    """
+    since_mono, since_boot = timer[-2], timer[-1]
+    if ev.mono is None:
+        return ev.ts - float(timer[at]) if since_mono is None else None
+    if since_mono is None or since_boot != ev.boot or ev.mono < since_mono:
+        timer[-2], timer[-1] = ev.mono, ev.boot
+        return None
+    return ev.mono - float(since_mono)
 
 
 _RANK = {"burn": 0, "board": 1}

@@ -293,7 +293,7 @@ class SerialShufflerLink(ShufflerLink):
 
     def _on_status(self, msg: sp.Status) -> None:
         self.stats.statuses += 1
-        now = time.monotonic()
+        now = self.mono()[0]  # (the daemon's monotonic clock; the in-process harness's own)
         key = (msg.state, msg.code if msg.state == "error" else 0)
         changed = key != self._status
         if not changed and not (msg.state in sp.FAULT_STATES and now - self._status_at >= self.fault_repeat):
@@ -302,8 +302,9 @@ class SerialShufflerLink(ShufflerLink):
         text = sp.status_text(*key)
         if changed:
             log.log(logging.WARNING if msg.state in sp.FAULT_STATES else logging.INFO, "%s: %s", self.name, text)
+        mono, boot = self.mono()  # a fault's duration is measured on it, not on wall time
         self.emit(ShufflerStatus(ts=self.clock(), device=self.name, state=msg.state,
-                                 code=key[1] if msg.state == "error" else None, detail=text))
+                                 code=key[1] if msg.state == "error" else None, detail=text, mono=mono, boot=boot))
 
     def _on_report(self, port: serial.Serial, msg: sp.DeckReport) -> None:
         if msg.seq == self._last_report:

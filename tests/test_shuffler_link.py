@@ -14,6 +14,7 @@ import pytest
 from controller.cards import setup_order
 from controller.events import DeviceStatus, ShufflerReport, ShufflerStatus
 from firmware_bridge.backoff import Backoff
+from firmware_bridge.clock import BOOT
 from firmware_bridge.shuffler_link import SerialShufflerLink, shuffler_port
 from hw_sim.decks import sim_uid
 from hw_sim.pty_device import PtyDevice
@@ -97,7 +98,8 @@ def test_handshake_then_ready_status(sim, link, tmp_path):
     ev, lk = connected(s, link)
     assert ev.online() == [(True, f"protocol 1.0 on {tmp_path / 'shuffler'}")]
     assert isinstance(ev.items[0], DeviceStatus) and ev.items[1] == ShufflerStatus(
-        ev.items[1].ts, "shuffler", "ready", None, "ready")
+        ev.items[1].ts, "shuffler", "ready", None, "ready", ev.items[1].mono, BOOT)
+    assert ev.items[0].boot == BOOT and 0 < ev.items[0].mono <= ev.items[1].mono <= time.monotonic()
     assert s.host_version == (1, 0)
     assert lk.stats.version == (1, 0) and lk.stats.ident == "tablectl SimShuffler" and lk.stats.online
 

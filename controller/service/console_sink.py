@@ -33,6 +33,7 @@ from controller.effects import Effect
 from controller.events import ButtonPress, DeviceStatus, Event
 from controller.prompts import ConsoleState, PromptBoard
 from controller.service.sinks import Sink
+from firmware_bridge.clock import MonoClock, monotonic
 
 log = logging.getLogger("tablectl.console")
 
@@ -45,7 +46,7 @@ class ConsoleSink(Sink):
     def __init__(self, config: Any, submit: Callable[[Event], None], *,
                  in_hand: Callable[[], bool] | None = None,
                  next_seat: Callable[[], int | None] | None = None,
-                 clock: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.time, mono: MonoClock = monotonic) -> None:
         """``in_hand`` says whether a hand runs (the end of a hand is a floor effect: this sink
         never sees it); ``next_seat``, between hands, where the next hand's first card goes."""
         self.config = config  # a controller.service.console_config.ConsoleConfig
@@ -57,6 +58,7 @@ class ConsoleSink(Sink):
         self.console: Any = None  # firmware_bridge.console.Console, once open
         self._failed: set[type] = set()
         self.clock = clock  # stamps the presses the console gives
+        self.mono = mono  # the monotonic reading its status carries (the core's offline timer)
         self._driving: int | None = None  # the control socket peer whose press drive() is giving
         self._drive_lock = threading.Lock()
 
@@ -71,12 +73,17 @@ class ConsoleSink(Sink):
         except ConsoleError as exc:
             log.error("console: cannot open the dealer's console: %s ([console] pin_factory = %r)",
                       exc, self.config.pin_factory)
-            self.submit(DeviceStatus(ts=time.time(), device="console", online=False, detail=str(exc)))
+            self._report(False, str(exc))
             return
         log.info("console: %d buttons, %d LEDs, %d seat LEDs%s on %s", len(self.config.layout.buttons),
                  len(self.config.layout.leds), len(self.config.layout.seat_leds),
                  ", a buzzer" if self.config.layout.buzzer is not None else "", type(factory).__name__)
         self._show(self.board.between_hands(self._next_seat()))
+
+    def _report(self, online: bool, detail: str) -> None:
+        mono, boot = self.mono()
+        self.submit(DeviceStatus(ts=self.clock(), device="console", online=online, detail=detail,
+                                 mono=mono, boot=boot))
 
     # -- from the daemon's main loop ------------------------------------------------------------
     def write(self, effects: Sequence[Effect]) -> None:
