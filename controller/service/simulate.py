@@ -7,7 +7,9 @@ through its private feed (JSON lines); the report of deal-script.md is built fro
 own hand records, never from the script.
 
 Exit status: 0 when the script ran (whatever it found), 2 for a refused script, 1 when the
-daemon or the simulation itself failed.
+daemon or the simulation itself failed, 143 when stopped by SIGTERM and 130 by SIGINT (Ctrl-C):
+the daemon and the simulated devices are stopped first, and the work folder (it holds a journal
+with the hands' cards) removed unless ``--keep``.
 """
 
 from __future__ import annotations
@@ -20,9 +22,11 @@ import subprocess
 import sys
 import tempfile
 import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from types import FrameType
 from typing import Any, TextIO
-from collections.abc import Callable
 
 from controller.service import control
 from hw_sim import script as sc
@@ -35,6 +39,63 @@ from hw_sim.setup import ANTENNA_OF, ZONES, write_setup
 CONFIRM_CYCLES = 3
 GONE_CYCLES = 8
 READY_WAIT = 0.5  # [outputs] ready_wait: the simulated devices answer at once
+
+
+class Stopped(BaseException):
+    """A signal (SIGTERM, SIGINT) asked ``simulate`` to stop: raised in the main thread so that
+    every ``finally`` on the way out runs (the daemon stopped, the devices closed, the folder
+    removed). A BaseException, as KeyboardInterrupt is: nothing on the way may swallow it."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+class _Signals:
+    """SIGTERM and SIGINT turned into :class:`Stopped`, once: a second signal while the first
+    is being cleaned up after is ignored (cleaning up must finish). Inside :meth:`hold` (a child
+    being started, and not yet known to the code that stops it) the first is held back and
+    raised at the end of the block."""
+
+    def __init__(self) -> None:
+        self.installed = False
+        self._held = 0
+        self._pending: int | None = None
+        self._raised = False
+
+    def install(self) -> None:
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(signum, self._on_signal)
+        self.installed = True
+
+    def uninstall(self) -> None:
+        if self.installed:
+            for signum in (signal.SIGTERM, signal.SIGINT):
+                signal.signal(signum, signal.SIG_DFL if signum == signal.SIGTERM else signal.default_int_handler)
+            self.installed = False
+
+    def _on_signal(self, signum: int, frame: FrameType | None) -> None:
+        if self._raised or self._pending is not None:
+            return
+        if self._held:
+            self._pending = signum
+            return
+        self._raised = True
+        raise Stopped(signum)
+
+    @contextmanager
+    def hold(self) -> Iterator[None]:
+        self._held += 1
+        try:
+            yield
+        finally:
+            self._held -= 1
+        if not self._held and self._pending is not None and not self._raised:
+            self._raised = True
+            raise Stopped(self._pending)
+
+
+_SIGNALS = _Signals()
 
 
 class FeedWatcher:
@@ -97,6 +158,17 @@ class _Daemon:
     def __init__(self, proc: subprocess.Popen, feed: FeedWatcher, control_path: str) -> None:
         self.proc, self.feed, self.control_path = proc, feed, control_path
 
+    def stop(self) -> None:
+        """SIGTERM (the daemon stops cleanly), SIGKILL if it has not within 5 s."""
+        proc = self.proc
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(5)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
     def _alive(self) -> None:
         if self.proc.poll() is not None:
             raise SimulationError(f"the daemon exited with status {self.proc.returncode}")
@@ -122,24 +194,46 @@ class _Daemon:
 def run_script(script: sc.Script, *, workdir: Path, log: TextIO | None = None,
                step_timeout: float = 30.0,
                on_hand: Callable[[int, subprocess.Popen], None] | None = None) -> dict[str, Any]:
-    """Play ``script`` and return the report (deal-script.md). Raises SimulationError."""
-    cfg = write_setup(workdir, game=script.game, seats=script.seats, button=script.button,
-                      table_extra=f"confirm_cycles = {CONFIRM_CYCLES}\ngone_cycles = {GONE_CYCLES}",
-                      reader_extra="answer_timeout = 1.0",
-                      outputs='feed = "feed.jsonl"\ncontrol = "control.sock"', shuffler=True, journal=True,
-                      ready_wait=READY_WAIT)
-    reader = SimFeigReader(PtyDevice(workdir / "reader"), antennas=ZONES.by_antenna, noise=script.noise)
-    shuffler = SimShuffler(PtyDevice(workdir / "shuffler"), seed=script.noise.seed)
-    feed = FeedWatcher(workdir / "feed.jsonl")
-    daemon_log = open(workdir / "daemon.log", "w")
-    env = dict(os.environ, PYTHONUNBUFFERED="1")
-    env.pop("NOTIFY_SOCKET", None)
-    reader.start()
-    shuffler.start()
-    feed.start()
-    command = [sys.executable, "-m", "controller.service.cli", "run", "--config", str(cfg)]
-    proc = subprocess.Popen(command, stdout=daemon_log, stderr=subprocess.STDOUT, env=env)
-    daemon = _Daemon(proc, feed, str(workdir / "control.sock"))
+    """Play ``script`` and return the report (deal-script.md). Raises SimulationError, or
+    :class:`Stopped` (a signal, under :func:`main`) once the daemon and the devices are stopped."""
+    started: list[Callable[[], None]] = []  # what to stop on the way out, in the order started
+    try:
+        with _SIGNALS.hold():  # a signal waits until what is started is in ``started``
+            cfg = write_setup(workdir, game=script.game, seats=script.seats, button=script.button,
+                              table_extra=f"confirm_cycles = {CONFIRM_CYCLES}\ngone_cycles = {GONE_CYCLES}",
+                              reader_extra="answer_timeout = 1.0",
+                              outputs='feed = "feed.jsonl"\ncontrol = "control.sock"', shuffler=True,
+                              journal=True, ready_wait=READY_WAIT)
+            reader = SimFeigReader(PtyDevice(workdir / "reader"), antennas=ZONES.by_antenna, noise=script.noise)
+            shuffler = SimShuffler(PtyDevice(workdir / "shuffler"), seed=script.noise.seed)
+            feed = FeedWatcher(workdir / "feed.jsonl")
+            daemon_log = open(workdir / "daemon.log", "w")
+            started.append(daemon_log.close)
+            env = dict(os.environ, PYTHONUNBUFFERED="1")
+            env.pop("NOTIFY_SOCKET", None)
+            reader.start()
+            started.append(reader.stop)
+            shuffler.start()
+            started.append(shuffler.stop)
+            feed.start()
+            started.append(feed.stop)
+            command = [sys.executable, "-m", "controller.service.cli", "run", "--config", str(cfg)]
+            daemon = _Daemon(subprocess.Popen(command, stdout=daemon_log, stderr=subprocess.STDOUT, env=env),
+                             feed, str(workdir / "control.sock"))
+            started.append(daemon.stop)
+        return _play(script, workdir, daemon, command, env, daemon_log, reader, shuffler, feed,
+                     log=log, step_timeout=step_timeout, on_hand=on_hand)
+    finally:
+        with _SIGNALS.hold():  # a second signal waits until the children are stopped
+            for stop in reversed(started):
+                stop()
+
+
+def _play(script: sc.Script, workdir: Path, daemon: _Daemon, command: list[str], env: dict[str, str],
+          daemon_log: TextIO, reader: SimFeigReader, shuffler: SimShuffler, feed: FeedWatcher, *,
+          log: TextIO | None, step_timeout: float,
+          on_hand: Callable[[int, subprocess.Popen], None] | None) -> dict[str, Any]:
+    proc = daemon.proc
     cuts = set(script.crash_steps)
 
     def power_cut(step: int) -> None:
@@ -151,7 +245,8 @@ def run_script(script: sc.Script, *, workdir: Path, log: TextIO | None = None,
         daemon.proc.wait()
         daemon_log.write(f"--- power cut after step {step}: SIGKILL, started again ---\n")
         daemon_log.flush()
-        daemon.proc = subprocess.Popen(command, stdout=daemon_log, stderr=subprocess.STDOUT, env=env)
+        with _SIGNALS.hold():
+            daemon.proc = subprocess.Popen(command, stdout=daemon_log, stderr=subprocess.STDOUT, env=env)
         if not feed.wait(lambda: feed.readies > before or daemon.proc.poll() is not None, step_timeout) \
                 or feed.readies <= before:
             raise SimulationError(f"the daemon did not start again after the power cut at step {step}")
@@ -178,19 +273,6 @@ def run_script(script: sc.Script, *, workdir: Path, log: TextIO | None = None,
     except SimulationError as exc:
         tail = _tail(workdir / "daemon.log")
         raise SimulationError(f"{exc}\n--- daemon log (last lines) ---\n{tail}") from exc
-    finally:
-        proc = daemon.proc
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                proc.wait(5)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-        feed.stop()
-        reader.stop()
-        shuffler.stop()
-        daemon_log.close()
     return report
 
 
@@ -275,16 +357,29 @@ def main(path: str, *, as_json: bool, keep: bool = False) -> int:
     except sc.ScriptError as exc:
         print(f"{path}: {exc}", file=sys.stderr)
         return 2
-    workdir = Path(tempfile.mkdtemp(prefix="tablectl-sim-"))
+    _SIGNALS.install()
+    workdir: Path | None = None
     try:
-        report = run_script(script, workdir=workdir)
-    except SimulationError as exc:
-        print(f"tablectl simulate: {exc}", file=sys.stderr)
-        return 1
+        try:
+            with _SIGNALS.hold():  # the folder is known to the finally below before a signal can stop us
+                workdir = Path(tempfile.mkdtemp(prefix="tablectl-sim-"))
+            report = run_script(script, workdir=workdir)
+        except SimulationError as exc:
+            print(f"tablectl simulate: {exc}", file=sys.stderr)
+            return 1
+        finally:
+            with _SIGNALS.hold():
+                if workdir is None:
+                    pass
+                elif keep:
+                    print(f"tablectl simulate: work folder kept: {workdir}", file=sys.stderr)
+                else:
+                    shutil.rmtree(workdir, ignore_errors=True)
+    except Stopped as stop:
+        print(f"tablectl simulate: stopped by {stop}; the daemon stopped"
+              + ("" if keep else ", the work folder removed"), file=sys.stderr)
+        return 128 + stop.signum
     finally:
-        if keep:
-            print(f"tablectl simulate: work folder kept: {workdir}", file=sys.stderr)
-        else:
-            shutil.rmtree(workdir, ignore_errors=True)
+        _SIGNALS.uninstall()
     print(json.dumps(report, indent=2) if as_json else format_report(report))
     return 0
