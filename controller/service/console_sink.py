@@ -5,15 +5,17 @@ discreet alert cannot light anything at the table. It feeds what it sees to the 
 :class:`controller.prompts.PromptBoard` and shows the board's state on the console's LEDs and
 buzzer (``firmware_bridge.console``). The console's presses go to the daemon's queue like any
 device's events. A console that cannot be opened (no GPIO, a pin taken) is logged and reported
-as ``device.console_offline``; the table runs on without it.
+as ``device.console_offline``; the table runs on without it. One that opens is reported online,
+at every start (a restart after a failed open must not leave it offline in the core).
 
 >>> from pathlib import Path
 >>> from controller.effects import Alert
 >>> from controller.service.config import parse_config
 >>> from controller.service.console_config import default_console
 >>> cfg = parse_config('[reader]\\nport = "loop://"\\n' + default_console(), path=Path("t.toml"))
->>> sink = ConsoleSink(cfg.console, submit=print)
+>>> sink = ConsoleSink(cfg.console, submit=lambda ev: print(type(ev).__name__, ev.device, ev.online))
 >>> sink.open()
+DeviceStatus console True
 >>> sink.write([Alert(1.0, "board.premature_flop", "dealer", "premature flop: ...", "BOARD-004")])
 >>> sink.console.modes()["prompt"], sink.state.code
 ('on', 'board.premature_flop')
@@ -78,6 +80,10 @@ class ConsoleSink(Sink):
         log.info("console: %d buttons, %d LEDs, %d seat LEDs%s on %s", len(self.config.layout.buttons),
                  len(self.config.layout.leds), len(self.config.layout.seat_leds),
                  ", a buzzer" if self.config.layout.buzzer is not None else "", type(factory).__name__)
+        # Said at every start, as the device links say their first state: a console that failed
+        # to open before a restart is in the journal as offline, and without this the core would
+        # keep it so (and tell the floor it is still offline) while it works.
+        self._report(True, f"{len(self.config.layout.buttons)} buttons on {type(factory).__name__}")
         self._show(self.board.between_hands(self._next_seat()))
 
     def _report(self, online: bool, detail: str) -> None:
