@@ -551,10 +551,12 @@ def test_a_press_given_through_the_mock_pins_is_journalled_with_the_peer_who_ask
     try:
         assert sink.drive(ButtonPress(1.0, "seat_out", seat=3, peer_uid=1234))
         sink.console.tap("round_done")  # the dealer's own finger
-        wait_until(lambda: len(given) == 2, what="the second press")
+        wait_until(lambda: len(given) == 3, what="the second press")
     finally:
         sink.close()
-    assert [(p.name, p.seat, p.peer_uid) for p in given] == [("seat_out", 3, 1234), ("round_done", None, None)]
+    status, *presses = given  # (the console says it is online when it opens)
+    assert (status.device, status.online) == ("console", True)
+    assert [(p.name, p.seat, p.peer_uid) for p in presses] == [("seat_out", 3, 1234), ("round_done", None, None)]
 
 
 def test_a_press_pickled_before_peer_uid_still_loads():
