@@ -1,8 +1,9 @@
 """A FEIG ISO Host reader as the host sees it: ask for an inventory, get tags back.
 
 Synchronous and single-threaded; :mod:`firmware_bridge.reader_link` runs it in a thread,
-``tablectl tags`` runs it in the foreground. Corrupt frames are counted, logged with their
-raw bytes and skipped; they never raise.
+``tablectl tags`` runs it in the foreground. Corrupt frames are counted, logged by kind and
+length (never their bytes: they carry tag UIDs), rate-limited (:mod:`firmware_bridge.log_limit`),
+and skipped; they never raise.
 
 >>> import serial
 >>> port = serial.serial_for_url("loop://", timeout=0.01)
@@ -22,6 +23,7 @@ import serial
 
 from firmware_bridge import feig
 from firmware_bridge.errors import CorruptAnswer, LinkError, ProtocolError, ReaderStatusError, ResponseTimeout
+from firmware_bridge.log_limit import LogLimiter, describe_corrupt
 
 log = logging.getLogger("tablectl.bridge")
 
@@ -30,7 +32,7 @@ class FeigClient:
     """Talks to one reader over an open pyserial port."""
 
     def __init__(self, port: serial.Serial, *, device: str, com_adr: int = 0xFF,
-                 ant_sel_bytes: int = 2, max_parts: int = 64) -> None:
+                 ant_sel_bytes: int = 2, max_parts: int = 64, limiter: LogLimiter | None = None) -> None:
         self.port = port
         self.device = device
         self.com_adr = com_adr
@@ -41,6 +43,10 @@ class FeigClient:
         self.timeouts = 0
         self.protocol_errors = 0
         self.status_errors = 0
+        self.unexpected = 0  # CRC-valid answers to another command
+        self.stale_bytes = 0  # late bytes discarded before a new inventory
+        # Shared with the link, so that the rate limit and the counts by kind outlive a reconnect.
+        self.limiter = limiter or LogLimiter(log, prefix=f"{device}: ")
 
     def _request(self, antennas: int | None, more: bool) -> bytes:
         return feig.inventory_request(antennas=antennas, more=more, com_adr=self.com_adr,
@@ -67,8 +73,9 @@ class FeigClient:
                 elif item.raw == request:
                     continue  # our own request echoed (RS-485 adapters, loop://): not an answer
                 elif item.cmd != cmd:
-                    log.warning("%s: unexpected answer to command 0x%02X skipped: %s",
-                                self.device, item.cmd, item.raw.hex(" "))
+                    self.unexpected += 1
+                    self.limiter.note("unexpected answers", "%s: unexpected answer to command 0x%02X "
+                                      "skipped (%d bytes)", self.device, item.cmd, len(item.raw))
                 else:
                     return item
             if time.monotonic() >= deadline:
@@ -92,7 +99,9 @@ class FeigClient:
             stale = self.port.in_waiting
             if stale:
                 self.port.reset_input_buffer()
-                log.warning("%s: %d late bytes discarded before a new inventory", self.device, stale)
+                self.stale_bytes += stale
+                self.limiter.note("discards of late bytes", "%s: %d late bytes discarded before a new "
+                                  "inventory", self.device, stale)
         except (serial.SerialException, OSError, TypeError) as exc:
             raise LinkError(f"{self.device}: cannot clear the input: {exc}") from exc
         partial = self.decoder.flush()
@@ -101,14 +110,16 @@ class FeigClient:
 
     def _log_corrupt(self, item: feig.Corrupt) -> None:
         self.frames_bad += 1
-        log.warning("%s: corrupt frame skipped (%s): %s", self.device, item.reason, item.raw.hex(" "))
+        kind, detail = describe_corrupt(len(item.raw), item.reason)
+        self.limiter.note(f"corrupt frames ({kind})", "%s: corrupt frame skipped (%s): %s", self.device,
+                          kind, detail)
 
     def inventory(self, *, antennas: int | None, deadline_s: float = 0.5) -> list[feig.TagRecord]:
         """One full inventory cycle (fetching every part after status 0x94).
 
         ``antennas`` is the bitmask of antennas to scan (antenna information asked for), or
         None for a single-antenna reader answering without it. A malformed answer raises
-        :class:`ProtocolError` after logging the raw frame.
+        :class:`ProtocolError` after logging what is wrong (never the frame's bytes).
         """
         tags: list[feig.TagRecord] = []
         more = False
@@ -119,7 +130,8 @@ class FeigClient:
                 reply = feig.parse_inventory(frame, with_antennas=antennas is not None)
             except ProtocolError as exc:
                 self.protocol_errors += 1
-                log.warning("%s: %s; raw frame: %s", self.device, exc, frame.raw.hex(" "))
+                self.limiter.note("malformed answers", "%s: malformed answer skipped (%d bytes, CRC "
+                                  "good): %s", self.device, len(frame.raw), exc)
                 raise
             if reply.status not in (feig.STATUS_OK, feig.STATUS_MORE_DATA, feig.STATUS_NO_TRANSPONDER,
                                     feig.STATUS_RF_WARNING):

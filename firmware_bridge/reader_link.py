@@ -10,24 +10,31 @@ backend can sit beside it. The link
   :class:`controller.events.ReaderCycle` per completed cycle;
 - reports :class:`controller.events.DeviceStatus` when the device comes and goes, including
   heartbeat loss (``max_timeouts`` inventories in a row unanswered);
-- counts corrupt frames and logs them with their raw bytes; they never stop the link.
+- counts corrupt frames and logs them by kind and length, never their bytes (they carry tag
+  UIDs); they never stop the link.
 
-Every log line names the device.
+Every log line names the device. Every warning a flood could repeat (corrupt frames, malformed or
+unexpected answers, late bytes, failed cycles) goes through one
+:class:`firmware_bridge.log_limit.LogLimiter`: the first of a kind at once, then at most one line
+a minute with the count.
 """
 
 from __future__ import annotations
 
 import logging
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from collections.abc import Callable
 
 from controller.events import ReaderCycle
 from firmware_bridge.backoff import Backoff
 from firmware_bridge.device_link import DeviceLink, Emit
-from firmware_bridge.errors import BridgeError, LinkError, ProtocolError, ResponseTimeout
+from firmware_bridge.errors import (BridgeError, CorruptAnswer, LinkError, ProtocolError, ReaderStatusError,
+                                    ResponseTimeout)
 from firmware_bridge.feig import TagRecord
 from firmware_bridge.feig_client import FeigClient
+from firmware_bridge.log_limit import LogLimiter
 from firmware_bridge.serial_port import PortSettings, open_port
 
 log = logging.getLogger("tablectl.bridge")
@@ -44,6 +51,10 @@ class LinkStats:
     protocol_errors: int = 0
     timeouts: int = 0
     reconnects: int = 0
+    unexpected: int = 0  # CRC-valid answers to another command
+    stale_bytes: int = 0  # late bytes discarded before an inventory
+    #: every rate-limited event by kind ("corrupt frames (CRC mismatch)": 412), since the start
+    events: Counter[str] = field(default_factory=Counter)
     online: bool = False
     since: float = field(default_factory=time.monotonic)
 
@@ -102,14 +113,19 @@ class FeigReaderLink(ReaderLink):
         self.backoff = backoff or Backoff(0.05, 2.0)
         self.max_unusable = max_unusable
         self._failures = 0  # cycles in a row without a usable answer, for whatever reason
+        self.limiter = LogLimiter(log, prefix=f"{name}: ")
+        self.stats.events = self.limiter.counts
 
-    def _failed(self, message: str) -> int:
-        """Count a cycle without a usable answer; log the first of a run and every 100th
-        after it, so that a reader stuck in an error cannot flood the log."""
+    def stop(self, timeout: float = 2.0) -> None:
+        super().stop(timeout)
+        self.limiter.flush()  # what a flood's tail held back is told before the daemon goes
+
+    def _failed(self, message: str, kind: str) -> int:
+        """Count a cycle without a usable answer; log it through the limiter (the first of a
+        kind, then one line a minute), so that a reader stuck in an error, or failing every
+        other cycle, cannot flood the log."""
         self._failures += 1
-        if self._failures == 1 or self._failures % 100 == 0:
-            suffix = f" ({self._failures} in a row)" if self._failures > 1 else ""
-            log.warning("%s%s", message, suffix)
+        self.limiter.note(kind, "%s", message)
         return self._failures
 
     def run(self) -> None:
@@ -117,7 +133,7 @@ class FeigReaderLink(ReaderLink):
             try:
                 port = open_port(self.port_settings, device=self.name)
             except LinkError as exc:
-                if self._failed(str(exc)) >= self.max_timeouts or self._reported:
+                if self._failed(str(exc), "failed attempts to open the port") >= self.max_timeouts or self._reported:
                     self._set_online(False, str(exc))
                 self._stop.wait(self.backoff.next())
                 continue
@@ -125,6 +141,7 @@ class FeigReaderLink(ReaderLink):
             try:
                 self._poll(port)
             finally:
+                self.limiter.tick()
                 try:
                     port.close()
                 except Exception:  # closing a vanished device may fail; nothing to save
@@ -134,23 +151,28 @@ class FeigReaderLink(ReaderLink):
                 self._stop.wait(self.backoff.next())
 
     def _poll(self, port) -> None:  # type: ignore[no-untyped-def]
-        client = FeigClient(port, device=self.name, com_adr=self.com_adr, ant_sel_bytes=self.ant_sel_bytes)
-        frames_bad_before = self.stats.frames_bad  # the count runs on over reconnects
+        client = FeigClient(port, device=self.name, com_adr=self.com_adr, ant_sel_bytes=self.ant_sel_bytes,
+                            limiter=self.limiter)
+        # the counts run on over reconnects
+        frames_bad_before, unexpected_before = self.stats.frames_bad, self.stats.unexpected
+        stale_before = self.stats.stale_bytes
         timeouts = 0
         while not self._stop.is_set():
+            self.limiter.tick()  # the tail of a flood is told within a minute
             try:
                 tags = client.inventory(antennas=self.antennas, deadline_s=self.answer_timeout)
             except ResponseTimeout as exc:
                 timeouts += 1
                 self.stats.timeouts += 1
-                self._failed(str(exc))
+                self._failed(str(exc), "inventories unanswered")
                 if timeouts >= self.max_timeouts:
-                    log.warning("%s: heartbeat lost (%d inventories unanswered)", self.name, timeouts)
+                    self.limiter.note("heartbeats lost", "%s: heartbeat lost (%d inventories unanswered)",
+                                      self.name, timeouts)
                     self._set_online(False, f"no answer to {timeouts} inventories")
                     return
                 continue
             except LinkError as exc:
-                self._failed(str(exc))  # the message names the device already
+                self._failed(str(exc), "link errors")  # the message names the device already
                 self._set_online(False, str(exc))
                 return
             except BridgeError as exc:
@@ -160,11 +182,13 @@ class FeigReaderLink(ReaderLink):
                 timeouts = 0
                 if isinstance(exc, ProtocolError):
                     self.stats.protocol_errors += 1
-                if self._failed(str(exc)) >= self.max_unusable:
+                if self._failed(str(exc), _DROPPED.get(type(exc), "cycles dropped")) >= self.max_unusable:
                     self._set_online(False, f"no usable answer in {self._failures} inventories")
                 continue
             finally:
                 self.stats.frames_bad = frames_bad_before + client.frames_bad
+                self.stats.unexpected = unexpected_before + client.unexpected
+                self.stats.stale_bytes = stale_before + client.stale_bytes
             timeouts = 0
             self._failures = 0
             if not self._reported:
@@ -178,3 +202,9 @@ class FeigReaderLink(ReaderLink):
             self.emit(ReaderCycle(ts=self.clock(), device=self.name, cycle=self.cycle, reads=reads, heard=heard))
             if self.poll_interval:
                 self._stop.wait(self.poll_interval)
+
+
+#: the limiter's kind for each reason a cycle is dropped
+_DROPPED: dict[type, str] = {CorruptAnswer: "cycles dropped (damaged answer)",
+                             ProtocolError: "cycles dropped (malformed answer)",
+                             ReaderStatusError: "cycles dropped (error status)"}
