@@ -125,6 +125,8 @@ class FeigReaderLink(ReaderLink):
         kind, then one line a minute), so that a reader stuck in an error, or failing every
         other cycle, cannot flood the log."""
         self._failures += 1
+        if not message.startswith(f"{self.name}: "):  # (a codec's message does not name the device)
+            message = f"{self.name}: {message}"
         self.limiter.note(kind, "%s", message)
         return self._failures
 

@@ -169,6 +169,8 @@ class SerialShufflerLink(ShufflerLink):
         """Count a failure; log it through the limiter (the first of a kind, then one line a
         minute with the count): a bridge failing every other poll cannot flood the log."""
         self._failures += 1
+        if not message.startswith(f"{self.name}: "):  # (a codec's message does not name the device)
+            message = f"{self.name}: {message}"
         self.limiter.note(kind, "%s", message, level=level)
         return self._failures
 
