@@ -25,6 +25,7 @@ from typing import Any, TextIO
 from collections.abc import Callable
 
 from controller.service import control
+from controller.service.private import open_private
 from hw_sim import script as sc
 from hw_sim.dealer import DaemonView, ScriptedDealer, SimulationError
 from hw_sim.feig_reader import SimFeigReader
@@ -131,7 +132,7 @@ def run_script(script: sc.Script, *, workdir: Path, log: TextIO | None = None,
     reader = SimFeigReader(PtyDevice(workdir / "reader"), antennas=ZONES.by_antenna, noise=script.noise)
     shuffler = SimShuffler(PtyDevice(workdir / "shuffler"), seed=script.noise.seed)
     feed = FeedWatcher(workdir / "feed.jsonl")
-    daemon_log = open(workdir / "daemon.log", "w")
+    daemon_log = open_private(workdir / "daemon.log", "w")  # (the daemon's log: the floor's folder)
     env = dict(os.environ, PYTHONUNBUFFERED="1")
     env.pop("NOTIFY_SOCKET", None)
     reader.start()

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 from collections.abc import Callable, Iterable, Sequence
 
 from controller.effects import Alert, Effect, effect_to_dict
+from controller.service.private import open_private
 
 log = logging.getLogger("tablectl.alerts")
 
@@ -41,8 +41,7 @@ class FeedSink(Sink):
     clearance = "floor"
 
     def __init__(self, path: str) -> None:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-        self._f = os.fdopen(fd, "a", buffering=1)
+        self._f = open_private(path, "a", buffering=1)  # it holds hole cards: 0600 even if it existed
 
     def note(self, record: dict) -> None:
         self._f.write(json.dumps(record, separators=(",", ":")) + "\n")
