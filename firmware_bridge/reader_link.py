@@ -139,7 +139,9 @@ class FeigReaderLink(ReaderLink):
                     self._set_online(False, str(exc))
                 self._stop.wait(self.backoff.next())
                 continue
-            log.info("%s: opened %s", self.name, self.port_settings.url)
+            # (a cable that comes and goes must not flood the log either)
+            self.limiter.note("openings of the port", "%s: opened %s", self.name, self.port_settings.url,
+                              level=logging.INFO)
             try:
                 self._poll(port)
             finally:
