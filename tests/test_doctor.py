@@ -167,7 +167,7 @@ def test_bad_config_prints_the_config_error(tmp_path):
     r = run_doctor(config)
     assert r.returncode == 1
     [fail] = lines(r.stdout, "FAIL")
-    assert f"FAIL  {config}: [reader] baudrate: 12345 is not a FEIG baud rate" in fail
+    assert f"FAIL  {config}: [reader] baudrate = 12345: must be one of 4800" in fail
     assert "docs/configuration.md" in fail
 
 
