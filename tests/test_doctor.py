@@ -213,7 +213,8 @@ def test_corrupt_journal_fails_naming_the_file(tmp_path):
         r = run_doctor(config, "--user", ME, "--no-open")
     assert r.returncode == 1
     [fail] = lines(r.stdout, "FAIL")
-    assert f"journal: {journal} is not a usable SQLite database" in fail
+    # (the configuration's path check finds it first: issue 12, tests/test_config_paths.py)
+    assert f"[journal] path: {journal} is not an SQLite journal" in fail
     assert f"mv {journal} {journal}.bad" in fail
 
 

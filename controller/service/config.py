@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import grp
 import math
+import os
+import stat
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -367,6 +369,7 @@ def parse_config(text: str, *, path: Path) -> Config:
     r.finish()
 
     decks: list[Deck] = []
+    manifest_paths: list[str] = []
     raw_decks = doc.get("decks", [])
     if not isinstance(raw_decks, list):
         raise ConfigError(f"{src}: [[decks]] must be an array of tables")
@@ -382,6 +385,7 @@ def parse_config(text: str, *, path: Path) -> Config:
         if not manifest:
             raise s.err("manifest", "every deck needs a manifest file (UID CARD per line)")
         mpath = (base / manifest) if not Path(manifest).is_absolute() else Path(manifest)
+        manifest_paths.append(str(mpath))
         try:
             cards = parse_manifest(mpath.read_text(), source=str(mpath))
         except OSError as exc:
@@ -452,9 +456,127 @@ def parse_config(text: str, *, path: Path) -> Config:
                           strong_rssi=reader.strong_rssi)
     from controller.service.console_config import parse_console  # (it imports this module)
 
-    return Config(path=path, table=table, reader=reader, decks=tuple(decks), outputs=outputs,
-                  console=parse_console(doc, src=src), shuffler=shuffler, journal=journal,
-                  control=control_cfg)
+    config = Config(path=path, table=table, reader=reader, decks=tuple(decks), outputs=outputs,
+                    console=parse_console(doc, src=src), shuffler=shuffler, journal=journal,
+                    control=control_cfg)
+    check_paths(config, manifests=[(f"[[decks]] #{i} manifest", m) for i, m in enumerate(manifest_paths, 1)])
+    return config
+
+
+#: the first 16 bytes of every SQLite database file
+SQLITE_HEADER = b"SQLite format 3\0"
+
+
+def _where(path: str) -> tuple[Path, tuple[int, int] | None]:
+    """A path as the kernel will find it: symlinks resolved, and (device, inode) if it exists
+    (two names of one file, a hard link, are the same file)."""
+    real = Path(os.path.abspath(path)).resolve()
+    try:
+        st = os.stat(real)
+    except OSError:
+        return real, None
+    return real, (st.st_dev, st.st_ino)
+
+
+def check_paths(config: Config, *, manifests: list[tuple[str, str]] | None = None) -> None:
+    """Refuse, before anything is opened for writing, a file the daemon would destroy: the paths
+    it writes (the journal and its -wal, -shm and .hands, the feed, the control socket) must be
+    distinct from each other, from the configuration file, from the ``[[decks]]`` manifests, and
+    outside the manifests folder; an existing journal must be an SQLite database (or empty: the
+    journal's salvage rebuilds a zero-byte file beside its WAL) and an existing control path a
+    socket. One :class:`ConfigError` line names both keys. Nothing is written, renamed or removed.
+    """
+    src = str(config.path)
+    written: list[tuple[str, str]] = []
+    if config.journal.path:
+        j = config.journal.path
+        written += [("[journal] path", j), ("[journal] path (its -wal)", j + "-wal"),
+                    ("[journal] path (its -shm)", j + "-shm"), ("[journal] path (its .hands)", j + ".hands")]
+    if config.outputs.feed:
+        written.append(("[outputs] feed", config.outputs.feed))
+    if config.outputs.control:
+        written.append(("[outputs] control", config.outputs.control))
+    read = [("the configuration file itself", str(config.path)), *(manifests or [])]
+    seen: list[tuple[str, Path, tuple[int, int] | None]] = []
+    for key, path in written + read:
+        real, ident = _where(path)
+        for other_key, other_real, other_ident in seen:
+            if other_real == real or (ident is not None and ident == other_ident):
+                if key in dict(read) and other_key in dict(read):
+                    continue  # (two things only read may be one file)
+                raise ConfigError(f"{src}: {other_key} and {key} are the same file ({real}); the daemon would "
+                                  f"overwrite it: give each its own path (nothing was opened)")
+        seen.append((key, real, ident))
+    folder = config.control.manifests
+    if folder:
+        real_folder, _ = _where(folder)
+        for key, path in written:
+            real, _ = _where(path)
+            if real == real_folder or real.is_relative_to(real_folder):
+                raise ConfigError(f"{src}: {key} ({real}) is inside [control] manifests ({real_folder}); the "
+                                  f"daemon writes it, and `decks` reads that folder: keep them apart (nothing "
+                                  f"was opened)")
+    if config.journal.path:
+        _check_journal_file(src, config.journal.path)
+    if config.outputs.control:
+        try:
+            st = os.lstat(config.outputs.control)
+        except FileNotFoundError:
+            pass
+        except OSError as exc:
+            raise ConfigError(f"{src}: [outputs] control: cannot look at {config.outputs.control}: "
+                              f"{exc.strerror}") from None
+        else:
+            if not stat.S_ISSOCK(st.st_mode):
+                raise ConfigError(f"{src}: [outputs] control: {config.outputs.control} is {_kind(st.st_mode)}, not "
+                                  f"a socket; the daemon would have to remove it: point [outputs] control at a "
+                                  f"free path (nothing was opened)")
+    if config.outputs.feed:
+        try:
+            st = os.stat(config.outputs.feed)
+        except OSError:
+            pass
+        else:
+            if stat.S_ISDIR(st.st_mode) or stat.S_ISSOCK(st.st_mode):
+                raise ConfigError(f"{src}: [outputs] feed: {config.outputs.feed} is {_kind(st.st_mode)}, not a "
+                                  f"file the feed can be appended to")
+
+
+def _kind(mode: int) -> str:
+    for test, name in ((stat.S_ISREG, "a regular file"), (stat.S_ISDIR, "a folder"), (stat.S_ISSOCK, "a socket"),
+                       (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISLNK, "a symbolic link")):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def _check_journal_file(src: str, path: str) -> None:
+    """An existing journal must be a regular file that starts as every SQLite database does, or be
+    empty. Only its first 16 bytes are read (never quoted)."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise ConfigError(f"{src}: [journal] path: cannot look at {path}: {exc.strerror}") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise ConfigError(f"{src}: [journal] path: {path} is {_kind(st.st_mode)}, not a journal")
+    if st.st_size == 0:
+        return  # new, or a zero-byte file beside its WAL: the journal's salvage rebuilds it
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+    except OSError:
+        return  # unreadable: the journal's own check says so, with the fix (chown)
+    try:
+        head = os.read(fd, len(SQLITE_HEADER))
+    finally:
+        os.close(fd)
+    if head != SQLITE_HEADER:
+        raise ConfigError(f"{src}: [journal] path: {path} is not an SQLite journal ({st.st_size} bytes that do "
+                          f"not begin as one); nothing was opened: point [journal] path at the journal, or, if "
+                          f"this is the journal damaged, set it aside (mv {path} {path}.bad) and a new one is "
+                          f"started")
 
 
 def _parse_control(c: _Section, base: Path) -> ControlConfig:
