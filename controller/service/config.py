@@ -10,15 +10,18 @@ from __future__ import annotations
 import grp
 import math
 import os
+import re
 import stat
+import sys
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from controller.deck_rack import ROTATIONS
-from controller.registry import Deck, DeckRegistry, RegistryError, parse_manifest
+from controller.registry import MANIFEST_MAX_BYTES, Deck, DeckRegistry, RegistryError, parse_manifest
 from controller.settings import GAMES, RULE_SETTINGS, RuleSettings, TableSettings
+from controller.text import NotUtf8, decode_utf8, shorten
 from controller.zones import ZoneError, ZoneMap
 
 
@@ -213,6 +216,11 @@ BOUNDS: dict[str, Bound] = {
 }
 
 
+def _key(key: str) -> str:
+    """A key as written in an error: whole unless it is long (a typo of 5,000 characters)."""
+    return key if len(key) <= 40 else f"{key[:32]}... ({len(key)} characters)"
+
+
 def bound_of(section: str, key: str) -> Bound:
     """The bounds of ``[section] key``; LookupError for a key that has none (a bug: add it)."""
     for name in (f"{section}.{key}", f"{section}.*"):
@@ -232,11 +240,11 @@ class _Section:
         self.used: set[str] = set()
 
     def err(self, key: str, what: str) -> ConfigError:
-        return ConfigError(f"{self.src}: [{self.name}] {key}: {what}")
+        return ConfigError(f"{self.src}: [{self.name}] {_key(key)}: {what}")
 
     def out_of_bounds(self, key: str, value: object, bound: Bound) -> ConfigError:
         """``t.toml: [reader] answer_timeout = nan: must be a finite number from 0.05 to 10 s``."""
-        return ConfigError(f"{self.src}: [{self.name}] {key} = {show_value(value)}: {bound.rule()}")
+        return ConfigError(f"{self.src}: [{self.name}] {_key(key)} = {show_value(value)}: {bound.rule()}")
 
     def checked(self, key: str, value: object) -> Any:
         """``value`` of ``key`` if it is in its bounds (:data:`BOUNDS`), as a float unless the key is
@@ -281,18 +289,22 @@ def parse_config(text: str, *, path: Path) -> Config:
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{src}: not valid TOML: {exc}") from exc
+        raise ConfigError(f"{src}: not valid TOML: {exc}") from None
+    except RecursionError:  # (tomllib recurses once per [ or { )
+        raise ConfigError(f"{src}: not valid TOML: arrays or inline tables nested too deeply") from None
+    except ValueError:  # int() of more digits than Python converts (sys.get_int_max_str_digits)
+        raise ConfigError(f"{src}: not valid TOML: {_long_number(text)}") from None
     known = {"table", "rules", "reader", "antennas", "decks", "outputs", "console", "shuffler", "journal",
              "control"}
     for key in doc:
         if key not in known:
-            raise ConfigError(f"{src}: [{key}]: unknown section (sections: {', '.join(sorted(known))})")
+            raise ConfigError(f"{src}: [{_key(key)}]: unknown section (sections: {', '.join(sorted(known))})")
     base = path.parent
 
     t = _Section(src, "table", doc.get("table", {}))
     game = t.get("game", str, "holdem")
     if game not in GAMES:
-        raise t.err("game", f"{game!r} is not supported (games: {', '.join(GAMES)})")
+        raise t.err("game", f"{shorten(game)} is not supported (games: {', '.join(GAMES)})")
     seats = t.get("seats", list, list(range(1, 10)))
     if not all(BOUNDS["table.seats"].accepts(seat) for seat in seats):
         raise t.out_of_bounds("seats", seats, BOUNDS["table.seats"])
@@ -311,16 +323,16 @@ def parse_config(text: str, *, path: Path) -> Config:
     for key, (choices, default) in RULE_SETTINGS.items():
         value = ru.get(key, str, default)
         if value not in choices:
-            raise ru.err(key, f"want one of {', '.join(choices)}, got {value!r}")
+            raise ru.err(key, f"want one of {', '.join(choices)}, got {shorten(value)}")
         rule_values[key] = value
     pad = ru.get("round_done_pad", (bool, str), "auto")
     if isinstance(pad, str) and pad != "auto":
-        raise ru.err("round_done_pad", f"want true, false or \"auto\", got {pad!r}")
+        raise ru.err("round_done_pad", f"want true, false or \"auto\", got {shorten(pad)}")
     rule_values["round_done_pad"] = None if pad == "auto" else pad
     seats_max = ru.number("seats_max", 10)
     rotate = ru.get("rotate_decks", str, "relief")
     if rotate not in ROTATIONS:
-        raise ru.err("rotate_decks", f"want one of {', '.join(ROTATIONS)}, got {rotate!r}")
+        raise ru.err("rotate_decks", f"want one of {', '.join(ROTATIONS)}, got {shorten(rotate)}")
     floor_after = ru.number("shuffler_floor_after", 30.0)
     offline_after = ru.number("offline_floor_after", 60.0)
     ru.finish()
@@ -347,7 +359,7 @@ def parse_config(text: str, *, path: Path) -> Config:
     r = _Section(src, "reader", doc.get("reader", {}))
     driver = r.get("driver", str, "feig")
     if driver != "feig":
-        raise r.err("driver", f"{driver!r} is not a reader driver (drivers: feig)")
+        raise r.err("driver", f"{shorten(driver)} is not a reader driver (drivers: feig)")
     reader = ReaderConfig(
         driver=driver,
         port=r.get("port", str, ReaderConfig.port),
@@ -361,7 +373,7 @@ def parse_config(text: str, *, path: Path) -> Config:
         strong_rssi=r.number("strong_rssi", 150),
     )
     if reader.parity not in ("N", "E", "O"):
-        raise r.err("parity", f"want 'N', 'E' or 'O', got {reader.parity!r}")
+        raise r.err("parity", f"want 'N', 'E' or 'O', got {shorten(reader.parity)}")
     too_high = [n for n in zones.by_antenna if n > 8 * reader.antenna_select_bytes]
     if too_high:
         raise ConfigError(f"{src}: [antennas] {too_high[0]}: antenna beyond what "
@@ -387,11 +399,13 @@ def parse_config(text: str, *, path: Path) -> Config:
         mpath = (base / manifest) if not Path(manifest).is_absolute() else Path(manifest)
         manifest_paths.append(str(mpath))
         try:
-            cards = parse_manifest(mpath.read_text(), source=str(mpath))
+            cards = parse_manifest(read_bounded(mpath, MANIFEST_MAX_BYTES), source=str(mpath))
         except OSError as exc:
-            raise s.err("manifest", f"cannot read {mpath}: {exc.strerror or exc}") from exc
+            raise s.err("manifest", f"cannot read {mpath}: {exc.strerror or exc}") from None
         except RegistryError as exc:
-            raise s.err("manifest", str(exc)) from exc
+            raise s.err("manifest", str(exc)) from None
+        except ValueError as exc:
+            raise s.err("manifest", f"{mpath}: {exc}; a manifest is at most that") from None
         s.finish()
         decks.append(Deck(deck_id, back, cards))
     try:
@@ -403,11 +417,11 @@ def parse_config(text: str, *, path: Path) -> Config:
     backs = {}
     for d in decks:  # DECK-004: the pair must be told apart at a glance
         if d.back.lower() in backs:
-            raise ConfigError(f"{src}: [[decks]] back: decks {backs[d.back.lower()]!r} and {d.id!r} both have "
-                              f"{d.back!r} backs; a table's two decks must differ (DECK-004)")
+            raise ConfigError(f"{src}: [[decks]] back: decks {shorten(backs[d.back.lower()])} and {shorten(d.id)} "
+                              f"both have {shorten(d.back)} backs; a table's two decks must differ (DECK-004)")
         backs[d.back.lower()] = d.id
     if decks and deck_in_play not in {d.id for d in decks}:
-        raise ConfigError(f"{src}: [table] deck_in_play: no deck {deck_in_play!r} among [[decks]]")
+        raise ConfigError(f"{src}: [table] deck_in_play: no deck {shorten(deck_in_play)} among [[decks]]")
 
     shuffler = None
     if "shuffler" in doc:
@@ -446,7 +460,7 @@ def parse_config(text: str, *, path: Path) -> Config:
             raise o.err(key, f"folder {Path(value).parent} does not exist (under systemd, "
                              f"RuntimeDirectory=tablectl creates /run/tablectl)")
     if outputs.log_level not in ("debug", "info", "warning", "error"):
-        raise o.err("log_level", f"want debug, info, warning or error, got {outputs.log_level!r}")
+        raise o.err("log_level", f"want debug, info, warning or error, got {shorten(outputs.log_level)}")
     o.finish()
 
     control_cfg = _parse_control(_Section(src, "control", doc.get("control", {})), base)
@@ -593,7 +607,7 @@ def _parse_control(c: _Section, base: Path) -> ControlConfig:
         try:
             gid = grp.getgrnam(group).gr_gid
         except KeyError:
-            raise c.err("group", f"no group {group!r} on this system (make it: sudo groupadd {group}, then "
+            raise c.err("group", f"no group {shorten(group)} on this system (make it: sudo groupadd NAME, then "
                                  f"sudo usermod -aG {group} USER for each floor account)") from None
     elif group is not None:
         gid = c.checked("group", group)
@@ -610,10 +624,46 @@ def _parse_control(c: _Section, base: Path) -> ControlConfig:
                          idle_timeout=idle)
 
 
+def _long_number(text: str) -> str:
+    """Where the number too long to read is, for the message (never the number itself)."""
+    m = re.search(r"[0-9][0-9_]{" + str(sys.get_int_max_str_digits()) + ",}", text)
+    line = f" on line {text.count(chr(10), 0, m.start()) + 1}" if m else ""
+    return f"a number of more than {sys.get_int_max_str_digits()} digits{line}"
+
+
+#: the largest configuration file read (a real one is a few KiB)
+CONFIG_MAX_BYTES = 1024 * 1024
+
+
+def read_bounded(path: str | Path, limit: int) -> bytes:
+    """The bytes of ``path``, at most ``limit`` of them: OSError, or ValueError saying the file is
+    larger (a ``/dev/zero`` is never read to its end)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOCTTY | os.O_CLOEXEC)
+    try:
+        chunks, size = [], 0
+        while size <= limit:
+            chunk = os.read(fd, limit + 1 - size)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    finally:
+        os.close(fd)
+    if size > limit:
+        raise ValueError(f"larger than {limit} bytes")
+    return b"".join(chunks)
+
+
 def load_config(path: str | Path) -> Config:
     p = Path(path)
     try:
-        text = p.read_text()
+        data = read_bounded(p, CONFIG_MAX_BYTES)
     except OSError as exc:
-        raise ConfigError(f"{p}: cannot read the configuration: {exc.strerror or exc}") from exc
+        raise ConfigError(f"{p}: cannot read the configuration: {exc.strerror or exc}") from None
+    except ValueError as exc:
+        raise ConfigError(f"{p}: not a configuration: {exc}") from None
+    try:
+        text = decode_utf8(data)
+    except NotUtf8 as exc:
+        raise ConfigError(f"{p}: {exc}; save the file as UTF-8") from None
     return parse_config(text, path=p)

@@ -22,6 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from controller.text import shorten
 from controller.pads import PADS, SEAT_PADS
 from controller.service.config import ConfigError, _Section
 from firmware_bridge.console import SEAT, SHIFT, STATUS_LEDS, ButtonSpec, ConsoleLayout
@@ -53,7 +54,7 @@ def parse_console(doc: dict[str, Any], *, src: str) -> ConsoleConfig | None:
     c = _Section(src, "console", raw)
     factory = c.get("pin_factory", str, "auto")
     if factory not in PIN_FACTORIES:
-        raise c.err("pin_factory", f"want one of {', '.join(PIN_FACTORIES)}, got {factory!r}")
+        raise c.err("pin_factory", f"want one of {', '.join(PIN_FACTORIES)}, got {shorten(factory)}")
     bounce = c.number("bounce_time", 0.02)
     hold = c.number("hold_time", 1.0)
     if hold <= 2 * bounce:
@@ -64,9 +65,9 @@ def parse_console(doc: dict[str, Any], *, src: str) -> ConsoleConfig | None:
     confirm = c.get("confirm_long", list, list(CONFIRM_LONG))
     for pad in confirm:
         if pad not in PADS:
-            raise c.err("confirm_long", f"{pad!r} is not a pad (pads: {', '.join(PADS)})")
+            raise c.err("confirm_long", f"{shorten(pad)} is not a pad (pads: {', '.join(PADS)})")
 
-    uart_user = next((f"[{name}] port = {sec['port']!r}" for name, sec in doc.items()
+    uart_user = next((f"[{name}] port = {shorten(sec['port'])}" for name, sec in doc.items()
                       if isinstance(sec, dict) and isinstance(sec.get("port"), str)
                       and sec["port"] in UART_PORTS), None)
     used: dict[int, str] = {}
@@ -106,7 +107,7 @@ def parse_console(doc: dict[str, Any], *, src: str) -> ConsoleConfig | None:
                 raise s.err(pad, f"unknown pad (pads: {', '.join(PADS)})")
             if not isinstance(button, str) or button not in pins or button in (SHIFT, SEAT):
                 raise s.err(pad, f"want the name of a button in [console.buttons] (not {SHIFT} or {SEAT}), "
-                                 f"got {button!r}")
+                                 f"got {shorten(button)}")
             if button in given:
                 raise s.err(pad, f"button {button} already gives {given[button]} here")
             given[button] = pad
