@@ -191,3 +191,14 @@ def test_the_zero_byte_journal_beside_a_wal_is_still_salvaged_by_tablectl_run_s_
     load_config(setup(tmp_path, journal="j.sqlite3"))
     after = files(tmp_path)
     assert {k: v for k, v in after.items() if "sqlite3" in k} == {k: v for k, v in before.items() if "sqlite3" in k}
+
+
+def test_the_doctor_reports_the_same_clash_and_touches_nothing(tmp_path):
+    from controller.service import doctor
+
+    cfg = setup(tmp_path, control="A.txt")
+    before = files(tmp_path)
+    check, config = doctor.check_config(cfg)
+    assert config is None and check.level == "fail"
+    assert "[outputs] control and [[decks]] #1 manifest are the same file" in check.what
+    assert files(tmp_path) == before
