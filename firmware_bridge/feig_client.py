@@ -113,6 +113,11 @@ class FeigClient:
         tags: list[feig.TagRecord] = []
         more = False
         self._discard_stale()
+        bound = max(feig.max_answer(antennas), feig.STANDARD_MAX)
+        if self.decoder.max_frame != bound:
+            # Lengths above the longest answer this request can get are junk: bounding them
+            # bounds what a lying length field holds back (the decoder is empty after the flush).
+            self.decoder = feig.FrameDecoder(from_reader=True, max_frame=bound)
         for _ in range(self.max_parts):
             frame = self._exchange(self._request(antennas, more), feig.CMD_INVENTORY, deadline_s)
             try:
