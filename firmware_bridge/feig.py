@@ -63,7 +63,7 @@ __all__ = [
     "STATUS_OK", "STATUS_NO_TRANSPONDER", "STATUS_RF_COMM_ERROR", "STATUS_RF_WARNING",
     "STATUS_BUFFER_OVERFLOW", "STATUS_MORE_DATA", "STATUS_ISO_ERROR", "STATUS_TEXT",
     "CMD_INVENTORY", "CMD_GET_SOFTWARE_VERSION", "MODE_MORE", "MODE_ANT",
-    "ADVANCED_START", "STANDARD_MAX", "ADVANCED_MAX",
+    "BROADCAST", "ADVANCED_START", "STANDARD_MAX", "ADVANCED_MAX",
     "Frame", "Corrupt", "FrameDecoder", "encode_frame",
     "AntennaRead", "TagRecord", "InventoryReply",
     "inventory_request", "parse_inventory", "encode_inventory_reply", "max_answer",
@@ -100,6 +100,7 @@ MODE_ANT = 0x10  # report which antennas saw each tag; ANT_SEL follows MODE
 
 # --- Framing ----------------------------------------------------------------------------
 
+BROADCAST = 0xFF  # COM-ADR that reaches a reader whatever its address; it answers with its own
 ADVANCED_START = 0x02  # first byte of an advanced frame; never a valid standard LEN
 STANDARD_MAX = 0xFF  # a standard frame's LEN is one byte
 ADVANCED_MAX = 0xFFFF  # an advanced frame's ALEN is two bytes

@@ -31,7 +31,7 @@ class ReaderConfig:
     port: str = "/dev/tablectl/reader"
     baudrate: int = 38400
     parity: str = "E"
-    address: int = 0xFF
+    address: int = 0x00  # the reader's bus address (COM-ADR): FEIG's factory default is 0
     answer_timeout: float = 0.5
     max_timeouts: int = 3
     poll_interval: float = 0.0
@@ -226,7 +226,7 @@ def parse_config(text: str, *, path: Path) -> Config:
         port=r.get("port", str, ReaderConfig.port),
         baudrate=r.get("baudrate", int, 38400),
         parity=r.get("parity", str, "E"),
-        address=r.get("address", int, 0xFF),
+        address=r.get("address", int, ReaderConfig.address),
         answer_timeout=r.positive("answer_timeout", float, 0.5),
         max_timeouts=r.positive("max_timeouts", int, 3),
         poll_interval=r.positive("poll_interval", float, 0.0, zero_ok=True),
@@ -239,8 +239,13 @@ def parse_config(text: str, *, path: Path) -> Config:
         raise r.err("baudrate", f"{reader.baudrate} is not a FEIG baud rate ({', '.join(map(str, FEIG_BAUDS))})")
     if reader.parity not in ("N", "E", "O"):
         raise r.err("parity", f"want 'N', 'E' or 'O', got {reader.parity!r}")
-    if not 0 <= reader.address <= 255:
-        raise r.err("address", f"want 0..255, got {reader.address}")
+    if reader.address == 0xFF:
+        # FF reaches every reader on the line and each answers with its own address: the daemon
+        # could not tell its reader's answers from another device's (docs/reader-link.md).
+        raise r.err("address", "255 is FEIG's broadcast address, which the daemon does not use: set the "
+                               "reader's own bus address, 0..254 (factory default 0)")
+    if not 0 <= reader.address <= 254:
+        raise r.err("address", f"want 0..254 (the reader's bus address), got {reader.address}")
     if reader.antenna_select_bytes not in (1, 2, 4):
         raise r.err("antenna_select_bytes", f"want 1, 2 or 4, got {reader.antenna_select_bytes}")
     too_high = [n for n in zones.by_antenna if n > 8 * reader.antenna_select_bytes]
