@@ -172,7 +172,7 @@ class FrameDecoder:
 
     # Slots: feed() reads a dozen attributes per call, and a port may deliver a byte per call.
     __slots__ = ("from_reader", "max_frame", "_min_std", "_min_adv", "_small", "_big", "_buf", "_states",
-                 "_pos", "_jstart", "_need", "_junk_reason", "frames_ok", "frames_bad", "bytes_skipped")
+                 "_pos", "_jstart", "_need", "_final", "_junk_reason", "frames_ok", "frames_bad", "bytes_skipped")
 
     def __init__(self, *, from_reader: bool = True, max_frame: int = 4096) -> None:
         min_adv = 8 if from_reader else 7
@@ -191,6 +191,7 @@ class FrameDecoder:
         self._pos = 0
         self._jstart = 0
         self._need = 0  # feed() need not scan until the buffer holds this many bytes
+        self._final = False  # set by drain() while it scans
         self._junk_reason = ""  # why the first byte in [_jstart, _pos) was dropped
         self.frames_ok = 0
         self.frames_bad = 0
@@ -235,11 +236,19 @@ class FrameDecoder:
         min_std, min_adv, max_frame = self._min_std, self._min_adv, self.max_frame
         pos, jstart = self._pos, self._jstart
         end = len(buf)
+        final = self._final  # drain(): the input has ended, no claim will be completed
         need = 0  # the buffer length at which scanning can go on; 0: any new byte
         while pos < end:
             first = buf[pos]
             if first == ADVANCED_START:
                 if end - pos < _ADV_HEADER:
+                    if final:
+                        if pos == jstart:
+                            self._junk_reason = f"truncated: {end - pos} bytes of an advanced header at the end"
+                        pos += 1
+                        if pos - jstart >= max_frame:
+                            jstart = self._report(out, jstart, pos)
+                        continue
                     need = pos + _ADV_HEADER
                     break  # the length is not known yet
                 length = (buf[pos + 1] << 8) | buf[pos + 2]
@@ -256,6 +265,13 @@ class FrameDecoder:
                 continue
             stop = pos + length
             if stop > end:
+                if final:
+                    if pos == jstart:
+                        self._junk_reason = f"truncated: {end - pos} of {length} bytes at the end"
+                    pos += 1
+                    if pos - jstart >= max_frame:
+                        jstart = self._report(out, jstart, pos)
+                    continue
                 need = stop
                 break  # wait for the rest of the claimed frame
             # The register over the whole frame, CRC included, is 0 when the CRC matches.
@@ -288,6 +304,20 @@ class FrameDecoder:
                 need -= jstart
             jstart = 0
         self._pos, self._jstart, self._need = pos, jstart, need
+        return out
+
+    def drain(self) -> list[Frame | Corrupt]:
+        """The input has ended (the link's response deadline passed): give up on every claimed
+        length still incomplete, one byte at a time, and rescan what follows it, so that a
+        good frame held back by a junk byte's claim is still returned. Everything left is
+        reported; the decoder is left empty. (:meth:`flush` drops all it holds instead.)"""
+        self._final, self._need = True, 0
+        try:
+            out = self.feed(b"")
+        finally:
+            self._final = False
+        self._report(out, self._jstart, self._pos)
+        self._reset()
         return out
 
     def flush(self) -> Corrupt | None:

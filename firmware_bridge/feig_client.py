@@ -78,7 +78,13 @@ class FeigClient:
                 # A pseudo-terminal or USB adapter that vanished reports readiness with no data
                 # (SerialException) or EIO (OSError); pyserial can also trip over its own closed fd.
                 raise LinkError(f"{self.device}: read failed: {exc}") from exc
-            for item in self.decoder.feed(chunk):
+            items = self.decoder.feed(chunk)
+            expired = time.monotonic() >= deadline
+            if expired:
+                # Nothing more will come: lengths still claimed by junk are refuted, so an answer
+                # they held back is still found (drain rescans; it leaves the decoder empty).
+                items += self.decoder.drain()
+            for item in items:
                 if isinstance(item, feig.Corrupt):
                     damaged += 1
                     self._log_corrupt(item)
@@ -94,11 +100,7 @@ class FeigClient:
                                 self.device, item.cmd, item.raw.hex(" "))
                 else:
                     return item
-            if time.monotonic() >= deadline:
-                stale = self.decoder.flush()
-                if stale is not None:
-                    damaged += 1
-                    self._log_corrupt(stale)
+            if expired:
                 if damaged:
                     # The reader answered, damaged: it is alive, so this is no heartbeat loss.
                     raise CorruptAnswer(f"{self.device}: the answer to {_NAMES.get(cmd, hex(cmd))} "

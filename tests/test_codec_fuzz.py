@@ -76,8 +76,9 @@ def _skipped(reason: str, n: int) -> str:
     return reason if n == 1 else f"{reason}; {n} bytes skipped"
 
 
-def ref_feig(stream: bytes, *, from_reader: bool, max_frame: int) -> list[Item]:
-    """docs/protocols/feig.md, "Stream decoder and resynchronisation", then flush()."""
+def ref_feig(stream: bytes, *, from_reader: bool, max_frame: int, drain: bool = False) -> list[Item]:
+    """docs/protocols/feig.md, "Stream decoder and resynchronisation", then flush() (or, with
+    ``drain``, drain(): an incomplete claim drops its first byte and the scan goes on)."""
     min_std, min_adv = (6, 8) if from_reader else (5, 7)
     out: list[Item] = []
     junk = bytearray()
@@ -86,18 +87,25 @@ def ref_feig(stream: bytes, *, from_reader: bool, max_frame: int) -> list[Item]:
     while pos < len(stream):
         first = stream[pos]
         why = ""
-        if first == 0x02:
-            if len(stream) - pos < 3:
+        if first == 0x02 and len(stream) - pos < 3:
+            if not drain:
                 break
+            length = minimum = 0
+            why = f"truncated: {len(stream) - pos} bytes of an advanced header at the end"
+        elif first == 0x02:
             length, minimum = stream[pos + 1] << 8 | stream[pos + 2], min_adv
         else:
             length, minimum = first, min_std
-        if length > max_frame:
+        if why:
+            pass
+        elif length > max_frame:
             why = f"length {length} over max_frame {max_frame}"
         elif length < minimum:
             why = f"advanced length {length} too small" if first == 0x02 else f"length byte {length} too small"
         elif pos + length > len(stream):
-            break
+            if not drain:
+                break
+            why = f"truncated: {len(stream) - pos} of {length} bytes at the end"
         else:
             frame = stream[pos:pos + length]
             got, want = frame[-2] | frame[-1] << 8, crc(frame[:-2])
@@ -256,26 +264,29 @@ def seq_type(item: sp.Message | sp.Invalid) -> Item:
     return ("frame", bytes((item.seq, sp.message_type(item))), "")
 
 
-def feig_items(decoder: feig.FrameDecoder, chunks: list[bytes]) -> list[Item]:
+def feig_items(decoder: feig.FrameDecoder, chunks: list[bytes], *, drain: bool = False) -> list[Item]:
     got: list[feig.Frame | feig.Corrupt] = []
     for chunk in chunks:
         got += decoder.feed(chunk)
-    tail = decoder.flush()
-    if tail is not None:
-        got.append(tail)
+    if drain:
+        got += decoder.drain()
+    else:
+        tail = decoder.flush()
+        if tail is not None:
+            got.append(tail)
     return [("frame", i.raw, "") if isinstance(i, feig.Frame) else ("corrupt", i.raw, i.reason) for i in got]
 
 
 # --- The codecs against the references ---------------------------------------------------------
 
 @FUZZ
-@given(st.booleans(), st.data(), st.sampled_from([8, 64, 300, 1100, 65535]), SIZES)
+@given(st.booleans(), st.data(), st.sampled_from([8, 64, 300, 1100, 65535]), SIZES, st.booleans())
 def test_feig_decoder_matches_the_reference_in_any_pieces(from_reader: bool, data: st.DataObject,
-                                                           max_frame: int, sizes: list[int]) -> None:
+                                                           max_frame: int, sizes: list[int], drain: bool) -> None:
     stream = data.draw(feig_streams(from_reader))
     decoder = feig.FrameDecoder(from_reader=from_reader, max_frame=max_frame)
-    expected = ref_feig(stream, from_reader=from_reader, max_frame=max_frame)
-    assert feig_items(decoder, pieces(stream, sizes)) == expected
+    expected = ref_feig(stream, from_reader=from_reader, max_frame=max_frame, drain=drain)
+    assert feig_items(decoder, pieces(stream, sizes), drain=drain) == expected
     assert decoder.frames_ok == sum(kind == "frame" for kind, _, _ in expected)
     assert decoder.frames_bad == sum(kind == "corrupt" for kind, _, _ in expected)
     assert decoder.bytes_skipped == sum(len(raw) for kind, raw, _ in expected if kind == "corrupt")
@@ -364,13 +375,12 @@ def test_parse_message_raises_only_protocol_error(seq: int, type_: int, payload:
 @FUZZ
 @given(st.binary(max_size=300), feig_frames(max_data=200), st.binary(max_size=300))
 def test_feig_frame_between_garbage_is_decoded(before: bytes, frame: bytes, after: bytes) -> None:
-    """The frame is decoded unless the garbage before it holds a CRC-valid frame reaching into it
-    (then that frame is taken: indistinguishable). As documented, a junk byte's claimed length
-    holds the frame back until that many bytes arrived: ``max_frame`` zero bytes (never a frame
-    start) complete every claim before the flush."""
+    """The frame is decoded, by the time drain() has refuted every length the garbage claims
+    (the client drains when its deadline passes), unless the garbage before it holds a CRC-valid
+    frame reaching into it (then that frame is taken: indistinguishable)."""
     max_frame = 600
-    stream = before + frame + after + bytes(max_frame)
-    expected = ref_feig(stream, from_reader=True, max_frame=max_frame)
+    stream = before + frame + after
+    expected = ref_feig(stream, from_reader=True, max_frame=max_frame, drain=True)
     starts, pos = [], 0
     for kind, raw, _ in expected:
         if kind == "frame":
@@ -378,8 +388,10 @@ def test_feig_frame_between_garbage_is_decoded(before: bytes, frame: bytes, afte
         pos += len(raw)
     assume(not any(s < len(before) and s + len(raw) > len(before) for s in starts
                    for kind, raw, _ in expected if kind == "frame"))
-    items = feig.FrameDecoder(max_frame=max_frame).feed(stream)
+    decoder = feig.FrameDecoder(max_frame=max_frame)
+    items = decoder.feed(stream) + decoder.drain()
     assert frame in [i.raw for i in items if isinstance(i, feig.Frame)]
+    assert decoder.buffered == 0
 
 
 @FUZZ
@@ -399,3 +411,14 @@ def test_shuffler_frame_between_garbage_is_decoded(before: bytes, frame: bytes, 
     items = decoder.feed(stream) + decoder.flush()
     found = [seq_type(i)[1] for i in items if not isinstance(i, sp.Corrupt)]
     assert frame[4:6] in found
+
+
+@pytest.mark.parametrize("max_frame", [8, 9, 10])
+@pytest.mark.parametrize("tail", [b"\x02", b"\x02\x00", b"\x02\x00\x30", b"\x30"])
+def test_feig_drain_at_the_junk_limit_matches_the_reference(max_frame: int, tail: bytes) -> None:
+    """A claim cut short by the end of input, just where the junk reaches ``max_frame``."""
+    for n in range(12):
+        stream = b"\x01" * n + tail
+        decoder = feig.FrameDecoder(max_frame=max_frame)
+        assert feig_items(decoder, [stream], drain=True) == \
+            ref_feig(stream, from_reader=True, max_frame=max_frame, drain=True)

@@ -153,6 +153,19 @@ def test_a_broadcast_client_takes_an_answer_from_any_address(responder):
     assert client.foreign_answers == 0
 
 
+def test_an_answer_held_back_by_a_lying_length_is_taken_at_the_deadline(responder):
+    """``02 05 00`` claims a 1280-byte advanced frame (under the 2559-byte bound of an answer
+    without antenna information): the answer after it waits on that claim, which nothing will
+    complete. At the deadline the client drains the decoder: the claim is refuted and the
+    answer found, instead of a cycle dropped as damaged."""
+    r, port = responder([H("02 05 00") + TAG_FROM_01])
+    client = FeigClient(port, device="reader", com_adr=0x01)
+    tags = client.inventory(antennas=None, deadline_s=0.3)
+    assert [t.uid for t in tags] == ["E007000011223344"]
+    assert client.frames_bad == 1  # the three junk bytes, reported once
+    assert client.decoder.buffered == 0
+
+
 # --- the link and the simulated reader, on a real pseudo-terminal ----------------------------
 
 @pytest.fixture
