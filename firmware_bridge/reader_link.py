@@ -25,7 +25,7 @@ from collections.abc import Callable
 from controller.events import ReaderCycle
 from firmware_bridge.backoff import Backoff
 from firmware_bridge.device_link import DeviceLink, Emit
-from firmware_bridge.errors import BridgeError, LinkError, ProtocolError, ResponseTimeout
+from firmware_bridge.errors import BridgeError, LinkError, ProtocolError, ResponseTimeout, WrongAddress
 from firmware_bridge.feig import TagRecord
 from firmware_bridge.feig_client import FeigClient
 from firmware_bridge.serial_port import PortSettings, open_port
@@ -41,6 +41,7 @@ class LinkStats:
     cycles: int = 0
     reads: int = 0
     frames_bad: int = 0
+    foreign_answers: int = 0  # answers from another bus address (COM-ADR), dropped
     protocol_errors: int = 0
     timeouts: int = 0
     reconnects: int = 0
@@ -88,7 +89,7 @@ class FeigReaderLink(ReaderLink):
     """The FEIG ISO Host backend over any pyserial URL."""
 
     def __init__(self, name: str, emit: Emit, port: PortSettings, *, antennas: int | None,
-                 com_adr: int = 0xFF, ant_sel_bytes: int = 2, answer_timeout: float = 0.5,
+                 com_adr: int = 0x00, ant_sel_bytes: int = 2, answer_timeout: float = 0.5,
                  max_timeouts: int = 3, max_unusable: int = 10, poll_interval: float = 0.0,
                  backoff: Backoff | None = None, clock: Callable[[], float] = time.time) -> None:
         super().__init__(name, emit, clock=clock)
@@ -136,7 +137,9 @@ class FeigReaderLink(ReaderLink):
     def _poll(self, port) -> None:  # type: ignore[no-untyped-def]
         client = FeigClient(port, device=self.name, com_adr=self.com_adr, ant_sel_bytes=self.ant_sel_bytes)
         frames_bad_before = self.stats.frames_bad  # the count runs on over reconnects
+        foreign_before = self.stats.foreign_answers
         timeouts = 0
+        wrong_address = 0  # of the unanswered inventories in a row, those answered by another address
         while not self._stop.is_set():
             try:
                 tags = client.inventory(antennas=self.antennas, deadline_s=self.answer_timeout)
@@ -144,6 +147,17 @@ class FeigReaderLink(ReaderLink):
                 timeouts += 1
                 self.stats.timeouts += 1
                 self._failed(str(exc))
+                if isinstance(exc, WrongAddress):
+                    wrong_address += 1
+                if timeouts >= self.max_timeouts and wrong_address == timeouts and isinstance(exc, WrongAddress):
+                    # Every answer came from another address: the technician's fix is the
+                    # reader's bus address or [reader] address, not the cable.
+                    log.warning("%s: %d inventories answered only by address 0x%02X, expected 0x%02X "
+                                "(set [reader] address, or the reader's bus address)",
+                                self.name, timeouts, exc.seen, exc.expected)
+                    self._set_online(False, f"answers come from address 0x{exc.seen:02X}, "
+                                            f"expected 0x{exc.expected:02X}")
+                    return
                 if timeouts >= self.max_timeouts:
                     log.warning("%s: heartbeat lost (%d inventories unanswered)", self.name, timeouts)
                     self._set_online(False, f"no answer to {timeouts} inventories")
@@ -157,7 +171,7 @@ class FeigReaderLink(ReaderLink):
                 # A damaged answer, an error status, a malformed answer: the reader is alive, so
                 # no reconnect; but a reader that never gives a usable cycle leaves the table
                 # untracked, which the dealer must be told.
-                timeouts = 0
+                timeouts = wrong_address = 0
                 if isinstance(exc, ProtocolError):
                     self.stats.protocol_errors += 1
                 if self._failed(str(exc)) >= self.max_unusable:
@@ -165,7 +179,8 @@ class FeigReaderLink(ReaderLink):
                 continue
             finally:
                 self.stats.frames_bad = frames_bad_before + client.frames_bad
-            timeouts = 0
+                self.stats.foreign_answers = foreign_before + client.foreign_answers
+            timeouts = wrong_address = 0
             self._failures = 0
             if not self._reported:
                 self.backoff.reset()

@@ -36,7 +36,7 @@ class ReaderConfig:
     port: str = "/dev/tablectl/reader"
     baudrate: int = 38400
     parity: str = "E"
-    address: int = 0xFF
+    address: int = 0x00  # the reader's bus address (COM-ADR): FEIG's factory default is 0
     answer_timeout: float = 0.5
     max_timeouts: int = 3
     poll_interval: float = 0.0
@@ -191,7 +191,7 @@ BOUNDS: dict[str, Bound] = {
     "rules.offline_floor_after": Bound(0.5, 3600, "s"),
     "reader.baudrate": Bound(4800, 115200, "(the FEIG baud rates)", whole=True,
                              choices=(4800, 9600, 19200, 38400, 57600, 115200)),
-    "reader.address": Bound(0, 255, "(the reader's COM-ADR; 255 reaches any)", whole=True),
+    "reader.address": Bound(0, 254, "(the reader's bus address, COM-ADR)", whole=True),
     "reader.answer_timeout": Bound(0.05, 10, "s"),
     "reader.max_timeouts": Bound(1, 100, "unanswered inventories", whole=True),
     "reader.poll_interval": Bound(0, 10, "s"),
@@ -360,12 +360,17 @@ def parse_config(text: str, *, path: Path) -> Config:
     driver = r.get("driver", str, "feig")
     if driver != "feig":
         raise r.err("driver", f"{shorten(driver)} is not a reader driver (drivers: feig)")
+    if type(r.data.get("address")) is int and r.data["address"] == 0xFF:
+        # FF reaches every reader on the line and each answers with its own address: the daemon
+        # could not tell its reader's answers from another device's (docs/reader-link.md).
+        raise r.err("address", "255 is FEIG's broadcast address, which the daemon does not use: set the "
+                               "reader's own bus address, 0..254 (factory default 0)")
     reader = ReaderConfig(
         driver=driver,
         port=r.get("port", str, ReaderConfig.port),
         baudrate=r.number("baudrate", 38400),
         parity=r.get("parity", str, "E"),
-        address=r.number("address", 0xFF),
+        address=r.number("address", ReaderConfig.address),
         answer_timeout=r.number("answer_timeout", 0.5),
         max_timeouts=r.number("max_timeouts", 3),
         poll_interval=r.number("poll_interval", 0.0),
