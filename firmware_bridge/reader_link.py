@@ -31,7 +31,7 @@ from controller.events import ReaderCycle
 from firmware_bridge.backoff import Backoff
 from firmware_bridge.device_link import DeviceLink, Emit
 from firmware_bridge.errors import (BridgeError, CorruptAnswer, LinkError, ProtocolError, ReaderStatusError,
-                                    ResponseTimeout)
+                                    ResponseTimeout, WrongAddress)
 from firmware_bridge.feig import TagRecord
 from firmware_bridge.feig_client import FeigClient
 from firmware_bridge.log_limit import LogLimiter
@@ -48,6 +48,7 @@ class LinkStats:
     cycles: int = 0
     reads: int = 0
     frames_bad: int = 0
+    foreign_answers: int = 0  # answers from another bus address (COM-ADR), dropped
     protocol_errors: int = 0
     timeouts: int = 0
     reconnects: int = 0
@@ -99,7 +100,7 @@ class FeigReaderLink(ReaderLink):
     """The FEIG ISO Host backend over any pyserial URL."""
 
     def __init__(self, name: str, emit: Emit, port: PortSettings, *, antennas: int | None,
-                 com_adr: int = 0xFF, ant_sel_bytes: int = 2, answer_timeout: float = 0.5,
+                 com_adr: int = 0x00, ant_sel_bytes: int = 2, answer_timeout: float = 0.5,
                  max_timeouts: int = 3, max_unusable: int = 10, poll_interval: float = 0.0,
                  backoff: Backoff | None = None, clock: Callable[[], float] = time.time) -> None:
         super().__init__(name, emit, clock=clock)
@@ -159,8 +160,9 @@ class FeigReaderLink(ReaderLink):
                             limiter=self.limiter)
         # the counts run on over reconnects
         frames_bad_before, unexpected_before = self.stats.frames_bad, self.stats.unexpected
-        stale_before = self.stats.stale_bytes
+        stale_before, foreign_before = self.stats.stale_bytes, self.stats.foreign_answers
         timeouts = 0
+        wrong_address = 0  # of the unanswered inventories in a row, those answered by another address
         while not self._stop.is_set():
             self.limiter.tick()  # the tail of a flood is told within a minute
             try:
@@ -169,6 +171,18 @@ class FeigReaderLink(ReaderLink):
                 timeouts += 1
                 self.stats.timeouts += 1
                 self._failed(str(exc), "inventories unanswered")
+                if isinstance(exc, WrongAddress):
+                    wrong_address += 1
+                if timeouts >= self.max_timeouts and wrong_address == timeouts and isinstance(exc, WrongAddress):
+                    # Every answer came from another address: the technician's fix is the
+                    # reader's bus address or [reader] address, not the cable.
+                    self.limiter.note("answers from another address",
+                                      "%s: %d inventories answered only by address 0x%02X, expected 0x%02X "
+                                      "(set [reader] address, or the reader's bus address)",
+                                      self.name, timeouts, exc.seen, exc.expected)
+                    self._set_online(False, f"answers come from address 0x{exc.seen:02X}, "
+                                            f"expected 0x{exc.expected:02X}")
+                    return
                 if timeouts >= self.max_timeouts:
                     self.limiter.note("heartbeats lost", "%s: heartbeat lost (%d inventories unanswered)",
                                       self.name, timeouts)
@@ -183,7 +197,7 @@ class FeigReaderLink(ReaderLink):
                 # A damaged answer, an error status, a malformed answer: the reader is alive, so
                 # no reconnect; but a reader that never gives a usable cycle leaves the table
                 # untracked, which the dealer must be told.
-                timeouts = 0
+                timeouts = wrong_address = 0
                 if isinstance(exc, ProtocolError):
                     self.stats.protocol_errors += 1
                 if self._failed(str(exc), _DROPPED.get(type(exc), "cycles dropped")) >= self.max_unusable:
@@ -193,7 +207,8 @@ class FeigReaderLink(ReaderLink):
                 self.stats.frames_bad = frames_bad_before + client.frames_bad
                 self.stats.unexpected = unexpected_before + client.unexpected
                 self.stats.stale_bytes = stale_before + client.stale_bytes
-            timeouts = 0
+                self.stats.foreign_answers = foreign_before + client.foreign_answers
+            timeouts = wrong_address = 0
             self._failures = 0
             if not self._reported:
                 self.backoff.reset()
