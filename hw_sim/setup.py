@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from controller.service.console_config import default_console
+from controller.service.private import open_private
 from controller.zones import ZoneMap
 from hw_sim.decks import DECK_BACKS, DECK_IDS, manifest_text
 
@@ -35,7 +36,8 @@ def write_setup(workdir: Path, *, game: str = "holdem",
     ``ready_wait`` (``[outputs]``): the simulated devices answer at once, so the daemon need
     not wait long for them at start (the default 5 s is for real ones)."""
     for d in DECK_IDS:
-        (workdir / f"deck-{d}.txt").write_text(manifest_text(d))
+        with open_private(workdir / f"deck-{d}.txt", "w") as f:  # a manifest names every tag's card
+            f.write(manifest_text(d))
     decks = "".join(f'\n[[decks]]\nid = "{d}"\nback = "{DECK_BACKS[d]}"\nmanifest = "deck-{d}.txt"\n'
                     for d in DECK_IDS)
     if not isinstance(console, str):

@@ -519,13 +519,14 @@ def test_the_control_section_is_read(tmp_path):
 
 @pytest.mark.parametrize("control,error", [
     ('group = "no-such-group-tablectl"', "[control] group: no group 'no-such-group-tablectl' on this system"),
-    ("group = true", "[control] group: want a string or a whole number, got True"),
-    ("group = -1", "[control] group: want a group name or a group number 0..4294967294, got -1"),
+    ("group = true",
+     "[control] group = true: must be a whole number from 0 to 4294967294 (a group number), or a group name"),
+    ("group = -1", "[control] group = -1: must be a whole number from 0 to 4294967294"),
     ('manifests = "nowhere"', "is not a folder"),
     ('manifests = ""', "[control] manifests: want a folder, got an empty string"),
-    ("idle_timeout = nan", "[control] idle_timeout: want 0.1 to 3600 seconds, got nan"),
-    ("idle_timeout = 0", "[control] idle_timeout: want 0.1 to 3600 seconds, got 0.0"),
-    ('idle_timeout = "30"', "[control] idle_timeout: want a number, got '30'"),
+    ("idle_timeout = nan", "[control] idle_timeout = nan: must be a finite number from 0.1 to 3600 s"),
+    ("idle_timeout = 0", "[control] idle_timeout = 0: must be a finite number from 0.1 to 3600 s"),
+    ('idle_timeout = "30"', '[control] idle_timeout = "30": must be a finite number from 0.1 to 3600 s'),
     ("max_presses = 100", "[control] max_presses: unknown key"),
 ])
 def test_a_bad_control_section_is_refused_naming_the_key(tmp_path, control, error):

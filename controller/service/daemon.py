@@ -36,6 +36,7 @@ from controller.service.sinks import FeedSink, LogSink, Sink, fan_out
 from controller.settings import deal_order
 from controller.table import Table
 from firmware_bridge.clock import MonoClock, monotonic
+from firmware_bridge.log_limit import LogLimiter
 from firmware_bridge.reader_link import FeigReaderLink, ReaderLink
 from firmware_bridge.serial_port import PortSettings
 from firmware_bridge.shuffler_link import SerialShufflerLink, ShufflerLink
@@ -70,6 +71,7 @@ class Daemon:
         self.watchdog_interval = _watchdog_interval()
         self._late: list[Effect] = []  # hands recovered from the journal that no output has seen
         self.journal_faults = JournalFaults(jc.path)
+        self.log_limit = LogLimiter(log, prefix="daemon: ")  # a core bug hit by every cycle: one traceback
         self.table = Table(config.table, config.registry())
         self.sinks: list[Sink] = list(sinks) if sinks is not None else [LogSink()]
         self.feed: FeedSink | None = None
@@ -218,8 +220,10 @@ class Daemon:
         except Exception:
             # A bug in the core must not stop the table: log the event (never its reads: they
             # name the cards where they lie) and carry on.
-            log.exception("daemon: the core failed on a %s event (cycle %s); event skipped",
-                          type(event).__name__, getattr(event, "cycle", "-"))
+            self.log_limit.note(f"events the core failed on ({type(event).__name__})",
+                                "daemon: the core failed on a %s event (cycle %s); event skipped",
+                                type(event).__name__, getattr(event, "cycle", "-"), level=logging.ERROR,
+                                exc_info=True)
             return []
         self.events_applied += 1
         self._note_cycle(event)

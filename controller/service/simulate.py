@@ -28,7 +28,9 @@ from pathlib import Path
 from types import FrameType
 from typing import Any, TextIO
 
+from controller.service.config import read_bounded
 from controller.service import control
+from controller.service.private import open_private
 from hw_sim import script as sc
 from hw_sim.dealer import DaemonView, ScriptedDealer, SimulationError
 from hw_sim.feig_reader import SimFeigReader
@@ -38,6 +40,8 @@ from hw_sim.setup import ANTENNA_OF, ZONES, write_setup
 
 CONFIRM_CYCLES = 3
 GONE_CYCLES = 8
+#: the largest deal script read (a session of a hundred hands is a few hundred KiB)
+SCRIPT_MAX_BYTES = 64 * 1024 * 1024
 READY_WAIT = 0.5  # [outputs] ready_wait: the simulated devices answer at once
 
 
@@ -207,7 +211,7 @@ def run_script(script: sc.Script, *, workdir: Path, log: TextIO | None = None,
             reader = SimFeigReader(PtyDevice(workdir / "reader"), antennas=ZONES.by_antenna, noise=script.noise)
             shuffler = SimShuffler(PtyDevice(workdir / "shuffler"), seed=script.noise.seed)
             feed = FeedWatcher(workdir / "feed.jsonl")
-            daemon_log = open(workdir / "daemon.log", "w")
+            daemon_log = open_private(workdir / "daemon.log", "w")  # (the daemon's log: the floor's folder)
             started.append(daemon_log.close)
             env = dict(os.environ, PYTHONUNBUFFERED="1")
             env.pop("NOTIFY_SOCKET", None)
@@ -348,12 +352,15 @@ def format_report(report: dict[str, Any]) -> str:
 
 def main(path: str, *, as_json: bool, keep: bool = False) -> int:
     try:
-        text = Path(path).read_text()
+        data = read_bounded(path, SCRIPT_MAX_BYTES)
     except OSError as exc:
         print(f"{path}: cannot read the script: {exc.strerror or exc}", file=sys.stderr)
         return 2
+    except ValueError as exc:  # (a /dev/zero is not read to its end)
+        print(f"{path}: not a deal script: {exc}", file=sys.stderr)
+        return 2
     try:
-        script = sc.parse_script(text)
+        script = sc.parse_script(data)  # (bytes: not UTF-8 is a ScriptError naming the step)
     except sc.ScriptError as exc:
         print(f"{path}: {exc}", file=sys.stderr)
         return 2
