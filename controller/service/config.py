@@ -96,6 +96,8 @@ class Config:
     shuffler: ShufflerConfig | None = None
     journal: JournalConfig = field(default_factory=lambda: JournalConfig(path=None))
     control: ControlConfig = field(default_factory=ControlConfig)
+    #: the room link (controller/service/room_config.py); None: no network
+    room: Any = None
 
     def registry(self) -> DeckRegistry:
         reg = DeckRegistry()
@@ -152,7 +154,7 @@ def parse_config(text: str, *, path: Path) -> Config:
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{src}: not valid TOML: {exc}") from exc
     known = {"table", "rules", "reader", "antennas", "decks", "outputs", "console", "shuffler", "journal",
-             "control"}
+             "control", "room"}
     for key in doc:
         if key not in known:
             raise ConfigError(f"{src}: [{key}]: unknown section (sections: {', '.join(sorted(known))})")
@@ -338,10 +340,11 @@ def parse_config(text: str, *, path: Path) -> Config:
                           zones=zones, confirm_cycles=confirm, gone_cycles=gone, rules=rules,
                           strong_rssi=reader.strong_rssi)
     from controller.service.console_config import parse_console  # (it imports this module)
+    from controller.service.room_config import parse_room  # (it imports this module)
 
     return Config(path=path, table=table, reader=reader, decks=tuple(decks), outputs=outputs,
                   console=parse_console(doc, src=src), shuffler=shuffler, journal=journal,
-                  control=control_cfg)
+                  control=control_cfg, room=parse_room(doc, src=src, base=base))
 
 
 #: the longest and shortest idle time a control connection may be given, in seconds

@@ -189,6 +189,9 @@ class Played:
     #: of that clearance (a public output gets only public effects)
     seen: dict[str, list[tuple[tuple[int, int], Effect]]] = field(default_factory=dict)
     cycles: int = 0
+    #: room topic -> [((script hand, step), message body)]: what the room link would publish on
+    #: each topic (controller/service/room/topics.py, ``broadcast`` included), without its seq
+    topics: dict[str, list[tuple[tuple[int, int], dict[str, Any]]]] = field(default_factory=dict)
 
 
 class Harness:
@@ -352,7 +355,13 @@ class Harness:
         finally:
             self.close()
         report = build_report(self.script, self.records, self.dealer, buttons)
-        return Played(report, {a: r.effects for a, r in self.recorders.items()}, self.cycles)
+        from controller.service.room.topics import route
+
+        topics: dict[str, list[tuple[tuple[int, int], dict[str, Any]]]] = {}
+        for where, effect in self.recorders["floor"].effects:  # (the floor's output gets every effect)
+            for topic, _idx, _ts, body in route([effect], broadcast=True):
+                topics.setdefault(topic, []).append((where, body))
+        return Played(report, {a: r.effects for a, r in self.recorders.items()}, self.cycles, topics)
 
 
 def play(script: sc.Script | dict | str, *, console: bool = True) -> Played:
