@@ -130,7 +130,7 @@ def assert_nothing_secret_public(script: dict, played: Played) -> None:
     for topic, messages in played.topics.items():
         for _, body in messages:
             assert "uid" not in body, f"a UID field on {topic}: {body}"
-    faults = [e for _, e in played.seen["floor"] if type(e).__name__ == "Alert" and e.code.startswith("deck.")
+    faults = [e for _, e in played.seen.get("floor", []) if type(e).__name__ == "Alert" and e.code.startswith("deck.")
               and e.audience == "floor"]
     on_floor = [b for _, b in played.topics.get("events/floor", []) if str(b.get("code", "")).startswith("deck.")]
     assert len(on_floor) == len(faults), "every deck fault reaches events/floor"

@@ -126,3 +126,16 @@ def test_a_power_cut_is_refused_not_played():
     script["crash_after"] = 5
     with pytest.raises(HarnessUnsupported, match="crash_after.*tablectl simulate"):
         harness_play(script)
+
+
+def test_the_room_check_finds_a_hole_card_on_events_public_and_a_deck_fault_off_the_floor():
+    """The room link's part of the check (tests/scenarios.py): what events/public would carry."""
+    script = {"hands": [{"steps": CLEAN}]}
+    leak = Played({"hands": []}, {"public": []}, topics={
+        "events/public": [((1, 3), {"type": "CardPlaced", "card": "As", "zone": "board", "audience": "public"})]})
+    with pytest.raises(AssertionError, match="As.*events/public"):
+        assert_nothing_secret_public(script, leak)
+    fault = Played({"hands": []}, {"public": []}, topics={
+        "events/public": [((1, 3), {"type": "Alert", "code": "deck.extra_card", "audience": "public"})]})
+    with pytest.raises(AssertionError, match="deck fault on events/public"):
+        assert_nothing_secret_public(script, fault)

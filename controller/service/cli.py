@@ -70,7 +70,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 def cmd_simulate(args: argparse.Namespace) -> int:
     from controller.service import simulate
 
-    return simulate.main(args.script, as_json=args.json, keep=args.keep)
+    return simulate.main(args.script, as_json=args.json, keep=args.keep, broker=args.broker, room=args.room,
+                         table=args.table)
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
@@ -170,6 +171,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("script", help="the deal script (JSON, see docs/deal-script.md)")
     s.add_argument("--json", action="store_true", help="print the report as JSON")
     s.add_argument("--keep", action="store_true", help="keep the work folder (config, feed, daemon log)")
+    s.add_argument("--broker", help="with the room link on, to this MQTT broker (docs/room.md); waits up to "
+                                    "30 s for its acknowledgements at the end, else exit status 3")
+    s.add_argument("--room", default="sim", help="the room's name on the broker (with --broker)")
+    s.add_argument("--table", default="t1", help="the table's name on the broker (with --broker)")
     s.set_defaults(fn=cmd_simulate)
 
     d = sub.add_parser("demo", help="the daemon against a simulated table dealing random hands (the default)",

@@ -124,8 +124,11 @@ class Daemon:
 
     def status(self) -> dict:
         with self._lock:  # the control thread asks while the main loop applies events
-            return {"hands_finished": self.table.hands_finished, "events": self.events_applied,
-                    "button": self.table.button, "online": self.online()}
+            status = {"hands_finished": self.table.hands_finished, "events": self.events_applied,
+                      "button": self.table.button, "online": self.online()}
+        if self.room is not None:  # (the outbox's counts: tablectl simulate --broker waits on them)
+            status["room"] = {**self.room.link.counts(), "connected": self.room.link.connected}
+        return status
 
     def online(self) -> dict[str, bool]:
         """Each device link's state, by device name."""

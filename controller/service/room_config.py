@@ -9,10 +9,10 @@ journal is the outbox: nothing is published that is not on disk first).
 >>> c.prefix, c.host, c.port, c.tls
 ('tablectl/main/t7', '127.0.0.1', 1883, False)
 >>> parse_room({"room": {"broker": "mqtt://broker.lan:1883", "room": "main", "table": "t7"},
-...             "journal": {}}, src="t.toml", base=Path("."))
+...             "journal": {}}, src="t.toml", base=Path("."))  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-controller.service.config.ConfigError: t.toml: [room] broker: mqtt:// (no TLS) only for a broker on this host (127.0.0.1, ::1, localhost); for broker.lan use mqtts://broker.lan:8883
+controller.service.config.ConfigError: t.toml: [room] broker: mqtt:// (no TLS) only for a broker on this host ...
 """
 
 from __future__ import annotations

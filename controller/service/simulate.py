@@ -7,7 +7,8 @@ through its private feed (JSON lines); the report of deal-script.md is built fro
 own hand records, never from the script.
 
 Exit status: 0 when the script ran (whatever it found), 2 for a refused script, 1 when the
-daemon or the simulation itself failed.
+daemon or the simulation itself failed, 3 (``--broker``) when the broker had not acknowledged
+everything the table published :data:`ACK_WAIT` seconds after the script's end.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from pathlib import Path
 from typing import Any, TextIO
 from collections.abc import Callable
@@ -35,6 +37,17 @@ from hw_sim.setup import ANTENNA_OF, ZONES, write_setup
 CONFIRM_CYCLES = 3
 GONE_CYCLES = 8
 READY_WAIT = 0.5  # [outputs] ready_wait: the simulated devices answer at once
+ACK_WAIT = 30.0  # seconds --broker waits for the broker's acknowledgements at the end
+EXIT_UNACKED = 3
+
+
+class Unacknowledged(SimulationError):
+    """``--broker``: the broker did not acknowledge everything in time (exit status 3)."""
+
+    def __init__(self, left: int, report: dict[str, Any]) -> None:
+        super().__init__(f"the broker did not acknowledge {left} message(s) within {ACK_WAIT:g} s "
+                         f"(the table's outbox keeps them for the next start)")
+        self.left, self.report = left, report
 
 
 class FeedWatcher:
@@ -121,13 +134,18 @@ class _Daemon:
 
 def run_script(script: sc.Script, *, workdir: Path, log: TextIO | None = None,
                step_timeout: float = 30.0,
-               on_hand: Callable[[int, subprocess.Popen], None] | None = None) -> dict[str, Any]:
-    """Play ``script`` and return the report (deal-script.md). Raises SimulationError."""
+               on_hand: Callable[[int, subprocess.Popen], None] | None = None,
+               room: str | None = None, ack_wait: float = ACK_WAIT) -> dict[str, Any]:
+    """Play ``script`` and return the report (deal-script.md). Raises SimulationError.
+    ``room``: a ``[room]`` section for the daemon's configuration; then, before the daemon is
+    stopped, wait up to ``ack_wait`` s for the broker's acknowledgements (:class:`Unacknowledged`)."""
     cfg = write_setup(workdir, game=script.game, seats=script.seats, button=script.button,
                       table_extra=f"confirm_cycles = {CONFIRM_CYCLES}\ngone_cycles = {GONE_CYCLES}",
                       reader_extra="answer_timeout = 1.0",
                       outputs='feed = "feed.jsonl"\ncontrol = "control.sock"', shuffler=True, journal=True,
                       ready_wait=READY_WAIT)
+    if room:
+        cfg.write_text(cfg.read_text() + "\n" + room)
     reader = SimFeigReader(PtyDevice(workdir / "reader"), antennas=ZONES.by_antenna, noise=script.noise)
     shuffler = SimShuffler(PtyDevice(workdir / "shuffler"), seed=script.noise.seed)
     feed = FeedWatcher(workdir / "feed.jsonl")
@@ -175,6 +193,12 @@ def run_script(script: sc.Script, *, workdir: Path, log: TextIO | None = None,
 
         buttons = deal_hands(script, dealer, daemon, after_hand=played)
         report = build_report(script, feed.records, dealer, buttons)
+        if room:
+            left = _wait_acked(daemon, ack_wait)
+            if left:
+                raise Unacknowledged(left, report)
+    except Unacknowledged:
+        raise
     except SimulationError as exc:
         tail = _tail(workdir / "daemon.log")
         raise SimulationError(f"{exc}\n--- daemon log (last lines) ---\n{tail}") from exc
@@ -192,6 +216,18 @@ def run_script(script: sc.Script, *, workdir: Path, log: TextIO | None = None,
         shuffler.stop()
         daemon_log.close()
     return report
+
+
+def _wait_acked(daemon: _Daemon, timeout: float) -> int:
+    """Poll the daemon (ping) until its outbox holds nothing unacknowledged; what is left."""
+    deadline = time.monotonic() + timeout
+    left = -1
+    while True:
+        room = daemon.command({"cmd": "ping"}).get("room") or {}
+        left = int(room.get("unacked", -1))
+        if left == 0 or time.monotonic() >= deadline:
+            return left if left >= 0 else 0
+        threading.Event().wait(0.05)
 
 
 def deal_hands(script: sc.Script, dealer: ScriptedDealer, daemon: DaemonView,
@@ -264,7 +300,13 @@ def format_report(report: dict[str, Any]) -> str:
     return "\n".join(out)
 
 
-def main(path: str, *, as_json: bool, keep: bool = False) -> int:
+def room_section(broker: str, room: str, table: str) -> str:
+    """The ``[room]`` section ``--broker`` gives the simulated table."""
+    return f'[room]\nbroker = {json.dumps(broker)}\nroom = {json.dumps(room)}\ntable = {json.dumps(table)}\n'
+
+
+def main(path: str, *, as_json: bool, keep: bool = False, broker: str | None = None, room: str = "sim",
+         table: str = "t1") -> int:
     try:
         text = Path(path).read_text()
     except OSError as exc:
@@ -276,8 +318,23 @@ def main(path: str, *, as_json: bool, keep: bool = False) -> int:
         print(f"{path}: {exc}", file=sys.stderr)
         return 2
     workdir = Path(tempfile.mkdtemp(prefix="tablectl-sim-"))
+    section = room_section(broker, room, table) if broker else None
+    if section is not None:  # (checked before the daemon starts: a bad URL is one line, status 2)
+        from controller.service.config import ConfigError
+        from controller.service.room_config import parse_room
+        import tomllib
+
+        try:
+            parse_room({**tomllib.loads(section), "journal": {}}, src="--broker", base=workdir)
+        except ConfigError as exc:
+            print(f"tablectl simulate: {exc}", file=sys.stderr)
+            return 2
     try:
-        report = run_script(script, workdir=workdir)
+        report = run_script(script, workdir=workdir, room=section, ack_wait=ACK_WAIT)
+    except Unacknowledged as exc:
+        print(json.dumps(exc.report, indent=2) if as_json else format_report(exc.report))
+        print(f"tablectl simulate: {exc}", file=sys.stderr)
+        return EXIT_UNACKED
     except SimulationError as exc:
         print(f"tablectl simulate: {exc}", file=sys.stderr)
         return 1

@@ -65,6 +65,7 @@ class RoomLink:
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._inflight: dict[int, int] = {}  # mid -> outbox row id
+        self._early: dict[int, Any] = {}  # mid -> the PUBACK's reason, for a mid not noted yet
         self._acked: list[int] = []
         self._refused: list[int] = []
         self._cursor = 0  # the last non-broadcast row published by this process
@@ -127,7 +128,8 @@ class RoomLink:
     def _on_publish(self, client: mqtt.Client, userdata: Any, mid: int, reason: Any, props: Any) -> None:
         with self._lock:
             row = self._inflight.pop(mid, None)
-            if row is None:
+            if row is None:  # acknowledged before _send noted it (never hold a lock over publish:
+                self._early[mid] = reason  # paho holds its own while it calls this)
                 return
             if getattr(reason, "is_failure", False):
                 self._refused.append(row)
@@ -259,11 +261,18 @@ class RoomLink:
         for r in rows:
             if broadcast and r.ts + (self.cfg.broadcast_delay or 0.0) > self.clock():
                 break  # (never early: checked again here, on the clock as it is now)
-            with self._lock:
-                info = self._client.publish(f"{self.prefix}/{r.topic}", r.payload, qos=1)
-                if info.rc != mqtt.MQTT_ERR_SUCCESS:
-                    return  # disconnected meanwhile: from this row again once connected
-                self._inflight[info.mid] = r.id
+            info = self._client.publish(f"{self.prefix}/{r.topic}", r.payload, qos=1)
+            if info.rc not in (mqtt.MQTT_ERR_SUCCESS, mqtt.MQTT_ERR_NO_CONN):
+                log.error("room: publishing failed (%s); from this row again", mqtt.error_string(info.rc))
+                return
+            with self._lock:  # (NO_CONN: paho keeps it and sends it once reconnected)
+                early = self._early.pop(info.mid, None)
+                if early is None:
+                    self._inflight[info.mid] = r.id
+                elif getattr(early, "is_failure", False):
+                    self._refused.append(r.id)
+                else:
+                    self._acked.append(r.id)
             self.published += 1
             if broadcast:
                 self._bcursor = r.id
