@@ -41,11 +41,14 @@ def have_mosquitto() -> bool:
 class Broker:
     """One mosquitto process; :meth:`start` and :meth:`stop` may be called again (an outage)."""
 
-    def __init__(self, folder: Path, *, port: int | None = None, extra: str = "", tls_port: int | None = None) -> None:
+    def __init__(self, folder: Path, *, port: int | None = None, extra: str = "", tls_port: int | None = None,
+                 persistence: bool = False) -> None:
+        """``persistence``: sessions and their queued messages survive a restart (saved on stop)."""
         self.folder = folder
         self.port = port or free_port()
         self.tls_port = tls_port
         self.extra = extra
+        self.persistence = persistence
         self.proc: subprocess.Popen[bytes] | None = None
         self.conf = folder / "mosquitto.conf"
         self.log = folder / "mosquitto.log"
@@ -55,7 +58,8 @@ class Broker:
         return f"mqtt://127.0.0.1:{self.port}"
 
     def write_conf(self) -> None:
-        lines = ["persistence false", f"log_dest file {self.log}", "log_type all", "allow_anonymous true",
+        lines = [f"persistence {str(self.persistence).lower()}", f"persistence_location {self.folder}/",
+                 f"log_dest file {self.log}", "log_type all", "allow_anonymous true",
                  f"listener {self.port} 127.0.0.1"]
         if os.geteuid() == 0:
             lines.insert(0, "user root")
@@ -113,11 +117,14 @@ class Subscriber:
     messages: dict[str, list[bytes]] = field(default_factory=dict)
     retained: dict[str, bytes] = field(default_factory=dict)
     refused: Any = None
+    #: a session the broker keeps while the subscriber is away (QoS 1 messages queued for it)
+    client_id: str = ""
     subscribed: threading.Event = field(default_factory=threading.Event)
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
-        self.client = mqtt.Client(CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5)
+        self.client = mqtt.Client(CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5, client_id=self.client_id)
+        self.client.reconnect_delay_set(min_delay=1, max_delay=2)
         if self.username:
             self.client.username_pw_set(self.username, self.password)
         if self.tls is not None:
@@ -139,7 +146,15 @@ class Subscriber:
                 self.retained[msg.topic] = bytes(msg.payload)
 
     def start(self, *, expect_refused: bool = False) -> Subscriber:
-        self.client.connect_async("127.0.0.1", self.port)
+        if self.client_id:
+            from paho.mqtt.packettypes import PacketTypes
+            from paho.mqtt.properties import Properties
+
+            props = Properties(PacketTypes.CONNECT)
+            props.SessionExpiryInterval = 3600
+            self.client.connect_async("127.0.0.1", self.port, clean_start=False, properties=props)
+        else:
+            self.client.connect_async("127.0.0.1", self.port)
         self.client.loop_start()
         if not expect_refused:
             wait_until(lambda: self.subscribed.is_set() or self.refused, 10, what="the subscription")

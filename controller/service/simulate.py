@@ -135,7 +135,8 @@ class _Daemon:
 def run_script(script: sc.Script, *, workdir: Path, log: TextIO | None = None,
                step_timeout: float = 30.0,
                on_hand: Callable[[int, subprocess.Popen], None] | None = None,
-               room: str | None = None, ack_wait: float = ACK_WAIT) -> dict[str, Any]:
+               room: str | None = None, ack_wait: float = ACK_WAIT,
+               on_step: Callable[[int], None] | None = None) -> dict[str, Any]:
     """Play ``script`` and return the report (deal-script.md). Raises SimulationError.
     ``room``: a ``[room]`` section for the daemon's configuration; then, before the daemon is
     stopped, wait up to ``ack_wait`` s for the broker's acknowledgements (:class:`Unacknowledged`)."""
@@ -183,7 +184,7 @@ def run_script(script: sc.Script, *, workdir: Path, log: TextIO | None = None,
             raise SimulationError("the daemon never polled the simulated reader")
         dealer = ScriptedDealer(reader, ANTENNA_OF, daemon, confirm_cycles=CONFIRM_CYCLES,
                                 gone_cycles=GONE_CYCLES, step_timeout=step_timeout, shuffler=shuffler)
-        dealer.on_step = power_cut
+        dealer.on_step = power_cut if on_step is None else (lambda step: (power_cut(step), on_step(step)) and None)
 
         def played(number: int) -> None:
             if log is not None:
