@@ -42,13 +42,14 @@ class Broker:
     """One mosquitto process; :meth:`start` and :meth:`stop` may be called again (an outage)."""
 
     def __init__(self, folder: Path, *, port: int | None = None, extra: str = "", tls_port: int | None = None,
-                 persistence: bool = False) -> None:
+                 persistence: bool = False, conf_text: str | None = None) -> None:
         """``persistence``: sessions and their queued messages survive a restart (saved on stop)."""
         self.folder = folder
         self.port = port or free_port()
         self.tls_port = tls_port
         self.extra = extra
         self.persistence = persistence
+        self.conf_text = conf_text  # a whole config of the test's own (the shipped one, adapted)
         self.proc: subprocess.Popen[bytes] | None = None
         self.conf = folder / "mosquitto.conf"
         self.log = folder / "mosquitto.log"
@@ -58,6 +59,10 @@ class Broker:
         return f"mqtt://127.0.0.1:{self.port}"
 
     def write_conf(self) -> None:
+        if self.conf_text is not None:
+            head = ("user root\n" if os.geteuid() == 0 else "") + f"log_dest file {self.log}\nlog_type all\n"
+            self.conf.write_text(head + self.conf_text)
+            return
         lines = [f"persistence {str(self.persistence).lower()}", f"persistence_location {self.folder}/",
                  f"log_dest file {self.log}", "log_type all", "allow_anonymous true",
                  f"listener {self.port} 127.0.0.1"]
@@ -69,7 +74,8 @@ class Broker:
         self.write_conf()
         self.proc = subprocess.Popen([MOSQUITTO, "-c", str(self.conf)], stdout=subprocess.DEVNULL,
                                      stderr=subprocess.PIPE)
-        ports = [self.port] + ([self.tls_port] if self.tls_port else [])
+        ports = [self.tls_port] if self.conf_text is not None and self.tls_port else \
+            [self.port] + ([self.tls_port] if self.tls_port else [])
 
         def listening() -> bool:
             assert self.proc is not None

@@ -96,6 +96,12 @@ def cmd_register(args: argparse.Namespace) -> int:
                          max_cycles=args.max_cycles)
 
 
+def cmd_room_enroll(args: argparse.Namespace) -> int:
+    from controller.service.room import enroll
+
+    return enroll.main(args.table, args.room, args.dir)
+
+
 def cmd_history(args: argparse.Namespace) -> int:
     from controller.service import history
 
@@ -146,7 +152,7 @@ def _count(text: str) -> int:
     return value
 
 
-COMMANDS = ("run", "simulate", "demo", "tags", "register", "verify", "history", "doctor")
+COMMANDS = ("run", "simulate", "demo", "tags", "register", "verify", "history", "doctor", "room")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -235,6 +241,15 @@ def build_parser() -> argparse.ArgumentParser:
                     help="judge access for this user; unset: the caller, or tablectl when run as root")
     dr.add_argument("--no-open", action="store_true", help="do not open the serial ports")
     dr.set_defaults(fn=cmd_doctor)
+
+    rm = sub.add_parser("room", help="the room link's tools (docs/room.md)", **fmt)
+    rsub = rm.add_subparsers(dest="room_command", metavar="ROOM_COMMAND", required=True)
+    en = rsub.add_parser("enroll", help="make a table's broker password; print its password-file and ACL lines",
+                         **fmt)
+    en.add_argument("table", help="the table's name ([room] table)")
+    en.add_argument("--room", required=True, help="the room's name ([room] room)")
+    en.add_argument("--dir", default=".", help="the folder the table's password file is written to")
+    en.set_defaults(fn=cmd_room_enroll)
     return p
 
 
