@@ -127,7 +127,8 @@ class Daemon:
             status = {"hands_finished": self.table.hands_finished, "events": self.events_applied,
                       "button": self.table.button, "online": self.online()}
         if self.room is not None:  # (the outbox's counts: tablectl simulate --broker waits on them)
-            status["room"] = {**self.room.link.counts(), "connected": self.room.link.connected}
+            link = self.room.link
+            status["room"] = {**link.counts(), "connected": link.connected, "waiting_for_clock": link.waiting_for_clock}
         return status
 
     def online(self) -> dict[str, bool]:
