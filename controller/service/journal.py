@@ -633,10 +633,15 @@ class Journal:
         self._since_snapshot += 1
         return self._since_snapshot >= SNAPSHOT_EVERY
 
-    def with_db(self, fn: Callable[[sqlite3.Connection], Any]) -> Any:
-        """``fn(connection)`` under the journal's lock (the room link's outbox, room/outbox.py)."""
+    def with_db(self, fn: Callable[[sqlite3.Connection], Any], *, durable: bool = True) -> Any:
+        """``fn(connection)`` under the journal's lock (the room link's outbox, room/outbox.py).
+        ``durable=False``: what ``fn`` writes needs no fsync of its own (the broker's acks: one
+        lost to a power cut is a message sent again, which the subscribers dedupe)."""
         with self._lock:
             assert self._db is not None, "journal not open"
+            if not durable and self._sync_full:
+                self._db.execute("PRAGMA synchronous=NORMAL")
+                self._sync_full = False
             return fn(self._db)
 
     # -- reading -----------------------------------------------------------------------------

@@ -43,6 +43,8 @@ WINDOW = 200
 CLOCK_SET_AFTER = 1_767_225_600.0
 #: seconds between two compactions of the outbox
 COMPACT_EVERY = 300.0
+#: seconds between two counts of the outbox for ``state``
+STATE_COUNTS_EVERY = 10.0
 
 
 class RoomLink:
@@ -75,6 +77,8 @@ class RoomLink:
         self.published = 0
         self.last_error: str | None = None
         self._last_state: str | None = None
+        self._outbox_state: dict[str, int] | None = None
+        self._outbox_at = 0.0
         self._protocol = mqtt.MQTTv5
         self._thread: threading.Thread | None = None
         self._client = self._make_client()
@@ -170,8 +174,12 @@ class RoomLink:
             return
         body.update(online=True, room=self.cfg.room, table=self.cfg.table,
                     clock="waiting for time sync" if self.waiting_for_clock else "set")
-        counts = self.counts()
-        body["outbox"] = {"unacked": counts["unacked"], "dropped": counts["dropped"]}
+        now = time.monotonic()
+        if self._outbox_state is None or now - self._outbox_at >= STATE_COUNTS_EVERY:
+            counts = self.counts()  # (not at every step: a count of the outbox is not free)
+            self._outbox_state = {"unacked": counts["unacked"], "dropped": counts["dropped"]}
+            self._outbox_at = now
+        body["outbox"] = self._outbox_state
         text = json.dumps(body, sort_keys=True, separators=(",", ":"))
         if text == self._last_state or not self.connected:
             return
@@ -230,7 +238,7 @@ class RoomLink:
             acked, self._acked = self._acked, []
             refused, self._refused = self._refused, []
         if acked:
-            self.journal.with_db(lambda db: ob.mark(db, acked))
+            self.journal.with_db(lambda db: ob.mark(db, acked), durable=False)
         if refused:
             self.journal.with_db(lambda db: ob.mark(db, refused, ob.REFUSED))
             log.error("room: the broker refused %d message(s) (its ACL?): they are not resent", len(refused))
@@ -321,5 +329,6 @@ class RoomLink:
                 info.wait_for_publish(timeout=2)
             except (RuntimeError, ValueError):
                 pass
+        self.connected = False  # (a clean stop: no "disconnected" warning)
         self._client.disconnect()
         self._client.loop_stop()
