@@ -92,9 +92,9 @@ class Table:
 
     def emit(self, effect, stamp: bool = True) -> int:
         self.eid += 1
-        rows = route([effect], broadcast=False)
-        if stamp:
-            rows = [(t, i, ts, dict(body, sent=time.time())) for t, i, ts, body in rows]
+        now = time.time()  # (the sample's effects carry the harness's clock: stamp them with now)
+        rows = [(t, i, now, dict(body, sent=now) if stamp else body) for t, i, _ts, body in
+                route([effect], broadcast=False)]
         self.journal.record([], outbox=rows, event_id=self.eid)
         self.link.notify()
         return len(rows)
