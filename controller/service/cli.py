@@ -99,7 +99,7 @@ def cmd_register(args: argparse.Namespace) -> int:
 def cmd_room_enroll(args: argparse.Namespace) -> int:
     from controller.service.room import enroll
 
-    return enroll.main(args.table, args.room, args.dir)
+    return enroll.main(args.table, args.room, args.dir, cert=args.cert, ca_cert=args.ca_cert, ca_key=args.ca_key)
 
 
 def cmd_history(args: argparse.Namespace) -> int:
@@ -249,6 +249,9 @@ def build_parser() -> argparse.ArgumentParser:
     en.add_argument("table", help="the table's name ([room] table)")
     en.add_argument("--room", required=True, help="the room's name ([room] room)")
     en.add_argument("--dir", default=".", help="the folder the table's password file is written to")
+    en.add_argument("--cert", action="store_true", help="a client certificate from the room's CA instead of a password")
+    en.add_argument("--ca-cert", help="with --cert: the room CA's certificate")
+    en.add_argument("--ca-key", help="with --cert: the room CA's key")
     en.set_defaults(fn=cmd_room_enroll)
     return p
 

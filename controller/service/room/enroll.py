@@ -77,9 +77,62 @@ def enroll(table: str, room: str, folder: Path) -> str:
             f"# then: systemctl reload mosquitto\n")
 
 
-def main(table: str, room: str, folder: str) -> int:
+def enroll_cert(table: str, room: str, folder: Path, ca_cert: Path, ca_key: Path, days: int = 825) -> str:
+    """A client certificate from the room's CA instead of a password: ``TABLE.key`` (0600) and
+    ``TABLE.crt`` in ``folder``, CN the table's username (the broker's ``use_identity_as_username``),
+    made with the openssl command; returns what to add where."""
+    import shutil
+    import subprocess
+
+    for what, value in (("TABLE", table), ("--room", room)):
+        if not NAME.fullmatch(value):
+            raise ValueError(f"{what}: want a name of 1 to 64 letters, digits, '_', '.' or '-', got {value[:70]!r}")
+    openssl = shutil.which("openssl")
+    if openssl is None:
+        raise ValueError("--cert needs the openssl command (apt install openssl)")
+    for what, p in (("--ca-cert", ca_cert), ("--ca-key", ca_key)):
+        if not p.is_file():
+            raise ValueError(f"{what}: {p}: no such file")
+    key, crt, csr = folder / f"{table}.key", folder / f"{table}.crt", folder / f"{table}.csr"
+    for p in (key, crt):
+        if p.exists():
+            raise ValueError(f"{p} exists: remove it first to make a new certificate")
+    user = username(room, table)
+    os.close(os.open(key, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))  # (0600 before a byte is in it)
     try:
-        print(enroll(table, room, Path(folder)), end="")
+        for args in (["req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout",
+                      str(key), "-out", str(csr), "-subj", f"/CN={user}"],
+                     ["x509", "-req", "-in", str(csr), "-CA", str(ca_cert), "-CAkey", str(ca_key), "-CAcreateserial",
+                      "-days", str(days), "-out", str(crt)]):
+            r = subprocess.run([openssl, *args], capture_output=True, text=True)
+            if r.returncode != 0:
+                raise ValueError(f"openssl {args[0]} failed: {r.stderr.strip().splitlines()[-1] if r.stderr else ''}")
+    except ValueError:
+        key.unlink(missing_ok=True)
+        raise
+    finally:
+        csr.unlink(missing_ok=True)
+    os.chmod(key, 0o600)
+    return (f"# the table's key and certificate: {key} (mode 0600), {crt}; copy both to the table\n"
+            f"# on the table, in tablectl.toml:\n[room]\nbroker = \"mqtts://BROKER:8883\"\nroom = \"{room}\"\n"
+            f"table = \"{table}\"\ncert_file = \"/etc/tablectl/room.crt\"\nkey_file = \"/etc/tablectl/room.key\"\n"
+            f"ca_file = \"/etc/tablectl/room-ca.crt\"\n\n"
+            f"# on the broker: require_certificate true and use_identity_as_username true (docs/room/mosquitto.conf)\n"
+            f"# on the broker, append to /etc/mosquitto/tablectl.acl:\n{acl_lines(room, table)}\n\n"
+            f"# then: systemctl reload mosquitto\n")
+
+
+def main(table: str, room: str, folder: str, *, cert: bool = False, ca_cert: str | None = None,
+         ca_key: str | None = None) -> int:
+    try:
+        if cert:
+            if ca_cert is None or ca_key is None:
+                raise ValueError("--cert needs --ca-cert and --ca-key (the room CA's certificate and key)")
+            if not Path(folder).is_dir():
+                raise ValueError(f"--dir: {folder} is not a folder")
+            print(enroll_cert(table, room, Path(folder), Path(ca_cert), Path(ca_key)), end="")
+        else:
+            print(enroll(table, room, Path(folder)), end="")
     except (ValueError, OSError) as exc:
         print(f"tablectl room enroll: {exc}", file=sys.stderr)
         return 2
