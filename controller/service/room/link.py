@@ -6,8 +6,8 @@ network thread, and one publisher thread here:
 - at start it publishes from the first row the broker never acknowledged (a power cut, a
   SIGKILL: whatever was sent and not acknowledged goes again; a subscriber dedupes by ``seq``);
 - while connected it publishes the rows in order, at most :data:`WINDOW` unacknowledged at once;
-- a broker outage or a network cut: paho keeps what was in flight and sends it again, in order,
-  once it has reconnected; the rows written meanwhile follow;
+- a broker outage or a network cut: once reconnected, it publishes again from the first row the
+  broker has not acknowledged, in order (paho's own resend queue is emptied at the disconnect);
 - each PUBACK marks its row acknowledged in the journal (in batches); a PUBACK that refuses
   (MQTT 5 reason code 128 or more: the ACL) marks it refused, counted, never resent;
 - ``state`` (retained) says online with the devices and the game; the MQTT will says offline,
@@ -68,6 +68,7 @@ class RoomLink:
         self._stop = threading.Event()
         self._inflight: dict[int, int] = {}  # mid -> outbox row id
         self._early: dict[int, Any] = {}  # mid -> the PUBACK's reason, for a mid not noted yet
+        self._generation = 0  # one more at each disconnect: a batch begun before it stops
         self._acked: list[int] = []
         self._refused: list[int] = []
         self._cursor = 0  # the last non-broadcast row published by this process
@@ -128,6 +129,18 @@ class RoomLink:
             log.warning("room: disconnected from %s (%s); the outbox keeps what is not acknowledged",
                         self.cfg.broker, reason)
         self.connected = False
+        # paho would resend what was in flight on reconnecting, but only after on_connect, when
+        # the publisher may already be sending newer rows: out of order. Its queue is emptied
+        # here instead (its own lock is re-entrant, and held by this thread if at all), and the
+        # publisher starts again from the first row the broker has not acknowledged.
+        with client._out_message_mutex:
+            client._out_messages.clear()
+            client._inflight_messages = 0
+        with self._lock:
+            self._inflight.clear()
+            self._early.clear()
+            self._cursor = self._bcursor = 0
+            self._generation += 1
 
     def _on_publish(self, client: mqtt.Client, userdata: Any, mid: int, reason: Any, props: Any) -> None:
         with self._lock:
@@ -266,6 +279,7 @@ class RoomLink:
         return max(0.005, min(0.5, nxt + delay - self.clock()))
 
     def _send(self, rows: list[ob.Pending], *, broadcast: bool) -> None:
+        generation = self._generation
         for r in rows:
             if broadcast and r.ts + (self.cfg.broadcast_delay or 0.0) > self.clock():
                 break  # (never early: checked again here, on the clock as it is now)
@@ -273,19 +287,28 @@ class RoomLink:
             if info.rc not in (mqtt.MQTT_ERR_SUCCESS, mqtt.MQTT_ERR_NO_CONN):
                 log.error("room: publishing failed (%s); from this row again", mqtt.error_string(info.rc))
                 return
-            with self._lock:  # (NO_CONN: paho keeps it and sends it once reconnected)
-                early = self._early.pop(info.mid, None)
-                if early is None:
-                    self._inflight[info.mid] = r.id
-                elif getattr(early, "is_failure", False):
-                    self._refused.append(r.id)
-                else:
-                    self._acked.append(r.id)
-            self.published += 1
-            if broadcast:
-                self._bcursor = r.id
-            else:
-                self._cursor = r.id
+            with self._lock:
+                stale = generation != self._generation or info.rc == mqtt.MQTT_ERR_NO_CONN
+                if not stale:
+                    early = self._early.pop(info.mid, None)
+                    if early is None:
+                        self._inflight[info.mid] = r.id
+                    elif getattr(early, "is_failure", False):
+                        self._refused.append(r.id)
+                    else:
+                        self._acked.append(r.id)
+                    self.published += 1
+                    if broadcast:
+                        self._bcursor = r.id
+                    else:
+                        self._cursor = r.id
+            if stale:
+                # disconnected meanwhile: not for paho to resend (its lock is taken outside ours:
+                # on_publish takes them in the other order); from the first unacknowledged row
+                # once connected
+                with self._client._out_message_mutex:
+                    self._client._out_messages.pop(info.mid, None)
+                return
 
     def compact(self) -> None:
         """Drop what is older than ``outbox_days``; the unacknowledged rows dropped are counted and said."""
