@@ -40,6 +40,8 @@ def _check_everything_arrived_once(sub: Subscriber, journal, hands: int) -> None
     sub.wait(complete, 30, what="every message the table numbered")
     for t in topics:
         assert sorted(sub.by_seq(f"{PREFIX}/{t}")) == list(range(1, last[t] + 1)), t
+        first_seen = list(dict.fromkeys(m["seq"] for m in sub.json(f"{PREFIX}/{t}")))
+        assert first_seen == sorted(first_seen), f"{t}: not in order: {first_seen[:40]}"
     records = sub.by_seq(f"{PREFIX}/hands")
     assert sorted(r["hand"] for r in records.values()) == list(range(1, hands + 1))  # one per hand
     assert check_chain([records[s] for s in sorted(records)]) == []
