@@ -110,7 +110,7 @@ class RoomLink:
     def _on_connect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
         if reason.is_failure:
             self.last_error = f"the broker refused the connection: {reason}"
-            if reason.value == 132 and self._protocol == mqtt.MQTTv5:  # unsupported protocol version
+            if reason.value in (1, 132) and self._protocol == mqtt.MQTTv5:  # unsupported protocol version (3.1.1: 1)
                 self.last_error += "; falling back to MQTT 3.1.1"
                 self._protocol = mqtt.MQTTv311
             log.error("room: %s (%s)", self.last_error, self.cfg.broker)
