@@ -142,6 +142,13 @@ def test_bad_room_values_name_the_key_and_the_file(tmp_path, room, error):
     assert str(exc.value).startswith(f"{tmp_path / 't.toml'}: {error}")
 
 
+def test_an_empty_password_file_is_refused_naming_it(tmp_path):
+    (tmp_path / "pw").write_text("\n")
+    with pytest.raises(ConfigError, match=r"\[room\] password_file: .*pw: its first line is empty"):
+        parse_config('[journal]\npath = "j.sqlite3"\n[room]\nbroker = "mqtts://b"\nroom = "r"\ntable = "t"\n'
+                     'username = "u"\npassword_file = "pw"\n', path=tmp_path / "t.toml")
+
+
 def test_room_needs_the_journal(tmp_path):
     with pytest.raises(ConfigError, match=r"\[room\] needs \[journal\]"):
         parse_config('[room]\nbroker = "mqtt://127.0.0.1"\nroom = "r"\ntable = "t"\n', path=tmp_path / "t.toml")

@@ -62,8 +62,11 @@ class RoomConfig:
         """The password, read from ``password_file`` (first line) when the link connects."""
         if self.password_file is None:
             return None
-        return Path(self.password_file).read_text(encoding="utf-8").splitlines()[0] if \
-            Path(self.password_file).stat().st_size else ""
+        try:
+            with open(self.password_file, encoding="utf-8") as f:
+                return f.readline().strip()
+        except (OSError, UnicodeDecodeError):
+            return ""  # (checked when the configuration was read; gone since: the broker refuses it)
 
 
 def is_loopback(host: str) -> bool:
@@ -116,6 +119,15 @@ def parse_room(doc: dict[str, Any], *, src: str, base: Path) -> RoomConfig | Non
 
     username = s.get("username", str, None)
     password_file = path("password_file")
+    if password_file is not None:  # (read now, as the daemon's user: a file it cannot read is one line here)
+        try:
+            with open(password_file, encoding="utf-8") as f:
+                first = f.readline().strip()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise s.err("password_file", f"{password_file}: cannot read it: "
+                                         f"{getattr(exc, 'strerror', None) or exc}") from None
+        if not first:
+            raise s.err("password_file", f"{password_file}: its first line is empty (it holds the password)")
     cert_file, key_file, ca_file = path("cert_file"), path("key_file"), path("ca_file")
     if (cert_file is None) != (key_file is None):
         raise s.err("cert_file" if cert_file is None else "key_file",
