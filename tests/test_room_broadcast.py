@@ -61,7 +61,8 @@ def test_nothing_on_broadcast_before_the_delay_everything_after(broker, tmp_path
 
 def test_the_link_waits_for_the_clock_before_it_connects(broker, tmp_path, caplog):
     wall = [86400.0]  # 1970: a Pi that has not synced its clock
-    link, j = _link(broker, tmp_path, [1000.0], wall=lambda: wall[0])
+    said: list[str] = []
+    link, j = _link(broker, tmp_path, [1000.0], wall=lambda: wall[0], on_status=said.append)
     caplog.set_level(logging.INFO, logger="tablectl.room")
     link.start()
     try:
@@ -71,6 +72,8 @@ def test_the_link_waits_for_the_clock_before_it_connects(broker, tmp_path, caplo
         wall[0] = 1_800_000_000.0
         wait_until(lambda: link.connected, what="the link to connect once the clock is set")
         assert "the clock is set; connecting" in caplog.text
+        assert said == ["room: waiting for the clock to be set (time sync)",
+                        f"room: connecting to {broker.url}"]  # (the daemon's systemd STATUS line)
         sub = Subscriber(broker.port, [f"{P}/state"]).start()
         sub.wait(lambda: f"{P}/state" in sub.retained, what="the retained state")
         assert json.loads(sub.retained[f"{P}/state"])["clock"] == "set"

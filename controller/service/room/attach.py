@@ -22,7 +22,7 @@ class Room:
         self.broadcast = self.cfg.broadcast_delay is not None
         self.commands = Commands(daemon, clock)
         self.link = RoomLink(self.cfg, daemon.journal, state=self.state, on_command=self.commands.handle,
-                             clock=clock)
+                             clock=clock, on_status=self.status)
         self.commands.link = self.link
 
     def rows(self, effects: Sequence[Effect]) -> list[Row]:
@@ -54,6 +54,12 @@ class Room:
                     "hands_finished": table.hands_finished,
                     "stub_count": hand.stub_count if hand is not None else None,
                     "deck_in_play": table.rack.in_play}
+
+    def status(self, text: str) -> None:
+        """systemd's STATUS line: the devices' (``Daemon.status_line``), then the link's."""
+        from controller.service.notify import sd_notify
+
+        sd_notify("STATUS=" + self.daemon.status_line() + "; " + text)
 
     def start(self) -> None:
         self.link.start()

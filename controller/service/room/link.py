@@ -52,11 +52,14 @@ class RoomLink:
 
     def __init__(self, cfg: RoomConfig, journal: Any, *, state: Callable[[], dict[str, Any]],
                  on_command: Callable[[bytes, str | None], dict[str, Any] | None] | None = None,
-                 clock: Callable[[], float] = time.time, wall: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.time, wall: Callable[[], float] = time.time,
+                 on_status: Callable[[str], None] | None = None) -> None:
         """``state``: the table's public state (for ``state``); ``on_command``: takes one ``cmd``
         payload (and its MQTT 5 correlation), returns the reply to publish on ``cmd/reply``.
         ``clock`` stamps effects (the broadcast delay is measured on it); ``wall`` is the
-        system clock (waited on until it is set)."""
+        system clock (waited on until it is set). ``on_status``: told the link's state in a few
+        words when the clock wait begins and ends (the daemon's systemd STATUS line)."""
+        self._on_status = on_status
         self.cfg = cfg
         self.journal = journal
         self._state = state
@@ -212,14 +215,23 @@ class RoomLink:
         if self.wall() >= CLOCK_SET_AFTER:
             if self.waiting_for_clock:
                 log.info("room: the clock is set; connecting to %s", self.cfg.broker)
+                self._status(f"room: connecting to {self.cfg.broker}")
             self.waiting_for_clock = False
             return True
         if not self.waiting_for_clock:
             log.warning("room: waiting for the clock to be set (time sync, docs/room.md \"Time\") before "
                         "connecting to %s: TLS refuses certificates \"not yet valid\" on an unset clock",
                         self.cfg.broker)
+            self._status("room: waiting for the clock to be set (time sync)")
         self.waiting_for_clock = True
         return False
+
+    def _status(self, text: str) -> None:
+        if self._on_status is not None:
+            try:
+                self._on_status(text)
+            except Exception:  # noqa: BLE001 (a status line must never stop the link)
+                log.debug("room: the status callback failed", exc_info=True)
 
     def _run(self) -> None:
         while not self._stop.is_set() and not self._wait_clock():
