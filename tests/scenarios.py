@@ -120,8 +120,8 @@ def assert_nothing_secret_public(script: dict, played: Played) -> None:
             named = {m.group(1) for m in _CARD.finditer(text)} & secrets.get(hand, set())
             assert not named, f"hand {hand}, step {step}: {sorted(named)} named on a public output: {d}"
     # the room link (docs/room.md): what events/public and state would carry, and deck faults on the floor's topic
-    for (hand, step), body in played.topics.get("events/public", []):
-        assert body.get("audience") == "public", body
+    for (hand, step), body in played.topics.get("events/public", []) + played.topics.get("state", []):
+        assert body.get("audience", "public") == "public", body
         assert not str(body.get("code", "")).startswith("deck."), f"a deck fault on events/public: {body}"
         for text in strings(body):
             assert not _UID.search(text), f"hand {hand}, step {step}: a UID on events/public: {body}"

@@ -139,3 +139,15 @@ def test_the_room_check_finds_a_hole_card_on_events_public_and_a_deck_fault_off_
         "events/public": [((1, 3), {"type": "Alert", "code": "deck.extra_card", "audience": "public"})]})
     with pytest.raises(AssertionError, match="deck fault on events/public"):
         assert_nothing_secret_public(script, fault)
+
+
+def test_the_harness_gives_the_room_topics_and_state_of_a_hand():
+    script = {"format": 1, "game": "holdem", "seats": SEATS, "button": BUTTON, "hands": [{"steps": CLEAN}]}
+    played = harness_play(script, console=False)
+    states = [s for _, s in played.topics["state"]]
+    assert [(s["hand"], s["hands_finished"]) for s in states] == [(1, 0), (None, 1)]
+    assert len(played.topics["hands"]) == 1 and played.topics["events/public"]
+    assert all(b["audience"] == "floor" for _, b in played.topics["events/floor"])
+    leak = Played({"hands": []}, {"public": []}, topics={"state": [((1, 3), {"hand": 1, "last": "As"})]})
+    with pytest.raises(AssertionError, match="As"):
+        assert_nothing_secret_public({"hands": [{"steps": CLEAN}]}, leak)

@@ -44,16 +44,7 @@ class Room:
             j.record([], outbox=self.rows(said), event_id=0)
 
     def state(self) -> dict[str, Any]:
-        """The retained ``state``: no hole card, no UID, no deck-fault detail."""
-        d = self.daemon
-        with d._lock:
-            table = d.table
-            hand = table.hand
-            return {"devices": d.online(), "game": table.settings.game, "seats": list(table.seats),
-                    "hand": hand.number if hand is not None else None, "button": table.button,
-                    "hands_finished": table.hands_finished,
-                    "stub_count": hand.stub_count if hand is not None else None,
-                    "deck_in_play": table.rack.in_play}
+        return public_state(self.daemon)
 
     def status(self, text: str) -> None:
         """systemd's STATUS line: the devices' (``Daemon.status_line``), then the link's."""
@@ -66,6 +57,19 @@ class Room:
 
     def stop(self) -> None:
         self.link.stop()
+
+
+def public_state(d: Any) -> dict[str, Any]:
+    """The table's part of the retained ``state``: no hole card, no UID, no deck-fault detail
+    (the harness checks it over every scenario: controller/service/harness.py)."""
+    with d._lock:
+        table = d.table
+        hand = table.hand
+        return {"devices": d.online(), "game": table.settings.game, "seats": list(table.seats),
+                "hand": hand.number if hand is not None else None, "button": table.button,
+                "hands_finished": table.hands_finished,
+                "stub_count": hand.stub_count if hand is not None else None,
+                "deck_in_play": table.rack.in_play}
 
 
 def make_link(daemon: Any, clock: Callable[[], float]) -> Room:
