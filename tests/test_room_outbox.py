@@ -90,6 +90,10 @@ def test_the_bound_drops_old_unacknowledged_rows_counted_and_keeps_numbering(tmp
     lost = j.with_db(lambda db: ob.compact(db, before=4.0))  # 1..3 are older than the bound
     assert lost == {"events/public": 1}  # only 3 was never acknowledged
     assert j.with_db(ob.counts) == {"unacked": 2, "refused": 0, "dropped": 1}
+    j.with_db(lambda db: db.executemany("INSERT INTO room_commands (cmd_id, ts, user, cmd, reply) VALUES "
+                                        "(?, ?, 'u', '{}', '{}')", [("old", 1.0), ("new", 9.0)]))
+    j.with_db(lambda db: ob.compact(db, before=4.0))
+    assert j.with_db(lambda db: db.execute("SELECT cmd_id FROM room_commands").fetchall()) == [("new",)]
     j.record([], outbox=route([_alert(6.0, "public")], broadcast=False), event_id=6)
     assert [m["seq"] for m in _rows(j, "events/public")] == [4, 5, 6]  # never reused
 

@@ -144,6 +144,7 @@ def compact(db: sqlite3.Connection, before: float) -> dict[str, int]:
         for topic, n in lost.items():
             db.execute("UPDATE outbox_topics SET dropped = dropped + ? WHERE topic = ?", (n, topic))
         db.execute("DELETE FROM outbox WHERE ts < ?", (before,))
+        db.execute("DELETE FROM room_commands WHERE ts < ?", (before,))  # (no redelivery comes a week late)
         db.execute("COMMIT")
     except BaseException:
         if db.in_transaction:
