@@ -16,6 +16,14 @@ one (the console's presses, rows written before the field existed) reads back as
 (1000, True)
 >>> event_from_dict({"type": "ButtonPress", "ts": 3.0, "name": "ack"}).peer_uid is None
 True
+
+The events durations are measured from carry a monotonic reading; a row written before they
+did reads back without one:
+
+>>> event_to_dict(Tick(ts=5.0, mono=12.5, boot="0a1b2c3d"))
+{'ts': 5.0, 'mono': 12.5, 'boot': '0a1b2c3d', 'type': 'Tick'}
+>>> event_from_dict({"type": "Tick", "ts": 5.0})
+Tick(ts=5.0, mono=None, boot=None)
 """
 
 from __future__ import annotations
@@ -59,6 +67,9 @@ class DeviceStatus:
     device: str
     online: bool
     detail: str = ""
+    #: the monotonic clock's reading and its boot's id (see :class:`Tick`)
+    mono: float | None = None
+    boot: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,9 +140,16 @@ class DeckSetup:
 @dataclass(frozen=True, slots=True)
 class Tick:
     """The daemon's clock, once a second while something waits on time (a device offline):
-    the core has no clock of its own, and a tick journalled replays the same."""
+    the core has no clock of its own, and a tick journalled replays the same.
+
+    ``ts`` is wall time, for records; durations are measured on ``mono``, the shell's
+    ``time.monotonic()`` in the boot ``boot`` (wall time jumps when a Pi's clock is set at
+    boot). Rows journalled before these fields existed have neither: their timers are measured
+    on ``ts``, as they were when those rows were first applied."""
 
     ts: float
+    mono: float | None = None
+    boot: str | None = None
 
 
 #: what a shuffler says of itself (docs/protocols/shuffler.md)
@@ -149,6 +167,9 @@ class ShufflerStatus:
     state: str
     code: int | None = None
     detail: str = ""
+    #: the monotonic clock's reading and its boot's id (see :class:`Tick`)
+    mono: float | None = None
+    boot: str | None = None
 
 
 Event = ReaderCycle | DeviceStatus | ButtonPress | TableSetup | ShufflerReport | ShufflerStatus | DeckSetup | Tick
@@ -164,8 +185,9 @@ def event_to_dict(event: Event) -> dict[str, Any]:
                 "type": "ReaderCycle"}
     d = asdict(event)
     d.pop("heard", None)
-    if d.get("peer_uid", 0) is None:  # only commands from the control socket carry one: rows stay as they were
-        del d["peer_uid"]
+    for key in ("peer_uid", "mono", "boot"):  # only some events carry one: rows without stay as they were
+        if d.get(key, 0) is None:
+            del d[key]
     d["type"] = type(event).__name__
     return d
 
@@ -190,4 +212,6 @@ def event_from_dict(d: dict[str, Any]) -> Event:
         args["uids"] = tuple(str(u) for u in args["uids"])
     if args.get("peer_uid") is not None:
         args["peer_uid"] = int(args["peer_uid"])
+    if type(args.get("mono")) is int:
+        args["mono"] = float(args["mono"])
     return cls(**args)

@@ -17,8 +17,13 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from controller.cards import CardError, parse_card, setup_order
+from controller.text import NotUtf8, decode_utf8
 
 _UID_RE = re.compile(r"^[0-9A-F]{16}$")
+
+
+#: the largest manifest read: 52 lines of about 20 bytes, with room for comments
+MANIFEST_MAX_BYTES = 64 * 1024
 
 
 class RegistryError(ValueError):
@@ -33,12 +38,23 @@ def normalise_uid(text: str) -> str:
     return uid
 
 
-def parse_manifest(text: str, *, source: str, require_full: bool = True) -> dict[str, str]:
+def parse_manifest(text: str | bytes, *, source: str, require_full: bool = True) -> dict[str, str]:
     """Parse a deck manifest: one ``UID CARD`` pair per line, ``#`` starts a comment.
 
     Errors name the file and the line. With ``require_full`` the manifest must hold the 52
-    cards exactly once each (DECK-001's pass condition).
+    cards exactly once each (DECK-001's pass condition). ``text`` may be the file's bytes:
+    they must be UTF-8.
+
+    >>> parse_manifest(b"E0040150A05F0000 As\\n\\xff", source="A.txt")
+    Traceback (most recent call last):
+    ...
+    controller.registry.RegistryError: A.txt:2: not UTF-8 text (line 2, column 1); save the manifest as UTF-8
     """
+    if isinstance(text, bytes):
+        try:
+            text = decode_utf8(text)
+        except NotUtf8 as exc:
+            raise RegistryError(f"{source}:{exc.line}: {exc}; save the manifest as UTF-8") from None
     cards: dict[str, str] = {}
     seen: dict[str, int] = {}
     tag_line: dict[str, int] = {}

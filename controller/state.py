@@ -35,7 +35,7 @@ from typing import Any
 
 #: The version of the state written by this release. A change to what the state holds bumps
 #: it, and :func:`migrate` learns to bring the previous version's states up to it.
-STATE_VERSION = 2
+STATE_VERSION = 3
 
 MAX_DEPTH = 48  # nesting: the deepest real state is about 8
 MAX_STR = 65536  # an alert's message is the longest string
@@ -388,6 +388,27 @@ def _deal_counted_as_deal_over(state: dict[str, Any]) -> dict[str, Any]:
 MIGRATIONS[1] = _deal_counted_as_deal_over
 
 
+def _timers_on_the_monotonic_clock(state: dict[str, Any]) -> dict[str, Any]:
+    """Version 2 -> 3 (issue 12): the offline and shuffler-fault timers measure on the
+    monotonic clock, so each keeps its start's monotonic reading and boot after its wall time
+    (``[since, told, mono, boot]``, ``[state, since, told, mono, boot]``). A version 2 timer
+    has no reading: null, null; the first reading it meets starts it again
+    (``controller.table._elapsed``): late, never early."""
+    body = state["table"]
+    offline = body.get("_offline_since")
+    if isinstance(offline, dict) and isinstance(offline.get("d"), dict):
+        for timer in offline["d"].values():
+            if isinstance(timer, list) and len(timer) == 2:
+                timer.extend([None, None])
+    fault = body.get("_shuffler_fault")
+    if isinstance(fault, list) and len(fault) == 3:
+        fault.extend([None, None])
+    return state
+
+
+MIGRATIONS[2] = _timers_on_the_monotonic_clock
+
+
 def add_field(state: dict[str, Any], name: str, value: Any, *, obj: str = "table") -> dict[str, Any]:
     """A migration step's helper: give the table (``obj="table"``), or every object of the
     class named ``obj`` in the state, the field ``name`` set to ``value`` (encoded).
@@ -508,12 +529,17 @@ def check_table(table: Any) -> None:
     for d in table.devices_offline:
         if type(d) is not str:
             raise StateError(f"state.table.devices_offline: {d!r} is no device name")
+    def reading(v: list[Any]) -> bool:  # a timer's monotonic start and its boot, or none
+        return (v[-2] is None and v[-1] is None) or (conforms(v[-2], float) and conforms(v[-1], str | None))
+
     for d, v in table._offline_since.items():
-        if type(v) is not list or len(v) != 2 or not conforms(v[0], float) or type(v[1]) is not bool:
-            raise StateError(f"state.table._offline_since.{d}: want [since, told]")
+        if type(v) is not list or len(v) != 4 or not conforms(v[0], float) or type(v[1]) is not bool \
+                or not reading(v):
+            raise StateError(f"state.table._offline_since.{d}: want [since, told, mono, boot]")
     f = table._shuffler_fault
-    if f is not None and (len(f) != 3 or type(f[0]) is not str or not conforms(f[1], float) or type(f[2]) is not bool):
-        raise StateError("state.table._shuffler_fault: want [state, since, told]")
+    if f is not None and (len(f) != 5 or type(f[0]) is not str or not conforms(f[1], float) or type(f[2]) is not bool
+                          or not reading(f)):
+        raise StateError("state.table._shuffler_fault: want [state, since, told, mono, boot]")
     for p in table._deferred:
         if type(p).__name__ != "ButtonPress":
             raise StateError("state.table._deferred: holds something other than a press")

@@ -52,7 +52,8 @@ class Table:
         self.rack = DeckRack(pair, settings.deck_in_play if settings.deck_in_play in pair else
                              (pair[0] if pair else None), rotate=settings.rules.rotate_decks)
         self.stub = StubCounts()
-        self._shuffler_fault: list[Any] | None = None  # [state, since, floor told] while the shuffler is in fault
+        # [state, since (wall), floor told, since (monotonic), its boot] while the shuffler is in fault
+        self._shuffler_fault: list[Any] | None = None
         self.seats: tuple[int, ...] = tuple(settings.seats)
         self._next_button: int | None = settings.button  # set by hand for the next hand, if any
         self._last_positions: Positions | None = None  # the last hand's button and blinds
@@ -80,7 +81,8 @@ class Table:
             DeckSetup: self._on_deck_setup,
             Tick: self._on_tick,
         }
-        self._offline_since: dict[str, list[Any]] = {}  # device -> [since, floor told]
+        # device -> [since (wall), floor told, since (monotonic), its boot]: see _elapsed
+        self._offline_since: dict[str, list[Any]] = {}
         self._last_report: tuple[str, int, tuple[str, ...] | None] | None = None
         self._retired_tags: dict[str, TagInfo] = {}  # tags of decks taken off this table (DECK-005)
 
@@ -343,15 +345,43 @@ class Table:
                 board.late_burn_street = street  # said; this burn is that street's, late
         elif zone == "burn":
             self._flush(out, hand)
+        short = board.size() - board.cards  # the current street's cards missing, if this burn ends it
         findings = hand.board.on_burn(uid, pad=pad) if zone == "burn" else hand.board.on_board(uid, label, pad=pad)
         if hand.board.deferred is not None and zone == "board":
             hand.deferred = (None, ts)  # when the street came without its burn
         for f in findings:
+            if f.code == "board.street_short" and self._copies_on_board(ts, hand, f, short, out):
+                continue
             if f.code == "board.four_card_flop":  # FOUR_FLOP_PICKER: who draws the burn
                 f = replace(f, message=f.message + ("; call the floor: the floor draws it"
                                                     if self.settings.rules.four_flop_picker == "floor"
                                                     else "; the dealer draws it"))
             self._flag(out, ts, hand, f)
+
+    def _copies_on_board(self, ts: float, hand: Hand, short: Finding, missing: int, out: list[Effect]) -> bool:
+        """DECK-007 before BOARD-001: a street short by its tags while a cloned tag lies on the
+        board. Cards with one UID on one antenna answer as one tag, so a further copy of a
+        cloned card pitched to the board is never read apart: the street's missing cards are
+        taken for copies of it (placed, so the board and the stub count are right), which the
+        floor is told, and the dealer gets no false "the flop has 2 of 3 cards". True if so."""
+        cloned = sorted(k for k in hand.zones.get("board", ()) if "#" in k or f"{k}#2" in hand.where)
+        if not cloned or missing < 1:
+            return False
+        tag = cloned[0].split("#", 1)[0]
+        label = hand.labels[cloned[0]]
+        n = 3
+        for _ in range(missing):
+            while f"{tag}#{n}" in hand.where:
+                n += 1
+            key = f"{tag}#{n}"
+            hand.labels[key] = label
+            hand.place(key, label, "board")
+            hand.on_table.discard(key)  # its reads are the tag's: it leaves the table with it
+            out.append(CardPlaced(ts, hand.number, tag, label, "board", None, "floor"))
+        self._deck_fault(out, ts, "deck.cloned_tag", f"{tag}#board", "DECK-007", label,
+                         f"{short.message} by their tags, and the tag of {label} lies there cloned: "
+                         f"taken as {missing} more {'card' if missing == 1 else 'cards'} carrying it")
+        return True
 
     def _move(self, ts: float, hand: Hand, uid: str, label: str, prev: str, zone: str, out: list[Effect]) -> None:
         """A card on the table moved from ``prev`` to ``zone``."""
@@ -548,7 +578,7 @@ class Table:
         hand_no = self.hand.number if self.hand else None
         if not ev.online and ev.device not in self.devices_offline:
             self.devices_offline.add(ev.device)
-            self._offline_since[ev.device] = [ev.ts, False]
+            self._offline_since[ev.device] = [ev.ts, False, ev.mono, ev.boot]
             self._alert(out, Alert(ts=ev.ts, code=f"device.{ev.device}_offline", audience="dealer",
                                    hand=hand_no,
                                    message=f"{ev.device} offline" + (f" ({ev.detail})" if ev.detail else "")))
@@ -668,11 +698,14 @@ class Table:
         """A device gone for ``offline_floor_after`` seconds is the floor's to know (hot-plug)."""
         out: list[Effect] = []
         for device, state in sorted(self._offline_since.items()):
-            if not state[1] and ev.ts - state[0] >= self.settings.rules.offline_floor_after:
+            if state[1]:
+                continue
+            elapsed = _elapsed(state, 0, ev)
+            if elapsed is not None and elapsed >= self.settings.rules.offline_floor_after:
                 state[1] = True
                 self._alert(out, Alert(ts=ev.ts, code=f"device.{device}_still_offline", audience="floor",
                                        hand=self.hand.number if self.hand else None,
-                                       message=f"{device} offline for {ev.ts - state[0]:.0f} s: check its cable"))
+                                       message=f"{device} offline for {elapsed:.0f} s: check its cable"))
         return out
 
     def _on_shuffler_report(self, ev: ShufflerReport) -> list[Effect]:
@@ -746,16 +779,17 @@ class Table:
                                                           f"{ev.device}: {ev.state} again"))
             return out
         if fault is None or fault[0] != ev.state:
-            self._shuffler_fault = [ev.state, ev.ts, False]
+            self._shuffler_fault = [ev.state, ev.ts, False, ev.mono, ev.boot]
             words = {"jam": "jammed: clear it, wash the deck and run it again",
                      "door_open": "door open: close it",
                      "error": f"error {ev.code if ev.code is not None else ''}".strip() + ": see its display"}
             self._flag(out, ev.ts, self.hand, Finding(f"shuffler.{ev.state}", "SHUF-004",
                                                       f"{ev.device} {words[ev.state]}"))
-        elif not fault[2] and ev.ts - fault[1] >= self.settings.rules.shuffler_floor_after:
+        elif not fault[2] and (elapsed := _elapsed(fault, 1, ev)) is not None \
+                and elapsed >= self.settings.rules.shuffler_floor_after:
             fault[2] = True
             self._flag(out, ev.ts, self.hand, Finding("shuffler.fault_persists", "SHUF-004",
-                                                      f"{ev.device}: {ev.state} for {ev.ts - fault[1]:.0f} s",
+                                                      f"{ev.device}: {ev.state} for {elapsed:.0f} s",
                                                       audience="floor"))
         return out
 
@@ -850,6 +884,32 @@ class Table:
 
         table: Table = table_from_state(cls, state, settings)
         return table
+
+
+def _elapsed(timer: list[Any], at: int, ev: Tick | ShufflerStatus) -> float | None:
+    """Seconds from a timer's start to ``ev``, on the monotonic clock (wall time jumps when a
+    Pi's clock is set). ``timer`` ends with its start's ``[..., mono, boot]``; ``timer[at]`` is
+    its start's wall time. None when the two readings cannot be compared: a reading of another
+    boot (or of none: a timer started by a journal row from before monotonic readings) restarts
+    the timer from ``ev``'s, so the floor is told late rather than wrongly. Only where neither
+    has a reading (rows journalled before the fields existed, replayed) is it wall time, as it
+    was when those rows were first applied.
+
+    >>> timer = [100.0, False, 5.0, "b1"]
+    >>> _elapsed(timer, 0, Tick(ts=100.0 + 365 * 86400, mono=6.0, boot="b1"))  # the wall clock set a year on
+    1.0
+    >>> _elapsed(timer, 0, Tick(ts=7.0, mono=70.0, boot="b2")), timer  # another boot: counted afresh
+    (None, [100.0, False, 70.0, 'b2'])
+    >>> _elapsed([100.0, False, None, None], 0, Tick(ts=130.0))  # rows of an earlier release
+    30.0
+    """
+    since_mono, since_boot = timer[-2], timer[-1]
+    if ev.mono is None:
+        return ev.ts - float(timer[at]) if since_mono is None else None
+    if since_mono is None or since_boot != ev.boot or ev.mono < since_mono:
+        timer[-2], timer[-1] = ev.mono, ev.boot
+        return None
+    return ev.mono - float(since_mono)
 
 
 _RANK = {"burn": 0, "board": 1}

@@ -8,12 +8,18 @@ may feed one zone (a long board, a muck that spans two pads); one antenna feeds 
 'board'
 >>> zm.antennas_of("board")
 (11, 12)
+>>> ZoneMap.from_mapping({"9" * 5000: "board"})
+Traceback (most recent call last):
+...
+controller.zones.ZoneError: antenna '9999999999999999999999999999999... (5000 characters)' out of range 1..255
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from collections.abc import Mapping
+
+from controller.text import shorten
 
 COMMON_ZONES = ("board", "burn", "muck")
 SEAT_ZONES = tuple(f"seat:{n}" for n in range(1, 11))
@@ -26,7 +32,7 @@ class ZoneError(ValueError):
 
 def check_zone(name: str) -> str:
     if name not in ALL_ZONES:
-        raise ZoneError(f"unknown zone {name!r} (zones: seat:1..seat:10, board, burn, muck)")
+        raise ZoneError(f"unknown zone {shorten(name)} (zones: seat:1..seat:10, board, burn, muck)")
     return name
 
 
@@ -43,10 +49,14 @@ class ZoneMap:
     def from_mapping(cls, mapping: Mapping[object, str]) -> ZoneMap:
         out: dict[int, str] = {}
         for key, zone in mapping.items():
-            try:
-                ant = int(str(key))
-            except ValueError as exc:
-                raise ZoneError(f"antenna {key!r} is not a number") from exc
+            text = str(key) if isinstance(key, (str, int)) and not isinstance(key, bool) else ""
+            # ASCII digits only, and few of them: int() would take "1_0", " 7" or "٣", and refuses
+            # 5,000 digits with a ValueError of its own; the key is quoted short, never whole
+            if not (text.isascii() and text.isdigit()):
+                raise ZoneError(f"antenna {shorten(key)} is not a number (antennas are numbered 1 to 255)")
+            if len(text) > 3:
+                raise ZoneError(f"antenna {shorten(text)} out of range 1..255")
+            ant = int(text)
             if not 1 <= ant <= 255:
                 raise ZoneError(f"antenna {ant} out of range 1..255")
             out[ant] = check_zone(zone)

@@ -18,6 +18,7 @@ from collections.abc import Callable
 
 from controller.events import DeviceStatus, Event
 from firmware_bridge.backoff import Backoff
+from firmware_bridge.clock import MonoClock, monotonic
 
 log = logging.getLogger("tablectl.bridge")
 
@@ -31,7 +32,9 @@ class DeviceLink(abc.ABC):
     def __init__(self, name: str, emit: Emit, stats: Any, *, clock: Callable[[], float] = time.time) -> None:
         self.name = name
         self.emit = emit
-        self.clock = clock
+        self.clock = clock  # wall time, for the records
+        #: the monotonic reading the events durations are measured from carry (firmware_bridge.clock)
+        self.mono: MonoClock = monotonic
         self.stats = stats
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -67,7 +70,9 @@ class DeviceLink(abc.ABC):
         if online != self._reported:
             self._reported = online
             self.stats.online = online
-            self.emit(DeviceStatus(ts=self.clock(), device=self.name, online=online, detail=detail))
+            mono, boot = self.mono()
+            self.emit(DeviceStatus(ts=self.clock(), device=self.name, online=online, detail=detail,
+                                   mono=mono, boot=boot))
 
     @abc.abstractmethod
     def run(self) -> None:

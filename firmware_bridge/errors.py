@@ -7,6 +7,7 @@ Catch :class:`BridgeError` to catch anything the bridge raises on purpose::
      +-- LinkError
      |    +-- DeviceNotFound
      +-- ResponseTimeout   (also a TimeoutError)
+     |    +-- WrongAddress
      +-- ReaderStatusError
      +-- CorruptAnswer
 
@@ -17,7 +18,7 @@ True
 from __future__ import annotations
 
 __all__ = ["BridgeError", "ProtocolError", "LinkError", "DeviceNotFound", "ResponseTimeout",
-           "ReaderStatusError", "CorruptAnswer"]
+           "ReaderStatusError", "CorruptAnswer", "WrongAddress"]
 
 
 class BridgeError(Exception):
@@ -51,6 +52,19 @@ class ResponseTimeout(BridgeError, TimeoutError):
     Not a :class:`LinkError`: the port itself still works, and a single missed answer is
     not a lost device (the link decides that after several in a row).
     """
+
+
+class WrongAddress(ResponseTimeout):
+    """No answer came from the address asked, but answers from another bus address did.
+
+    On a shared RS-485 line they are another device's, and were dropped (counted, never
+    taken as ours). ``seen`` is the COM-ADR of the last of them, ``expected`` ours.
+    """
+
+    def __init__(self, device: str, *, seen: int, expected: int) -> None:
+        self.seen = seen
+        self.expected = expected
+        super().__init__(f"{device}: answers come from address 0x{seen:02X}, expected 0x{expected:02X}")
 
 
 class ReaderStatusError(BridgeError):

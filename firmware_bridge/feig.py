@@ -51,20 +51,22 @@ a 176-byte frame, so the decoder waits for more until the link gives up and flus
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from firmware_bridge.crc import crc16_mcrf4xx
+from firmware_bridge.crc import CRC_TABLE as _CRC_TABLE
+from firmware_bridge.crc import crc16_mcrf4xx, crc16_span, shift_tables
 from firmware_bridge.errors import ProtocolError
 
 __all__ = [
     "STATUS_OK", "STATUS_NO_TRANSPONDER", "STATUS_RF_COMM_ERROR", "STATUS_RF_WARNING",
     "STATUS_BUFFER_OVERFLOW", "STATUS_MORE_DATA", "STATUS_ISO_ERROR", "STATUS_TEXT",
     "CMD_INVENTORY", "CMD_GET_SOFTWARE_VERSION", "MODE_MORE", "MODE_ANT",
-    "ADVANCED_START", "STANDARD_MAX", "ADVANCED_MAX",
+    "BROADCAST", "ADVANCED_START", "STANDARD_MAX", "ADVANCED_MAX",
     "Frame", "Corrupt", "FrameDecoder", "encode_frame",
     "AntennaRead", "TagRecord", "InventoryReply",
-    "inventory_request", "parse_inventory", "encode_inventory_reply",
+    "inventory_request", "parse_inventory", "encode_inventory_reply", "max_answer",
 ]
 
 # --- Status bytes (reader to host) -------------------------------------------------------
@@ -98,6 +100,7 @@ MODE_ANT = 0x10  # report which antennas saw each tag; ANT_SEL follows MODE
 
 # --- Framing ----------------------------------------------------------------------------
 
+BROADCAST = 0xFF  # COM-ADR that reaches a reader whatever its address; it answers with its own
 ADVANCED_START = 0x02  # first byte of an advanced frame; never a valid standard LEN
 STANDARD_MAX = 0xFF  # a standard frame's LEN is one byte
 ADVANCED_MAX = 0xFFFF  # an advanced frame's ALEN is two bytes
@@ -142,7 +145,8 @@ class FrameDecoder:
 
     ``from_reader=True`` parses reader-to-host answers (with a STATUS byte); False parses
     host-to-reader requests (the simulated reader's side). A claimed length above
-    ``max_frame`` is treated as junk, which bounds how much the decoder buffers.
+    ``max_frame`` is treated as junk, which bounds how much the decoder buffers; the link
+    sets it to the largest answer its requests can get (:func:`max_answer`).
 
     Resynchronisation: a length below the minimum, above ``max_frame``, or a frame whose CRC
     does not match drops ONE byte and the scan restarts at the next. (Dropping the whole
@@ -152,10 +156,23 @@ class FrameDecoder:
     of garbage costs a bounded number of reports, and the output does not depend on how
     the stream was split into chunks.
 
+    Linear time whatever the input: each byte is looked at as a frame start once, and a
+    candidate's CRC is checked in constant time from the CRC register's prefix states
+    (:func:`firmware_bridge.crc.crc16_span`), not by re-reading the bytes it claims. So junk
+    whose length fields lie costs no more than any other junk (``bench/decoder_worst.py``).
+
     Counters: ``frames_ok`` counts :class:`Frame` items returned, ``frames_bad``
     :class:`Corrupt` items returned (by ``feed`` and ``flush``), ``bytes_skipped`` the bytes
     in those reports. Bytes dropped but not yet reported are not counted yet.
     """
+
+    #: ``feed`` works through a large piece in slices of this size, which bounds the memory
+    #: the prefix states take (two bytes per buffered byte)
+    _SLICE = 1 << 16
+
+    # Slots: feed() reads a dozen attributes per call, and a port may deliver a byte per call.
+    __slots__ = ("from_reader", "max_frame", "_min_std", "_min_adv", "_small", "_big", "_buf", "_states",
+                 "_pos", "_jstart", "_need", "_final", "_junk_reason", "frames_ok", "frames_bad", "bytes_skipped")
 
     def __init__(self, *, from_reader: bool = True, max_frame: int = 4096) -> None:
         min_adv = 8 if from_reader else 7
@@ -166,9 +183,16 @@ class FrameDecoder:
         # LEN/COM-ADR/CMD/CRC(2) is the least a standard frame can be; the STATUS adds one.
         self._min_std = _STD_HEADER + 2 + (1 if from_reader else 0) + 2
         self._min_adv = _ADV_HEADER + 2 + (1 if from_reader else 0) + 2
-        self._buf = bytearray()  # undecided bytes; starts at a candidate frame start
-        self._junk = bytearray()  # dropped bytes not yet reported
-        self._junk_reason = ""  # why the first byte in _junk was dropped
+        self._small, self._big = shift_tables(max_frame)
+        # The buffer holds the dropped bytes not yet reported, [_jstart, _pos), then the bytes
+        # not yet decided, [_pos, len). _states[k] is the CRC register after _buf[:k].
+        self._buf = bytearray()
+        self._states = array("H", [0])
+        self._pos = 0
+        self._jstart = 0
+        self._need = 0  # feed() need not scan until the buffer holds this many bytes
+        self._final = False  # set by drain() while it scans
+        self._junk_reason = ""  # why the first byte in [_jstart, _pos) was dropped
         self.frames_ok = 0
         self.frames_bad = 0
         self.bytes_skipped = 0
@@ -176,97 +200,173 @@ class FrameDecoder:
     @property
     def buffered(self) -> int:
         """Bytes held: a partial frame plus dropped bytes not yet reported."""
-        return len(self._buf) + len(self._junk)
+        return len(self._buf) - self._jstart
 
-    def feed(self, data: bytes) -> list[Frame | Corrupt]:
+    def feed(self, data: bytes | bytearray | memoryview) -> list[Frame | Corrupt]:
         """Add ``data``; return the frames and corrupt-data reports it completes, in order.
 
         Never raises on any byte content; a partial frame stays buffered for the next call.
         """
         buf = self._buf
+        n = len(data)
+        if len(buf) + n < self._need:
+            # The fast path of a port read a few bytes at a time: nothing can be decided before
+            # the candidate frame in hand is complete, so only keep the bytes and their states.
+            buf += data
+            states = self._states
+            reg = states[-1]
+            for byte in data:
+                reg = (reg >> 8) ^ _CRC_TABLE[(reg ^ byte) & 0xFF]
+                states.append(reg)
+            return []
+        if n > self._SLICE:
+            view = memoryview(data)
+            out: list[Frame | Corrupt] = []
+            for start in range(0, n, self._SLICE):
+                out += self.feed(view[start:start + self._SLICE])
+            return out
+        out = []
+        states = self._states
         buf += data
-        out: list[Frame | Corrupt] = []
-        pos = 0
+        reg = states[-1]
+        for byte in data:
+            reg = (reg >> 8) ^ _CRC_TABLE[(reg ^ byte) & 0xFF]
+            states.append(reg)
+        small, big = self._small, self._big
+        min_std, min_adv, max_frame = self._min_std, self._min_adv, self.max_frame
+        pos, jstart = self._pos, self._jstart
         end = len(buf)
+        final = self._final  # drain(): the input has ended, no claim will be completed
+        need = 0  # the buffer length at which scanning can go on; 0: any new byte
         while pos < end:
             first = buf[pos]
             if first == ADVANCED_START:
                 if end - pos < _ADV_HEADER:
+                    if final:
+                        if pos == jstart:
+                            self._junk_reason = f"truncated: {end - pos} bytes of an advanced header at the end"
+                        pos += 1
+                        if pos - jstart >= max_frame:
+                            jstart = self._report(out, jstart, pos)
+                        continue
+                    need = pos + _ADV_HEADER
                     break  # the length is not known yet
                 length = (buf[pos + 1] << 8) | buf[pos + 2]
-                minimum, header = self._min_adv, _ADV_HEADER
+                minimum = min_adv
             else:
                 length = first
-                minimum, header = self._min_std, _STD_HEADER
-            if length < minimum or length > self.max_frame:
-                if not self._junk:  # format a reason only for the first byte of a run
-                    if length > self.max_frame:
-                        self._junk_reason = f"length {length} over max_frame {self.max_frame}"
-                    elif header == _ADV_HEADER:
-                        self._junk_reason = f"advanced length {length} too small"
-                    else:
-                        self._junk_reason = f"length byte {length} too small"
-                self._drop(first, out)
+                minimum = min_std
+            if length < minimum or length > max_frame:
+                if pos == jstart:  # format a reason only for the first byte of a run
+                    self._junk_reason = self._length_reason(length, first == ADVANCED_START)
                 pos += 1
+                if pos - jstart >= max_frame:  # bound the memory a long run of garbage can take
+                    jstart = self._report(out, jstart, pos)
                 continue
-            if end - pos < length:
-                break  # wait for the rest of the claimed frame
             stop = pos + length
-            got = buf[stop - 2] | (buf[stop - 1] << 8)
-            want = crc16_mcrf4xx(memoryview(buf)[pos:stop - 2])
-            if got != want:
-                if not self._junk:
+            if stop > end:
+                if final:
+                    if pos == jstart:
+                        self._junk_reason = f"truncated: {end - pos} of {length} bytes at the end"
+                    pos += 1
+                    if pos - jstart >= max_frame:
+                        jstart = self._report(out, jstart, pos)
+                    continue
+                need = stop
+                break  # wait for the rest of the claimed frame
+            # The register over the whole frame, CRC included, is 0 when the CRC matches.
+            reg = states[pos] ^ 0xFFFF
+            lo, hi = small[length & 0xFF]
+            reg = lo[reg & 0xFF] ^ hi[reg >> 8]
+            if length > 0xFF:
+                lo, hi = big[length >> 8]
+                reg = lo[reg & 0xFF] ^ hi[reg >> 8]
+            if reg != states[stop]:
+                if pos == jstart:
+                    got = buf[stop - 2] | (buf[stop - 1] << 8)
+                    want = crc16_span(states, pos, stop - 2)
                     self._junk_reason = f"crc mismatch: got 0x{got:04X} want 0x{want:04X}"
-                self._drop(first, out)
                 pos += 1
+                if pos - jstart >= max_frame:
+                    jstart = self._report(out, jstart, pos)
                 continue
-            self._report_junk(out)
-            out.append(self._frame(bytes(buf[pos:stop]), header))
+            jstart = self._report(out, jstart, pos)
+            out.append(self._frame(bytes(buf[pos:stop]), _ADV_HEADER if first == ADVANCED_START else _STD_HEADER))
             self.frames_ok += 1
-            pos = stop
-        del buf[:pos]
+            pos = jstart = stop
+        if jstart >= len(buf) >> 1:
+            # Reported bytes are dead: cut them once they are half the buffer, so each byte is
+            # moved a bounded number of times (amortised constant cost per byte).
+            del buf[:jstart]
+            del states[:jstart]
+            pos -= jstart
+            if need:
+                need -= jstart
+            jstart = 0
+        self._pos, self._jstart, self._need = pos, jstart, need
+        return out
+
+    def drain(self) -> list[Frame | Corrupt]:
+        """The input has ended (the link's response deadline passed): give up on every claimed
+        length still incomplete, one byte at a time, and rescan what follows it, so that a
+        good frame held back by a junk byte's claim is still returned. Everything left is
+        reported; the decoder is left empty. (:meth:`flush` drops all it holds instead.)"""
+        self._final, self._need = True, 0
+        try:
+            out = self.feed(b"")
+        finally:
+            self._final = False
+        self._report(out, self._jstart, self._pos)
+        self._reset()
         return out
 
     def flush(self) -> Corrupt | None:
         """Drop everything buffered (after a response timeout); report it, or None if empty."""
-        partial = bytes(self._buf)
-        self._buf.clear()
-        if not partial and not self._junk:
+        buf = self._buf
+        junk = bytes(buf[self._jstart:self._pos])
+        partial = bytes(buf[self._pos:])
+        self._reset()
+        if not partial and not junk:
             return None
         parts = []
-        if self._junk:
-            parts.append(self._junk_text())
+        if junk:
+            parts.append(self._junk_text(len(junk)))
         if partial:
-            # feed() leaves the buffer starting at an incomplete candidate, so its length is
-            # valid if known; only an advanced header can be too short to know it.
+            # feed() leaves the scan at an incomplete candidate, so its length is valid if
+            # known; only an advanced header can be too short to know it.
             if partial[0] == ADVANCED_START and len(partial) < _ADV_HEADER:
                 parts.append(f"truncated: {len(partial)} bytes of an advanced header before flush")
             else:
                 claimed = partial[0] if partial[0] != ADVANCED_START else (partial[1] << 8) | partial[2]
                 parts.append(f"truncated: {len(partial)} of {claimed} bytes before flush")
-        report = Corrupt(bytes(self._junk) + partial, "; ".join(parts))
-        self._junk.clear()
+        report = Corrupt(junk + partial, "; ".join(parts))
         self._count_bad(report)
         return report
 
     # --- internals ---
 
-    def _drop(self, byte: int, out: list[Frame | Corrupt]) -> None:
-        self._junk.append(byte)
-        if len(self._junk) >= self.max_frame:
-            # Bound the memory a long run of garbage (wrong baud rate, say) can take.
-            self._report_junk(out)
+    def _reset(self) -> None:
+        self._buf.clear()
+        self._states = array("H", [0])
+        self._pos = self._jstart = self._need = 0
 
-    def _junk_text(self) -> str:
-        n = len(self._junk)
+    def _length_reason(self, length: int, advanced: bool) -> str:
+        if length > self.max_frame:
+            return f"length {length} over max_frame {self.max_frame}"
+        if advanced:
+            return f"advanced length {length} too small"
+        return f"length byte {length} too small"
+
+    def _junk_text(self, n: int) -> str:
         return self._junk_reason if n == 1 else f"{self._junk_reason}; {n} bytes skipped"
 
-    def _report_junk(self, out: list[Frame | Corrupt]) -> None:
-        if self._junk:
-            report = Corrupt(bytes(self._junk), self._junk_text())
-            self._junk.clear()
+    def _report(self, out: list[Frame | Corrupt], jstart: int, pos: int) -> int:
+        """Report the dropped bytes [jstart, pos), if any; return the new start of junk."""
+        if pos > jstart:
+            report = Corrupt(bytes(self._buf[jstart:pos]), self._junk_text(pos - jstart))
             self._count_bad(report)
             out.append(report)
+        return pos
 
     def _count_bad(self, report: Corrupt) -> None:
         self.frames_bad += 1
@@ -365,6 +465,23 @@ _FLAG_UID = 0x01  # FLAGS bit 0: TR-TYPE DSFID UID-LEN UID follow
 _FLAG_ANT = 0x10  # FLAGS bit 4: ANT-CNT and the per-antenna blocks follow
 _ANT_RESERVED = 4  # reserved bytes after ANT-NR ANT-STATUS RSSI
 _DATA_STATUSES = (STATUS_OK, STATUS_MORE_DATA, STATUS_RF_WARNING)
+
+
+def max_answer(antennas: int | None) -> int:
+    """The longest frame a reader can send in answer to our inventory request over
+    ``antennas`` (a bitmask, or None for the layout without antenna information): 255 records
+    (DATA-SETS is one byte), each as long as the parser accepts (a 16-byte UID, and with
+    antennas one 7-byte block per antenna asked for), in an advanced frame. The link's decoder
+    takes anything longer for junk, which bounds what a lying length field can hold back.
+
+    >>> max_answer(None), max_answer(0x1FFF)
+    (2559, 28569)
+    """
+    if antennas is None:
+        record = 2 + _UID_LEN_PLAIN
+    else:
+        record = 4 + _UID_LEN_MAX + 1 + (3 + _ANT_RESERVED) * bin(antennas).count("1")
+    return min(ADVANCED_MAX, _ADV_HEADER + 3 + 2 + 1 + 0xFF * record)
 
 
 def inventory_request(*, antennas: int | None = None, more: bool = False, com_adr: int = 0xFF,

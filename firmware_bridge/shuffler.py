@@ -36,10 +36,12 @@ Damage is reported, never raised; the decoder resynchronises on the next start b
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from firmware_bridge.crc import crc16_mcrf4xx
+from firmware_bridge.crc import CRC_TABLE as _CRC_TABLE
+from firmware_bridge.crc import crc16_mcrf4xx, crc16_span, shift_tables
 from firmware_bridge.errors import ProtocolError
 
 __all__ = [
@@ -439,6 +441,10 @@ class ShufflerDecoder:
     has collected, or by :meth:`flush`. The output does not depend on how the stream was cut
     into chunks.
 
+    Linear time whatever the input: a candidate's CRC is checked in constant time from the
+    CRC register's prefix states (:func:`firmware_bridge.crc.crc16_span`), so ``A5`` bytes
+    with lying lengths cost no more than other junk (``bench/decoder_worst.py``).
+
     A frame whose header claims more bytes than arrive is waited for: :meth:`flush`, called
     when the line has been quiet for :data:`FRAME_GAP_S`, gives up on it and rescans the bytes
     after its start byte.
@@ -447,12 +453,25 @@ class ShufflerDecoder:
     ``frames_bad`` :class:`Corrupt` returned, ``bytes_skipped`` the bytes in those reports.
     """
 
+    #: ``feed`` works through a large piece in slices of this size (bounds the prefix states)
+    _SLICE = 1 << 16
+
+    # Slots: feed() reads a dozen attributes per call, and a port may deliver a byte per call.
+    __slots__ = ("max_payload", "_junk_limit", "_small", "_big", "_buf", "_states", "_pos", "_jstart", "_need",
+                 "_junk_reason", "frames_ok", "frames_invalid", "frames_bad", "bytes_skipped")
+
     def __init__(self, *, max_payload: int = MAX_PAYLOAD) -> None:
         _check("max_payload", max_payload, MAX_PAYLOAD)
         self.max_payload = max_payload
         self._junk_limit = OVERHEAD + max_payload
-        self._buf = bytearray()  # undecided bytes; starts at an A5 once scanned
-        self._junk = bytearray()  # dropped bytes not yet reported
+        self._small, self._big = shift_tables(OVERHEAD + max_payload)
+        # The buffer holds the dropped bytes not yet reported, [_jstart, _pos), then the bytes
+        # not yet decided, [_pos, len). _states[k] is the CRC register after _buf[:k].
+        self._buf = bytearray()
+        self._states = array("H", [0])
+        self._pos = 0
+        self._jstart = 0
+        self._need = 0  # feed() need not scan until the buffer holds this many bytes
         self._junk_reason = ""
         self.frames_ok = 0
         self.frames_invalid = 0
@@ -462,63 +481,117 @@ class ShufflerDecoder:
     @property
     def buffered(self) -> int:
         """Bytes held: a partial frame plus dropped bytes not yet reported."""
-        return len(self._buf) + len(self._junk)
+        return len(self._buf) - self._jstart
 
-    def feed(self, data: bytes) -> list[Message | Invalid | Corrupt]:
+    def feed(self, data: bytes | bytearray | memoryview) -> list[Message | Invalid | Corrupt]:
         """Add ``data``; return what it completes, in stream order. Never raises on content."""
-        buf = self._buf
-        buf += data
-        out: list[Message | Invalid | Corrupt] = []
-        pos, end = 0, len(buf)
-        while pos < end:
-            if buf[pos] != SOF:
-                nxt = buf.find(SOF, pos)
-                stop = end if nxt < 0 else nxt
-                self._drop(buf[pos:stop], "no start byte", out)
-                pos = stop
-                continue
-            if end - pos < HEADER_LEN:
-                break
-            lo, hi, lcs = buf[pos + 1], buf[pos + 2], buf[pos + 3]
-            length = lo | hi << 8
-            if (lo + hi + lcs) & 0xFF:
-                self._drop(buf[pos:pos + 1], f"length check 0x{lcs:02X} does not match length {length}", out)
-                pos += 1
-                continue
-            if length > self.max_payload:
-                self._drop(buf[pos:pos + 1], f"length {length} over max_payload {self.max_payload}", out)
-                pos += 1
-                continue
-            stop = pos + OVERHEAD + length
-            if stop > end:
-                break
-            got = buf[stop - 2] | buf[stop - 1] << 8
-            want = crc16_mcrf4xx(memoryview(buf)[pos:stop - 2])
-            if got != want:
-                self._drop(buf[pos:pos + 1], f"crc mismatch: got 0x{got:04X} want 0x{want:04X}", out)
-                pos += 1
-                continue
-            self._report_junk(out)
-            out.append(self._message(bytes(buf[pos:stop])))
-            pos = stop
-        del buf[:pos]
-        return out
+        return self._scan(data, final=False)
 
     def flush(self) -> list[Message | Invalid | Corrupt]:
         """The line went quiet: give up on any frame still incomplete, rescan what follows its
         start byte, and report every byte still held. Leaves the decoder empty."""
-        out: list[Message | Invalid | Corrupt] = []
-        while self._buf:
-            have = len(self._buf)
-            if have < HEADER_LEN:
-                reason = f"truncated: {have} of {HEADER_LEN} header bytes before flush"
-            else:
-                total = OVERHEAD + (self._buf[1] | self._buf[2] << 8)
-                reason = f"truncated: {have} of {total} bytes before flush"
-            self._drop(self._buf[:1], reason, out)
-            del self._buf[:1]
-            out += self.feed(b"")
-        self._report_junk(out)
+        out = self._scan(b"", final=True)
+        self._jstart = self._report(out, self._jstart, self._pos)
+        self._buf.clear()
+        self._states = array("H", [0])
+        self._pos = self._jstart = self._need = 0
+        return out
+
+    def _scan(self, data: bytes | bytearray | memoryview, *, final: bool) -> list[Message | Invalid | Corrupt]:
+        buf = self._buf
+        n = len(data)
+        if len(buf) + n < self._need and not final:
+            # Nothing can be decided before the candidate frame in hand is complete.
+            buf += data
+            states = self._states
+            reg = states[-1]
+            for byte in data:
+                reg = (reg >> 8) ^ _CRC_TABLE[(reg ^ byte) & 0xFF]
+                states.append(reg)
+            return []
+        if n > self._SLICE:
+            view = memoryview(data)
+            out: list[Message | Invalid | Corrupt] = []
+            for start in range(0, n, self._SLICE):
+                out += self._scan(view[start:start + self._SLICE], final=final)
+            return out
+        out = []
+        states = self._states
+        buf += data
+        reg = states[-1]
+        for byte in data:
+            reg = (reg >> 8) ^ _CRC_TABLE[(reg ^ byte) & 0xFF]
+            states.append(reg)
+        small, big = self._small, self._big
+        max_payload = self.max_payload
+        pos, jstart = self._pos, self._jstart
+        end = len(buf)
+        need = 0
+        while pos < end:
+            if buf[pos] != SOF:
+                nxt = buf.find(SOF, pos)
+                stop = end if nxt < 0 else nxt
+                jstart = self._drop(out, jstart, pos, stop, "no start byte")
+                pos = stop
+                continue
+            if end - pos < HEADER_LEN:
+                if final:
+                    reason = f"truncated: {end - pos} of {HEADER_LEN} header bytes before flush"
+                    jstart = self._drop(out, jstart, pos, pos + 1, reason)
+                    pos += 1
+                    continue
+                need = pos + HEADER_LEN
+                break
+            lo, hi, lcs = buf[pos + 1], buf[pos + 2], buf[pos + 3]
+            length = lo | hi << 8
+            if (lo + hi + lcs) & 0xFF:
+                jstart = self._drop(out, jstart, pos, pos + 1, f"length check 0x{lcs:02X} does not match "
+                                    f"length {length}" if pos == jstart else "")
+                pos += 1
+                continue
+            if length > max_payload:
+                jstart = self._drop(out, jstart, pos, pos + 1, f"length {length} over max_payload {max_payload}"
+                                    if pos == jstart else "")
+                pos += 1
+                continue
+            size = OVERHEAD + length
+            stop = pos + size
+            if stop > end:
+                if final:
+                    reason = f"truncated: {end - pos} of {size} bytes before flush"
+                    jstart = self._drop(out, jstart, pos, pos + 1, reason)
+                    pos += 1
+                    continue
+                need = stop
+                break
+            # The register over the whole frame, CRC included, is 0 when the CRC matches.
+            reg = states[pos] ^ 0xFFFF
+            t_lo, t_hi = small[size & 0xFF]
+            reg = t_lo[reg & 0xFF] ^ t_hi[reg >> 8]
+            if size > 0xFF:
+                t_lo, t_hi = big[size >> 8]
+                reg = t_lo[reg & 0xFF] ^ t_hi[reg >> 8]
+            if reg != states[stop]:
+                reason = ""
+                if pos == jstart:
+                    got = buf[stop - 2] | buf[stop - 1] << 8
+                    reason = f"crc mismatch: got 0x{got:04X} want 0x{crc16_span(states, pos, stop - 2):04X}"
+                jstart = self._drop(out, jstart, pos, pos + 1, reason)
+                pos += 1
+                continue
+            jstart = self._report(out, jstart, pos)
+            out.append(self._message(bytes(buf[pos:stop])))
+            pos = jstart = stop
+        if jstart >= len(buf) >> 1:
+            # Reported bytes are dead: cut them once they are half the buffer (amortised
+            # constant cost per byte).
+            del buf[:jstart]
+            del states[:jstart]
+            pos -= jstart
+            if need:
+                need -= jstart
+            jstart = 0
+        self._pos, self._jstart, self._need = pos, jstart, need
         return out
 
     # --- internals ---
@@ -533,24 +606,27 @@ class ShufflerDecoder:
         self.frames_ok += 1
         return msg
 
-    def _drop(self, chunk: bytes | bytearray, reason: str, out: list[Message | Invalid | Corrupt]) -> None:
-        while chunk:
-            if not self._junk:
-                self._junk_reason = reason
-            room = self._junk_limit - len(self._junk)
-            self._junk += chunk[:room]
-            chunk = chunk[room:]
-            if len(self._junk) >= self._junk_limit:
-                self._report_junk(out)  # bound the memory a long run of garbage can take
+    def _drop(self, out: list[Message | Invalid | Corrupt], jstart: int, pos: int, stop: int, reason: str) -> int:
+        """Drop the bytes [pos, stop) (the junk so far runs from ``jstart`` to ``pos``) for
+        ``reason`` (callers format it only when it starts a run, ``pos == jstart``); report a full
+        frame's worth at a time. Return the new start of unreported junk."""
+        if pos == jstart:
+            self._junk_reason = reason
+        limit = self._junk_limit
+        while stop - jstart >= limit:
+            jstart = self._report(out, jstart, jstart + limit)  # bound what garbage can hold
+            self._junk_reason = reason
+        return jstart
 
-    def _report_junk(self, out: list[Message | Invalid | Corrupt]) -> None:
-        if self._junk:
-            n = len(self._junk)
+    def _report(self, out: list[Message | Invalid | Corrupt], jstart: int, pos: int) -> int:
+        """Report the dropped bytes [jstart, pos), if any; return the new start of junk."""
+        if pos > jstart:
+            n = pos - jstart
             reason = self._junk_reason if n == 1 else f"{self._junk_reason}; {n} bytes skipped"
-            out.append(Corrupt(bytes(self._junk), reason))
+            out.append(Corrupt(bytes(self._buf[jstart:pos]), reason))
             self.frames_bad += 1
             self.bytes_skipped += n
-            self._junk.clear()
+        return pos
 
 
 # --- Helpers for both ends ------------------------------------------------------------------

@@ -14,15 +14,19 @@ URL, and a vendor's software adapter could sit beside it. The serial link
   report resent after a lost acknowledgement is acknowledged again but not emitted twice;
 - reports :class:`controller.events.DeviceStatus` when the shuffler comes and goes, including
   heartbeat loss (``max_timeouts`` status polls in a row unanswered);
-- counts corrupt frames and logs them with their raw bytes; they never stop the link.
+- counts corrupt frames and logs them by kind and length, never their bytes (a deck report
+  carries tag UIDs); they never stop the link.
 
-Every log line names the device.
+Every log line names the device. Every warning a flood could repeat (corrupt frames, malformed
+messages, refusals, failed polls) goes through one :class:`firmware_bridge.log_limit.LogLimiter`:
+the first of a kind at once, then at most one line a minute with the count.
 """
 
 from __future__ import annotations
 
 import logging
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from collections.abc import Callable
 
@@ -33,6 +37,7 @@ from firmware_bridge import shuffler as sp
 from firmware_bridge.backoff import Backoff
 from firmware_bridge.device_link import DeviceLink, Emit
 from firmware_bridge.errors import LinkError
+from firmware_bridge.log_limit import LogLimiter, describe_corrupt
 from firmware_bridge.serial_port import PortSettings, open_port
 
 log = logging.getLogger("tablectl.bridge")
@@ -64,6 +69,8 @@ class ShufflerStats:
     protocol_errors: int = 0  # CRC-valid frames that made no sense, and NAKs
     timeouts: int = 0
     reconnects: int = 0
+    #: every rate-limited event by kind ("corrupt frames (CRC mismatch)": 412), since the start
+    events: Counter[str] = field(default_factory=Counter)
     online: bool = False
     version: tuple[int, int] | None = None  # the shuffler's protocol version
     ident: str = ""  # what the shuffler says it is
@@ -106,6 +113,12 @@ class SerialShufflerLink(ShufflerLink):
         self._status: tuple[str, int] | None = None  # the last status emitted, since the handshake
         self._status_at = 0.0
         self._answered = False  # a status was answered in this session
+        self.limiter = LogLimiter(log, prefix=f"{name}: ")
+        self.stats.events = self.limiter.counts
+
+    def stop(self, timeout: float = 2.0) -> None:
+        super().stop(timeout)
+        self.limiter.flush()  # what a flood's tail held back is told before the daemon goes
 
     # -- the connection ---------------------------------------------------------------------
     def run(self) -> None:
@@ -113,19 +126,22 @@ class SerialShufflerLink(ShufflerLink):
             try:
                 port = open_port(self.port_settings, device=self.name)
             except LinkError as exc:
-                if self._failed(str(exc)) >= self.max_timeouts or self._reported:
+                if self._failed(str(exc), "failed attempts to open the port") >= self.max_timeouts or self._reported:
                     self._set_online(False, str(exc))
                 self._stop.wait(self.backoff.next())
                 continue
-            log.info("%s: opened %s", self.name, self.port_settings.url)
+            # (a cable that comes and goes must not flood the log either)
+            self.limiter.note("openings of the port", "%s: opened %s", self.name, self.port_settings.url,
+                              level=logging.INFO)
             self._decoder = sp.ShufflerDecoder()
             self._backlog = []
             try:
                 self._serve(port)
             except LinkError as exc:
-                self._failed(str(exc))  # the message names the device already
+                self._failed(str(exc), "link errors")  # the message names the device already
                 self._set_online(False, str(exc))
             finally:
+                self.limiter.tick()
                 try:
                     port.close()
                 except Exception:  # closing a vanished device may fail; nothing to save
@@ -146,17 +162,18 @@ class SerialShufflerLink(ShufflerLink):
                 return
             except _Again as exc:
                 refused = 1 if self._answered else refused + 1
-                self._failed(f"{self.name}: {exc}")
+                self._failed(f"{self.name}: {exc}", "sessions lost")
                 if refused >= self.max_timeouts:  # a bridge that says hello but never keeps a session
                     self._set_online(False, f"{exc} ({refused} sessions in a row)")
                     return
 
-    def _failed(self, message: str, level: int = logging.WARNING) -> int:
-        """Count a failure; log the first of a run and every 100th after it (no log floods)."""
+    def _failed(self, message: str, kind: str, level: int = logging.WARNING) -> int:
+        """Count a failure; log it through the limiter (the first of a kind, then one line a
+        minute with the count): a bridge failing every other poll cannot flood the log."""
         self._failures += 1
-        if self._failures == 1 or self._failures % 100 == 0:
-            suffix = f" ({self._failures} in a row)" if self._failures > 1 else ""
-            log.log(level, "%s%s", message, suffix)
+        if not message.startswith(f"{self.name}: "):  # (a codec's message does not name the device)
+            message = f"{self.name}: {message}"
+        self.limiter.note(kind, "%s", message, level=level)
         return self._failures
 
     # -- bytes --------------------------------------------------------------------------------
@@ -193,10 +210,14 @@ class SerialShufflerLink(ShufflerLink):
         for item in items:
             if isinstance(item, sp.Corrupt):
                 self.stats.frames_bad += 1
-                log.warning("%s: corrupt frame skipped (%s): %s", self.name, item.reason, item.raw.hex(" "))
+                kind, detail = describe_corrupt(len(item.raw), item.reason)
+                self.limiter.note(f"corrupt frames ({kind})", "%s: corrupt frame skipped (%s): %s",
+                                  self.name, kind, detail)
             elif isinstance(item, sp.Invalid):
+                # The reason names the type or the field at fault, never the payload's bytes.
                 self.stats.protocol_errors += 1
-                log.warning("%s: %s; raw frame: %s", self.name, item.reason, item.raw.hex(" "))
+                self.limiter.note("malformed messages", "%s: malformed message skipped (%d bytes, CRC "
+                                  "good): %s", self.name, len(item.raw), item.reason)
             else:
                 msgs.append(item)
         return msgs
@@ -219,7 +240,7 @@ class SerialShufflerLink(ShufflerLink):
             if self._stop.is_set():
                 return False
             self.stats.timeouts += 1
-        self._failed(f"{self.name}: no answer to HELLO within {self.answer_timeout:g} s")
+        self._failed(f"{self.name}: no answer to HELLO within {self.answer_timeout:g} s", "handshakes unanswered")
         self._set_online(False, f"no answer to {self.max_timeouts} handshakes")
         return False
 
@@ -230,7 +251,7 @@ class SerialShufflerLink(ShufflerLink):
             detail = (f"{self.name}: refused: the shuffler speaks protocol version {reply.major}.{reply.minor}, "
                       f"this host speaks {ours[0]}.x ({ours[0]}.{ours[1]}); update the bridge firmware "
                       f"or tablectl")
-            self._failed(detail, logging.ERROR)
+            self._failed(detail, "refused handshakes (protocol version)", logging.ERROR)
             self._set_online(False, detail)
             return False
         self.stats.version = version
@@ -240,8 +261,8 @@ class SerialShufflerLink(ShufflerLink):
         self.stats.ident = reply.ident
         if reply.boot_id != self._boot_id:
             if self._boot_id is not None:
-                log.warning("%s: the shuffler restarted (boot id %08X -> %08X)", self.name,
-                            self._boot_id, reply.boot_id)
+                self.limiter.note("restarts", "%s: the shuffler restarted (boot id %08X -> %08X)", self.name,
+                                  self._boot_id, reply.boot_id)
             self._boot_id = reply.boot_id
             self._last_report = None  # a new boot numbers its reports afresh
         self._status = None  # the first status of a session is always emitted
@@ -256,6 +277,7 @@ class SerialShufflerLink(ShufflerLink):
         pending: tuple[int, float] | None = None  # (SEQ, sent at) of the poll awaiting its answer
         next_poll = time.monotonic()
         while not self._stop.is_set():
+            self.limiter.tick()  # the tail of a flood is told within a minute
             now = time.monotonic()
             if pending is None and now >= next_poll:
                 seq = self._next_seq()
@@ -268,9 +290,11 @@ class SerialShufflerLink(ShufflerLink):
                 pending = None
                 unanswered += 1
                 self.stats.timeouts += 1
-                self._failed(f"{self.name}: no answer to a status poll within {self.answer_timeout:g} s")
+                self._failed(f"{self.name}: no answer to a status poll within {self.answer_timeout:g} s",
+                             "status polls unanswered")
                 if unanswered >= self.max_timeouts:
-                    log.warning("%s: heartbeat lost (%d status polls unanswered)", self.name, unanswered)
+                    self.limiter.note("heartbeats lost", "%s: heartbeat lost (%d status polls unanswered)",
+                                      self.name, unanswered)
                     self._set_online(False, f"no answer to {unanswered} status polls")
                     return
 
@@ -293,7 +317,7 @@ class SerialShufflerLink(ShufflerLink):
 
     def _on_status(self, msg: sp.Status) -> None:
         self.stats.statuses += 1
-        now = time.monotonic()
+        now = self.mono()[0]  # (the daemon's monotonic clock; the in-process harness's own)
         key = (msg.state, msg.code if msg.state == "error" else 0)
         changed = key != self._status
         if not changed and not (msg.state in sp.FAULT_STATES and now - self._status_at >= self.fault_repeat):
@@ -301,18 +325,22 @@ class SerialShufflerLink(ShufflerLink):
         self._status, self._status_at = key, now
         text = sp.status_text(*key)
         if changed:
-            log.log(logging.WARNING if msg.state in sp.FAULT_STATES else logging.INFO, "%s: %s", self.name, text)
+            # (a flapping door switch must not flood the log: one line per state, then counts)
+            self.limiter.note(f"changes to '{msg.state}'", "%s: %s", self.name, text,
+                              level=logging.WARNING if msg.state in sp.FAULT_STATES else logging.INFO)
+        mono, boot = self.mono()  # a fault's duration is measured on it, not on wall time
         self.emit(ShufflerStatus(ts=self.clock(), device=self.name, state=msg.state,
-                                 code=key[1] if msg.state == "error" else None, detail=text))
+                                 code=key[1] if msg.state == "error" else None, detail=text, mono=mono, boot=boot))
 
     def _on_report(self, port: serial.Serial, msg: sp.DeckReport) -> None:
         if msg.seq == self._last_report:
             self.stats.duplicates += 1
-            log.info("%s: deck report %d resent (acknowledgement lost); acknowledged again", self.name, msg.seq)
+            self.limiter.note("deck reports resent", "%s: deck report %d resent (acknowledgement lost); "
+                              "acknowledged again", self.name, msg.seq, level=logging.INFO)
         else:
             if self._last_report is not None and msg.seq != (self._last_report + 1) & 0xFF:
-                log.warning("%s: deck report %d follows report %d: the reports between never arrived",
-                            self.name, msg.seq, self._last_report)
+                self.limiter.note("gaps in the deck reports", "%s: deck report %d follows report %d: the "
+                                  "reports between never arrived", self.name, msg.seq, self._last_report)
             self.stats.reports += 1
             log.info("%s: deck report %d: %d cards counted, %s", self.name, msg.seq, msg.count,
                      "count only" if msg.uids is None else f"{len(msg.uids)} tags read")
@@ -328,4 +356,4 @@ class SerialShufflerLink(ShufflerLink):
         if msg.reason == sp.NAK_NO_SESSION:  # it restarted: logged by _serve, first of a run only
             raise _Again(f"the shuffler refused {what} ({reason}); shaking hands again")
         self.stats.protocol_errors += 1
-        log.warning("%s: the shuffler refused %s %d: %s", self.name, what, msg.seq, reason)
+        self.limiter.note("refusals (NAK)", "%s: the shuffler refused %s %d: %s", self.name, what, msg.seq, reason)

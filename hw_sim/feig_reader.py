@@ -7,6 +7,12 @@ from the tags lying on its antennas, with the noise model of deal-script.md:
 - ``repeat``: the chance that a tag's data set is reported twice in one answer;
 - ``crosstalk``: the chance that a tag is also heard by a neighbouring antenna, weaker.
 
+Like a real reader it answers a request addressed to its bus address (``com_adr``) or to the
+broadcast address ``FF``, with its own address in the answer, and ignores the others;
+``answer_any`` makes it answer every request (a device that does not filter). ``neighbours``
+puts other devices on the same line: each answers the requests addressed to it (or all, with
+``answer_any``) with an empty field, after this reader's answer.
+
 Like a real reader it takes a snapshot of the field when a fresh inventory is asked for and
 serves a long answer in parts: status 0x94 (more data) until the host has fetched the rest
 with the MORE bit set.
@@ -26,6 +32,7 @@ import random
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 
 from firmware_bridge import feig
 from hw_sim.pty_device import PtyDevice, SimDevice
@@ -34,6 +41,18 @@ from hw_sim.script import Noise
 
 #: The noise model is the deal script's (seed, miss, repeat, crosstalk).
 NoiseModel = Noise
+
+
+@dataclass(frozen=True)
+class BusNeighbour:
+    """Another device on the reader's line: it answers inventories addressed to ``com_adr``
+    (every inventory with ``answer_any``) with "no transponder", from its own address."""
+
+    com_adr: int
+    answer_any: bool = False
+
+    def hears(self, com_adr: int) -> bool:
+        return self.answer_any or com_adr in (self.com_adr, feig.BROADCAST)
 
 
 #: What one answered inventory cycle reported: uid -> [(antenna, rssi), ...]
@@ -51,11 +70,14 @@ class SimFeigReader(SimDevice):
 
     def __init__(self, device: PtyDevice, *, antennas: Iterable[int], noise: NoiseModel | None = None,
                  com_adr: int = 0x00, max_records: int = 16, single_antenna: bool = False,
-                 neighbours: dict[int, Sequence[int]] | None = None) -> None:
+                 neighbours: dict[int, Sequence[int]] | None = None, answer_any: bool = False,
+                 on_bus: Sequence[BusNeighbour] = ()) -> None:
         super().__init__(device)
         self.antennas = sorted(antennas)
         self.noise = noise or NoiseModel()
-        self.com_adr = com_adr
+        self.com_adr = com_adr  # its bus address: answers carry it (tests may change it)
+        self.answer_any = answer_any  # answer requests addressed to any device
+        self.on_bus = list(on_bus)  # other devices on the same line
         self.max_records = max_records
         self.single_antenna = single_antenna
         self._neighbours = neighbours or {
@@ -73,6 +95,7 @@ class SimFeigReader(SimDevice):
         #: anything the simulator wants to know each cycle by (the script step in force)
         self.label: object = None
         self.requests = 0
+        self.ignored = 0  # requests addressed to another device
         self.bad_requests = 0
         self.mute = False  # a reader that stops answering (heartbeat loss)
         self.corrupt_next = 0  # fault injection: flip a bit in the CRC of the next N answers
@@ -168,6 +191,16 @@ class SimFeigReader(SimDevice):
         self.device.write(data)
 
     def _handle(self, frame: feig.Frame) -> None:
+        if self.answer_any or frame.com_adr in (self.com_adr, feig.BROADCAST):
+            self._answer_request(frame)
+        else:
+            self.ignored += 1
+        for other in self.on_bus:
+            if other.hears(frame.com_adr) and frame.cmd == feig.CMD_INVENTORY:
+                self.device.write(feig.encode_frame(feig.CMD_INVENTORY, b"", com_adr=other.com_adr,
+                                                    status=feig.STATUS_NO_TRANSPONDER))
+
+    def _answer_request(self, frame: feig.Frame) -> None:
         self.requests += 1
         if frame.cmd == feig.CMD_GET_SOFTWARE_VERSION:
             self._send(feig.encode_frame(frame.cmd, bytes([0x03, 0x03, 0x00, 0x44, 0x53, 0x0D, 0x30]),

@@ -83,6 +83,7 @@ from collections.abc import Collection
 
 from controller.cards import RANKS, SUITS, CardError, parse_card
 from controller.pads import PADS, check_press
+from controller.text import NotUtf8, decode_utf8
 from hw_sim.decks import card_of_uid
 
 FORMAT = 1
@@ -282,8 +283,111 @@ def physical_card(ref: CardRef, deck_in_play: str = DECK_IN_PLAY) -> tuple[str, 
 
 def _show(value: Any, limit: int = 40) -> str:
     """A short one-line repr of a JSON value, for messages."""
-    text = json.dumps(value, ensure_ascii=True) if not isinstance(value, str) else repr(value)
+    if isinstance(value, LongNumber):
+        return str(value)
+    if isinstance(value, str):
+        text = repr(value)
+    else:
+        try:
+            text = json.dumps(value, ensure_ascii=True, default=str)
+        except (RecursionError, ValueError):
+            text = "a value nested too deeply"
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+#: integers longer than this are not made ints (int() refuses more than 4,300 digits, and no
+#: count, seat or seed of a script needs more than a few)
+MAX_DIGITS = 40
+#: containers nested deeper than this are where the error is said to be, once JSON gave up
+MAX_DEPTH = 64
+
+
+class LongNumber:
+    """A JSON integer of more than :data:`MAX_DIGITS` digits, as the parser keeps it: whatever
+    field it is in refuses it as not a number of its kind, naming the step."""
+
+    def __init__(self, text: str) -> None:
+        self.digits = len(text.lstrip("-"))
+
+    def __str__(self) -> str:
+        return f"a number of {self.digits} digits"
+
+
+def _int_or_long(text: str) -> int | LongNumber:
+    return LongNumber(text) if len(text) > MAX_DIGITS else int(text)
+
+
+def _path_at(text: str, *, max_depth: int | None = None) -> tuple[list[Any], int]:
+    """The JSON path (keys and indexes) at the end of ``text``, or at the first container nested
+    deeper than ``max_depth``; and where that is. A scan for the error's place only: ``text``
+    need not be valid JSON (json.loads says what is wrong with it)."""
+    stack: list[list[Any]] = []  # per open container: [is_array, key or index, a key comes next]
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == '"':
+            j = i + 1
+            while j < n and text[j] != '"':
+                j += 2 if text[j] == "\\" else 1
+            if stack and not stack[-1][0] and stack[-1][2]:
+                stack[-1][1], stack[-1][2] = text[i + 1:j], False
+            i = j + 1
+            continue
+        if c in "[{":
+            stack.append([c == "[", 0 if c == "[" else None, c == "{"])
+            if max_depth is not None and len(stack) > max_depth:
+                return [e[1] for e in stack[:-1]], i
+        elif c in "]}" and stack:
+            stack.pop()
+        elif c == "," and stack:
+            if stack[-1][0]:
+                stack[-1][1] += 1
+            else:
+                stack[-1][2] = True
+        i += 1
+    return [e[1] for e in stack], n
+
+
+def _where(path: list[Any]) -> str:
+    """``hand 2, step 5`` for a place inside that step, ``hand 2`` inside the hand, else ``top level``."""
+    if len(path) >= 2 and path[0] == "hands" and isinstance(path[1], int):
+        if len(path) >= 4 and path[2] == "steps" and isinstance(path[3], int):
+            return f"hand {path[1] + 1}, step {path[3] + 1}"
+        return f"hand {path[1] + 1}"
+    return "top level"
+
+
+def _line_col(text: str, at: int) -> str:
+    line = text.count("\n", 0, at) + 1
+    return f"line {line}, column {at - (text.rfind(chr(10), 0, at) + 1) + 1}"
+
+
+def load_json(text: str | bytes) -> Any:
+    """The JSON document of a script, or ScriptError naming the step (or the line) where it
+    cannot be read: not UTF-8, nested too deeply, not JSON. A number too long to be one is kept
+    as a :class:`LongNumber`, refused by the field it is in.
+
+    >>> load_json(b'{"hands": [{"steps": [{"deal": "As"}, {"deal": "\\xff"}]}]}')
+    Traceback (most recent call last):
+    ...
+    hw_sim.script.ScriptError: hand 1, step 2: not UTF-8 text (line 1, column 49)
+    >>> load_json('{"hands": [{"steps": [{}, {}, {"deal": ' + "[" * 100000 + "]" * 100000 + '}]}]}')
+    Traceback (most recent call last):
+    ...
+    hw_sim.script.ScriptError: hand 1, step 3: nested more than 64 deep (line 1, column 99)
+    """
+    if isinstance(text, bytes):
+        try:
+            text = decode_utf8(text)
+        except NotUtf8 as exc:
+            raise ScriptError(f"{_where(_path_at(exc.good)[0])}: {exc}") from None
+    try:
+        return json.loads(text, parse_int=_int_or_long)
+    except json.JSONDecodeError as exc:
+        raise ScriptError(f"not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}") from None
+    except RecursionError:
+        path, at = _path_at(text, max_depth=MAX_DEPTH)
+        raise ScriptError(f"{_where(path)}: nested more than {MAX_DEPTH} deep ({_line_col(text, at)})") from None
 
 
 def _is_int(value: Any) -> bool:
@@ -534,16 +638,14 @@ def _hand(d: Any, number: int, buttons: Collection[str]) -> HandScript:
     return HandScript(tuple(steps), seats, button, deck)
 
 
-def parse_script(text: str, *, buttons: Collection[str] = DEFAULT_BUTTONS) -> Script:
+def parse_script(text: str | bytes, *, buttons: Collection[str] = DEFAULT_BUTTONS) -> Script:
     """Parse and check a whole script; :class:`ScriptError` (one line) on the first problem.
 
+    ``text`` may be the file's bytes (UTF-8; see :func:`load_json` for what cannot be read).
     ``buttons``: pad names a configuration knows besides :data:`controller.pads.PADS` (those
     are always known); ``{"press": NAME}`` must name one or the other.
     """
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ScriptError(f"not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}") from None
+    doc = load_json(text)
     where = "top level"
     if not isinstance(doc, dict):
         raise ScriptError(f"{where}: a script is a JSON object, got {_show(doc)}")

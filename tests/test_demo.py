@@ -51,3 +51,55 @@ def test_a_terminated_demo_cleans_up_after_itself(tmp_path):
     proc.send_signal(signal.SIGTERM)
     assert proc.wait(timeout=30) == 0
     assert not [p for p in tmp_path.iterdir() if p.name.startswith("tablectl-demo-")]
+
+
+def _demo_on_a_terminal(tmp_path, *args: str) -> tuple[int, str, str]:
+    """``tablectl demo`` with its stdout on a real pseudo-terminal (the live view's case) and
+    a ``rich`` first on its path that fails to import, as on an install without the extra."""
+    import os
+    import pty
+    import threading
+
+    fake = tmp_path / "no-rich" / "rich"
+    fake.mkdir(parents=True)
+    (fake / "__init__.py").write_text("raise ModuleNotFoundError(\"No module named 'rich'\", name='rich')\n")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(fake.parent), os.environ.get("PYTHONPATH", "")]),
+               TMPDIR=str(tmp_path), TERM="xterm")
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([*TABLECTL, "demo", *args], stdin=subprocess.DEVNULL, stdout=slave,
+                            stderr=subprocess.PIPE, text=True, env=env)
+    os.close(slave)
+    out: list[bytes] = []
+
+    def drain() -> None:  # the terminal's side: read until the demo closes it (EIO)
+        while True:
+            try:
+                data = os.read(master, 4096)
+            except OSError:
+                return
+            if not data:
+                return
+            out.append(data)
+
+    reader = threading.Thread(target=drain, daemon=True)
+    reader.start()
+    try:
+        _, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        reader.join(10)
+        os.close(master)
+    return proc.returncode, b"".join(out).decode(errors="replace"), err
+
+
+def test_the_demo_without_rich_says_how_to_install_it_and_shows_the_plain_view(tmp_path):
+    code, out, err = _demo_on_a_terminal(tmp_path, "--hands", "1", "--seed", "4", "--speed", "50")
+    assert code == 0, err
+    assert "Traceback" not in err + out
+    assert err.splitlines()[0] == ("tablectl demo: the live view needs rich, which is not installed "
+                                   "(pip install 'tablectl[demo]'; from a clone: pip install -e '.[demo]'); "
+                                   "showing the plain view instead")
+    assert re.search(r"^hand    1 ", out, re.M)  # the plain view's hand line, on the terminal
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith("tablectl-demo-")]

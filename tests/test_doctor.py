@@ -3,14 +3,17 @@ pseudo-terminals, a real SQLite journal and real configuration files."""
 
 from __future__ import annotations
 
+import errno
 import os
 import pwd
 import sqlite3
 import subprocess
 import sys
+import termios
 from pathlib import Path
 from types import SimpleNamespace
 
+import pytest
 import serial
 
 from controller.service import doctor
@@ -167,7 +170,7 @@ def test_bad_config_prints_the_config_error(tmp_path):
     r = run_doctor(config)
     assert r.returncode == 1
     [fail] = lines(r.stdout, "FAIL")
-    assert f"FAIL  {config}: [reader] baudrate: 12345 is not a FEIG baud rate" in fail
+    assert f"FAIL  {config}: [reader] baudrate = 12345: must be one of 4800" in fail
     assert "docs/configuration.md" in fail
 
 
@@ -213,7 +216,8 @@ def test_corrupt_journal_fails_naming_the_file(tmp_path):
         r = run_doctor(config, "--user", ME, "--no-open")
     assert r.returncode == 1
     [fail] = lines(r.stdout, "FAIL")
-    assert f"journal: {journal} is not a usable SQLite database" in fail
+    # (the configuration's path check finds it first: issue 12, tests/test_config_paths.py)
+    assert f"[journal] path: {journal} is not an SQLite journal" in fail
     assert f"mv {journal} {journal}.bad" in fail
 
 
@@ -318,3 +322,43 @@ def test_resolve_identity():
 def test_check_line_format():
     assert Check("warn", "journal: none", "add one").line() == "warn  journal: none -> add one"
     assert Check("note", "x").line() == "note  x"
+
+
+@pytest.fixture
+def refusing_ports(monkeypatch):
+    """``refuseparity://PATH`` opens PATH with pyserial's POSIX port, whose ``tcsetattr`` fails
+    with EINVAL when asked for a parity bit, as some USB adapters' drivers do
+    (tests/serial_handlers/protocol_refuseparity.py): a real pseudo-terminal behind it, and
+    pyserial's own open and configure code in front."""
+    monkeypatch.setattr(serial, "protocol_handler_packages", [*serial.protocol_handler_packages,
+                                                               "tests.serial_handlers"])
+
+
+def test_a_port_refusing_parity_e_is_one_line_naming_it(tmp_path, refusing_ports):
+    """The doctor used to crash with ``termios.error`` here."""
+    with PtyDevice(tmp_path / "reader"):
+        url = f"refuseparity://{tmp_path / 'reader'}"
+        with pytest.raises(termios.error):  # the handler does refuse, through pyserial's own open
+            serial.serial_for_url(url, parity=serial.PARITY_EVEN)
+        serial.serial_for_url(url, parity=serial.PARITY_NONE).close()  # and accepts no parity
+
+        c = doctor.check_device_opens("reader", url, baudrate=38400, parity="E")
+    assert c.level == "fail"
+    assert c.what == f"reader: {url} refuses parity E (38400 8E1: Invalid argument)"
+    assert "\n" not in c.line() and "adapter that supports parity" in c.line()
+
+
+def test_a_port_refusing_every_setting_names_the_whole_setting(tmp_path, refusing_ports):
+    with PtyDevice(tmp_path / "reader"):
+        url = f"refuseparity://{tmp_path / 'reader'}"
+        err = termios.error(errno.EINVAL, "Invalid argument")
+        assert doctor._refused_setting("reader", url, baudrate=38400, parity="N", error=err).what == \
+            f"reader: {url} refuses 38400 8N1 (Invalid argument)"
+    # the pseudo-terminal is gone: the probe without parity fails too, so the whole setting is named
+    c = doctor._refused_setting("reader", url, baudrate=9600, parity="O", error=err)
+    assert c.what == f"reader: {url} refuses 9600 8O1 (Invalid argument)"
+
+
+def test_a_port_that_does_not_open_is_one_line(tmp_path):
+    c = doctor.check_device_opens("reader", str(tmp_path / "nothing"), baudrate=38400, parity="E")
+    assert c.level == "fail" and c.what.startswith(f"reader: {tmp_path / 'nothing'} does not open")

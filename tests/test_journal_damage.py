@@ -369,7 +369,7 @@ def test_a_full_disk_is_one_line_and_a_count_never_a_traceback_per_event(tmp_pat
 
 def test_journal_faults_say_it_again_each_minute_with_the_count(caplog, monkeypatch):
     clock = [1000.0]
-    monkeypatch.setattr("controller.service.recovery.time.monotonic", lambda: clock[0])
+    monkeypatch.setattr("firmware_bridge.log_limit.time.monotonic", lambda: clock[0])
     f = JournalFaults("j")
     with caplog.at_level(logging.WARNING):
         for _ in range(50):
@@ -380,7 +380,8 @@ def test_journal_faults_say_it_again_each_minute_with_the_count(caplog, monkeypa
         f.failed(OSError(28, "No space left on device"), "append")  # (within the minute: not said)
         f.ok()
     lines = [r.getMessage() for r in caplog.records]
-    assert len(lines) == 3 and "1 writes failed so far" in lines[0] and "51 writes failed so far" in lines[1]
+    assert len(lines) == 3 and "1 writes failed so far" in lines[0]
+    assert lines[1] == "journal: j: 50 failed writes in the last 61 s (51 in all)"
     assert "writing again after 51 failed writes" in lines[2]
 
 

@@ -27,7 +27,11 @@ from tests.scenarios import NOISE
 @pytest.fixture
 def daemon(tmp_path):
     cfg = write_setup(tmp_path, journal=True, console=False)
-    cfg.write_text(cfg.read_text() + f'\n[control]\nmanifests = "{tmp_path}"\n'
+    manifests = tmp_path / "manifests"  # (a folder of its own: the journal may not be in it, config.check_paths)
+    manifests.mkdir()
+    for m in tmp_path.glob("deck-*.txt"):
+        (manifests / m.name).write_bytes(m.read_bytes())
+    cfg.write_text(cfg.read_text() + f'\n[control]\nmanifests = "{manifests}"\n'
                    + room_section("mqtt://127.0.0.1:1", "r1", "t1"))
     d = Daemon(load_config(cfg), sinks=[])
     d.recover()  # (opens the journal; the link is never started: nothing is sent)

@@ -135,8 +135,10 @@ def test_no_uid_field_on_any_topic():
     ('broker = "mqtts://b:8883"\nroom = "r/x"\ntable = "t"', "[room] room: want a name"),
     ('broker = "mqtts://b:8883"\nroom = "r"\ntable = "#"', "[room] table: want a name"),
     ('broker = "http://b"\nroom = "r"\ntable = "t"', "[room] broker: want mqtts://"),
-    ('broker = "mqtts://b"\nroom = "r"\ntable = "t"\nbroadcast_delay = -1', "[room] broadcast_delay: want more"),
-    ('broker = "mqtts://b"\nroom = "r"\ntable = "t"\noutbox_days = 0', "[room] outbox_days: must be positive"),
+    ('broker = "mqtts://b"\nroom = "r"\ntable = "t"\nbroadcast_delay = -1',
+     "[room] broadcast_delay = -1: must be a finite number from 0.1"),
+    ('broker = "mqtts://b"\nroom = "r"\ntable = "t"\noutbox_days = 0',
+     "[room] outbox_days = 0: must be a finite number from 0.01"),
     ('broker = "mqtts://b"\nroom = "r"\ntable = "t"\npassword_file = "nope"', "[room] password_file:"),
     ('broker = "mqtts://b"\nroom = "r"\ntable = "t"\nbrokr = 1', "[room] brokr: unknown key"),
 ])

@@ -14,6 +14,7 @@ import pytest
 from controller.cards import setup_order
 from controller.events import DeviceStatus, ShufflerReport, ShufflerStatus
 from firmware_bridge.backoff import Backoff
+from firmware_bridge.clock import BOOT
 from firmware_bridge.shuffler_link import SerialShufflerLink, shuffler_port
 from hw_sim.decks import sim_uid
 from hw_sim.pty_device import PtyDevice
@@ -97,7 +98,8 @@ def test_handshake_then_ready_status(sim, link, tmp_path):
     ev, lk = connected(s, link)
     assert ev.online() == [(True, f"protocol 1.0 on {tmp_path / 'shuffler'}")]
     assert isinstance(ev.items[0], DeviceStatus) and ev.items[1] == ShufflerStatus(
-        ev.items[1].ts, "shuffler", "ready", None, "ready")
+        ev.items[1].ts, "shuffler", "ready", None, "ready", ev.items[1].mono, BOOT)
+    assert ev.items[0].boot == BOOT and 0 < ev.items[0].mono <= ev.items[1].mono <= time.monotonic()
     assert s.host_version == (1, 0)
     assert lk.stats.version == (1, 0) and lk.stats.ident == "tablectl SimShuffler" and lk.stats.online
 
@@ -249,9 +251,12 @@ def test_corrupt_frames_are_counted_logged_and_skipped(sim, link, caplog):
     assert s.resends >= 1 and ev.reports()[0].uids == tuple(DECK[:10])
     assert lk.stats.online and ev.online() == [(True, ev.online()[0][1])]  # never went offline
     logged = [rec.getMessage() for rec in caplog.records]
-    assert any(m.startswith("shuffler: corrupt frame skipped (crc mismatch") for m in logged), logged
-    assert any(m.startswith("shuffler: corrupt frame skipped (no start byte") and "00 13 37" in m
-               for m in logged), logged
+    assert any(m.startswith("shuffler: corrupt frame skipped (CRC mismatch): ") for m in logged), logged
+    assert any(m.startswith("shuffler: corrupt frame skipped (no start byte): ") for m in logged), logged
+    # never the bytes: not the garbage, not a UID of the damaged report
+    text = "\n".join(logged).upper()
+    assert "00 13 37" not in text and "001337" not in text
+    assert not [u for u in DECK[:10] if u.upper() in text.replace(" ", "")], logged
 
 
 def test_an_incompatible_version_is_refused_and_logged(sim, link, caplog):

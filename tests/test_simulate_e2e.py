@@ -10,7 +10,9 @@ needs the real pseudo-terminals and the daemon subprocess.
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import signal
 import subprocess
 from pathlib import Path
 
@@ -124,3 +126,66 @@ def test_DEAL_005_the_daemon_moves_a_dead_button_after_an_elimination(tmp_path):
     assert [h["button"] for h in report["hands"]] == [1, 2, 3]
     hands[1]["button"], hands[2]["button"] = 2, 3
     check_report(script, report)
+
+
+# -- stopped by a signal: the children stopped, the work folder (a journal of cards) removed --------
+def _children(pid: int) -> set[int]:
+    """The processes whose parent is ``pid`` (from /proc: no helper of the code under test)."""
+    kids = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                kids.add(int(entry.name))
+    return kids
+
+
+def _gone(pid: int) -> bool:
+    try:
+        return (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    except OSError:
+        return True
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("signum,status", [(signal.SIGTERM, 143), (signal.SIGINT, 130)], ids=["SIGTERM", "SIGINT"])
+def test_simulate_stopped_by_a_signal_stops_the_daemon_and_removes_its_work_folder(tmp_path, signum, status):
+    from tests.waiting import wait_until
+
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    script = random_script(5, hands=40, game="holdem", seats=[1, 2, 3, 4], noise=dict(NOISE, seed=5))
+    path = tmp_path / "long.json"
+    path.write_text(json.dumps(script))
+    proc = subprocess.Popen([*TABLECTL, "simulate", str(path), "--json"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=dict(os.environ, TMPDIR=str(tmp)))
+    try:
+        def folder() -> Path | None:
+            found = list(tmp.glob("tablectl-sim-*"))
+            return found[0] if found else None
+
+        def dealing() -> bool:  # the daemon is up, its journal written, the first hand dealt into it
+            f = folder()
+            return f is not None and (f / "journal.sqlite3").exists() and (f / "feed.jsonl").exists() \
+                and '"CardPlaced"' in (f / "feed.jsonl").read_text()
+        wait_until(dealing, 120, what="the simulation dealing")
+        work = folder()
+        assert work is not None
+        daemons = _children(proc.pid)
+        assert daemons, "the daemon subprocess"
+        proc.send_signal(signum)
+        _out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == status, err
+    assert not work.exists(), sorted(p.name for p in work.iterdir())
+    assert list(tmp.iterdir()) == []
+    assert all(_gone(pid) for pid in daemons)
+    assert "Traceback" not in err
+    assert err.strip().splitlines()[-1] == (f"tablectl simulate: stopped by {signal.Signals(signum).name}; "
+                                            "the daemon stopped, the work folder removed")

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import signal
 import sys
 import threading
@@ -30,6 +31,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     from controller.service.daemon import Daemon
     from controller.service.journal import JournalError
 
+    # Everything the daemon creates is its own only (the journal, the feed, the control socket's
+    # folder aside): run outside the unit, under a umask of 022, nothing would be 0644.
+    os.umask(0o077)
     try:
         config = load_config(args.config)
     except ConfigError as exc:

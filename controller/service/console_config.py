@@ -22,13 +22,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from controller.text import shorten
 from controller.pads import PADS, SEAT_PADS
 from controller.service.config import ConfigError, _Section
 from firmware_bridge.console import SEAT, SHIFT, STATUS_LEDS, ButtonSpec, ConsoleLayout
 
 PIN_FACTORIES = ("auto", "lgpio", "rpigpio", "mock")
-#: BCM pins the header exposes
-BCM_PINS = range(0, 28)
 #: pins never to use, and why
 RESERVED = {0: "the HAT ID EEPROM's data line (ID_SD)", 1: "the HAT ID EEPROM's clock line (ID_SC)"}
 #: the UART's pins, refused when a serial device is on the Pi's own UART
@@ -55,32 +54,29 @@ def parse_console(doc: dict[str, Any], *, src: str) -> ConsoleConfig | None:
     c = _Section(src, "console", raw)
     factory = c.get("pin_factory", str, "auto")
     if factory not in PIN_FACTORIES:
-        raise c.err("pin_factory", f"want one of {', '.join(PIN_FACTORIES)}, got {factory!r}")
-    bounce = c.positive("bounce_time", float, 0.02)
-    hold = c.positive("hold_time", float, 1.0)
+        raise c.err("pin_factory", f"want one of {', '.join(PIN_FACTORIES)}, got {shorten(factory)}")
+    bounce = c.number("bounce_time", 0.02)
+    hold = c.number("hold_time", 1.0)
     if hold <= 2 * bounce:
         raise c.err("hold_time", f"must be well over bounce_time ({bounce:g} s), got {hold:g}")
-    seat_timeout = c.positive("seat_timeout", float, 10.0)
+    seat_timeout = c.number("seat_timeout", 10.0)
     pull_up = c.get("pull_up", bool, True)
     active_high = c.get("active_high", bool, True)
     confirm = c.get("confirm_long", list, list(CONFIRM_LONG))
     for pad in confirm:
         if pad not in PADS:
-            raise c.err("confirm_long", f"{pad!r} is not a pad (pads: {', '.join(PADS)})")
+            raise c.err("confirm_long", f"{shorten(pad)} is not a pad (pads: {', '.join(PADS)})")
 
-    uart_user = next((f"[{name}] port = {sec['port']!r}" for name, sec in doc.items()
+    uart_user = next((f"[{name}] port = {shorten(sec['port'])}" for name, sec in doc.items()
                       if isinstance(sec, dict) and isinstance(sec.get("port"), str)
                       and sec["port"] in UART_PORTS), None)
     used: dict[int, str] = {}
 
     def pin(sec: _Section, key: str, value: Any) -> int:
         where = f"[{sec.name}] {key}"
-        if not isinstance(value, int) or isinstance(value, bool):
-            raise sec.err(key, f"want a BCM pin number, got {value!r}")
-        if value not in BCM_PINS:
-            raise sec.err(key, f"GPIO{value} is not on the Pi's header (BCM 2 to 27)")
-        if value in RESERVED:
+        if type(value) is int and value in RESERVED:  # (said with the reason, before the range)
             raise sec.err(key, f"pin {value} is reserved: {RESERVED[value]}")
+        value = sec.checked(key, value)  # BCM 2 to 27 (config.BOUNDS)
         if value in UART_PINS and uart_user:
             raise sec.err(key, f"pin {value} is reserved: the UART's {UART_PINS[value]}, used by {uart_user}")
         if value in used:
@@ -111,7 +107,7 @@ def parse_console(doc: dict[str, Any], *, src: str) -> ConsoleConfig | None:
                 raise s.err(pad, f"unknown pad (pads: {', '.join(PADS)})")
             if not isinstance(button, str) or button not in pins or button in (SHIFT, SEAT):
                 raise s.err(pad, f"want the name of a button in [console.buttons] (not {SHIFT} or {SEAT}), "
-                                 f"got {button!r}")
+                                 f"got {shorten(button)}")
             if button in given:
                 raise s.err(pad, f"button {button} already gives {given[button]} here")
             given[button] = pad
@@ -147,13 +143,12 @@ def parse_console(doc: dict[str, Any], *, src: str) -> ConsoleConfig | None:
     seat_leds: dict[int, int] = {}
     for key, value in seat_sec.data.items():
         seat_sec.used.add(key)
-        if not key.isdigit() or not 1 <= int(key) <= 10:
+        if not (key.isascii() and key.isdigit() and len(key) <= 2 and 1 <= int(key) <= 10):
             raise seat_sec.err(key, "want a seat number 1 to 10 = its LED's pin")
         seat_leds[int(key)] = pin(seat_sec, key, value)
 
-    buzzer = c.get("buzzer", int, None)
-    if buzzer is not None:
-        buzzer = pin(c, "buzzer", buzzer)
+    c.used.add("buzzer")
+    buzzer = pin(c, "buzzer", c.data["buzzer"]) if "buzzer" in c.data else None
     c.finish()
 
     layout = ConsoleLayout(

@@ -5,15 +5,17 @@ discreet alert cannot light anything at the table. It feeds what it sees to the 
 :class:`controller.prompts.PromptBoard` and shows the board's state on the console's LEDs and
 buzzer (``firmware_bridge.console``). The console's presses go to the daemon's queue like any
 device's events. A console that cannot be opened (no GPIO, a pin taken) is logged and reported
-as ``device.console_offline``; the table runs on without it.
+as ``device.console_offline``; the table runs on without it. One that opens is reported online,
+at every start (a restart after a failed open must not leave it offline in the core).
 
 >>> from pathlib import Path
 >>> from controller.effects import Alert
 >>> from controller.service.config import parse_config
 >>> from controller.service.console_config import default_console
 >>> cfg = parse_config('[reader]\\nport = "loop://"\\n' + default_console(), path=Path("t.toml"))
->>> sink = ConsoleSink(cfg.console, submit=print)
+>>> sink = ConsoleSink(cfg.console, submit=lambda ev: print(type(ev).__name__, ev.device, ev.online))
 >>> sink.open()
+DeviceStatus console True
 >>> sink.write([Alert(1.0, "board.premature_flop", "dealer", "premature flop: ...", "BOARD-004")])
 >>> sink.console.modes()["prompt"], sink.state.code
 ('on', 'board.premature_flop')
@@ -33,6 +35,7 @@ from controller.effects import Effect
 from controller.events import ButtonPress, DeviceStatus, Event
 from controller.prompts import ConsoleState, PromptBoard
 from controller.service.sinks import Sink
+from firmware_bridge.clock import MonoClock, monotonic
 
 log = logging.getLogger("tablectl.console")
 
@@ -45,7 +48,7 @@ class ConsoleSink(Sink):
     def __init__(self, config: Any, submit: Callable[[Event], None], *,
                  in_hand: Callable[[], bool] | None = None,
                  next_seat: Callable[[], int | None] | None = None,
-                 clock: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.time, mono: MonoClock = monotonic) -> None:
         """``in_hand`` says whether a hand runs (the end of a hand is a floor effect: this sink
         never sees it); ``next_seat``, between hands, where the next hand's first card goes."""
         self.config = config  # a controller.service.console_config.ConsoleConfig
@@ -57,6 +60,7 @@ class ConsoleSink(Sink):
         self.console: Any = None  # firmware_bridge.console.Console, once open
         self._failed: set[type] = set()
         self.clock = clock  # stamps the presses the console gives
+        self.mono = mono  # the monotonic reading its status carries (the core's offline timer)
         self._driving: int | None = None  # the control socket peer whose press drive() is giving
         self._drive_lock = threading.Lock()
 
@@ -71,12 +75,21 @@ class ConsoleSink(Sink):
         except ConsoleError as exc:
             log.error("console: cannot open the dealer's console: %s ([console] pin_factory = %r)",
                       exc, self.config.pin_factory)
-            self.submit(DeviceStatus(ts=time.time(), device="console", online=False, detail=str(exc)))
+            self._report(False, str(exc))
             return
         log.info("console: %d buttons, %d LEDs, %d seat LEDs%s on %s", len(self.config.layout.buttons),
                  len(self.config.layout.leds), len(self.config.layout.seat_leds),
                  ", a buzzer" if self.config.layout.buzzer is not None else "", type(factory).__name__)
+        # Said at every start, as the device links say their first state: a console that failed
+        # to open before a restart is in the journal as offline, and without this the core would
+        # keep it so (and tell the floor it is still offline) while it works.
+        self._report(True, f"{len(self.config.layout.buttons)} buttons on {type(factory).__name__}")
         self._show(self.board.between_hands(self._next_seat()))
+
+    def _report(self, online: bool, detail: str) -> None:
+        mono, boot = self.mono()
+        self.submit(DeviceStatus(ts=self.clock(), device="console", online=online, detail=detail,
+                                 mono=mono, boot=boot))
 
     # -- from the daemon's main loop ------------------------------------------------------------
     def write(self, effects: Sequence[Effect]) -> None:

@@ -55,6 +55,7 @@ from controller.events import ButtonPress, DeckSetup, Event, TableSetup
 from controller.pads import check_press
 from controller.registry import Deck, DeckRegistry, RegistryError, parse_manifest
 from controller.service.config import ControlConfig
+from firmware_bridge.log_limit import LogLimiter
 
 log = logging.getLogger("tablectl.control")
 
@@ -402,27 +403,6 @@ class PressLimit:
             return True
 
 
-class _Throttled:
-    """Log one line per kind per ``interval`` seconds, saying how many were left out: a peer
-    refused a thousand times a second must not flood the technician's log."""
-
-    def __init__(self, interval: float = 60.0) -> None:
-        self.interval = interval
-        self._last: dict[str, float] = {}
-        self._held: Counter[str] = Counter()
-        self._lock = threading.Lock()
-
-    def warning(self, kind: str, message: str, *args: Any) -> None:
-        with self._lock:
-            now = time.monotonic()
-            if now - self._last.get(kind, -self.interval) < self.interval:
-                self._held[kind] += 1
-                return
-            self._last[kind] = now
-            held = self._held.pop(kind, 0)
-        log.warning(message + (f" ({held} more like it since the last line)" if held else ""), *args)
-
-
 # -- the server --------------------------------------------------------------------------------
 
 @dataclass(eq=False)
@@ -463,7 +443,8 @@ class ControlServer:
         self._conns: set[_Conn] = set()
         self._lock = threading.Lock()
         self._stopping = threading.Event()
-        self._warn = _Throttled()
+        self._warn = LogLimiter(log, prefix="control: ")  # a peer refused a thousand times a second
+        # must not flood the technician's log: one line per kind, then a count a minute
         _clear_stale(path)
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
@@ -521,7 +502,7 @@ class ControlServer:
                 if self._stopping.is_set():
                     return
                 if exc.errno in (errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM):
-                    self._warn.warning("accept", "control: cannot accept a connection: %s", exc.strerror)
+                    self._warn.note("failed accepts", "control: cannot accept a connection: %s", exc.strerror)
                     self._stopping.wait(0.1)  # not a busy loop while the process is out of files
                 continue
             try:
@@ -535,8 +516,8 @@ class ControlServer:
         peer = peer_of(sock)
         if not self.allow.admits(peer):
             self.refused["peer"] += 1
-            self._warn.warning("peer", "control: refused uid %d (pid %d): only %s may use %s",
-                               peer.uid, peer.pid, self.allow.describe(), self.path)
+            self._warn.note("peers refused", "control: refused uid %d (pid %d): only %s may use %s",
+                            peer.uid, peer.pid, self.allow.describe(), self.path)
             _refuse(sock, f"uid {peer.uid} may not use this socket (allowed: {self.allow.describe()})")
             return
         victim = None
@@ -545,16 +526,17 @@ class ControlServer:
                 idle = [c for c in self._conns if not c.busy]
                 if not idle:
                     self.refused["busy"] += 1
-                    self._warn.warning("busy", "control: %d connections all busy; one refused",
-                                       self.max_connections)
+                    self._warn.note("connections refused (all busy)",
+                                    "control: %d connections all busy; one refused", self.max_connections)
                     _refuse(sock, f"busy: {self.max_connections} connections are being answered; try again")
                     return
                 victim = min(idle, key=lambda c: c.last)
                 victim.evicted = True
                 self._conns.discard(victim)
                 self.refused["evicted"] += 1
-                self._warn.warning("evicted", "control: %d connections open; the one idle longest (uid %d) "
-                                              "closed to make room", self.max_connections, victim.peer.uid)
+                self._warn.note("idle connections closed to make room", "control: %d connections open; the "
+                                "one idle longest (uid %d) closed to make room", self.max_connections,
+                                victim.peer.uid)
                 try:
                     victim.sock.shutdown(socket.SHUT_RD)  # its thread wakes, says so and closes it
                 except OSError:
@@ -605,8 +587,8 @@ class ControlServer:
                 return line
             if len(buf) > MAX_LINE:
                 self.refused["oversize"] += 1
-                self._warn.warning("oversize", "control: uid %d sent a request longer than %d bytes; closed",
-                                   conn.peer.uid, MAX_LINE)
+                self._warn.note("oversize requests", "control: uid %d sent a request longer than %d bytes; "
+                                "closed", conn.peer.uid, MAX_LINE)
                 _refuse(sock, f"a request is one line of at most {MAX_LINE} bytes; connection closed")
                 return None
             left = deadline - time.monotonic()
@@ -641,8 +623,8 @@ class ControlServer:
             if isinstance(event, ButtonPress):
                 if not self.limit.take(peer.uid):
                     self.refused["rate"] += 1
-                    self._warn.warning("rate", "control: uid %d pressed more than %d times a second; refused",
-                                       peer.uid, PRESSES_PER_SECOND)
+                    self._warn.note("presses refused (over the rate)", "control: uid %d pressed more than %d "
+                                    "times a second; refused", peer.uid, PRESSES_PER_SECOND)
                     return {"ok": False, "error": f"press: refused: more than {PRESSES_PER_SECOND} presses a "
                                                   f"second from uid {peer.uid} (a dealer presses a few a "
                                                   f"second at most); wait a second"}

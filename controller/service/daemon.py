@@ -36,6 +36,8 @@ from controller.service.notify import sd_notify
 from controller.service.sinks import FeedSink, LogSink, Sink, fan_out
 from controller.settings import deal_order
 from controller.table import Table
+from firmware_bridge.clock import MonoClock, monotonic
+from firmware_bridge.log_limit import LogLimiter
 from firmware_bridge.reader_link import FeigReaderLink, ReaderLink
 from firmware_bridge.serial_port import PortSettings
 from firmware_bridge.shuffler_link import SerialShufflerLink, ShufflerLink
@@ -54,10 +56,13 @@ class Daemon:
     """
 
     def __init__(self, config: Config, *, sinks: list[Sink] | None = None,
-                 clock: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.time, mono: MonoClock = monotonic) -> None:
         """``clock`` stamps the events the device links and the console make (the in-process
-        harness, ``controller.service.harness``, gives a deterministic one)."""
+        harness, ``controller.service.harness``, gives a deterministic one) with wall time;
+        ``mono`` gives the monotonic reading (and boot) that the device events and the ticks
+        carry, which the core measures durations on (``firmware_bridge.clock``)."""
         self.config = config
+        self.mono = mono
         self.events: queue.SimpleQueue[tuple[int, Event]] = queue.SimpleQueue()
         jc = config.journal
         self.journal: Journal | None = Journal(jc.path, retention_days=jc.retention_days) if jc.path else None
@@ -67,6 +72,7 @@ class Daemon:
         self.watchdog_interval = _watchdog_interval()
         self._late: list[Effect] = []  # hands recovered from the journal that no output has seen
         self.journal_faults = JournalFaults(jc.path)
+        self.log_limit = LogLimiter(log, prefix="daemon: ")  # a core bug hit by every cycle: one traceback
         self.table = Table(config.table, config.registry())
         self.sinks: list[Sink] = list(sinks) if sinks is not None else [LogSink()]
         self.feed: FeedSink | None = None
@@ -85,11 +91,14 @@ class Daemon:
                 "shuffler", self.submit, PortSettings(url=sc.port, baudrate=sc.baudrate, parity="N"),
                 poll_interval=sc.poll_interval, answer_timeout=sc.answer_timeout, max_timeouts=sc.max_timeouts,
                 clock=clock)
+        for link in (self.reader, self.shuffler):
+            if link is not None:
+                link.mono = mono
         self.control: ControlServer | None = None
         self.console: ConsoleSink | None = None  # the dealer's console (docs/console.md), if configured
         if config.console is not None:
             self.console = ConsoleSink(config.console, self.submit, in_hand=lambda: self.table.hand is not None,
-                                       next_seat=self._next_first_seat, clock=clock)
+                                       next_seat=self._next_first_seat, clock=clock, mono=mono)
             self.sinks.append(self.console)
         self.events_applied = 0
         self._stop = threading.Event()
@@ -225,8 +234,10 @@ class Daemon:
         except Exception:
             # A bug in the core must not stop the table: log the event (never its reads: they
             # name the cards where they lie) and carry on.
-            log.exception("daemon: the core failed on a %s event (cycle %s); event skipped",
-                          type(event).__name__, getattr(event, "cycle", "-"))
+            self.log_limit.note(f"events the core failed on ({type(event).__name__})",
+                                "daemon: the core failed on a %s event (cycle %s); event skipped",
+                                type(event).__name__, getattr(event, "cycle", "-"), level=logging.ERROR,
+                                exc_info=True)
             return []
         self.events_applied += 1
         self._note_cycle(event)
@@ -281,7 +292,8 @@ class Daemon:
                 last_ping = now
             if self.table.devices_offline and now - last_tick >= 1.0:
                 last_tick = now
-                self.submit(Tick(ts=time.time()))
+                mono, boot = self.mono()
+                self.submit(Tick(ts=time.time(), mono=mono, boot=boot))
 
     def stop(self) -> None:
         self._stop.set()

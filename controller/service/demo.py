@@ -129,15 +129,34 @@ def _interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt  # SIGTERM or SIGHUP cleans up as Ctrl-C does
 
 
+#: said when the live view cannot be shown: rich is the ``demo`` extra, not a dependency
+NO_RICH = ("tablectl demo: the live view needs rich, which is not installed (pip install 'tablectl[demo]'; "
+           "from a clone: pip install -e '.[demo]'); showing the plain view instead")
+
+
+def rich_available() -> bool:
+    """Whether the live view's library imports (an install without the ``demo`` extra has none)."""
+    try:
+        import rich.live  # noqa: F401
+        import rich.panel  # noqa: F401
+        import rich.table  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
 def main(*, hands: int | None, seed: int | None, game: str, plain: bool, speed: float) -> int:
     seed = seed if seed is not None else random.randrange(1 << 30)
+    plain = plain or not sys.stdout.isatty()
+    if not plain and not rich_available():  # a hint and the plain view, never a traceback
+        print(NO_RICH, file=sys.stderr, flush=True)
+        plain = True
     signal.signal(signal.SIGTERM, _interrupt)
     signal.signal(signal.SIGHUP, _interrupt)  # the terminal closed
     demo = Demo(seed=seed, game=game, speed=speed)
     demo.start()
     dealer = threading.Thread(target=demo.deal, args=(hands,), name="dealer", daemon=True)
     dealer.start()
-    plain = plain or not sys.stdout.isatty()
     try:
         if plain:
             from controller.service.view import run_plain

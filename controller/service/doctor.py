@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import atexit
 import errno
+import termios
 import grp
 import importlib
 import importlib.util
@@ -255,6 +256,9 @@ def check_device_opens(name: str, port: str, *, baudrate: int, parity: str) -> C
         s = serial.serial_for_url(port, do_not_open=True, baudrate=baudrate, parity=PARITIES[parity],
                                   timeout=0.1, write_timeout=0.5, exclusive=True if port.startswith("/") else None)
         s.open()
+    except termios.error as exc:
+        # The device opened but refused its settings (tcsetattr): name the one refused.
+        return _refused_setting(name, port, baudrate=baudrate, parity=parity, error=exc)
     except serial.SerialException as exc:
         if exc.errno in (errno.EAGAIN, errno.EWOULDBLOCK) or "exclusively lock" in str(exc):
             return Check("note", f"{name}: {port} is in use by another program (the daemon, if it runs): not opened")
@@ -268,6 +272,27 @@ def check_device_opens(name: str, port: str, *, baudrate: int, parity: str) -> C
     except Exception:
         pass
     return Check("ok", f"{name}: {port} opens ({baudrate} 8{parity}1)")
+
+
+def _refused_setting(name: str, port: str, *, baudrate: int, parity: str, error: termios.error) -> Check:
+    """The port opened but refused ``baudrate`` 8``parity``1: try it without parity to tell
+    whether the parity or the baud rate is refused, and say which in one line."""
+    import serial
+
+    detail = error.args[1] if len(error.args) > 1 else str(error)
+    setting = f"{baudrate} 8{parity}1"
+    if parity != "N":
+        try:
+            probe = serial.serial_for_url(port, baudrate=baudrate, parity=serial.PARITY_NONE, timeout=0.1)
+        except (termios.error, serial.SerialException, OSError, ValueError):
+            pass
+        else:
+            probe.close()
+            return Check("fail", f"{name}: {port} refuses parity {parity} ({setting}: {detail})",
+                         "use an adapter that supports parity (the FEIG reader's default is 8E1), or set the "
+                         f"reader and [{name}] parity alike")
+    return Check("fail", f"{name}: {port} refuses {setting} ({detail})",
+                 f"set [{name}] baudrate and parity to what the device and its adapter support")
 
 
 # -- the running daemon ------------------------------------------------------------------------

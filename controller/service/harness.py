@@ -91,26 +91,45 @@ class HarnessUnsupported(SimulationError):
 
 class FakeClock:
     """A clock that moves only when read (a microsecond) or advanced: deterministic stamps.
+    Called, it is the wall clock; :meth:`monotonic` is the monotonic reading that moves with
+    it, save when the wall clock is set (:meth:`set_wall`: a Pi's clock set by NTP at boot).
 
     >>> c = FakeClock(100.0)
     >>> c(), c() > 100.0, c.advance(1.0) >= 101.0
     (100.0, True, True)
+    >>> m = c.monotonic()[0]; _ = c.set_wall(-3600.0)
+    >>> c() < 100.0, m <= c.monotonic()[0] < m + 0.001
+    (True, True)
     """
+
+    BOOT = "00000000"  # the harness's one boot
 
     def __init__(self, start: float = EPOCH) -> None:
         self._t = start
+        self._wall = 0.0  # what the wall clock was set by, in all
         self._lock = threading.Lock()  # the console's debounce timer reads it from its thread
 
     def __call__(self) -> float:
         with self._lock:
             t = self._t
             self._t += 1e-6
-            return t
+            return t + self._wall
 
     def advance(self, seconds: float) -> float:
         with self._lock:
             self._t += seconds
-            return self._t
+            return self._t + self._wall
+
+    def set_wall(self, seconds: float) -> float:
+        """The wall clock set forward (or back) by ``seconds``; the monotonic clock does not move."""
+        with self._lock:
+            self._wall += seconds
+            return self._t + self._wall
+
+    def monotonic(self) -> tuple[float, str]:
+        """The monotonic reading (seconds since the clock's start) and the harness's boot."""
+        with self._lock:
+            return self._t - EPOCH, self.BOOT
 
 
 class _SimEnd:
@@ -215,12 +234,13 @@ class Harness:
                                                       hold_time=HOLD_S) if console else False)
             self.config = load_config(cfg)
         self.recorders = {a: _Recorder(a, self._where) for a in AUDIENCES}
-        self.daemon = Daemon(self.config, sinks=list(self.recorders.values()), clock=self.clock)
+        self.daemon = Daemon(self.config, sinks=list(self.recorders.values()), clock=self.clock,
+                             mono=self.clock.monotonic)
         self.records: dict[int, dict[str, Any]] = {}
         self.alerts: list[tuple[str, float]] = []
         self.cycles = 0
         self.states: list[tuple[tuple[int, int], dict[str, Any]]] = []
-        self._last_tick = 0.0
+        self._last_tick = float("-inf")  # (the monotonic reading of the last tick: none yet)
         # the reader: the simulator's encoder, the daemon's client on the other end
         self.reader_end = _SimEnd()
         self.reader = SimFeigReader(self.reader_end, antennas=ZONES.by_antenna,  # type: ignore[arg-type]
@@ -289,9 +309,10 @@ class Harness:
         self._reader_cycle()
         if self.cycles % self.poll_every == 0:
             self._shuffler_poll()
-        if self.daemon.table.devices_offline and self.clock() - self._last_tick >= 1.0:
-            self._last_tick = self.clock()
-            self.daemon.submit(Tick(ts=self._last_tick))  # as Daemon.run does while a device is away
+        mono, boot = self.clock.monotonic()
+        if self.daemon.table.devices_offline and mono - self._last_tick >= 1.0:
+            self._last_tick = mono  # as Daemon.run does while a device is away
+            self.daemon.submit(Tick(ts=self.clock(), mono=mono, boot=boot))
         self.drain()
 
     def _reader_cycle(self) -> None:

@@ -18,6 +18,7 @@ from datetime import datetime
 from typing import Any, TextIO
 
 from controller.service.config import ConfigError, load_config
+from controller.service.private import open_private
 
 
 def read_hands(path: str, *, since: float = 0.0) -> list[dict[str, Any]]:
@@ -66,7 +67,11 @@ def main(*, config: str, since: str | None, jsonl: bool, out: str | None) -> int
         return 1
     stream: TextIO = sys.stdout
     if out:
-        stream = os.fdopen(os.open(out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w")
+        try:
+            stream = open_private(out, "w")  # floor records name hole cards: 0600 even if it existed
+        except OSError as exc:
+            print(f"tablectl history: --out {out}: cannot write it: {exc.strerror or exc}", file=sys.stderr)
+            return 1
     try:
         for rec in hands:
             stream.write((json.dumps(rec, separators=(",", ":")) if jsonl else line_of(rec)) + "\n")

@@ -61,6 +61,7 @@ from controller.service.room.outbox import SCHEMA as OUTBOX_SCHEMA
 from controller.service.room.outbox import TABLES as OUTBOX_TABLES
 from controller.service.room.outbox import insert_rows
 from controller.state import StateError, check_fields
+from controller.service.private import NotPrivate, make_private, open_private
 
 log = logging.getLogger("tablectl.journal")
 
@@ -215,7 +216,7 @@ def db_from_wal(wal: Path, out: Path) -> int:
         off += 24 + page_size
     if 1 not in pages:
         return 0
-    with open(out, "wb") as f:
+    with open_private(out, "wb") as f:
         for pgno in sorted(pages):
             f.seek((pgno - 1) * page_size)
             f.write(pages[pgno])
@@ -278,6 +279,12 @@ class Journal:
 
     # -- opening, checking, salvaging ------------------------------------------------------
     def _connect(self, path: Path) -> sqlite3.Connection:
+        # Every read names the cards where they lie: 0600 whether the files existed or not. The
+        # file is made (or made 0600) before SQLite opens it, because SQLite creates the -wal
+        # and -shm with the database's own mode; side files left by an older release are fixed.
+        make_private(path)
+        for suffix in ("-wal", "-shm"):
+            make_private(f"{path}{suffix}", create=False)
         db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("PRAGMA synchronous=FULL")
@@ -301,6 +308,9 @@ class Journal:
         except sqlite3.DatabaseError as exc:  # damage the quick check did not see: salvage
             self._drop_connection()
             return self._salvage(" ".join(str(exc).split())[:160])
+        except NotPrivate as exc:  # another user's file, readable by others: never write cards in it
+            self._drop_connection()
+            raise JournalError(f"journal: {exc.filename}: {exc.strerror}") from exc
         except OSError as exc:  # setting a damaged file aside failed: a full or read-only disk
             self._drop_connection()
             raise JournalError(f"journal: {self.path}: {exc.strerror or exc} while salvaging it; "
@@ -417,6 +427,7 @@ class Journal:
             src = Path(str(self.path) + suffix)
             if src.exists():
                 os.replace(src, Path(str(aside) + suffix))
+                make_private(Path(str(aside) + suffix), create=False)  # (kept: it holds the cards too)
         self.path.unlink()
         if pages:
             os.replace(rebuilt, self.path)
@@ -442,6 +453,7 @@ class Journal:
             src = Path(str(self.path) + suffix)
             if src.exists():
                 os.replace(src, Path(str(aside) + suffix))
+                make_private(Path(str(aside) + suffix), create=False)  # (kept: it holds the cards too)
         self._db = self._connect(self.path)
         self._db.executescript(_SCHEMA)
         self._db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
@@ -531,13 +543,10 @@ class Journal:
         if number <= self._hand_noted:
             return
         tmp = self.hands_path.with_name(self.hands_path.name + ".tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        try:
-            os.fchmod(fd, 0o600)  # (a file left there keeps its mode otherwise)
-            os.write(fd, str(number).encode())
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        with open_private(tmp, "wb") as f:  # (0600: a file left there keeps its mode otherwise)
+            f.write(str(number).encode())
+            f.flush()
+            os.fsync(f.fileno())
         os.replace(tmp, self.hands_path)
         self._hand_noted = number
 

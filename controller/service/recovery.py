@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 import logging
 import sqlite3
-import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +26,7 @@ from controller.effects import Effect, HandFinished
 from controller.events import Event
 from controller.service.journal import Journal, JournalError, OpenInfo
 from controller.state import StateError, StateMismatch
+from firmware_bridge.log_limit import EVERY_S, LogLimiter
 from controller.table import Table
 
 log = logging.getLogger("tablectl.journal")
@@ -165,30 +165,26 @@ def number_on(r: Recovery, j: Journal, state_lost: bool) -> None:
 
 class JournalFaults:
     """A journal that fails to write (a full disk, a dying card): one line when it starts
-    failing, one a minute while it lasts (with the count), one when it writes again."""
+    failing, one a minute while it lasts (with the count), one when it writes again; through
+    the links' own :class:`~firmware_bridge.log_limit.LogLimiter`."""
 
-    EVERY = 60.0
+    EVERY = EVERY_S
 
     def __init__(self, path: str | Path | None) -> None:
         self.path = path
         self.failures = 0  # since the daemon started
         self._streak = 0
-        self._said: float | None = None  # when a failure was last logged
-        self._ok_said: float | None = None
+        self._limit = LogLimiter(log, prefix=f"journal: {path}: ", every=self.EVERY)
 
     def failed(self, exc: BaseException, what: str) -> None:
         self.failures += 1
         self._streak += 1
-        now = time.monotonic()
-        if self._said is None or now - self._said >= self.EVERY:
-            self._said = now
-            log.error("journal: %s: cannot %s (%s: %s); the table goes on unjournalled; %d writes "
-                      "failed so far", self.path, what, type(exc).__name__, str(exc)[:120], self.failures)
+        self._limit.note("failed writes", "journal: %s: cannot %s (%s: %s); the table goes on unjournalled; "
+                         "%d writes failed so far", self.path, what, type(exc).__name__, str(exc)[:120],
+                         self.failures, level=logging.ERROR)
 
     def ok(self) -> None:
         if self._streak:  # (a disk nearly full fails and succeeds by turns: said once a minute)
-            now = time.monotonic()
-            if self._ok_said is None or now - self._ok_said >= self.EVERY:
-                self._ok_said = now
-                log.warning("journal: %s: writing again after %d failed writes", self.path, self._streak)
+            self._limit.note("returns to writing", "journal: %s: writing again after %d failed writes",
+                             self.path, self._streak)
             self._streak = 0

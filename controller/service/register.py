@@ -8,11 +8,11 @@ writes the deck's manifest once all 52 are read.
 
 from __future__ import annotations
 
-import os
 import sys
 
 from controller.cards import setup_order
 from controller.registry import RegistryError, SetupOrderReading, manifest_of
+from controller.service.private import open_private
 from firmware_bridge.errors import BridgeError, ResponseTimeout
 from firmware_bridge.feig_client import FeigClient
 from firmware_bridge.serial_port import PortSettings, open_port
@@ -47,7 +47,11 @@ def main(*, port: str, deck: str, back: str, out: str, baudrate: int, parity: st
               file=sys.stderr)
         return 1
     # A manifest ties every tag to its card: whoever reads it can read the cards. Owner only.
-    with os.fdopen(os.open(out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as f:
-        f.write(manifest_of(reading.cards(), deck_id=deck, back=back))
+    try:
+        with open_private(out, "w") as f:  # (0600 even if it existed)
+            f.write(manifest_of(reading.cards(), deck_id=deck, back=back))
+    except OSError as exc:
+        print(f"tablectl register: --out {out}: cannot write the manifest: {exc.strerror or exc}", file=sys.stderr)
+        return 1
     print(f"deck {deck} registered: 52 cards, manifest written to {out}", flush=True)
     return 0

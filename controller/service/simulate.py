@@ -8,7 +8,9 @@ own hand records, never from the script.
 
 Exit status: 0 when the script ran (whatever it found), 2 for a refused script, 1 when the
 daemon or the simulation itself failed, 3 (``--broker``) when the broker had not acknowledged
-everything the table published :data:`ACK_WAIT` seconds after the script's end.
+everything the table published :data:`ACK_WAIT` seconds after the script's end, 143 when stopped
+by SIGTERM and 130 by SIGINT (Ctrl-C): the daemon and the simulated devices are stopped first, and
+the work folder (it holds a journal with the hands' cards) removed unless ``--keep``.
 """
 
 from __future__ import annotations
@@ -22,11 +24,15 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from types import FrameType
 from typing import Any, TextIO
-from collections.abc import Callable
 
+from controller.service.config import read_bounded
 from controller.service import control
+from controller.service.private import open_private
 from hw_sim import script as sc
 from hw_sim.dealer import DaemonView, ScriptedDealer, SimulationError
 from hw_sim.feig_reader import SimFeigReader
@@ -36,6 +42,8 @@ from hw_sim.setup import ANTENNA_OF, ZONES, write_setup
 
 CONFIRM_CYCLES = 3
 GONE_CYCLES = 8
+#: the largest deal script read (a session of a hundred hands is a few hundred KiB)
+SCRIPT_MAX_BYTES = 64 * 1024 * 1024
 READY_WAIT = 0.5  # [outputs] ready_wait: the simulated devices answer at once
 ACK_WAIT = 30.0  # seconds --broker waits for the broker's acknowledgements at the end
 EXIT_UNACKED = 3
@@ -48,6 +56,63 @@ class Unacknowledged(SimulationError):
         super().__init__(f"the broker did not acknowledge {left} message(s) within {ACK_WAIT:g} s "
                          f"(the table's outbox keeps them for the next start)")
         self.left, self.report = left, report
+
+
+class Stopped(BaseException):
+    """A signal (SIGTERM, SIGINT) asked ``simulate`` to stop: raised in the main thread so that
+    every ``finally`` on the way out runs (the daemon stopped, the devices closed, the folder
+    removed). A BaseException, as KeyboardInterrupt is: nothing on the way may swallow it."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+class _Signals:
+    """SIGTERM and SIGINT turned into :class:`Stopped`, once: a second signal while the first
+    is being cleaned up after is ignored (cleaning up must finish). Inside :meth:`hold` (a child
+    being started, and not yet known to the code that stops it) the first is held back and
+    raised at the end of the block."""
+
+    def __init__(self) -> None:
+        self.installed = False
+        self._held = 0
+        self._pending: int | None = None
+        self._raised = False
+
+    def install(self) -> None:
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(signum, self._on_signal)
+        self.installed = True
+
+    def uninstall(self) -> None:
+        if self.installed:
+            for signum in (signal.SIGTERM, signal.SIGINT):
+                signal.signal(signum, signal.SIG_DFL if signum == signal.SIGTERM else signal.default_int_handler)
+            self.installed = False
+
+    def _on_signal(self, signum: int, frame: FrameType | None) -> None:
+        if self._raised or self._pending is not None:
+            return
+        if self._held:
+            self._pending = signum
+            return
+        self._raised = True
+        raise Stopped(signum)
+
+    @contextmanager
+    def hold(self) -> Iterator[None]:
+        self._held += 1
+        try:
+            yield
+        finally:
+            self._held -= 1
+        if not self._held and self._pending is not None and not self._raised:
+            self._raised = True
+            raise Stopped(self._pending)
+
+
+_SIGNALS = _Signals()
 
 
 class FeedWatcher:
@@ -110,6 +175,17 @@ class _Daemon:
     def __init__(self, proc: subprocess.Popen, feed: FeedWatcher, control_path: str) -> None:
         self.proc, self.feed, self.control_path = proc, feed, control_path
 
+    def stop(self) -> None:
+        """SIGTERM (the daemon stops cleanly), SIGKILL if it has not within 5 s."""
+        proc = self.proc
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(5)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
     def _alive(self) -> None:
         if self.proc.poll() is not None:
             raise SimulationError(f"the daemon exited with status {self.proc.returncode}")
@@ -137,28 +213,56 @@ def run_script(script: sc.Script, *, workdir: Path, log: TextIO | None = None,
                on_hand: Callable[[int, subprocess.Popen], None] | None = None,
                room: str | None = None, ack_wait: float = ACK_WAIT,
                on_step: Callable[[int], None] | None = None) -> dict[str, Any]:
-    """Play ``script`` and return the report (deal-script.md). Raises SimulationError.
+    """Play ``script`` and return the report (deal-script.md). Raises SimulationError, or
+    :class:`Stopped` (a signal, under :func:`main`) once the daemon and the devices are stopped.
     ``room``: a ``[room]`` section for the daemon's configuration; then, before the daemon is
     stopped, wait up to ``ack_wait`` s for the broker's acknowledgements (:class:`Unacknowledged`)."""
-    cfg = write_setup(workdir, game=script.game, seats=script.seats, button=script.button,
-                      table_extra=f"confirm_cycles = {CONFIRM_CYCLES}\ngone_cycles = {GONE_CYCLES}",
-                      reader_extra="answer_timeout = 1.0",
-                      outputs='feed = "feed.jsonl"\ncontrol = "control.sock"', shuffler=True, journal=True,
-                      ready_wait=READY_WAIT)
-    if room:
-        cfg.write_text(cfg.read_text() + "\n" + room)
-    reader = SimFeigReader(PtyDevice(workdir / "reader"), antennas=ZONES.by_antenna, noise=script.noise)
-    shuffler = SimShuffler(PtyDevice(workdir / "shuffler"), seed=script.noise.seed)
-    feed = FeedWatcher(workdir / "feed.jsonl")
-    daemon_log = open(workdir / "daemon.log", "w")
-    env = dict(os.environ, PYTHONUNBUFFERED="1")
-    env.pop("NOTIFY_SOCKET", None)
-    reader.start()
-    shuffler.start()
-    feed.start()
-    command = [sys.executable, "-m", "controller.service.cli", "run", "--config", str(cfg)]
-    proc = subprocess.Popen(command, stdout=daemon_log, stderr=subprocess.STDOUT, env=env)
-    daemon = _Daemon(proc, feed, str(workdir / "control.sock"))
+    started: list[Callable[[], None]] = []  # what to stop on the way out, in the order started
+    try:
+        with _SIGNALS.hold():  # a signal waits until what is started is in ``started``
+            cfg = write_setup(workdir, game=script.game, seats=script.seats, button=script.button,
+                              table_extra=f"confirm_cycles = {CONFIRM_CYCLES}\ngone_cycles = {GONE_CYCLES}",
+                              reader_extra="answer_timeout = 1.0",
+                              # (the simulated devices answer from Python threads, which a loaded
+                              # machine can stall for a second: a shuffler "lost" then would be a
+                              # report that depends on the machine, not on the script)
+                              shuffler_extra="answer_timeout = 1.0",
+                              outputs='feed = "feed.jsonl"\ncontrol = "control.sock"', shuffler=True,
+                              journal=True, ready_wait=READY_WAIT)
+            if room:
+                cfg.write_text(cfg.read_text() + "\n" + room)
+            reader = SimFeigReader(PtyDevice(workdir / "reader"), antennas=ZONES.by_antenna, noise=script.noise)
+            shuffler = SimShuffler(PtyDevice(workdir / "shuffler"), seed=script.noise.seed)
+            feed = FeedWatcher(workdir / "feed.jsonl")
+            daemon_log = open_private(workdir / "daemon.log", "w")  # (the daemon's log: the floor's folder)
+            started.append(daemon_log.close)
+            env = dict(os.environ, PYTHONUNBUFFERED="1")
+            env.pop("NOTIFY_SOCKET", None)
+            reader.start()
+            started.append(reader.stop)
+            shuffler.start()
+            started.append(shuffler.stop)
+            feed.start()
+            started.append(feed.stop)
+            command = [sys.executable, "-m", "controller.service.cli", "run", "--config", str(cfg)]
+            daemon = _Daemon(subprocess.Popen(command, stdout=daemon_log, stderr=subprocess.STDOUT, env=env),
+                             feed, str(workdir / "control.sock"))
+            started.append(daemon.stop)
+        return _play(script, workdir, daemon, command, env, daemon_log, reader, shuffler, feed,
+                     log=log, step_timeout=step_timeout, on_hand=on_hand, room=room, ack_wait=ack_wait,
+                     on_step=on_step)
+    finally:
+        with _SIGNALS.hold():  # a second signal waits until the children are stopped
+            for stop in reversed(started):
+                stop()
+
+
+def _play(script: sc.Script, workdir: Path, daemon: _Daemon, command: list[str], env: dict[str, str],
+          daemon_log: TextIO, reader: SimFeigReader, shuffler: SimShuffler, feed: FeedWatcher, *,
+          log: TextIO | None, step_timeout: float,
+          on_hand: Callable[[int, subprocess.Popen], None] | None, room: str | None, ack_wait: float,
+          on_step: Callable[[int], None] | None) -> dict[str, Any]:
+    proc = daemon.proc
     cuts = set(script.crash_steps)
 
     def power_cut(step: int) -> None:
@@ -170,7 +274,8 @@ def run_script(script: sc.Script, *, workdir: Path, log: TextIO | None = None,
         daemon.proc.wait()
         daemon_log.write(f"--- power cut after step {step}: SIGKILL, started again ---\n")
         daemon_log.flush()
-        daemon.proc = subprocess.Popen(command, stdout=daemon_log, stderr=subprocess.STDOUT, env=env)
+        with _SIGNALS.hold():
+            daemon.proc = subprocess.Popen(command, stdout=daemon_log, stderr=subprocess.STDOUT, env=env)
         if not feed.wait(lambda: feed.readies > before or daemon.proc.poll() is not None, step_timeout) \
                 or feed.readies <= before:
             raise SimulationError(f"the daemon did not start again after the power cut at step {step}")
@@ -203,19 +308,6 @@ def run_script(script: sc.Script, *, workdir: Path, log: TextIO | None = None,
     except SimulationError as exc:
         tail = _tail(workdir / "daemon.log")
         raise SimulationError(f"{exc}\n--- daemon log (last lines) ---\n{tail}") from exc
-    finally:
-        proc = daemon.proc
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                proc.wait(5)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-        feed.stop()
-        reader.stop()
-        shuffler.stop()
-        daemon_log.close()
     return report
 
 
@@ -309,40 +401,56 @@ def room_section(broker: str, room: str, table: str) -> str:
 def main(path: str, *, as_json: bool, keep: bool = False, broker: str | None = None, room: str = "sim",
          table: str = "t1") -> int:
     try:
-        text = Path(path).read_text()
+        data = read_bounded(path, SCRIPT_MAX_BYTES)
     except OSError as exc:
         print(f"{path}: cannot read the script: {exc.strerror or exc}", file=sys.stderr)
         return 2
+    except ValueError as exc:  # (a /dev/zero is not read to its end)
+        print(f"{path}: not a deal script: {exc}", file=sys.stderr)
+        return 2
     try:
-        script = sc.parse_script(text)
+        script = sc.parse_script(data)  # (bytes: not UTF-8 is a ScriptError naming the step)
     except sc.ScriptError as exc:
         print(f"{path}: {exc}", file=sys.stderr)
         return 2
-    workdir = Path(tempfile.mkdtemp(prefix="tablectl-sim-"))
-    section = room_section(broker, room, table) if broker else None
-    if section is not None:  # (checked before the daemon starts: a bad URL is one line, status 2)
-        from controller.service.config import ConfigError
-        from controller.service.room_config import parse_room
-        import tomllib
-
-        try:
-            parse_room({**tomllib.loads(section), "journal": {}}, src="--broker", base=workdir)
-        except ConfigError as exc:
-            print(f"tablectl simulate: {exc}", file=sys.stderr)
-            return 2
+    _SIGNALS.install()
+    workdir: Path | None = None
     try:
-        report = run_script(script, workdir=workdir, room=section, ack_wait=ACK_WAIT)
-    except Unacknowledged as exc:
-        print(json.dumps(exc.report, indent=2) if as_json else format_report(exc.report))
-        print(f"tablectl simulate: {exc}", file=sys.stderr)
-        return EXIT_UNACKED
-    except SimulationError as exc:
-        print(f"tablectl simulate: {exc}", file=sys.stderr)
-        return 1
+        try:
+            with _SIGNALS.hold():  # the folder is known to the finally below before a signal can stop us
+                workdir = Path(tempfile.mkdtemp(prefix="tablectl-sim-"))
+            section = room_section(broker, room, table) if broker else None
+            if section is not None:  # (checked before the daemon starts: a bad URL is one line, status 2)
+                from controller.service.config import ConfigError
+                from controller.service.room_config import parse_room
+                import tomllib
+
+                try:
+                    parse_room({**tomllib.loads(section), "journal": {}}, src="--broker", base=workdir)
+                except ConfigError as exc:
+                    print(f"tablectl simulate: {exc}", file=sys.stderr)
+                    return 2
+            report = run_script(script, workdir=workdir, room=section, ack_wait=ACK_WAIT)
+        except Unacknowledged as exc:
+            print(json.dumps(exc.report, indent=2) if as_json else format_report(exc.report))
+            print(f"tablectl simulate: {exc}", file=sys.stderr)
+            return EXIT_UNACKED
+        except SimulationError as exc:
+            print(f"tablectl simulate: {exc}", file=sys.stderr)
+            return 1
+        finally:
+            with _SIGNALS.hold():
+                if workdir is None:
+                    pass
+                elif keep:
+                    print(f"tablectl simulate: work folder kept: {workdir}", file=sys.stderr)
+                else:
+                    shutil.rmtree(workdir, ignore_errors=True)
+    except Stopped as stop:
+        print(f"tablectl simulate: stopped by {stop}; the daemon stopped"
+              + ("" if keep else ", the work folder removed"), file=sys.stderr)
+        return 128 + stop.signum
     finally:
-        if keep:
-            print(f"tablectl simulate: work folder kept: {workdir}", file=sys.stderr)
-        else:
-            shutil.rmtree(workdir, ignore_errors=True)
+        _SIGNALS.uninstall()
     print(json.dumps(report, indent=2) if as_json else format_report(report))
     return 0

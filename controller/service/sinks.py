@@ -2,7 +2,8 @@
 
 - :class:`FeedSink`: the private JSON-lines feed (floor audience: everything, hole cards
   included). File permissions 0600; for the floor's tools and ``tablectl simulate``.
-- :class:`LogSink`: alerts into the log, for the technician. Hole cards never go there.
+- :class:`LogSink`: alerts into the log, for the technician: floor alerts by code and rule
+  only. Hole cards, UIDs and the seat of a foul card never go there.
 - :class:`CallbackSink`: in-process consumers (the demo's view), filtered by audience.
 """
 
@@ -10,10 +11,10 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 from collections.abc import Callable, Iterable, Sequence
 
 from controller.effects import Alert, Effect, effect_to_dict
+from controller.service.private import open_private
 
 log = logging.getLogger("tablectl.alerts")
 
@@ -40,8 +41,7 @@ class FeedSink(Sink):
     clearance = "floor"
 
     def __init__(self, path: str) -> None:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-        self._f = os.fdopen(fd, "a", buffering=1)
+        self._f = open_private(path, "a", buffering=1)  # it holds hole cards: 0600 even if it existed
 
     def note(self, record: dict) -> None:
         self._f.write(json.dumps(record, separators=(",", ":")) + "\n")
@@ -56,11 +56,33 @@ class FeedSink(Sink):
 
 
 class LogSink(Sink):
-    clearance = "dealer"  # the log is read by technicians: no hole cards, no deck faults' cards
+    """Alerts into the technician's log. A floor alert by its code and rule only: its message
+    names the card, the seat a foul card lies at, a tag's UID (the floor's business, never the
+    log's). A dealer's or public alert with its message, which the dealer reads at the table
+    anyway; never an alert's ``card`` field.
+
+    >>> import logging, sys
+    >>> h = logging.StreamHandler(sys.stdout); h.setFormatter(logging.Formatter("%(message)s"))
+    >>> log.addHandler(h)
+    >>> LogSink().write([Alert(1.0, "deck.unknown_tag", "floor", "seat 3: tag E004015012345678 of no deck",
+    ...                        rule="DECK-006", seat=3, card="tag:E004015012345678", hand=2),
+    ...                  Alert(1.0, "deck.new_setup", "dealer", "new setup", hand=2)])
+    floor alert deck.unknown_tag (DECK-006)
+    dealer alert deck.new_setup (-): new setup
+    >>> log.removeHandler(h)
+    """
+
+    # Cleared for everything so that floor alerts reach it at all; what it writes of them is
+    # decided here, alert by alert.
+    clearance = "floor"
 
     def write(self, effects: Sequence[Effect]) -> None:
         for e in effects:
-            if isinstance(e, Alert):
+            if not isinstance(e, Alert):
+                continue
+            if e.audience == "floor":
+                log.warning("floor alert %s (%s)", e.code, e.rule or "-")
+            else:
                 log.warning("%s alert %s (%s): %s", e.audience, e.code, e.rule or "-", e.message)
 
 

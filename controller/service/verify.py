@@ -13,10 +13,11 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from controller.registry import Deck, DeckRegistry, RegistryError, parse_manifest
+from controller.registry import MANIFEST_MAX_BYTES, Deck, DeckRegistry, RegistryError, parse_manifest
 from controller.rules.deck import count_deck
 from firmware_bridge.errors import BridgeError, ResponseTimeout
 from firmware_bridge.feig_client import FeigClient
+from controller.service.config import read_bounded
 from firmware_bridge.serial_port import PortSettings, open_port
 
 
@@ -27,7 +28,11 @@ def load_registry(manifests: list[str]) -> tuple[DeckRegistry, str]:
     for spec in manifests:
         path, _, deck_id = spec.partition(":")
         deck_id = deck_id or Path(path).stem
-        cards = parse_manifest(Path(path).read_text(), source=path)
+        try:
+            data = read_bounded(path, MANIFEST_MAX_BYTES)
+        except ValueError as exc:  # (a /dev/zero is not read to its end)
+            raise RegistryError(f"{path}: {exc}; a manifest is at most that") from None
+        cards = parse_manifest(data, source=path)  # (not UTF-8: RegistryError naming the line)
         reg.add(Deck(deck_id, "?", cards))
         first = first or deck_id
     return reg, first

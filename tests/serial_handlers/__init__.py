@@ -1,0 +1,1 @@
+"""pyserial URL handlers for tests (``serial.protocol_handler_packages``)."""
