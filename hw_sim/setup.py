@@ -23,7 +23,7 @@ def write_setup(workdir: Path, *, game: str = "holdem",
                 seats: list[int] | tuple[int, ...] = (1, 2, 3, 4, 5, 6, 7, 8, 9), button: int = 9,
                 table_extra: str = "", reader_extra: str = "", outputs: str = "",
                 shuffler: bool = False, console: bool | str = True, journal: bool = False,
-                ready_wait: float = 0.5) -> Path:
+                ready_wait: float = 0.5, shuffler_extra: str = "") -> Path:
     """Write the manifests and ``tablectl.toml`` into ``workdir``; return the config's path.
 
     ``console``: True gives the dealer's console on gpiozero's MockFactory pins, wired as
@@ -31,7 +31,8 @@ def write_setup(workdir: Path, *, game: str = "holdem",
     the simulated dealer's presses go through the real gpiozero callbacks; False leaves it out;
     a string is the ``[console]`` section itself.
 
-    ``shuffler``: the table has an automatic shuffler, on the pseudo-terminal ``workdir/shuffler``.
+    ``shuffler``: the table has an automatic shuffler, on the pseudo-terminal ``workdir/shuffler``;
+    ``shuffler_extra``: more lines for its ``[shuffler]`` section.
 
     ``ready_wait`` (``[outputs]``): the simulated devices answer at once, so the daemon need
     not wait long for them at start (the default 5 s is for real ones)."""
@@ -55,7 +56,7 @@ port = "{workdir / 'reader'}"
 parity = "N"  # a pseudo-terminal has no parity (see hw_sim/pty_device.py)
 {reader_extra}
 {decks}
-{f'[shuffler]{chr(10)}port = "{workdir / "shuffler"}"{chr(10)}' if shuffler else ""}
+{f'[shuffler]{chr(10)}port = "{workdir / "shuffler"}"{chr(10)}{shuffler_extra}{chr(10)}' if shuffler else ""}
 {f'[journal]{chr(10)}path = "{workdir / "journal.sqlite3"}"{chr(10)}' if journal else ""}
 [outputs]
 ready_wait = {ready_wait}

@@ -4,6 +4,7 @@ import pytest
 
 from hw_sim.feig_reader import NoiseModel, SimFeigReader
 from hw_sim.pty_device import PtyDevice
+from tests.broker import broker as broker  # the room link's mosquitto (tests/broker.py)
 
 TABLECTL = [sys.executable, "-m", "controller.service.cli"]
 

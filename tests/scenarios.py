@@ -119,6 +119,21 @@ def assert_nothing_secret_public(script: dict, played: Played) -> None:
             assert not _UID.search(text), f"hand {hand}, step {step}: a UID on a public output: {d}"
             named = {m.group(1) for m in _CARD.finditer(text)} & secrets.get(hand, set())
             assert not named, f"hand {hand}, step {step}: {sorted(named)} named on a public output: {d}"
+    # the room link (docs/room.md): what events/public and state would carry, and deck faults on the floor's topic
+    for (hand, step), body in played.topics.get("events/public", []) + played.topics.get("state", []):
+        assert body.get("audience", "public") == "public", body
+        assert not str(body.get("code", "")).startswith("deck."), f"a deck fault on events/public: {body}"
+        for text in strings(body):
+            assert not _UID.search(text), f"hand {hand}, step {step}: a UID on events/public: {body}"
+            named = {m.group(1) for m in _CARD.finditer(text)} & secrets.get(hand, set())
+            assert not named, f"hand {hand}, step {step}: {sorted(named)} named on events/public: {body}"
+    for topic, messages in played.topics.items():
+        for _, body in messages:
+            assert "uid" not in body, f"a UID field on {topic}: {body}"
+    faults = [e for _, e in played.seen.get("floor", []) if type(e).__name__ == "Alert" and e.code.startswith("deck.")
+              and e.audience == "floor"]
+    on_floor = [b for _, b in played.topics.get("events/floor", []) if str(b.get("code", "")).startswith("deck.")]
+    assert len(on_floor) == len(faults), "every deck fault reaches events/floor"
 
 
 def play(script: dict, *, console: bool = True) -> dict:

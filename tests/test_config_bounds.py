@@ -92,6 +92,9 @@ def place(name: str, literal: str) -> str:
         return f'{reader}[shuffler]\nport = "loop://"\n{key} = {literal}\n'
     if section == "journal":
         return f'{reader}[journal]\npath = "journal.sqlite3"\n{key} = {literal}\n'
+    if section == "room":  # (the room link needs its broker, names and the journal, its outbox)
+        return (f'{reader}[journal]\npath = "journal.sqlite3"\n[room]\nbroker = "mqtt://127.0.0.1:1883"\n'
+                f'room = "r"\ntable = "t"\n{key} = {literal}\n')
     extra = "hold_time = 5\n" if name == "console.bounce_time" else ""  # (hold must be well over bounce)
     if key == "*":
         key = {"console.buttons": "ack", "console.leds": "ready", "console.seat_leds": "1"}[section]

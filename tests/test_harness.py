@@ -126,3 +126,28 @@ def test_a_power_cut_is_refused_not_played():
     script["crash_after"] = 5
     with pytest.raises(HarnessUnsupported, match="crash_after.*tablectl simulate"):
         harness_play(script)
+
+
+def test_the_room_check_finds_a_hole_card_on_events_public_and_a_deck_fault_off_the_floor():
+    """The room link's part of the check (tests/scenarios.py): what events/public would carry."""
+    script = {"hands": [{"steps": CLEAN}]}
+    leak = Played({"hands": []}, {"public": []}, topics={
+        "events/public": [((1, 3), {"type": "CardPlaced", "card": "As", "zone": "board", "audience": "public"})]})
+    with pytest.raises(AssertionError, match="As.*events/public"):
+        assert_nothing_secret_public(script, leak)
+    fault = Played({"hands": []}, {"public": []}, topics={
+        "events/public": [((1, 3), {"type": "Alert", "code": "deck.extra_card", "audience": "public"})]})
+    with pytest.raises(AssertionError, match="deck fault on events/public"):
+        assert_nothing_secret_public(script, fault)
+
+
+def test_the_harness_gives_the_room_topics_and_state_of_a_hand():
+    script = {"format": 1, "game": "holdem", "seats": SEATS, "button": BUTTON, "hands": [{"steps": CLEAN}]}
+    played = harness_play(script, console=False)
+    states = [s for _, s in played.topics["state"]]
+    assert [(s["hand"], s["hands_finished"]) for s in states] == [(1, 0), (None, 1)]
+    assert len(played.topics["hands"]) == 1 and played.topics["events/public"]
+    assert all(b["audience"] == "floor" for _, b in played.topics["events/floor"])
+    leak = Played({"hands": []}, {"public": []}, topics={"state": [((1, 3), {"hand": 1, "last": "As"})]})
+    with pytest.raises(AssertionError, match="As"):
+        assert_nothing_secret_public({"hands": [{"steps": CLEAN}]}, leak)

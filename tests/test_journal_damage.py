@@ -25,7 +25,7 @@ import pytest
 
 from controller.effects import Alert, HandFinished
 from controller.events import ButtonPress
-from controller.service.journal import Journal, JournalError
+from controller.service.journal import SCHEMA_VERSION, Journal, JournalError
 from controller.service.recovery import JournalFaults, Recovery, recover_table
 from controller.table import Table
 from hw_sim.setup import write_setup
@@ -234,7 +234,7 @@ def test_a_schema_1_journal_with_pickled_snapshots_is_migrated_once(bases, tmp_p
     _check(r, base, None, intact=True)
     db = sqlite3.connect(path)
     assert db.execute("SELECT DISTINCT format FROM snapshots").fetchall() == [("json",)]
-    assert db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone() == ("2",)
+    assert db.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone() == (str(SCHEMA_VERSION),)
     assert "peer_uid" in {c[1] for c in db.execute("PRAGMA table_info(events)")}
 
 

@@ -74,7 +74,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 def cmd_simulate(args: argparse.Namespace) -> int:
     from controller.service import simulate
 
-    return simulate.main(args.script, as_json=args.json, keep=args.keep)
+    return simulate.main(args.script, as_json=args.json, keep=args.keep, broker=args.broker, room=args.room,
+                         table=args.table)
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
@@ -97,6 +98,12 @@ def cmd_register(args: argparse.Namespace) -> int:
     return register.main(port=args.port, deck=args.deck, back=args.back, out=args.out,
                          baudrate=args.baudrate, parity=args.parity, antenna=args.antenna,
                          max_cycles=args.max_cycles)
+
+
+def cmd_room_enroll(args: argparse.Namespace) -> int:
+    from controller.service.room import enroll
+
+    return enroll.main(args.table, args.room, args.dir, cert=args.cert, ca_cert=args.ca_cert, ca_key=args.ca_key)
 
 
 def cmd_history(args: argparse.Namespace) -> int:
@@ -149,7 +156,7 @@ def _count(text: str) -> int:
     return value
 
 
-COMMANDS = ("run", "simulate", "demo", "tags", "register", "verify", "history", "doctor")
+COMMANDS = ("run", "simulate", "demo", "tags", "register", "verify", "history", "doctor", "room")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -174,6 +181,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("script", help="the deal script (JSON, see docs/deal-script.md)")
     s.add_argument("--json", action="store_true", help="print the report as JSON")
     s.add_argument("--keep", action="store_true", help="keep the work folder (config, feed, daemon log)")
+    s.add_argument("--broker", help="with the room link on, to this MQTT broker (docs/room.md); waits up to "
+                                    "30 s for its acknowledgements at the end, else exit status 3")
+    s.add_argument("--room", default="sim", help="the room's name on the broker (with --broker)")
+    s.add_argument("--table", default="t1", help="the table's name on the broker (with --broker)")
     s.set_defaults(fn=cmd_simulate)
 
     d = sub.add_parser("demo", help="the daemon against a simulated table dealing random hands (the default)",
@@ -234,6 +245,18 @@ def build_parser() -> argparse.ArgumentParser:
                     help="judge access for this user; unset: the caller, or tablectl when run as root")
     dr.add_argument("--no-open", action="store_true", help="do not open the serial ports")
     dr.set_defaults(fn=cmd_doctor)
+
+    rm = sub.add_parser("room", help="the room link's tools (docs/room.md)", **fmt)
+    rsub = rm.add_subparsers(dest="room_command", metavar="ROOM_COMMAND", required=True)
+    en = rsub.add_parser("enroll", help="make a table's broker password; print its password-file and ACL lines",
+                         **fmt)
+    en.add_argument("table", help="the table's name ([room] table)")
+    en.add_argument("--room", required=True, help="the room's name ([room] room)")
+    en.add_argument("--dir", default=".", help="the folder the table's password file is written to")
+    en.add_argument("--cert", action="store_true", help="a client certificate from the room's CA instead of a password")
+    en.add_argument("--ca-cert", help="with --cert: the room CA's certificate")
+    en.add_argument("--ca-key", help="with --cert: the room CA's key")
+    en.set_defaults(fn=cmd_room_enroll)
     return p
 
 

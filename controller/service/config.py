@@ -101,6 +101,8 @@ class Config:
     shuffler: ShufflerConfig | None = None
     journal: JournalConfig = field(default_factory=lambda: JournalConfig(path=None))
     control: ControlConfig = field(default_factory=ControlConfig)
+    #: the room link (controller/service/room_config.py); None: no network
+    room: Any = None
 
     def registry(self) -> DeckRegistry:
         reg = DeckRegistry()
@@ -204,6 +206,8 @@ BOUNDS: dict[str, Bound] = {
     "shuffler.max_timeouts": Bound(1, 100, "unanswered polls", whole=True),
     "journal.retention_days": Bound(1, 3650, "days"),
     "outputs.ready_wait": Bound(0, 60, "s"),
+    "room.outbox_days": Bound(0.01, 366, "days"),
+    "room.broadcast_delay": Bound(0.1, 3600, "s"),
     "control.group": Bound(0, 2**32 - 2, "(a group number), or a group name", whole=True),
     "control.idle_timeout": Bound(0.1, 3600, "s"),
     "console.bounce_time": Bound(0.001, 0.5, "s"),
@@ -295,7 +299,7 @@ def parse_config(text: str, *, path: Path) -> Config:
     except ValueError:  # int() of more digits than Python converts (sys.get_int_max_str_digits)
         raise ConfigError(f"{src}: not valid TOML: {_long_number(text)}") from None
     known = {"table", "rules", "reader", "antennas", "decks", "outputs", "console", "shuffler", "journal",
-             "control"}
+             "control", "room"}
     for key in doc:
         if key not in known:
             raise ConfigError(f"{src}: [{_key(key)}]: unknown section (sections: {', '.join(sorted(known))})")
@@ -474,10 +478,11 @@ def parse_config(text: str, *, path: Path) -> Config:
                           zones=zones, confirm_cycles=confirm, gone_cycles=gone, rules=rules,
                           strong_rssi=reader.strong_rssi)
     from controller.service.console_config import parse_console  # (it imports this module)
+    from controller.service.room_config import parse_room  # (it imports this module)
 
     config = Config(path=path, table=table, reader=reader, decks=tuple(decks), outputs=outputs,
                     console=parse_console(doc, src=src), shuffler=shuffler, journal=journal,
-                    control=control_cfg)
+                    control=control_cfg, room=parse_room(doc, src=src, base=base))
     check_paths(config, manifests=[(f"[[decks]] #{i} manifest", m) for i, m in enumerate(manifest_paths, 1)])
     return config
 

@@ -22,6 +22,7 @@ import threading
 import time
 from dataclasses import replace
 from collections.abc import Callable
+from typing import Any
 
 from controller.effects import Effect
 from controller.effects import Alert, HandFinished, HandStarted
@@ -102,6 +103,11 @@ class Daemon:
         self.events_applied = 0
         self._stop = threading.Event()
         self._lock = threading.Lock()  # guards the table for in-process viewers
+        self.room: Any = None  # the room link (controller/service/room), with [room]
+        if config.room is not None and self.journal is not None:
+            from controller.service.room.attach import make_link
+
+            self.room = make_link(self, clock)
 
     def submit(self, event: Event, *, peer_uid: int | None = None) -> None:
         """Hand an event to the main loop (any thread); journalled first, if there is a journal.
@@ -127,8 +133,12 @@ class Daemon:
 
     def status(self) -> dict:
         with self._lock:  # the control thread asks while the main loop applies events
-            return {"hands_finished": self.table.hands_finished, "events": self.events_applied,
-                    "button": self.table.button, "online": self.online()}
+            status = {"hands_finished": self.table.hands_finished, "events": self.events_applied,
+                      "button": self.table.button, "online": self.online()}
+        if self.room is not None:  # (the outbox's counts: tablectl simulate --broker waits on them)
+            link = self.room.link
+            status["room"] = {**link.counts(), "connected": link.connected, "waiting_for_clock": link.waiting_for_clock}
+        return status
 
     def online(self) -> dict[str, bool]:
         """Each device link's state, by device name."""
@@ -153,6 +163,8 @@ class Daemon:
                           message=f"journal damaged: {result.summary()}")
             late.append(alert)
             logging.getLogger("tablectl.journal").error("journal: %s: %s", j.path, result.summary())
+        if self.room is not None:
+            self.room.recovered(result.replayed_effects, late)
         if late:
             try:
                 j.record(late)
@@ -171,6 +183,8 @@ class Daemon:
 
     def start(self) -> None:
         self.recover()
+        if self.room is not None:
+            self.room.start()
         out = self.config.outputs
         if self.console is not None:
             self.console.open()
@@ -241,8 +255,11 @@ class Daemon:
         j = self.journal
         assert j is not None
         try:
-            if any(type(e) is Alert or type(e) is HandFinished or type(e) is HandStarted for e in effects):
-                j.record(effects)  # (a hand begun: its number, kept beside the journal)
+            rows = self.room.rows(effects) if self.room is not None else None
+            if rows or any(type(e) is Alert or type(e) is HandFinished or type(e) is HandStarted for e in effects):
+                j.record(effects, outbox=rows, event_id=eid)  # (a hand begun: its number, kept beside the journal)
+                if rows:
+                    self.room.notify()
             if any(type(e) is HandFinished for e in effects) or j.due_snapshot():
                 settings = self.config.table
                 j.snapshot(eid, self.table, now=time.time(), last_cycle=self._last_cycle,
@@ -287,6 +304,8 @@ class Daemon:
             self.control.close()
         for s in self.sinks:
             s.close()
+        if self.room is not None:
+            self.room.stop()
         if self.journal is not None:
             self.journal.close()
 

@@ -57,7 +57,7 @@ from collections.abc import Callable
 
 import serial
 
-from controller.effects import Alert, Effect, HandFinished, effect_to_dict
+from controller.effects import Alert, Effect, HandFinished, HandStarted, effect_to_dict
 from controller.events import ButtonPress, ReaderCycle, Tick
 from controller.service.config import load_config
 from controller.service.console_config import default_console
@@ -208,6 +208,10 @@ class Played:
     #: of that clearance (a public output gets only public effects)
     seen: dict[str, list[tuple[tuple[int, int], Effect]]] = field(default_factory=dict)
     cycles: int = 0
+    #: room topic -> [((script hand, step), message body)]: what the room link would publish on
+    #: each topic (controller/service/room/topics.py, ``broadcast`` included), without its seq;
+    #: ``state``: the table's part of the retained state at each hand's start and end
+    topics: dict[str, list[tuple[tuple[int, int], dict[str, Any]]]] = field(default_factory=dict)
 
 
 class Harness:
@@ -235,6 +239,7 @@ class Harness:
         self.records: dict[int, dict[str, Any]] = {}
         self.alerts: list[tuple[str, float]] = []
         self.cycles = 0
+        self.states: list[tuple[tuple[int, int], dict[str, Any]]] = []
         self._last_tick = float("-inf")  # (the monotonic reading of the last tick: none yet)
         # the reader: the simulator's encoder, the daemon's client on the other end
         self.reader_end = _SimEnd()
@@ -286,7 +291,12 @@ class Harness:
                 eid, event = events.get_nowait()
             except queue.Empty:
                 return
-            for e in self.daemon.handle(event, eid):
+            effects = self.daemon.handle(event, eid)
+            if any(type(e) is HandFinished or type(e) is HandStarted for e in effects):
+                from controller.service.room.attach import public_state
+
+                self.states.append((self._where(), public_state(self.daemon)))  # (the room's ``state``)
+            for e in effects:
                 if type(e) is HandFinished:
                     rec = json.loads(json.dumps(effect_to_dict(e), separators=(",", ":")))  # as the feed has it
                     self.records[rec["hand"]] = rec["record"]
@@ -373,7 +383,14 @@ class Harness:
         finally:
             self.close()
         report = build_report(self.script, self.records, self.dealer, buttons)
-        return Played(report, {a: r.effects for a, r in self.recorders.items()}, self.cycles)
+        from controller.service.room.topics import route
+
+        topics: dict[str, list[tuple[tuple[int, int], dict[str, Any]]]] = {}
+        for where, effect in self.recorders["floor"].effects:  # (the floor's output gets every effect)
+            for topic, _idx, _ts, body in route([effect], broadcast=True):
+                topics.setdefault(topic, []).append((where, body))
+        topics["state"] = self.states  # (the table's part of it, at each hand's start and end)
+        return Played(report, {a: r.effects for a, r in self.recorders.items()}, self.cycles, topics)
 
 
 def play(script: sc.Script | dict | str, *, console: bool = True) -> Played:

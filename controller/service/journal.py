@@ -57,6 +57,9 @@ from controller.events import (
     event_from_dict,
     event_to_dict,
 )
+from controller.service.room.outbox import SCHEMA as OUTBOX_SCHEMA
+from controller.service.room.outbox import TABLES as OUTBOX_TABLES
+from controller.service.room.outbox import insert_rows
 from controller.state import StateError, check_fields
 from controller.service.private import NotPrivate, make_private, open_private
 
@@ -64,7 +67,8 @@ log = logging.getLogger("tablectl.journal")
 
 #: 1: the first journal (pickled snapshots). 2: snapshots as JSON (``format``), events with the
 #: uid of the peer that sent them (``peer_uid``), ``meta`` keeps ``max_hand``, ``dropped_through``.
-SCHEMA_VERSION = 2
+#: 3: the room link's outbox (``outbox``, ``outbox_topics``, ``room_commands``: room/outbox.py).
+SCHEMA_VERSION = 3
 SNAPSHOT_EVERY = 5000  # events between two snapshots in a long hand (bounds the replay)
 
 _SCHEMA = """
@@ -79,7 +83,7 @@ CREATE TABLE IF NOT EXISTS alerts (id INTEGER PRIMARY KEY, ts REAL NOT NULL, han
                                    audience TEXT NOT NULL, data TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS hands_ended ON hands (ended);
 CREATE INDEX IF NOT EXISTS alerts_ts ON alerts (ts);
-"""
+""" + OUTBOX_SCHEMA
 
 #: schema 1 -> 2, run once in one transaction (tables made by schema 1 lack these columns)
 _MIGRATE_1_2 = (
@@ -453,7 +457,7 @@ class Journal:
         self._db = self._connect(self.path)
         self._db.executescript(_SCHEMA)
         self._db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
-        kept = {"events": 0, "snapshots": 0, "hands": 0, "alerts": 0, "meta": 0}
+        kept = {"events": 0, "snapshots": 0, "hands": 0, "alerts": 0, "meta": 0, **dict.fromkeys(OUTBOX_TABLES, 0)}
         kept_bytes = 0  # the size of what was read back, to say roughly how much was not
         last_id = 0
         try:
@@ -462,7 +466,7 @@ class Journal:
             old = None
         columns = {t: [r[1] for r in self._db.execute(f"PRAGMA table_info({t})")] for t in kept}
         if old is not None:
-            for table in ("meta", "snapshots", "hands", "alerts", "events"):
+            for table in ("meta", "snapshots", "hands", "alerts", *OUTBOX_TABLES, "events"):
                 try:
                     have = [r[1] for r in old.execute(f"PRAGMA table_info({table})")]
                     cols = [c for c in columns[table] if c in have]
@@ -546,16 +550,18 @@ class Journal:
         os.replace(tmp, self.hands_path)
         self._hand_noted = number
 
-    def record(self, effects: list[Effect]) -> None:
+    def record(self, effects: list[Effect], *, outbox: list[tuple[str, int, float, dict[str, Any]]] | None = None,
+               event_id: int = 0) -> None:
         """Keep the alerts and finished hands among ``effects`` (the history), and the number
-        of a hand begun (:meth:`note_hand`)."""
+        of a hand begun (:meth:`note_hand`); with ``outbox``, the room link's messages of event
+        ``event_id`` (room/topics.py), numbered, in the same transaction (room/outbox.py)."""
         for e in effects:
             if type(e) is HandStarted and e.hand > self._hand_noted:
                 self.note_hand(e.hand)
         rows_a = [(e.ts, e.hand, e.code, e.audience, json.dumps(alert_to_dict(e)))
                   for e in effects if isinstance(e, Alert)]
         rows_h = [(e.hand, e.ts, json.dumps(e.record)) for e in effects if isinstance(e, HandFinished)]
-        if not rows_a and not rows_h:
+        if not rows_a and not rows_h and not outbox:
             return
         top = max([r[1] for r in rows_a if type(r[1]) is int] + [r[0] for r in rows_h], default=0)
         with self._lock:
@@ -565,6 +571,8 @@ class Journal:
                 self._db.executemany("INSERT INTO alerts (ts, hand, code, audience, data) VALUES (?, ?, ?, ?, ?)",
                                      rows_a)
                 self._db.executemany("INSERT INTO hands (number, ended, record) VALUES (?, ?, ?)", rows_h)
+                if outbox:
+                    insert_rows(self._db, event_id, outbox)
                 if top:
                     self._db.execute("INSERT OR REPLACE INTO meta VALUES ('max_hand', ?)",
                                      (str(max(top, self._meta_int("max_hand"))),))
@@ -633,6 +641,17 @@ class Journal:
         """A long hand: time for a snapshot even though no hand ended."""
         self._since_snapshot += 1
         return self._since_snapshot >= SNAPSHOT_EVERY
+
+    def with_db(self, fn: Callable[[sqlite3.Connection], Any], *, durable: bool = True) -> Any:
+        """``fn(connection)`` under the journal's lock (the room link's outbox, room/outbox.py).
+        ``durable=False``: what ``fn`` writes needs no fsync of its own (the broker's acks: one
+        lost to a power cut is a message sent again, which the subscribers dedupe)."""
+        with self._lock:
+            assert self._db is not None, "journal not open"
+            if not durable and self._sync_full:
+                self._db.execute("PRAGMA synchronous=NORMAL")
+                self._sync_full = False
+            return fn(self._db)
 
     # -- reading -----------------------------------------------------------------------------
     def _meta_int(self, key: str) -> int:

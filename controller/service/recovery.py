@@ -40,6 +40,8 @@ class Recovery:
     after: int = 0  # the event id of the snapshot taken
     replayed: int = 0
     replayed_events: list[Event] = field(default_factory=list)
+    #: (event id, effects) of each event replayed: the room link's outbox fills in what a crash lost
+    replayed_effects: list[tuple[int, list[Effect]]] = field(default_factory=list)
     late: list[Effect] = field(default_factory=list)  # finished hands no output has seen
     lost: list[str] = field(default_factory=list)  # what was lost, phrase by phrase
     skipped: Counter[str] = field(default_factory=Counter)  # event rows that could not be read
@@ -128,6 +130,7 @@ def _rebuild(j: Journal, settings: Any, fresh: Table, info: OpenInfo, decks: set
                 continue
             r.replayed += 1
             r.replayed_events.append(event)
+            r.replayed_effects.append((eid, effects))
             # What the core said after the last hand recorded never reached an output: say it now.
             r.late += [e for e in effects if isinstance(e, HandFinished) and (e.hand, e.ts) not in recorded]
     r.skipped = Counter(j.skipped)

@@ -7,9 +7,10 @@ through its private feed (JSON lines); the report of deal-script.md is built fro
 own hand records, never from the script.
 
 Exit status: 0 when the script ran (whatever it found), 2 for a refused script, 1 when the
-daemon or the simulation itself failed, 143 when stopped by SIGTERM and 130 by SIGINT (Ctrl-C):
-the daemon and the simulated devices are stopped first, and the work folder (it holds a journal
-with the hands' cards) removed unless ``--keep``.
+daemon or the simulation itself failed, 3 (``--broker``) when the broker had not acknowledged
+everything the table published :data:`ACK_WAIT` seconds after the script's end, 143 when stopped
+by SIGTERM and 130 by SIGINT (Ctrl-C): the daemon and the simulated devices are stopped first, and
+the work folder (it holds a journal with the hands' cards) removed unless ``--keep``.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -43,6 +45,17 @@ GONE_CYCLES = 8
 #: the largest deal script read (a session of a hundred hands is a few hundred KiB)
 SCRIPT_MAX_BYTES = 64 * 1024 * 1024
 READY_WAIT = 0.5  # [outputs] ready_wait: the simulated devices answer at once
+ACK_WAIT = 30.0  # seconds --broker waits for the broker's acknowledgements at the end
+EXIT_UNACKED = 3
+
+
+class Unacknowledged(SimulationError):
+    """``--broker``: the broker did not acknowledge everything in time (exit status 3)."""
+
+    def __init__(self, left: int, report: dict[str, Any]) -> None:
+        super().__init__(f"the broker did not acknowledge {left} message(s) within {ACK_WAIT:g} s "
+                         f"(the table's outbox keeps them for the next start)")
+        self.left, self.report = left, report
 
 
 class Stopped(BaseException):
@@ -197,17 +210,27 @@ class _Daemon:
 
 def run_script(script: sc.Script, *, workdir: Path, log: TextIO | None = None,
                step_timeout: float = 30.0,
-               on_hand: Callable[[int, subprocess.Popen], None] | None = None) -> dict[str, Any]:
+               on_hand: Callable[[int, subprocess.Popen], None] | None = None,
+               room: str | None = None, ack_wait: float = ACK_WAIT,
+               on_step: Callable[[int], None] | None = None) -> dict[str, Any]:
     """Play ``script`` and return the report (deal-script.md). Raises SimulationError, or
-    :class:`Stopped` (a signal, under :func:`main`) once the daemon and the devices are stopped."""
+    :class:`Stopped` (a signal, under :func:`main`) once the daemon and the devices are stopped.
+    ``room``: a ``[room]`` section for the daemon's configuration; then, before the daemon is
+    stopped, wait up to ``ack_wait`` s for the broker's acknowledgements (:class:`Unacknowledged`)."""
     started: list[Callable[[], None]] = []  # what to stop on the way out, in the order started
     try:
         with _SIGNALS.hold():  # a signal waits until what is started is in ``started``
             cfg = write_setup(workdir, game=script.game, seats=script.seats, button=script.button,
                               table_extra=f"confirm_cycles = {CONFIRM_CYCLES}\ngone_cycles = {GONE_CYCLES}",
                               reader_extra="answer_timeout = 1.0",
+                              # (the simulated devices answer from Python threads, which a loaded
+                              # machine can stall for a second: a shuffler "lost" then would be a
+                              # report that depends on the machine, not on the script)
+                              shuffler_extra="answer_timeout = 1.0",
                               outputs='feed = "feed.jsonl"\ncontrol = "control.sock"', shuffler=True,
                               journal=True, ready_wait=READY_WAIT)
+            if room:
+                cfg.write_text(cfg.read_text() + "\n" + room)
             reader = SimFeigReader(PtyDevice(workdir / "reader"), antennas=ZONES.by_antenna, noise=script.noise)
             shuffler = SimShuffler(PtyDevice(workdir / "shuffler"), seed=script.noise.seed)
             feed = FeedWatcher(workdir / "feed.jsonl")
@@ -226,7 +249,8 @@ def run_script(script: sc.Script, *, workdir: Path, log: TextIO | None = None,
                              feed, str(workdir / "control.sock"))
             started.append(daemon.stop)
         return _play(script, workdir, daemon, command, env, daemon_log, reader, shuffler, feed,
-                     log=log, step_timeout=step_timeout, on_hand=on_hand)
+                     log=log, step_timeout=step_timeout, on_hand=on_hand, room=room, ack_wait=ack_wait,
+                     on_step=on_step)
     finally:
         with _SIGNALS.hold():  # a second signal waits until the children are stopped
             for stop in reversed(started):
@@ -236,7 +260,8 @@ def run_script(script: sc.Script, *, workdir: Path, log: TextIO | None = None,
 def _play(script: sc.Script, workdir: Path, daemon: _Daemon, command: list[str], env: dict[str, str],
           daemon_log: TextIO, reader: SimFeigReader, shuffler: SimShuffler, feed: FeedWatcher, *,
           log: TextIO | None, step_timeout: float,
-          on_hand: Callable[[int, subprocess.Popen], None] | None) -> dict[str, Any]:
+          on_hand: Callable[[int, subprocess.Popen], None] | None, room: str | None, ack_wait: float,
+          on_step: Callable[[int], None] | None) -> dict[str, Any]:
     proc = daemon.proc
     cuts = set(script.crash_steps)
 
@@ -264,7 +289,7 @@ def _play(script: sc.Script, workdir: Path, daemon: _Daemon, command: list[str],
             raise SimulationError("the daemon never polled the simulated reader")
         dealer = ScriptedDealer(reader, ANTENNA_OF, daemon, confirm_cycles=CONFIRM_CYCLES,
                                 gone_cycles=GONE_CYCLES, step_timeout=step_timeout, shuffler=shuffler)
-        dealer.on_step = power_cut
+        dealer.on_step = power_cut if on_step is None else (lambda step: (power_cut(step), on_step(step)) and None)
 
         def played(number: int) -> None:
             if log is not None:
@@ -274,10 +299,28 @@ def _play(script: sc.Script, workdir: Path, daemon: _Daemon, command: list[str],
 
         buttons = deal_hands(script, dealer, daemon, after_hand=played)
         report = build_report(script, feed.records, dealer, buttons)
+        if room:
+            left = _wait_acked(daemon, ack_wait)
+            if left:
+                raise Unacknowledged(left, report)
+    except Unacknowledged:
+        raise
     except SimulationError as exc:
         tail = _tail(workdir / "daemon.log")
         raise SimulationError(f"{exc}\n--- daemon log (last lines) ---\n{tail}") from exc
     return report
+
+
+def _wait_acked(daemon: _Daemon, timeout: float) -> int:
+    """Poll the daemon (ping) until its outbox holds nothing unacknowledged; what is left."""
+    deadline = time.monotonic() + timeout
+    left = -1
+    while True:
+        room = daemon.command({"cmd": "ping"}).get("room") or {}
+        left = int(room.get("unacked", -1))
+        if left == 0 or time.monotonic() >= deadline:
+            return left if left >= 0 else 0
+        threading.Event().wait(0.05)
 
 
 def deal_hands(script: sc.Script, dealer: ScriptedDealer, daemon: DaemonView,
@@ -350,7 +393,13 @@ def format_report(report: dict[str, Any]) -> str:
     return "\n".join(out)
 
 
-def main(path: str, *, as_json: bool, keep: bool = False) -> int:
+def room_section(broker: str, room: str, table: str) -> str:
+    """The ``[room]`` section ``--broker`` gives the simulated table."""
+    return f'[room]\nbroker = {json.dumps(broker)}\nroom = {json.dumps(room)}\ntable = {json.dumps(table)}\n'
+
+
+def main(path: str, *, as_json: bool, keep: bool = False, broker: str | None = None, room: str = "sim",
+         table: str = "t1") -> int:
     try:
         data = read_bounded(path, SCRIPT_MAX_BYTES)
     except OSError as exc:
@@ -370,7 +419,22 @@ def main(path: str, *, as_json: bool, keep: bool = False) -> int:
         try:
             with _SIGNALS.hold():  # the folder is known to the finally below before a signal can stop us
                 workdir = Path(tempfile.mkdtemp(prefix="tablectl-sim-"))
-            report = run_script(script, workdir=workdir)
+            section = room_section(broker, room, table) if broker else None
+            if section is not None:  # (checked before the daemon starts: a bad URL is one line, status 2)
+                from controller.service.config import ConfigError
+                from controller.service.room_config import parse_room
+                import tomllib
+
+                try:
+                    parse_room({**tomllib.loads(section), "journal": {}}, src="--broker", base=workdir)
+                except ConfigError as exc:
+                    print(f"tablectl simulate: {exc}", file=sys.stderr)
+                    return 2
+            report = run_script(script, workdir=workdir, room=section, ack_wait=ACK_WAIT)
+        except Unacknowledged as exc:
+            print(json.dumps(exc.report, indent=2) if as_json else format_report(exc.report))
+            print(f"tablectl simulate: {exc}", file=sys.stderr)
+            return EXIT_UNACKED
         except SimulationError as exc:
             print(f"tablectl simulate: {exc}", file=sys.stderr)
             return 1
