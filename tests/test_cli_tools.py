@@ -1,6 +1,8 @@
 """The installer's tools against the simulated reader on a real pseudo-terminal."""
 
+import os
 import re
+import stat
 import subprocess
 import threading
 
@@ -43,21 +45,28 @@ def test_tags_on_a_missing_port_says_which(tmp_path):
 
 
 def _lay_deck(reader, deck, stop, cards):
-    for card in cards:
+    """Lay ``cards`` one at a time, each once the reader has been asked twice about the one
+    before (after the last nothing is waited for: the tool stops asking once it has the deck)."""
+    for i, card in enumerate(cards):
         if stop.is_set():
             return
+        if i:
+            reader.wait_cycles(2, 10)
         reader.place(card, sim_uid(deck, card), 1)
-        reader.wait_cycles(2, 10)
 
 
 def test_register_reads_a_deck_in_setup_order_and_writes_its_manifest(sim_reader, tmp_path):
+    """Also the manifest's mode (a manifest maps every tag to its card): written onto a file a
+    careless technician left 0644, under a umask of 022, it is 0600 afterwards."""
     r = sim_reader(single_antenna=True)
     stop = threading.Event()
     layer = threading.Thread(target=_lay_deck, args=(r, "B", stop, setup_order()))
     out_file = tmp_path / "B.txt"
+    out_file.write_text("old\n")
+    out_file.chmod(0o644)
     proc = subprocess.Popen([*TABLECTL, "register", "--port", str(tmp_path / "reader"), "--deck", "B",
                              "--back", "blue", "--out", str(out_file)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, umask=0o022)
     layer.start()
     try:
         stdout, stderr = proc.communicate(timeout=120)
@@ -68,6 +77,7 @@ def test_register_reads_a_deck_in_setup_order_and_writes_its_manifest(sim_reader
     cards = parse_manifest(out_file.read_text(), source=str(out_file))
     assert cards == {sim_uid("B", c): c for c in setup_order()}
     assert "deck B registered: 52 cards" in stdout
+    assert stat.S_IMODE(os.stat(out_file).st_mode) == 0o600
 
 
 def test_register_refuses_two_cards_laid_at_once(sim_reader, tmp_path):

@@ -17,12 +17,10 @@ import stat
 import subprocess
 import sys
 import tempfile
-import threading
 from pathlib import Path
 
 import pytest
 
-from controller.cards import setup_order
 from controller.effects import HandFinished
 from controller.service.journal import Journal
 from controller.service.private import NotPrivate, make_private, open_private
@@ -214,30 +212,9 @@ def test_history_out_onto_another_users_file_says_so_in_one_line(nobody_dir):
     assert out.read_text() == "old\n"
 
 
-def _lay_deck(reader, stop):
-    for card in setup_order():
-        if stop.is_set():
-            return
-        reader.place(card, sim_uid("B", card), 1)
-        reader.wait_cycles(2, 10)
-
-
-def test_register_out_onto_a_0644_file_under_umask_022(sim_reader, tmp_path):
-    r = sim_reader(single_antenna=True)
-    out = readable_file(tmp_path / "B.txt")
-    stop = threading.Event()
-    layer = threading.Thread(target=_lay_deck, args=(r, stop))
-    proc = subprocess.Popen([*TABLECTL, "register", "--port", str(tmp_path / "reader"), "--deck", "B",
-                             "--back", "blue", "--out", str(out)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO, umask=UMASK)
-    layer.start()
-    try:
-        _, stderr = proc.communicate(timeout=120)
-    finally:
-        stop.set()
-        layer.join()
-    assert proc.returncode == 0, stderr
-    assert mode(out) == 0o600 and sim_uid("B", "As") in out.read_text()
+# `tablectl register --out` onto a 0644 file under umask 022: in
+# tests/test_cli_tools.py::test_register_reads_a_deck_in_setup_order_and_writes_its_manifest (laying a
+# deck card by card takes ten seconds: once is enough).
 
 
 # -- the daemon, as uid 65534 under a umask of 022 ------------------------------------------------

@@ -247,6 +247,8 @@ manifest = "A.txt"
 id = "B"
 back = "blue"
 manifest = "B.txt"
+[outputs]
+ready_wait = 0.2  # (the daemon's wait for its devices at start; the default 5 s is for real ones)
 """)
     return path
 
