@@ -1,0 +1,142 @@
+"""``[floor]``: the floor's service (docs/floor.md): its broker account, where it listens, its
+database, its TLS certificate.
+
+>>> from pathlib import Path
+>>> c = parse_floor_text('[floor]\\nbroker = "mqtt://127.0.0.1:1883"\\ndatabase = "floor.db"\\n',
+...                      path=Path("/etc/tablectl/floor.toml"))
+>>> c.listen, c.port, c.database, c.tls
+('127.0.0.1', 8080, '/etc/tablectl/floor.db', False)
+>>> parse_floor_text('[floor]\\nbroker = "mqtt://127.0.0.1"\\nport = 0\\n', path=Path("f.toml"))
+Traceback (most recent call last):
+...
+controller.service.config.ConfigError: f.toml: [floor] port: want a whole number from 1 to 65535, got 0
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from controller.service.config import ConfigError, _Section
+from controller.service.room_config import is_loopback
+
+
+@dataclass(frozen=True)
+class FloorConfig:
+    """The floor service's settings, checked."""
+
+    broker: str
+    host: str
+    port_mqtt: int
+    mqtt_tls: bool
+    username: str | None
+    password_file: str | None
+    ca_file: str | None
+    cert_file: str | None
+    key_file: str | None
+    #: the MQTT client id: the broker keeps this session (and its queued messages) while we are away
+    client_id: str
+    #: the room(s) to follow: a name, or "+" for every room on the broker
+    room: str
+    listen: str
+    port: int
+    database: str
+    tls_cert: str | None
+    tls_key: str | None
+    #: sessions expire after this many seconds without a request
+    session_seconds: int
+
+    @property
+    def https(self) -> bool:
+        return self.tls_cert is not None
+
+    @property
+    def tls(self) -> bool:
+        return self.mqtt_tls
+
+    def password(self) -> str | None:
+        if self.password_file is None:
+            return None
+        with open(self.password_file, encoding="utf-8") as f:
+            return f.readline().strip()
+
+
+def _whole(s: _Section, key: str, default: int, lo: int, hi: int) -> int:
+    s.used.add(key)
+    value = s.data.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+        raise s.err(key, f"want a whole number from {lo} to {hi}, got {value!r}")
+    return value
+
+
+def parse_floor(doc: dict[str, Any], *, src: str, base: Path) -> FloorConfig:
+    """``[floor]`` of the parsed TOML document ``doc``."""
+    if "floor" not in doc:
+        raise ConfigError(f"{src}: no [floor] section (docs/floor.md)")
+    s = _Section(src, "floor", doc["floor"])
+    broker = s.get("broker", str, "")
+    try:
+        url = urlsplit(broker)
+        port_given = url.port
+    except ValueError as exc:
+        raise s.err("broker", f"not an address: {exc}") from None
+    if url.scheme not in ("mqtt", "mqtts") or not url.hostname or url.path not in ("", "/"):
+        raise s.err("broker", f"want mqtts://HOST:PORT (or mqtt://127.0.0.1:PORT), got {broker!r}")
+    mqtt_tls = url.scheme == "mqtts"
+    if not mqtt_tls and not is_loopback(url.hostname):
+        raise s.err("broker", f"mqtt:// (no TLS) only for a broker on this host; use mqtts://{url.hostname}:8883")
+
+    def path(key: str, must_exist: bool = True) -> str | None:
+        value = s.get(key, str, None)
+        if value is None:
+            return None
+        p = Path(value) if Path(value).is_absolute() else base / value
+        if must_exist and not p.is_file():
+            raise s.err(key, f"{p}: no such file")
+        return str(p)
+
+    username = s.get("username", str, None)
+    password_file = path("password_file")
+    if password_file is not None and username is None:
+        raise s.err("password_file", "a password needs a username")
+    ca_file, cert_file, key_file = path("ca_file"), path("cert_file"), path("key_file")
+    if (cert_file is None) != (key_file is None):
+        raise s.err("cert_file" if cert_file is None else "key_file",
+                    "a client certificate needs both cert_file and key_file")
+    tls_cert, tls_key = path("tls_cert"), path("tls_key")
+    if (tls_cert is None) != (tls_key is None):
+        raise s.err("tls_cert" if tls_cert is None else "tls_key", "HTTPS needs both tls_cert and tls_key")
+    room = s.get("room", str, "+")
+    if not room or any(c in room for c in "/#") or (room != "+" and "+" in room):
+        raise s.err("room", f"want a room's name or \"+\" (every room), got {room!r}")
+    client_id = s.get("client_id", str, "tablectl-floor")
+    listen = s.get("listen", str, "127.0.0.1")
+    port = _whole(s, "port", 8080, 1, 65535)
+    session_seconds = _whole(s, "session_minutes", 720, 1, 10080) * 60
+    database = path("database", must_exist=False) or str(base / "floor.db")
+    s.finish()
+    return FloorConfig(broker=broker, host=url.hostname, port_mqtt=port_given or (8883 if mqtt_tls else 1883),
+                       mqtt_tls=mqtt_tls, username=username, password_file=password_file, ca_file=ca_file,
+                       cert_file=cert_file, key_file=key_file, client_id=client_id, room=room, listen=listen,
+                       port=port, database=database, tls_cert=tls_cert, tls_key=tls_key,
+                       session_seconds=session_seconds)
+
+
+def parse_floor_text(text: str, *, path: Path) -> FloorConfig:
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    return parse_floor(doc, src=str(path), base=path.parent)
+
+
+def load_floor(path: Path) -> FloorConfig:
+    """Read and check the floor's configuration file."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read it: {exc.strerror or exc}") from None
+    return parse_floor_text(text, path=path)

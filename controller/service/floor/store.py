@@ -1,0 +1,260 @@
+"""The floor's own records in SQLite (0600): every table's state, floor alerts and their
+acknowledgements, hand records with their hash chain checked, and (:mod:`.auth`) users,
+sessions and the audit log.
+
+Fed from the broker: each message of a numbered topic is kept once by ``(room, table, topic,
+seq)`` (a redelivery is dropped), and a ``seq`` beyond the next one expected is a gap, which
+:meth:`Store.ingest` reports so that the service asks the table to ``replay`` it (docs/room.md).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from controller.service.room.outbox import hand_hash
+
+#: the topics with a ``seq`` the floor receives
+NUMBERED = ("events/floor", "events/dealer", "hands")
+#: the floor's topics (the shipped ACL's floor lines)
+SUBSCRIBED = ("state", *NUMBERED, "cmd/reply")
+#: the same gap is asked again only after this many seconds (a replay in flight fills it)
+REPLAY_AGAIN = 10.0
+ZERO_HASH = "0" * 64
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS messages (room TEXT, tbl TEXT, topic TEXT, seq INTEGER, received REAL, payload TEXT,
+    PRIMARY KEY (room, tbl, topic, seq));
+CREATE TABLE IF NOT EXISTS cursors (room TEXT, tbl TEXT, topic TEXT, contiguous INTEGER,
+    asked_from INTEGER, asked_at REAL, PRIMARY KEY (room, tbl, topic));
+CREATE TABLE IF NOT EXISTS tables (room TEXT, tbl TEXT, state TEXT, updated REAL, PRIMARY KEY (room, tbl));
+CREATE TABLE IF NOT EXISTS alerts (room TEXT, tbl TEXT, seq INTEGER, ts REAL, hand INTEGER, seat INTEGER,
+    rule TEXT, code TEXT, card TEXT, message TEXT, PRIMARY KEY (room, tbl, seq));
+CREATE TABLE IF NOT EXISTS acks (room TEXT, tbl TEXT, ack_seq INTEGER, user TEXT, ts REAL,
+    PRIMARY KEY (room, tbl, ack_seq));
+CREATE TABLE IF NOT EXISTS hands (room TEXT, tbl TEXT, seq INTEGER, hand INTEGER, ts REAL, hash TEXT, prev TEXT,
+    record TEXT, PRIMARY KEY (room, tbl, seq));
+CREATE TABLE IF NOT EXISTS chain_breaks (id INTEGER PRIMARY KEY, room TEXT, tbl TEXT, seq INTEGER, problem TEXT,
+    found REAL);
+CREATE TABLE IF NOT EXISTS users (name TEXT PRIMARY KEY, role TEXT NOT NULL, hash TEXT NOT NULL,
+    failures INTEGER NOT NULL DEFAULT 0, locked_until REAL NOT NULL DEFAULT 0, created REAL);
+CREATE TABLE IF NOT EXISTS sessions (token TEXT PRIMARY KEY, user TEXT NOT NULL, csrf TEXT NOT NULL,
+    created REAL, seen REAL);
+CREATE TABLE IF NOT EXISTS audit (id INTEGER PRIMARY KEY, ts REAL, user TEXT, action TEXT, detail TEXT);
+"""
+
+
+@dataclass
+class Ingested:
+    """What one message changed: ``kind`` is state, alert, ack, hand, reply, other, duplicate or
+    ignored; ``gap``: ``(topic, from)`` to ask again with ``replay``; ``breaks``: chain problems."""
+
+    kind: str
+    room: str = ""
+    table: str = ""
+    body: dict[str, Any] = field(default_factory=dict)
+    gap: tuple[str, int] | None = None
+    breaks: list[str] = field(default_factory=list)
+
+
+def split_topic(topic: str) -> tuple[str, str, str] | None:
+    """``tablectl/<room>/<table>/<rest>`` -> (room, table, rest), or None for anything else."""
+    parts = topic.split("/", 3)
+    if len(parts) != 4 or parts[0] != "tablectl" or not parts[1] or not parts[2]:
+        return None
+    return parts[1], parts[2], parts[3]
+
+
+def open_private(path: str) -> sqlite3.Connection:
+    """The database at ``path``, created 0600 (it holds cards); an existing one is made 0600."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    os.close(fd)
+    os.chmod(path, 0o600)
+    db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("PRAGMA synchronous=NORMAL")
+    return db
+
+
+class Store:
+    """The floor's database. One thread uses it at a time (the service's event loop)."""
+
+    def __init__(self, path: str | Path, *, clock: Any = time.time) -> None:
+        self.path = str(path)
+        self.clock = clock
+        self.db = open_private(self.path)
+        self.db.executescript(SCHEMA)
+
+    def close(self) -> None:
+        self.db.close()
+
+    # -- from the broker -----------------------------------------------------------------------
+    def ingest(self, topic: str, payload: bytes) -> Ingested:
+        """Keep one message from the broker; never raises on its content."""
+        where = split_topic(topic)
+        if where is None:
+            return Ingested("ignored")
+        room, table, rest = where
+        try:
+            body = json.loads(payload)
+        except (ValueError, UnicodeDecodeError):
+            return Ingested("ignored", room, table)
+        if not isinstance(body, dict):
+            return Ingested("ignored", room, table)
+        now = self.clock()
+        if rest == "state":
+            self.db.execute("INSERT OR REPLACE INTO tables (room, tbl, state, updated) VALUES (?, ?, ?, ?)",
+                            (room, table, json.dumps(body), now))
+            return Ingested("state", room, table, body)
+        if rest == "cmd/reply":
+            self._reply(room, table, body)
+            return Ingested("reply", room, table, body)
+        if rest not in NUMBERED:
+            return Ingested("ignored", room, table)
+        seq = body.get("seq")
+        if type(seq) is not int or seq < 1:
+            return Ingested("ignored", room, table)
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            cur = self.db.execute("INSERT OR IGNORE INTO messages VALUES (?, ?, ?, ?, ?, ?)",
+                                  (room, table, rest, seq, now, payload.decode("utf-8")))
+            if cur.rowcount == 0:
+                self.db.execute("COMMIT")
+                return Ingested("duplicate", room, table, body)
+            out = Ingested("other", room, table, body)
+            if rest == "events/floor" and body.get("type") == "Alert":
+                out.kind = "alert"
+                self.db.execute("INSERT OR IGNORE INTO alerts VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                                (room, table, seq, _num(body.get("ts")), _int(body.get("hand")),
+                                 _int(body.get("seat")), _str(body.get("rule")), _str(body.get("code")),
+                                 _str(body.get("card")), _str(body.get("message"))))
+            elif rest == "events/floor" and body.get("type") == "Ack" and type(body.get("ack_seq")) is int:
+                out.kind = "ack"
+                self.db.execute("INSERT OR IGNORE INTO acks VALUES (?, ?, ?, ?, ?)",
+                                (room, table, body["ack_seq"], _str(body.get("user")), _num(body.get("ts"))))
+            elif rest == "hands":
+                out.kind = "hand"
+                out.breaks = self._hand(room, table, seq, body, now)
+            out.gap = self._advance(room, table, rest, seq, now)
+            self.db.execute("COMMIT")
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        return out
+
+    def _advance(self, room: str, table: str, topic: str, seq: int, now: float) -> tuple[str, int] | None:
+        """Move the topic's contiguous mark past ``seq`` and what follows it; a gap before it:
+        ``(topic, first missing)``, unless that very gap was asked less than REPLAY_AGAIN ago."""
+        row = self.db.execute("SELECT contiguous, asked_from, asked_at FROM cursors WHERE room = ? AND tbl = ? "
+                              "AND topic = ?", (room, table, topic)).fetchone()
+        contiguous, asked_from, asked_at = row if row is not None else (0, None, None)
+        while self.db.execute("SELECT 1 FROM messages WHERE room = ? AND tbl = ? AND topic = ? AND seq = ?",
+                              (room, table, topic, contiguous + 1)).fetchone():
+            contiguous += 1
+        gap = None
+        if seq > contiguous + 1 or self._beyond(room, table, topic, contiguous):
+            first = contiguous + 1
+            if asked_from != first or asked_at is None or now - asked_at >= REPLAY_AGAIN:
+                gap = (topic, first)
+                asked_from, asked_at = first, now
+        self.db.execute("INSERT OR REPLACE INTO cursors VALUES (?, ?, ?, ?, ?, ?)",
+                        (room, table, topic, contiguous, asked_from, asked_at))
+        return gap
+
+    def _beyond(self, room: str, table: str, topic: str, contiguous: int) -> bool:
+        return self.db.execute("SELECT 1 FROM messages WHERE room = ? AND tbl = ? AND topic = ? AND seq > ? LIMIT 1",
+                               (room, table, topic, contiguous)).fetchone() is not None
+
+    def _hand(self, room: str, table: str, seq: int, body: dict[str, Any], now: float) -> list[str]:
+        """Keep a hand record and check its link in the table's chain, both ways."""
+        problems = []
+        h, prev = body.get("hash"), body.get("prev")
+        if h != hand_hash(body):
+            problems.append(f"hands seq {seq}: its hash does not match its content (changed after the fact)")
+        self.db.execute("INSERT OR IGNORE INTO hands VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                        (room, table, seq, _int(body.get("hand")), _num(body.get("ts")), _str(h), _str(prev),
+                         json.dumps(body.get("record"))))
+        before = self.db.execute("SELECT hash FROM hands WHERE room = ? AND tbl = ? AND seq = ?",
+                                 (room, table, seq - 1)).fetchone()
+        if seq == 1 and prev != ZERO_HASH:
+            problems.append(f"hands seq {seq}: the first record's prev is not 64 zeros")
+        elif before is not None and prev != before[0]:
+            problems.append(f"hands seq {seq}: prev is not the hash of the record before it "
+                            f"(a record removed, added or reordered)")
+        after = self.db.execute("SELECT prev FROM hands WHERE room = ? AND tbl = ? AND seq = ?",
+                                (room, table, seq + 1)).fetchone()
+        if after is not None and after[0] != h:
+            problems.append(f"hands seq {seq + 1}: prev is not the hash of the record before it "
+                            f"(a record removed, added or reordered)")
+        for p in problems:
+            self.db.execute("INSERT INTO chain_breaks (room, tbl, seq, problem, found) VALUES (?, ?, ?, ?, ?)",
+                            (room, table, seq, p, now))
+        return problems
+
+    def _reply(self, room: str, table: str, body: dict[str, Any]) -> None:
+        """A replay's answer that says the table no longer has the start: the gap is closed there."""
+        start, topic = body.get("compacted_before"), body.get("topic")
+        if body.get("ok") is True and type(start) is int and topic in NUMBERED:
+            self.db.execute("INSERT OR IGNORE INTO cursors VALUES (?, ?, ?, 0, NULL, NULL)", (room, table, topic))
+            self.db.execute("UPDATE cursors SET contiguous = MAX(contiguous, ?) WHERE room = ? AND tbl = ? "
+                            "AND topic = ?", (start - 1, room, table, topic))
+
+    # -- to the page ---------------------------------------------------------------------------
+    def tables(self) -> list[dict[str, Any]]:
+        """Every table's last state with its open-alert count and chain problems."""
+        out = []
+        for room, table, state, updated in self.db.execute(
+                "SELECT room, tbl, state, updated FROM tables ORDER BY room, tbl"):
+            s = json.loads(state)
+            s.update(room=room, table=table, updated=updated, open_alerts=self.open_alerts(room, table),
+                     chain_breaks=self.db.execute("SELECT COUNT(*) FROM chain_breaks WHERE room = ? AND tbl = ?",
+                                                  (room, table)).fetchone()[0])
+            out.append(s)
+        return out
+
+    def open_alerts(self, room: str, table: str) -> int:
+        return int(self.db.execute(
+            "SELECT COUNT(*) FROM alerts a LEFT JOIN acks k ON k.room = a.room AND k.tbl = a.tbl "
+            "AND k.ack_seq = a.seq WHERE a.room = ? AND a.tbl = ? AND k.user IS NULL", (room, table)).fetchone()[0])
+
+    def alerts(self, limit: int = 200, *, room: str | None = None, table: str | None = None,
+               seq: int | None = None) -> list[dict[str, Any]]:
+        """The newest alerts first, each with who acknowledged it and when (None: open)."""
+        sql = ("SELECT a.room, a.tbl, a.seq, a.ts, a.hand, a.seat, a.rule, a.code, a.card, a.message, k.user, k.ts "
+               "FROM alerts a LEFT JOIN acks k ON k.room = a.room AND k.tbl = a.tbl AND k.ack_seq = a.seq")
+        args: list[Any] = []
+        if room is not None:
+            sql += " WHERE a.room = ? AND a.tbl = ? AND a.seq = ?"
+            args = [room, table, seq]
+        sql += " ORDER BY a.ts DESC, a.seq DESC LIMIT ?"
+        keys = ("room", "table", "seq", "ts", "hand", "seat", "rule", "code", "card", "message", "acked_by",
+                "acked_at")
+        return [dict(zip(keys, r, strict=True)) for r in self.db.execute(sql, [*args, limit])]
+
+    def chain_breaks(self, room: str, table: str) -> list[str]:
+        return [r[0] for r in self.db.execute("SELECT problem FROM chain_breaks WHERE room = ? AND tbl = ? ORDER BY id",
+                                              (room, table))]
+
+    def audit(self, user: str, action: str, detail: str = "") -> None:
+        self.db.execute("INSERT INTO audit (ts, user, action, detail) VALUES (?, ?, ?, ?)",
+                        (self.clock(), user, action, detail))
+
+    def audit_log(self) -> list[tuple[str, str, str]]:
+        return [tuple(r) for r in self.db.execute("SELECT user, action, detail FROM audit ORDER BY id")]
+
+
+def _int(v: Any) -> int | None:
+    return v if type(v) is int else None
+
+
+def _num(v: Any) -> float | None:
+    return float(v) if type(v) in (int, float) else None
+
+
+def _str(v: Any) -> str | None:
+    return v if isinstance(v, str) else None

@@ -1,0 +1,130 @@
+"""The floor's store (controller/service/floor/store.py): dedupe by (table, topic, seq), a gap
+asks for a replay, the hand chain checked, alerts and their acknowledgements, the file 0600."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import stat
+from pathlib import Path
+
+from controller.service.floor.rules import MEANINGS, meaning
+from controller.service.floor.store import Store
+
+ROOT = Path(__file__).resolve().parents[1]
+T = "tablectl/main/t7/"
+
+
+def msg(**body: object) -> bytes:
+    return json.dumps(body).encode()
+
+
+def alert(seq: int, card: str = "7h") -> bytes:
+    return msg(type="Alert", seq=seq, ts=100.0 + seq, hand=3, seat=2, rule="DECK-006", code="deck.foreign_card",
+               card=card, message=f"{card} is not of this deck", audience="floor")
+
+
+def hand(seq: int, prev: str, *, record: dict | None = None) -> dict:
+    """A hands message as docs/room.md describes it, hashed here (SHA-256 of the JSON with sorted
+    keys and no spaces, without ``hash``), not by the module under test."""
+    body = {"type": "HandFinished", "hand": seq, "ts": 50.0 + seq, "record": record or {"hand": seq},
+            "seq": seq, "prev": prev}
+    body["hash"] = hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+    return body
+
+
+def test_the_database_is_private_and_a_redelivery_is_kept_once(tmp_path):
+    st = Store(tmp_path / "floor.db")
+    assert stat.S_IMODE(os.stat(tmp_path / "floor.db").st_mode) == 0o600
+    assert st.ingest(T + "events/floor", alert(1)).kind == "alert"
+    again = st.ingest(T + "events/floor", alert(1))
+    assert again.kind == "duplicate" and again.gap is None
+    assert [a["seq"] for a in st.alerts()] == [1]
+    # the same seq on another table or another topic is another message
+    assert st.ingest("tablectl/main/t8/events/floor", alert(1)).kind == "alert"
+    assert st.ingest(T + "events/dealer", msg(type="Prompt", seq=1)).kind == "other"
+    assert len(st.alerts()) == 2
+
+
+def test_a_gap_asks_for_a_replay_once_and_closes_when_filled(tmp_path):
+    now = [1000.0]
+    st = Store(tmp_path / "floor.db", clock=lambda: now[0])
+    assert st.ingest(T + "events/floor", alert(1)).gap is None
+    assert st.ingest(T + "events/floor", alert(4)).gap == ("events/floor", 2)
+    assert st.ingest(T + "events/floor", alert(5)).gap is None  # (asked already, a replay is on its way)
+    now[0] += 11
+    assert st.ingest(T + "events/floor", alert(6)).gap == ("events/floor", 2)  # asked again after 10 s
+    st.ingest(T + "events/floor", alert(2))
+    assert st.ingest(T + "events/floor", alert(3)).gap is None
+    now[0] += 11
+    assert st.ingest(T + "events/floor", alert(7)).gap is None
+    # the floor service started late: the first message it sees is seq 40 -> replay from 1
+    assert st.ingest("tablectl/main/t9/hands", json.dumps(hand(40, "a" * 64)).encode()).gap == ("hands", 1)
+    # the table's answer says its outbox starts at 38: the gap closes there
+    st.ingest("tablectl/main/t9/cmd/reply", msg(ok=True, id="x", cmd="replay", topic="hands", sent=3, first=38,
+                                                last=40, compacted_before=38))
+    st.ingest("tablectl/main/t9/hands", json.dumps(hand(38, "b" * 64)).encode())
+    now[0] += 11
+    assert st.ingest("tablectl/main/t9/hands", json.dumps(hand(39, "c" * 64)).encode()).gap is None
+
+
+def test_the_hand_chain_is_checked_and_a_break_is_flagged(tmp_path):
+    st = Store(tmp_path / "floor.db")
+    h1 = hand(1, "0" * 64)
+    h2 = hand(2, h1["hash"])
+    h3 = hand(3, h2["hash"])
+    for h in (h1, h3, h2):  # (out of order: the link is checked from either side)
+        assert st.ingest(T + "hands", json.dumps(h).encode()).breaks == []
+    assert st.chain_breaks("main", "t7") == []
+    # a record changed after the fact
+    h4 = hand(4, h3["hash"])
+    h4["record"] = {"hand": 4, "seat:1": ["As", "Ks"]}
+    assert "does not match its content" in st.ingest(T + "hands", json.dumps(h4).encode()).breaks[0]
+    # one removed: seq 6 names a prev that is not seq 5's hash
+    h5 = hand(5, "d" * 64)
+    h6 = hand(6, "e" * 64)
+    st.ingest(T + "hands", json.dumps(h5).encode())
+    assert any("prev is not the hash" in p for p in st.ingest(T + "hands", json.dumps(h6).encode()).breaks)
+    assert len(st.chain_breaks("main", "t7")) >= 3
+    assert st.tables() == []  # (no state yet: no tile)
+    st.ingest(T + "state", msg(online=True, room="main", table="t7", hand=6))
+    assert st.tables()[0]["chain_breaks"] >= 3
+
+
+def test_an_ack_marks_the_alert_and_the_open_count(tmp_path):
+    st = Store(tmp_path / "floor.db")
+    st.ingest(T + "events/floor", alert(1))
+    st.ingest(T + "events/floor", alert(2))
+    st.ingest(T + "state", msg(online=True, room="main", table="t7"))
+    assert st.tables()[0]["open_alerts"] == 2
+    st.ingest(T + "events/floor", msg(type="Ack", seq=3, ts=200.0, ack_seq=1, code="deck.foreign_card",
+                                      user="floor:maria", command="c-1"))
+    got = {a["seq"]: a for a in st.alerts()}
+    assert (got[1]["acked_by"], got[1]["acked_at"]) == ("floor:maria", 200.0)
+    assert got[2]["acked_by"] is None
+    assert st.tables()[0]["open_alerts"] == 1
+
+
+def test_bad_messages_are_ignored_without_a_traceback(tmp_path):
+    st = Store(tmp_path / "floor.db")
+    for topic, payload in [(T + "events/floor", b"\xff"), (T + "events/floor", b"[1]"),
+                           (T + "events/floor", msg(type="Alert", seq="1")), ("other/x", b"{}"),
+                           (T + "hands", msg(seq=1, hash=5, record={"a": float("inf")} and 1))]:
+        st.ingest(topic, payload)
+    assert st.alerts() == []
+
+
+def test_every_rule_id_an_alert_can_carry_has_a_meaning():
+    """Every rule id the core can put in an alert (a string literal in controller/) and every id
+    docs/rules.md lists is in the shipped table."""
+    ids = set()
+    for path in (ROOT / "controller").rglob("*.py"):
+        if "floor" not in path.parts:
+            ids |= set(re.findall(r"[\"']([A-Z]+-\d{3})[\"']", path.read_text()))
+    ids |= set(re.findall(r"^\| ([A-Z]+-\d{3}) \|", (ROOT / "docs/rules.md").read_text(), re.M))
+    assert len(ids) > 30
+    missing = sorted(i for i in ids if not meaning(i))
+    assert missing == []
+    assert MEANINGS["DECK-006"] == "No foreign cards (uniform backs)"
