@@ -9,6 +9,8 @@
 - ``tablectl verify --port URL --manifest A.txt --manifest B.txt``: check a deck before play.
 - ``tablectl history --config FILE [--jsonl]``: the finished hands in the journal.
 - ``tablectl doctor [--config FILE]``: check a Pi's setup (configuration, devices, journal, GPIO).
+- ``tablectl floor [--config FILE]``: the floor's service and web page (docs/floor.md);
+  ``tablectl floor adduser NAME --role floor|technician|viewer``: its accounts.
 """
 
 from __future__ import annotations
@@ -106,6 +108,15 @@ def cmd_room_enroll(args: argparse.Namespace) -> int:
     return enroll.main(args.table, args.room, args.dir, cert=args.cert, ca_cert=args.ca_cert, ca_key=args.ca_key)
 
 
+def cmd_floor(args: argparse.Namespace) -> int:
+    from controller.service.floor import main as floor
+
+    if args.floor_command == "adduser":
+        return floor.adduser(args.config, args.name, args.role)
+    _setup_logging("info")
+    return floor.run(args.config)
+
+
 def cmd_history(args: argparse.Namespace) -> int:
     from controller.service import history
 
@@ -156,7 +167,7 @@ def _count(text: str) -> int:
     return value
 
 
-COMMANDS = ("run", "simulate", "demo", "tags", "register", "verify", "history", "doctor", "room")
+COMMANDS = ("run", "simulate", "demo", "tags", "register", "verify", "history", "doctor", "room", "floor")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -257,6 +268,16 @@ def build_parser() -> argparse.ArgumentParser:
     en.add_argument("--ca-cert", help="with --cert: the room CA's certificate")
     en.add_argument("--ca-key", help="with --cert: the room CA's key")
     en.set_defaults(fn=cmd_room_enroll)
+
+    fl = sub.add_parser("floor", help="the floor's service: every table live in a browser (docs/floor.md)", **fmt)
+    fl.add_argument("--config", default="/etc/tablectl/floor.toml", help="the floor's TOML configuration ([floor])")
+    fsub = fl.add_subparsers(dest="floor_command", metavar="FLOOR_COMMAND")
+    au = fsub.add_parser("adduser", help="add a user (or set its role and password); the password from stdin",
+                         **fmt)
+    au.add_argument("name", help="the user's name")
+    au.add_argument("--role", required=True, choices=("floor", "technician", "viewer"), help="what the user sees")
+    au.add_argument("--config", default=argparse.SUPPRESS, help="the floor's TOML configuration ([floor])")
+    fl.set_defaults(fn=cmd_floor)
     return p
 
 

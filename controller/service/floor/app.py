@@ -1,0 +1,277 @@
+"""The floor's web service (aiohttp): the login page, the room's page, its JSON and its
+WebSocket, every asset served from the package (a card room's network is closed: no CDN).
+
+Everything a browser receives is built per role on the server (:mod:`.roles`). Every change
+(a POST) needs the session's CSRF token in ``X-CSRF-Token`` and a same-origin request (the
+``Origin`` and ``Sec-Fetch-Site`` headers); the WebSocket checks the origin too (no
+cross-site WebSocket hijacking). Cookies: HttpOnly, SameSite=Strict, Secure under TLS.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import json
+import logging
+import ssl
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from aiohttp import WSMsgType, web
+
+from controller.service.floor import auth, roles
+from controller.service.floor.broker import FloorLink
+from controller.service.floor.config import FloorConfig
+from controller.service.floor.store import Ingested, Store
+
+log = logging.getLogger("tablectl.floor")
+STATIC = Path(__file__).parent / "static"
+COOKIE = "floor_session"
+HEADERS = {
+    "Content-Security-Policy": "default-src 'self'; connect-src 'self'; img-src 'self' data:; "
+                               "frame-ancestors 'none'; form-action 'self'; base-uri 'none'",
+    "X-Frame-Options": "DENY",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "no-store",
+}
+SESSION_KEY = web.AppKey("session", object)
+SERVICE_KEY: web.AppKey[FloorService] = web.AppKey("service")
+
+
+class FloorService:
+    """The store, the broker link and the open WebSockets, all on one event loop."""
+
+    def __init__(self, cfg: FloorConfig, *, link: bool = True) -> None:
+        self.cfg = cfg
+        self.store = Store(cfg.database)
+        self.sockets: dict[web.WebSocketResponse, auth.Session] = {}
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.link = FloorLink(cfg, self._from_thread) if link else None
+
+    # -- the broker's messages ----------------------------------------------------------------
+    def _from_thread(self, topic: str, payload: bytes) -> None:
+        if self.loop is not None:
+            self.loop.call_soon_threadsafe(self.on_message, topic, payload)
+
+    def on_message(self, topic: str, payload: bytes) -> None:
+        try:
+            got = self.store.ingest(topic, payload)
+        except Exception:  # (the service never dies on input: one line, the message dropped)
+            log.exception("floor: could not keep a message of %s", topic)
+            return
+        if got.gap is not None and self.link is not None:
+            gap_topic, start = got.gap
+            self.link.command(got.room, got.table, {"user": "floor:service", "cmd": "replay", "topic": gap_topic,
+                                                    "from": start})
+            log.info("floor: %s/%s %s: asked a replay from seq %d", got.room, got.table, gap_topic, start)
+        for p in got.breaks:
+            log.error("floor: %s/%s: the hand chain is broken: %s", got.room, got.table, p)
+        self._push(got)
+
+    def _push(self, got: Ingested) -> None:
+        """Tell every open page what changed, each as its role may see it."""
+        alerts: list[dict[str, Any]] = []
+        if got.kind == "alert":
+            alerts = self.store.alerts(1, room=got.room, table=got.table, seq=got.body["seq"])
+        elif got.kind == "ack":
+            alerts = self.store.alerts(1, room=got.room, table=got.table, seq=got.body["ack_seq"])
+        tiles = [t for t in self.store.tables() if (t["room"], t["table"]) == (got.room, got.table)] \
+            if got.kind in ("state", "alert", "ack", "hand") else []
+        for ws, sess in list(self.sockets.items()):
+            msgs: list[dict[str, Any]] = [{"type": "tile", "tile": roles.tile_for(sess.role, t)} for t in tiles]
+            for a in alerts:
+                shown = roles.alert_for(sess.role, a)
+                if shown is not None:
+                    msgs.append({"type": "alert", "alert": shown})
+            for m in msgs:
+                asyncio.ensure_future(self._send(ws, m))
+
+    async def _send(self, ws: web.WebSocketResponse, msg: dict[str, Any]) -> None:
+        try:
+            await ws.send_str(json.dumps(msg))
+        except (ConnectionError, RuntimeError):
+            self.sockets.pop(ws, None)
+
+    def snapshot(self, role: str) -> dict[str, Any]:
+        alerts = [a for a in (roles.alert_for(role, a) for a in self.store.alerts()) if a is not None]
+        return {"type": "snapshot", "role": role, "tiles": [roles.tile_for(role, t) for t in self.store.tables()],
+                "alerts": alerts}
+
+
+# -- requests ---------------------------------------------------------------------------------
+def _same_origin(request: web.Request) -> bool:
+    """A request from the page itself: no cross-site fetch, and an Origin (if sent) that is ours."""
+    if request.headers.get("Sec-Fetch-Site", "same-origin") not in ("same-origin", "none"):
+        return False
+    origin = request.headers.get("Origin")
+    if origin is None:
+        return True
+    try:
+        return urlsplit(origin).netloc == request.host
+    except ValueError:
+        return False
+
+
+def _session(request: web.Request) -> auth.Session | None:
+    svc = request.app[SERVICE_KEY]
+    return auth.session(svc.store, request.cookies.get(COOKIE), svc.cfg.session_seconds)
+
+
+def _json(data: Any, status: int = 200) -> web.Response:
+    return web.json_response(data, status=status, headers=HEADERS)
+
+
+def _refuse(status: int, why: str) -> web.Response:
+    return web.json_response({"ok": False, "error": why}, status=status, headers=HEADERS)
+
+
+def _page(name: str, **fields: str) -> web.Response:
+    text = (STATIC / name).read_text(encoding="utf-8")
+    for k, v in fields.items():
+        text = text.replace("{{" + k + "}}", html.escape(v, quote=True))
+    return web.Response(text=text, content_type="text/html", headers=HEADERS)
+
+
+async def login_page(request: web.Request) -> web.Response:
+    return _page("login.html", error="")
+
+
+async def login_post(request: web.Request) -> web.StreamResponse:
+    svc = request.app[SERVICE_KEY]
+    if not _same_origin(request):
+        return _refuse(403, "a cross-site request")
+    form = await request.post()
+    name, password = str(form.get("name", "")), str(form.get("password", ""))
+    try:
+        token, _ = auth.login(svc.store, name, password)
+    except auth.AuthError as exc:
+        resp = _page("login.html", error=str(exc))
+        resp.set_status(401)
+        return resp
+    resp = web.HTTPSeeOther("/", headers=HEADERS)
+    resp.set_cookie(COOKIE, token, httponly=True, samesite="Strict", secure=svc.cfg.secure_cookie, path="/")
+    return resp
+
+
+async def logout_post(request: web.Request) -> web.StreamResponse:
+    svc = request.app[SERVICE_KEY]
+    sess = _session(request)
+    if sess is None:
+        return _refuse(401, "not logged in")
+    if not _same_origin(request) or request.headers.get("X-CSRF-Token") != sess.csrf:
+        return _refuse(403, "missing or wrong CSRF token")
+    auth.logout(svc.store, request.cookies[COOKIE])
+    svc.store.audit(sess.user, "logout")
+    resp = _json({"ok": True})
+    resp.del_cookie(COOKIE, path="/")
+    return resp
+
+
+async def index(request: web.Request) -> web.StreamResponse:
+    sess = _session(request)
+    if sess is None:
+        return web.HTTPSeeOther("/login", headers=HEADERS)
+    return _page("index.html", csrf=sess.csrf, user=sess.user, role=sess.role)
+
+
+async def api_room(request: web.Request) -> web.Response:
+    sess = _session(request)
+    if sess is None:
+        return _refuse(401, "not logged in")
+    return _json(request.app[SERVICE_KEY].snapshot(sess.role))
+
+
+async def api_ack(request: web.Request) -> web.Response:
+    svc = request.app[SERVICE_KEY]
+    sess = _session(request)
+    if sess is None:
+        return _refuse(401, "not logged in")
+    if not _same_origin(request):
+        return _refuse(403, "a cross-site request")
+    if request.headers.get("X-CSRF-Token") != sess.csrf:
+        return _refuse(403, "missing or wrong CSRF token")
+    if not roles.can_ack(sess.role):
+        return _refuse(403, f"a {sess.role} cannot acknowledge alerts")
+    try:
+        body = await request.json()
+        room, table, seq = body["room"], body["table"], body["seq"]
+        if not isinstance(room, str) or not isinstance(table, str) or type(seq) is not int:
+            raise TypeError
+    except (ValueError, KeyError, TypeError):
+        return _refuse(400, "want {\"room\": ..., \"table\": ..., \"seq\": N}")
+    if not svc.store.alerts(1, room=room, table=table, seq=seq):
+        return _refuse(404, f"no alert {room}/{table} seq {seq}")
+    if svc.link is None:
+        return _refuse(503, "no broker link")
+    cmd_id = svc.link.command(room, table, {"user": f"floor:{sess.user}", "cmd": "ack", "seq": seq})
+    svc.store.audit(sess.user, "ack", f"{room}/{table} seq {seq} command {cmd_id}")
+    return _json({"ok": True, "id": cmd_id})
+
+
+async def websocket(request: web.Request) -> web.StreamResponse:
+    svc = request.app[SERVICE_KEY]
+    sess = _session(request)
+    if sess is None:
+        return _refuse(401, "not logged in")
+    if not _same_origin(request):
+        return _refuse(403, "a cross-site request")
+    ws = web.WebSocketResponse(heartbeat=20)
+    await ws.prepare(request)
+    await ws.send_str(json.dumps(svc.snapshot(sess.role)))
+    svc.sockets[ws] = sess
+    try:
+        async for msg in ws:  # (the page sends nothing: changes are POSTs with their CSRF token)
+            if msg.type == WSMsgType.ERROR:
+                break
+    finally:
+        svc.sockets.pop(ws, None)
+    return ws
+
+
+async def static(request: web.Request) -> web.StreamResponse:
+    name = request.match_info["name"]
+    if name not in ("app.js", "style.css"):
+        raise web.HTTPNotFound()
+    kind = "application/javascript" if name.endswith(".js") else "text/css"
+    return web.Response(text=(STATIC / name).read_text(encoding="utf-8"), content_type=kind, headers=HEADERS)
+
+
+def make_app(svc: FloorService) -> web.Application:
+    app = web.Application(client_max_size=64 * 1024)
+    app[SERVICE_KEY] = svc
+    app.router.add_get("/login", login_page)
+    app.router.add_post("/login", login_post)
+    app.router.add_post("/logout", logout_post)
+    app.router.add_get("/", index)
+    app.router.add_get("/api/room", api_room)
+    app.router.add_post("/api/ack", api_ack)
+    app.router.add_get("/ws", websocket)
+    app.router.add_get("/static/{name}", static)
+    return app
+
+
+async def serve(cfg: FloorConfig, stop: asyncio.Event) -> None:
+    """Run the service until ``stop`` is set."""
+    svc = FloorService(cfg)
+    svc.loop = asyncio.get_running_loop()
+    runner = web.AppRunner(make_app(svc), access_log=None)
+    await runner.setup()
+    context = None
+    if cfg.tls_cert is not None:
+        context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        context.load_cert_chain(cfg.tls_cert, cfg.tls_key)
+    site = web.TCPSite(runner, cfg.listen, cfg.port, ssl_context=context)
+    await site.start()
+    assert svc.link is not None
+    svc.link.start()
+    log.info("floor: listening on %s://%s:%d", "https" if context else "http", cfg.listen, cfg.port)
+    try:
+        await stop.wait()
+    finally:
+        svc.link.stop()
+        for ws in list(svc.sockets):
+            await ws.close()
+        await runner.cleanup()
+        svc.store.close()

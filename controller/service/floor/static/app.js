@@ -1,0 +1,133 @@
+// The floor's page: one WebSocket brings the room (tiles, alerts) as this user's role may see it;
+// the only change it makes is Acknowledge, a POST with the session's CSRF token. Text is set with
+// textContent only (a table's message never becomes markup).
+"use strict";
+(function () {
+  const csrf = document.querySelector('meta[name="csrf-token"]').content;
+  const role = document.querySelector('meta[name="role"]').content;
+  const tiles = new Map();
+  const alerts = new Map();
+  let muted = false;
+  let audio = null;
+
+  function el(tag, cls, text) {
+    const e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined && text !== null) e.textContent = String(text);
+    return e;
+  }
+  function key(room, table) { return room + "/" + table; }
+  function when(ts) { return ts ? new Date(ts * 1000).toLocaleTimeString() : ""; }
+
+  function renderTiles() {
+    const box = document.getElementById("tiles");
+    box.replaceChildren();
+    [...tiles.values()].sort((a, b) => key(a.room, a.table).localeCompare(key(b.room, b.table))).forEach((t) => {
+      const d = el("div", "tile");
+      d.dataset.table = key(t.room, t.table);
+      const devices = t.devices || {};
+      const down = Object.keys(devices).filter((k) => !devices[k]);
+      if (!t.online) d.classList.add("offline");
+      else if (down.length) d.classList.add("device-down");
+      d.append(el("h3", "", t.table + (t.room ? " · " + t.room : "")));
+      if (t.open_alerts) d.append(el("span", "badge", t.open_alerts));
+      const dl = el("dl");
+      const row = (k, v) => { if (v !== undefined && v !== null) { dl.append(el("dt", "", k), el("dd", "", v)); } };
+      row("status", t.online ? "online" : "OFFLINE");
+      row("game", t.game);
+      row("hand", t.hand);
+      row("stub", t.stub_count);
+      row("deck", t.deck_in_play);
+      if (t.devices) row("devices", Object.keys(devices).map((k) => k + (devices[k] ? " ok" : " DOWN")).join(", "));
+      if (t.chain_breaks) row("chain", "BROKEN (" + t.chain_breaks + ")");
+      d.append(dl);
+      box.append(d);
+    });
+  }
+
+  function renderAlerts(fresh) {
+    const box = document.getElementById("alerts");
+    box.replaceChildren();
+    [...alerts.values()].sort((a, b) => (b.ts - a.ts) || (b.seq - a.seq)).forEach((a) => {
+      const li = el("li", "alert" + (a.acked_by ? " acked" : ""));
+      const id = key(a.room, a.table) + "#" + a.seq;
+      li.dataset.alert = id;
+      if (fresh && fresh.has(id)) li.classList.add("flash");
+      li.append(el("span", "where", a.table + (a.seat ? " seat " + a.seat : "") + " · " + (a.rule || a.code)));
+      li.append(el("span", "time", when(a.ts)));
+      if (a.card) li.append(el("span", "card", a.card));
+      li.append(el("span", "meaning", (a.meaning || a.code) + (a.message ? ": " + a.message : "")));
+      if (a.acked_by) {
+        li.append(el("span", "acked-by", "acknowledged by " + a.acked_by + " at " + when(a.acked_at)));
+      } else if (role === "floor") {
+        const b = el("button", "ack", "Acknowledge");
+        b.addEventListener("click", () => acknowledge(a, b));
+        li.append(b);
+      }
+      box.append(li);
+    });
+  }
+
+  async function acknowledge(a, button) {
+    button.disabled = true;
+    button.textContent = "sending";
+    const r = await fetch("/api/ack", {
+      method: "POST", credentials: "same-origin",
+      headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf },
+      body: JSON.stringify({ room: a.room, table: a.table, seq: a.seq }),
+    });
+    button.textContent = r.ok ? "sent" : "refused";
+  }
+
+  function beep() {
+    if (muted) return;
+    try {
+      audio = audio || new AudioContext();
+      const o = audio.createOscillator();
+      o.frequency.value = 880;
+      o.connect(audio.destination);
+      o.start();
+      o.stop(audio.currentTime + 0.2);
+    } catch (e) { /* no sound on this device */ }
+  }
+
+  function connect() {
+    const ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws");
+    const link = document.getElementById("link");
+    ws.onopen = () => { link.textContent = "live"; link.className = "link up"; };
+    ws.onclose = () => {
+      link.textContent = "reconnecting"; link.className = "link down";
+      setTimeout(connect, 2000);
+    };
+    ws.onmessage = (ev) => {
+      const m = JSON.parse(ev.data);
+      if (m.type === "snapshot") {
+        tiles.clear(); alerts.clear();
+        m.tiles.forEach((t) => tiles.set(key(t.room, t.table), t));
+        m.alerts.forEach((a) => alerts.set(key(a.room, a.table) + "#" + a.seq, a));
+        renderTiles(); renderAlerts();
+      } else if (m.type === "tile") {
+        tiles.set(key(m.tile.room, m.tile.table), m.tile);
+        renderTiles();
+      } else if (m.type === "alert") {
+        const id = key(m.alert.room, m.alert.table) + "#" + m.alert.seq;
+        const fresh = !alerts.has(id);
+        alerts.set(id, m.alert);
+        renderAlerts(fresh ? new Set([id]) : null);
+        if (fresh) beep();
+      }
+    };
+  }
+
+  document.getElementById("mute").addEventListener("click", (ev) => {
+    muted = !muted;
+    ev.target.textContent = muted ? "Sound off" : "Sound on";
+    ev.target.setAttribute("aria-pressed", String(muted));
+  });
+  document.getElementById("logout").addEventListener("click", async () => {
+    await fetch("/logout", { method: "POST", credentials: "same-origin", headers: { "X-CSRF-Token": csrf } });
+    location.href = "/login";
+  });
+  if (role === "viewer") document.getElementById("alerts-section").hidden = true;
+  connect();
+})();

@@ -1,0 +1,154 @@
+"""A floor service for the tests: a real mosquitto, ``tablectl floor`` as a real subprocess
+with its own SQLite file, users made with ``tablectl floor adduser``, and :class:`FakeTable`, a
+table's MQTT side as docs/room.md describes it (a retained ``state``, numbered ``events/floor``
+alerts, the commands it receives on ``cmd`` kept as its journal, an ``ack`` answered with an
+``Ack`` on ``events/floor`` naming the user)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import paho.mqtt.client as mqtt
+from paho.mqtt.enums import CallbackAPIVersion
+
+from tests.broker import Broker, free_port
+from tests.waiting import wait_until
+
+PASSWORDS = {"maria": "floor-pass-1", "tom": "tech-pass-22", "vic": "view-pass-333", "ana": "floor-pass-4444"}
+ROLES = {"maria": "floor", "tom": "technician", "vic": "viewer", "ana": "floor"}
+CLI = [sys.executable, "-m", "controller.service.cli"]
+
+
+def adduser(config: Path, name: str, role: str, password: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*CLI, "floor", "adduser", name, "--role", role, "--config", str(config)],
+                          input=password + "\n", capture_output=True, text=True, timeout=30)
+
+
+@dataclass
+class FloorProc:
+    """``tablectl floor`` as a subprocess; :meth:`start` again after :meth:`stop` (a restart)."""
+
+    folder: Path
+    broker: Broker
+    port: int = field(default_factory=free_port)
+    proc: subprocess.Popen[bytes] | None = None
+
+    def __post_init__(self) -> None:
+        self.config = self.folder / "floor.toml"
+        self.database = self.folder / "floor.db"
+        self.log = self.folder / "floor.log"
+        self.config.write_text(f'[floor]\nbroker = "{self.broker.url}"\nport = {self.port}\n'
+                               f'database = "{self.database}"\nclient_id = "floor-test-{self.port}"\n')
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> None:
+        self.proc = subprocess.Popen([*CLI, "floor", "--config", str(self.config)], stdout=subprocess.DEVNULL,
+                                     stderr=self.log.open("ab"))
+
+        def up() -> bool:
+            assert self.proc is not None
+            assert self.proc.poll() is None, f"tablectl floor exited: {self.log.read_text()}"
+            try:
+                urllib.request.urlopen(self.url + "/login", timeout=1).close()
+                return "connected to" in self.log.read_text()
+            except OSError:
+                return False
+
+        wait_until(up, 20, what="tablectl floor listening and connected")
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(10)
+        self.proc = None
+
+
+class FakeTable:
+    """A table's link as the floor sees it (docs/room.md's topics and payloads)."""
+
+    def __init__(self, broker: Broker, room: str = "main", table: str = "t7") -> None:
+        self.prefix = f"tablectl/{room}/{table}"
+        self.room, self.table = room, table
+        self.seq = 0
+        self.commands: list[dict[str, Any]] = []  # what the table journalled (room_commands)
+        self._lock = threading.Lock()
+        self.client = mqtt.Client(CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5,
+                                  client_id=f"fake-{room}-{table}")
+        self.client.on_message = self._on_message
+        self.ready = threading.Event()
+        self.client.on_subscribe = lambda *a: self.ready.set()
+        self.client.on_connect = lambda c, *a: c.subscribe(f"{self.prefix}/cmd", qos=1)
+        self.client.connect("127.0.0.1", broker.port)
+        self.client.loop_start()
+        wait_until(self.ready.is_set, 10, what="the fake table's subscription")
+
+    def publish(self, topic: str, body: dict[str, Any], *, retain: bool = False) -> None:
+        self.client.publish(f"{self.prefix}/{topic}", json.dumps(body), qos=1, retain=retain).wait_for_publish(10)
+
+    def state(self, **extra: Any) -> None:
+        body = {"online": True, "room": self.room, "table": self.table, "devices": {"reader": True, "shuffler": True},
+                "game": "holdem", "seats": [1, 2, 3, 4, 5], "hand": 12, "button": 3, "hands_finished": 11,
+                "stub_count": 36, "deck_in_play": "A", "clock": "set", "outbox": {"unacked": 0, "dropped": 0}}
+        body.update(extra)
+        self.publish("state", body, retain=True)
+
+    def next_seq(self) -> int:
+        with self._lock:
+            self.seq += 1
+            return self.seq
+
+    def foul_card(self, card: str = "7h", seat: int = 2) -> int:
+        """A foreign card (DECK-006) dealt to ``seat``: the floor alert as the table routes it."""
+        seq = self.next_seq()
+        self.publish("events/floor", {"type": "Alert", "ts": 1767225600.0 + seq, "audience": "floor", "card": card,
+                                      "code": "deck.foreign_card", "hand": 12, "rule": "DECK-006", "seat": seat,
+                                      "message": f"{card} is not a card of deck A", "seq": seq})
+        return seq
+
+    def _on_message(self, client: Any, userdata: Any, msg: Any) -> None:
+        body = json.loads(msg.payload)
+        with self._lock:
+            self.commands.append(body)
+        reply: dict[str, Any] = {"ok": True, "id": body.get("id"), "cmd": body.get("cmd")}
+        if body.get("cmd") == "ack":
+            seq = self.next_seq()
+            client.publish(f"{self.prefix}/events/floor", json.dumps(
+                {"type": "Ack", "ts": 1767225700.0 + seq, "audience": "floor", "ack_seq": body["seq"],
+                 "code": "deck.foreign_card", "user": body["user"], "command": body["id"], "seq": seq}), qos=1)
+        client.publish(f"{self.prefix}/cmd/reply", json.dumps(reply), qos=1)
+
+    def stop(self) -> None:
+        self.client.disconnect()
+        self.client.loop_stop()
+
+
+def request(url: str, *, data: bytes | None = None, headers: dict[str, str] | None = None,
+            method: str | None = None) -> tuple[int, dict[str, str], bytes]:
+    """One HTTP request without following redirects: (status, headers, body)."""
+    class NoRedirect(urllib.request.HTTPRedirectHandler):
+        def redirect_request(self, *a: Any, **k: Any) -> None:
+            return None
+
+    opener = urllib.request.build_opener(NoRedirect)
+    req = urllib.request.Request(url, data=data, headers=headers or {}, method=method)
+    try:
+        with opener.open(req, timeout=10) as r:
+            return r.status, dict(r.headers), r.read()
+    except urllib.error.HTTPError as e:
+        return e.code, dict(e.headers), e.read()
+
+
+def environ_ok() -> bool:
+    return os.path.exists("/usr/bin/chromium")
