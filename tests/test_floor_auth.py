@@ -1,0 +1,233 @@
+"""The floor's accounts and what each role receives (controller/service/floor/auth.py, roles.py,
+app.py): argon2id hashes, the lockout, the session cookie's flags, CSRF and cross-site requests
+refused, and the filtering per role on every endpoint and WebSocket message, against
+``tablectl floor`` as a real subprocess, a real mosquitto and a table's messages through it."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import pytest
+
+from controller.service.floor import auth
+from controller.service.floor.store import Store
+from tests.broker import Broker, have_mosquitto
+from tests.floor_setup import PASSWORDS, ROLES, FakeTable, FloorProc, adduser, request
+from tests.waiting import wait_until
+
+CARD = "Qd"
+
+
+def test_argon2id_and_the_lockout(tmp_path):
+    now = [1000.0]
+    st = Store(tmp_path / "floor.db", clock=lambda: now[0])
+    auth.add_user(st, "maria", "floor", "a long password")
+    stored = st.db.execute("SELECT hash FROM users WHERE name = 'maria'").fetchone()[0]
+    assert stored.startswith("$argon2id$") and "a long password" not in stored
+    token, sess = auth.login(st, "maria", "a long password")
+    assert (sess.user, sess.role) == ("maria", "floor") and len(sess.csrf) >= 40
+    # the token itself is not stored (its SHA-256 is): a stolen database opens no session
+    assert st.db.execute("SELECT COUNT(*) FROM sessions WHERE token = ?", (token,)).fetchone()[0] == 0
+    assert auth.session(st, token, 60) == sess
+    now[0] += 61
+    assert auth.session(st, token, 60) is None  # idle too long
+    for _ in range(auth.MAX_FAILURES):
+        with pytest.raises(auth.AuthError, match="wrong name or password"):
+            auth.login(st, "maria", "guess")
+    with pytest.raises(auth.AuthError, match="locked"):
+        auth.login(st, "maria", "a long password")  # the right one, refused while locked
+    with pytest.raises(auth.AuthError, match="wrong name or password"):
+        auth.login(st, "nobody", "guess")  # the same answer as a wrong password
+    now[0] += auth.LOCK_SECONDS + 1
+    assert auth.login(st, "maria", "a long password")[1].user == "maria"
+    actions = [a[1:] for a in st.audit_log() if a[0] == "maria"]
+    assert ("login refused", "wrong password (locked)") in actions and ("login refused", "locked") in actions
+    with pytest.raises(ValueError, match="--role"):
+        auth.add_user(st, "x", "boss", "a long password")
+
+
+@pytest.fixture(scope="module")
+def room(tmp_path_factory):
+    if not have_mosquitto():
+        pytest.skip("mosquitto is not installed (scripts/test installs it)")
+    folder = tmp_path_factory.mktemp("floor")
+    (folder / "broker").mkdir()
+    broker = Broker(folder / "broker")
+    broker.start()
+    floor = FloorProc(folder, broker)
+    for name, pw in PASSWORDS.items():
+        assert adduser(floor.config, name, ROLES[name], pw).returncode == 0
+    floor.start()
+    table = FakeTable(broker)
+    table.state()
+    yield floor, table
+    table.stop()
+    floor.stop()
+    broker.stop()
+
+
+def login(floor: FloorProc, name: str, password: str | None = None) -> tuple[int, str]:
+    """(status, the session cookie's whole Set-Cookie header)."""
+    pw = PASSWORDS[name] if password is None else password
+    status, headers, _ = request(floor.url + "/login", data=f"name={name}&password={pw}".encode(), method="POST")
+    return status, headers.get("Set-Cookie", "")
+
+
+def cookie_of(set_cookie: str) -> str:
+    return set_cookie.split(";")[0]
+
+
+def csrf_of(floor: FloorProc, cookie: str) -> str:
+    status, _, body = request(floor.url + "/", headers={"Cookie": cookie})
+    assert status == 200
+    return body.decode().split('name="csrf-token" content="')[1].split('"')[0]
+
+
+def test_adduser_reads_the_password_from_stdin_and_refuses_a_short_one(room):
+    floor, _ = room
+    done = adduser(floor.config, "shorty", "viewer", "abc")
+    assert done.returncode == 2 and "at least 8 characters" in done.stderr and "Traceback" not in done.stderr
+    done = adduser(floor.config, "bad/name", "viewer", "long enough")
+    assert done.returncode == 2 and "a user name is" in done.stderr
+
+
+def test_unauthenticated_requests_are_refused(room):
+    floor, _ = room
+    status, headers, _ = request(floor.url + "/")
+    assert status == 303 and headers["Location"] == "/login"
+    for path in ("/api/room", "/ws"):
+        assert request(floor.url + path)[0] == 401
+    assert request(floor.url + "/api/ack", data=b"{}", method="POST")[0] == 401
+    assert request(floor.url + "/", headers={"Cookie": "floor_session=forged"})[0] == 303
+    assert login(floor, "maria", "wrong password")[0] == 401
+
+
+def test_the_session_cookie_flags(room):
+    floor, _ = room
+    status, set_cookie = login(floor, "maria")
+    assert status == 303
+    flags = [f.strip().lower() for f in set_cookie.split(";")[1:]]
+    assert "httponly" in flags and "samesite=strict" in flags
+    assert "secure" not in flags  # (plain HTTP on loopback here; TLS or secure_cookie sets it: test_floor_tls)
+
+
+def test_a_change_without_csrf_or_from_another_site_is_refused(room):
+    floor, table = room
+    seq = table.foul_card(CARD)
+    cookie = cookie_of(login(floor, "maria")[1])
+    token = csrf_of(floor, cookie)
+    wait_until(lambda: any(a["seq"] == seq for a in api_room(floor, cookie)["alerts"]), 10, what="the alert")
+    body = json.dumps({"room": "main", "table": "t7", "seq": seq}).encode()
+    base = {"Cookie": cookie, "Content-Type": "application/json"}
+    for extra, why in [({}, "CSRF"), ({"X-CSRF-Token": "x" + token}, "CSRF"),
+                       ({"X-CSRF-Token": token, "Sec-Fetch-Site": "cross-site"}, "cross-site"),
+                       ({"X-CSRF-Token": token, "Origin": "http://evil.example"}, "cross-site")]:
+        status, _, out = request(floor.url + "/api/ack", data=body, headers={**base, **extra}, method="POST")
+        assert status == 403 and why in out.decode(), (extra, out)
+    status, _, _ = request(floor.url + "/login", data=b"name=maria&password=" + PASSWORDS["maria"].encode(),
+                           headers={"Origin": "http://evil.example"}, method="POST")
+    assert status == 403
+    assert not [c for c in table.commands if c.get("cmd") == "ack" and c.get("seq") == seq]
+    # a technician with a good token still cannot acknowledge
+    tech = cookie_of(login(floor, "tom")[1])
+    status, _, out = request(floor.url + "/api/ack", data=body, method="POST",
+                             headers={"Cookie": tech, "Content-Type": "application/json",
+                                      "X-CSRF-Token": csrf_of(floor, tech)})
+    assert status == 403 and b"technician cannot acknowledge" in out
+    # the floor with its token: the table receives the ack with the user
+    status, _, out = request(floor.url + "/api/ack", data=body, headers={**base, "X-CSRF-Token": token},
+                             method="POST")
+    assert status == 200, out
+    wait_until(lambda: [c for c in table.commands if c.get("cmd") == "ack" and c.get("seq") == seq], 10,
+               what="the ack at the table")
+    assert [c["user"] for c in table.commands if c.get("cmd") == "ack" and c.get("seq") == seq] == ["floor:maria"]
+    wait_until(lambda: next(a for a in api_room(floor, cookie)["alerts"] if a["seq"] == seq)["acked_by"]
+               == "floor:maria", 10, what="the alert shown acknowledged")
+    db = sqlite3.connect(floor.database)
+    assert db.execute("SELECT COUNT(*) FROM audit WHERE user = 'maria' AND action = 'ack' AND detail LIKE ?",
+                      (f"main/t7 seq {seq} %",)).fetchone()[0] == 1
+
+
+def api_room(floor: FloorProc, cookie: str) -> dict[str, Any]:
+    status, _, body = request(floor.url + "/api/room", headers={"Cookie": cookie})
+    assert status == 200
+    return dict(json.loads(body))
+
+
+async def ws_open(floor: FloorProc, cookie: str, origin: str | None = None) -> tuple[Any, Any, list[str]]:
+    """A WebSocket opened as the page opens it: (client, socket, [its first message, the snapshot])."""
+    client = aiohttp.ClientSession()
+    headers = {"Cookie": cookie, **({"Origin": origin} if origin else {})}
+    try:
+        ws = await client.ws_connect(floor.url.replace("http", "ws") + "/ws", headers=headers)
+    except BaseException:
+        await client.close()
+        raise
+    first = await ws.receive(timeout=10)
+    return client, ws, [first.data]
+
+
+async def ws_until(ws: Any, got: list[str], until: Any) -> None:
+    """Keep every message received until ``until(got)`` holds (20 s at most)."""
+    async with asyncio.timeout(20):
+        while not until(got):
+            msg = await ws.receive()
+            assert msg.type == aiohttp.WSMsgType.TEXT, msg
+            got.append(msg.data)
+
+
+def test_each_role_receives_only_what_it_may_see(room):
+    floor, table = room
+    cookies = {name: cookie_of(login(floor, name)[1]) for name in ("maria", "tom", "vic")}
+
+    async def watch() -> dict[str, list[str]]:
+        socks = {name: await ws_open(floor, c) for name, c in cookies.items()}
+        seq = await asyncio.to_thread(table.foul_card, CARD)
+        await asyncio.to_thread(table.state, hand=13)
+
+        def alert_and_tile(msgs: list[str]) -> bool:
+            return any(f'"seq": {seq}' in m and '"alert"' in m for m in msgs) and any('"hand": 13' in m for m in msgs)
+
+        def tile(msgs: list[str]) -> bool:  # (a viewer receives no alert: the new state is what comes)
+            return any('"hand": 13' in m for m in msgs)
+
+        try:
+            for name, (_, ws, got) in socks.items():
+                await ws_until(ws, got, tile if name == "vic" else alert_and_tile)
+        finally:
+            for client, ws, _ in socks.values():
+                await ws.close()
+                await client.close()
+        return {name: got for name, (_, _, got) in socks.items()}
+
+    got = asyncio.run(watch())
+    assert any(CARD in m for m in got["maria"])
+    for name in ("tom", "vic"):
+        for m in got[name]:
+            assert CARD not in m and '"card"' not in m and '"uid"' not in m and '"message"' not in m, (name, m)
+    assert any("DECK-006" in m and "No foreign cards" in m for m in got["tom"])  # the rule and its meaning
+    assert not any("DECK-006" in m or '"alert"' in m for m in got["vic"])  # a viewer: tiles only
+    assert not any("devices" in m or "open_alerts" in m for m in got["vic"])
+    for name, c in cookies.items():
+        text = json.dumps(api_room(floor, c))
+        page = request(floor.url + "/", headers={"Cookie": c})[2].decode()
+        if name == "maria":
+            assert CARD in text
+        else:
+            assert CARD not in text and '"card"' not in text and CARD not in page
+
+    async def cross_site() -> None:
+        await ws_open(floor, cookies["maria"], origin="http://evil.example")
+
+    with pytest.raises(aiohttp.WSServerHandshakeError):  # a WebSocket opened from another site
+        asyncio.run(cross_site())
+
+
+def test_a_file_the_service_writes_is_private(room):
+    floor, _ = room
+    assert (Path(floor.database).stat().st_mode & 0o777) == 0o600
