@@ -33,7 +33,8 @@ HEADERS = {
                                "frame-ancestors 'none'; form-action 'self'; base-uri 'none'",
     "X-Frame-Options": "DENY",
     "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
+    # (same-origin, not no-referrer: with no-referrer a form POST says "Origin: null", refused here)
+    "Referrer-Policy": "same-origin",
     "Cache-Control": "no-store",
 }
 SESSION_KEY = web.AppKey("session", object)

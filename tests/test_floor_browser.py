@@ -1,0 +1,142 @@
+"""The floor's page in a real browser: Debian's chromium driven by Playwright (no browser
+downloaded: ``executable_path`` is the system's), against ``tablectl floor`` as a subprocess, a
+real mosquitto and a table's messages through it (tests/floor_setup.py)."""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import Any
+
+import pytest
+
+from tests.broker import Broker, have_mosquitto
+from tests.floor_setup import PASSWORDS, ROLES, FakeTable, FloorProc, adduser
+from tests.waiting import wait_until
+
+CHROMIUM = "/usr/bin/chromium"
+TIMEOUT_MS = 15_000
+
+
+@pytest.fixture(scope="module")
+def setup(tmp_path_factory):
+    if not have_mosquitto():
+        pytest.skip("mosquitto is not installed (scripts/test installs it)")
+    if not os.path.exists(CHROMIUM):
+        pytest.skip("chromium is not installed (scripts/test installs it: apt-get install chromium)")
+    sync_api = pytest.importorskip("playwright.sync_api")
+    folder = tmp_path_factory.mktemp("floor_browser")
+    (folder / "broker").mkdir()
+    broker = Broker(folder / "broker")
+    broker.start()
+    floor = FloorProc(folder, broker)
+    for name, pw in PASSWORDS.items():
+        assert adduser(floor.config, name, ROLES[name], pw).returncode == 0
+    floor.start()
+    table = FakeTable(broker)
+    table.state()
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True,
+                                    args=["--no-sandbox"] if os.geteuid() == 0 else [])
+        yield floor, table, browser
+        browser.close()
+    table.stop()
+    floor.stop()
+    broker.stop()
+
+
+class Watched:
+    """A logged-in page and everything its browser received: each response's body and each
+    WebSocket frame."""
+
+    def __init__(self, browser: Any, floor: FloorProc, name: str) -> None:
+        self.context = browser.new_context()
+        self.page = self.context.new_page()
+        self.page.set_default_timeout(TIMEOUT_MS)
+        self.received: list[str] = []
+        self.page.on("response", self._response)
+        self.page.on("websocket", lambda ws: ws.on("framereceived", lambda f: self.received.append(str(f))))
+        self.page.goto(floor.url + "/")
+        assert self.page.url.endswith("/login")
+        self.page.fill("#name", name)
+        self.page.fill("#password", PASSWORDS[name])
+        self.page.click("#login")
+        self.page.wait_for_selector("#link.up")  # the WebSocket is live
+
+    def _response(self, response: Any) -> None:
+        if "/static/" in response.url:  # (the same script and style for every role: no data in them)
+            return
+        try:
+            self.received.append(response.text())
+        except Exception:  # (a redirect has no body to read)
+            self.received.append(f"{response.status} {response.url}")
+
+    def close(self) -> None:
+        self.context.close()
+
+
+def test_a_foul_card_shows_acknowledged_reaches_the_table_and_every_browser(setup):
+    floor, table, browser = setup
+    maria, ana = Watched(browser, floor, "maria"), Watched(browser, floor, "ana")
+    try:
+        seq = table.foul_card("7h", seat=4)
+        sel = f'li[data-alert="main/t7#{seq}"]'
+        for w in (maria, ana):
+            item = w.page.wait_for_selector(sel)
+            text = item.inner_text()
+            assert "7h" in text and "seat 4" in text and "DECK-006" in text and "No foreign cards" in text
+        badge = maria.page.wait_for_selector('div[data-table="main/t7"] .badge')
+        assert int(badge.inner_text()) >= 1
+        maria.page.click(f"{sel} button.ack")
+        wait_until(lambda: any(c.get("cmd") == "ack" and c.get("seq") == seq for c in table.commands), 10,
+                   what="the ack at the table")
+        assert [c["user"] for c in table.commands if c.get("cmd") == "ack" and c.get("seq") == seq] == ["floor:maria"]
+        for w in (ana, maria):  # the second browser sees who acknowledged it, without reloading
+            done = w.page.wait_for_selector(f"{sel}.acked")
+            assert re.search(r"acknowledged by floor:maria at \d", done.inner_text())
+            assert w.page.query_selector(f"{sel} button.ack") is None
+    finally:
+        maria.close()
+        ana.close()
+
+
+def test_the_technician_and_the_viewer_never_receive_a_card(setup):
+    floor, table, browser = setup
+    tom, vic = Watched(browser, floor, "tom"), Watched(browser, floor, "vic")
+    try:
+        seq = table.foul_card("Jc", seat=6)
+        table.state(hand=21, stub_count=30)
+        item = tom.page.wait_for_selector(f'li[data-alert="main/t7#{seq}"]')
+        assert "DECK-006" in item.inner_text() and "seat 6" in item.inner_text()
+        assert tom.page.query_selector("button.ack") is None  # a technician does not acknowledge
+        vic.page.wait_for_function("document.querySelector('div[data-table=\"main/t7\"]').innerText.includes('21')")
+        tom.page.wait_for_function("document.querySelector('div[data-table=\"main/t7\"]').innerText.includes('21')")
+        assert vic.page.query_selector("li.alert") is None
+        assert "devices" not in vic.page.inner_text("#tiles")
+        for w in (tom, vic):
+            rendered = w.page.content()
+            assert "Jc" not in rendered and "7h" not in rendered
+            assert w.received, "nothing recorded"
+            for r in w.received:
+                assert "Jc" not in r and "7h" not in r and '"card"' not in r and '"uid"' not in r, r
+        assert any("DECK-006" in r for r in tom.received)
+    finally:
+        tom.close()
+        vic.close()
+
+
+def test_a_wrong_password_is_refused_on_the_page(setup):
+    floor, _, browser = setup
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        page.set_default_timeout(TIMEOUT_MS)
+        page.goto(floor.url + "/login")
+        page.fill("#name", "vic")
+        page.fill("#password", "not the password")
+        page.click("#login")
+        assert "wrong name or password" in page.inner_text("#error")
+        assert page.query_selector("#tiles") is None
+        assert context.cookies() == []
+    finally:
+        context.close()
