@@ -6,6 +6,7 @@ alerts, the commands it receives on ``cmd`` kept as its journal, an ``ack`` answ
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import subprocess
@@ -82,6 +83,9 @@ class FakeTable:
         self.prefix = f"tablectl/{room}/{table}"
         self.room, self.table = room, table
         self.seq = 0
+        self.sent: dict[int, dict[str, Any]] = {}  # events/floor by seq: the outbox a replay reads
+        self.hand_seq = 0
+        self.last_hash = "0" * 64
         self.commands: list[dict[str, Any]] = []  # what the table journalled (room_commands)
         self._lock = threading.Lock()
         self.client = mqtt.Client(CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5,
@@ -109,24 +113,45 @@ class FakeTable:
             self.seq += 1
             return self.seq
 
-    def foul_card(self, card: str = "7h", seat: int = 2) -> int:
-        """A foreign card (DECK-006) dealt to ``seat``: the floor alert as the table routes it."""
+    def foul_card(self, card: str = "7h", seat: int = 2, *, lost: bool = False) -> int:
+        """A foreign card (DECK-006) dealt to ``seat``: the floor alert as the table routes it;
+        ``lost``: numbered and kept but never reaching the broker (a gap the floor must see)."""
         seq = self.next_seq()
-        self.publish("events/floor", {"type": "Alert", "ts": 1767225600.0 + seq, "audience": "floor", "card": card,
-                                      "code": "deck.foreign_card", "hand": 12, "rule": "DECK-006", "seat": seat,
-                                      "message": f"{card} is not a card of deck A", "seq": seq})
+        body = {"type": "Alert", "ts": 1767225600.0 + seq, "audience": "floor", "card": card,
+                "code": "deck.foreign_card", "hand": 12, "rule": "DECK-006", "seat": seat,
+                "message": f"{card} is not a card of deck A", "seq": seq}
+        self.sent[seq] = body
+        if not lost:
+            self.publish("events/floor", body)
         return seq
+
+    def hand(self, *, prev: str | None = None) -> int:
+        """A finished hand on ``hands``, chained (docs/room.md: SHA-256 of the canonical JSON
+        without ``hash``, written out here); ``prev`` given: a broken link."""
+        self.hand_seq += 1
+        body = {"type": "HandFinished", "hand": self.hand_seq, "ts": 1767225800.0 + self.hand_seq,
+                "record": {"hand": self.hand_seq, "stub_count": 36}, "seq": self.hand_seq,
+                "prev": self.last_hash if prev is None else prev}
+        body["hash"] = hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+        self.last_hash = body["hash"]
+        self.publish("hands", body)
+        return self.hand_seq
 
     def _on_message(self, client: Any, userdata: Any, msg: Any) -> None:
         body = json.loads(msg.payload)
         with self._lock:
             self.commands.append(body)
         reply: dict[str, Any] = {"ok": True, "id": body.get("id"), "cmd": body.get("cmd")}
+        if body.get("cmd") == "replay" and body.get("topic") == "events/floor":
+            again = [self.sent[s] for s in sorted(self.sent) if s >= body["from"]]
+            for m in again:
+                client.publish(f"{self.prefix}/events/floor", json.dumps(m), qos=1)
+            reply.update(topic="events/floor", sent=len(again))
         if body.get("cmd") == "ack":
             seq = self.next_seq()
-            client.publish(f"{self.prefix}/events/floor", json.dumps(
-                {"type": "Ack", "ts": 1767225700.0 + seq, "audience": "floor", "ack_seq": body["seq"],
-                 "code": "deck.foreign_card", "user": body["user"], "command": body["id"], "seq": seq}), qos=1)
+            self.sent[seq] = {"type": "Ack", "ts": 1767225700.0 + seq, "audience": "floor", "ack_seq": body["seq"],
+                              "code": "deck.foreign_card", "user": body["user"], "command": body["id"], "seq": seq}
+            client.publish(f"{self.prefix}/events/floor", json.dumps(self.sent[seq]), qos=1)
         client.publish(f"{self.prefix}/cmd/reply", json.dumps(reply), qos=1)
 
     def stop(self) -> None:

@@ -1,0 +1,63 @@
+"""The floor service restarted while a table keeps dealing: nothing missing afterwards (the
+broker's persistent session queues what came meanwhile; a message the table never got through
+is a gap the service asks again with ``replay``), and a broken hand chain is flagged."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+import pytest
+
+from tests.broker import Broker, have_mosquitto
+from tests.floor_setup import PASSWORDS, FakeTable, FloorProc, adduser, request
+from tests.waiting import wait_until
+
+
+def floor_seqs(floor: FloorProc) -> list[int]:
+    with sqlite3.connect(floor.database) as db:
+        return [r[0] for r in db.execute("SELECT seq FROM messages WHERE topic = 'events/floor' ORDER BY seq")]
+
+
+def test_a_restart_misses_nothing_and_a_gap_is_replayed(tmp_path):
+    if not have_mosquitto():
+        pytest.skip("mosquitto is not installed (scripts/test installs it)")
+    (tmp_path / "broker").mkdir()
+    broker = Broker(tmp_path / "broker")
+    broker.start()
+    floor = FloorProc(tmp_path, broker)
+    assert adduser(floor.config, "maria", "floor", PASSWORDS["maria"]).returncode == 0
+    table = FakeTable(broker)
+    try:
+        floor.start()
+        table.state()
+        table.foul_card("2c")
+        table.hand()
+        wait_until(lambda: floor_seqs(floor) == [1], 10, what="alert 1 kept")
+        floor.stop()
+        table.foul_card("3c")  # (the service is down: the broker queues these for its session)
+        table.foul_card("4c")
+        table.foul_card("5c", lost=True)  # never reaches the broker: a gap
+        table.foul_card("6c")
+        table.hand()
+        table.hand(prev="f" * 64)  # a record removed or changed: the chain is broken here
+        floor.start()
+        wait_until(lambda: floor_seqs(floor) == [1, 2, 3, 4, 5], 20, what="every alert, the lost one replayed")
+        replays = [c for c in table.commands if c.get("cmd") == "replay"]
+        assert replays and replays[0]["from"] == 4 and replays[0]["topic"] == "events/floor"
+        assert replays[0]["user"] == "floor:service"
+        with sqlite3.connect(floor.database) as db:
+            assert [r[0] for r in db.execute("SELECT seq FROM hands ORDER BY seq")] == [1, 2, 3]
+            problems = [r[0] for r in db.execute("SELECT seq, problem FROM chain_breaks")]
+        assert problems == [3]
+        status, headers, _ = request(floor.url + "/login", method="POST",
+                                     data=f"name=maria&password={PASSWORDS['maria']}".encode())
+        cookie = headers["Set-Cookie"].split(";")[0]
+        room = json.loads(request(floor.url + "/api/room", headers={"Cookie": cookie})[2])
+        assert room["tiles"][0]["chain_breaks"] == 1
+        assert sorted(a["card"] for a in room["alerts"]) == ["2c", "3c", "4c", "5c", "6c"]
+        assert "the hand chain is broken" in floor.log.read_text()
+    finally:
+        table.stop()
+        floor.stop()
+        broker.stop()
