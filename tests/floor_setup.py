@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import ssl
 import subprocess
 import sys
 import threading
@@ -24,6 +25,10 @@ from paho.mqtt.enums import CallbackAPIVersion
 from tests.broker import Broker, free_port
 from tests.waiting import wait_until
 
+#: the tests' HTTPS client trusts the service's self-signed certificate (made by the test)
+UNVERIFIED = ssl.create_default_context()
+UNVERIFIED.check_hostname = False
+UNVERIFIED.verify_mode = ssl.CERT_NONE
 PASSWORDS = {"maria": "floor-pass-1", "tom": "tech-pass-22", "vic": "view-pass-333", "ana": "floor-pass-4444"}
 ROLES = {"maria": "floor", "tom": "technician", "vic": "viewer", "ana": "floor"}
 CLI = [sys.executable, "-m", "controller.service.cli"]
@@ -42,17 +47,19 @@ class FloorProc:
     broker: Broker
     port: int = field(default_factory=free_port)
     proc: subprocess.Popen[bytes] | None = None
+    #: more lines of [floor] (tls_cert and tls_key: HTTPS)
+    extra: str = ""
 
     def __post_init__(self) -> None:
         self.config = self.folder / "floor.toml"
         self.database = self.folder / "floor.db"
         self.log = self.folder / "floor.log"
         self.config.write_text(f'[floor]\nbroker = "{self.broker.url}"\nport = {self.port}\n'
-                               f'database = "{self.database}"\nclient_id = "floor-test-{self.port}"\n')
+                               f'database = "{self.database}"\nclient_id = "floor-test-{self.port}"\n{self.extra}\n')
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        return f"{'https' if 'tls_cert' in self.extra else 'http'}://127.0.0.1:{self.port}"
 
     def start(self) -> None:
         self.proc = subprocess.Popen([*CLI, "floor", "--config", str(self.config)], stdout=subprocess.DEVNULL,
@@ -62,7 +69,7 @@ class FloorProc:
             assert self.proc is not None
             assert self.proc.poll() is None, f"tablectl floor exited: {self.log.read_text()}"
             try:
-                urllib.request.urlopen(self.url + "/login", timeout=1).close()
+                urllib.request.urlopen(self.url + "/login", timeout=1, context=UNVERIFIED).close()
                 return "connected to" in self.log.read_text()
             except OSError:
                 return False
@@ -166,7 +173,7 @@ def request(url: str, *, data: bytes | None = None, headers: dict[str, str] | No
         def redirect_request(self, *a: Any, **k: Any) -> None:
             return None
 
-    opener = urllib.request.build_opener(NoRedirect)
+    opener = urllib.request.build_opener(NoRedirect, urllib.request.HTTPSHandler(context=UNVERIFIED))
     req = urllib.request.Request(url, data=data, headers=headers or {}, method=method)
     try:
         with opener.open(req, timeout=10) as r:
