@@ -140,3 +140,52 @@ def test_a_wrong_password_is_refused_on_the_page(setup):
         assert context.cookies() == []
     finally:
         context.close()
+
+
+@pytest.mark.e2e
+def test_the_real_daemon_a_foul_card_acknowledged_from_the_page_is_journalled_with_the_user(setup, tmp_path):
+    """The table is the daemon itself (tablectl simulate's run_script with the room link on): a
+    card of the other deck dealt (DECK-006) shows on the floor's page with its card,
+    the technician's page shows it without; Acknowledge reaches the daemon, which journals it
+    with the user, and the second floor browser shows it acknowledged."""
+    import json
+    import sqlite3
+
+    from controller.service.simulate import room_section, run_script
+    from hw_sim.script import parse_script
+    from tests.rules_common import BUTTON, CLEAN, END, SEATS, deal, hole
+    from tests.scenarios import NOISE
+
+    floor, _, browser = setup
+    maria, ana, tom = (Watched(browser, floor, n) for n in ("maria", "ana", "tom"))
+    foul = hole()[:3] + [deal("2h@B", 6)] + CLEAN[4:-1] + [END]
+    script = {"format": 1, "game": "holdem", "seats": SEATS, "button": BUTTON, "noise": dict(NOISE, seed=3),
+              "hands": [{"steps": foul}, {"steps": CLEAN}]}
+    seen: dict[str, Any] = {}
+
+    def after(number: int, proc: Any) -> None:
+        if number != 1:
+            return
+        item = maria.page.wait_for_selector('li.alert[data-alert^="r1/t5#"]:has-text("2h")')
+        seen["text"] = item.inner_text()
+        seen["id"] = item.get_attribute("data-alert")
+        tom_item = tom.page.wait_for_selector(f'li[data-alert="{seen["id"]}"]')
+        seen["tom"] = tom_item.inner_text()
+        item.query_selector("button.ack").click()
+        done = ana.page.wait_for_selector(f'li[data-alert="{seen["id"]}"].acked')
+        seen["ana"] = done.inner_text()
+
+    try:
+        run_script(parse_script(json.dumps(script)), workdir=tmp_path, on_hand=after,
+                   room=room_section(floor.broker.url, "r1", "t5"))
+        assert "DECK-006" in seen["text"] and "2h@B" in seen["text"]
+        assert "2h" not in seen["tom"] and "DECK-006" in seen["tom"]
+        assert "acknowledged by floor:maria" in seen["ana"]
+        assert not any("2h" in r for r in tom.received)
+        db = sqlite3.connect(tmp_path / "journal.sqlite3")
+        rows = db.execute("SELECT user, cmd FROM room_commands").fetchall()
+        assert [(u, json.loads(c)["cmd"]) for u, c in rows] == [("floor:maria", "ack")]
+        assert json.loads(rows[0][1])["seq"] == int(seen["id"].split("#")[1])
+    finally:
+        for w in (maria, ana, tom):
+            w.close()
