@@ -47,15 +47,16 @@ class FloorProc:
     broker: Broker
     port: int = field(default_factory=free_port)
     proc: subprocess.Popen[bytes] | None = None
-    #: more lines of [floor] (tls_cert and tls_key: HTTPS)
+    #: more lines of [floor] (tls_cert and tls_key: HTTPS; a broker = of its own)
     extra: str = ""
 
     def __post_init__(self) -> None:
         self.config = self.folder / "floor.toml"
         self.database = self.folder / "floor.db"
         self.log = self.folder / "floor.log"
-        self.config.write_text(f'[floor]\nbroker = "{self.broker.url}"\nport = {self.port}\n'
-                               f'database = "{self.database}"\nclient_id = "floor-test-{self.port}"\n{self.extra}\n')
+        broker = "" if "broker =" in self.extra else f'broker = "{self.broker.url}"\n'
+        self.config.write_text(f'[floor]\n{broker}port = {self.port}\ndatabase = "{self.database}"\n'
+                               f'client_id = "floor-test-{self.port}"\n{self.extra}\n')
 
     @property
     def url(self) -> str:
@@ -86,7 +87,8 @@ class FloorProc:
 class FakeTable:
     """A table's link as the floor sees it (docs/room.md's topics and payloads)."""
 
-    def __init__(self, broker: Broker, room: str = "main", table: str = "t7") -> None:
+    def __init__(self, broker: Broker, room: str = "main", table: str = "t7", *, user: str | None = None,
+                 password: str | None = None, ca: Path | None = None) -> None:
         self.prefix = f"tablectl/{room}/{table}"
         self.room, self.table = room, table
         self.seq = 0
@@ -98,10 +100,14 @@ class FakeTable:
         self.client = mqtt.Client(CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5,
                                   client_id=f"fake-{room}-{table}")
         self.client.on_message = self._on_message
+        if user is not None:
+            self.client.username_pw_set(user, password)
+        if ca is not None:
+            self.client.tls_set(ca_certs=str(ca))
         self.ready = threading.Event()
         self.client.on_subscribe = lambda *a: self.ready.set()
         self.client.on_connect = lambda c, *a: c.subscribe(f"{self.prefix}/cmd", qos=1)
-        self.client.connect("127.0.0.1", broker.port)
+        self.client.connect("127.0.0.1", broker.tls_port if ca is not None else broker.port)
         self.client.loop_start()
         wait_until(self.ready.is_set, 10, what="the fake table's subscription")
 
