@@ -95,6 +95,14 @@ def test_a_foul_card_shows_acknowledged_reaches_the_table_and_every_browser(setu
             done = w.page.wait_for_selector(f"{sel}.acked")
             assert re.search(r"acknowledged by floor:maria at \d", done.inner_text())
             assert w.page.query_selector(f"{sel} button.ack") is None
+        # the table vanishes (the broker's will, retained) or its reader drops: the tile says so at once
+        table.state(devices={"reader": False, "shuffler": True})
+        tile = maria.page.wait_for_selector('div[data-table="main/t7"].device-down')
+        assert "reader DOWN" in tile.inner_text()
+        table.publish("state", {"online": False, "room": "main", "table": "t7"}, retain=True)
+        tile = ana.page.wait_for_selector('div[data-table="main/t7"].offline')
+        assert "OFFLINE" in tile.inner_text()
+        table.state()
     finally:
         maria.close()
         ana.close()

@@ -105,6 +105,11 @@ def test_an_ack_marks_the_alert_and_the_open_count(tmp_path):
     assert (got[1]["acked_by"], got[1]["acked_at"]) == ("floor:maria", 200.0)
     assert got[2]["acked_by"] is None
     assert st.tables()[0]["open_alerts"] == 1
+    # the broker's will: offline, the last hand and game still shown
+    st.ingest(T + "state", msg(online=True, room="main", table="t7", hand=14, game="holdem"))
+    st.ingest(T + "state", msg(online=False, room="main", table="t7"))
+    tile = st.tables()[0]
+    assert (tile["online"], tile["hand"], tile["game"]) == (False, 14, "holdem")
 
 
 def test_bad_messages_are_ignored_without_a_traceback(tmp_path):

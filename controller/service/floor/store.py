@@ -108,6 +108,9 @@ class Store:
             return Ingested("ignored", room, table)
         now = self.clock()
         if rest == "state":
+            if body.get("online") is False:  # (the will says only that: the tile keeps what was last known)
+                row = self.db.execute("SELECT state FROM tables WHERE room = ? AND tbl = ?", (room, table)).fetchone()
+                body = {**json.loads(row[0]), **body} if row is not None else body
             self.db.execute("INSERT OR REPLACE INTO tables (room, tbl, state, updated) VALUES (?, ?, ?, ?)",
                             (room, table, json.dumps(body), now))
             return Ingested("state", room, table, body)
