@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
+import re
 import ssl
 import subprocess
 import sys
@@ -188,5 +188,7 @@ def request(url: str, *, data: bytes | None = None, headers: dict[str, str] | No
         return e.code, dict(e.headers), e.read()
 
 
-def environ_ok() -> bool:
-    return os.path.exists("/usr/bin/chromium")
+def has_card(text: str, card: str) -> bool:
+    """``card`` (``Jc``, ``2h@B``) named in ``text`` as a word of its own: not inside a random
+    token (the page's CSRF token, a session id), where two letters may fall that way by chance."""
+    return re.search(rf"(?<![A-Za-z0-9_-]){re.escape(card)}(?![A-Za-z0-9_-])", text) is not None
