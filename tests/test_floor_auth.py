@@ -231,3 +231,25 @@ def test_each_role_receives_only_what_it_may_see(room):
 def test_a_file_the_service_writes_is_private(room):
     floor, _ = room
     assert (Path(floor.database).stat().st_mode & 0o777) == 0o600
+
+
+def test_logout_ends_the_session_and_closes_its_socket(room):
+    floor, _ = room
+    cookie = cookie_of(login(floor, "vic")[1])
+    token = csrf_of(floor, cookie)
+
+    async def run() -> Any:
+        client, ws, _ = await ws_open(floor, cookie)
+        try:
+            assert request(floor.url + "/logout", method="POST", headers={"Cookie": cookie})[0] == 403  # no token
+            status = await asyncio.to_thread(lambda: request(floor.url + "/logout", method="POST",
+                                                             headers={"Cookie": cookie, "X-CSRF-Token": token})[0])
+            assert status == 200
+            msg = await ws.receive(timeout=10)
+            return msg.type
+        finally:
+            await ws.close()
+            await client.close()
+
+    assert asyncio.run(run()) in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED, aiohttp.WSMsgType.CLOSING)
+    assert request(floor.url + "/api/room", headers={"Cookie": cookie})[0] == 401

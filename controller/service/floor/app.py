@@ -48,6 +48,7 @@ class FloorService:
         self.cfg = cfg
         self.store = Store(cfg.database)
         self.sockets: dict[web.WebSocketResponse, auth.Session] = {}
+        self.tokens: dict[web.WebSocketResponse, str] = {}  # each socket's session cookie, to close at logout
         self.loop: asyncio.AbstractEventLoop | None = None
         self.link = FloorLink(cfg, self._from_thread) if link else None
 
@@ -94,6 +95,7 @@ class FloorService:
             await ws.send_str(json.dumps(msg))
         except (ConnectionError, RuntimeError):
             self.sockets.pop(ws, None)
+            self.tokens.pop(ws, None)
 
     def snapshot(self, role: str) -> dict[str, Any]:
         alerts = [a for a in (roles.alert_for(role, a) for a in self.store.alerts()) if a is not None]
@@ -163,8 +165,11 @@ async def logout_post(request: web.Request) -> web.StreamResponse:
         return _refuse(401, "not logged in")
     if not _same_origin(request) or request.headers.get("X-CSRF-Token") != sess.csrf:
         return _refuse(403, "missing or wrong CSRF token")
-    auth.logout(svc.store, request.cookies[COOKIE])
+    token = request.cookies[COOKIE]
+    auth.logout(svc.store, token)
     svc.store.audit(sess.user, "logout")
+    for ws in [ws for ws, t in svc.tokens.items() if t == token]:  # (its open pages stop receiving at once)
+        await ws.close()
     resp = _json({"ok": True})
     resp.del_cookie(COOKIE, path="/")
     return resp
@@ -222,12 +227,14 @@ async def websocket(request: web.Request) -> web.StreamResponse:
     await ws.prepare(request)
     await ws.send_str(json.dumps(svc.snapshot(sess.role)))
     svc.sockets[ws] = sess
+    svc.tokens[ws] = request.cookies[COOKIE]
     try:
         async for msg in ws:  # (the page sends nothing: changes are POSTs with their CSRF token)
             if msg.type == WSMsgType.ERROR:
                 break
     finally:
         svc.sockets.pop(ws, None)
+        svc.tokens.pop(ws, None)
     return ws
 
 
