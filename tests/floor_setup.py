@@ -138,12 +138,12 @@ class FakeTable:
             self.publish("events/floor", body)
         return seq
 
-    def hand(self, *, prev: str | None = None) -> int:
+    def hand(self, *, prev: str | None = None, record: dict[str, Any] | None = None) -> int:
         """A finished hand on ``hands``, chained (docs/room.md: SHA-256 of the canonical JSON
         without ``hash``, written out here); ``prev`` given: a broken link."""
         self.hand_seq += 1
         body = {"type": "HandFinished", "hand": self.hand_seq, "ts": 1767225800.0 + self.hand_seq,
-                "record": {"hand": self.hand_seq, "stub_count": 36}, "seq": self.hand_seq,
+                "record": record or {"hand": self.hand_seq, "stub_count": 36}, "seq": self.hand_seq,
                 "prev": self.last_hash if prev is None else prev}
         body["hash"] = hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
         self.last_hash = body["hash"]

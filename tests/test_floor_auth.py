@@ -253,3 +253,27 @@ def test_logout_ends_the_session_and_closes_its_socket(room):
 
     assert asyncio.run(run()) in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED, aiohttp.WSMsgType.CLOSING)
     assert request(floor.url + "/api/room", headers={"Cookie": cookie})[0] == 401
+
+
+def test_hand_records_are_the_floors_alone(room):
+    floor, table = room
+    table.hand(record={"hand": 7, "game": "holdem", "zones": {"seat:1": ["Kh", "Kd"]}, "alerts": [], "stub_count": 40})
+    maria = cookie_of(login(floor, "maria")[1])
+
+    def hands() -> list[dict[str, Any]]:
+        status, _, body = request(floor.url + "/api/hands?card=Kh", headers={"Cookie": maria})
+        assert status == 200
+        return list(json.loads(body)["hands"])
+
+    wait_until(lambda: len(hands()) == 1, 10, what="the hand record")
+    seq = hands()[0]["seq"]
+    status, _, body = request(floor.url + f"/api/hand?room=main&table=t7&seq={seq}", headers={"Cookie": maria})
+    assert status == 200 and json.loads(body)["record"]["zones"]["seat:1"] == ["Kh", "Kd"]
+    assert request(floor.url + "/api/hands?since=yesterday", headers={"Cookie": maria})[0] == 400
+    assert request(floor.url + "/hands", headers={"Cookie": maria})[0] == 200
+    for name in ("tom", "vic"):
+        c = cookie_of(login(floor, name)[1])
+        for path in ("/hands", "/api/hands?card=Kh", f"/api/hand?room=main&table=t7&seq={seq}"):
+            status, _, body = request(floor.url + path, headers={"Cookie": c})
+            assert status == 403 and not has_card(body.decode(), "Kh"), (name, path)
+    assert request(floor.url + "/api/hands")[0] == 401

@@ -133,3 +133,37 @@ def test_every_rule_id_an_alert_can_carry_has_a_meaning():
     missing = sorted(i for i in ids if not meaning(i))
     assert missing == []
     assert MEANINGS["DECK-006"] == "No foreign cards (uniform backs)"
+
+
+def test_the_hands_search(tmp_path):
+    st = Store(tmp_path / "floor.db")
+    recs = [{"hand": 1, "game": "holdem", "zones": {"seat:1": ["As", "Kd"], "board": ["2c", "3c", "4c"]},
+             "alerts": [], "stub_count": 40},
+            {"hand": 2, "game": "holdem", "zones": {"seat:2": ["Ah#2", "Qs"]}, "stub_count": 38,
+             "alerts": [{"rule": "DECK-007", "code": "deck.duplicate_card", "card": "Ah"}]},
+            {"hand": 3, "game": "omaha", "zones": {"seat:3": ["Jc", "Tc", "9c", "8c"]}, "alerts": [],
+             "stub_count": 36}]
+    prev = "0" * 64
+    for i, r in enumerate(recs, 1):
+        h = hand(i, prev, record=r)
+        h["ts"] = 1000.0 * i
+        h["hash"] = hashlib.sha256(json.dumps({k: v for k, v in h.items() if k != "hash"}, sort_keys=True,
+                                              separators=(",", ":")).encode()).hexdigest()
+        prev = h["hash"]
+        st.ingest(("tablectl/main/t8/" if i == 3 else T) + "hands", json.dumps(h).encode())
+
+    def found(**q: object) -> list[tuple[str, int]]:
+        return [(h["table"], h["hand"]) for h in st.search_hands(**q)]  # type: ignore[arg-type]
+
+    assert found() == [("t8", 3), ("t7", 2), ("t7", 1)]
+    assert found(table="t7") == [("t7", 2), ("t7", 1)] and found(table="main/t8") == [("t8", 3)]
+    assert found(table="other/t7") == []
+    assert found(card="As") == [("t7", 1)]
+    assert found(card="Ah") == [("t7", 2)]  # (a clone "Ah#2" and the alert's card)
+    assert found(card="A") == []  # a card is a whole card, not a letter of one
+    assert found(alert="DECK-007") == [("t7", 2)] and found(alert="deck.duplicate") == [("t7", 2)]
+    assert found(hand=3) == [("t8", 3)]
+    assert found(since=1500.0, until=2500.0) == [("t7", 2)]
+    one = st.hand("main", "t7", 2)
+    assert one is not None and one["record"]["zones"]["seat:2"] == ["Ah#2", "Qs"] and one["chain_problems"] == []
+    assert st.hand("main", "t7", 9) is None

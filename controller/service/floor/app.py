@@ -14,6 +14,7 @@ import html
 import json
 import logging
 import ssl
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -216,6 +217,67 @@ async def api_ack(request: web.Request) -> web.Response:
     return _json({"ok": True, "id": cmd_id})
 
 
+def _when(text: str, key: str) -> float | None:
+    """A ``since``/``until`` filter: ``2026-01-01`` or ``2026-01-01T14:30`` (the server's local
+    time, the room's clock), or epoch seconds."""
+    if not text:
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        pass
+    try:
+        return datetime.fromisoformat(text).timestamp()
+    except ValueError:
+        raise ValueError(f"{key}: want a date (2026-01-01 or 2026-01-01T14:30), got {text[:40]!r}") from None
+
+
+async def api_hands(request: web.Request) -> web.Response:
+    """The hands search (floor only: hand records name hole cards and burns)."""
+    svc = request.app[SERVICE_KEY]
+    sess = _session(request)
+    if sess is None:
+        return _refuse(401, "not logged in")
+    if not roles.sees_hands(sess.role):
+        return _refuse(403, f"a {sess.role} does not see hand records (they name the cards)")
+    q = request.query
+    try:
+        hand = int(q["hand"]) if q.get("hand") else None
+        since, until = _when(q.get("since", ""), "since"), _when(q.get("until", ""), "until")
+    except ValueError as exc:
+        return _refuse(400, str(exc) if "want" in str(exc) else "hand: want a whole number")
+    hands = svc.store.search_hands(table=q.get("table") or None, hand=hand, since=since, until=until,
+                                   card=q.get("card") or None, alert=q.get("alert") or None)
+    return _json({"hands": hands})
+
+
+async def api_hand(request: web.Request) -> web.Response:
+    svc = request.app[SERVICE_KEY]
+    sess = _session(request)
+    if sess is None:
+        return _refuse(401, "not logged in")
+    if not roles.sees_hands(sess.role):
+        return _refuse(403, f"a {sess.role} does not see hand records (they name the cards)")
+    q = request.query
+    try:
+        found = svc.store.hand(q["room"], q["table"], int(q["seq"]))
+    except (KeyError, ValueError):
+        return _refuse(400, "want room, table and seq")
+    if found is None:
+        return _refuse(404, "no such hand")
+    svc.store.audit(sess.user, "hand viewed", f"{q['room']}/{q['table']} seq {q['seq']}")
+    return _json(found)
+
+
+async def hands_page(request: web.Request) -> web.StreamResponse:
+    sess = _session(request)
+    if sess is None:
+        return web.HTTPSeeOther("/login", headers=HEADERS)
+    if not roles.sees_hands(sess.role):
+        return _refuse(403, f"a {sess.role} does not see hand records (they name the cards)")
+    return _page("hands.html", csrf=sess.csrf, user=sess.user, role=sess.role)
+
+
 async def websocket(request: web.Request) -> web.StreamResponse:
     svc = request.app[SERVICE_KEY]
     sess = _session(request)
@@ -240,7 +302,7 @@ async def websocket(request: web.Request) -> web.StreamResponse:
 
 async def static(request: web.Request) -> web.StreamResponse:
     name = request.match_info["name"]
-    if name not in ("app.js", "style.css"):
+    if name not in ("app.js", "hands.js", "style.css"):
         raise web.HTTPNotFound()
     kind = "application/javascript" if name.endswith(".js") else "text/css"
     return web.Response(text=(STATIC / name).read_text(encoding="utf-8"), content_type=kind, headers=HEADERS)
@@ -256,6 +318,9 @@ def make_app(svc: FloorService) -> web.Application:
     app.router.add_get("/api/room", api_room)
     app.router.add_post("/api/ack", api_ack)
     app.router.add_get("/ws", websocket)
+    app.router.add_get("/hands", hands_page)
+    app.router.add_get("/api/hands", api_hands)
+    app.router.add_get("/api/hand", api_hand)
     app.router.add_get("/static/{name}", static)
     return app
 

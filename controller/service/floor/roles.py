@@ -32,6 +32,11 @@ def can_ack(role: str) -> bool:
     return role == "floor"
 
 
+def sees_hands(role: str) -> bool:
+    """Hand records name every card (hole cards, burns): the floor's alone."""
+    return role == "floor"
+
+
 def sees_alerts(role: str) -> bool:
     return role in ("floor", "technician")
 

@@ -239,6 +239,55 @@ class Store:
                 "acked_at")
         return [dict(zip(keys, r, strict=True)) for r in self.db.execute(sql, [*args, limit])]
 
+    def search_hands(self, *, table: str | None = None, hand: int | None = None, since: float | None = None,
+                     until: float | None = None, card: str | None = None, alert: str | None = None,
+                     limit: int = 200) -> list[dict[str, Any]]:
+        """Hand records matching every filter given, newest first: ``table`` (``t7`` or
+        ``main/t7``), ``hand`` number, finished between ``since`` and ``until`` (epoch seconds),
+        a ``card`` anywhere in the record (``Ah``), an ``alert`` (a rule id or a code, or its start)."""
+        sql, args = "SELECT room, tbl, seq, hand, ts, record FROM hands WHERE 1 = 1", []  # type: ignore[var-annotated]
+        if table:
+            room, _, tbl = table.rpartition("/")
+            sql += " AND tbl = ?" + (" AND room = ?" if room else "")
+            args += [tbl] + ([room] if room else [])
+        if hand is not None:
+            sql += " AND hand = ?"
+            args.append(hand)
+        if since is not None:
+            sql += " AND ts >= ?"
+            args.append(since)
+        if until is not None:
+            sql += " AND ts <= ?"
+            args.append(until)
+        if card:  # (a card is a JSON string in the record: "Ah", or a clone "Ah#2", or of a deck "Ah@B")
+            sql += " AND (instr(record, ?) OR instr(record, ?) OR instr(record, ?))"
+            args += [f'"{card}"', f'"{card}#', f'"{card}@']
+        if alert:
+            sql += " AND (instr(record, ?) OR instr(record, ?))"
+            args += [f'"rule": "{alert}', f'"code": "{alert}']
+        sql += " ORDER BY ts DESC, seq DESC LIMIT ?"
+        args.append(limit)
+        out = []
+        for room, tbl, seq, number, ts, record in self.db.execute(sql, args):
+            rec = json.loads(record) if record else {}
+            rec = rec if isinstance(rec, dict) else {}
+            alerts = [a.get("rule") or a.get("code") for a in rec.get("alerts", []) if isinstance(a, dict)]
+            out.append({"room": room, "table": tbl, "seq": seq, "hand": number, "ts": ts, "game": rec.get("game"),
+                        "alerts": alerts, "stub_count": rec.get("stub_count")})
+        return out
+
+    def hand(self, room: str, table: str, seq: int) -> dict[str, Any] | None:
+        """One hand's record with its place in the chain (its problems, if any)."""
+        row = self.db.execute("SELECT hand, ts, hash, prev, record FROM hands WHERE room = ? AND tbl = ? AND seq = ?",
+                              (room, table, seq)).fetchone()
+        if row is None:
+            return None
+        problems = [r[0] for r in self.db.execute(
+            "SELECT problem FROM chain_breaks WHERE room = ? AND tbl = ? AND seq IN (?, ?) ORDER BY id",
+            (room, table, seq, seq - 1)) if r[0].startswith(f"hands seq {seq}:")]
+        return {"room": room, "table": table, "seq": seq, "hand": row[0], "ts": row[1], "hash": row[2],
+                "prev": row[3], "record": json.loads(row[4]) if row[4] else None, "chain_problems": problems}
+
     def chain_breaks(self, room: str, table: str) -> list[str]:
         return [r[0] for r in self.db.execute("SELECT problem FROM chain_breaks WHERE room = ? AND tbl = ? ORDER BY id",
                                               (room, table))]

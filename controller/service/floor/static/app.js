@@ -130,5 +130,6 @@
     location.href = "/login";
   });
   if (role === "viewer") document.getElementById("alerts-section").hidden = true;
+  if (role !== "floor") document.getElementById("nav-hands").remove();
   connect();
 })();

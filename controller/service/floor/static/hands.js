@@ -1,0 +1,71 @@
+// The hands page (the floor's role only): search the room's hand records, open one.
+// Text is set with textContent only.
+"use strict";
+(function () {
+  function el(tag, cls, text) {
+    const e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined && text !== null) e.textContent = String(text);
+    return e;
+  }
+  function when(ts) { return ts ? new Date(ts * 1000).toLocaleString() : ""; }
+
+  async function search(ev) {
+    if (ev) ev.preventDefault();
+    const params = new URLSearchParams();
+    new FormData(document.getElementById("search")).forEach((v, k) => { if (v) params.set(k, String(v)); });
+    const r = await fetch("/api/hands?" + params.toString(), { credentials: "same-origin" });
+    const body = await r.json();
+    document.getElementById("error").textContent = r.ok ? "" : body.error;
+    const tbody = document.querySelector("#results tbody");
+    tbody.replaceChildren();
+    (body.hands || []).forEach((h) => {
+      const tr = el("tr", "hand-row");
+      tr.dataset.hand = h.room + "/" + h.table + "#" + h.seq;
+      tr.append(el("td", "", h.table), el("td", "", h.hand), el("td", "", when(h.ts)), el("td", "", h.game),
+                el("td", "", h.stub_count), el("td", "", h.alerts.join(", ")));
+      tr.addEventListener("click", () => open(h));
+      tbody.append(tr);
+    });
+  }
+
+  async function open(h) {
+    const q = new URLSearchParams({ room: h.room, table: h.table, seq: String(h.seq) });
+    const r = await fetch("/api/hand?" + q.toString(), { credentials: "same-origin" });
+    const body = await r.json();
+    const box = document.getElementById("hand");
+    box.replaceChildren();
+    box.hidden = false;
+    if (!r.ok) { box.append(el("p", "error", body.error)); return; }
+    const rec = body.record || {};
+    box.append(el("h2", "", body.table + " hand " + body.hand + " · " + (rec.game || "")));
+    const dl = el("dl", "facts");
+    const row = (k, v) => { if (v !== undefined && v !== null && v !== "") dl.append(el("dt", "", k), el("dd", "", v)); };
+    row("finished", when(body.ts));
+    row("seats", (rec.seats || []).join(", "));
+    row("button", rec.button);
+    row("stub count", rec.stub_count);
+    row("deck", rec.deck);
+    row("hand chain", body.chain_problems.length ? "BROKEN: " + body.chain_problems.join("; ") : "intact");
+    box.append(dl);
+    const zones = el("table", "zones");
+    Object.keys(rec.zones || {}).sort().forEach((z) => {
+      const tr = el("tr", "zone");
+      tr.dataset.zone = z;
+      tr.append(el("th", "", z), el("td", "", (rec.zones[z] || []).join(" ")));
+      zones.append(tr);
+    });
+    box.append(zones);
+    const alerts = el("ol", "hand-alerts");
+    (rec.alerts || []).forEach((a) => {
+      alerts.append(el("li", "", [a.rule, a.code, a.message].filter(Boolean).join(" · ")));
+    });
+    (rec.prompts || []).forEach((p) => {
+      alerts.append(el("li", "prompt", [p.rule, p.code, p.message].filter(Boolean).join(" · ")));
+    });
+    box.append(alerts);
+  }
+
+  document.getElementById("search").addEventListener("submit", search);
+  search();
+})();
