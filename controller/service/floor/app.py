@@ -80,8 +80,7 @@ class FloorService:
             alerts = self.store.alerts(1, room=got.room, table=got.table, seq=got.body["seq"])
         elif got.kind == "ack":
             alerts = self.store.alerts(1, room=got.room, table=got.table, seq=got.body["ack_seq"])
-        tiles = [t for t in self.store.tables() if (t["room"], t["table"]) == (got.room, got.table)] \
-            if got.kind in ("state", "alert", "ack", "hand") else []
+        tiles = self.store.tables(got.room, got.table) if got.kind in ("state", "alert", "ack", "hand") else []
         for ws, sess in list(self.sockets.items()):
             msgs: list[dict[str, Any]] = [{"type": "tile", "tile": roles.tile_for(sess.role, t)} for t in tiles]
             for a in alerts:

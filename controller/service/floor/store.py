@@ -208,15 +208,16 @@ class Store:
                             "AND topic = ?", (start - 1, room, table, topic))
 
     # -- to the page ---------------------------------------------------------------------------
-    def tables(self) -> list[dict[str, Any]]:
-        """Every table's last state with its open-alert count and chain problems."""
+    def tables(self, room: str | None = None, table: str | None = None) -> list[dict[str, Any]]:
+        """Every table's last state (or that one table's) with its open-alert count and chain problems."""
         out = []
-        for room, table, state, updated in self.db.execute(
-                "SELECT room, tbl, state, updated FROM tables ORDER BY room, tbl"):
+        where, args = (" WHERE room = ? AND tbl = ?", (room, table)) if room is not None else ("", ())
+        for r, t, state, updated in self.db.execute(
+                "SELECT room, tbl, state, updated FROM tables" + where + " ORDER BY room, tbl", args):
             s = json.loads(state)
-            s.update(room=room, table=table, updated=updated, open_alerts=self.open_alerts(room, table),
+            s.update(room=r, table=t, updated=updated, open_alerts=self.open_alerts(r, t),
                      chain_breaks=self.db.execute("SELECT COUNT(*) FROM chain_breaks WHERE room = ? AND tbl = ?",
-                                                  (room, table)).fetchone()[0])
+                                                  (r, t)).fetchone()[0])
             out.append(s)
         return out
 

@@ -5,7 +5,6 @@
 (function () {
   const csrf = document.querySelector('meta[name="csrf-token"]').content;
   const role = document.querySelector('meta[name="role"]').content;
-  const tiles = new Map();
   const alerts = new Map();
   let muted = false;
   let audio = null;
@@ -19,54 +18,85 @@
   function key(room, table) { return room + "/" + table; }
   function when(ts) { return ts ? new Date(ts * 1000).toLocaleTimeString() : ""; }
 
-  function renderTiles() {
-    const box = document.getElementById("tiles");
-    box.replaceChildren();
-    [...tiles.values()].sort((a, b) => key(a.room, a.table).localeCompare(key(b.room, b.table))).forEach((t) => {
-      const d = el("div", "tile");
-      d.dataset.table = key(t.room, t.table);
-      const devices = t.devices || {};
-      const down = Object.keys(devices).filter((k) => !devices[k]);
-      if (!t.online) d.classList.add("offline");
-      else if (down.length) d.classList.add("device-down");
-      d.append(el("h3", "", t.table + (t.room ? " · " + t.room : "")));
-      if (t.open_alerts) d.append(el("span", "badge", t.open_alerts));
-      const dl = el("dl");
-      const row = (k, v) => { if (v !== undefined && v !== null) { dl.append(el("dt", "", k), el("dd", "", v)); } };
-      row("status", t.online ? "online" : "OFFLINE");
-      row("game", t.game);
-      row("hand", t.hand);
-      row("stub", t.stub_count);
-      row("deck", t.deck_in_play);
-      if (t.devices) row("devices", Object.keys(devices).map((k) => k + (devices[k] ? " ok" : " DOWN")).join(", "));
-      if (t.chain_breaks) row("chain", "BROKEN (" + t.chain_breaks + ")");
-      d.append(dl);
-      box.append(d);
-    });
+  // Each tile and each alert is one element, replaced alone when it changes: a room of a
+  // hundred tables re-renders one tile per message, not the whole room.
+  const MAX_ALERTS = 200;
+  const tileEls = new Map();
+  const alertEls = new Map();
+
+  function tileElement(t) {
+    const d = el("div", "tile");
+    d.dataset.table = key(t.room, t.table);
+    const devices = t.devices || {};
+    const down = Object.keys(devices).filter((k) => !devices[k]);
+    if (!t.online) d.classList.add("offline");
+    else if (down.length) d.classList.add("device-down");
+    d.append(el("h3", "", t.table + (t.room ? " · " + t.room : "")));
+    if (t.open_alerts) d.append(el("span", "badge", t.open_alerts));
+    const dl = el("dl");
+    const row = (k, v) => { if (v !== undefined && v !== null) { dl.append(el("dt", "", k), el("dd", "", v)); } };
+    row("status", t.online ? "online" : "OFFLINE");
+    row("game", t.game);
+    row("hand", t.hand);
+    row("stub", t.stub_count);
+    row("deck", t.deck_in_play);
+    if (t.devices) row("devices", Object.keys(devices).map((k) => k + (devices[k] ? " ok" : " DOWN")).join(", "));
+    if (t.chain_breaks) row("chain", "BROKEN (" + t.chain_breaks + ")");
+    d.append(dl);
+    return d;
   }
 
-  function renderAlerts(fresh) {
+  function putTile(t) {
+    const box = document.getElementById("tiles");
+    const k = key(t.room, t.table);
+    const d = tileElement(t);
+    const old = tileEls.get(k);
+    tileEls.set(k, d);
+    if (old) { old.replaceWith(d); return; }
+    const after = [...tileEls.keys()].filter((o) => o > k && o !== k).sort()[0];
+    box.insertBefore(d, after ? tileEls.get(after) : null);
+  }
+
+  function alertElement(a, fresh) {
+    const li = el("li", "alert" + (a.acked_by ? " acked" : "") + (fresh ? " flash" : ""));
+    li.dataset.alert = key(a.room, a.table) + "#" + a.seq;
+    li.append(el("span", "where", a.table + (a.seat ? " seat " + a.seat : "") + " · " + (a.rule || a.code)));
+    li.append(el("span", "time", when(a.ts)));
+    if (a.card) li.append(el("span", "card", a.card));
+    li.append(el("span", "meaning", (a.meaning || "") + (a.message ? ": " + a.message : "")));
+    li.append(el("span", "code", a.code));
+    if (a.acked_by) {
+      li.append(el("span", "acked-by", "acknowledged by " + a.acked_by + " at " + when(a.acked_at)));
+    } else if (role === "floor") {
+      const b = el("button", "ack", "Acknowledge");
+      b.addEventListener("click", () => acknowledge(a, b));
+      li.append(b);
+    }
+    return li;
+  }
+
+  function newer(a, b) { return (a.ts - b.ts) || (a.seq - b.seq); }
+
+  function putAlert(a, fresh) {
     const box = document.getElementById("alerts");
-    box.replaceChildren();
-    [...alerts.values()].sort((a, b) => (b.ts - a.ts) || (b.seq - a.seq)).forEach((a) => {
-      const li = el("li", "alert" + (a.acked_by ? " acked" : ""));
-      const id = key(a.room, a.table) + "#" + a.seq;
-      li.dataset.alert = id;
-      if (fresh && fresh.has(id)) li.classList.add("flash");
-      li.append(el("span", "where", a.table + (a.seat ? " seat " + a.seat : "") + " · " + (a.rule || a.code)));
-      li.append(el("span", "time", when(a.ts)));
-      if (a.card) li.append(el("span", "card", a.card));
-      li.append(el("span", "meaning", (a.meaning || "") + (a.message ? ": " + a.message : "")));
-      li.append(el("span", "code", a.code));
-      if (a.acked_by) {
-        li.append(el("span", "acked-by", "acknowledged by " + a.acked_by + " at " + when(a.acked_at)));
-      } else if (role === "floor") {
-        const b = el("button", "ack", "Acknowledge");
-        b.addEventListener("click", () => acknowledge(a, b));
-        li.append(b);
-      }
-      box.append(li);
-    });
+    const id = key(a.room, a.table) + "#" + a.seq;
+    alerts.set(id, a);
+    const li = alertElement(a, fresh);
+    const old = alertEls.get(id);
+    alertEls.set(id, li);
+    if (old) { old.replaceWith(li); return; }
+    let before = null;  // newest first: before the first item older than this one
+    for (const item of box.children) {
+      const other = alerts.get(item.dataset.alert);
+      if (other && newer(a, other) > 0) { before = item; break; }
+    }
+    box.insertBefore(li, before);
+    while (box.children.length > MAX_ALERTS) {
+      const last = box.lastElementChild;
+      alertEls.delete(last.dataset.alert);
+      alerts.delete(last.dataset.alert);
+      last.remove();
+    }
   }
 
   async function acknowledge(a, button) {
@@ -103,18 +133,16 @@
     ws.onmessage = (ev) => {
       const m = JSON.parse(ev.data);
       if (m.type === "snapshot") {
-        tiles.clear(); alerts.clear();
-        m.tiles.forEach((t) => tiles.set(key(t.room, t.table), t));
-        m.alerts.forEach((a) => alerts.set(key(a.room, a.table) + "#" + a.seq, a));
-        renderTiles(); renderAlerts();
+        alerts.clear(); tileEls.clear(); alertEls.clear();
+        document.getElementById("tiles").replaceChildren();
+        document.getElementById("alerts").replaceChildren();
+        m.tiles.forEach((t) => putTile(t));
+        m.alerts.forEach((a) => putAlert(a, false));
       } else if (m.type === "tile") {
-        tiles.set(key(m.tile.room, m.tile.table), m.tile);
-        renderTiles();
+        putTile(m.tile);
       } else if (m.type === "alert") {
-        const id = key(m.alert.room, m.alert.table) + "#" + m.alert.seq;
-        const fresh = !alerts.has(id);
-        alerts.set(id, m.alert);
-        renderAlerts(fresh ? new Set([id]) : null);
+        const fresh = !alerts.has(key(m.alert.room, m.alert.table) + "#" + m.alert.seq);
+        putAlert(m.alert, fresh);
         if (fresh) beep();
       }
     };
