@@ -35,8 +35,23 @@ CLI = [sys.executable, "-m", "controller.service.cli"]
 
 
 def adduser(config: Path, name: str, role: str, password: str) -> subprocess.CompletedProcess[str]:
+    """``tablectl floor adduser`` itself (a subprocess, the password on its standard input)."""
     return subprocess.run([*CLI, "floor", "adduser", name, "--role", role, "--config", str(config)],
                           input=password + "\n", capture_output=True, text=True, timeout=30)
+
+
+def add_users(floor: FloorProc, names: list[str] | None = None) -> None:
+    """The tests' users, added in this process (``adduser``'s own code, without a Python start-up
+    per user: the command itself is tested by test_floor_auth)."""
+    from controller.service.floor.auth import add_user
+    from controller.service.floor.store import Store
+
+    store = Store(floor.database)
+    try:
+        for name in names or list(PASSWORDS):
+            add_user(store, name, ROLES[name], PASSWORDS[name], by="test")
+    finally:
+        store.close()
 
 
 @dataclass

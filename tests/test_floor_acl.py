@@ -1,6 +1,7 @@
 """The floor service through the shipped broker set-up (docs/room/mosquitto.conf and
 docs/room/acl: TLS, passwords, the ACL's ``floor`` user) with a table publishing as its enrolled
-user: the service's subscriptions and its ``cmd`` are what the ACL gives the floor."""
+user: the service's subscriptions and its ``cmd`` are what the ACL gives the floor. The service
+serves HTTPS here too (the broker's certificate): the session cookie is Secure."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pytest
 
 from controller.service.room.enroll import username
 from tests.broker import have_mosquitto
-from tests.floor_setup import PASSWORDS, FakeTable, FloorProc, adduser, request
+from tests.floor_setup import PASSWORDS, FakeTable, FloorProc, add_users, request
 from tests.test_room_broker import PASSWORDS as BROKER_PASSWORDS
 from tests.test_room_broker import room_broker  # noqa: F401 (the fixture)
 from tests.waiting import wait_until
@@ -26,17 +27,20 @@ def test_the_floor_service_under_the_shipped_acl(room_broker, tmp_path):  # noqa
     pw.write_text(BROKER_PASSWORDS["floor"] + "\n")
     pw.chmod(0o600)
     floor = FloorProc(tmp_path, b, extra=f'broker = "mqtts://127.0.0.1:{b.tls_port}"\nusername = "floor"\n'
-                                         f'password_file = "{pw}"\nca_file = "{b.pki["ca"]}"\nroom = "r1"')
+                                         f'password_file = "{pw}"\nca_file = "{b.pki["ca"]}"\nroom = "r1"\n'
+                                         f'tls_cert = "{b.pki["cert"]}"\ntls_key = "{b.pki["key"]}"')
     table = FakeTable(b, "r1", "t1", user=username("r1", "t1"), password=BROKER_PASSWORDS[username("r1", "t1")],
                       ca=b.pki["ca"])
     try:
-        assert adduser(floor.config, "maria", "floor", PASSWORDS["maria"]).returncode == 0
+        add_users(floor, ["maria"])
         floor.start()
         table.state()
         seq = table.foul_card("Ah")
         _, headers, _ = request(floor.url + "/login", method="POST",
                                 data=f"name=maria&password={PASSWORDS['maria']}".encode())
         cookie = headers["Set-Cookie"].split(";")[0]
+        flags = [f.strip().lower() for f in headers["Set-Cookie"].split(";")[1:]]
+        assert floor.url.startswith("https://") and "secure" in flags and "httponly" in flags
 
         def room() -> dict:
             return json.loads(request(floor.url + "/api/room", headers={"Cookie": cookie})[2])

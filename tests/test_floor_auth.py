@@ -17,7 +17,7 @@ import pytest
 from controller.service.floor import auth
 from controller.service.floor.store import Store
 from tests.broker import Broker, have_mosquitto
-from tests.floor_setup import PASSWORDS, ROLES, FakeTable, FloorProc, adduser, has_card, request
+from tests.floor_setup import PASSWORDS, FakeTable, FloorProc, add_users, adduser, has_card, request
 from tests.waiting import wait_until
 
 CARD = "Qd"
@@ -60,8 +60,7 @@ def room(tmp_path_factory):
     broker = Broker(folder / "broker")
     broker.start()
     floor = FloorProc(folder, broker)
-    for name, pw in PASSWORDS.items():
-        assert adduser(floor.config, name, ROLES[name], pw).returncode == 0
+    add_users(floor)
     floor.start()
     table = FakeTable(broker)
     table.state()
@@ -94,6 +93,10 @@ def test_adduser_reads_the_password_from_stdin_and_refuses_a_short_one(room):
     assert done.returncode == 2 and "at least 8 characters" in done.stderr and "Traceback" not in done.stderr
     done = adduser(floor.config, "bad/name", "viewer", "long enough")
     assert done.returncode == 2 and "a user name is" in done.stderr
+    done = adduser(floor.config, "newbie", "viewer", "long enough")
+    assert done.returncode == 0 and "user newbie (viewer) saved" in done.stdout
+    status, _, _ = request(floor.url + "/login", data=b"name=newbie&password=long enough", method="POST")
+    assert status == 303
 
 
 def test_unauthenticated_requests_are_refused(room):

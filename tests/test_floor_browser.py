@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from tests.broker import Broker, have_mosquitto
-from tests.floor_setup import PASSWORDS, ROLES, FakeTable, FloorProc, adduser, has_card
+from tests.floor_setup import PASSWORDS, FakeTable, FloorProc, add_users, has_card
 from tests.waiting import wait_until
 
 CHROMIUM = "/usr/bin/chromium"
@@ -30,8 +30,7 @@ def setup(tmp_path_factory):
     broker = Broker(folder / "broker")
     broker.start()
     floor = FloorProc(folder, broker)
-    for name, pw in PASSWORDS.items():
-        assert adduser(floor.config, name, ROLES[name], pw).returncode == 0
+    add_users(floor)
     floor.start()
     table = FakeTable(broker)
     table.state()

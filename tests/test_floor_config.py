@@ -1,17 +1,15 @@
 """``[floor]`` (controller/service/floor/config.py) and ``tablectl floor`` started with a bad
-configuration or with TLS."""
+configuration (with TLS: tests/test_floor_acl.py)."""
 
 from __future__ import annotations
 
 import subprocess
-from pathlib import Path
 
 import pytest
 
 from controller.service.config import ConfigError
 from controller.service.floor.config import parse_floor_text
-from tests.broker import Broker, have_mosquitto
-from tests.floor_setup import CLI, PASSWORDS, FloorProc, adduser, request
+from tests.floor_setup import CLI
 
 GOOD = '[floor]\nbroker = "mqtt://127.0.0.1:1883"\n'
 
@@ -47,26 +45,3 @@ def test_the_service_with_a_bad_configuration_says_why_in_one_line(tmp_path):
                  ["floor", "adduser", "x", "--role", "viewer", "--config", str(path)]):
         done = subprocess.run([*CLI, *args], capture_output=True, text=True, timeout=30, input="long enough\n")
         assert done.returncode == 2 and f"{path}: [floor] port:" in done.stderr and "Traceback" not in done.stderr
-
-
-def test_with_tls_the_cookie_is_secure(tmp_path):
-    if not have_mosquitto():
-        pytest.skip("mosquitto is not installed (scripts/test installs it)")
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-                    "-days", "2", "-keyout", str(tmp_path / "floor.key"), "-out", str(tmp_path / "floor.crt"),
-                    "-subj", "/CN=127.0.0.1"], check=True, capture_output=True, timeout=30)
-    (tmp_path / "broker").mkdir()
-    broker = Broker(tmp_path / "broker")
-    broker.start()
-    floor = FloorProc(Path(tmp_path), broker, extra='tls_cert = "floor.crt"\ntls_key = "floor.key"')
-    try:
-        assert adduser(floor.config, "maria", "floor", PASSWORDS["maria"]).returncode == 0
-        floor.start()
-        assert floor.url.startswith("https://")
-        status, headers, _ = request(floor.url + "/login", method="POST",
-                                     data=f"name=maria&password={PASSWORDS['maria']}".encode())
-        flags = [f.strip().lower() for f in headers["Set-Cookie"].split(";")[1:]]
-        assert status == 303 and "secure" in flags and "httponly" in flags and "samesite=strict" in flags
-    finally:
-        floor.stop()
-        broker.stop()

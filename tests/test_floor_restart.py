@@ -10,7 +10,7 @@ import sqlite3
 import pytest
 
 from tests.broker import Broker, have_mosquitto
-from tests.floor_setup import PASSWORDS, FakeTable, FloorProc, adduser, request
+from tests.floor_setup import PASSWORDS, FakeTable, FloorProc, add_users, request
 from tests.waiting import wait_until
 
 
@@ -26,7 +26,7 @@ def test_a_restart_misses_nothing_and_a_gap_is_replayed(tmp_path):
     broker = Broker(tmp_path / "broker")
     broker.start()
     floor = FloorProc(tmp_path, broker)
-    assert adduser(floor.config, "maria", "floor", PASSWORDS["maria"]).returncode == 0
+    add_users(floor, ["maria"])
     table = FakeTable(broker)
     try:
         floor.start()
