@@ -170,6 +170,8 @@ class FakeTable:
         with self._lock:
             self.commands.append(body)
         reply: dict[str, Any] = {"ok": True, "id": body.get("id"), "cmd": body.get("cmd")}
+        if body.get("cmd") == "decks" and any("/" in str(d.get("manifest")) for d in body.get("decks", [])):
+            reply = {"ok": False, "id": body.get("id"), "error": "decks: a manifest is a file name, not a path"}
         if body.get("cmd") == "replay" and body.get("topic") == "events/floor":
             again = [self.sent[s] for s in sorted(self.sent) if s >= body["from"]]
             for m in again:

@@ -280,3 +280,38 @@ def test_hand_records_are_the_floors_alone(room):
             status, _, body = request(floor.url + path, headers={"Cookie": c})
             assert status == 403 and not has_card(body.decode(), "Kh"), (name, path)
     assert request(floor.url + "/api/hands")[0] == 401
+
+
+def test_a_seat_change_goes_to_the_table_and_its_answer_comes_back(room):
+    floor, table = room
+    maria = cookie_of(login(floor, "maria")[1])
+    token = csrf_of(floor, maria)
+    headers = {"Cookie": maria, "Content-Type": "application/json", "X-CSRF-Token": token}
+
+    def post(body: dict[str, Any], h: dict[str, str] = headers) -> tuple[int, dict[str, Any]]:
+        status, _, out = request(floor.url + "/api/cmd", data=json.dumps(body).encode(), headers=h, method="POST")
+        return status, json.loads(out)
+
+    setup = {"room": "main", "table": "t7", "cmd": "setup", "seats": [1, 2, 4], "button": 4}
+    status, out = post(setup)
+    assert status == 200
+    cmd_id = out["id"]
+    wait_until(lambda: any(c.get("id") == cmd_id for c in table.commands), 10, what="the command at the table")
+    got = next(c for c in table.commands if c.get("id") == cmd_id)
+    assert got == {"id": cmd_id, "user": "floor:maria", "cmd": "setup", "seats": [1, 2, 4], "button": 4}
+
+    def answer() -> Any:
+        return json.loads(request(floor.url + f"/api/cmd?id={cmd_id}", headers={"Cookie": maria})[2]).get("reply")
+
+    wait_until(lambda: answer() is not None, 10, what="the table's answer")
+    assert answer() == {"ok": True, "id": cmd_id, "cmd": "setup"}
+    assert post({**setup, "seatz": [1]})[0] == 400
+    assert post({**setup, "cmd": "replay"})[0] == 400
+    assert post({**setup, "table": "t99"})[0] == 404
+    assert post(setup, {**headers, "X-CSRF-Token": ""})[0] == 403
+    tom = cookie_of(login(floor, "tom")[1])
+    status, out = post(setup, {**headers, "Cookie": tom, "X-CSRF-Token": csrf_of(floor, tom)})
+    assert status == 403 and "technician cannot send commands" in out["error"]
+    assert request(floor.url + f"/api/cmd?id={cmd_id}", headers={"Cookie": tom})[0] == 403
+    db = sqlite3.connect(floor.database)
+    assert db.execute("SELECT COUNT(*) FROM audit WHERE user = 'maria' AND action = 'setup'").fetchone()[0] == 1

@@ -159,6 +159,26 @@ def test_the_hands_page_finds_a_hand_by_card_and_shows_its_zones(setup):
         maria.close()
 
 
+def test_seats_and_decks_sent_from_the_page_are_confirmed_or_refused_by_the_table(setup):
+    floor, table, browser = setup
+    maria = Watched(browser, floor, "maria")
+    try:
+        maria.page.click('div[data-table="main/t7"] button.manage')
+        maria.page.fill("#setup-seats", "1, 2, 5")
+        maria.page.fill("#setup-button", "5")
+        maria.page.click("#setup-send")
+        maria.page.locator("#cmd-status", has_text="confirmed by the table").wait_for()
+        sent = [c for c in table.commands if c.get("cmd") == "setup"]
+        assert sent[-1]["seats"] == [1, 2, 5] and sent[-1]["button"] == 5 and sent[-1]["user"] == "floor:maria"
+        for field, value in (("in-play", "C"), ("id1", "C"), ("back1", "green"), ("manifest1", "../C.txt"),
+                             ("id2", "D"), ("back2", "red"), ("manifest2", "D.txt")):
+            maria.page.fill(f"#decks-{field}", value)
+        maria.page.click("#decks-send")
+        maria.page.locator("#cmd-status", has_text="refused by the table: decks: a manifest is a file name").wait_for()
+    finally:
+        maria.close()
+
+
 def test_a_wrong_password_is_refused_on_the_page(setup):
     floor, _, browser = setup
     context = browser.new_context()

@@ -75,6 +75,13 @@ class FloorService:
 
     def _push(self, got: Ingested) -> None:
         """Tell every open page what changed, each as its role may see it."""
+        if got.kind == "reply" and isinstance(got.body.get("id"), str):
+            done = self.store.command(got.body["id"])
+            if done is not None:  # (a command from the page: its answer to the floor's pages)
+                for ws, sess in list(self.sockets.items()):
+                    if roles.can_command(sess.role):
+                        asyncio.ensure_future(self._send(ws, {"type": "reply", "command": done}))
+            return
         alerts: list[dict[str, Any]] = []
         if got.kind == "alert":
             alerts = self.store.alerts(1, room=got.room, table=got.table, seq=got.body["seq"])
@@ -277,6 +284,57 @@ async def hands_page(request: web.Request) -> web.StreamResponse:
     return _page("hands.html", csrf=sess.csrf, user=sess.user, role=sess.role)
 
 
+#: the table commands the page sends (docs/room.md, "Commands"): the table checks them strictly
+#: (the control socket's checks); here only their shape, so that a typo is answered at once
+PAGE_COMMANDS = {"setup": {"seats", "button"}, "decks": {"in_play", "decks"}}
+
+
+async def api_cmd(request: web.Request) -> web.Response:
+    """A seat change (``setup``) or a deck-pair exchange (``decks``) sent to a table; the answer
+    comes back on the WebSocket (``reply``) and at ``/api/cmd?id=``."""
+    svc = request.app[SERVICE_KEY]
+    sess = _session(request)
+    if sess is None:
+        return _refuse(401, "not logged in")
+    if not _same_origin(request):
+        return _refuse(403, "a cross-site request")
+    if request.headers.get("X-CSRF-Token") != sess.csrf:
+        return _refuse(403, "missing or wrong CSRF token")
+    if not roles.can_command(sess.role):
+        return _refuse(403, f"a {sess.role} cannot send commands to a table")
+    try:
+        body = await request.json()
+        room, table, cmd = body.pop("room"), body.pop("table"), body.pop("cmd")
+        if not isinstance(room, str) or not isinstance(table, str) or cmd not in PAGE_COMMANDS:
+            raise TypeError
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return _refuse(400, f"want {{\"room\", \"table\", \"cmd\": one of {', '.join(PAGE_COMMANDS)}, ...}}")
+    unknown = sorted(set(body) - PAGE_COMMANDS[cmd])
+    if unknown:
+        return _refuse(400, f"{cmd}: unknown field {unknown[0]!r}")
+    if not svc.store.tables(room, table):
+        return _refuse(404, f"no table {room}/{table}")
+    if svc.link is None:
+        return _refuse(503, "no broker link")
+    user = f"floor:{sess.user}"
+    command = {"user": user, "cmd": cmd, **body}
+    cmd_id = svc.link.command(room, table, command)
+    svc.store.command_sent(cmd_id, room, table, user, command)
+    svc.store.audit(sess.user, cmd, f"{room}/{table} command {cmd_id}: {json.dumps(body)[:500]}")
+    return _json({"ok": True, "id": cmd_id})
+
+
+async def api_cmd_get(request: web.Request) -> web.Response:
+    svc = request.app[SERVICE_KEY]
+    sess = _session(request)
+    if sess is None:
+        return _refuse(401, "not logged in")
+    if not roles.can_command(sess.role):
+        return _refuse(403, f"a {sess.role} cannot send commands to a table")
+    found = svc.store.command(request.query.get("id", ""))
+    return _json(found) if found is not None else _refuse(404, "no such command")
+
+
 async def websocket(request: web.Request) -> web.StreamResponse:
     svc = request.app[SERVICE_KEY]
     sess = _session(request)
@@ -317,6 +375,8 @@ def make_app(svc: FloorService) -> web.Application:
     app.router.add_get("/api/room", api_room)
     app.router.add_post("/api/ack", api_ack)
     app.router.add_get("/ws", websocket)
+    app.router.add_post("/api/cmd", api_cmd)
+    app.router.add_get("/api/cmd", api_cmd_get)
     app.router.add_get("/hands", hands_page)
     app.router.add_get("/api/hands", api_hands)
     app.router.add_get("/api/hand", api_hand)

@@ -32,6 +32,11 @@ def can_ack(role: str) -> bool:
     return role == "floor"
 
 
+def can_command(role: str) -> bool:
+    """Seat changes and deck-pair exchanges sent to a table: the floor's."""
+    return role == "floor"
+
+
 def sees_hands(role: str) -> bool:
     """Hand records name every card (hole cards, burns): the floor's alone."""
     return role == "floor"

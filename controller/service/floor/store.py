@@ -45,6 +45,8 @@ CREATE TABLE IF NOT EXISTS users (name TEXT PRIMARY KEY, role TEXT NOT NULL, has
     failures INTEGER NOT NULL DEFAULT 0, locked_until REAL NOT NULL DEFAULT 0, created REAL);
 CREATE TABLE IF NOT EXISTS sessions (token TEXT PRIMARY KEY, user TEXT NOT NULL, csrf TEXT NOT NULL,
     created REAL, seen REAL);
+CREATE TABLE IF NOT EXISTS commands (id TEXT PRIMARY KEY, room TEXT, tbl TEXT, user TEXT, body TEXT, sent REAL,
+    reply TEXT, replied REAL);
 CREATE TABLE IF NOT EXISTS audit (id INTEGER PRIMARY KEY, ts REAL, user TEXT, action TEXT, detail TEXT);
 """
 
@@ -199,8 +201,25 @@ class Store:
                             (room, table, seq, p, now))
         return problems
 
+    def command_sent(self, cmd_id: str, room: str, table: str, user: str, body: dict[str, Any]) -> None:
+        self.db.execute("INSERT OR IGNORE INTO commands (id, room, tbl, user, body, sent) VALUES (?, ?, ?, ?, ?, ?)",
+                        (cmd_id, room, table, user, json.dumps(body), self.clock()))
+
+    def command(self, cmd_id: str) -> dict[str, Any] | None:
+        """A command the page sent, with the table's reply once it came (None: not yet)."""
+        row = self.db.execute("SELECT room, tbl, user, body, sent, reply, replied FROM commands WHERE id = ?",
+                              (cmd_id,)).fetchone()
+        if row is None:
+            return None
+        return {"id": cmd_id, "room": row[0], "table": row[1], "user": row[2], "command": json.loads(row[3]),
+                "sent": row[4], "reply": json.loads(row[5]) if row[5] else None, "replied": row[6]}
+
     def _reply(self, room: str, table: str, body: dict[str, Any]) -> None:
-        """A replay's answer that says the table no longer has the start: the gap is closed there."""
+        """A command's answer, kept with the command; a replay's answer that says the table no
+        longer has the start closes the gap there."""
+        if isinstance(body.get("id"), str):
+            self.db.execute("UPDATE commands SET reply = ?, replied = ? WHERE id = ? AND room = ? AND tbl = ? "
+                            "AND reply IS NULL", (json.dumps(body), self.clock(), body["id"], room, table))
         start, topic = body.get("compacted_before"), body.get("topic")
         if body.get("ok") is True and type(start) is int and topic in NUMBERED:
             self.db.execute("INSERT OR IGNORE INTO cursors VALUES (?, ?, ?, 0, NULL, NULL)", (room, table, topic))

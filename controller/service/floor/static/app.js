@@ -43,6 +43,11 @@
     if (t.devices) row("devices", Object.keys(devices).map((k) => k + (devices[k] ? " ok" : " DOWN")).join(", "));
     if (t.chain_breaks) row("chain", "BROKEN (" + t.chain_breaks + ")");
     d.append(dl);
+    if (role === "floor") {
+      const b = el("button", "manage", "Seats / decks");
+      b.addEventListener("click", () => manage(t));
+      d.append(b);
+    }
     return d;
   }
 
@@ -110,6 +115,50 @@
     button.textContent = r.ok ? "sent" : "refused";
   }
 
+  // Seat changes and the deck-pair exchange: sent over the table's cmd, confirmed by its reply.
+  let managed = null;
+  let waiting = null;
+  function manage(t) {
+    managed = t;
+    document.getElementById("manage-title").textContent = "Table " + t.table;
+    document.getElementById("cmd-status").textContent = "";
+    document.getElementById("manage").showModal();
+  }
+  async function send(body) {
+    const status = document.getElementById("cmd-status");
+    status.textContent = "sending";
+    const r = await fetch("/api/cmd", {
+      method: "POST", credentials: "same-origin",
+      headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf },
+      body: JSON.stringify(Object.assign({ room: managed.room, table: managed.table }, body)),
+    });
+    const out = await r.json();
+    if (!r.ok) { status.textContent = "refused: " + out.error; return; }
+    waiting = out.id;
+    status.textContent = "sent, waiting for the table's answer";
+  }
+  function answered(c) {
+    if (c.id !== waiting) return;
+    const status = document.getElementById("cmd-status");
+    status.textContent = c.reply.ok ? "confirmed by the table" : "refused by the table: " + c.reply.error;
+    status.className = "cmd-status " + (c.reply.ok ? "ok" : "refused");
+  }
+  document.getElementById("setup-form").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    const f = new FormData(ev.target);
+    const body = { cmd: "setup", seats: String(f.get("seats")).split(/[ ,]+/).filter(Boolean).map(Number) };
+    if (f.get("button")) body.button = Number(f.get("button"));
+    send(body);
+  });
+  document.getElementById("decks-form").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    const f = new FormData(ev.target);
+    const deck = (n) => ({ id: String(f.get("id" + n)), back: String(f.get("back" + n)),
+                           manifest: String(f.get("manifest" + n)) });
+    send({ cmd: "decks", in_play: String(f.get("in_play")), decks: [deck(1), deck(2)] });
+  });
+  document.getElementById("manage-close").addEventListener("click", () => document.getElementById("manage").close());
+
   function beep() {
     if (muted) return;
     try {
@@ -140,6 +189,8 @@
         m.alerts.forEach((a) => putAlert(a, false));
       } else if (m.type === "tile") {
         putTile(m.tile);
+      } else if (m.type === "reply") {
+        answered(m.command);
       } else if (m.type === "alert") {
         const fresh = !alerts.has(key(m.alert.room, m.alert.table) + "#" + m.alert.seq);
         putAlert(m.alert, fresh);
