@@ -592,6 +592,14 @@ class Table:
         return out
 
     def _on_press(self, ev: ButtonPress) -> list[Effect]:
+        out = self._press(ev)
+        if ev.name == "floor":  # the dealer calls the floor: nothing changes at the table, the floor's
+            # screen shows the call until someone answers it (its ack: docs/floor.md)
+            self._alert(out, Alert(ts=ev.ts, code="floor.call", audience="floor", message="the dealer calls the floor",
+                                   hand=self.hand.number if self.hand is not None else None))
+        return out
+
+    def _press(self, ev: ButtonPress) -> list[Effect]:
         out: list[Effect] = []
         if ev.name.startswith("seat_"):
             self._seat_press(ev, out)

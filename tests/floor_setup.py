@@ -13,6 +13,7 @@ import ssl
 import subprocess
 import sys
 import threading
+import time
 import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
@@ -151,6 +152,15 @@ class FakeTable:
         self.sent[seq] = body
         if not lost:
             self.publish("events/floor", body)
+        return seq
+
+    def floor_call(self) -> int:
+        """The dealer's ``floor`` pad: a ``floor.call`` alert (controller/table.py)."""
+        seq = self.next_seq()
+        body = {"type": "Alert", "ts": time.time(), "audience": "floor", "code": "floor.call", "hand": 12,
+                "message": "the dealer calls the floor", "rule": None, "seat": None, "card": None, "seq": seq}
+        self.sent[seq] = body
+        self.publish("events/floor", body)
         return seq
 
     def hand(self, *, prev: str | None = None, record: dict[str, Any] | None = None) -> int:

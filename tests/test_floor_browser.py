@@ -133,6 +133,26 @@ def test_the_technician_and_the_viewer_never_receive_a_card(setup):
         vic.close()
 
 
+def test_a_floor_call_waits_until_answered_on_every_screen(setup):
+    floor, table, browser = setup
+    maria, tom = Watched(browser, floor, "maria"), Watched(browser, floor, "tom")
+    try:
+        seq = table.floor_call()
+        sel = f'#calls li[data-alert="main/t7#{seq}"]'
+        call = maria.page.wait_for_selector(sel)
+        assert re.search(r"t7 calls the floor\s+waiting 0:\d\d", call.inner_text())
+        assert tom.page.wait_for_selector(sel) and tom.page.query_selector(f"{sel} button.ack") is None
+        assert maria.page.query_selector(f'#alerts li[data-alert="main/t7#{seq}"]') is None  # a call, not an alert
+        maria.page.click(f"{sel} button.ack")
+        wait_until(lambda: any(c.get("cmd") == "ack" and c.get("seq") == seq for c in table.commands), 10,
+                   what="the answer at the table")
+        done = tom.page.wait_for_selector(f"{sel}.acked")
+        assert re.search(r"answered by floor:maria after 0:\d\d", done.inner_text())
+    finally:
+        maria.close()
+        tom.close()
+
+
 def test_the_hands_page_finds_a_hand_by_card_and_shows_its_zones(setup):
     floor, table, browser = setup
     table.hand(record={"hand": 29, "game": "holdem", "zones": {"seat:1": ["8s", "8d"]}, "alerts": [], "stub_count": 30})

@@ -62,7 +62,38 @@
     box.insertBefore(d, after ? tileEls.get(after) : null);
   }
 
+  function waited(seconds) {
+    const s = Math.max(0, Math.round(seconds));
+    return Math.floor(s / 60) + ":" + String(s % 60).padStart(2, "0");
+  }
+
+  // A floor call (the dealer's floor pad): the table and how long it has waited, until answered.
+  function callElement(a, fresh) {
+    const li = el("li", "alert call" + (a.acked_by ? " acked" : "") + (fresh ? " flash" : ""));
+    li.dataset.alert = key(a.room, a.table) + "#" + a.seq;
+    li.append(el("span", "where", a.table + " calls the floor"));
+    if (a.acked_by) {
+      li.append(el("span", "acked-by", "answered by " + a.acked_by + " after " + waited(a.acked_at - a.ts)));
+    } else {
+      const w = el("span", "waiting", "waiting " + waited(Date.now() / 1000 - a.ts));
+      w.dataset.since = String(a.ts);
+      li.append(w);
+      if (role === "floor") {
+        const b = el("button", "ack", "Answer");
+        b.addEventListener("click", () => acknowledge(a, b));
+        li.append(b);
+      }
+    }
+    return li;
+  }
+  setInterval(() => {
+    document.querySelectorAll("#calls .waiting").forEach((w) => {
+      w.textContent = "waiting " + waited(Date.now() / 1000 - Number(w.dataset.since));
+    });
+  }, 1000);
+
   function alertElement(a, fresh) {
+    if (a.code === "floor.call") return callElement(a, fresh);
     const li = el("li", "alert" + (a.acked_by ? " acked" : "") + (fresh ? " flash" : ""));
     li.dataset.alert = key(a.room, a.table) + "#" + a.seq;
     li.append(el("span", "where", a.table + (a.seat ? " seat " + a.seat : "") + " · " + (a.rule || a.code)));
@@ -83,7 +114,7 @@
   function newer(a, b) { return (a.ts - b.ts) || (a.seq - b.seq); }
 
   function putAlert(a, fresh) {
-    const box = document.getElementById("alerts");
+    const box = document.getElementById(a.code === "floor.call" ? "calls" : "alerts");
     const id = key(a.room, a.table) + "#" + a.seq;
     alerts.set(id, a);
     const li = alertElement(a, fresh);
@@ -185,6 +216,7 @@
         alerts.clear(); tileEls.clear(); alertEls.clear();
         document.getElementById("tiles").replaceChildren();
         document.getElementById("alerts").replaceChildren();
+        document.getElementById("calls").replaceChildren();
         m.tiles.forEach((t) => putTile(t));
         m.alerts.forEach((a) => putAlert(a, false));
       } else if (m.type === "tile") {
