@@ -49,6 +49,14 @@ def main() -> int:
             t4.state(hand=5)
             t4.publish("state", {"online": False, "room": "main", "table": "t4"}, retain=True)
             t1.foul_card("7h", seat=4)
+            t2.floor_call()
+            t1.hand(record={"hand": 40, "game": "holdem", "seats": [1, 2, 3, 4, 5, 6], "button": 3,
+                            "zones": {"seat:1": ["As", "Kd"], "seat:2": ["9c", "9h"], "seat:4": ["7h@B", "2s"],
+                                      "burn": ["3d", "8c", "Jh"], "board": ["Ts", "Jd", "Qc", "4s", "5d"],
+                                      "muck": ["6c", "6d", "Ah", "3s", "8s", "2h"]},
+                            "alerts": [{"rule": "DECK-006", "code": "deck.foreign_card",
+                                        "message": "7h of deck B (blue back) is in play"}],
+                            "stub_count": 36})
             t3.foul_card("Qs", seat=2)
             acked = t3.foul_card("2c", seat=7)
             # (acknowledged as the table publishes it after the floor's ack)
@@ -71,9 +79,17 @@ def main() -> int:
                     pg.wait_for_selector("#link.up")
                     pg.wait_for_selector('div[data-table="main/t4"]')
                     if name != "vic":
-                        wait_until(lambda pg=pg: len(pg.query_selector_all("li.alert")) == 3, 10, what="three alerts")
+                        wait_until(lambda pg=pg: len(pg.query_selector_all("#alerts li.alert")) == 3, 10,
+                                   what="three alerts")
+                        pg.wait_for_selector("#calls li.call")
                         pg.wait_for_selector("li.alert.acked")
                     pg.screenshot(path=str(out / f"floor-{ROLES[name]}.png"), full_page=True)
+                    if name == "maria":
+                        pg.click("#nav-hands")
+                        wait_until(lambda pg=pg: pg.query_selector("tr.hand-row") is not None, 10, what="a hand")
+                        pg.click("tr.hand-row")
+                        pg.wait_for_selector("#hand tr[data-zone='board']")
+                        pg.screenshot(path=str(out / "floor-hands.png"), full_page=True)
                     ctx.close()
                 browser.close()
         finally:

@@ -167,7 +167,8 @@ class FakeTable:
         """A finished hand on ``hands``, chained (docs/room.md: SHA-256 of the canonical JSON
         without ``hash``, written out here); ``prev`` given: a broken link."""
         self.hand_seq += 1
-        body = {"type": "HandFinished", "hand": self.hand_seq, "ts": 1767225800.0 + self.hand_seq,
+        number = record.get("hand", self.hand_seq) if record else self.hand_seq
+        body = {"type": "HandFinished", "hand": number, "ts": 1767225800.0 + self.hand_seq,
                 "record": record or {"hand": self.hand_seq, "stub_count": 36}, "seq": self.hand_seq,
                 "prev": self.last_hash if prev is None else prev}
         body["hash"] = hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
