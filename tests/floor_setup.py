@@ -146,7 +146,7 @@ class FakeTable:
         """A foreign card (DECK-006) dealt to ``seat``: the floor alert as the table routes it;
         ``lost``: numbered and kept but never reaching the broker (a gap the floor must see)."""
         seq = self.next_seq()
-        body = {"type": "Alert", "ts": 1767225600.0 + seq, "audience": "floor", "card": card,
+        body = {"type": "Alert", "ts": time.time(), "audience": "floor", "card": card,
                 "code": "deck.foreign_card", "hand": 12, "rule": "DECK-006", "seat": seat,
                 "message": f"{card} is not a card of deck A", "seq": seq}
         self.sent[seq] = body
@@ -168,7 +168,7 @@ class FakeTable:
         without ``hash``, written out here); ``prev`` given: a broken link."""
         self.hand_seq += 1
         number = record.get("hand", self.hand_seq) if record else self.hand_seq
-        body = {"type": "HandFinished", "hand": number, "ts": 1767225800.0 + self.hand_seq,
+        body = {"type": "HandFinished", "hand": number, "ts": time.time(),
                 "record": record or {"hand": self.hand_seq, "stub_count": 36}, "seq": self.hand_seq,
                 "prev": self.last_hash if prev is None else prev}
         body["hash"] = hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()

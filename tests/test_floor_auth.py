@@ -315,3 +315,32 @@ def test_a_seat_change_goes_to_the_table_and_its_answer_comes_back(room):
     assert request(floor.url + f"/api/cmd?id={cmd_id}", headers={"Cookie": tom})[0] == 403
     db = sqlite3.connect(floor.database)
     assert db.execute("SELECT COUNT(*) FROM audit WHERE user = 'maria' AND action = 'setup'").fetchone()[0] == 1
+
+
+def test_the_floor_assigns_a_dealer_and_finds_the_dealers_hands(room):
+    floor, table = room
+    maria = cookie_of(login(floor, "maria")[1])
+    headers = {"Cookie": maria, "Content-Type": "application/json", "X-CSRF-Token": csrf_of(floor, maria)}
+    body = json.dumps({"room": "main", "table": "t7", "dealer": "Ann  Lee"}).encode()
+    assert request(floor.url + "/api/dealer", data=body, headers={**headers, "X-CSRF-Token": ""},
+                   method="POST")[0] == 403
+    tom = cookie_of(login(floor, "tom")[1])
+    assert request(floor.url + "/api/dealer", data=body, method="POST",
+                   headers={**headers, "Cookie": tom, "X-CSRF-Token": csrf_of(floor, tom)})[0] == 403
+    assert request(floor.url + "/api/dealer", data=body, headers=headers, method="POST")[0] == 200
+    bad = json.dumps({"room": "main", "table": "t7", "dealer": ""}).encode()
+    assert request(floor.url + "/api/dealer", data=bad, headers=headers, method="POST")[0] == 400
+    tile = next(t for t in api_room(floor, maria)["tiles"] if t["table"] == "t7")
+    assert tile["dealer"] == "Ann Lee"
+    assert next(t for t in api_room(floor, tom)["tiles"] if t["table"] == "t7")["dealer"] == "Ann Lee"
+    vic = cookie_of(login(floor, "vic")[1])
+    assert "dealer" not in next(t for t in api_room(floor, vic)["tiles"] if t["table"] == "t7")
+    table.hand(record={"hand": 8, "game": "holdem", "zones": {}, "alerts": [], "stub_count": 40})
+
+    def found() -> list[int]:
+        out = request(floor.url + "/api/hands?dealer=Ann%20Lee", headers={"Cookie": maria})[2]
+        return [h["hand"] for h in json.loads(out)["hands"]]
+
+    wait_until(lambda: found() == [8], 10, what="the dealer's hand")
+    db = sqlite3.connect(floor.database)
+    assert db.execute("SELECT detail FROM audit WHERE action = 'dealer'").fetchall() == [("main/t7: Ann Lee",)]

@@ -167,3 +167,26 @@ def test_the_hands_search(tmp_path):
     one = st.hand("main", "t7", 2)
     assert one is not None and one["record"]["zones"]["seat:2"] == ["Ah#2", "Qs"] and one["chain_problems"] == []
     assert st.hand("main", "t7", 9) is None
+
+
+def test_hands_and_alerts_are_the_dealers_the_floor_assigned_then(tmp_path):
+    st = Store(tmp_path / "floor.db")
+    st.ingest(T + "state", msg(online=True, room="main", table="t7"))
+    st.assign_dealer("main", "t7", "Ann Lee", "maria", since=1000.0)
+    st.assign_dealer("main", "t7", "Bo Chen", "maria", since=2000.0)
+    st.assign_dealer("main", "t8", "Cy Diaz", "maria", since=0.0)  # (another table's down)
+    prev = "0" * 64
+    for i, ts in enumerate((500.0, 1500.0, 2500.0), 1):
+        h = hand(i, prev)
+        h["ts"] = ts
+        h["hash"] = hashlib.sha256(json.dumps({k: v for k, v in h.items() if k != "hash"}, sort_keys=True,
+                                              separators=(",", ":")).encode()).hexdigest()
+        prev = h["hash"]
+        st.ingest(T + "hands", json.dumps(h).encode())
+    assert [(h["hand"], h["dealer"]) for h in st.search_hands()] == [(3, "Bo Chen"), (2, "Ann Lee"), (1, None)]
+    assert [h["hand"] for h in st.search_hands(dealer="Ann Lee")] == [2]
+    assert st.search_hands(dealer="Cy Diaz") == []
+    assert st.hand("main", "t7", 3)["dealer"] == "Bo Chen"  # type: ignore[index]
+    st.ingest(T + "events/floor", json.dumps({"type": "Alert", "seq": 1, "ts": 1999.0, "code": "deck.x"}).encode())
+    assert st.alerts()[0]["dealer"] == "Ann Lee"
+    assert st.tables()[0]["dealer"] == "Bo Chen"

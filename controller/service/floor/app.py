@@ -253,7 +253,8 @@ async def api_hands(request: web.Request) -> web.Response:
     except ValueError as exc:
         return _refuse(400, str(exc) if "want" in str(exc) else "hand: want a whole number")
     hands = svc.store.search_hands(table=q.get("table") or None, hand=hand, since=since, until=until,
-                                   card=q.get("card") or None, alert=q.get("alert") or None)
+                                   card=q.get("card") or None, alert=q.get("alert") or None,
+                                   dealer=q.get("dealer") or None)
     return _json({"hands": hands})
 
 
@@ -324,6 +325,37 @@ async def api_cmd(request: web.Request) -> web.Response:
     return _json({"ok": True, "id": cmd_id})
 
 
+async def api_dealer(request: web.Request) -> web.Response:
+    """The floor assigns a dealer to a table from now on (a new down): every hand and alert of
+    that table is attributed to that dealer until the next assignment (RELIEF-003)."""
+    svc = request.app[SERVICE_KEY]
+    sess = _session(request)
+    if sess is None:
+        return _refuse(401, "not logged in")
+    if not _same_origin(request):
+        return _refuse(403, "a cross-site request")
+    if request.headers.get("X-CSRF-Token") != sess.csrf:
+        return _refuse(403, "missing or wrong CSRF token")
+    if not roles.can_command(sess.role):
+        return _refuse(403, f"a {sess.role} cannot assign dealers")
+    try:
+        body = await request.json()
+        room, table, dealer = body["room"], body["table"], body["dealer"]
+        if not isinstance(room, str) or not isinstance(table, str) or not isinstance(dealer, str):
+            raise TypeError
+    except (ValueError, KeyError, TypeError):
+        return _refuse(400, "want {\"room\": ..., \"table\": ..., \"dealer\": NAME}")
+    dealer = " ".join(dealer.split())
+    if not 0 < len(dealer) <= 64 or not dealer.isprintable():
+        return _refuse(400, "dealer: want a name of 1 to 64 printable characters")
+    if not svc.store.tables(room, table):
+        return _refuse(404, f"no table {room}/{table}")
+    svc.store.assign_dealer(room, table, dealer, sess.user)
+    svc.store.audit(sess.user, "dealer", f"{room}/{table}: {dealer}")
+    svc._push(Ingested("state", room, table))  # (every page's tile names the new dealer)
+    return _json({"ok": True})
+
+
 async def api_cmd_get(request: web.Request) -> web.Response:
     svc = request.app[SERVICE_KEY]
     sess = _session(request)
@@ -377,6 +409,7 @@ def make_app(svc: FloorService) -> web.Application:
     app.router.add_get("/ws", websocket)
     app.router.add_post("/api/cmd", api_cmd)
     app.router.add_get("/api/cmd", api_cmd_get)
+    app.router.add_post("/api/dealer", api_dealer)
     app.router.add_get("/hands", hands_page)
     app.router.add_get("/api/hands", api_hands)
     app.router.add_get("/api/hand", api_hand)

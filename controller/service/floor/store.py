@@ -27,6 +27,11 @@ SUBSCRIBED = ("state", *NUMBERED, "cmd/reply")
 REPLAY_AGAIN = 10.0
 ZERO_HASH = "0" * 64
 
+#: the dealer at a table when something happened there (a hand finished, an alert raised): the
+#: last the floor assigned to that table before then (RELIEF-003's down log, kept by the floor)
+DEALER_AT = ("(SELECT d.dealer FROM dealers d WHERE d.room = {t}.room AND d.tbl = {t}.tbl AND d.since <= {t}.ts "
+             "ORDER BY d.since DESC, d.id DESC LIMIT 1)")
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS messages (room TEXT, tbl TEXT, topic TEXT, seq INTEGER, received REAL, payload TEXT,
     PRIMARY KEY (room, tbl, topic, seq));
@@ -47,6 +52,7 @@ CREATE TABLE IF NOT EXISTS sessions (token TEXT PRIMARY KEY, user TEXT NOT NULL,
     created REAL, seen REAL);
 CREATE TABLE IF NOT EXISTS commands (id TEXT PRIMARY KEY, room TEXT, tbl TEXT, user TEXT, body TEXT, sent REAL,
     reply TEXT, replied REAL);
+CREATE TABLE IF NOT EXISTS dealers (id INTEGER PRIMARY KEY, room TEXT, tbl TEXT, dealer TEXT, since REAL, by TEXT);
 CREATE TABLE IF NOT EXISTS audit (id INTEGER PRIMARY KEY, ts REAL, user TEXT, action TEXT, detail TEXT);
 """
 
@@ -234,11 +240,21 @@ class Store:
         for r, t, state, updated in self.db.execute(
                 "SELECT room, tbl, state, updated FROM tables" + where + " ORDER BY room, tbl", args):
             s = json.loads(state)
-            s.update(room=r, table=t, updated=updated, open_alerts=self.open_alerts(r, t),
+            s.update(room=r, table=t, updated=updated, open_alerts=self.open_alerts(r, t), dealer=self.dealer(r, t),
                      chain_breaks=self.db.execute("SELECT COUNT(*) FROM chain_breaks WHERE room = ? AND tbl = ?",
                                                   (r, t)).fetchone()[0])
             out.append(s)
         return out
+
+    def assign_dealer(self, room: str, table: str, dealer: str, by: str, since: float | None = None) -> None:
+        """``dealer`` deals at the table from ``since`` (now) on: a new down (RELIEF-001/003)."""
+        self.db.execute("INSERT INTO dealers (room, tbl, dealer, since, by) VALUES (?, ?, ?, ?, ?)",
+                        (room, table, dealer, self.clock() if since is None else since, by))
+
+    def dealer(self, room: str, table: str) -> str | None:
+        row = self.db.execute("SELECT dealer FROM dealers WHERE room = ? AND tbl = ? ORDER BY since DESC, id DESC "
+                              "LIMIT 1", (room, table)).fetchone()
+        return row[0] if row is not None else None
 
     def open_alerts(self, room: str, table: str) -> int:
         return int(self.db.execute(
@@ -248,24 +264,27 @@ class Store:
     def alerts(self, limit: int = 200, *, room: str | None = None, table: str | None = None,
                seq: int | None = None) -> list[dict[str, Any]]:
         """The newest alerts first, each with who acknowledged it and when (None: open)."""
-        sql = ("SELECT a.room, a.tbl, a.seq, a.ts, a.hand, a.seat, a.rule, a.code, a.card, a.message, k.user, k.ts "
-               "FROM alerts a LEFT JOIN acks k ON k.room = a.room AND k.tbl = a.tbl AND k.ack_seq = a.seq")
+        sql = ("SELECT a.room, a.tbl, a.seq, a.ts, a.hand, a.seat, a.rule, a.code, a.card, a.message, k.user, k.ts, "
+               + DEALER_AT.format(t="a") +
+               " FROM alerts a LEFT JOIN acks k ON k.room = a.room AND k.tbl = a.tbl AND k.ack_seq = a.seq")
         args: list[Any] = []
         if room is not None:
             sql += " WHERE a.room = ? AND a.tbl = ? AND a.seq = ?"
             args = [room, table, seq]
         sql += " ORDER BY a.ts DESC, a.seq DESC LIMIT ?"
         keys = ("room", "table", "seq", "ts", "hand", "seat", "rule", "code", "card", "message", "acked_by",
-                "acked_at")
+                "acked_at", "dealer")
         return [dict(zip(keys, r, strict=True)) for r in self.db.execute(sql, [*args, limit])]
 
     def search_hands(self, *, table: str | None = None, hand: int | None = None, since: float | None = None,
                      until: float | None = None, card: str | None = None, alert: str | None = None,
-                     limit: int = 200) -> list[dict[str, Any]]:
+                     dealer: str | None = None, limit: int = 200) -> list[dict[str, Any]]:
         """Hand records matching every filter given, newest first: ``table`` (``t7`` or
         ``main/t7``), ``hand`` number, finished between ``since`` and ``until`` (epoch seconds),
-        a ``card`` anywhere in the record (``Ah``), an ``alert`` (a rule id or a code, or its start)."""
-        sql, args = "SELECT room, tbl, seq, hand, ts, record FROM hands WHERE 1 = 1", []  # type: ignore[var-annotated]
+        a ``card`` anywhere in the record (``Ah``), an ``alert`` (a rule id or a code, or its start),
+        the ``dealer`` the floor had assigned to the table when the hand finished."""
+        sql = "SELECT room, tbl, seq, hand, ts, record, " + DEALER_AT.format(t="hands") + " FROM hands WHERE 1 = 1"
+        args: list[Any] = []
         if table:
             room, _, tbl = table.rpartition("/")
             sql += " AND tbl = ?" + (" AND room = ?" if room else "")
@@ -273,6 +292,9 @@ class Store:
         if hand is not None:
             sql += " AND hand = ?"
             args.append(hand)
+        if dealer:
+            sql += " AND " + DEALER_AT.format(t="hands") + " = ?"
+            args.append(dealer)
         if since is not None:
             sql += " AND ts >= ?"
             args.append(since)
@@ -288,25 +310,26 @@ class Store:
         sql += " ORDER BY ts DESC, seq DESC LIMIT ?"
         args.append(limit)
         out = []
-        for room, tbl, seq, number, ts, record in self.db.execute(sql, args):
+        for room, tbl, seq, number, ts, record, who in self.db.execute(sql, args):
             rec = json.loads(record) if record else {}
             rec = rec if isinstance(rec, dict) else {}
             alerts = [a.get("rule") or a.get("code") for a in rec.get("alerts", []) if isinstance(a, dict)]
             out.append({"room": room, "table": tbl, "seq": seq, "hand": number, "ts": ts, "game": rec.get("game"),
-                        "alerts": alerts, "stub_count": rec.get("stub_count")})
+                        "alerts": alerts, "stub_count": rec.get("stub_count"), "dealer": who})
         return out
 
     def hand(self, room: str, table: str, seq: int) -> dict[str, Any] | None:
         """One hand's record with its place in the chain (its problems, if any)."""
-        row = self.db.execute("SELECT hand, ts, hash, prev, record FROM hands WHERE room = ? AND tbl = ? AND seq = ?",
-                              (room, table, seq)).fetchone()
+        row = self.db.execute("SELECT hand, ts, hash, prev, record, " + DEALER_AT.format(t="hands") +
+                              " FROM hands WHERE room = ? AND tbl = ? AND seq = ?", (room, table, seq)).fetchone()
         if row is None:
             return None
         problems = [r[0] for r in self.db.execute(
             "SELECT problem FROM chain_breaks WHERE room = ? AND tbl = ? AND seq IN (?, ?) ORDER BY id",
             (room, table, seq, seq - 1)) if r[0].startswith(f"hands seq {seq}:")]
         return {"room": room, "table": table, "seq": seq, "hand": row[0], "ts": row[1], "hash": row[2],
-                "prev": row[3], "record": json.loads(row[4]) if row[4] else None, "chain_problems": problems}
+                "prev": row[3], "record": json.loads(row[4]) if row[4] else None, "chain_problems": problems,
+                "dealer": row[5]}
 
     def chain_breaks(self, room: str, table: str) -> list[str]:
         return [r[0] for r in self.db.execute("SELECT problem FROM chain_breaks WHERE room = ? AND tbl = ? ORDER BY id",

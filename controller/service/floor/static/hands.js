@@ -23,7 +23,7 @@
       const tr = el("tr", "hand-row");
       tr.dataset.hand = h.room + "/" + h.table + "#" + h.seq;
       tr.append(el("td", "", h.table), el("td", "", h.hand), el("td", "", when(h.ts)), el("td", "", h.game),
-                el("td", "", h.stub_count), el("td", "", h.alerts.join(", ")));
+                el("td", "", h.stub_count), el("td", "", h.dealer), el("td", "", h.alerts.join(", ")));
       tr.addEventListener("click", () => open(h));
       tbody.append(tr);
     });
@@ -44,6 +44,7 @@
     row("finished", when(body.ts));
     row("seats", (rec.seats || []).join(", "));
     row("button", rec.button);
+    row("dealer", body.dealer);
     row("stub count", rec.stub_count);
     row("deck", rec.deck);
     row("hand chain", body.chain_problems.length ? "BROKEN: " + body.chain_problems.join("; ") : "intact");
