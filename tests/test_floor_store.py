@@ -116,9 +116,11 @@ def test_bad_messages_are_ignored_without_a_traceback(tmp_path):
     st = Store(tmp_path / "floor.db")
     for topic, payload in [(T + "events/floor", b"\xff"), (T + "events/floor", b"[1]"),
                            (T + "events/floor", msg(type="Alert", seq="1")), ("other/x", b"{}"),
-                           (T + "hands", msg(seq=1, hash=5, record={"a": float("inf")} and 1))]:
+                           (T + "hands", msg(seq=1, hash=5, record=1)),
+                           (T + "hands", b'{"type": "HandFinished", "seq": 2, "hash": "x", "record": {"a": NaN}}')]:
         st.ingest(topic, payload)
     assert st.alerts() == []
+    assert len(st.chain_breaks("main", "t7")) >= 2  # (kept, and flagged: neither hash can be right)
 
 
 def test_every_rule_id_an_alert_can_carry_has_a_meaning():

@@ -185,7 +185,11 @@ class Store:
         """Keep a hand record and check its link in the table's chain, both ways."""
         problems = []
         h, prev = body.get("hash"), body.get("prev")
-        if h != hand_hash(body):
+        try:
+            expected: str | None = hand_hash(body)
+        except (ValueError, TypeError):  # (NaN or Infinity: no canonical JSON, so no hash can match)
+            expected = None
+        if h != expected:
             problems.append(f"hands seq {seq}: its hash does not match its content (changed after the fact)")
         self.db.execute("INSERT OR IGNORE INTO hands VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                         (room, table, seq, _int(body.get("hand")), _num(body.get("ts")), _str(h), _str(prev),
