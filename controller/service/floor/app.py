@@ -13,6 +13,7 @@ import asyncio
 import html
 import json
 import logging
+import sqlite3
 import ssl
 from datetime import datetime
 from pathlib import Path
@@ -61,8 +62,11 @@ class FloorService:
     def on_message(self, topic: str, payload: bytes) -> None:
         try:
             got = self.store.ingest(topic, payload)
-        except Exception:  # (the service never dies on input: one line, the message dropped)
-            log.exception("floor: could not keep a message of %s", topic)
+        except Exception as exc:  # (never on content: the disk, the database; one line, no traceback, and
+            # never the message's text: it may name a card. The gap it leaves is asked again
+            # with replay when the table's next message on that topic comes.)
+            why = str(exc) if isinstance(exc, sqlite3.Error) else type(exc).__name__
+            log.error("floor: could not keep a message of %s: %s", topic, why)
             return
         if got.gap is not None and self.link is not None:
             gap_topic, start = got.gap
