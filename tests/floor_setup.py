@@ -115,17 +115,26 @@ class FakeTable:
         self._lock = threading.Lock()
         self.client = mqtt.Client(CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5,
                                   client_id=f"fake-{room}-{table}")
+        self.client.reconnect_delay_set(min_delay=0.2, max_delay=1)
         self.client.on_message = self._on_message
         if user is not None:
             self.client.username_pw_set(user, password)
         if ca is not None:
             self.client.tls_set(ca_certs=str(ca))
         self.ready = threading.Event()
-        self.client.on_subscribe = lambda *a: self.ready.set()
+        self.last_state: dict[str, Any] | None = None
+        self.client.on_subscribe = self._on_subscribe
         self.client.on_connect = lambda c, *a: c.subscribe(f"{self.prefix}/cmd", qos=1)
         self.client.connect("127.0.0.1", broker.tls_port if ca is not None else broker.port)
         self.client.loop_start()
         wait_until(self.ready.is_set, 10, what="the fake table's subscription")
+
+    def _on_subscribe(self, client: Any, *args: Any) -> None:
+        """Connected and listening to its cmd (again, after a broker restart): the table's link
+        publishes its state then, as the real link does on each connect."""
+        self.ready.set()
+        if self.last_state is not None:
+            client.publish(f"{self.prefix}/state", json.dumps(self.last_state), qos=1, retain=True)
 
     def publish(self, topic: str, body: dict[str, Any], *, retain: bool = False) -> None:
         self.client.publish(f"{self.prefix}/{topic}", json.dumps(body), qos=1, retain=retain).wait_for_publish(10)
@@ -135,6 +144,7 @@ class FakeTable:
                 "game": "holdem", "seats": [1, 2, 3, 4, 5], "hand": 12, "button": 3, "hands_finished": 11,
                 "stub_count": 36, "deck_in_play": "A", "clock": "set", "outbox": {"unacked": 0, "dropped": 0}}
         body.update(extra)
+        self.last_state = body
         self.publish("state", body, retain=True)
 
     def next_seq(self) -> int:

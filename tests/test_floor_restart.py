@@ -1,6 +1,7 @@
-"""The floor service restarted while a table keeps dealing: nothing missing afterwards (the
-broker's persistent session queues what came meanwhile; a message the table never got through
-is a gap the service asks again with ``replay``), and a broken hand chain is flagged."""
+"""The floor service restarted while a table keeps dealing, and the broker restarted meanwhile:
+nothing missing afterwards (the broker's persistence keeps the floor's session and what was
+queued for it; a message the table never got through is a gap the service asks again with
+``replay``), and a broken hand chain is flagged."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ def test_a_restart_misses_nothing_and_a_gap_is_replayed(tmp_path):
     if not have_mosquitto():
         pytest.skip("mosquitto is not installed (scripts/test installs it)")
     (tmp_path / "broker").mkdir()
-    broker = Broker(tmp_path / "broker")
+    broker = Broker(tmp_path / "broker", persistence=True)  # (as the shipped mosquitto.conf: persistence true)
     broker.start()
     floor = FloorProc(tmp_path, broker)
     add_users(floor, ["maria"])
@@ -41,8 +42,11 @@ def test_a_restart_misses_nothing_and_a_gap_is_replayed(tmp_path):
         table.foul_card("6c")
         table.hand()
         table.hand(prev="f" * 64)  # a record removed or changed: the chain is broken here
+        broker.stop()  # the broker restarts too, while the service is away: its queue is kept
+        broker.start()
         floor.start()
-        wait_until(lambda: floor_seqs(floor) == [1, 2, 3, 4, 5], 20, what="every alert, the lost one replayed")
+        wait_until(lambda: floor_seqs(floor) == [1, 2, 3, 4, 5], 20,
+                   what=f"every alert, the lost one replayed (kept: {floor_seqs(floor)}, table: {table.commands})")
         replays = [c for c in table.commands if c.get("cmd") == "replay"]
         assert replays and replays[0]["from"] == 4 and replays[0]["topic"] == "events/floor"
         assert replays[0]["user"] == "floor:service"

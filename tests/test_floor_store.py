@@ -192,3 +192,21 @@ def test_hands_and_alerts_are_the_dealers_the_floor_assigned_then(tmp_path):
     st.ingest(T + "events/floor", json.dumps({"type": "Alert", "seq": 1, "ts": 1999.0, "code": "deck.x"}).encode())
     assert st.alerts()[0]["dealer"] == "Ann Lee"
     assert st.tables()[0]["dealer"] == "Bo Chen"
+
+
+def test_open_gaps_are_asked_again_when_due_and_when_the_table_is_back(tmp_path):
+    now = [1000.0]
+    st = Store(tmp_path / "floor.db", clock=lambda: now[0])
+    st.ingest(T + "events/floor", alert(1))
+    assert st.ingest(T + "events/floor", alert(3)).gap == ("events/floor", 2)
+    assert st.due_gaps() == []  # (just asked)
+    now[0] += 11
+    assert st.due_gaps() == [("main", "t7", "events/floor", 2)]
+    assert st.due_gaps() == []  # (asked again just now)
+    # the table reconnects (its link publishes its state): its open gaps at once, whenever last asked
+    back = st.ingest(T + "state", msg(online=True, room="main", table="t7"))
+    assert back.regaps == [("events/floor", 2)]
+    assert st.ingest(T + "state", msg(online=False, room="main", table="t7")).regaps == []
+    st.ingest(T + "events/floor", alert(2))
+    now[0] += 11
+    assert st.due_gaps() == [] and st.ingest(T + "state", msg(online=True, room="main", table="t7")).regaps == []

@@ -25,7 +25,7 @@ from aiohttp import WSMsgType, web
 from controller.service.floor import auth, roles
 from controller.service.floor.broker import FloorLink
 from controller.service.floor.config import FloorConfig
-from controller.service.floor.store import Ingested, Store
+from controller.service.floor.store import REPLAY_AGAIN, Ingested, Store
 
 log = logging.getLogger("tablectl.floor")
 STATIC = Path(__file__).parent / "static"
@@ -68,14 +68,33 @@ class FloorService:
             why = str(exc) if isinstance(exc, sqlite3.Error) else type(exc).__name__
             log.error("floor: could not keep a message of %s: %s", topic, why)
             return
-        if got.gap is not None and self.link is not None:
-            gap_topic, start = got.gap
-            self.link.command(got.room, got.table, {"user": "floor:service", "cmd": "replay", "topic": gap_topic,
-                                                    "from": start})
-            log.info("floor: %s/%s %s: asked a replay from seq %d", got.room, got.table, gap_topic, start)
+        for gap_topic, start in ([got.gap] if got.gap is not None else []) + got.regaps:
+            self.ask_replay(got.room, got.table, gap_topic, start)
         for p in got.breaks:
             log.error("floor: %s/%s: the hand chain is broken: %s", got.room, got.table, p)
         self._push(got)
+
+    def ask_replay(self, room: str, table: str, topic: str, start: int) -> None:
+        if self.link is None:
+            return
+        self.link.command(room, table, {"user": "floor:service", "cmd": "replay", "topic": topic, "from": start})
+        log.info("floor: %s/%s %s: asked a replay from seq %d", room, table, topic, start)
+
+    async def gaps_again(self, stop: asyncio.Event) -> None:
+        """Every few seconds, the gaps still open asked again (a request or its answer lost, a
+        table that was away): a gap never waits for the table's next message alone."""
+        while not stop.is_set():
+            try:
+                await asyncio.wait_for(stop.wait(), timeout=REPLAY_AGAIN / 2)
+            except TimeoutError:
+                pass
+            if stop.is_set():
+                return
+            try:
+                for room, table, topic, start in self.store.due_gaps():
+                    self.ask_replay(room, table, topic, start)
+            except sqlite3.Error as exc:
+                log.error("floor: could not read the open gaps: %s", exc)
 
     def _push(self, got: Ingested) -> None:
         """Tell every open page what changed, each as its role may see it."""
@@ -436,9 +455,11 @@ async def serve(cfg: FloorConfig, stop: asyncio.Event) -> None:
     assert svc.link is not None
     svc.link.start()
     log.info("floor: listening on %s://%s:%d", "https" if context else "http", cfg.listen, cfg.port)
+    again = asyncio.ensure_future(svc.gaps_again(stop))
     try:
         await stop.wait()
     finally:
+        await again
         svc.link.stop()
         for ws in list(svc.sockets):
             await ws.close()

@@ -68,6 +68,9 @@ class Ingested:
     body: dict[str, Any] = field(default_factory=dict)
     gap: tuple[str, int] | None = None
     breaks: list[str] = field(default_factory=list)
+    #: a table back online: every gap of its still open, asked again (an earlier request may
+    #: have been published while it was away)
+    regaps: list[tuple[str, int]] = field(default_factory=list)
 
 
 def split_topic(topic: str) -> tuple[str, str, str] | None:
@@ -121,7 +124,8 @@ class Store:
                 body = {**json.loads(row[0]), **body} if row is not None else body
             self.db.execute("INSERT OR REPLACE INTO tables (room, tbl, state, updated) VALUES (?, ?, ?, ?)",
                             (room, table, json.dumps(body), now))
-            return Ingested("state", room, table, body)
+            regaps = self.due_gaps(room=room, table=table, force=True) if body.get("online") is True else []
+            return Ingested("state", room, table, body, regaps=[(t, f) for _, _, t, f in regaps])
         if rest == "cmd/reply":
             self._reply(room, table, body)
             return Ingested("reply", room, table, body)
@@ -176,6 +180,26 @@ class Store:
         self.db.execute("INSERT OR REPLACE INTO cursors VALUES (?, ?, ?, ?, ?, ?)",
                         (room, table, topic, contiguous, asked_from, asked_at))
         return gap
+
+    def due_gaps(self, *, room: str | None = None, table: str | None = None,
+                 force: bool = False) -> list[tuple[str, str, str, int]]:
+        """Open gaps ``(room, table, topic, first missing)`` to ask again: those last asked
+        REPLAY_AGAIN ago or more (every one of the table given with ``force``); marked asked now."""
+        now = self.clock()
+        sql = "SELECT room, tbl, topic, contiguous, asked_at FROM cursors"
+        args: tuple[Any, ...] = ()
+        if room is not None:
+            sql += " WHERE room = ? AND tbl = ?"
+            args = (room, table)
+        out = []
+        for r, t, topic, contiguous, asked_at in self.db.execute(sql, args).fetchall():
+            if not self._beyond(r, t, topic, contiguous):
+                continue
+            if force or asked_at is None or now - asked_at >= REPLAY_AGAIN:
+                out.append((r, t, topic, contiguous + 1))
+                self.db.execute("UPDATE cursors SET asked_from = ?, asked_at = ? WHERE room = ? AND tbl = ? "
+                                "AND topic = ?", (contiguous + 1, now, r, t, topic))
+        return out
 
     def _beyond(self, room: str, table: str, topic: str, contiguous: int) -> bool:
         return self.db.execute("SELECT 1 FROM messages WHERE room = ? AND tbl = ? AND topic = ? AND seq > ? LIMIT 1",
