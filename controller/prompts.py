@@ -87,6 +87,9 @@ PROMPT_TABLE: tuple[PromptRule, ...] = (
     # FLAG (RULES.md legend): a misdeal the sensors are sure of. Red, fast, and a short buzz.
     PromptRule("misdeal.*", 100, alert="blink_fast", prompt="off", buzzer="short",
                answered_by=("misdeal",)),
+    # The display is a convenience, not a sensor: the table is still tracked and the LEDs still
+    # say it all. An ordinary amber prompt, kept until it is back or the dealer has seen it.
+    PromptRule("device.display_offline", 20, scope="kept"),
     # The table is not tracked: red steady, ready LED blinking, until the device is back.
     PromptRule("device.*_offline", 90, alert="on", prompt="off", scope="kept", ackable=False, offline=True),
     PromptRule("device.*_online", 0, clears=("device.{}_offline",)),

@@ -79,6 +79,14 @@ class CharLcd:
         except OSError as exc:
             raise DisplayError(f"HD44780: {exc}") from exc
 
+    def probe(self) -> None:
+        """Is it still there? The backlight byte again: changes nothing, but an unplugged
+        backpack does not acknowledge it."""
+        try:
+            self.lcd.backlight_enabled = True
+        except OSError as exc:
+            raise DisplayError(f"HD44780: {exc}") from exc
+
     def close(self) -> None:
         try:
             self.lcd.close(clear=False)
@@ -131,6 +139,14 @@ class Oled:
             self._shown = None
             raise DisplayError(f"OLED: {exc}") from exc
         self._shown = list(lines)
+
+    def probe(self) -> None:
+        """Is it still there? Display on (0xAF) again: changes nothing, but an unplugged OLED
+        does not acknowledge it."""
+        try:
+            self.device.show()
+        except self._errors as exc:
+            raise DisplayError(f"OLED: {exc}") from exc
 
     def close(self) -> None:
         try:

@@ -212,6 +212,9 @@ class Played:
     #: each topic (controller/service/room/topics.py, ``broadcast`` included), without its seq;
     #: ``state``: the table's part of the retained state at each hand's start and end
     topics: dict[str, list[tuple[tuple[int, int], dict[str, Any]]]] = field(default_factory=dict)
+    #: every state the dealer's console showed, as it showed it ((script hand, step), state): what
+    #: the dealer's display draws (controller/display.py words each for every layout)
+    screens: list[tuple[tuple[int, int], Any]] = field(default_factory=list)
 
 
 class Harness:
@@ -236,6 +239,9 @@ class Harness:
         self.recorders = {a: _Recorder(a, self._where) for a in AUDIENCES}
         self.daemon = Daemon(self.config, sinks=list(self.recorders.values()), clock=self.clock,
                              mono=self.clock.monotonic)
+        self.screens: list[tuple[tuple[int, int], Any]] = []
+        if self.daemon.console is not None:
+            self.daemon.console.on_state = lambda st: self.screens.append((self._where(), st))
         self.records: dict[int, dict[str, Any]] = {}
         self.alerts: list[tuple[str, float]] = []
         self.cycles = 0
@@ -390,7 +396,7 @@ class Harness:
             for topic, _idx, _ts, body in route([effect], broadcast=True):
                 topics.setdefault(topic, []).append((where, body))
         topics["state"] = self.states  # (the table's part of it, at each hand's start and end)
-        return Played(report, {a: r.effects for a, r in self.recorders.items()}, self.cycles, topics)
+        return Played(report, {a: r.effects for a, r in self.recorders.items()}, self.cycles, topics, self.screens)
 
 
 def play(script: sc.Script | dict | str, *, console: bool = True) -> Played:
