@@ -108,3 +108,17 @@ def test_a_deck_fault_shows_new_setup_and_nothing_of_the_fault() -> None:
         lines = render(st, layout)
         assert lines[0] == "NEW SETUP"
         assert not any(names_a_card(x) or "deck B" in x or "wrong" in x for x in lines), lines
+
+
+def test_the_scenarios_screen_check_catches_a_deck_fault_on_the_console() -> None:
+    """The hook every in-process scenario goes through (tests/scenarios.py) fails on a screen of
+    a deck fault: it can fail."""
+    from controller.prompts import ConsoleState
+    from controller.service.harness import Played
+    from tests.scenarios import assert_display_keeps_secrets
+
+    bad = Played(report={}, screens=[((1, 3), ConsoleState(code="deck.wrong_deck", message="As of deck B"))])
+    with pytest.raises(AssertionError, match="a deck fault reached the dealer's console"):
+        assert_display_keeps_secrets({"hands": []}, bad, {})
+    ok = Played(report={}, screens=[((1, 3), ConsoleState(code="deck.new_setup", message="new setup"))])
+    assert_display_keeps_secrets({"hands": []}, ok, {})

@@ -96,3 +96,22 @@ def test_every_oled_screen_is_drawn_in_its_cells_through_lumas_dummy_device() ->
         # a cell is lit exactly where a character is written, and nothing is lit outside the grid
         assert lit_cells(device.image, lay.cols, lay.rows) == want, code
     assert "oled128x64" in LAYOUTS
+
+
+def test_tablectl_display_preview_writes_every_screen(tmp_path, capsys) -> None:
+    from PIL import Image
+
+    from controller.service.cli import main
+
+    assert main(["display", "--preview", str(tmp_path / "p")]) == 0
+    t = text_table()
+    for layout, size in (("lcd16x2", (16 * 18 + 24, 2 * 30 + 24)), ("lcd20x4", (20 * 18 + 24, 4 * 30 + 24)),
+                         ("oled128x64", (384, 192))):
+        files = sorted((tmp_path / "p" / layout).glob("*.png"))
+        assert len(files) == len(t.prompts) + 2
+        assert Image.open(tmp_path / "p" / layout / "stub.count_due.png").size == size
+    assert f"{3 * (len(t.prompts) + 2)} screens in" in capsys.readouterr().out
+    (tmp_path / "f").write_text("")  # a file where the folder should be
+    assert main(["display", "--preview", str(tmp_path / "f")]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("tablectl display: cannot write to") and "Traceback" not in err

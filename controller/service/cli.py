@@ -119,6 +119,12 @@ def cmd_verify(args: argparse.Namespace) -> int:
                        antenna=args.antenna, settle=args.settle, max_cycles=args.max_cycles)
 
 
+def cmd_display(args: argparse.Namespace) -> int:
+    from controller.service import display_preview
+
+    return display_preview.main(args.preview)
+
+
 def cmd_doctor(args: argparse.Namespace) -> int:
     from controller.service import doctor
 
@@ -156,7 +162,7 @@ def _count(text: str) -> int:
     return value
 
 
-COMMANDS = ("run", "simulate", "demo", "tags", "register", "verify", "history", "doctor", "room")
+COMMANDS = ("run", "simulate", "demo", "tags", "register", "verify", "history", "doctor", "room", "display")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -245,6 +251,11 @@ def build_parser() -> argparse.ArgumentParser:
                     help="judge access for this user; unset: the caller, or tablectl when run as root")
     dr.add_argument("--no-open", action="store_true", help="do not open the serial ports")
     dr.set_defaults(fn=cmd_doctor)
+
+    dp = sub.add_parser("display", help="the dealer's display's screens (docs/console.md, \"The display\")", **fmt)
+    dp.add_argument("--preview", required=True, metavar="DIR",
+                    help="write every screen of every layout as PNG files under DIR")
+    dp.set_defaults(fn=cmd_display)
 
     rm = sub.add_parser("room", help="the room link's tools (docs/room.md)", **fmt)
     rsub = rm.add_subparsers(dest="room_command", metavar="ROOM_COMMAND", required=True)
