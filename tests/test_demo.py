@@ -19,6 +19,12 @@ def test_demo_deals_hands_and_reports_each_one_clean():
         board = len(re.search(r"board \[([^\]]*)\]", h).group(1).split())
         assert burns == (board > 0) + (board > 3) + (board > 4)
     assert re.search(r"reader: \d+ cycles, \d+ reads, 0 corrupt frames, 0 reconnects", r.stdout)
+    # the dealer's display's screen after each hand (docs/console.md, "The display"): the stub count
+    # asked at the river (STUB-001/002), or the quiet screen of the next hand
+    screens = [line.strip() for line in r.stdout.splitlines() if line.strip().startswith("display  ")]
+    shown = r"display  (COUNT THE STUB \| stub must be \d+|hand \d+ \| next card s\d+|ready \| first card s\d+)"
+    assert len(screens) == 3 and all(re.fullmatch(shown, s) for s in screens), screens
+    assert "COUNT THE STUB | stub must be" in screens[0]  # the first hand at the table is counted
 
 
 def test_no_command_means_the_demo():
