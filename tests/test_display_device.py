@@ -1,4 +1,4 @@
-"""The display's drivers over a fake smbus2 bus (tests/fake_i2c.py): the HD44780 path against
+"""The display's drivers over a fake smbus2 bus (hw_sim/i2c_bus.py): the HD44780 path against
 bytes written here from the data sheets, the OLED's drawing through luma's own test device."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import pytest
 
 from controller.display import LAYOUTS, WIDEST, lines_for, text_table
 from firmware_bridge.display import CELL_H, CELL_W, CharLcd, DisplayError, Oled, oled_image, open_display
-from tests.fake_i2c import FakeSMBus
+from hw_sim.i2c_bus import FakeSMBus
 
 # PCF8574 backpack wiring (the common one; RPLCD's): P0 RS, P1 R/W, P2 E, P3 backlight, P4-P7 D4-D7.
 BL, E, RS = 0x08, 0x04, 0x01

@@ -1,6 +1,6 @@
 """The dealer's display as a device: an I2C failure mid-hand is reported, retried with backoff and
 never stops the table; back, it is reported online and the screen is drawn again (fake smbus2
-bus: tests/fake_i2c.py)."""
+bus: hw_sim/i2c_bus.py)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from controller.prompts import PromptBoard
 from controller.service.display_config import DisplayConfig
 from controller.service.display_sink import DisplayOutput
 from firmware_bridge.backoff import Backoff
-from tests.fake_i2c import FakeSMBus
+from hw_sim.i2c_bus import FakeSMBus
 from tests.waiting import wait_until
 
 LCD = DisplayConfig(kind="hd44780", width=16, height=2, bus=1, address=0x27, layout="lcd16x2")
@@ -82,3 +82,18 @@ def test_the_display_offline_is_an_ordinary_prompt_and_the_table_stays_tracked()
     st = board.apply([Alert(2.0, "device.reader_online", "dealer", ""),
                       Alert(2.0, "device.display_online", "dealer", "")])
     assert (st.ready, st.code, st.waiting) == ("on", None, 0)
+
+
+def test_the_display_unplugged_mid_hand_the_hand_goes_on_and_it_comes_back() -> None:
+    """Through the daemon (in process): the display's cable pulled after the hole cards and
+    plugged back before the river (hw_sim/i2c_bus.py); the hand is tracked to the end, exactly."""
+    from tests.rules_common import BUTTON, CLEAN, SEATS, alerts_of
+    from tests.scenarios import NOISE, expected_hand, play
+
+    steps = CLEAN[:10] + [{"unplug": "display"}] + CLEAN[10:18] + [{"plug": "display"}] + CLEAN[18:]
+    script = {"format": 1, "game": "holdem", "seats": SEATS, "button": BUTTON, "noise": dict(NOISE, seed=5),
+              "hands": [{"steps": steps}]}
+    [hand] = play(script)["hands"]
+    assert alerts_of(hand) == [("device.display_offline", None, None, "dealer", 11),
+                               ("device.display_online", None, None, "dealer", 20)]
+    assert hand["zones"] == expected_hand(steps)["zones"]

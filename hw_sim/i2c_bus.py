@@ -1,4 +1,7 @@
-"""A fake smbus2 ``SMBus``: the one part of the display that cannot exist here (no I2C bus).
+"""A fake smbus2 ``SMBus``: the one part of the dealer's display that cannot exist without a Pi.
+
+The tests drive the display's drivers over it, and the in-process harness's ``unplug`` /
+``plug`` steps of the display pull and plug its cable.
 
 It records every write as smbus2 would put it on the wire (address, then bytes) and can be told
 to fail, as an unplugged display fails: ``OSError(EREMOTEIO)``, the kernel's answer to a write
