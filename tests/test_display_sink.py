@@ -97,3 +97,22 @@ def test_the_display_unplugged_mid_hand_the_hand_goes_on_and_it_comes_back() -> 
     assert alerts_of(hand) == [("device.display_offline", None, None, "dealer", 11),
                                ("device.display_online", None, None, "dealer", 20)]
     assert hand["zones"] == expected_hand(steps)["zones"]
+
+
+def test_no_i2c_bus_here_the_display_is_offline_and_says_why() -> None:
+    """A configured display on a machine without /dev/i2c-31: smbus2 cannot open it; reported
+    offline once, with the reason, and retried; nothing raised."""
+    for kind, (w, h), layout in (("hd44780", (16, 2), "lcd16x2"), ("ssd1306", (128, 64), "oled128x64")):
+        events: queue.Queue = queue.Queue()
+        out = DisplayOutput(DisplayConfig(kind, w, h, 31, 0x3C, layout), events.put,
+                            backoff=Backoff(initial=0.01, maximum=0.02))
+        out.start()
+        try:
+            wait_until(lambda out=out: out.online is False, what=f"{kind} reported offline")
+            ev = events.get_nowait()
+            assert (ev.device, ev.online) == ("display", False)
+            assert "/dev/i2c-31" in ev.detail, ev.detail  # (smbus2 or luma: the device file missing)
+            assert out._thread is not None and out._thread.is_alive()  # retrying, not dead
+        finally:
+            out.close()
+        assert events.empty()  # said once
