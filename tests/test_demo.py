@@ -7,8 +7,8 @@ from tests.conftest import TABLECTL
 
 
 def test_demo_deals_hands_and_reports_each_one_clean():
-    r = subprocess.run([*TABLECTL, "demo", "--hands", "3", "--plain", "--seed", "4", "--speed", "50"],
-                       capture_output=True, text=True, timeout=120)
+    r = subprocess.run([*TABLECTL, "demo", "--hands", "3", "--plain", "--seed", "4", "--speed", "50",
+                        "--faults", "0"], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     hands = [line for line in r.stdout.splitlines() if line.startswith("hand ")]
     assert [int(h.split()[1]) for h in hands] == [1, 2, 3]
@@ -27,6 +27,27 @@ def test_demo_deals_hands_and_reports_each_one_clean():
     assert "COUNT THE STUB | stub must be" in screens[0]  # the first hand at the table is counted
 
 
+def test_the_demo_deals_faults_and_the_dealer_reads_them():
+    """``--faults 1``: every hand has one (a wrong seat, a foreign card, a missing burn); the
+    floor's alert in the hand's line, the dealer's words on the display's line."""
+    r = subprocess.run([*TABLECTL, "demo", "--hands", "3", "--plain", "--seed", "4", "--speed", "50",
+                        "--faults", "1"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    hands = [line for line in lines if line.startswith("hand ")]
+    screens = [line.strip() for line in lines if line.strip().startswith("display  ")]
+    assert len(hands) == 3 and len(screens) == 3
+    told = {"burn.missing": "display  NO BURN | BURN then deal",
+            "deck.unknown_tag": "display  NEW SETUP | bring a new deck",
+            "misdeal.first_card_wrong_seat": "display  1st card s"}
+    for hand, screen in zip(hands, screens, strict=True):
+        codes = [c for c in told if c in hand]
+        assert len(codes) == 1, hand  # one fault a hand, and the table caught it
+        assert screen.startswith(told[codes[0]]), (hand, screen)
+        assert "E0040150" not in screen  # the foreign tag: the floor's, never the display's
+    assert len({c for h in hands for c in told if c in h}) >= 2  # more than one kind (seed 4)
+
+
 def test_no_command_means_the_demo():
     r = subprocess.run([*TABLECTL, "--hands", "1", "--plain", "--speed", "50"],
                        capture_output=True, text=True, timeout=120)
@@ -37,6 +58,8 @@ def test_no_command_means_the_demo():
 def test_bad_arguments_are_refused_by_name():
     r = subprocess.run([*TABLECTL, "demo", "--speed", "0"], capture_output=True, text=True, timeout=60)
     assert r.returncode == 2 and "--speed: must be more than 0, got 0" in r.stderr
+    r = subprocess.run([*TABLECTL, "demo", "--faults", "-1"], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and "--faults: must be 0 (none) or more, got -1" in r.stderr
     r = subprocess.run([*TABLECTL, "bogus"], capture_output=True, text=True, timeout=60)
     from controller.service.cli import COMMANDS
     assert r.returncode == 2 and f"unknown command 'bogus' (commands: {', '.join(COMMANDS)})" in r.stderr

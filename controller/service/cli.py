@@ -81,7 +81,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 def cmd_demo(args: argparse.Namespace) -> int:
     from controller.service import demo
 
-    return demo.main(hands=args.hands, seed=args.seed, game=args.game, plain=args.plain, speed=args.speed)
+    return demo.main(hands=args.hands, seed=args.seed, game=args.game, plain=args.plain, speed=args.speed,
+                     faults=args.faults)
 
 
 def cmd_tags(args: argparse.Namespace) -> int:
@@ -152,6 +153,17 @@ def _positive(text: str) -> float:
     return value
 
 
+def _every(text: str) -> int:
+    """``--faults``: a whole number, 0 (none) or more."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 (none) or more, got {text}")
+    return value
+
+
 def _count(text: str) -> int:
     try:
         value = int(text)
@@ -201,6 +213,9 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--plain", action="store_true", help="print a line per hand instead of the live view")
     d.add_argument("--speed", type=_positive, default=1.0,
                    help="how fast the simulated dealer deals (1: about two cards a second)")
+    d.add_argument("--faults", type=_every, default=6, metavar="N",
+                   help="deal a fault (a wrong seat, a foreign card, a missing burn) in one hand in N, "
+                        "on average; 0: none")
     d.set_defaults(fn=cmd_demo)
 
     t = sub.add_parser("tags", help="print every tag a reader reads: ANTENNA UID RSSI", **fmt)
