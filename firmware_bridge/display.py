@@ -20,6 +20,8 @@ from typing import Any
 
 #: the OLED's character cell: Pillow's built-in bitmap font is 6x11; rows are 12 pixels apart
 CELL_W, CELL_H = 6, 12
+#: the PCF8574 backpack's enable line (P2; RPLCD's wiring, the common one)
+PCF8574_E = 0x04
 KINDS = ("hd44780", "ssd1306", "sh1106")
 
 
@@ -52,7 +54,7 @@ class CharLcd:
             def _init_connection(self) -> None:
                 self.bus = make_bus(self._port)
 
-        self.cols, self.rows = cols, rows
+        self.cols, self.rows, self.address = cols, rows, address
         try:
             self.lcd = _Lcd(i2c_expander="PCF8574", address=address, port=port, cols=cols, rows=rows,
                             charmap="A00", auto_linebreaks=False, backlight_enabled=True)
@@ -80,11 +82,19 @@ class CharLcd:
             raise DisplayError(f"HD44780: {exc}") from exc
 
     def probe(self) -> None:
-        """Is it still there? The backlight byte again: changes nothing, but an unplugged
-        backpack does not acknowledge it."""
+        """Is it still there, and still initialised? The PCF8574's port is read back first: our
+        last write always left E (P2) low, and the PCF8574 powers up with every pin high (its
+        data sheet), so E high means the display was unplugged and plugged back between two
+        probes: its HD44780 is uninitialised and must be set up again. Then the backlight byte
+        again: changes nothing, but an unplugged backpack does not acknowledge it."""
         try:
+            port = self.lcd.bus.read_byte(self.address)
+            if port & PCF8574_E:
+                raise DisplayError(f"HD44780: the backpack reads 0x{port:02x} (E high): it was power-cycled")
             self.lcd.backlight_enabled = True
         except OSError as exc:
+            if isinstance(exc, DisplayError):
+                raise
             raise DisplayError(f"HD44780: {exc}") from exc
 
     def close(self) -> None:

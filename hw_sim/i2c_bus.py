@@ -23,12 +23,15 @@ class FakeSMBus:
         self.writes: list[tuple[int, bytes]] = []
         self.failing = False
         self.lock = threading.Lock()
+        #: what the device's port reads (a PCF8574: its last write; every pin high at power-on)
+        self.port = 0xFF
 
     def _write(self, addr: int, data: bytes) -> None:
         with self.lock:
             if self.failing or addr != self.address:
                 raise OSError(errno.EREMOTEIO, "Remote I/O error")
             self.writes.append((addr, data))
+            self.port = data[-1]
 
     def write_byte(self, addr: int, value: int) -> None:
         assert 0 <= value <= 0xFF
@@ -40,6 +43,17 @@ class FakeSMBus:
     def write_i2c_block_data(self, addr: int, register: int, data: list[int]) -> None:
         assert len(data) <= 32  # SMBus block writes
         self._write(addr, bytes([register, *data]))
+
+    def read_byte(self, addr: int) -> int:
+        with self.lock:
+            if self.failing or addr != self.address:
+                raise OSError(errno.EREMOTEIO, "Remote I/O error")
+            return self.port
+
+    def power_cycle(self) -> None:
+        """Unplugged and plugged back between two probes: the port is at its power-on state."""
+        with self.lock:
+            self.port = 0xFF
 
     def close(self) -> None:
         pass

@@ -62,6 +62,13 @@ def test_an_i2c_failure_mid_hand_goes_offline_and_comes_back() -> None:
         # initialised anew (the data sheet's first 0x3 nibble, after RPLCD's 0x0), then drawn whole
         assert b"".join(d for _, d in bus.writes[:8]) == bytes([0x08, 0x08, 0x0C, 0x08, 0x38, 0x38, 0x3C, 0x38])
         assert text_on(bus) == b"hand5nextcards3"
+        # unplugged and plugged back between two probes: the backpack's port reads its power-on
+        # 0xFF (E high): initialised again and drawn again (said offline, then online)
+        bus.writes.clear()
+        bus.power_cycle()
+        got: list[bool] = []
+        wait_until(lambda: got.extend(statuses(events)) or got == [False, True], what="the power cycle noticed")
+        wait_until(lambda: text_on(bus) == b"hand5nextcards3", what="the screen drawn again")
         # a prompt: its words, not its message
         out.show(board.apply([Alert(3.0, "burn.missing", "dealer", "no burn before the flop", "BURN-001",
                                     hand=5)]))
