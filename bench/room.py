@@ -14,7 +14,8 @@ Four figures:
   second, so its CPU per hand is almost all messages, and the link's share looks large; at a
   table a hand lasts about two minutes (``--hand-seconds``) and the daemon reads the reader all
   along (``--cycles`` a second). The daemon (``tablectl run``) reads the simulated reader with a
-  hand's cards on it for ``--paced-seconds``, link off and on; each message a hand makes is priced
+  hand's cards on it for ``--paced-seconds``, link off and on, ``--rounds`` times each (the least
+  CPU a cycle of each kept); each message a hand makes is priced
   in this process (its outbox row, its publication, its PUBACK). Target: under 10 % more.
 - **catch-up**: ``--outage`` minutes of play (default 10) of every table written to the outboxes
   while the broker is down (generated faster than real time), then the broker started: rows a
@@ -248,8 +249,10 @@ def paced(args: argparse.Namespace, folder: Path, effects: list) -> None:
     broker = start_broker(folder, port)
     rate: dict[str, tuple[float, float]] = {}
     try:
-        for mode in ("off", "on"):
-            work = folder / f"paced-{mode}"
+        # off, on, off, on...: the least CPU a cycle of each is kept (the rest is the machine's
+        # other work, as a benchmark's best of n)
+        for round_, mode in enumerate(["off", "on"] * args.rounds):
+            work = folder / f"paced-{mode}-{round_}"
             work.mkdir()
             cfg = write_setup(work, journal=True, console=False, ready_wait=0.5,
                               reader_extra=f"poll_interval = {1 / args.cycles:.4f}")
@@ -268,7 +271,9 @@ def paced(args: argparse.Namespace, folder: Path, effects: list) -> None:
                 c0, t0, k0 = _cpu_seconds(proc.pid), time.monotonic(), reader.cycles
                 time.sleep(args.paced_seconds)
                 c1, t1, k1 = _cpu_seconds(proc.pid), time.monotonic(), reader.cycles
-                rate[mode] = ((c1 - c0) / (t1 - t0), (k1 - k0) / (t1 - t0))
+                now = ((c1 - c0) / (t1 - t0), (k1 - k0) / (t1 - t0))
+                if mode not in rate or now[0] / now[1] < rate[mode][0] / rate[mode][1]:
+                    rate[mode] = now
             finally:
                 proc.terminate()
                 proc.wait(10)
@@ -279,13 +284,17 @@ def paced(args: argparse.Namespace, folder: Path, effects: list) -> None:
         broker.wait()
     hands = 4  # (sample_effects(4): the effects of four hands)
     messages = len(route(effects, broadcast=False)) / hands
-    off = rate["off"][0] * args.hand_seconds
-    on = rate["on"][0] * args.hand_seconds + messages * per_message
+    # per reader cycle, then a hand's cycles: the simulated reader's rate wanders with the load
+    # of the machine, and the daemon's CPU follows the cycles it reads
+    cycles = args.cycles * args.hand_seconds
+    off = rate["off"][0] / rate["off"][1] * cycles
+    on = rate["on"][0] / rate["on"][1] * cycles + messages * per_message
     print(f"paced: the daemon reading {rate['off'][1]:.1f} / {rate['on'][1]:.1f} cycles/s with a hand's cards on "
           f"the table: link off {rate['off'][0] * 1000:.1f} ms CPU a second, on {rate['on'][0] * 1000:.1f} ms; "
-          f"a message through the link {per_message * 1e6:.0f} µs; a hand of {args.hand_seconds:g} s with "
+          f"a message through the link {per_message * 1e6:.0f} µs; a hand of {args.hand_seconds:g} s "
+          f"({cycles:.0f} cycles) with "
           f"{messages:.0f} messages: off {off * 1000:.0f} ms, on {on * 1000:.0f} ms: {100 * (on - off) / off:+.1f} % "
-          f"(target < +10 %)")
+          f"(target < +10 %); the messages alone {100 * messages * per_message / off:+.1f} %")
 
 
 def catch_up(args: argparse.Namespace, folder: Path, effects: list) -> None:
@@ -328,7 +337,9 @@ def main() -> None:
     ap.add_argument("--hands", type=int, default=6, help="hands for the CPU comparison")
     ap.add_argument("--cycles", type=float, default=15.0,
                     help="paced: reader cycles a second (a FEIG reader with 13 antennas: 10 to 20)")
-    ap.add_argument("--paced-seconds", type=float, default=20.0, help="paced: seconds measured, link off and on")
+    ap.add_argument("--paced-seconds", type=float, default=10.0,
+                    help="paced: seconds measured each round, link off and on")
+    ap.add_argument("--rounds", type=int, default=3, help="paced: rounds of off and on (the best of each kept)")
     ap.add_argument("--hand-seconds", type=float, default=120.0,
                     help="paced: a hand at a live table (about 30 hands an hour)")
     ap.add_argument("--only", choices=("latency", "cpu", "paced", "catch-up"))
