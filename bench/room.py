@@ -1,6 +1,6 @@
 """The room link under load: one mosquitto, many simulated tables (docs/room.md).
 
-Three figures:
+Four figures:
 
 - **latency**: ``--tables`` tables (default 100) in this process, each a real journal (SQLite)
   and a real :class:`~controller.service.room.link.RoomLink`, publishing real effects (from hands
@@ -10,6 +10,13 @@ Three figures:
 - **cpu**: ``tablectl simulate`` (the daemon as a subprocess) on the same script with and
   without ``--broker``: the daemon's CPU time (user + system, from ``RUSAGE_CHILDREN``) per
   hand. Target: under 10 % more with the link.
+- **paced**: the same question at a real table's pace. ``simulate`` deals a hand in well under a
+  second, so its CPU per hand is almost all messages, and the link's share looks large; at a
+  table a hand lasts about two minutes (``--hand-seconds``) and the daemon reads the reader all
+  along (``--cycles`` a second). The daemon (``tablectl run``) reads the simulated reader with a
+  hand's cards on it for ``--paced-seconds``, link off and on, ``--rounds`` times each (the least
+  CPU a cycle of each kept); each message a hand makes is priced
+  in this process (its outbox row, its publication, its PUBACK). Target: under 10 % more.
 - **catch-up**: ``--outage`` minutes of play (default 10) of every table written to the outboxes
   while the broker is down (generated faster than real time), then the broker started: rows a
   second until every row is acknowledged.
@@ -186,6 +193,110 @@ def cpu(args: argparse.Namespace, folder: Path) -> None:
           f"{100 * (on - off) / off:+.1f} % (target < +10 %)")
 
 
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU of a process, all its threads (/proc/PID/stat, fields 14 and 15)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _message_cost(folder: Path, port: int, effects: list, n: int = 3000) -> float:
+    """CPU seconds a message costs the table with the link on: the outbox row written with the
+    event, and the link publishing it and recording its PUBACK, less the same events journalled
+    without the link. In this process, one event every 2 ms (each its own wake of the link)."""
+    def run(with_link: bool) -> tuple[float, int]:
+        t = Table(1000 + int(with_link), folder, port)
+        if with_link:
+            t.link.start()
+            while not t.link.connected:
+                time.sleep(0.05)
+        sent = 0
+        c0 = time.process_time()
+        for i in range(n):
+            e = effects[i % len(effects)]
+            if with_link:
+                sent += t.emit(e, stamp=False)
+            else:
+                t.journal.record([e])
+                sent += 1
+            time.sleep(0.002)
+        if with_link:
+            t.link.wait_acked(30)
+        used = time.process_time() - c0
+        if with_link:
+            t.link.stop()
+        t.journal.close()
+        return used, sent
+
+    off, _ = run(False)
+    on, sent = run(True)
+    return (on - off) / sent
+
+
+def paced(args: argparse.Namespace, folder: Path, effects: list) -> None:
+    """The daemon's CPU at a real table's pace. ``tablectl simulate`` deals a hand in well under
+    a second, so its CPU per hand is almost all messages; at a table a hand lasts minutes, and
+    the daemon reads the reader all along. Here the daemon (``tablectl run``, a subprocess) reads
+    the simulated reader at ``--cycles`` a second with a hand's cards on the table for
+    ``--paced-seconds``, link off and on (connected, publishing its state); the messages a hand
+    makes (counted from hands played in process) are priced by :func:`_message_cost`."""
+    from controller.cards import setup_order
+    from hw_sim.decks import sim_uid
+    from hw_sim.feig_reader import NoiseModel, SimFeigReader
+    from hw_sim.pty_device import PtyDevice
+    from hw_sim.setup import write_setup
+
+    port = free_port()
+    broker = start_broker(folder, port)
+    rate: dict[str, tuple[float, float]] = {}
+    try:
+        # off, on, off, on...: the least CPU a cycle of each is kept (the rest is the machine's
+        # other work, as a benchmark's best of n)
+        for round_, mode in enumerate(["off", "on"] * args.rounds):
+            work = folder / f"paced-{mode}-{round_}"
+            work.mkdir()
+            cfg = write_setup(work, journal=True, console=False, ready_wait=0.5,
+                              reader_extra=f"poll_interval = {1 / args.cycles:.4f}")
+            if mode == "on":
+                cfg.write_text(cfg.read_text() + f'\n[room]\nbroker = "mqtt://127.0.0.1:{port}"\nroom = "bench"\n'
+                                                  f'table = "paced"\n')
+            reader = SimFeigReader(PtyDevice(work / "reader"), antennas=range(1, 14), noise=NoiseModel())
+            for i, card in enumerate(setup_order()[:22]):  # a nine-handed deal, the flop and a burn
+                reader.place(card, sim_uid("A", card), 1 + i % 9)
+            reader.start()
+            proc = subprocess.Popen([sys.executable, "-m", "controller.service.cli", "run", "--config", str(cfg)],
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
+            try:
+                if not reader.wait_cycles(3 * args.cycles, 30):
+                    raise SystemExit("the daemon never polled the simulated reader")
+                c0, t0, k0 = _cpu_seconds(proc.pid), time.monotonic(), reader.cycles
+                time.sleep(args.paced_seconds)
+                c1, t1, k1 = _cpu_seconds(proc.pid), time.monotonic(), reader.cycles
+                now = ((c1 - c0) / (t1 - t0), (k1 - k0) / (t1 - t0))
+                if mode not in rate or now[0] / now[1] < rate[mode][0] / rate[mode][1]:
+                    rate[mode] = now
+            finally:
+                proc.terminate()
+                proc.wait(10)
+                reader.stop()
+        per_message = _message_cost(folder, port, effects)
+    finally:
+        broker.terminate()
+        broker.wait()
+    hands = 4  # (sample_effects(4): the effects of four hands)
+    messages = len(route(effects, broadcast=False)) / hands
+    # per reader cycle, then a hand's cycles: the simulated reader's rate wanders with the load
+    # of the machine, and the daemon's CPU follows the cycles it reads
+    cycles = args.cycles * args.hand_seconds
+    off = rate["off"][0] / rate["off"][1] * cycles
+    on = rate["on"][0] / rate["on"][1] * cycles + messages * per_message
+    print(f"paced: the daemon reading {rate['off'][1]:.1f} / {rate['on'][1]:.1f} cycles/s with a hand's cards on "
+          f"the table: link off {rate['off'][0] * 1000:.1f} ms CPU a second, on {rate['on'][0] * 1000:.1f} ms; "
+          f"a message through the link {per_message * 1e6:.0f} µs; a hand of {args.hand_seconds:g} s "
+          f"({cycles:.0f} cycles) with "
+          f"{messages:.0f} messages: off {off * 1000:.0f} ms, on {on * 1000:.0f} ms: {100 * (on - off) / off:+.1f} % "
+          f"(target < +10 %); the messages alone {100 * messages * per_message / off:+.1f} %")
+
+
 def catch_up(args: argparse.Namespace, folder: Path, effects: list) -> None:
     port = free_port()
     tables = [Table(n, folder / "c", port) for n in range(args.tables)] if (folder / "c").mkdir() is None else []
@@ -224,7 +335,14 @@ def main() -> None:
     ap.add_argument("--rate", type=float, default=2.0, help="effects a second per table (a real table: 1 to 2)")
     ap.add_argument("--outage", type=float, default=10.0, help="minutes of play written during the outage")
     ap.add_argument("--hands", type=int, default=6, help="hands for the CPU comparison")
-    ap.add_argument("--only", choices=("latency", "cpu", "catch-up"))
+    ap.add_argument("--cycles", type=float, default=15.0,
+                    help="paced: reader cycles a second (a FEIG reader with 13 antennas: 10 to 20)")
+    ap.add_argument("--paced-seconds", type=float, default=10.0,
+                    help="paced: seconds measured each round, link off and on")
+    ap.add_argument("--rounds", type=int, default=3, help="paced: rounds of off and on (the best of each kept)")
+    ap.add_argument("--hand-seconds", type=float, default=120.0,
+                    help="paced: a hand at a live table (about 30 hands an hour)")
+    ap.add_argument("--only", choices=("latency", "cpu", "paced", "catch-up"))
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="tablectl-bench-room-") as tmp:
         folder = Path(tmp)
@@ -233,6 +351,8 @@ def main() -> None:
             latency(args, folder, effects)
         if args.only in (None, "cpu"):
             cpu(args, folder)
+        if args.only in (None, "paced"):
+            paced(args, folder, effects)
         if args.only in (None, "catch-up"):
             catch_up(args, folder, effects)
     _ = statistics

@@ -87,6 +87,9 @@ PROMPT_TABLE: tuple[PromptRule, ...] = (
     # FLAG (RULES.md legend): a misdeal the sensors are sure of. Red, fast, and a short buzz.
     PromptRule("misdeal.*", 100, alert="blink_fast", prompt="off", buzzer="short",
                answered_by=("misdeal",)),
+    # The display is a convenience, not a sensor: the table is still tracked and the LEDs still
+    # say it all. An ordinary amber prompt, kept until it is back or the dealer has seen it.
+    PromptRule("device.display_offline", 20, scope="kept"),
     # The table is not tracked: red steady, ready LED blinking, until the device is back.
     PromptRule("device.*_offline", 90, alert="on", prompt="off", scope="kept", ackable=False, offline=True),
     PromptRule("device.*_online", 0, clears=("device.{}_offline",)),
@@ -152,6 +155,13 @@ class ConsoleState:
     code: str | None = None
     message: str = ""
     waiting: int = 0
+    #: for the display (controller/display.py), left out of the repr: the seat the prompt shown
+    #: names, the hand under way or last dealt, the live counts (public figures: hole cards,
+    #: burns, board, players) and whether no hand runs
+    prompt_seat: int | None = field(default=None, repr=False)
+    hand: int | None = field(default=None, repr=False)
+    figures: tuple[tuple[str, int], ...] = field(default=(), repr=False)
+    between: bool = field(default=True, repr=False)
 
     def leds(self) -> str:
         """A short line for logs and ``tablectl demo --plain``.
@@ -185,6 +195,10 @@ class PromptBoard:
     table: Sequence[PromptRule] = PROMPT_TABLE
     waiting: list[_Waiting] = field(default_factory=list)
     seat: int | None = None
+    hand: int | None = None
+    figures: tuple[tuple[str, int], ...] = ()
+    between: bool = True
+    players: int = 0
     _seq: int = 0
     _buzz: str = "none"
 
@@ -195,8 +209,12 @@ class PromptBoard:
             if isinstance(e, HandStarted):
                 self.waiting = [w for w in self.waiting if w.rule.scope != "hand"]
                 self.seat = None
+                self.hand, self.figures, self.between = e.hand, (), False
+                self.players = len(e.seats)
             elif isinstance(e, Figures):
                 self.seat = _seat_of(e.next_to)
+                self.hand, self.between = e.hand, False
+                self.figures = _public_figures(e, self.players)
             elif isinstance(e, HandFinished):
                 self.seat = None
             elif hasattr(e, "code") and hasattr(e, "message"):  # an Alert, or a Prompt
@@ -219,6 +237,7 @@ class PromptBoard:
         """No hand runs: light the seat the next hand's first card goes to (the daemon knows
         it from the seats and the button; no effect says it before the first card)."""
         self.seat = first_seat
+        self.between = True
         return self._state()
 
     def sounded(self) -> None:
@@ -255,10 +274,21 @@ class PromptBoard:
         shown = self.shown()
         buzz = self._buzz
         ready = "blink_slow" if any(w.rule.offline for w in self.waiting) else "on"
+        more: dict[str, Any] = {"hand": self.hand, "figures": self.figures, "between": self.between}
         if shown is None:
-            return ConsoleState(ready=ready, seat=self.seat, buzz=buzz)
+            return ConsoleState(ready=ready, seat=self.seat, buzz=buzz, **more)
         return ConsoleState(ready=ready, prompt=shown.rule.prompt, alert=shown.rule.alert, seat=self.seat,
-                            buzz=buzz, code=shown.code, message=shown.message, waiting=len(self.waiting))
+                            buzz=buzz, code=shown.code, message=shown.message, waiting=len(self.waiting),
+                            prompt_seat=shown.seat, **more)
+
+
+def _public_figures(f: Figures, players: int) -> tuple[tuple[str, int], ...]:
+    """The counts a display may show (public, as the stub count makes them, STUB-003): the
+    players dealt in, the cards out (52 less the stub), the burns, the board and the hole cards
+    (the rest of the cards out)."""
+    out = 52 - f.stub_count
+    return (("players", players), ("out", out), ("stub", f.stub_count), ("burns", f.burns),
+            ("board", f.board), ("hole", out - f.burns - f.board))
 
 
 def _seat_of(zone: str | None) -> int | None:

@@ -275,6 +275,18 @@ class ScriptedDealer:
             else:  # like a deal, of the tag that is already out
                 self._put(key, self.reader.uid_of(key), action.to)
                 self._settle()
+        elif isinstance(action, (sc.Unplug, sc.Plug)) and action.device == "display":
+            self.log.mark(self.current, self.clock())
+            t0 = self.clock()
+            cable = getattr(self.daemon, "display_cable", None)
+            if cable is None:
+                raise SimulationError(f"hand {hand_no}, step {index}: the display's cable is pulled in process "
+                                      f"only (the tests' harness): tablectl simulate has no I2C bus")
+            plugged = isinstance(action, sc.Plug)
+            cable(plugged)
+            code = "device.display_online" if plugged else "device.display_offline"
+            if not self.daemon.wait_alert(code, t0, self.step_timeout):
+                raise SimulationError(f"hand {hand_no}, step {index}: the daemon never said {code}")
         elif isinstance(action, sc.Unplug):
             self.log.mark(self.current, self.clock())
             t0 = self.clock()

@@ -91,7 +91,7 @@ FORMAT = 1
 GAMES = ("holdem", "omaha")
 #: The pads every configuration knows (controller.pads); ``parse_script(buttons=...)`` adds others.
 DEFAULT_BUTTONS: tuple[str, ...] = tuple(PADS)
-DEVICES = ("reader", "shuffler")
+DEVICES = ("reader", "shuffler", "display")
 #: deal-script.md's shuffler events, and two of ours: ``ready`` (a fault cleared) and ``error``
 SHUFFLER_ACTIONS = ("deck", "jam", "door_open", "ready", "error")
 #: The simulated table's decks (deal-script.md: ``A`` in play, ``B`` the spare).

@@ -33,4 +33,4 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
 
     if PLAYED["scripts"]:
         terminalreporter.write_line(f"scenarios played in process: {PLAYED['scripts']} scripts, "
-                                    f"{PLAYED['hands']} hands")
+                                    f"{PLAYED['hands']} hands, {PLAYED['screens']} display screens checked")

@@ -20,7 +20,7 @@ ZONE_ORDER = [f"seat:{n}" for n in range(1, 11)] + ["board", "burn", "muck"]
 _NOT_DEALT = 1 << 30
 
 #: scenarios played in process by this test session, by kind (printed in the lead's report)
-PLAYED = {"scripts": 0, "hands": 0}
+PLAYED = {"scripts": 0, "hands": 0, "screens": 0}
 
 
 def expected_hand(steps: list[dict]) -> dict:
@@ -130,16 +130,44 @@ def assert_nothing_secret_public(script: dict, played: Played) -> None:
     for topic, messages in played.topics.items():
         for _, body in messages:
             assert "uid" not in body, f"a UID field on {topic}: {body}"
+    assert_display_keeps_secrets(script, played, secrets)
     faults = [e for _, e in played.seen.get("floor", []) if type(e).__name__ == "Alert" and e.code.startswith("deck.")
               and e.audience == "floor"]
     on_floor = [b for _, b in played.topics.get("events/floor", []) if str(b.get("code", "")).startswith("deck.")]
     assert len(on_floor) == len(faults), "every deck fault reaches events/floor"
 
 
+#: what a deck fault's detail would say on a screen (the fault's code, "deck A", "foul", "sticky")
+_FAULT_WORDS = re.compile(r"\b(deck [A-Z]\b|foul|sticky|wrong deck|foreign|unknown tag|cloned|missing card)", re.I)
+
+
+def assert_display_keeps_secrets(script: dict, played: Played, secrets: dict[int, set[str]]) -> None:
+    """Every screen the dealer's display drew (every console state, worded for every layout:
+    controller/display.py) names no card (secret or not: the display never names one), no UID
+    and no deck fault's detail; a deck fault shows as "NEW SETUP", as on the LEDs."""
+    from controller.display import LAYOUTS, names_a_card, render
+
+    seen = set()
+    for (hand, step), state in played.screens:
+        assert not (state.code or "").startswith("deck.") or state.code in ("deck.new_setup", "deck.not_rotated"), \
+            f"hand {hand}, step {step}: a deck fault reached the dealer's console: {state.code}"
+        key = (state.code, state.prompt_seat, state.hand, state.seat, state.between, state.waiting, state.figures)
+        if key in seen:  # (the same screen again: words are a function of these)
+            continue
+        seen.add(key)
+        for layout in LAYOUTS:
+            for line in render(state, layout):
+                assert not names_a_card(line), f"hand {hand}, step {step}: a card on the display ({layout}): {line!r}"
+                assert not _UID.search(line), f"hand {hand}, step {step}: a UID on the display: {line!r}"
+                assert not _FAULT_WORDS.search(line), f"hand {hand}, step {step}: a deck fault's detail: {line!r}"
+    PLAYED["screens"] += len(played.screens)
+
+
 def play(script: dict, *, console: bool = True) -> dict:
     """Deal ``script`` in process; check that nothing secret reached a public output; return
     the report (deal-script.md)."""
     played = harness_play(script, console=console)
+    assert played.screens or not console, "the console showed nothing: the display's check would be empty"
     assert_nothing_secret_public(script, played)
     PLAYED["scripts"] += 1
     PLAYED["hands"] += len(script["hands"])

@@ -95,6 +95,9 @@ def place(name: str, literal: str) -> str:
     if section == "room":  # (the room link needs its broker, names and the journal, its outbox)
         return (f'{reader}[journal]\npath = "journal.sqlite3"\n[room]\nbroker = "mqtt://127.0.0.1:1883"\n'
                 f'room = "r"\ntable = "t"\n{key} = {literal}\n')
+    if section == "display":  # (a display needs a console; 128 and 64 are an OLED's, 16, 20, 2, 4 an LCD's)
+        kind = "ssd1306" if literal in ("128", "64") else "hd44780"
+        return f'{reader}[console]\npin_factory = "mock"\n[display]\nkind = "{kind}"\n{key} = {literal}\n'
     extra = "hold_time = 5\n" if name == "console.bounce_time" else ""  # (hold must be well over bounce)
     if key == "*":
         key = {"console.buttons": "ack", "console.leds": "ready", "console.seat_leds": "1"}[section]

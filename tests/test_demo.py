@@ -7,8 +7,8 @@ from tests.conftest import TABLECTL
 
 
 def test_demo_deals_hands_and_reports_each_one_clean():
-    r = subprocess.run([*TABLECTL, "demo", "--hands", "3", "--plain", "--seed", "4", "--speed", "50"],
-                       capture_output=True, text=True, timeout=120)
+    r = subprocess.run([*TABLECTL, "demo", "--hands", "3", "--plain", "--seed", "4", "--speed", "50",
+                        "--faults", "0"], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     hands = [line for line in r.stdout.splitlines() if line.startswith("hand ")]
     assert [int(h.split()[1]) for h in hands] == [1, 2, 3]
@@ -19,6 +19,33 @@ def test_demo_deals_hands_and_reports_each_one_clean():
         board = len(re.search(r"board \[([^\]]*)\]", h).group(1).split())
         assert burns == (board > 0) + (board > 3) + (board > 4)
     assert re.search(r"reader: \d+ cycles, \d+ reads, 0 corrupt frames, 0 reconnects", r.stdout)
+    # the dealer's display's screen after each hand (docs/console.md, "The display"): the stub count
+    # asked at the river (STUB-001/002), or the quiet screen of the next hand (printed when the view
+    # sees the hand end: the next may have begun)
+    screens = [line.strip() for line in r.stdout.splitlines() if line.strip().startswith("display  ")]
+    shown = r"display  (COUNT THE STUB \| stub must be \d+|hand \d+ \| next card s\d+|ready \| first card s\d+)"
+    assert len(screens) == 3 and all(re.fullmatch(shown, s) for s in screens), screens
+
+
+def test_the_demo_deals_faults_and_the_dealer_reads_them():
+    """``--faults 1``: every hand has one (a wrong seat, a foreign card, a missing burn); the
+    floor's alert in the hand's line, the dealer's words on the display's line (printed when the
+    view sees the hand end: by then the next hand may have begun, so any screen of the table's)."""
+    r = subprocess.run([*TABLECTL, "demo", "--hands", "2", "--plain", "--seed", "4", "--speed", "50",
+                        "--faults", "1"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    hands = [line for line in lines if line.startswith("hand ")]
+    screens = [line.strip() for line in lines if line.strip().startswith("display  ")]
+    assert len(hands) == 2 and len(screens) == 2
+    faults = ("burn.missing", "deck.unknown_tag", "misdeal.first_card_wrong_seat")
+    for hand in hands:
+        assert len([c for c in faults if c in hand]) == 1, hand  # one fault a hand, and the table caught it
+    assert {c for h in hands for c in faults if c in h} == {"burn.missing", "deck.unknown_tag"}  # (seed 4)
+    shown = (r"display  (NO BURN \| BURN then deal|NEW SETUP \| bring a new deck|1st card s\d+ \| misdeal\? hold"
+             r"|COUNT THE STUB \| stub must be \d+|hand \d+ \| next card s\d+|ready \| first card s\d+)")
+    for screen in screens:
+        assert re.fullmatch(shown, screen), screen  # words only: no tag, no card, no deck
 
 
 def test_no_command_means_the_demo():
@@ -31,6 +58,8 @@ def test_no_command_means_the_demo():
 def test_bad_arguments_are_refused_by_name():
     r = subprocess.run([*TABLECTL, "demo", "--speed", "0"], capture_output=True, text=True, timeout=60)
     assert r.returncode == 2 and "--speed: must be more than 0, got 0" in r.stderr
+    r = subprocess.run([*TABLECTL, "demo", "--faults", "-1"], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and "--faults: must be 0 (none) or more, got -1" in r.stderr
     r = subprocess.run([*TABLECTL, "bogus"], capture_output=True, text=True, timeout=60)
     from controller.service.cli import COMMANDS
     assert r.returncode == 2 and f"unknown command 'bogus' (commands: {', '.join(COMMANDS)})" in r.stderr

@@ -362,3 +362,24 @@ def test_a_port_refusing_every_setting_names_the_whole_setting(tmp_path, refusin
 def test_a_port_that_does_not_open_is_one_line(tmp_path):
     c = doctor.check_device_opens("reader", str(tmp_path / "nothing"), baudrate=38400, parity="E")
     assert c.level == "fail" and c.what.startswith(f"reader: {tmp_path / 'nothing'} does not open")
+
+
+# -- the dealer's display ----------------------------------------------------------------------
+
+def test_display_library_and_bus_must_be_there_and_reachable(tmp_path):
+    display = SimpleNamespace(kind="hd44780", bus=1, address=0x27)
+    absent = lambda module: f"the {module} package is not installed"  # noqa: E731
+    [c] = doctor.check_display(display, STRANGER, importer=absent, dev=tmp_path)
+    assert c.failed and "RPLCD.i2c" in c.what and "smbus2" in c.what and "[pi,display]" in c.fix
+    loads = lambda module: None  # noqa: E731
+    ok, missing = doctor.check_display(display, STRANGER, importer=loads, dev=tmp_path)
+    assert ok.level == "ok" and missing.failed and "i2c-1" in missing.what and "do_i2c" in missing.fix
+    bus = tmp_path / "i2c-1"
+    bus.write_text("")
+    os.chmod(bus, 0o600)
+    _, denied = doctor.check_display(display, STRANGER, importer=loads, dev=tmp_path)
+    assert denied.failed and 'GROUP="i2c"' in denied.fix
+    os.chmod(bus, 0o666)
+    _, reachable = doctor.check_display(display, STRANGER, importer=loads, dev=tmp_path)
+    assert reachable.level == "ok" and "should show 27" in reachable.what
+    assert doctor.check_display(None, STRANGER)[0].level == "note"

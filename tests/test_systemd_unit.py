@@ -91,7 +91,7 @@ def test_unit_runs_the_documented_command_as_the_static_user(unit):
     assert one(unit, "Service", "User") == "tablectl"
     assert "DynamicUser" not in unit["Service"]
     groups = words(unit, "Service", "SupplementaryGroups")
-    assert "dialout" in groups and "gpio" in groups
+    assert "dialout" in groups and "gpio" in groups and "i2c" in groups  # (i2c: the dealer's display)
 
 
 def test_unit_directories_fit_the_daemon(unit):
@@ -108,11 +108,12 @@ def test_unit_directories_fit_the_daemon(unit):
 def test_unit_reaches_its_devices_and_nothing_else(unit):
     assert one(unit, "Service", "DevicePolicy") == "closed"
     allowed = unit["Service"]["DeviceAllow"]
-    for entry in ("char-ttyUSB rw", "char-ttyACM rw", "char-gpiochip rw"):
+    for entry in ("char-ttyUSB rw", "char-ttyACM rw", "char-gpiochip rw", "char-i2c rw"):
         assert entry in allowed
     # the device classes must exist when the unit starts: the drivers are loaded first
     wants = words(unit, "Unit", "Wants")
     assert "modprobe@usbserial.service" in wants and "modprobe@cdc_acm.service" in wants
+    assert "modprobe@i2c_dev.service" in wants
     assert set(wants) <= set(words(unit, "Unit", "After"))
     # settings that would cut the daemon off its devices or its Pi detection
     assert unit["Service"].get("PrivateDevices", ["no"])[-1] in ("no", "false")
@@ -196,6 +197,7 @@ def test_sysusers_makes_the_user_and_groups(tmp_path):
     assert users[0][-1] in ("/usr/sbin/nologin", "/sbin/nologin")
     assert ["g", "gpio", "-"] in lines
     assert ["m", "tablectl", "dialout"] in lines and ["m", "tablectl", "gpio"] in lines
+    assert ["g", "i2c", "-"] in lines and ["m", "tablectl", "i2c"] in lines
     tool = shutil.which("systemd-sysusers")
     if tool is None:
         return
@@ -207,6 +209,7 @@ def test_sysusers_makes_the_user_and_groups(tmp_path):
     assert re.search(r"^tablectl:x:\d+:\d+:", passwd, re.M)
     assert re.search(r"^dialout:x:\d+:tablectl$", group, re.M)
     assert re.search(r"^gpio:x:\d+:tablectl$", group, re.M)
+    assert re.search(r"^i2c:x:\d+:tablectl$", group, re.M)
 
 
 def test_tmpfiles_make_the_units_folders(tmp_path, unit):

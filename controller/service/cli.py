@@ -83,7 +83,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 def cmd_demo(args: argparse.Namespace) -> int:
     from controller.service import demo
 
-    return demo.main(hands=args.hands, seed=args.seed, game=args.game, plain=args.plain, speed=args.speed)
+    return demo.main(hands=args.hands, seed=args.seed, game=args.game, plain=args.plain, speed=args.speed,
+                     faults=args.faults)
 
 
 def cmd_tags(args: argparse.Namespace) -> int:
@@ -130,6 +131,12 @@ def cmd_verify(args: argparse.Namespace) -> int:
                        antenna=args.antenna, settle=args.settle, max_cycles=args.max_cycles)
 
 
+def cmd_display(args: argparse.Namespace) -> int:
+    from controller.service import display_preview
+
+    return display_preview.main(args.preview)
+
+
 def cmd_doctor(args: argparse.Namespace) -> int:
     from controller.service import doctor
 
@@ -157,6 +164,17 @@ def _positive(text: str) -> float:
     return value
 
 
+def _every(text: str) -> int:
+    """``--faults``: a whole number, 0 (none) or more."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 (none) or more, got {text}")
+    return value
+
+
 def _count(text: str) -> int:
     try:
         value = int(text)
@@ -167,7 +185,8 @@ def _count(text: str) -> int:
     return value
 
 
-COMMANDS = ("run", "simulate", "demo", "tags", "register", "verify", "history", "doctor", "room", "floor")
+COMMANDS = ("run", "simulate", "demo", "tags", "register", "verify", "history", "doctor", "room", "display",
+            "floor")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -206,6 +225,9 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--plain", action="store_true", help="print a line per hand instead of the live view")
     d.add_argument("--speed", type=_positive, default=1.0,
                    help="how fast the simulated dealer deals (1: about two cards a second)")
+    d.add_argument("--faults", type=_every, default=6, metavar="N",
+                   help="deal a fault (a wrong seat, a foreign card, a missing burn) in one hand in N, "
+                        "on average; 0: none")
     d.set_defaults(fn=cmd_demo)
 
     t = sub.add_parser("tags", help="print every tag a reader reads: ANTENNA UID RSSI", **fmt)
@@ -256,6 +278,11 @@ def build_parser() -> argparse.ArgumentParser:
                     help="judge access for this user; unset: the caller, or tablectl when run as root")
     dr.add_argument("--no-open", action="store_true", help="do not open the serial ports")
     dr.set_defaults(fn=cmd_doctor)
+
+    dp = sub.add_parser("display", help="the dealer's display's screens (docs/console.md, \"The display\")", **fmt)
+    dp.add_argument("--preview", required=True, metavar="DIR",
+                    help="write every screen of every layout as PNG files under DIR")
+    dp.set_defaults(fn=cmd_display)
 
     rm = sub.add_parser("room", help="the room link's tools (docs/room.md)", **fmt)
     rsub = rm.add_subparsers(dest="room_command", metavar="ROOM_COMMAND", required=True)

@@ -97,6 +97,8 @@ class Config:
     outputs: OutputConfig = field(default_factory=OutputConfig)
     #: the dealer's console (controller/service/console_config.py); None: no console
     console: Any = None
+    #: the dealer's display (controller/service/display_config.py); None: no display
+    display: Any = None
     #: None: the table has no shuffler (hand shuffling)
     shuffler: ShufflerConfig | None = None
     journal: JournalConfig = field(default_factory=lambda: JournalConfig(path=None))
@@ -217,6 +219,11 @@ BOUNDS: dict[str, Bound] = {
     "console.buttons.*": Bound(2, 27, "(a BCM pin of the header)", whole=True),
     "console.leds.*": Bound(2, 27, "(a BCM pin of the header)", whole=True),
     "console.seat_leds.*": Bound(2, 27, "(a BCM pin of the header)", whole=True),
+    "display.width": Bound(16, 128, "(characters of an LCD, pixels of an OLED)", whole=True,
+                           choices=(16, 20, 128)),
+    "display.height": Bound(2, 64, "(lines of an LCD, pixels of an OLED)", whole=True, choices=(2, 4, 64)),
+    "display.bus": Bound(0, 31, "(the N of /dev/i2c-N)", whole=True),
+    "display.address": Bound(0x03, 0x77, "(a 7-bit I2C address)", whole=True),
 }
 
 
@@ -299,7 +306,7 @@ def parse_config(text: str, *, path: Path) -> Config:
     except ValueError:  # int() of more digits than Python converts (sys.get_int_max_str_digits)
         raise ConfigError(f"{src}: not valid TOML: {_long_number(text)}") from None
     known = {"table", "rules", "reader", "antennas", "decks", "outputs", "console", "shuffler", "journal",
-             "control", "room"}
+             "control", "room", "display"}
     for key in doc:
         if key not in known:
             raise ConfigError(f"{src}: [{_key(key)}]: unknown section (sections: {', '.join(sorted(known))})")
@@ -479,10 +486,12 @@ def parse_config(text: str, *, path: Path) -> Config:
                           strong_rssi=reader.strong_rssi)
     from controller.service.console_config import parse_console  # (it imports this module)
     from controller.service.room_config import parse_room  # (it imports this module)
+    from controller.service.display_config import parse_display  # (it imports this module)
 
     config = Config(path=path, table=table, reader=reader, decks=tuple(decks), outputs=outputs,
                     console=parse_console(doc, src=src), shuffler=shuffler, journal=journal,
-                    control=control_cfg, room=parse_room(doc, src=src, base=base))
+                    control=control_cfg, room=parse_room(doc, src=src, base=base),
+                    display=parse_display(doc, src=src))
     check_paths(config, manifests=[(f"[[decks]] #{i} manifest", m) for i, m in enumerate(manifest_paths, 1)])
     return config
 

@@ -48,9 +48,12 @@ class ConsoleSink(Sink):
     def __init__(self, config: Any, submit: Callable[[Event], None], *,
                  in_hand: Callable[[], bool] | None = None,
                  next_seat: Callable[[], int | None] | None = None,
-                 clock: Callable[[], float] = time.time, mono: MonoClock = monotonic) -> None:
+                 clock: Callable[[], float] = time.time, mono: MonoClock = monotonic,
+                 display: Any = None) -> None:
         """``in_hand`` says whether a hand runs (the end of a hand is a floor effect: this sink
-        never sees it); ``next_seat``, between hands, where the next hand's first card goes."""
+        never sees it); ``next_seat``, between hands, where the next hand's first card goes;
+        ``display``, the dealer's display (``controller.service.display_sink.DisplayOutput``), which
+        shows every state the LEDs show, in words."""
         self.config = config  # a controller.service.console_config.ConsoleConfig
         self.submit = submit
         self.in_hand = in_hand or (lambda: False)
@@ -63,12 +66,17 @@ class ConsoleSink(Sink):
         self.mono = mono  # the monotonic reading its status carries (the core's offline timer)
         self._driving: int | None = None  # the control socket peer whose press drive() is giving
         self._drive_lock = threading.Lock()
+        self.display = display
+        #: called with every state shown (the in-process harness checks every screen drawn)
+        self.on_state: Callable[[ConsoleState], None] | None = None
 
     def open(self) -> None:
         """Claim the pins. On failure the table runs on: the error is logged and reported as
         ``device.console_offline`` (a dealer alert: it reaches the log and the floor's feed)."""
         from firmware_bridge.console import Console, ConsoleError, make_pin_factory
 
+        if self.display is not None:
+            self.display.start()  # (its own thread: it reports itself online or offline)
         try:
             factory = make_pin_factory(self.config.pin_factory)
             self.console = Console(self.config.layout, self._pressed, pin_factory=factory, clock=self.clock)
@@ -126,6 +134,10 @@ class ConsoleSink(Sink):
         self.state = state
         if self.console is not None:
             self.console.show(state)
+        if self.display is not None:
+            self.display.show(state)
+        if self.on_state is not None:
+            self.on_state(state)
         if state.buzz != "none":
             self.board.sounded()  # (or would have: a console offline does not buzz later)
 
@@ -165,3 +177,5 @@ class ConsoleSink(Sink):
         if self.console is not None:
             self.console.close()
             self.console = None
+        if self.display is not None:
+            self.display.close()

@@ -98,7 +98,8 @@ class Daemon:
         self.console: ConsoleSink | None = None  # the dealer's console (docs/console.md), if configured
         if config.console is not None:
             self.console = ConsoleSink(config.console, self.submit, in_hand=lambda: self.table.hand is not None,
-                                       next_seat=self._next_first_seat, clock=clock, mono=mono)
+                                       next_seat=self._next_first_seat, clock=clock, mono=mono,
+                                       display=self._display(config, clock, mono))
             self.sinks.append(self.console)
         self.events_applied = 0
         self._stop = threading.Event()
@@ -108,6 +109,15 @@ class Daemon:
             from controller.service.room.attach import make_link
 
             self.room = make_link(self, clock)
+
+    def _display(self, config: Config, clock: Callable[[], float], mono: MonoClock) -> Any:
+        """The dealer's display (docs/console.md, "The display"), if configured: a device of its
+        own thread, fed by the console."""
+        if config.display is None:
+            return None
+        from controller.service.display_sink import DisplayOutput
+
+        return DisplayOutput(config.display, self.submit, clock=clock, mono=mono)
 
     def submit(self, event: Event, *, peer_uid: int | None = None) -> None:
         """Hand an event to the main loop (any thread); journalled first, if there is a journal.

@@ -31,6 +31,39 @@ from hw_sim.setup import ANTENNA_OF, ZONES, write_setup
 from hw_sim.random_hands import random_hand_steps
 
 DEMO_NOISE = sc.Noise(seed=0, miss=0.05, repeat=0.3, crosstalk=0.01)
+#: the faults the demo deals now and then (``--faults N``: one hand in N, on average)
+FAULTS = ("wrong_seat", "foreign_card", "missing_burn")
+#: a tag of no registered deck: a foreign card (DECK-006)
+FOREIGN_TAG = "tag:E0040150FFFF0F0F"
+
+
+def with_fault(steps: list[dict[str, Any]], fault: str) -> list[dict[str, Any]]:
+    """A clean hand's steps with one fault dealt: the first card to the wrong seat (MISD-004),
+    a foreign card for the first board card (DECK-006: the floor's alert, "new setup" at the
+    table), or the flop's burn left out (BURN-001).
+
+    >>> steps = [{"deal": "As", "to": "seat:1"}, {"deal": "Kd", "to": "seat:2"}, {"press": "round_done"},
+    ...          {"deal": "2c", "to": "burn"}, {"deal": "3c", "to": "board"}, {"end": True}]
+    >>> with_fault(steps, "wrong_seat")[0], with_fault(steps, "foreign_card")[4]["deal"]
+    ({'deal': 'As', 'to': 'seat:2'}, 'tag:E0040150FFFF0F0F')
+    >>> len(with_fault(steps, "missing_burn")), with_fault(steps, "missing_burn")[3]
+    (5, {'deal': '3c', 'to': 'board'})
+    """
+    out = [dict(s) for s in steps]
+    if fault == "wrong_seat":
+        seats = [s["to"] for s in out if str(s.get("to", "")).startswith("seat:")]
+        other = next((z for z in seats if z != seats[0]), None) if seats else None
+        if other is not None:
+            out[0]["to"] = other
+    elif fault == "foreign_card":
+        i = next((i for i, s in enumerate(out) if s.get("to") == "board"), None)
+        if i is not None:
+            out[i]["deal"] = FOREIGN_TAG
+    elif fault == "missing_burn":
+        i = next((i for i, s in enumerate(out) if s.get("to") == "burn"), None)
+        if i is not None:
+            del out[i]
+    return out
 
 
 class _InProcessDaemon:
@@ -75,8 +108,9 @@ class _InProcessDaemon:
 
 
 class Demo:
-    def __init__(self, *, seed: int, game: str, speed: float) -> None:
+    def __init__(self, *, seed: int, game: str, speed: float, faults: int = 0) -> None:
         self.rng = random.Random(seed)
+        self.faults = faults  # one hand in N dealt with a fault; 0: none
         self.game = game
         self.speed = speed
         self.workdir = Path(tempfile.mkdtemp(prefix="tablectl-demo-"))
@@ -109,6 +143,8 @@ class Demo:
                 number = self.hands_dealt + 1
                 steps = random_hand_steps(self.rng, game=self.game, seats=self.seats,
                                           button=self.daemon.table.button)
+                if self.faults and self.rng.randrange(self.faults) == 0:
+                    steps = with_fault(steps, self.rng.choice(FAULTS))
                 for i, step in enumerate(steps, 1):
                     if self._stop.wait(pause):
                         return
@@ -145,7 +181,7 @@ def rich_available() -> bool:
     return True
 
 
-def main(*, hands: int | None, seed: int | None, game: str, plain: bool, speed: float) -> int:
+def main(*, hands: int | None, seed: int | None, game: str, plain: bool, speed: float, faults: int = 0) -> int:
     seed = seed if seed is not None else random.randrange(1 << 30)
     plain = plain or not sys.stdout.isatty()
     if not plain and not rich_available():  # a hint and the plain view, never a traceback
@@ -153,7 +189,7 @@ def main(*, hands: int | None, seed: int | None, game: str, plain: bool, speed: 
         plain = True
     signal.signal(signal.SIGTERM, _interrupt)
     signal.signal(signal.SIGHUP, _interrupt)  # the terminal closed
-    demo = Demo(seed=seed, game=game, speed=speed)
+    demo = Demo(seed=seed, game=game, speed=speed, faults=faults)
     demo.start()
     dealer = threading.Thread(target=demo.deal, args=(hands,), name="dealer", daemon=True)
     dealer.start()

@@ -47,7 +47,7 @@ from urllib.parse import quote
 DEFAULT_CONFIG = "/etc/tablectl/tablectl.toml"
 #: the static user of systemd/tablectl.service, and the groups its SupplementaryGroups= adds
 SERVICE_USER = "tablectl"
-SERVICE_GROUPS = ("dialout", "gpio")
+SERVICE_GROUPS = ("dialout", "gpio", "i2c")
 #: where an installed unit and the udev rules live
 UNIT_PATHS = (Path("/etc/systemd/system/tablectl.service"), Path("/usr/lib/systemd/system/tablectl.service"),
               Path("/lib/systemd/system/tablectl.service"))
@@ -476,6 +476,37 @@ def check_gpio(console: Any, ident: Identity, *, env: Mapping[str, str] = os.env
     return out
 
 
+DISPLAY_EXTRA = "/opt/tablectl/venv/bin/pip install '/opt/tablectl/src[pi,display]' (into the daemon's venv)"
+#: [display] kind -> the library that drives it
+DISPLAY_PACKAGES = {"hd44780": "RPLCD.i2c", "ssd1306": "luma.oled.device", "sh1106": "luma.oled.device"}
+
+
+def check_display(display: Any, ident: Identity, *, importer: Callable[[str], str | None] = try_import,
+                  dev: Path = Path("/dev")) -> list[Check]:
+    """The dealer's display's library loads (and smbus2), and its bus is there and reachable by
+    ``ident``. Whether the display answers is the daemon's to say (``device.display_offline``)."""
+    if display is None:
+        return [Check("note", "display: no [display] in the configuration: not checked")]
+    why = [w for w in (importer(DISPLAY_PACKAGES[display.kind]), importer("smbus2")) if w]
+    if why:
+        return [Check("fail", f"display: {display.kind}: {'; '.join(why)}", DISPLAY_EXTRA)]
+    out = [Check("ok", f"display: {display.kind}: {DISPLAY_PACKAGES[display.kind]} and smbus2 load")]
+    node = dev / f"i2c-{display.bus}"
+    if not node.exists():
+        out.append(Check("fail", f"display: no {node}: the I2C bus is off",
+                         "sudo raspi-config nonint do_i2c 0 (or dtparam=i2c_arm=on in /boot/firmware/config.txt), "
+                         "then reboot; or set [display] bus"))
+    elif not can_access(node, ident, os.R_OK | os.W_OK):
+        out.append(Check("fail", f"display: {node} ({owner_mode(node)}) not read-write for {ident.name}",
+                         "the udev rules give it GROUP=\"i2c\" MODE=\"0660\" (systemd/99-tablectl.rules); the "
+                         f"unit's SupplementaryGroups= gives the service i2c; at a shell: sudo usermod -aG i2c "
+                         f"{ident.name}"))
+    else:
+        out.append(Check("ok", f"display: {node} read-write for {ident.name}; "
+                               f"i2cdetect -y {display.bus} should show {display.address:02x}"))
+    return out
+
+
 # -- the systemd service -----------------------------------------------------------------------
 
 def installed_unit(paths: Iterable[Path] = UNIT_PATHS) -> Path | None:
@@ -544,6 +575,7 @@ def run_checks(config_path: str, *, user: str | None = None, open_ports: bool = 
     out.extend(daemon)
     out.extend(check_journal(config.journal, ident, config.table))
     out.extend(check_gpio(config.console, ident, env=env))
+    out.extend(check_display(config.display, ident))
     unit = installed_unit()
     if unit is not None and unit_config_path(unit) in (config_path, str(Path(config_path).absolute())):
         out.extend(check_service(unit))

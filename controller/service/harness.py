@@ -49,6 +49,7 @@ from __future__ import annotations
 import json
 import queue
 import tempfile
+import time
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -212,6 +213,9 @@ class Played:
     #: each topic (controller/service/room/topics.py, ``broadcast`` included), without its seq;
     #: ``state``: the table's part of the retained state at each hand's start and end
     topics: dict[str, list[tuple[tuple[int, int], dict[str, Any]]]] = field(default_factory=dict)
+    #: every state the dealer's console showed, as it showed it ((script hand, step), state): what
+    #: the dealer's display draws (controller/display.py words each for every layout)
+    screens: list[tuple[tuple[int, int], Any]] = field(default_factory=list)
 
 
 class Harness:
@@ -236,6 +240,23 @@ class Harness:
         self.recorders = {a: _Recorder(a, self._where) for a in AUDIENCES}
         self.daemon = Daemon(self.config, sinks=list(self.recorders.values()), clock=self.clock,
                              mono=self.clock.monotonic)
+        self.screens: list[tuple[tuple[int, int], Any]] = []
+        if self.daemon.console is not None:
+            self.daemon.console.on_state = lambda st: self.screens.append((self._where(), st))
+        # the dealer's display, on a simulated I2C bus, when the script pulls its cable
+        self.display_bus: Any = None
+        if self.daemon.console is not None and any(
+                isinstance(st.action, (sc.Unplug, sc.Plug)) and st.action.device == "display"
+                for h in script.hands for st in h.steps):
+            from controller.service.display_config import DisplayConfig
+            from controller.service.display_sink import DisplayOutput
+            from firmware_bridge.backoff import Backoff
+            from hw_sim.i2c_bus import FakeSMBus
+
+            self.display_bus = FakeSMBus(0x27)
+            self.daemon.console.display = DisplayOutput(
+                DisplayConfig("hd44780", 20, 4, 1, 0x27, "lcd20x4"), self.daemon.submit, clock=self.clock,
+                mono=self.clock.monotonic, bus=self.display_bus, backoff=Backoff(0.01, 0.05))
         self.records: dict[int, dict[str, Any]] = {}
         self.alerts: list[tuple[str, float]] = []
         self.cycles = 0
@@ -356,6 +377,21 @@ class Harness:
     def wait_hand_finished(self, hand: int, timeout: float) -> bool:
         return self._run_until(lambda: hand in self.records, 4 * GONE_CYCLES + 20)
 
+    def display_cable(self, plugged: bool) -> None:
+        """The display's cable pulled or plugged back: its thread notices at once (poked, as its
+        probe would within 2 s) and reports; the report is applied in this step."""
+        display = self.daemon.console.display if self.daemon.console is not None else None
+        if display is None or self.display_bus is None:
+            raise SimulationError("the script pulls the display's cable, but the table has no console")
+        self.display_bus.failing = not plugged
+        display.poke()
+        deadline = time.monotonic() + 10
+        while display.online is not plugged and time.monotonic() < deadline:
+            threading.Event().wait(0.002)  # (the display's own thread reports: a real-time wait)
+        if display.online is not plugged:
+            raise SimulationError(f"the display was never reported {'online' if plugged else 'offline'}")
+        self.drain()
+
     def wait_alert(self, code: str, after: float, timeout: float) -> bool:
         return self._run_until(lambda: any(c == code and ts >= after for c, ts in self.alerts),
                                4 * GONE_CYCLES + 40)
@@ -390,7 +426,7 @@ class Harness:
             for topic, _idx, _ts, body in route([effect], broadcast=True):
                 topics.setdefault(topic, []).append((where, body))
         topics["state"] = self.states  # (the table's part of it, at each hand's start and end)
-        return Played(report, {a: r.effects for a, r in self.recorders.items()}, self.cycles, topics)
+        return Played(report, {a: r.effects for a, r in self.recorders.items()}, self.cycles, topics, self.screens)
 
 
 def play(script: sc.Script | dict | str, *, console: bool = True) -> Played:

@@ -49,7 +49,15 @@ def console_line(view: dict[str, Any] | None, since: float | None = None) -> str
     parts.append(f"buzzer {buzz[0]}" if buzz and (since is None or buzz[1] > since) else "buzzer silent")
     if view["state"].code:
         parts.append(view["state"].code)
-    return "console  " + " · ".join(parts)
+    return "console  " + " · ".join(parts) + "\n  display  " + " | ".join(display_screen(view["state"], "lcd16x2"))
+
+
+def display_screen(state: Any, layout: str = "lcd20x4") -> list[str]:
+    """The dealer's display's screen for the console's state, as a display of ``layout`` shows it
+    (the demo has no I2C display: the same words, controller/display.py)."""
+    from controller.display import render as words
+
+    return words(state, layout)
 
 
 def render(demo: Demo):  # type: ignore[no-untyped-def]
@@ -146,13 +154,20 @@ def render(demo: Demo):  # type: ignore[no-untyped-def]
         if st.code:
             more = f"  (+{st.waiting - 1} waiting)" if st.waiting > 1 else ""
             panel.append(f"\n{st.code}: {st.message}{more}", style="yellow")
+        # the dealer's display (docs/console.md, "The display"), a 20x4 LCD's screen
+        panel.append("\ndisplay  ┌" + "─" * 20 + "┐", style="dim")
+        for line in display_screen(st):
+            panel.append("\n         │", style="dim")
+            panel.append(line.ljust(20), style="bold white on blue")
+            panel.append("│", style="dim")
+        panel.append("\n         └" + "─" * 20 + "┘", style="dim")
     title = f"tablectl demo — {demo.game}, hand {hand['number'] if hand else snap['hands_finished'] + 1}"
     top = Table.grid(expand=True)
     top.add_column(ratio=3)
     top.add_column(ratio=2)
     top.add_row(Panel(seats, title="hole cards (private view)"), Panel(Group(middle, Text(""), health),
                                                                        title="table & reader"))
-    return Panel(Group(top, Panel(panel, title="dealer's console (LEDs and buzzer, as the pins are)"),
+    return Panel(Group(top, Panel(panel, title="dealer's console (LEDs, buzzer, display)"),
                        Panel(alert_text, title="alerts")), title=title)
 
 

@@ -1,0 +1,75 @@
+"""The ``[display]`` section: the dealer's display on the I2C bus (docs/console.md, "The display").
+
+None configured, none used. A display shows the console's prompt (it answers nothing: ``ack``
+and the other pads are the console's), so it needs a ``[console]``. Bus 1 is on BCM 2 and 3: a
+console pin there is refused (the recommended layout puts two buttons there; move them).
+
+>>> c = parse_display({"console": {}, "display": {"kind": "hd44780", "width": 20, "height": 4}}, src="t.toml")
+>>> c.layout, c.bus, hex(c.address)
+('lcd20x4', 1, '0x27')
+>>> parse_display({"console": {}, "display": {"kind": "hd44780", "width": 20, "height": 2}}, src="t.toml")
+Traceback (most recent call last):
+...
+controller.service.config.ConfigError: t.toml: [display] height: a hd44780 is 16x2 or 20x4, not 20x2
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from controller.text import shorten
+from controller.service.config import ConfigError, _Section
+
+#: kind -> {(width, height): layout of controller/display_text.toml}; the first size is the default
+SIZES: dict[str, dict[tuple[int, int], str]] = {
+    "hd44780": {(16, 2): "lcd16x2", (20, 4): "lcd20x4"},
+    "ssd1306": {(128, 64): "oled128x64"},
+    "sh1106": {(128, 64): "oled128x64"},
+}
+#: the usual address of each kind: a PCF8574 backpack at 0x27 (0x3F for a PCF8574A), an OLED at 0x3C
+ADDRESSES = {"hd44780": 0x27, "ssd1306": 0x3C, "sh1106": 0x3C}
+#: the Pi's I2C bus 1 is on BCM 2 (SDA) and 3 (SCL)
+BUS1_PINS = (2, 3)
+
+
+@dataclass(frozen=True)
+class DisplayConfig:
+    kind: str
+    width: int
+    height: int
+    bus: int
+    address: int
+    layout: str
+
+
+def parse_display(doc: dict[str, Any], *, src: str) -> DisplayConfig | None:
+    """The ``[display]`` section, checked; None without one."""
+    raw = doc.get("display")
+    if raw is None:
+        return None
+    d = _Section(src, "display", raw)
+    kind = d.get("kind", str, "")
+    if kind not in SIZES:
+        raise d.err("kind", f"want one of {', '.join(SIZES)}, got {shorten(kind)}")
+    (w0, h0) = next(iter(SIZES[kind]))
+    width, height = d.number("width", w0), d.number("height", h0)
+    bus, address = d.number("bus", 1), d.number("address", ADDRESSES[kind])
+    d.finish()
+    if (width, height) not in SIZES[kind]:
+        sizes = " or ".join(f"{w}x{h}" for w, h in SIZES[kind])
+        raise d.err("height", f"a {kind} is {sizes}, not {width}x{height}")
+    console = doc.get("console")
+    if console is None:
+        raise d.err("kind", "a display shows the console's prompts: it needs a [console] section")
+    if bus == 1 and isinstance(console, dict):
+        for group in ("buttons", "leds", "seat_leds"):
+            for name, pin in (console.get(group) or {}).items():
+                if pin in BUS1_PINS:
+                    raise ConfigError(f"{src}: [console.{group}] {name}: pin {pin} is the I2C bus's "
+                                      f"({'SDA' if pin == 2 else 'SCL'}) and [display] is on bus 1: "
+                                      f"move it (docs/console.md, \"The display\")")
+        if console.get("buzzer") in BUS1_PINS:
+            raise ConfigError(f"{src}: [console] buzzer: pin {console['buzzer']} is the I2C bus's and [display] "
+                              f"is on bus 1: move it")
+    return DisplayConfig(kind, width, height, bus, address, SIZES[kind][(width, height)])

@@ -1,0 +1,124 @@
+"""The dealer's display (docs/console.md, "The display"): the text table covers every dealer
+code and fits every layout; what it draws never names a card or a deck fault."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from controller.display import (LAYOUTS, WIDEST, lines_for, names_a_card, placeholders, render,
+                                text_table)
+from controller.effects import Alert, Figures, HandStarted
+from controller.prompts import PromptBoard
+
+ROOT = Path(__file__).resolve().parent.parent
+FAMILIES = ("misdeal", "late_fault", "deal", "burn", "board", "muck", "deck", "stub", "shuffler", "device")
+#: deck faults and the floor's findings: the floor's channel only; the display must have no words
+#: for them (a foul deck shows "new setup", STUB-004), so a row for one fails here
+NEVER_SHOWN = {"deck.missing_card", "deck.extra_card", "deck.cloned_tag", "deck.count_wrong",
+               "deck.retired_card", "deck.unknown_tag", "deck.wrong_deck", "deck.reintroduced_card",
+               "deck.blocked_deck_dealt", "deck.changed", "deck.unknown_deck", "deck.setup_refused",
+               "stub.sticky_deck", "shuffler.fault_persists"}
+#: what the rules build out of others: a late fault from each misdeal (controller/rules/misdeal.py
+#: ``late``), a shuffler stop from its state, a device's offline and online from its name
+DEVICES = ("reader", "shuffler", "console", "display")
+SHUFFLER_STOPS = ("jam", "door_open", "error")
+
+
+def codes_in_source() -> set[str]:
+    """Every alert code spelt in the core (a string literal of a family), and those it builds."""
+    literal = re.compile(r"\"((?:" + "|".join(FAMILIES) + r")\.[a-z_]+)\"")
+    found: set[str] = set()
+    for path in list((ROOT / "controller").glob("*.py")) + list((ROOT / "controller" / "rules").glob("*.py")):
+        found.update(literal.findall(path.read_text()))
+    misdeals = {c.split(".", 1)[1] for c in found if c.startswith("misdeal.")} - {"declared_late"}
+    found |= {f"late_fault.{m}" for m in misdeals}
+    found |= {f"shuffler.{s}" for s in SHUFFLER_STOPS}
+    found |= {f"device.{d}_{s}" for d in DEVICES for s in ("offline", "online")}
+    found -= {"device.reader_back", "device.reader_still_offline"}  # (the floor's, by audience)
+    return found
+
+
+def test_every_dealer_code_has_words_and_no_deck_fault_has_any() -> None:
+    codes = codes_in_source()
+    assert len(codes) > 60 and "stub.count_due" in codes and "late_fault.seat_short" in codes  # the scan works
+    table = text_table().prompts
+    missing = sorted(codes - NEVER_SHOWN - set(table))
+    assert not missing, f"dealer codes without text in controller/display_text.toml: {missing}"
+    assert not NEVER_SHOWN & set(table), "a deck fault has words on the display: the floor's only"
+    stray = sorted(set(table) - codes)
+    assert stray == ["board.premature_flop"], stray  # (kept: the console's doctests raise it)
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_every_text_fits_its_layout_at_its_widest(layout: str) -> None:
+    t = text_table()
+    lay = t.layouts[layout]
+    widest: dict[str, int | None] = dict(WIDEST)
+    for code in [*t.prompts, None, None]:
+        for between in (False, True):
+            lines = lines_for(code, widest, layout, between=between)
+            assert len(lines) == lay.rows
+            for line in lines:
+                assert len(line) <= lay.cols, f"{layout}: {code}: {line!r} is {len(line)} > {lay.cols}"
+    # the widest values really were used: seat 10 and a three-digit stub
+    assert "seat 10 skipped" in lines_for("misdeal.seat_skipped", widest, layout)
+    assert "stub must be 999" in lines_for("stub.count_due", widest, layout)
+
+
+def test_placeholders_are_counts_and_seats_only() -> None:
+    t = text_table()
+    used = {p for row in t.prompts.values() for text in row.values() for p in placeholders(text)}
+    used |= {p for text in t.common.values() for p in placeholders(text)}
+    assert used <= set(WIDEST) and "card" not in WIDEST and "message" not in WIDEST
+
+
+def test_the_screens_of_a_hand_from_the_prompt_model() -> None:
+    """Written out by hand: what the dealer reads on a 16x2 and a 20x4 as a hand goes."""
+    board = PromptBoard()
+    st = board.between_hands(3)
+    assert render(st, "lcd16x2") == ["ready", "first card s3"]
+    assert render(st, "lcd20x4") == ["ready", "first card s3", "", ""]
+    st = board.apply([HandStarted(1.0, 7, 2, (1, 3, 4, 5, 6, 7, 8, 9, 10), "holdem"),
+                      Figures(1.0, 7, "deal", {}, 0, 0, 52, "seat:3", 2)])
+    assert render(st, "lcd16x2") == ["hand 7", "next card s3"]
+    st = board.apply([Alert(2.0, "misdeal.seat_short", "dealer", "seat 10 got 1 of 2 cards: misdeal",
+                            "MISD-007", seat=10, hand=7)])
+    assert render(st, "lcd16x2") == ["seat 10 short", "misdeal? hold"]
+    assert render(st, "lcd20x4") == ["seat 10 short", "misdeal? hold", "MISD-007", "hand 7 next s3"]
+    st = board.apply([Alert(2.5, "burn.missing", "dealer", "no burn before the flop", "BURN-001", hand=7)])
+    assert render(st, "oled128x64") == ["seat 10 short", "misdeal? hold", "MISD-007", "+1 more waiting",
+                                        "hand 7 next s3"]
+    # the stub count: 9 players, 18 hole cards + 3 burns + 5 board = 26 out, the stub holds 26
+    board = PromptBoard()
+    board.apply([HandStarted(1.0, 8, 2, (1, 2, 3, 4, 5, 6, 7, 8, 9), "holdem"),
+                 Figures(9.0, 8, "river", {}, 3, 5, 26, None, 2)])
+    st = board.apply([Alert(9.0, "stub.count_due", "dealer", "count the stub: ...", "STUB-001", hand=8)])
+    assert render(st, "lcd20x4") == ["COUNT THE STUB", "stub must be 26", "18+3+5=26 out", "hand 8"]
+
+
+def test_a_deck_fault_shows_new_setup_and_nothing_of_the_fault() -> None:
+    board = PromptBoard()
+    board.apply([HandStarted(1.0, 3, 2, (1, 2, 3), "holdem")])
+    st = board.apply([Alert(2.0, "deck.wrong_deck", "floor", "As of deck B is in play", "DECK-006", card="As"),
+                      Alert(2.0, "deck.new_setup", "dealer", "new setup", "STUB-004", hand=3)])
+    for layout in LAYOUTS:
+        lines = render(st, layout)
+        assert lines[0] == "NEW SETUP"
+        assert not any(names_a_card(x) or "deck B" in x or "wrong" in x for x in lines), lines
+
+
+def test_the_scenarios_screen_check_catches_a_deck_fault_on_the_console() -> None:
+    """The hook every in-process scenario goes through (tests/scenarios.py) fails on a screen of
+    a deck fault: it can fail."""
+    from controller.prompts import ConsoleState
+    from controller.service.harness import Played
+    from tests.scenarios import assert_display_keeps_secrets
+
+    bad = Played(report={}, screens=[((1, 3), ConsoleState(code="deck.wrong_deck", message="As of deck B"))])
+    with pytest.raises(AssertionError, match="a deck fault reached the dealer's console"):
+        assert_display_keeps_secrets({"hands": []}, bad, {})
+    ok = Played(report={}, screens=[((1, 3), ConsoleState(code="deck.new_setup", message="new setup"))])
+    assert_display_keeps_secrets({"hands": []}, ok, {})
