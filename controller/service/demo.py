@@ -117,7 +117,9 @@ class Demo:
         self.seats = sorted(self.rng.sample(range(1, 11), self.rng.randint(6, 9)))
         button = self.seats[-1]
         cfg_path = write_setup(self.workdir, game=game, seats=self.seats, button=button,
-                               reader_extra="poll_interval = 0.01")
+                               # a dealer's pace at speed 1 (a real reader's 100 cycles a second at most);
+                               # faster with --speed, so that a card is confirmed in step with the dealing
+                               reader_extra=f"poll_interval = {min(0.01, 0.05 / speed):.4f}")
         self.config = parse_config(cfg_path.read_text(), path=cfg_path)
         self.reader = SimFeigReader(PtyDevice(self.workdir / "reader"), antennas=ZONES.by_antenna,
                                     noise=sc.Noise(seed, DEMO_NOISE.miss, DEMO_NOISE.repeat, DEMO_NOISE.crosstalk))

@@ -342,9 +342,10 @@ class RoomLink:
             up = self._pump(timeout)
             if self.connected:
                 delay = RECONNECT_FIRST
-            elif not up:
+            elif not up and self._protocol == protocol:
                 self._sleep(delay)  # (the broker closed on us, or refused us: not at once again)
                 delay = min(RECONNECT_MAX, delay * 2)
+            # (refused for MQTT 5 only: the 3.1.1 client tries at once)
 
     def _step(self) -> float:
         """Record the acks, publish what may go; the seconds until something else is due."""
