@@ -55,6 +55,10 @@ STATE_COUNTS_EVERY = 10.0
 #: ack not yet written when the power goes is a message sent again, which subscribers dedupe.
 ACKS_EVERY = 0.25
 ACKS_BATCH = 100
+#: the longest the link sleeps when nothing is due (seconds): its state is published at the next
+#: step after a change, and a change nearly always comes with rows, which wake it at once; a
+#: shorter sleep costs an idle table CPU for nothing (bench/room.py, "paced")
+IDLE_STEP = 2.0
 #: the first and the longest wait between two attempts to reach the broker, in seconds
 RECONNECT_FIRST, RECONNECT_MAX = 1.0, 5.0
 
@@ -371,7 +375,7 @@ class RoomLink:
 
     def _publish(self) -> float:
         """Publish the state if it changed and the rows that may go; the seconds until the next
-        broadcast row is due (0.5 at most)."""
+        broadcast row is due (:data:`IDLE_STEP` at most)."""
         self.publish_state()
         room = WINDOW - len(self._inflight)
         if room > 0:
@@ -379,7 +383,7 @@ class RoomLink:
             self._send(rows, broadcast=False)
         delay = self.cfg.broadcast_delay
         if delay is None:
-            return 0.5
+            return IDLE_STEP
         room = WINDOW - len(self._inflight)
         if room > 0:
             now = self.clock()
@@ -390,8 +394,8 @@ class RoomLink:
             "SELECT min(ts) FROM outbox WHERE acked = 0 AND topic = 'broadcast' AND id > ?",
             (self._bcursor,)).fetchone()[0])
         if nxt is None:
-            return 0.5
-        return max(0.005, min(0.5, nxt + delay - self.clock()))
+            return IDLE_STEP
+        return max(0.005, min(IDLE_STEP, nxt + delay - self.clock()))
 
     def _send(self, rows: list[ob.Pending], *, broadcast: bool) -> None:
         generation = self._generation
