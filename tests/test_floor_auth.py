@@ -344,3 +344,33 @@ def test_the_floor_assigns_a_dealer_and_finds_the_dealers_hands(room):
     wait_until(lambda: found() == [8], 10, what="the dealer's hand")
     db = sqlite3.connect(floor.database)
     assert db.execute("SELECT detail FROM audit WHERE action = 'dealer'").fetchall() == [("main/t7: Ann Lee",)]
+
+
+def test_a_new_role_or_password_ends_the_sessions_and_the_open_pages(room):
+    """A floor user demoted to viewer (or given a new password) while a page is open: the old
+    cookie is refused, and the open page is closed before the next foul card, never sent it."""
+    floor, table = room
+    assert adduser(floor.config, "dora", "floor", "dora's long password").returncode == 0
+    status, set_cookie = login(floor, "dora", "dora's long password")
+    assert status == 303
+    cookie = cookie_of(set_cookie)
+
+    async def run() -> list[str]:
+        client, ws, got = await ws_open(floor, cookie)
+        try:
+            done = await asyncio.to_thread(adduser, floor.config, "dora", "viewer", "another long password")
+            assert done.returncode == 0
+            await asyncio.to_thread(table.foul_card, CARD)
+            async with asyncio.timeout(20):
+                while True:
+                    msg = await ws.receive()
+                    if msg.type != aiohttp.WSMsgType.TEXT:
+                        return got
+                    got.append(msg.data)
+        finally:
+            await ws.close()
+            await client.close()
+
+    got = asyncio.run(run())
+    assert not any(has_card(m, CARD) for m in got[1:]), got
+    assert request(floor.url + "/api/room", headers={"Cookie": cookie})[0] == 401

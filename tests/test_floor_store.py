@@ -210,3 +210,17 @@ def test_open_gaps_are_asked_again_when_due_and_when_the_table_is_back(tmp_path)
     st.ingest(T + "events/floor", alert(2))
     now[0] += 11
     assert st.due_gaps() == [] and st.ingest(T + "state", msg(online=True, room="main", table="t7")).regaps == []
+
+
+def test_nan_and_deep_nesting_from_the_broker_are_refused_and_the_room_still_reads(tmp_path):
+    """NaN is not JSON (no browser parses it back) and no table nests 1,000 deep: such a message
+    is ignored, never stored to fail later when the room is read."""
+    st = Store(tmp_path / "floor.db")
+    assert st.ingest(T + "state", msg(online=True, game="holdem", hand=4)).kind == "state"
+    assert st.ingest(T + "state", b'{"online": true, "game": "holdem", "hand": NaN}').kind == "ignored"
+    deep = b'{"online": true, "game": ' + b"[" * 980 + b"]" * 980 + b"}"
+    assert st.ingest(T + "state", deep).kind == "ignored"
+    assert st.ingest(T + "events/floor", b'{"seq": 1, "type": "Alert", "ts": Infinity}').kind == "ignored"
+    tiles = st.tables()
+    assert [(t["game"], t["hand"]) for t in tiles] == [("holdem", 4)]
+    json.dumps(tiles, allow_nan=False)  # (what the page receives is JSON)

@@ -101,7 +101,7 @@ class FloorService:
         if got.kind == "reply" and isinstance(got.body.get("id"), str):
             done = self.store.command(got.body["id"])
             if done is not None:  # (a command from the page: its answer to the floor's pages)
-                for ws, sess in list(self.sockets.items()):
+                for ws, sess in self._live():
                     if roles.can_command(sess.role):
                         asyncio.ensure_future(self._send(ws, {"type": "reply", "command": done}))
             return
@@ -111,7 +111,7 @@ class FloorService:
         elif got.kind == "ack":
             alerts = self.store.alerts(1, room=got.room, table=got.table, seq=got.body["ack_seq"])
         tiles = self.store.tables(got.room, got.table) if got.kind in ("state", "alert", "ack", "hand") else []
-        for ws, sess in list(self.sockets.items()):
+        for ws, sess in self._live():
             msgs: list[dict[str, Any]] = [{"type": "tile", "tile": roles.tile_for(sess.role, t)} for t in tiles]
             for a in alerts:
                 shown = roles.alert_for(sess.role, a)
@@ -119,6 +119,22 @@ class FloorService:
                     msgs.append({"type": "alert", "alert": shown})
             for m in msgs:
                 asyncio.ensure_future(self._send(ws, m))
+
+    def _live(self) -> list[tuple[web.WebSocketResponse, auth.Session]]:
+        """The open pages with their sessions as they are now: a page whose session ended (logged
+        out, expired, the user removed, given a new role or password) is closed, and a page
+        whose user's role changed gets what the new role may see, not what it connected with."""
+        out = []
+        for ws in list(self.sockets):
+            sess = auth.session(self.store, self.tokens.get(ws), self.cfg.session_seconds)
+            if sess is None:
+                self.sockets.pop(ws, None)
+                self.tokens.pop(ws, None)
+                asyncio.ensure_future(ws.close())
+                continue
+            self.sockets[ws] = sess
+            out.append((ws, sess))
+        return out
 
     async def _send(self, ws: web.WebSocketResponse, msg: dict[str, Any]) -> None:
         try:

@@ -58,6 +58,10 @@ def add_user(store: Store, name: str, role: str, password: str, *, by: str = "cl
     store.db.execute("INSERT INTO users (name, role, hash, failures, locked_until, created) VALUES (?, ?, ?, 0, 0, ?) "
                      "ON CONFLICT(name) DO UPDATE SET role = excluded.role, hash = excluded.hash, failures = 0, "
                      "locked_until = 0", (name, role, _hasher.hash(password), store.clock()))
+    # A new password or role ends every session the user had: an old cookie (a stolen one, a
+    # page left open with more rights) must log in again. The service re-checks an open page's
+    # session before each message it sends (app.FloorService._live), so open pages end too.
+    store.db.execute("DELETE FROM sessions WHERE user = ?", (name,))
     store.audit(by, "adduser", f"{name} role={role}")
 
 

@@ -57,6 +57,29 @@ CREATE TABLE IF NOT EXISTS audit (id INTEGER PRIMARY KEY, ts REAL, user TEXT, ac
 """
 
 
+#: the deepest nesting a table's message has (a hand record: record, zones, a zone's list) with
+#: room to spare; anything deeper is not a table's
+MAX_DEPTH = 12
+
+
+def _no_constant(name: str) -> Any:
+    """json.loads takes NaN and Infinity, which no table sends and no browser can parse back."""
+    raise ValueError(f"{name} is not JSON")
+
+
+def _depth(value: Any) -> int:
+    """How deep ``value`` nests (a scalar: 0), without recursion."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        v, d = stack.pop()
+        if isinstance(v, dict):
+            v = list(v.values())
+        if isinstance(v, list):
+            deepest = max(deepest, d)
+            stack.extend((x, d + 1) for x in v)
+    return deepest
+
+
 @dataclass
 class Ingested:
     """What one message changed: ``kind`` is state, alert, ack, hand, reply, other, duplicate or
@@ -112,10 +135,12 @@ class Store:
             return Ingested("ignored")
         room, table, rest = where
         try:
-            body = json.loads(payload)
-        except (ValueError, UnicodeDecodeError):
+            body = json.loads(payload, parse_constant=_no_constant)
+        except (ValueError, UnicodeDecodeError, RecursionError):
             return Ingested("ignored", room, table)
-        if not isinstance(body, dict):
+        if not isinstance(body, dict) or _depth(body) > MAX_DEPTH:
+            # (a message nested deeper than any table's is refused: stored, it would fail later
+            # to parse on the web server's deeper stack, and take the room's page down with it)
             return Ingested("ignored", room, table)
         now = self.clock()
         if rest == "state":
