@@ -89,12 +89,6 @@ class ButtonPress:
     #: A record, never an input: the core decides nothing on it
     peer_uid: int | None = None
 
-    def __setstate__(self, state: list[Any]) -> None:
-        """From a pickle; one made before ``peer_uid`` (a seat change waiting in a snapshot) has
-        none. (``dataclass(slots=True)`` would leave the slot unset: an AttributeError later.)"""
-        for f, value in zip(fields(self), list(state) + [None] * (len(fields(self)) - len(state)), strict=True):
-            object.__setattr__(self, f.name, value)
-
 
 @dataclass(frozen=True, slots=True)
 class TableSetup:
@@ -143,8 +137,8 @@ class Tick:
     the core has no clock of its own, and a tick journalled replays the same.
 
     ``ts`` is wall time, for records; durations are measured on ``mono``, the shell's
-    ``time.monotonic()`` in the boot ``boot`` (wall time jumps when a Pi's clock is set at
-    boot). Rows journalled before these fields existed have neither: their timers are measured
+    monotonic reading, taken in the boot ``boot`` and carried in the event (wall time jumps
+    when a Pi's clock is set at boot). Rows journalled before these fields existed have neither: their timers are measured
     on ``ts``, as they were when those rows were first applied."""
 
     ts: float

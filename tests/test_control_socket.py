@@ -560,17 +560,3 @@ def test_a_press_given_through_the_mock_pins_is_journalled_with_the_peer_who_ask
     assert [(p.name, p.seat, p.peer_uid) for p in presses] == [("seat_out", 3, 1234), ("round_done", None, None)]
 
 
-def test_a_press_pickled_before_peer_uid_still_loads():
-    """A snapshot taken by the release before holds seat changes waiting for the hand's end as
-    pickled presses of six fields: they load, with no peer."""
-    import copyreg
-    import pickle
-
-    from controller.events import ButtonPress
-
-    class Before:  # pickles as a ButtonPress of the earlier release did: its six fields' values
-        def __reduce_ex__(self, protocol):
-            return copyreg._reconstructor, (ButtonPress, object, None), [7.5, "seat_out", False, 3, None, None]
-
-    press = pickle.loads(pickle.dumps(Before(), protocol=2))
-    assert press == ButtonPress(7.5, "seat_out", seat=3) and press.peer_uid is None

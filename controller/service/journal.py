@@ -33,16 +33,13 @@ True
 
 from __future__ import annotations
 
-import io
 import json
 import logging
 import os
-import pickle
 import sqlite3
 import struct
 import threading
 import time
-import types
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -129,67 +126,6 @@ def decode_event(data: Any, eid: int) -> Event:
             if not 1 <= ant <= 16 or not 0 <= rssi <= 255:
                 raise ValueError("a ReaderCycle with a read of no antenna 1 to 16, or no strength 0 to 255")
     return event
-
-
-_ALLOWED_PICKLE = {
-    ("controller.table", "Table"), ("controller.hand", "Hand"), ("controller.tracker", "Tracker"),
-    ("controller.deck_rack", "DeckRack"), ("controller.deck_rack", "DeckChange"),
-    ("controller.rules.stub", "StubCounts"), ("controller.positions", "Positions"),
-    ("controller.rules.board", "BoardState"), ("controller.rules.board", "_Premature"),
-    ("controller.rules", "Finding"), ("controller.registry", "DeckRegistry"), ("controller.registry", "Deck"),
-    ("controller.registry", "TagInfo"), ("controller.effects", "Alert"), ("controller.effects", "Prompt"),
-    ("controller.settings", "TableSettings"), ("controller.settings", "RuleSettings"),
-    ("controller.zones", "ZoneMap"),
-    *(("controller.events", n) for n in ("ReaderCycle", "DeviceStatus", "ButtonPress", "TableSetup",
-                                          "ShufflerReport", "DeckSetup", "Tick", "ShufflerStatus")),
-}
-
-
-class _TableUnpickler(pickle.Unpickler):
-    """Reads the pickled snapshots of journal schema 1, once, to migrate them: only the core's
-    own classes, and ``getattr`` only for a method of one of them (the table's links to its
-    handlers) or a dict's ``get`` (the tracker's zone map). Anything else is refused."""
-
-    def find_class(self, module: str, name: str) -> Any:
-        if (module, name) == ("builtins", "getattr"):
-            return _method_of
-        if (module, name) not in _ALLOWED_PICKLE:
-            raise pickle.UnpicklingError(f"{module}.{name} is not a class of the table")
-        return super().find_class(module, name)
-
-
-def _method_of(obj: Any, name: Any) -> Any:
-    cls = type(obj)
-    if cls is dict and name == "get":
-        return obj.get
-    allowed = (cls.__module__, cls.__name__) in _ALLOWED_PICKLE
-    if not allowed or type(name) is not str or name.startswith("__") or \
-            not isinstance(getattr(cls, name, None), types.FunctionType):
-        raise pickle.UnpicklingError(f"getattr of {name!r} on a {cls.__name__} is not allowed")
-    return getattr(obj, name)
-
-
-def migrate_pickle(blob: bytes) -> dict[str, Any]:
-    """A schema 1 (pickled) snapshot as a state; :class:`StateError` if it holds anything but
-    the table (nothing it names outside the core is ever called).
-
-    >>> migrate_pickle(pickle.dumps(os.system))
-    Traceback (most recent call last):
-    ...
-    controller.state.StateError: a pickled snapshot refused: posix.system is not a class of the table
-    """
-    from controller.table import Table
-
-    try:
-        table = _TableUnpickler(io.BytesIO(bytes(blob))).load()
-    except Exception as exc:
-        raise StateError(f"a pickled snapshot refused: {str(exc)[:120]}") from exc
-    if type(table) is not Table:
-        raise StateError(f"a pickled snapshot refused: it holds a {type(table).__name__}, not a table")
-    try:
-        return table.to_state()
-    except (StateError, AttributeError, TypeError) as exc:
-        raise StateError(f"a pickled snapshot refused: {exc}") from exc
 
 
 def db_from_wal(wal: Path, out: Path) -> int:
@@ -352,7 +288,7 @@ class Journal:
         return OpenInfo(fresh=fresh, events=events, lost=lost, wal_lost=wal_lost)
 
     def _migrate(self, lost: list[str]) -> int:
-        """Bring the schema up to :data:`SCHEMA_VERSION`; migrate pickled snapshots once."""
+        """Bring the schema up to :data:`SCHEMA_VERSION`; refuse pickled snapshots."""
         db = self._db
         assert db is not None
         had = db.execute("SELECT name FROM sqlite_master WHERE type='table' AND name='meta'").fetchone()
@@ -383,20 +319,15 @@ class Journal:
         return version
 
     def _migrate_pickles(self, lost: list[str]) -> None:
+        """Schema 1's snapshots were pickles. None is ever unpickled (a pickle can name any
+        function to call, and a journal restored from a backup can hold anything): each is
+        dropped and said, and the table carries on as after any lost snapshot, from the events
+        that remain and the last hand number in ``hands`` (hand numbers never repeat)."""
         db = self._db
         assert db is not None
-        rows = db.execute("SELECT event_id, data FROM snapshots WHERE format = 'pickle'").fetchall()
-        for eid, blob in rows:
-            try:
-                state = migrate_pickle(blob if isinstance(blob, bytes) else str(blob).encode())
-                text = json.dumps(state, separators=(",", ":"), allow_nan=False)
-            except (StateError, ValueError) as exc:
-                db.execute("DELETE FROM snapshots WHERE event_id = ?", (eid,))
-                lost.append(f"the pickled snapshot at event #{eid} is refused ({exc})")
-                continue
-            db.execute("UPDATE snapshots SET data = ?, format = 'json' WHERE event_id = ?", (text, eid))
-            log.info("journal: the pickled snapshot at event #%d migrated to a state of version %d",
-                     eid, state["version"])
+        for (eid,) in db.execute("SELECT event_id FROM snapshots WHERE format = 'pickle'").fetchall():
+            db.execute("DELETE FROM snapshots WHERE event_id = ?", (eid,))
+            lost.append(f"the pickled snapshot at event #{eid} is refused (schema 1: never unpickled)")
 
     def _mark_open(self) -> None:
         """'open' = 1 in the main file itself (checkpointed): found so with no WAL beside it,
@@ -473,7 +404,7 @@ class Journal:
                     if not cols:
                         continue
                     if table == "snapshots" and "format" not in have:
-                        cols.append("'pickle'")  # a schema 1 journal's: migrated below
+                        cols.append("'pickle'")  # a schema 1 journal's: refused below
                     names = ",".join(c if c != "'pickle'" else "format" for c in cols)
                     for row in old.execute(f"SELECT {','.join(cols)} FROM {table} ORDER BY 1"):
                         if table == "events":
@@ -798,8 +729,8 @@ def diagnose(path: str | Path, settings: Any = None) -> list[tuple[str, str]]:
             for eid, data, f in rows:
                 if f == "pickle":
                     out.append(("warn", (f"journal: the snapshot at event #{eid} is a pickle (schema 1): the next "
-                                         "start migrates it through an unpickler of the table's classes only, "
-                                         "or refuses it")))
+                                         "start refuses it (never unpickled) and carries on from the events that "
+                                         "remain and the last hand number")))
                     continue
                 try:
                     state = json.loads(data)
