@@ -17,6 +17,7 @@ import sqlite3
 import ssl
 from datetime import datetime
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -235,8 +236,10 @@ async def api_room(request: web.Request) -> web.Response:
     return _json(request.app[SERVICE_KEY].snapshot(sess.role))
 
 
-async def api_ack(request: web.Request) -> web.Response:
-    svc = request.app[SERVICE_KEY]
+def _change(request: web.Request, may: Callable[[str], bool], what: str) -> auth.Session | web.Response:
+    """The checks every request that changes something passes, in this order: a live session,
+    the same origin, the session's CSRF token, a role that ``may`` (else it ``cannot {what}``).
+    The session, or the refusal to return."""
     sess = _session(request)
     if sess is None:
         return _refuse(401, "not logged in")
@@ -244,8 +247,16 @@ async def api_ack(request: web.Request) -> web.Response:
         return _refuse(403, "a cross-site request")
     if request.headers.get("X-CSRF-Token") != sess.csrf:
         return _refuse(403, "missing or wrong CSRF token")
-    if not roles.can_ack(sess.role):
-        return _refuse(403, f"a {sess.role} cannot acknowledge alerts")
+    if not may(sess.role):
+        return _refuse(403, f"a {sess.role} cannot {what}")
+    return sess
+
+
+async def api_ack(request: web.Request) -> web.Response:
+    svc = request.app[SERVICE_KEY]
+    sess = _change(request, roles.can_ack, "acknowledge alerts")
+    if isinstance(sess, web.Response):
+        return sess
     try:
         body = await request.json()
         room, table, seq = body["room"], body["table"], body["seq"]
@@ -333,15 +344,9 @@ async def api_cmd(request: web.Request) -> web.Response:
     """A seat change (``setup``) or a deck-pair exchange (``decks``) sent to a table; the answer
     comes back on the WebSocket (``reply``) and at ``/api/cmd?id=``."""
     svc = request.app[SERVICE_KEY]
-    sess = _session(request)
-    if sess is None:
-        return _refuse(401, "not logged in")
-    if not _same_origin(request):
-        return _refuse(403, "a cross-site request")
-    if request.headers.get("X-CSRF-Token") != sess.csrf:
-        return _refuse(403, "missing or wrong CSRF token")
-    if not roles.can_command(sess.role):
-        return _refuse(403, f"a {sess.role} cannot send commands to a table")
+    sess = _change(request, roles.can_command, "send commands to a table")
+    if isinstance(sess, web.Response):
+        return sess
     try:
         body = await request.json()
         room, table, cmd = body.pop("room"), body.pop("table"), body.pop("cmd")
@@ -368,15 +373,9 @@ async def api_dealer(request: web.Request) -> web.Response:
     """The floor assigns a dealer to a table from now on (a new down): every hand and alert of
     that table is attributed to that dealer until the next assignment (RELIEF-003)."""
     svc = request.app[SERVICE_KEY]
-    sess = _session(request)
-    if sess is None:
-        return _refuse(401, "not logged in")
-    if not _same_origin(request):
-        return _refuse(403, "a cross-site request")
-    if request.headers.get("X-CSRF-Token") != sess.csrf:
-        return _refuse(403, "missing or wrong CSRF token")
-    if not roles.can_command(sess.role):
-        return _refuse(403, f"a {sess.role} cannot assign dealers")
+    sess = _change(request, roles.can_command, "assign dealers")
+    if isinstance(sess, web.Response):
+        return sess
     try:
         body = await request.json()
         room, table, dealer = body["room"], body["table"], body["dealer"]
