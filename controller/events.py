@@ -138,8 +138,9 @@ class Tick:
 
     ``ts`` is wall time, for records; durations are measured on ``mono``, the shell's
     monotonic reading, taken in the boot ``boot`` and carried in the event (wall time jumps
-    when a Pi's clock is set at boot). Rows journalled before these fields existed have neither: their timers are measured
-    on ``ts``, as they were when those rows were first applied."""
+    when a Pi's clock is set at boot). Rows journalled before these fields existed have
+    neither: their timers are measured on ``ts``, as they were when those rows were first
+    applied."""
 
     ts: float
     mono: float | None = None

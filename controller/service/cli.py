@@ -164,25 +164,23 @@ def _positive(text: str) -> float:
     return value
 
 
-def _every(text: str) -> int:
-    """``--faults``: a whole number, 0 (none) or more."""
+def _whole(text: str, least: int, what: str) -> int:
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 (none) or more, got {text}")
+    if value < least:
+        raise argparse.ArgumentTypeError(f"must be {what}, got {text}")
     return value
+
+
+def _every(text: str) -> int:
+    """``--faults``: a whole number, 0 (none) or more."""
+    return _whole(text, 0, "0 (none) or more")
 
 
 def _count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be 1 or more, got {text}")
-    return value
+    return _whole(text, 1, "1 or more")
 
 
 COMMANDS = ("run", "simulate", "demo", "tags", "register", "verify", "history", "doctor", "room", "display",
