@@ -7,16 +7,18 @@ in no registered deck).
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
 from controller.effects import Alert, Figures, alert_to_dict
+from controller.games import Game, game_of
 from controller.positions import Positions, initial_positions, next_live
 from controller.rules.board import BoardState
 from controller.settings import deal_order
-from controller.zones import ALL_ZONES, seat_of
+from controller.zones import ALL_ZONES, seat_of, seat_zone
 
 DECK_SIZE = 52
-_ZONE_RANK = {z: i for i, z in enumerate(ALL_ZONES)}
+_ZONE_RANK: dict[str, int] = {z: i for i, z in enumerate(ALL_ZONES)}
 
 
 class Hand:
@@ -93,8 +95,8 @@ class Hand:
             self.zones[prev].remove(uid)
             if not self.zones[prev]:
                 del self.zones[prev]
-        elif zone.startswith("seat:") and count:
-            self.count_hole(uid, int(zone[5:]))
+        elif count and (seat := seat_of(zone)) is not None:
+            self.count_hole(uid, seat)
         self.zones.setdefault(zone, []).append(uid)
         self.where[uid] = zone
         self.labels[uid] = label
@@ -135,36 +137,50 @@ class Hand:
         return self.hole_cards * len(self.seats)
 
     def live_seats(self) -> list[int]:
-        return [s for s in self.order if self.zones.get(f"seat:{s}")]
+        return [s for s in self.order if self.zones.get(seat_zone(s))]
 
     def first_to_act(self) -> int | None:
         """DEAL-013: pre-flop the first live seat left of the big blind (heads-up the button),
         on later streets the first live seat left of the button (heads-up the big blind)."""
-        live = [s for s in self.order if self.zones.get(f"seat:{s}") or not self.dealt_to.get(s)]
+        live = [s for s in self.order if self.zones.get(seat_zone(s)) or not self.dealt_to.get(s)]
         if len(live) < 2:
             return None
         after = self.positions.bb if self.board.street == 0 else self.positions.button
         return next_live(after, live)
 
+    @property
+    def game_def(self) -> Game:
+        """The game's definition: its deal template (:mod:`controller.games`)."""
+        return game_of(self.game)
+
     def street(self) -> str:
+        """The street under way, by the template's names: ``deal`` while the initial deal goes
+        on, then the first street's (``preflop``), then the street the board has reached."""
         board = self.count("board")
         if board == 0:
             if self.hole_dealt < self.hole_target and self.count("burn") == 0:
                 return "deal"
-            return "preflop"
-        return "flop" if board <= 3 else ("turn" if board == 4 else "river")
+            return self.game_def.streets[0].name
+        names, ends = _board_streets(self.game_def)
+        for name, end in zip(names, ends, strict=True):
+            if board <= end:
+                return name
+        return names[-1]
 
     def next_to(self) -> str | None:
-        """Where the next card should go: a seat during the deal, then burn/board (BURN-001)."""
+        """Where the next card should go: a seat during the deal, then burn/board (BURN-001),
+        street by street as the template deals them."""
         if self.hole_dealt < self.hole_target:
-            return f"seat:{self.order[self.hole_dealt % len(self.order)]}"
+            return seat_zone(self.order[self.hole_dealt % len(self.order)])
         board, burns = self.count("board"), self.count("burn")
-        if board >= 5 or len(self.live_seats()) < 2:
+        game = self.game_def
+        if board >= game.board_total or len(self.live_seats()) < 2:
             return None
-        streets = 0 if board == 0 else (1 if board <= 3 else board - 2)
-        if board in (1, 2):
-            return "board"
-        return "burn" if burns <= streets else "board"
+        _names, ends = _board_streets(game)
+        begun = sum(1 for end in ends if board > end) + (1 if board else 0)  # streets whose first card is out
+        if begun and board < ends[begun - 1]:
+            return "board"  # the street under way is short of its cards
+        return "burn" if burns < _burns_through(game, begun + 1) else "board"
 
     def figures(self, ts: float) -> Figures:
         return Figures(ts=ts, hand=self.number, street=self.street(),
@@ -213,6 +229,25 @@ class Hand:
             **({"redeal_of": self.redeal_of} if self.redeal_of is not None else {}),
             **({"dealt_from_button": self.dealt_button} if self.dealt_button is not None else {}),
         }
+
+
+@cache
+def _board_streets(game: Game) -> tuple[tuple[str, ...], tuple[int, ...]]:
+    """The streets that deal board cards, and the board's size at the end of each: flop games
+    (("flop", "turn", "river"), (3, 4, 5))."""
+    names, ends, total = [], [], 0
+    for street in game.streets:
+        if street.board:
+            total += street.board
+            names.append(street.name)
+            ends.append(total)
+    return tuple(names), tuple(ends)
+
+
+@cache
+def _burns_through(game: Game, n: int) -> int:
+    """Burns due before the first ``n`` board streets have begun."""
+    return sum(1 for street in [s for s in game.streets if s.board][:n] if street.burn)
 
 
 _NOT_DEALT = 1 << 30  # sorts after every hole card's deal index

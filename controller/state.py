@@ -96,9 +96,11 @@ def encode(value: Any) -> Any:
         items = sorted((encode(v) for v in value), key=repr)  # the same state, the same text
         return {"s" if t is set else "fs": items}
     if t is dict:
-        if all(type(k) is str for k in value):
-            return {"d": {k: encode(v) for k, v in value.items()}}
+        if all(isinstance(k, str) for k in value):
+            return {"d": {str.__str__(k): encode(v) for k, v in value.items()}}
         return {"dk": [[encode(k), encode(v)] for k, v in value.items()]}
+    if isinstance(value, str):  # a name of the core's (a Zone): written as the name it is
+        return str.__str__(value)
     name = t.__name__
     if classes().get(name) is not t:
         raise StateError(f"state: a {t.__module__}.{t.__qualname__} is not part of the table's state")
@@ -393,7 +395,7 @@ def _timers_on_the_monotonic_clock(state: dict[str, Any]) -> dict[str, Any]:
     monotonic clock, so each keeps its start's monotonic reading and boot after its wall time
     (``[since, told, mono, boot]``, ``[state, since, told, mono, boot]``). A version 2 timer
     has no reading: null, null; the first reading it meets starts it again
-    (``controller.table._elapsed``): late, never early."""
+    (``controller.device_health._elapsed``): late, never early."""
     body = state["table"]
     offline = body.get("_offline_since")
     if isinstance(offline, dict) and isinstance(offline.get("d"), dict):
