@@ -7,11 +7,12 @@ from dataclasses import replace
 
 from controller.cards import is_card
 from controller.codes import Family, family_of, name_of
-from controller.effects import CardLeft, CardPlaced, Effect, HandFinished, HandStarted
+from controller.effects import CardLeft, CardPlaced, Effect, HandFinished, HandStarted, Prompt
 from controller.events import ButtonPress
 from controller.hand import Hand
 from controller.positions import initial_positions
 from controller.rules import Finding
+from controller.rules import stud
 from controller.rules.board import burn_moved
 from controller.rules.highcard import high_card
 from controller.rules.misdeal import (absent_deadline, check_hole_card, end_of_deal, late, on_exposed,
@@ -102,6 +103,9 @@ class Dealing(Roster):
                         self._stub_count_due(ts, hand, out)
                 else:
                     out.append(CardPlaced(ts, hand.number, uid, label, zone, came_from, "floor"))
+                if came_from is None and hand.game_def.family == "stud" and hand.kind == "hand" \
+                        and seat_of(zone) is not None:
+                    self._stud_prompts(ts, hand, out)
             if hand.exposure_waiting is not None and prev is None and seat_of(zone) is not None:
                 pressed_at = hand.exposure_waiting[1]
                 hand.exposure_waiting = None  # the card the press was for is in: judge it now
@@ -132,7 +136,11 @@ class Dealing(Roster):
         if zone != "burn":
             self._flush(out, hand)
         seat = seat_of(zone)
-        if seat is not None:
+        if seat is not None and hand.game_def.family == "stud" and hand.hole_dealt >= hand.hole_target:
+            # a card of 4th-7th street: the street's burn came first (STUD-001, BURN-001)
+            self._flag_once(out, ts, hand, stud.on_seat_card(hand, seat, restubbed=_short_stub(hand)),
+                            f"street:{stud.street_index(hand)}")
+        elif seat is not None:
             finding = check_hole_card(hand, seat, same_cycle, rules.deal_count_fixes)
             if hand.owed.get(seat, 0) > 0:
                 hand.owed[seat] -= 1
@@ -195,6 +203,9 @@ class Dealing(Roster):
             self._flag_once(out, ts, hand, Finding("board.rabbit_hunt", "BOARD-010",
                                                    "the hand is over: no more cards (no rabbit hunting)"), "rabbit")
             return
+        if hand.game_def.family == "stud":
+            self._stud_street_card(ts, hand, zone, out)
+            return
         board = hand.board
         if zone == "burn" and board.deferred is not None:
             # The street's first card came with no burn before it, and now a burn: pitched
@@ -217,6 +228,40 @@ class Dealing(Roster):
                                                     if self.settings.rules.four_flop_picker == "floor"
                                                     else "; the dealer draws it"))
             self._flag(out, ts, hand, f)
+
+    def _stud_street_card(self, ts: float, hand: Hand, zone: str, out: list[Effect]) -> None:
+        """A burn (one before each of 4th-7th street) or the one community card of a short stub
+        (STUD-008) in a stud hand: there is no board otherwise."""
+        if zone == Zone.BURN:
+            self._flag(out, ts, hand, stud.on_burn(hand))
+        elif not _prompted(hand, "STUD-008") or hand.count("board") > 0:
+            self._flag(out, ts, hand, Finding("deal.stud_board_card", "STUD-008",
+                                              "a card in the middle: stud deals one only when the stub is short "
+                                              "for 7th street (the community card)"))
+
+    def _stud_prompts(self, ts: float, hand: Hand, out: list[Effect]) -> None:
+        """After a seat's card in stud: the bring-in once 3rd street is out (STUD-002), the stub
+        check once 6th street is (STUD-006..008). Each once a hand."""
+        if hand.hole_dealt == hand.hole_target and not _prompted(hand, "STUD-002"):
+            seat = stud.bring_in_seat(hand)
+            if seat is not None:
+                card = stud.up_cards(hand, seat)[0]
+                which = "highest" if hand.game_def.bring_in == "high" else "lowest"
+                self._prompt(out, ts, hand, Finding("deal.bring_in", "STUD-002",
+                                                    f"seat {seat} brings in: {card}, the {which} card showing", seat))
+        elif stud.sixth_street_out(hand) and not _prompted(hand, "STUD-006"):
+            # STUD-006: counted every time (STUD_SHORT_STUB_MIN: "compute always"), prompted if short
+            players, stub_now = len(hand.live_seats()), hand.stub_count
+            hand.notes.append(f"STUD-006: stub {stub_now} before 7th street, {players} players + 2 needed")
+            found = stud.short_stub(stub=stub_now, players=players, burns=hand.count("burn"))
+            if found is not None:
+                self._prompt(out, ts, hand, found)
+
+    def _prompt(self, out: list[Effect], ts: float, hand: Hand, finding: Finding) -> None:
+        """A routine instruction to the dealer, kept in the hand's record (not an alert)."""
+        prompt = Prompt(ts, finding.code, finding.message, finding.rule, hand.number, seat=finding.seat)
+        hand.prompts.append(prompt)
+        out.append(prompt)
 
     def _copies_on_board(self, ts: float, hand: Hand, short: Finding, missing: int, out: list[Effect]) -> bool:
         """DECK-007 before BOARD-001: a street short by its tags while a cloned tag lies on the
@@ -249,7 +294,9 @@ class Dealing(Roster):
             self._flush(out, hand)
         if prev == "board":
             hand.board.on_leave(uid, zone)
-        elif prev == "burn":
+        elif prev == "burn" and not _short_stub(hand):
+            # (after a short stub's rebuild, STUD-007/008, the burns are in the stub again: 7th
+            # street, its burn and its community card may come from them)
             self._flag(out, ts, hand, burn_moved(hand.pot_pushed, zone))
         elif zone == Zone.BURN and (seat := seat_of(prev)) is not None:
             self._flag(out, ts, hand, on_hole_left(hand, uid, seat, ts))  # an exposed card burned
@@ -258,7 +305,7 @@ class Dealing(Roster):
             if finding is None:
                 hand.notes.append(f"MUCK-002: {label} back from the muck to {zone} (its own; dealer's call)")
             self._flag_once(out, ts, hand, finding, f"muck:{zone}")
-        elif prev in ("burn", "muck") and zone == "board":
+        elif (prev == "muck" or (prev == "burn" and not _short_stub(hand))) and zone == "board":
             self._flag(out, ts, hand, Finding("board.dead_card_on_board", "BOARD-007",
                                               f"{label} came from the {prev} to the board", card=label))
         if zone in ("burn", "board"):
@@ -418,6 +465,18 @@ class Dealing(Roster):
             self._end_deal(ts, hand, out, closes_window=False)  # the pot is pushed: the deal is over
             hand.pot_pushed = True
         return out
+
+
+def _short_stub(hand: Hand) -> bool:
+    """A stud hand told to rebuild its stub or deal a community card (STUD-007/008)."""
+    return _prompted(hand, "STUD-007") or _prompted(hand, "STUD-008")
+
+
+def _prompted(hand: Hand, rule: str) -> bool:
+    """The hand has prompted ``rule`` (or the short stub's procedure, for STUD-006)."""
+    if rule == "STUD-006":
+        return any(n.startswith("STUD-006:") for n in hand.notes)
+    return any(p.rule == rule for p in hand.prompts)
 
 
 _RANK = {"burn": 0, "board": 1}

@@ -16,7 +16,7 @@ The sources are RULES.md's entries (STUD-001, DRAW-001, DEAL-012) and the seeds 
 >>> STUD.cards_out(8) > 52  # eight players would need 56 cards plus burns (STUD-006)
 True
 >>> [g.name for g in GAMES if g.dealt]
-['holdem', 'omaha', 'omaha8']
+['holdem', 'omaha', 'omaha8', 'stud', 'stud8', 'razz']
 >>> game_of("razz").bring_in, game_of("badugi").hole_cards, game_of("draw27_triple").draws
 ('high', 4, 3)
 >>> game_of("pineapple")
@@ -74,7 +74,7 @@ class Game:
     bring_in: BringIn | None = None
     low_ace: bool = False  # the ace is low when ranking up cards (razz: STUD-002)
     button: bool = True  # stud has none: the deal starts after the dealer's position
-    dealt: bool = False  # the core follows its deal today (the rest: issue 16's phase 2)
+    dealt: bool = False  # the core follows its deal today (the draw games: not yet)
 
     # -- the template's arithmetic ---------------------------------------------------------
     @property
@@ -143,7 +143,7 @@ def _stud(name: str, title: str, *, bring_in: BringIn, low: bool, source: str) -
                 (Street("3rd", False, (False, False, True)), Street("4th", True, (True,)),
                  Street("5th", True, (True,)), Street("6th", True, (True,)), Street("7th", True, (False,))),
                 max_players=8, first_to_act="lowest_showing" if low else "best_showing", short_stub="stud",
-                bring_in=bring_in, low_ace=low, button=False, source=source)
+                bring_in=bring_in, low_ace=low, button=False, dealt=True, source=source)
 
 
 def _draw(name: str, title: str, hole: int, draws: int, max_players: int, *, source: str) -> Game:

@@ -13,6 +13,7 @@ from typing import Any
 from controller.effects import Alert, Figures, alert_to_dict
 from controller.games import Game, game_of
 from controller.positions import Positions, initial_positions, next_live
+from controller.rules import stud
 from controller.rules.board import BoardState
 from controller.settings import deal_order
 from controller.zones import ALL_ZONES, seat_of, seat_zone
@@ -141,7 +142,10 @@ class Hand:
 
     def first_to_act(self) -> int | None:
         """DEAL-013: pre-flop the first live seat left of the big blind (heads-up the button),
-        on later streets the first live seat left of the button (heads-up the big blind)."""
+        on later streets the first live seat left of the button (heads-up the big blind).
+        Stud: the bring-in, then the showing hands (STUD-002/004)."""
+        if self.game_def.family == "stud":
+            return stud.stud_first_to_act(self)
         live = [s for s in self.order if self.zones.get(seat_zone(s)) or not self.dealt_to.get(s)]
         if len(live) < 2:
             return None
@@ -155,7 +159,10 @@ class Hand:
 
     def street(self) -> str:
         """The street under way, by the template's names: ``deal`` while the initial deal goes
-        on, then the first street's (``preflop``), then the street the board has reached."""
+        on, then the first street's (``preflop``), then the street the board has reached (in
+        stud, the street the burns have reached)."""
+        if self.game_def.family == "stud":
+            return stud.street_name(self)
         board = self.count("board")
         if board == 0:
             if self.hole_dealt < self.hole_target and self.count("burn") == 0:
@@ -174,6 +181,8 @@ class Hand:
             return seat_zone(self.order[self.hole_dealt % len(self.order)])
         board, burns = self.count("board"), self.count("burn")
         game = self.game_def
+        if game.family == "stud":
+            return stud.next_to(self)
         if board >= game.board_total or len(self.live_seats()) < 2:
             return None
         _names, ends = _board_streets(game)
@@ -222,7 +231,8 @@ class Hand:
             "zones": self.zone_labels(),
             "stub_count": self.stub_count,
             "alerts": [alert_to_dict(a) for a in self.alerts],
-            **({"prompts": [{"code": p.code, "rule": p.rule, "message": p.message, "ts": p.ts}
+            **({"prompts": [{"code": p.code, "rule": p.rule, "message": p.message, "ts": p.ts,
+                             **({"seat": p.seat} if p.seat is not None else {})}
                             for p in self.prompts]} if self.prompts else {}),
             **({"notes": list(self.notes)} if self.notes else {}),
             **({"misdeal": True} if self.misdeal else {}),

@@ -35,7 +35,7 @@ from typing import Any
 
 #: The version of the state written by this release. A change to what the state holds bumps
 #: it, and :func:`migrate` learns to bring the previous version's states up to it.
-STATE_VERSION = 3
+STATE_VERSION = 4
 
 MAX_DEPTH = 48  # nesting: the deepest real state is about 8
 MAX_STR = 65536  # an alert's message is the longest string
@@ -409,6 +409,16 @@ def _timers_on_the_monotonic_clock(state: dict[str, Any]) -> dict[str, Any]:
 
 
 MIGRATIONS[2] = _timers_on_the_monotonic_clock
+
+
+def _prompts_name_a_seat(state: dict[str, Any]) -> dict[str, Any]:
+    """Version 3 -> 4 (issue 16): a ``Prompt`` names the seat it concerns (the stud bring-in,
+    STUD-002), so the console lights its LED and the report lists it. The prompts of version 3
+    (stub counts) concern no seat: null."""
+    return add_field(state, "seat", None, obj="Prompt")
+
+
+MIGRATIONS[3] = _prompts_name_a_seat
 
 
 def add_field(state: dict[str, Any], name: str, value: Any, *, obj: str = "table") -> dict[str, Any]:

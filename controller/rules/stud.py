@@ -24,9 +24,15 @@ True
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
+from controller.cards import is_card
 from controller.games import Game
 from controller.rules import Finding
+from controller.zones import Zone, seat_zone
+
+if TYPE_CHECKING:
+    from controller.hand import Hand
 
 #: SUIT_ORDER (RULES.md §20, 002): higher is higher
 SUIT_RANK = {"c": 0, "d": 1, "h": 2, "s": 3}
@@ -104,3 +110,133 @@ def short_stub(*, stub: int, players: int, burns: int, method: str = "001") -> F
     else:
         how = "scramble the stub with the burns, cut, burn, then deal one community card in the middle"
     return Finding("stub.stud_community_card", "STUD-008", f"{told}: {how}")
+
+
+# -- the stud deal, street by street (STUD-001), read off the hand's counts ---------------------
+# Nothing here is kept in the hand: the street is the number of burns (each of 4th-7th comes
+# after one), and a seat's cards are what lies at its antenna, so a state needs no new field.
+def street_index(hand: Hand) -> int:
+    """The street under way: 0 for 3rd street, then one more for each burn, at most 7th's; or
+    the next street, if a seat already holds one of its cards (a street dealt without its burn,
+    or 7th street dealt from a rebuilt stub with none: STUD-007)."""
+    last = len(hand.game_def.streets) - 1
+    k = min(hand.count("burn"), last)
+    if k < last and any(len(seat_cards(hand, s)) > cards_due(hand.game_def, k) for s in hand.live_seats()):
+        k += 1
+    return k
+
+
+def cards_due(game: Game, street: int) -> int:
+    """The cards a live seat holds once ``street`` (0 = 3rd) is dealt: 3, 4, 5, 6, 7."""
+    return sum(len(s.hole) for s in game.streets[: street + 1])
+
+
+def seat_cards(hand: Hand, seat: int) -> list[str]:
+    """The seat's cards, in the order they came (their uids)."""
+    return hand.zones.get(seat_zone(seat), [])
+
+
+def up_cards(hand: Hand, seat: int) -> list[str]:
+    """The labels of the seat's up cards, by the template: the table cannot see faces, it knows
+    which of a seat's cards were dealt up from the order they came in."""
+    pattern = hand.game_def.up_pattern
+    uids = seat_cards(hand, seat)
+    return [hand.labels[u] for i, u in enumerate(uids) if i < len(pattern) and pattern[i]]
+
+
+def community_card(hand: Hand) -> bool:
+    """STUD-008: one card in the middle stands for every live seat's 7th card."""
+    return hand.count("board") > 0
+
+
+def next_to(hand: Hand) -> str | None:
+    """Where the next card of a stud hand goes: the seats in order on each street, then the burn
+    before the next street; nothing once 7th street (or its community card) is out."""
+    live = hand.live_seats()
+    if len(live) < 2 or community_card(hand):
+        return None
+    k = street_index(hand)
+    due = cards_due(hand.game_def, k)
+    for seat in live:
+        if len(seat_cards(hand, seat)) < due:
+            return seat_zone(seat)
+    return Zone.BURN if k < len(hand.game_def.streets) - 1 else None
+
+
+def street_name(hand: Hand) -> str:
+    if hand.hole_dealt < hand.hole_target and hand.count("burn") == 0:
+        return "deal"
+    return hand.game_def.streets[street_index(hand)].name
+
+
+def bring_in_seat(hand: Hand) -> int | None:
+    """STUD-002 on the hand: once every seat has its 3rd-street cards, the seat whose up card
+    brings in (cards of another deck or no deck are left out)."""
+    if hand.hole_dealt < hand.hole_target:
+        return None
+    up = {}
+    for seat in hand.order:
+        shown = up_cards(hand, seat)
+        if shown and is_card(shown[0]):
+            up[seat] = shown[0]
+    return bring_in(up, hand.game_def) if up else None
+
+
+#: The ranking of showing hands (STUD-004), given by the showdown's evaluator when it is loaded;
+#: None until then, and the table names no first seat after 3rd street.
+SHOWING_RANK: dict[str, ShowingRank] = {}
+
+
+def stud_first_to_act(hand: Hand) -> int | None:
+    """3rd street: the bring-in (STUD-002); 4th-7th: the best (stud) or lowest (razz) showing
+    hand, through :data:`SHOWING_RANK` (STUD-004)."""
+    if street_index(hand) == 0:
+        return bring_in_seat(hand)
+    rank = SHOWING_RANK.get(hand.game)
+    if rank is None:
+        return None
+    showing = {s: up_cards(hand, s) for s in hand.live_seats()}
+    return first_to_act(showing, hand.order, rank)
+
+
+def on_seat_card(hand: Hand, seat: int, *, restubbed: bool = False) -> Finding | None:
+    """A card off the stub to ``seat`` after 3rd street (before it is counted): the first card
+    of a street that came with no burn (BURN-001, STUD-001). After a short stub's rebuild
+    (``restubbed``: STUD-007/008) 7th street is not checked for its burn: 001's method deals it
+    with none, and a burn drawn from the rebuilt stub may be an old burn, which never left the
+    burn spot as the reader sees it."""
+    k = street_index(hand)
+    if restubbed:
+        return None
+    if k + 1 >= len(hand.game_def.streets):
+        return None
+    due = cards_due(hand.game_def, k)
+    live = hand.live_seats()
+    if all(len(seat_cards(hand, s)) >= due for s in live) and len(seat_cards(hand, seat)) >= due:
+        return Finding("burn.missing", "BURN-001",
+                       f"{hand.game_def.streets[k + 1].name} street was dealt without its burn")
+    return None
+
+
+def on_burn(hand: Hand) -> Finding | None:
+    """A burn (before it is counted): a second one before any card of its street (BURN-001)."""
+    burns = hand.count("burn")
+    if burns == 0:
+        return None
+    if burns >= len(hand.game_def.streets) - 1:
+        return Finding("burn.double", "BURN-001", "a burn after 7th street: stud burns four cards")
+    before = cards_due(hand.game_def, burns - 1)
+    if all(len(seat_cards(hand, s)) <= before for s in hand.live_seats()):
+        return Finding("burn.double", "BURN-001",
+                       f"two burns before {hand.game_def.streets[burns].name} street: one burn per street")
+    return None
+
+
+def sixth_street_out(hand: Hand) -> bool:
+    """Every live seat has its 6th-street card and 7th street has not begun: the moment of the
+    stub check (STUD-006)."""
+    game = hand.game_def
+    sixth = len(game.streets) - 2
+    live = hand.live_seats()
+    return street_index(hand) == sixth and len(live) >= 2 and \
+        all(len(seat_cards(hand, s)) >= cards_due(game, sixth) for s in live)
