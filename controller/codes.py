@@ -22,6 +22,9 @@ from enum import StrEnum
 class Family(StrEnum):
     """The first part of a code: what the alert or prompt is about (docs/rules.md)."""
 
+    def __repr__(self) -> str:
+        return repr(self._value_)
+
     MISDEAL = "misdeal"  # a FLAG: the sensors are sure of a misdeal (MISD)
     LATE_FAULT = "late_fault"  # a misdeal fault found after substantial action (MISD-013)
     DEAL = "deal"

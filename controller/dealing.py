@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from controller.cards import is_card
 from controller.codes import Family, family_of, name_of
-from controller.effects import CardLeft, CardPlaced, Effect, HandFinished, HandStarted, Prompt
+from controller.effects import CardLeft, CardPlaced, Effect, HandFinished, HandStarted
 from controller.events import ButtonPress
 from controller.hand import Hand
 from controller.positions import initial_positions
@@ -138,8 +138,9 @@ class Dealing(Roster):
         seat = seat_of(zone)
         if seat is not None and hand.game_def.family == "stud" and hand.hole_dealt >= hand.hole_target:
             # a card of 4th-7th street: the street's burn came first (STUD-001, BURN-001)
-            self._flag_once(out, ts, hand, stud.on_seat_card(hand, seat, restubbed=_short_stub(hand)),
-                            f"street:{stud.street_index(hand)}")
+            found = stud.on_seat_card(hand, seat, restubbed=_short_stub(hand))
+            if found is not None:
+                self._flag_once(out, ts, hand, found, f"street:{stud.street_index(hand)}")
         elif seat is not None:
             finding = check_hole_card(hand, seat, same_cycle, rules.deal_count_fixes)
             if hand.owed.get(seat, 0) > 0:
@@ -249,19 +250,18 @@ class Dealing(Roster):
                 which = "highest" if hand.game_def.bring_in == "high" else "lowest"
                 self._prompt(out, ts, hand, Finding("deal.bring_in", "STUD-002",
                                                     f"seat {seat} brings in: {card}, the {which} card showing", seat))
+        elif (pairs := stud.open_pairs(hand)) and not _prompted(hand, "STUD-005"):
+            self._prompt(out, ts, hand, Finding("deal.open_pair", "STUD-005",
+                                                f"open pair on 4th street (seat {pairs[0]}): the big bet is allowed",
+                                                pairs[0]))
         elif stud.sixth_street_out(hand) and not _prompted(hand, "STUD-006"):
             # STUD-006: counted every time (STUD_SHORT_STUB_MIN: "compute always"), prompted if short
             players, stub_now = len(hand.live_seats()), hand.stub_count
-            hand.notes.append(f"STUD-006: stub {stub_now} before 7th street, {players} players + 2 needed")
+            hand.notes.append(f"STUD-006: stub {stub_now} before 7th street; "
+                              f"{players} players + 2 = {players + 2} needed")
             found = stud.short_stub(stub=stub_now, players=players, burns=hand.count("burn"))
             if found is not None:
                 self._prompt(out, ts, hand, found)
-
-    def _prompt(self, out: list[Effect], ts: float, hand: Hand, finding: Finding) -> None:
-        """A routine instruction to the dealer, kept in the hand's record (not an alert)."""
-        prompt = Prompt(ts, finding.code, finding.message, finding.rule, hand.number, seat=finding.seat)
-        hand.prompts.append(prompt)
-        out.append(prompt)
 
     def _copies_on_board(self, ts: float, hand: Hand, short: Finding, missing: int, out: list[Effect]) -> bool:
         """DECK-007 before BOARD-001: a street short by its tags while a cloned tag lies on the

@@ -5,7 +5,7 @@ dealer's, STUB-001..004), and the dealer's one neutral prompt for every deck fau
 from __future__ import annotations
 
 from controller.deck_rack import DeckRack, pair_of
-from controller.effects import Effect, Prompt
+from controller.effects import Effect
 from controller.events import ButtonPress, DeckSetup, ShufflerReport
 from controller.hand import Hand
 from controller.pads import Pad
@@ -129,10 +129,8 @@ class DeckGuard(DeviceHealth):
             return
         burns, board = hand.count("burn"), hand.count("board")
         hole = len(hand.where) - burns - board
-        f = self.stub.ask(hand.number, players=len(hand.seats), hole=hole, burns=burns, board=board)
-        prompt = Prompt(ts, f.code, f.message, f.rule, hand.number)
-        hand.prompts.append(prompt)
-        out.append(prompt)
+        self._prompt(out, ts, hand, self.stub.ask(hand.number, players=len(hand.seats), hole=hole, burns=burns,
+                                                  board=board))
 
     def _on_shuffler_report(self, ev: ShufflerReport) -> list[Effect]:
         """Every shuffle cycle is a count (STUB-005); a deck's first is its check (DECK-001)."""

@@ -28,7 +28,7 @@ KeyError: "unknown game 'pineapple' (games: holdem, omaha, omaha8, stud, stud8, 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 DECK_SIZE = 52
@@ -73,8 +73,34 @@ class Game:
     source: str  # RULES.md ids and seed sections the template comes from
     bring_in: BringIn | None = None
     low_ace: bool = False  # the ace is low when ranking up cards (razz: STUD-002)
+    open_pair_option: bool = False  # an open pair on 4th street allows the big bet (STUD-005: stud high)
     button: bool = True  # stud has none: the deal starts after the dealer's position
     dealt: bool = False  # the core follows its deal today (the draw games: not yet)
+    #: the streets with board cards, and the board's size at the end of each: flop games
+    #: ("flop", "turn", "river"), (3, 4, 5); and the burns due before the first n of them have
+    #: begun (computed once: the hand asks them at every card)
+    board_names: tuple[str, ...] = field(init=False, repr=False, compare=False)
+    board_ends: tuple[int, ...] = field(init=False, repr=False, compare=False)
+    burns_before: tuple[int, ...] = field(init=False, repr=False, compare=False)
+    #: the cards a seat holds once each street is dealt: stud (3, 4, 5, 6, 7)
+    cards_after: tuple[int, ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        board = [s for s in self.streets if s.board]
+        ends, total = [], 0
+        for street in board:
+            total += street.board
+            ends.append(total)
+        burns = [0]
+        for street in board:
+            burns.append(burns[-1] + (1 if street.burn else 0))
+        object.__setattr__(self, "board_names", tuple(s.name for s in board))
+        object.__setattr__(self, "board_ends", tuple(ends))
+        object.__setattr__(self, "burns_before", tuple(burns))
+        held = [0]
+        for street in self.streets:
+            held.append(held[-1] + len(street.hole))
+        object.__setattr__(self, "cards_after", tuple(held[1:]))
 
     # -- the template's arithmetic ---------------------------------------------------------
     @property
@@ -137,13 +163,14 @@ def _flop(name: str, title: str, hole: int, *, dealt: bool, source: str) -> Game
                 max_players=10, first_to_act="blinds", short_stub="never", dealt=dealt, source=source)
 
 
-def _stud(name: str, title: str, *, bring_in: BringIn, low: bool, source: str) -> Game:
+def _stud(name: str, title: str, *, bring_in: BringIn, low: bool, source: str, open_pair: bool = False) -> Game:
     # STUD-001: two down and one up on 3rd, one up on 4th-6th, one down on 7th; a burn before 4th-7th
     return Game(name, title, "stud",
                 (Street("3rd", False, (False, False, True)), Street("4th", True, (True,)),
                  Street("5th", True, (True,)), Street("6th", True, (True,)), Street("7th", True, (False,))),
                 max_players=8, first_to_act="lowest_showing" if low else "best_showing", short_stub="stud",
-                bring_in=bring_in, low_ace=low, button=False, dealt=True, source=source)
+                bring_in=bring_in, low_ace=low, open_pair_option=open_pair, button=False, dealt=True,
+                source=source)
 
 
 def _draw(name: str, title: str, hole: int, draws: int, max_players: int, *, source: str) -> Game:
@@ -160,7 +187,7 @@ GAMES: tuple[Game, ...] = (
     _flop("omaha", "Omaha", 4, dealt=True, source="DEAL-001, BURN-001, BOARD-001; 001 §OMAHA"),
     # the deal is Omaha's; the pot splits at the showdown (SHOW, SPLIT, EVAL)
     _flop("omaha8", "Omaha hi-lo", 4, dealt=True, source="as Omaha; 001 §OMAHA 8 or BETTER"),
-    _stud("stud", "Seven-card stud", bring_in="low", low=False,
+    _stud("stud", "Seven-card stud", bring_in="low", low=False, open_pair=True,
           source="STUD-001..013; 001 §STUD GAMES, §7-CARD STUD; 002 §Seven Card Games - Quick Reference"),
     _stud("stud8", "Seven-card stud hi-lo", bring_in="low", low=False,
           source="STUD-001..013; 001 §7-CARD STUD 8 or BETTER"),

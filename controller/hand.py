@@ -7,7 +7,6 @@ in no registered deck).
 
 from __future__ import annotations
 
-from functools import cache
 from typing import Any
 
 from controller.effects import Alert, Figures, alert_to_dict
@@ -168,11 +167,11 @@ class Hand:
             if self.hole_dealt < self.hole_target and self.count("burn") == 0:
                 return "deal"
             return self.game_def.streets[0].name
-        names, ends = _board_streets(self.game_def)
-        for name, end in zip(names, ends, strict=True):
+        game = self.game_def
+        for name, end in zip(game.board_names, game.board_ends, strict=True):
             if board <= end:
                 return name
-        return names[-1]
+        return game.board_names[-1]
 
     def next_to(self) -> str | None:
         """Where the next card should go: a seat during the deal, then burn/board (BURN-001),
@@ -185,11 +184,11 @@ class Hand:
             return stud.next_to(self)
         if board >= game.board_total or len(self.live_seats()) < 2:
             return None
-        _names, ends = _board_streets(game)
+        ends = game.board_ends
         begun = sum(1 for end in ends if board > end) + (1 if board else 0)  # streets whose first card is out
         if begun and board < ends[begun - 1]:
             return "board"  # the street under way is short of its cards
-        return "burn" if burns < _burns_through(game, begun + 1) else "board"
+        return "burn" if burns < game.burns_before[min(begun + 1, len(ends))] else "board"
 
     def figures(self, ts: float) -> Figures:
         return Figures(ts=ts, hand=self.number, street=self.street(),
@@ -239,25 +238,6 @@ class Hand:
             **({"redeal_of": self.redeal_of} if self.redeal_of is not None else {}),
             **({"dealt_from_button": self.dealt_button} if self.dealt_button is not None else {}),
         }
-
-
-@cache
-def _board_streets(game: Game) -> tuple[tuple[str, ...], tuple[int, ...]]:
-    """The streets that deal board cards, and the board's size at the end of each: flop games
-    (("flop", "turn", "river"), (3, 4, 5))."""
-    names, ends, total = [], [], 0
-    for street in game.streets:
-        if street.board:
-            total += street.board
-            names.append(street.name)
-            ends.append(total)
-    return tuple(names), tuple(ends)
-
-
-@cache
-def _burns_through(game: Game, n: int) -> int:
-    """Burns due before the first ``n`` board streets have begun."""
-    return sum(1 for street in [s for s in game.streets if s.board][:n] if street.burn)
 
 
 _NOT_DEALT = 1 << 30  # sorts after every hole card's deal index

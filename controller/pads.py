@@ -24,6 +24,9 @@ from enum import StrEnum
 class Pad(StrEnum):
     """A dealer's pad (its value is its name on the wire, in scripts and in the journal)."""
 
+    def __repr__(self) -> str:
+        return repr(self._value_)  # shown as its name, as a message quoting a pad always did
+
     EXPOSED = "exposed"
     EXPOSED_PLAYER = "exposed_player"
     BOXED = "boxed"

@@ -19,7 +19,8 @@ class Roster(DeckGuard):
 
         A re-deal replays the misdealt hand: same seats, same button (MISD-014). Otherwise the
         button is set by hand, or moves by the dead-button rule (DEAL-004, DEAL-005); a
-        newcomer joins unless DEAL-006 makes him wait.
+        newcomer joins unless DEAL-006 makes him wait. A game without a button (stud) keeps the
+        dealer's position.
         """
         if self._redeal is not None:
             return self._redeal.seats, self._redeal.positions, []
@@ -28,6 +29,11 @@ class Roster(DeckGuard):
         if len(everyone) < 2:  # no hand can be dealt; cards dealt anyway are flagged seat by seat
             b = self._next_button or (self._last_positions.button if self._last_positions else self.settings.button)
             return everyone, Positions(b, b, b), sorted(self.waiting)
+        if not self.settings.game_def.button:
+            # Stud has no button (STUD-001): every hand is dealt from the dealer's position, the
+            # seat the deal starts after, and a newcomer antes in at once (MIXED-002)
+            b = self._next_button or (self._last_positions.button if self._last_positions else self.settings.button)
+            return everyone, initial_positions(everyone, b), sorted(self.waiting)
         if self._next_button is not None or self._last_positions is None or len(roster) < 2:
             return everyone, initial_positions(everyone, self._next_button or self.settings.button), \
                 sorted(self.waiting)

@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from controller.deck_rack import DeckRack, pair_of
-from controller.effects import Alert, Effect
+from controller.effects import Alert, Effect, Prompt
 from controller.events import ButtonPress
 from controller.hand import Hand
 from controller.positions import Positions
@@ -89,6 +89,13 @@ class TableBase:
         self._alert(out, Alert(ts=finding.ts if finding.ts is not None else ts, code=finding.code,
                                audience=finding.audience, message=finding.message, rule=finding.rule,
                                seat=finding.seat, card=finding.card, hand=hand.number if hand else None))
+
+    def _prompt(self, out: list[Effect], ts: float, hand: Hand, finding: Finding) -> None:
+        """A routine instruction to the dealer, kept in the hand's record: a Prompt, not an
+        alert (a clean hand raises no alert, yet the dealer is still told what to do)."""
+        prompt = Prompt(ts, finding.code, finding.message, finding.rule, hand.number, seat=finding.seat)
+        hand.prompts.append(prompt)
+        out.append(prompt)
 
     def _flag_once(self, out: list[Effect], ts: float, hand: Hand, finding: Finding | None, key: str) -> None:
         if finding is not None and (finding.code, key) not in hand.flagged:

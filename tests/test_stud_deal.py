@@ -67,7 +67,7 @@ def test_STUD_001_a_clean_stud_hand_raises_nothing_and_follows_the_template() ->
     f.tick(4)
     record = f.of(HandFinished)[-1].record
     assert record["game"] == "stud" and record["zones"]["seat:1"] == THREE[1]
-    assert any(n.startswith("STUD-006: stub 31 before 7th street, 3 players") for n in record["notes"])
+    assert any(n == "STUD-006: stub 31 before 7th street; 3 players + 2 = 5 needed" for n in record["notes"])
 
 
 def test_STUD_002_the_lowest_up_card_brings_in_in_stud_the_highest_in_razz() -> None:
@@ -208,3 +208,27 @@ def test_a_version_3_prompt_migrates_with_no_seat() -> None:
     table = Table.from_state(state, SETTINGS_V3)
     assert table.hand is not None and [(p.code, p.seat) for p in table.hand.prompts] == [("stub.count_due", None)]
     assert STATE_VERSION == 4
+
+
+def test_STUD_001_stud_has_no_button_every_hand_starts_after_the_dealer() -> None:
+    f = Feeder(game="stud", seats=(1, 2, 4), button=4)
+    for hand in range(2):
+        deal_streets(f, [1, 2, 4], {1: [f"{r}c" for r in "234"], 2: [f"{r}d" for r in "234"],
+                                    4: [f"{r}h" for r in "234"]}, range(3, 4))
+        assert f.table.hand is not None and f.table.hand.order == [1, 2, 4], hand
+        f.field.clear()
+        f.tick(4)
+    assert [e.record["button"] for e in f.of(HandFinished)] == [4, 4] and f.table.button == 4
+    assert not alerts(f)
+
+
+def test_STUD_005_an_open_pair_on_4th_street_in_stud_high_only() -> None:
+    # seat 2 shows 3c on 3rd street and 3s on 4th: a pair showing (002: "If there is a pair showing
+    # on 4th street, all players ... have the option of betting or raising to the higher limit";
+    # "applies to Seven Card Stud - High Only")
+    hands = {1: ["Ks", "Kd", "7h", "9c"], 2: ["Qs", "Qd", "3c", "3s"], 4: ["As", "Ad", "5d", "9h"]}
+    for game, want in (("stud", [("deal.open_pair", 2)]), ("stud8", []), ("razz", [])):
+        f = Feeder(game=game, seats=(1, 2, 4), button=4)
+        deal_streets(f, [1, 2, 4], hands, range(3, 5))
+        assert [(p.code, p.seat) for p in prompts(f) if p.rule == "STUD-005"] == want, game
+        assert not alerts(f)

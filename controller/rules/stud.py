@@ -119,16 +119,19 @@ def street_index(hand: Hand) -> int:
     """The street under way: 0 for 3rd street, then one more for each burn, at most 7th's; or
     the next street, if a seat already holds one of its cards (a street dealt without its burn,
     or 7th street dealt from a rebuilt stub with none: STUD-007)."""
-    last = len(hand.game_def.streets) - 1
+    game = hand.game_def
+    last = len(game.streets) - 1
     k = min(hand.count("burn"), last)
-    if k < last and any(len(seat_cards(hand, s)) > cards_due(hand.game_def, k) for s in hand.live_seats()):
-        k += 1
+    if k < last:
+        due, zones = game.cards_after[k], hand.zones
+        if any(len(zones.get(seat_zone(s), ())) > due for s in hand.order):
+            k += 1
     return k
 
 
 def cards_due(game: Game, street: int) -> int:
     """The cards a live seat holds once ``street`` (0 = 3rd) is dealt: 3, 4, 5, 6, 7."""
-    return sum(len(s.hole) for s in game.streets[: street + 1])
+    return game.cards_after[street]
 
 
 def seat_cards(hand: Hand, seat: int) -> list[str]:
@@ -232,11 +235,22 @@ def on_burn(hand: Hand) -> Finding | None:
     return None
 
 
+def street_out(hand: Hand, street: int) -> bool:
+    """Every live seat has its cards of ``street`` (0 = 3rd) and the next has not begun."""
+    live = hand.live_seats()
+    return street_index(hand) == street and len(live) >= 2 and \
+        all(len(seat_cards(hand, s)) >= hand.game_def.cards_after[street] for s in live)
+
+
+def open_pairs(hand: Hand) -> list[int]:
+    """STUD-005: once 4th street is out, in stud high, the seats showing a pair (their two up
+    cards of one rank): the big bet is allowed (not in stud 8 or razz: 002)."""
+    if not hand.game_def.open_pair_option or not street_out(hand, 1):
+        return []
+    return [s for s in hand.live_seats() if len({c[0] for c in up_cards(hand, s)}) == 1]
+
+
 def sixth_street_out(hand: Hand) -> bool:
     """Every live seat has its 6th-street card and 7th street has not begun: the moment of the
     stub check (STUD-006)."""
-    game = hand.game_def
-    sixth = len(game.streets) - 2
-    live = hand.live_seats()
-    return street_index(hand) == sixth and len(live) >= 2 and \
-        all(len(seat_cards(hand, s)) >= cards_due(game, sixth) for s in live)
+    return street_out(hand, len(hand.game_def.streets) - 2)
