@@ -138,6 +138,11 @@ def best(game: str | Game, half: int, hole: Sequence[str], board: Sequence[str] 
         if spec.qualifier:
             return None
         raise EvaluationError(f"{g.name}: no {spec.name} hand in {list(hole)} with board {list(board)}")
+    return _worded(spec, hand, others)
+
+
+def _worded(spec: Half, hand: Hand, others: Sequence[Read]) -> Read:
+    """``hand`` named as a dealer reads it, as far as it takes to tell it from ``others``."""
     label = hand.entry.label
     deciders = _deciders([repr(c) for c in hand.cards], spec.ace_low, label)
     cards = tuple(sorted((repr(c) for c in hand.cards), key=lambda c: deciders.index(c[0])))
@@ -161,7 +166,7 @@ def read_all(game: str | Game, half: int, hands: dict[int, Sequence[str]],
     g = game if isinstance(game, Game) else game_of(game)
     first = {seat: best(g, half, cards, board) for seat, cards in hands.items()}
     found = [r for r in first.values() if r is not None]
-    return {seat: None if r is None else best(g, half, hands[seat], board, [o for o in found if o is not r])
+    return {seat: None if r is None else _worded(g.halves[half], r.hand, [o for o in found if o is not r])
             for seat, r in first.items()}
 
 
