@@ -13,6 +13,7 @@ from controller.effects import Alert, Figures, alert_to_dict
 from controller.positions import Positions, initial_positions, next_live
 from controller.rules.board import BoardState
 from controller.settings import deal_order
+from controller.showdown import from_record as showdown_of_record
 from controller.zones import ALL_ZONES, seat_of
 
 DECK_SIZE = 52
@@ -192,8 +193,9 @@ class Hand:
         return out
 
     def record(self, ended: float) -> dict[str, Any]:
-        """The finished hand as history and the simulator's report see it (floor only)."""
-        return {
+        """The finished hand as history and the simulator's report see it (floor only), with the
+        hands still at the seats read when two or more are (``showdown``, SHOW-004)."""
+        record = {
             "hand": self.number,
             **({"kind": self.kind} if self.kind != "hand" else {}),
             "game": self.game,
@@ -213,6 +215,7 @@ class Hand:
             **({"redeal_of": self.redeal_of} if self.redeal_of is not None else {}),
             **({"dealt_from_button": self.dealt_button} if self.dealt_button is not None else {}),
         }
+        return record | ({"showdown": sd} if (sd := showdown_of_record(record)) is not None else {})
 
 
 _NOT_DEALT = 1 << 30  # sorts after every hole card's deal index

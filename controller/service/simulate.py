@@ -369,7 +369,7 @@ def build_report(script: sc.Script, records: dict[int, dict[str, Any]], dealer: 
                 item["hand"] = where[0]
             alerts.append(item)
         hands.append({"button": rec["button"], "zones": rec["zones"], "stub_count": rec["stub_count"],
-                      "alerts": alerts})
+                      "alerts": alerts, **({"showdown": rec["showdown"]} if "showdown" in rec else {})})
     return {"hands": hands}
 
 
@@ -390,7 +390,25 @@ def format_report(report: dict[str, Any]) -> str:
         for a in h["alerts"]:
             seat = f" seat {a['seat']}" if "seat" in a else ""
             out.append(f"  ! {a['audience']:6} {a['code']} ({a['rule'] or '-'}){seat} at step {a['step']}")
+        if "showdown" in h:
+            out.append(f"  showdown {showdown_line(h['showdown'])}")
     return "\n".join(out)
+
+
+def showdown_line(sd: dict[str, Any]) -> str:
+    """A record's ``showdown`` in one line: the winners of each half, then every hand read.
+
+    >>> showdown_line({"seats": [2, 7], "high": [2], "low": [], "hands": {"2": "flush, ace high",
+    ...                "7": "pair of nines"}, "low_hands": {}})
+    'high seat 2, low none | 2: flush, ace high; 7: pair of nines'
+    """
+    def seats(ws: list[int]) -> str:
+        return ("seat " if len(ws) == 1 else "seats ") + ", ".join(map(str, ws)) if ws else "none"
+    halves = f"high {seats(sd['high'])}" + (f", low {seats(sd['low'])}" if "low" in sd else "")
+    lows = sd.get("low_hands", {})
+    reads = "; ".join(f"{s}: {w}" + (f" / {lows[s]}" if s in lows else "") for s, w in sd["hands"].items())
+    dead = "".join(f"; {s}: dead ({n} cards)" for s, n in sd.get("dead", {}).items())
+    return f"{halves} | {reads}{dead}"
 
 
 def room_section(broker: str, room: str, table: str) -> str:
