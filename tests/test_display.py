@@ -14,13 +14,14 @@ from controller.effects import Alert, Figures, HandStarted
 from controller.prompts import PromptBoard
 
 ROOT = Path(__file__).resolve().parent.parent
-FAMILIES = ("misdeal", "late_fault", "deal", "burn", "board", "muck", "deck", "stub", "shuffler", "device")
+FAMILIES = ("misdeal", "late_fault", "deal", "burn", "board", "muck", "deck", "stub", "shuffler", "device",
+            "showdown")
 #: deck faults and the floor's findings: the floor's channel only; the display must have no words
 #: for them (a foul deck shows "new setup", STUB-004), so a row for one fails here
 NEVER_SHOWN = {"deck.missing_card", "deck.extra_card", "deck.cloned_tag", "deck.count_wrong",
                "deck.retired_card", "deck.unknown_tag", "deck.wrong_deck", "deck.reintroduced_card",
                "deck.blocked_deck_dealt", "deck.changed", "deck.unknown_deck", "deck.setup_refused",
-               "stub.sticky_deck", "shuffler.fault_persists"}
+               "stub.sticky_deck", "shuffler.fault_persists", "muck.winner_mucked"}
 #: what the rules build out of others: a late fault from each misdeal (controller/rules/misdeal.py
 #: ``late``), a shuffler stop from its state, a device's offline and online from its name
 DEVICES = ("reader", "shuffler", "console", "display")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from controller.evaluation import EvaluationError, best, read_all
+from controller.rules.showdown import findings, winner_guard
 from controller.showdown import OddChipRules, block, from_record, showdown, split_pot
 
 
@@ -268,3 +269,55 @@ def test_the_record_with_a_card_of_another_deck():
                                 "unread": ["seat:4"]}
     rec = record("holdem", {"seat:2": "Kc Kd", "seat:4": "Ac Ad", "board": "Ks 8d 6s 3c tag:E004A1"})
     assert from_record(rec) == {"seats": [2, 4], "high": [], "hands": {}, "unread": ["board"]}
+
+
+# -- what the dealer and the floor are told (controller/rules/showdown.py) ----------------------------
+def told(game: str, hands: dict[int, str], board: str = "", button: int = 9, **kw) -> list[tuple]:
+    sd = showdown(game, {s: cards(h) for s, h in hands.items()}, cards(board), button=button, **kw)
+    return [(f.code, f.rule, f.seat, f.message) for f in findings(sd)]
+
+
+def test_show_004_the_winner_and_the_hand_to_announce():
+    assert told("holdem", {3: "Ah 9h", 5: "Kc Kd"}, "Kh 7h 2h 3c 4d") == [
+        ("showdown.winner", "SHOW-004", 3, "seat 3 wins: flush, ace high")]
+    # a losing hand is never named to the dealer (it may be mucked unseen)
+    assert "three of a kind" not in told("holdem", {3: "Ah 9h", 5: "Kc Kd"}, "Kh 7h 2h 3c 4d")[0][3]
+
+
+def test_split_001_and_002_the_splits_as_the_dealer_reads_them():
+    assert told("holdem", {2: "Ah 3c", 5: "Ad 4c"}, "Ks Kd Qs Qd Jh", button=2) == [
+        ("showdown.split", "SPLIT-001", 5, "split 2 ways: seats 2, 5 (two pair, kings and queens); odd chip: seat 5")]
+    assert told("omaha8", {1: "Kc Kd Qh Js", 3: "As 2c 9d 9h"}, "Ks 7d 5s 3c Th", button=3) == [
+        ("showdown.split", "SPLIT-002", 1, "split: seat 1 high (three of a kind, kings), seat 3 low (7-5)")]
+    assert told("omaha8", {1: "Kc Kd Qh Js", 3: "As 2c 9d 9h", 6: "Ah 2d Jc Jd"}, "Ks 7d 5s 3c Th", button=3)[0][3] \
+        == "split: seat 1 high (three of a kind, kings), seats 3, 6 low (7-5); odd chips: low seat 6"
+    assert told("omaha8", {1: "Kc Kd Qh Js", 3: "As Ac 9d 9h"}, "Ks Td 9s 3c 2h") == [
+        ("showdown.no_low", "SPLIT-002", 1, "no qualifying low: seat 1 high (straight, king high)")]
+    assert told("stud8", {1: "As 2d 3c 4h 5s Kd Kc", 2: "Qh Qd Jc 9s 8d 7c 6c"}, button=1) == [
+        ("showdown.winner", "SHOW-004", 1, "seat 1 scoops: straight, five high and 5-4 low")]
+    assert told("badeucy", {1: "2c 3c 4d 5h 7s", 2: "2d 3s 4h 6c Kc"}) == [
+        ("showdown.split", "SPLIT-002", 1, "split: seat 1 2-7 (7-5), seat 2 badugi (badugi, 6-4)")]
+
+
+def test_show_002_a_dead_hand_is_told_first():
+    assert told("holdem", {3: "Ah 9h Qc", 5: "Kc Kd"}, "Kh 7h 2h 3c 4d") == [
+        ("showdown.dead_hand", "SHOW-002", 3, "seat 3: 3 cards - dead"),
+        ("showdown.winner", "SHOW-004", 5, "seat 5 wins: three of a kind, kings")]
+
+
+def test_muck_005_the_winner_mucked_while_a_loser_is_out():
+    sd = showdown("omaha8", {1: cards("Kc Kd Qh Js"), 3: cards("As 2c 9d 9h"), 6: cards("Qs Qc 8c 8d")},
+                  cards("Ks 7d 5s 3c Th"), button=3)
+    # the loser mucks first: nothing (the winners are paid, then their hands go in after the push)
+    assert winner_guard(sd, 6, {1, 3, 6}, cards("Qs Qc 8c 8d")) == []
+    # the low's winner mucked while the high (no low) is out: seat 1 would scoop, so it is a check
+    assert [f.code for f in winner_guard(sd, 3, {1, 3}, cards("As 2c 9d 9h"))] == ["muck.winner_guard",
+                                                                                   "muck.winner_mucked"]
+    # the low's winner mucked while seat 6 (no low) still holds its hand: told at once
+    dealer, floor = winner_guard(sd, 3, {1, 3, 6}, cards("As 2c 9d 9h"))
+    assert (dealer.code, dealer.audience, dealer.seat, dealer.message) == (
+        "muck.winner_guard", "dealer", 3, "check: seat 3 had the best hand")
+    assert not any(c in dealer.message for c in cards("As 2c 9d 9h"))  # the dealer's text names no card
+    assert (floor.code, floor.rule, floor.audience) == ("muck.winner_mucked", "MUCK-005", "floor")
+    assert floor.message == ("seat 3's winning hand (As 2c 9d 9h: 7-5) touched the muck while seats 1, 6 "
+                             "still hold cards")
