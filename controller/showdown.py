@@ -94,6 +94,8 @@ def showdown(game: str | Game, hands: Mapping[int, Sequence[str]], board: Sequen
     g = game if isinstance(game, Game) else game_of(game)
     if len(hands) < 2 or (g.board and len(board) != g.board):
         return None
+    if not g.board and not g.stud:
+        board = ()  # a draw game has no board: a card there is the board rules' fault, not a hand's
     unread = tuple(["board"] if any(not is_card(c) for c in board) else []) + tuple(
         f"seat:{s}" for s in sorted(hands) if any(not is_card(c) for c in hands[s]))
     need = g.cards - len(board) if g.stud else g.cards

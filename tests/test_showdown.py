@@ -155,6 +155,9 @@ def test_show_002_the_wrong_number_of_cards_is_a_dead_hand():
 
 
 def test_show_004_cards_speak_and_a_single_hand_or_a_short_board_is_no_showdown():
+    # a draw game reads the hands alone (a card on a board there is a board fault, not a hand's)
+    sd = showdown("draw5", {1: cards("As Ad 2c 3d 4h"), 2: cards("Kc Kd 5c 6d 7h")}, cards("Ah"), button=1)
+    assert sd.winners == ((1,),) and sd.words(0, 1) == "pair of aces"
     assert showdown("holdem", {1: cards("As Ad")}, cards("2c 3d 4h 5s 9c"), button=1) is None
     assert showdown("holdem", {1: cards("As Ad"), 2: cards("Kc Kd")}, cards("2c 3d 4h"), button=1) is None
 
