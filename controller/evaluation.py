@@ -21,16 +21,28 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import cache
 from itertools import combinations
-
-from pokerkit import (
-    BadugiHand, Card, EightOrBetterLowHand, Hand, OmahaEightOrBetterLowHand, OmahaHoldemHand,
-    RegularLowHand, StandardBadugiHand, StandardHighHand, StandardLowHand,
-)
-from pokerkit.hands import BoardCombinationHand, CombinationHand, HoleBoardCombinationHand
-from pokerkit.lookups import Label
+from types import ModuleType
+from typing import TYPE_CHECKING
 
 from controller.cards import is_card
+
+if TYPE_CHECKING:
+    from pokerkit import Card, Hand
+
+# pokerkit is imported at the first hand read, not with the core: it builds its lookup tables as
+# it loads (a quarter of a second here, more on a Pi), and most processes that import the table
+# (the tools, a daemon between showdowns) never read a hand. Its labels are compared by value.
+_HIGH_CARD, _ONE_PAIR, _TWO_PAIR, _TRIPS = "High card", "One pair", "Two pair", "Three of a kind"
+_STRAIGHT, _FLUSH, _FULL_HOUSE, _QUADS = "Straight", "Flush", "Full house", "Four of a kind"
+_STRAIGHT_FLUSH = "Straight flush"
+
+
+@cache
+def _pokerkit() -> ModuleType:
+    import pokerkit
+    return pokerkit
 
 
 class EvaluationError(ValueError):
@@ -41,13 +53,14 @@ class EvaluationError(ValueError):
 class Half:
     """One way a game's pot is won: the hand pokerkit evaluates, and how it is named.
 
-    ``style``: ``high`` (pairs, straights, flushes named), ``low`` (a no-pair hand named by its
-    ranks, "8-6"; pairs and the 2-7 straights and flushes as a high hand), ``badugi``.
+    ``hand``: the name of pokerkit's class of hand. ``style``: ``high`` (pairs, straights,
+    flushes named), ``low`` (a no-pair hand named by its ranks, "8-6"; pairs and the 2-7
+    straights and flushes as a high hand), ``badugi``.
     ``ace_low``: the ace counts as one (A-5, eight-or-better, razz, badugi) for the words and the
     odd chip; ``qualifier``: a seat may have no such hand (eight-or-better)."""
 
     name: str
-    hand: type[Hand]
+    hand: str  # the pokerkit class, by name (:func:`kind_of`)
     style: str
     ace_low: bool = False
     qualifier: bool = False
@@ -72,14 +85,14 @@ class Game:
         return len(self.halves) == 2
 
 
-HIGH = Half("high", StandardHighHand, "high")
-_OMAHA_HIGH = Half("high", OmahaHoldemHand, "high")
-_EIGHT = Half("8-or-better", EightOrBetterLowHand, "low", ace_low=True, qualifier=True)
-_OMAHA_EIGHT = Half("8-or-better", OmahaEightOrBetterLowHand, "low", ace_low=True, qualifier=True)
-_A5 = Half("A-5", RegularLowHand, "low", ace_low=True)  # EVAL-004/005: flushes and straights ignored
-_27 = Half("2-7", StandardLowHand, "low")  # EVAL-004, LOWBALL_27_SF "count": they are high hands
-_BADUGI = Half("badugi", BadugiHand, "badugi", ace_low=True)  # EVAL-006
-_BADUGI_ACE_HIGH = Half("badugi", StandardBadugiHand, "badugi")  # EVAL-007: BADUCI, the ace excluded
+HIGH = Half("high", "StandardHighHand", "high")
+_OMAHA_HIGH = Half("high", "OmahaHoldemHand", "high")
+_EIGHT = Half("8-or-better", "EightOrBetterLowHand", "low", ace_low=True, qualifier=True)
+_OMAHA_EIGHT = Half("8-or-better", "OmahaEightOrBetterLowHand", "low", ace_low=True, qualifier=True)
+_A5 = Half("A-5", "RegularLowHand", "low", ace_low=True)  # EVAL-004/005: flushes and straights ignored
+_27 = Half("2-7", "StandardLowHand", "low")  # EVAL-004, LOWBALL_27_SF "count": they are high hands
+_BADUGI = Half("badugi", "BadugiHand", "badugi", ace_low=True)  # EVAL-006
+_BADUGI_ACE_HIGH = Half("badugi", "StandardBadugiHand", "badugi")  # EVAL-007: BADUCI, the ace excluded
 
 #: The games of deal-script.md ("Stud, draw and mixed games"), by the name a script uses.
 GAMES: dict[str, Game] = {g.name: g for g in (
@@ -97,6 +110,16 @@ GAMES: dict[str, Game] = {g.name: g for g in (
     Game("badacey", 5, 0, (_A5, _BADUGI)),  # EVAL-007 ADUCI
     Game("draw5", 5, 0, (HIGH,)),
 )}
+
+
+def kind_of(half: Half) -> type[Hand]:
+    """pokerkit's class of hand for ``half``.
+
+    >>> kind_of(GAMES["omaha8"].halves[1]).__name__
+    'OmahaEightOrBetterLowHand'
+    """
+    kind: type[Hand] = getattr(_pokerkit(), half.hand)
+    return kind
 
 
 def game_of(name: str) -> Game:
@@ -133,7 +156,7 @@ def best(game: str | Game, half: int, hole: Sequence[str], board: Sequence[str] 
     g = game if isinstance(game, Game) else game_of(game)
     spec = g.halves[half]
     try:
-        hand = best_hand(spec.hand, _pk(hole), _pk(board))
+        hand = best_hand(kind_of(spec), _pk(hole), _pk(board))
     except ValueError as e:  # pokerkit refuses the cards themselves
         raise EvaluationError(f"{g.name}: cannot read {list(hole)} with board {list(board)}: {e}") from None
     if hand is None:
@@ -149,9 +172,11 @@ def best_hand(kind: type[Hand], hole: Sequence[Card], board: Sequence[Card] = ()
     once each in pokerkit's table where ``from_game`` builds a hand and looks it up three times:
     three times faster, which a showdown on a Pi wants. Badugi hands go to pokerkit as they are.
 
+    >>> from pokerkit import Card, OmahaHoldemHand
     >>> best_hand(OmahaHoldemHand, list(Card.parse("6c7c8c9c")), list(Card.parse("8s9sTc")))
     6c7c8s9sTc
     """
+    from pokerkit.hands import BoardCombinationHand, CombinationHand, HoleBoardCombinationHand
     if issubclass(kind, HoleBoardCombinationHand):
         choices: Iterable[tuple[Card, ...]] = (
             h + b for h in combinations(hole, kind.hole_card_count)
@@ -175,7 +200,7 @@ def _worded(spec: Half, hand: Hand, others: Sequence[Read]) -> Read:
     label = hand.entry.label
     deciders = _deciders([repr(c) for c in hand.cards], spec.ace_low, label)
     cards = tuple(sorted((repr(c) for c in hand.cards), key=lambda c: deciders.index(c[0])))
-    depth = _BASE_DEPTH.get(label, 1) if spec.style == "high" or label != Label.HIGH_CARD else 2
+    depth = _BASE_DEPTH.get(label, 1) if spec.style == "high" or label != _HIGH_CARD else 2
     for other in others:
         theirs = _deciders(other.cards, spec.ace_low, other.hand.entry.label)
         if other.hand.entry.label == label and theirs != deciders:
@@ -204,20 +229,20 @@ _NAMES = {"A": "ace", "2": "deuce", "3": "three", "4": "four", "5": "five", "6":
           "8": "eight", "9": "nine", "T": "ten", "J": "jack", "Q": "queen", "K": "king"}
 _PLURAL = {"6": "sixes"}
 _SHORT = {"T": "10"}  # a low is read in figures: "10-8", "8-6"
-_BASE_DEPTH = {Label.TWO_PAIR: 2, Label.FULL_HOUSE: 2}
+_BASE_DEPTH = {_TWO_PAIR: 2, _FULL_HOUSE: 2}
 
 
 def _value(rank: str, ace_low: bool) -> int:
     return 1 if rank == "A" and ace_low else "23456789TJQKA".index(rank) + 2
 
 
-def _deciders(cards: Sequence[str], ace_low: bool, label: Label) -> list[str]:
+def _deciders(cards: Sequence[str], ace_low: bool, label: str) -> list[str]:
     """The ranks in the order they decide between two hands of one kind: the biggest group first
     (the trips of a full house, the pairs of two pair), then by rank, each rank once; the wheel
     is five high (in 2-7 A-5-4-3-2 is no straight: pokerkit labels it a high card, ace high)."""
     counts = Counter(c[0] for c in cards)
     ranks = sorted(counts, key=lambda r: (counts[r], _value(r, ace_low)), reverse=True)
-    if label in (Label.STRAIGHT, Label.STRAIGHT_FLUSH) and ranks[:2] == ["A", "5"]:
+    if label in (_STRAIGHT, _STRAIGHT_FLUSH) and ranks[:2] == ["A", "5"]:
         ranks = ranks[1:] + ranks[:1]  # the wheel: five high
     return ranks
 
@@ -238,28 +263,28 @@ def _kickers(ranks: Sequence[str]) -> str:
     return f", {'-'.join(_name(r) for r in ranks)} kicker" if ranks else ""
 
 
-def _words(spec: Half, label: Label, cards: Sequence[str], d: list[str], depth: int) -> str:
+def _words(spec: Half, label: str, cards: Sequence[str], d: list[str], depth: int) -> str:
     if spec.style == "badugi":
         n = len(cards)
         return f"badugi, {_figures(d[:max(depth, 2)])}" if n == 4 else \
             f"{('one', 'two', 'three')[n - 1]}-card {_figures(d[:max(depth, 1)])}"
-    if spec.style == "low" and label == Label.HIGH_CARD:
+    if spec.style == "low" and label == _HIGH_CARD:
         return _figures(d[:depth])
-    if label == Label.HIGH_CARD:
+    if label == _HIGH_CARD:
         return f"{'-'.join(_name(r) for r in d[:depth])} high"
-    if label == Label.ONE_PAIR:
+    if label == _ONE_PAIR:
         return f"pair of {_plural(d[0])}{_kickers(d[1:depth])}"
-    if label == Label.TWO_PAIR:
+    if label == _TWO_PAIR:
         return f"two pair, {_plural(d[0])} and {_plural(d[1])}{_kickers(d[2:depth])}"
-    if label == Label.THREE_OF_A_KIND:
+    if label == _TRIPS:
         return f"three of a kind, {_plural(d[0])}{_kickers(d[1:depth])}"
-    if label == Label.STRAIGHT:
+    if label == _STRAIGHT:
         return f"straight, {_name(d[0])} high"
-    if label == Label.FLUSH:
+    if label == _FLUSH:
         return f"flush, {'-'.join(_name(r) for r in d[:depth])} high"
-    if label == Label.FULL_HOUSE:
+    if label == _FULL_HOUSE:
         return f"{_plural(d[0])} full of {_plural(d[1])}"
-    if label == Label.FOUR_OF_A_KIND:
+    if label == _QUADS:
         return f"four of a kind, {_plural(d[0])}{_kickers(d[1:depth])}"
     return "royal flush" if d[0] == "A" else f"straight flush, {_name(d[0])} high"
 
@@ -269,4 +294,4 @@ def _pk(cards: Sequence[str]) -> list[Card]:
     for c in cards:
         if not is_card(c):
             raise EvaluationError(f"not a card of the deck in play: {c!r}")
-    return list(Card.parse("".join(cards)))
+    return list(_pokerkit().Card.parse("".join(cards)))
