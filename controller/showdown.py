@@ -14,12 +14,13 @@ with the wrong number of cards is dead (SHOW-002), tied hands split (SPLIT-001),
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from controller.cards import is_card
-from controller.evaluation import GAMES, Game, Read, game_of, read_all
+from controller.evaluation import GAMES, EvaluationError, Game, Read, game_of, read_all
 from controller.rules.highcard import SUIT_ORDER
 from controller.settings import deal_order
 
@@ -96,8 +97,14 @@ def showdown(game: str | Game, hands: Mapping[int, Sequence[str]], board: Sequen
         return None
     if not g.board and not g.stud:
         board = ()  # a draw game has no board: a card there is the board rules' fault, not a hand's
-    unread = tuple(["board"] if any(not is_card(c) for c in board) else []) + tuple(
-        f"seat:{s}" for s in sorted(hands) if any(not is_card(c) for c in hands[s]))
+    # a card of another deck, a stray tag, or one card read in two places (a cloned tag, DECK-007:
+    # the floor is told by the deck rules) cannot be read as part of a hand
+    seen = Counter(c for cs in (*hands.values(), board) for c in cs)
+
+    def foul(cs: Sequence[str]) -> bool:
+        return any(not is_card(c) or seen[c] > 1 for c in cs)
+
+    unread = tuple(["board"] if foul(board) else []) + tuple(f"seat:{s}" for s in sorted(hands) if foul(hands[s]))
     need = g.cards - len(board) if g.stud else g.cards
     dead = {s: len(cs) for s, cs in sorted(hands.items()) if len(cs) != need}  # SHOW-002
     live = tuple(s for s in sorted(hands) if s not in dead and f"seat:{s}" not in unread)
@@ -217,6 +224,9 @@ def from_record(record: Mapping[str, Any], rules: OddChipRules = OddChipRules())
         return None
     zones = record.get("zones", {})
     hands = {int(z[5:]): list(cs) for z, cs in zones.items() if z.startswith("seat:") and cs}
-    sd = showdown(record["game"], hands, list(zones.get("board", ())), button=record["button"], rules=rules)
+    try:
+        sd = showdown(record["game"], hands, list(zones.get("board", ())), button=record["button"], rules=rules)
+    except EvaluationError as e:  # the hand record is built whatever the cards: say why there is no verdict
+        return {"seats": sorted(hands), "high": [], "hands": {}, "error": str(e)}
     return None if sd is None else block(sd)
 

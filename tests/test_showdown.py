@@ -61,7 +61,7 @@ def test_eval_004_lowball_a5_and_27():
     assert winners("draw_a5_triple", {1: "As 2s 3s 4s 5s", 2: "Ah 2d 3c 4h 6s"}) == ((1,),)
     assert best("draw_a5_triple", 0, cards("As 2s 3s 4s 5s")).words == "5-4"
     # 2-7: 7-5-4-3-2 is the best; aces high only; straights and flushes are high hands (LOWBALL_27_SF "count")
-    assert winners("draw27_single", {1: "7c 5d 4h 3s 2c", 2: "8c 5d 4h 3s 2d"}) == ((1,),)
+    assert winners("draw27_single", {1: "7c 5d 4h 3s 2c", 2: "8c 5h 4d 3c 2d"}) == ((1,),)
     assert winners("draw27_single", {1: "As 5d 4h 3s 2c", 2: "Kc Qd Jh 9s 8c"}) == ((2,),)  # A-5-4-3-2 is ace high
     assert winners("draw27_triple", {1: "8c 7d 6h 5s 4c", 2: "Kc Qd Jh 9s 8d"}) == ((2,),)  # the straight loses
     assert winners("draw27_triple", {1: "9c 7c 5c 4c 2c", 2: "Kc Qd Jh 9s 8d"}) == ((2,),)  # the flush loses
@@ -86,7 +86,7 @@ def test_eval_006_badugi_the_guides_example():
     assert sorted(sd.reads[0][1].cards) == sorted(["As", "4c", "5d"])
     assert sd.words(0, 1) == "three-card 5-4" and sd.words(0, 2) == "three-card 3-2"
     # a four-card badugi beats every three-card one; A-2-3-4 in four suits is the best
-    assert winners("badugi", {1: "Kc Qd Jh Ts", 2: "Ac 2d 3h 3s", 3: "Ad 2c 3s 4h"}) == ((3,),)
+    assert winners("badugi", {1: "Kc Qd Jh Ts", 2: "Ah 2s 3c 3d", 3: "Ad 2c 3s 4h"}) == ((3,),)
     assert winners("badugi", {1: "Kc Qd Jh Ts", 2: "Ac 2d 3h 3s"}) == ((1,),)
 
 
@@ -324,3 +324,13 @@ def test_muck_005_the_winner_mucked_while_a_loser_is_out():
     assert (floor.code, floor.rule, floor.audience) == ("muck.winner_mucked", "MUCK-005", "floor")
     assert floor.message == ("seat 3's winning hand (As 2c 9d 9h: 7-5) touched the muck while seats 1, 6 "
                              "still hold cards")
+
+
+def test_a_card_read_in_two_places_is_not_read_as_a_hand():
+    # a cloned tag (DECK-007, the floor's): the ace of spades at seat 1 twice, or at two seats
+    rec = record("holdem", {"seat:1": "As As", "seat:2": "Kc Kd", "board": "2c 3d 7h 9s Jc"})
+    assert from_record(rec) == {"seats": [1, 2], "high": [2], "hands": {"2": "pair of kings"}, "unread": ["seat:1"]}
+    rec = record("holdem", {"seat:1": "As Ad", "seat:2": "As Kd", "seat:3": "Qc Qd", "board": "2c 3d 7h 9s Jc"})
+    assert from_record(rec)["unread"] == ["seat:1", "seat:2"] and from_record(rec)["high"] == [3]
+    rec = record("holdem", {"seat:1": "As Ad", "seat:2": "Qc Kd", "board": "As 3d 7h 9s Jc"})
+    assert from_record(rec)["unread"] == ["board", "seat:1"] and from_record(rec)["high"] == []
