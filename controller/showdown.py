@@ -209,24 +209,82 @@ def block(sd: Showdown) -> dict[str, Any]:
     return out
 
 
+def run_boards(board: Sequence[str], runs: int | None = None) -> list[list[str]] | None:
+    """BOARD-011: the boards of a flop game's board run ``runs`` times (1 to 3), from its cards in
+    the order they were dealt: the cards before the runs, then each run's own. None when the count
+    fits no run-out; ``runs`` None: told from the count, except 7 (twice from the turn, or three
+    times on the river), which needs the ``RUN_IT`` press.
+
+    >>> run_boards("2c 7d 9h Js 3s 4h".split())  # the river run twice
+    [['2c', '7d', '9h', 'Js', '3s'], ['2c', '7d', '9h', 'Js', '4h']]
+    >>> run_boards("2c 7d 9h Js 3s Qd 4h".split(), 2)  # turn and river twice
+    [['2c', '7d', '9h', 'Js', '3s'], ['2c', '7d', '9h', 'Qd', '4h']]
+    >>> run_boards("2c 7d 9h Js 3s Qd 4h".split()) is None
+    True
+    """
+    n = len(board)
+    if runs is None:
+        runs = 1 if n <= 5 else {6: 2, 10: 2, 9: 3, 15: 3}.get(n, 0)
+    if runs == 1:
+        return [list(board)] if n == 5 else None
+    if runs not in (2, 3) or (5 * runs - n) % (runs - 1):
+        return None
+    shared = (5 * runs - n) // (runs - 1)  # the cards dealt before the runs: none, the flop, or the turn too
+    if shared not in (0, 3, 4):
+        return None
+    own = 5 - shared
+    return [list(board[:shared]) + list(board[shared + i * own:shared + (i + 1) * own]) for i in range(runs)]
+
+
+def split_runs(chips: int, verdicts: Sequence[Showdown]) -> dict[int, int]:
+    """A pot run several times (BOARD-011): each run wins its share, the odd chips to the first
+    runs (the guides are silent), each run's share split as :func:`split_pot` splits a pot.
+
+    >>> one = showdown("holdem", {1: ["As", "Ad"], 2: ["Kc", "Kd"]}, "2c 7d 9h Js 3s".split(), button=2)
+    >>> two = showdown("holdem", {1: ["As", "Ad"], 2: ["Kc", "Kd"]}, "2c 7d 9h Js Kh".split(), button=2)
+    >>> split_runs(101, [one, two])
+    {1: 51, 2: 50}
+    """
+    out: dict[int, int] = {}
+    each, odd = divmod(chips, len(verdicts))
+    for i, sd in enumerate(verdicts):
+        for seat, n in split_pot(each + (1 if i < odd else 0), sd).items():
+            out[seat] = out.get(seat, 0) + n
+    return out
+
+
 def from_record(record: Mapping[str, Any], rules: OddChipRules = OddChipRules()) -> dict[str, Any] | None:
     """The ``showdown`` of a finished hand's record (:meth:`controller.hand.Hand.record`): the
     seats still holding cards and the board, as the record's ``zones`` have them. None when
     there was no showdown (fewer than two hands, an incomplete board, a draw for the button, a
-    misdeal, a game the evaluator does not know).
+    misdeal, a game the evaluator does not know). A board run twice or three times (BOARD-011;
+    the record's ``runs`` when the count alone cannot say): the first run's verdict, and
+    ``runs``, every run's, each with its ``board``.
 
     >>> from_record({"game": "holdem", "button": 3, "zones": {
     ...     "seat:1": ["As", "Ad"], "seat:3": ["Kc", "Kd"], "board": ["2c", "7d", "9h", "Js", "3s"],
     ...     "muck": ["Qh", "Qs"]}})["high"]
     [1]
+    >>> sd = from_record({"game": "holdem", "button": 3, "zones": {
+    ...     "seat:1": ["As", "Ad"], "seat:3": ["Kc", "Kd"], "board": ["2c", "7d", "9h", "Js", "3s", "Kh"]}})
+    >>> sd["high"], [(r["board"][-1], r["high"]) for r in sd["runs"]]
+    ([1], [('3s', [1]), ('Kh', [3])])
     """
     if record.get("kind", "hand") != "hand" or record.get("misdeal") or record.get("game") not in GAMES:
         return None
     zones = record.get("zones", {})
     hands = {int(z[5:]): list(cs) for z, cs in zones.items() if z.startswith("seat:") and cs}
+    board = list(zones.get("board", ()))
+    boards = run_boards(board, record.get("runs")) if GAMES[record["game"]].board else [board]
+    if not boards:
+        return None
     try:
-        sd = showdown(record["game"], hands, list(zones.get("board", ())), button=record["button"], rules=rules)
+        verdicts = [showdown(record["game"], hands, b, button=record["button"], rules=rules) for b in boards]
     except EvaluationError as e:  # the hand record is built whatever the cards: say why there is no verdict
         return {"seats": sorted(hands), "high": [], "hands": {}, "error": str(e)}
-    return None if sd is None else block(sd)
-
+    if verdicts[0] is None:
+        return None
+    out = block(verdicts[0])
+    if len(verdicts) > 1:
+        out["runs"] = [{"board": b, **block(sd)} for b, sd in zip(boards, verdicts, strict=True) if sd is not None]
+    return out

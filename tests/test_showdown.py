@@ -8,7 +8,7 @@ import pytest
 
 from controller.evaluation import EvaluationError, best, read_all
 from controller.rules.showdown import findings, winner_guard
-from controller.showdown import OddChipRules, block, from_record, showdown, split_pot
+from controller.showdown import OddChipRules, block, from_record, run_boards, showdown, split_pot, split_runs
 
 
 def cards(text: str) -> list[str]:
@@ -334,3 +334,27 @@ def test_a_card_read_in_two_places_is_not_read_as_a_hand():
     assert from_record(rec)["unread"] == ["seat:1", "seat:2"] and from_record(rec)["high"] == [3]
     rec = record("holdem", {"seat:1": "As Ad", "seat:2": "Qc Kd", "board": "As 3d 7h 9s Jc"})
     assert from_record(rec)["unread"] == ["board", "seat:1"] and from_record(rec)["high"] == []
+
+
+# -- BOARD-011: running it twice (or three times) ----------------------------------------------------
+def test_board_011_each_run_its_own_board():
+    flop, runs = cards("2c 7d 9h"), cards("Js 3s Qd 4h 5c 6c")
+    assert run_boards(cards("2c 7d 9h Js 3s Qd 4h 5c 6c Kh")) == [cards("2c 7d 9h Js 3s"), cards("Qd 4h 5c 6c Kh")]
+    assert run_boards(flop + runs) == [flop + runs[0:2], flop + runs[2:4], flop + runs[4:6]]  # 9: thrice from the flop
+    assert run_boards(flop + runs[:4], 2) == [flop + runs[0:2], flop + runs[2:4]]
+    assert run_boards(flop + runs[:4], 3) == [flop + ["Js", "3s"], flop + ["Js", "Qd"], flop + ["Js", "4h"]]
+    assert run_boards(flop + runs[:4]) is None  # 7 cards: twice from the turn or thrice on the river
+    assert run_boards(flop + runs[:5]) is None and run_boards(flop + runs, 4) is None and run_boards(flop) is None
+
+
+def test_board_011_each_run_wins_its_share():
+    hands = {1: cards("As Ad"), 3: cards("Kc Kd")}
+    rec = record("holdem", {"seat:1": "As Ad", "seat:3": "Kc Kd", "board": "2c 7d 9h Js 3s Qd Kh"}, runs=2)
+    sd = from_record(rec)
+    assert [(r["board"][3:], r["high"], r["hands"]["3"]) for r in sd["runs"]] == [
+        (["Js", "3s"], [1], "pair of kings"), (["Qd", "Kh"], [3], "three of a kind, kings")]
+    verdicts = [showdown("holdem", hands, cards(b), button=3) for b in ("2c 7d 9h Js 3s", "2c 7d 9h Qd Kh")]
+    assert split_runs(1001, verdicts) == {1: 501, 3: 500}
+    seats = {"seat:1": "As Ad", "seat:3": "Kc Kd"}
+    assert "runs" not in from_record(record("holdem", seats | {"board": "2c 7d 9h Js 3s"}))
+    assert from_record(record("holdem", seats | {"board": "2c 7d 9h Js 3s Qd Kh"})) is None  # twice or thrice?
