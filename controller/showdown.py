@@ -257,15 +257,15 @@ def from_record(record: Mapping[str, Any], rules: OddChipRules = OddChipRules())
     """The ``showdown`` of a finished hand's record (:meth:`controller.hand.Hand.record`): the
     seats still holding cards and the board, as the record's ``zones`` have them. None when
     there was no showdown (fewer than two hands, an incomplete board, a draw for the button, a
-    misdeal, a game the evaluator does not know). A board run twice or three times (BOARD-011;
-    the record's ``runs`` when the count alone cannot say): the first run's verdict, and
-    ``runs``, every run's, each with its ``board``.
+    misdeal, a game the evaluator does not know). A board run twice or three times (BOARD-011,
+    the record's ``runs``): the first run's verdict, and ``runs``, every run's, each with its
+    ``board``.
 
     >>> from_record({"game": "holdem", "button": 3, "zones": {
     ...     "seat:1": ["As", "Ad"], "seat:3": ["Kc", "Kd"], "board": ["2c", "7d", "9h", "Js", "3s"],
     ...     "muck": ["Qh", "Qs"]}})["high"]
     [1]
-    >>> sd = from_record({"game": "holdem", "button": 3, "zones": {
+    >>> sd = from_record({"game": "holdem", "button": 3, "runs": 2, "zones": {
     ...     "seat:1": ["As", "Ad"], "seat:3": ["Kc", "Kd"], "board": ["2c", "7d", "9h", "Js", "3s", "Kh"]}})
     >>> sd["high"], [(r["board"][-1], r["high"]) for r in sd["runs"]]
     ([1], [('3s', [1]), ('Kh', [3])])
@@ -275,7 +275,9 @@ def from_record(record: Mapping[str, Any], rules: OddChipRules = OddChipRules())
     zones = record.get("zones", {})
     hands = {int(z[5:]): list(cs) for z, cs in zones.items() if z.startswith("seat:") and cs}
     board = list(zones.get("board", ()))
-    boards = run_boards(board, record.get("runs")) if GAMES[record["game"]].board else [board]
+    # the runs only as the record says (the RUN_IT press): a sixth board card without one is a
+    # board fault (a burn turned up, a premature card), not a second run
+    boards = run_boards(board, record.get("runs", 1)) if GAMES[record["game"]].board else [board]
     if not boards:
         return None
     try:

@@ -357,4 +357,6 @@ def test_board_011_each_run_wins_its_share():
     assert split_runs(1001, verdicts) == {1: 501, 3: 500}
     seats = {"seat:1": "As Ad", "seat:3": "Kc Kd"}
     assert "runs" not in from_record(record("holdem", seats | {"board": "2c 7d 9h Js 3s"}))
-    assert from_record(record("holdem", seats | {"board": "2c 7d 9h Js 3s Qd Kh"})) is None  # twice or thrice?
+    # without the RUN_IT press a longer board is a board fault, not runs: no showdown
+    assert from_record(record("holdem", seats | {"board": "2c 7d 9h Js 3s Qd"})) is None
+    assert from_record(record("holdem", seats | {"board": "2c 7d 9h Js 3s Qd"}, runs=2))["runs"][1]["high"] == [1]
