@@ -156,7 +156,7 @@ def best(game: str | Game, half: int, hole: Sequence[str], board: Sequence[str] 
     g = game if isinstance(game, Game) else game_of(game)
     spec = g.halves[half]
     try:
-        hand = best_hand(kind_of(spec), _pk(hole), _pk(board))
+        hand = best_hand(kind_of(spec), pk_cards(hole), pk_cards(board))
     except ValueError as e:  # pokerkit refuses the cards themselves
         raise EvaluationError(f"{g.name}: cannot read {list(hole)} with board {list(board)}: {e}") from None
     if hand is None:
@@ -289,7 +289,13 @@ def _words(spec: Half, label: str, cards: Sequence[str], d: list[str], depth: in
     return "royal flush" if d[0] == "A" else f"straight flush, {_name(d[0])} high"
 
 
-def _pk(cards: Sequence[str]) -> list[Card]:
+def greek_holdem() -> type[Hand]:
+    """pokerkit's hand that plays both hole cards and three of the board (SHOW-008's test)."""
+    kind: type[Hand] = _pokerkit().GreekHoldemHand
+    return kind
+
+
+def pk_cards(cards: Sequence[str]) -> list[Card]:
     """The project's card labels as pokerkit's cards (the same spelling: rank then suit)."""
     for c in cards:
         if not is_card(c):

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from controller.evaluation import EvaluationError, best, read_all
-from controller.rules.showdown import findings, winner_guard
+from controller.rules.showdown import bad_beat, findings, winner_guard
 from controller.showdown import OddChipRules, block, from_record, run_boards, showdown, split_pot, split_runs
 
 
@@ -360,3 +360,30 @@ def test_board_011_each_run_wins_its_share():
     # without the RUN_IT press a longer board is a board fault, not runs: no showdown
     assert from_record(record("holdem", seats | {"board": "2c 7d 9h Js 3s Qd"})) is None
     assert from_record(record("holdem", seats | {"board": "2c 7d 9h Js 3s Qd"}, runs=2))["runs"][1]["high"] == [1]
+
+
+# -- SHOW-008: the bad-beat jackpot's candidates ----------------------------------------------------
+def beat(hands: dict[int, str], board: str, dealt_in=(1, 2, 5, 7), game: str = "holdem") -> list[tuple]:
+    hs = {s: cards(h) for s, h in hands.items()}
+    sd = showdown(game, hs, cards(board), button=9)
+    return [(f.code, f.audience, f.seat) for f in bad_beat(sd, hs, cards(board), list(dealt_in))]
+
+
+def test_show_008_aces_full_of_kings_beaten_both_hole_cards_playing():
+    # 002: the least losing hand is aces full of kings; both hole cards of both players play
+    found = beat({2: "Ac Kc", 5: "Jd Td"}, "Ah Ad Kd Qd 2c")
+    assert found == [("showdown.bad_beat", "floor", 2), ("showdown.dont_touch", "dealer", 2)]
+    hs = {2: cards("Ac Kc"), 5: cards("Jd Td")}
+    [floor, dealer] = bad_beat(showdown("holdem", hs, cards("Ah Ad Kd Qd 2c"), button=9), hs, cards("Ah Ad Kd Qd 2c"),
+                               [1, 2, 5, 7])
+    assert floor.message == ("bad-beat candidate: seat 2 (aces full of kings) loses to seat 5 (royal flush); "
+                             "the others dealt in: seats 1, 7; confirm the pot")
+    assert "Ac" not in dealer.message and dealer.audience == "dealer"
+
+
+def test_show_008_what_does_not_qualify():
+    assert beat({2: "Kc Ks", 5: "Jd Td"}, "Ah Ad Kd Qd 2c") == []  # kings full of aces: below the least
+    assert beat({2: "As 2s", 5: "Jd Td"}, "Ah Ad Kd Kc Qd") == []  # aces full with one hole card playing
+    assert beat({2: "Ac Kc", 5: "Jd Td"}, "Ah Ad Kd Qd 2c", dealt_in=(2, 5, 7)) == []  # three dealt in
+    assert beat({2: "Ac Kc Jc Tc", 5: "Jd Td 3c 4c"}, "Ah Ad Kd Qd 2s", game="omaha") == []  # hold'em only
+    assert beat({2: "Ac Kc", 5: "As Ks"}, "Ah Ad Kd Qd 2c") == []  # a split: nobody was beaten

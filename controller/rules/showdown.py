@@ -15,10 +15,16 @@ be mucked unseen, SHOW-007). The floor alone is told which cards a mucked winnin
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
+from controller.evaluation import Read, best_hand, greek_holdem, kind_of, pk_cards
 from controller.rules import Finding
 from controller.showdown import Showdown
+
+#: SHOW-008 (002 §BAD BEAT JACKPOT): the least losing hand that qualifies, aces full of kings
+BAD_BEAT_LEAST = ("As", "Ah", "Ad", "Ks", "Kh")
+#: and the least number of players dealt in
+BAD_BEAT_PLAYERS = 4
 
 
 def _seats(seats: Sequence[int]) -> str:
@@ -105,3 +111,51 @@ def winner_guard(sd: Showdown, seat: int, holding: Iterable[int], cards: Sequenc
                                seat, audience="floor", card=cards[0] if cards else None))
             break
     return out
+
+
+
+def bad_beat(sd: Showdown, hands: Mapping[int, Sequence[str]], board: Sequence[str],
+             dealt_in: Sequence[int]) -> list[Finding]:
+    """SHOW-008 (002, cash hold'em only: the caller says the table is cash): a bad-beat jackpot
+    candidate. ``sd``, ``board``: the first natural board's (a second run never qualifies);
+    ``hands``: the seats' hole cards; ``dealt_in``: every seat dealt in at the start. It qualifies
+    when one hand wins, the best losing hand is aces full of kings or better, both hole cards of
+    both play, and four or more were dealt in. The floor is told the seats (the loser's half,
+    the winner's quarter, the others' quarter) and confirms the pot (chips: unseen); the
+    dealer is told to touch nothing.
+
+    >>> from controller.showdown import showdown
+    >>> hands, board = {2: ["Ac", "Kc"], 5: ["Jd", "Td"]}, "Ah Ad Kd Qd 2c".split()  # aces full, a royal
+    >>> sd = showdown("holdem", hands, board, button=9)
+    >>> [(f.code, f.audience, f.seat) for f in bad_beat(sd, hands, board, [1, 2, 5, 7])]
+    [('showdown.bad_beat', 'floor', 2), ('showdown.dont_touch', 'dealer', 2)]
+    >>> bad_beat(sd, hands, board, [2, 5, 7])  # three dealt in
+    []
+    """
+    if sd.game.name != "holdem" or len(set(dealt_in)) < BAD_BEAT_PLAYERS or len(sd.winners[0]) != 1:
+        return []
+    winner, reads = sd.winners[0][0], sd.reads[0]
+    losers = {s: r for s, r in reads.items() if s != winner and r is not None}
+    won = reads[winner]
+    if not losers or won is None:
+        return []
+    loser = max(losers, key=lambda s: losers[s].hand)
+    lost = losers[loser]
+    kind = kind_of(sd.game.halves[0])
+    if lost.hand < kind(pk_cards(BAD_BEAT_LEAST)):
+        return []
+    if not (_both_play(hands[winner], board, won) and _both_play(hands[loser], board, lost)):
+        return []
+    others = sorted(set(dealt_in) - {winner, loser})
+    return [Finding("showdown.bad_beat", "SHOW-008",
+                    f"bad-beat candidate: seat {loser} ({lost.words}) loses to seat {winner} ({won.words}); "
+                    f"the others dealt in: {_seats(others) if others else 'none'}; confirm the pot", loser,
+                    audience="floor"),
+            Finding("showdown.dont_touch", "SHOW-008", "bad beat? don't touch the cards: call the floor", loser)]
+
+
+def _both_play(hole: Sequence[str], board: Sequence[str], read: Read) -> bool:
+    """Both hole cards play: the best hand that must use both (pokerkit's Greek hold'em: two hole
+    cards and three of the board) is as good as the hand read."""
+    greek = best_hand(greek_holdem(), pk_cards(hole), pk_cards(board))
+    return greek is not None and greek.entry == read.hand.entry
