@@ -334,7 +334,11 @@ def deal_hands(script: sc.Script, dealer: ScriptedDealer, daemon: DaemonView,
             setup: dict[str, Any] = {"cmd": "setup", "seats": list(hand.seats or script.seats)}
             if hand.button is not None:
                 setup["button"] = hand.button  # else the daemon moves the button itself
+            if hand.game is not None:
+                setup["game"] = hand.game  # a mixed game: the hand's own game (deal-script.md)
             daemon.command(setup)
+        elif hand.game is not None:
+            daemon.command({"cmd": "setup", "seats": list(script.seats), "game": hand.game})
         buttons[number] = daemon.command({"cmd": "ping"}).get("button", script.button)
         dealer.deck = hand.deck or script.deck  # the physical deck the shuffler will read
         dealer.play_hand(number, hand)
@@ -353,7 +357,8 @@ def build_report(script: sc.Script, records: dict[int, dict[str, Any]], dealer: 
     for number in range(1, len(script.hands) + 1):
         rec = records.get(dealer.record_of.get(number, -1))
         if rec is None:  # a hand in which no card was dealt leaves no record in the daemon
-            hands.append({"button": buttons.get(number), "zones": {}, "stub_count": 52, "alerts": []})
+            hands.append({"button": buttons.get(number), "zones": {}, "stub_count": 52, "alerts": [],
+                          "prompts": []})
             continue
         alerts = []
         for a in rec["alerts"]:
@@ -369,8 +374,23 @@ def build_report(script: sc.Script, records: dict[int, dict[str, Any]], dealer: 
                 item["hand"] = where[0]
             alerts.append(item)
         hands.append({"button": rec["button"], "zones": rec["zones"], "stub_count": rec["stub_count"],
-                      "alerts": alerts})
+                      "alerts": alerts, "prompts": [_prompt_item(p, dealer, number) for p in rec.get("prompts", [])]})
     return {"hands": hands}
+
+
+def _prompt_item(p: dict[str, Any], dealer: ScriptedDealer, number: int) -> dict[str, Any]:
+    """One prompt of a hand record as the report lists it (deal-script.md, "Report additions"):
+    ``code``, ``rule``, ``seat`` when the record names one, ``step`` (traced as an alert's is)
+    and ``text``, the words the dealer was given."""
+    where = dealer.log.step_at(p["ts"])
+    item: dict[str, Any] = {"code": p["code"], "rule": p.get("rule")}
+    if p.get("seat") is not None:
+        item["seat"] = p["seat"]
+    item["step"] = where[1] if where else None
+    if where and where[0] != number:
+        item["hand"] = where[0]
+    item["text"] = p.get("message", "")
+    return item
 
 
 def _tail(path: Path, lines: int = 15) -> str:
@@ -390,6 +410,9 @@ def format_report(report: dict[str, Any]) -> str:
         for a in h["alerts"]:
             seat = f" seat {a['seat']}" if "seat" in a else ""
             out.append(f"  ! {a['audience']:6} {a['code']} ({a['rule'] or '-'}){seat} at step {a['step']}")
+        for p in h.get("prompts", []):
+            seat = f" seat {p['seat']}" if "seat" in p else ""
+            out.append(f"  > {p['code']} ({p['rule'] or '-'}){seat} at step {p['step']}: {p['text']}")
     return "\n".join(out)
 
 
