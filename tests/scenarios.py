@@ -40,6 +40,13 @@ def expected_hand(steps: list[dict]) -> dict:
                     z.remove(step["move"])
             if step["to"] != "stub":
                 zones.setdefault(step["to"], []).append(step["move"])
+        elif "discard" in step:  # a draw: the seat's discards into the muck
+            for card in step["discard"]:
+                zones[step["from"]].remove(card)
+                zones.setdefault("muck", []).append(card)
+        elif "restub" in step:  # the cards gathered into a new stub are off the table
+            for z in zones.values():
+                z[:] = [c for c in z if c not in step["restub"]]
     if "muck" in zones:
         zones["muck"] = muck_order(steps, zones["muck"])
     out = sum(len(z) for z in zones.values())
@@ -90,7 +97,7 @@ def secret_cards(steps: list[dict]) -> set[str]:
             continue
         name = card.split("@")[0]
         where[card] = to
-        if to == "board":
+        if to == "board" or step.get("face_up"):  # (a stud up card is in every player's sight)
             if name not in secret:
                 public.add(name)
         elif to != "stub" and name not in public:
@@ -161,6 +168,44 @@ def assert_display_keeps_secrets(script: dict, played: Played, secrets: dict[int
                 assert not _UID.search(line), f"hand {hand}, step {step}: a UID on the display: {line!r}"
                 assert not _FAULT_WORDS.search(line), f"hand {hand}, step {step}: a deck fault's detail: {line!r}"
     PLAYED["screens"] += len(played.screens)
+
+
+def check_prompts(expect: list[dict], prompts: list[dict], where: str = "") -> None:
+    """The prompts a hand gave (the report's ``prompts``) against what its generator expected
+    (``hw_sim.generated.GeneratedHand.expect``): the stud bring-in's seat (STUD-002), the first
+    seat to act on each later street (STUD-004, one of the tied seats when showing hands tie),
+    the short-stub check and its procedure (STUD-006), running out of cards (DRAW-005)."""
+    by_rule: dict[str, list[dict]] = {}
+    for p in prompts:
+        by_rule.setdefault(p.get("rule") or "", []).append(p)
+    for rule in ("STUD-002", "STUD-004"):
+        want = [e for e in expect if e["rule"] == rule]
+        got = by_rule.get(rule, [])
+        assert len(got) == len(want), f"{where}: {rule} prompts {got}, expected {want}"
+        for e, p in zip(want, got, strict=True):
+            seats = e["seats"] if "seats" in e else [e["seat"]]
+            assert p.get("seat") in seats, f"{where}: {rule} on street {e['street']} for seat {p.get('seat')}, " \
+                                           f"expected {seats} ({e})"
+    for e in (e for e in expect if e["rule"] == "STUD-006" and e["procedure"]):
+        # the check names its procedure: a prompt of that rule, or the STUD-006 prompt saying it
+        assert any(p.get("rule") == e["procedure"] or (p.get("rule") == "STUD-006" and e["procedure"]
+                   in f"{p.get('code')} {p.get('text')}") for p in prompts), \
+            f"{where}: no prompt of the short stub's {e['procedure']} ({e}); prompts {prompts}"
+    want = [e for e in expect if e["rule"] == "DRAW-005"]
+    assert len(by_rule.get("DRAW-005", [])) == len(want), f"{where}: DRAW-005 prompts, expected {want}"
+
+
+def deal_and_check(script: dict, expect: list[list[dict]]) -> dict:
+    """Deal a generated script (``hw_sim.random_hands.random_script(..., expect=...)``, or real
+    hands with their expectations) in process and check every hand: zones, stub count, no
+    dealer or floor alert (:func:`check_report`), and the prompts the hand's oracle expects
+    (:func:`check_prompts`). The stud and draw games' end-to-end check, once the daemon deals
+    them. Returns the report."""
+    report = play(script)
+    check_report(script, report)
+    for i, (want, got) in enumerate(zip(expect, report["hands"], strict=True), 1):
+        check_prompts(want, got.get("prompts", []), f"hand {i}")
+    return report
 
 
 def play(script: dict, *, console: bool = True) -> dict:
