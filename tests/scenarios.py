@@ -81,10 +81,14 @@ _CARD = re.compile(r"(?<![A-Za-z0-9])([2-9TJQKA][shdc])(?:@[A-Z])?(?![A-Za-z0-9]
 _UID = re.compile(r"(?<![0-9A-Fa-f])[0-9A-Fa-f]{16}(?![0-9A-Fa-f])|tag:")
 
 
-def secret_cards(steps: list[dict]) -> set[str]:
+#: games whose up cards every player sees (deal-script.md, "Stud and draw games")
+UP_CARD_GAMES = ("stud", "stud8", "razz")
+
+
+def secret_cards(steps: list[dict], game: str = "holdem") -> set[str]:
     """The cards of one hand that no public output may name: every card that was a hole card,
     a burn or in the muck before it was ever on the board (a board card swept into the muck
-    later was public already)."""
+    later was public already). In stud (``game``) an up card is public too, as the board is."""
     public: set[str] = set()
     secret: set[str] = set()
     where: dict[str, str] = {}
@@ -97,7 +101,8 @@ def secret_cards(steps: list[dict]) -> set[str]:
             continue
         name = card.split("@")[0]
         where[card] = to
-        if to == "board" or step.get("face_up"):  # (a stud up card is in every player's sight)
+        # (a stud up card is in every player's sight; a flop game's exposed card stays a secret here)
+        if to == "board" or (step.get("face_up") and game in UP_CARD_GAMES):
             if name not in secret:
                 public.add(name)
         elif to != "stub" and name not in public:
@@ -118,7 +123,8 @@ def strings(value: Any) -> list[str]:
 def assert_nothing_secret_public(script: dict, played: Played) -> None:
     """No public effect names a hole card, a burn, a mucked card (of the hand it came in) or
     any UID."""
-    secrets = {i: secret_cards(h["steps"]) for i, h in enumerate(script["hands"], 1)}
+    secrets = {i: secret_cards(h["steps"], h.get("game", script.get("game", "holdem")))
+               for i, h in enumerate(script["hands"], 1)}
     for (hand, step), effect in played.seen["public"]:
         assert effect.audience == "public", effect
         d = effect_to_dict(effect)

@@ -22,7 +22,7 @@ from hw_sim.random_hands import most_seats, random_hand, random_script
 from hw_sim.random_stud import random_stud_hand
 from hw_sim.script import parse_script
 from hw_sim.stud_oracle import bring_in, first_to_act, short_stub
-from tests.scenarios import check_prompts, deal_and_check, expected_hand
+from tests.scenarios import check_prompts, deal_and_check, expected_hand, secret_cards
 
 STUD = ("stud", "stud8", "razz")
 DRAW = tuple(DRAW_TEMPLATES)
@@ -398,3 +398,14 @@ def test_deal_and_check_deals_a_script_through_the_daemon_and_reads_its_prompts(
     assert prompts and all(set(p) >= {"code", "rule", "step", "text"} for p in prompts)
     assert {p["rule"] for p in prompts} >= {"STUB-001"}
     assert all(isinstance(p["step"], int) and p["text"] for p in prompts)
+
+
+def test_a_stud_hands_up_cards_are_public_and_its_down_cards_and_burns_secret():
+    h = random_stud_hand(random.Random(8), game="stud", seats=[1, 3, 5, 7], button=7, fold_chance=0)
+    ups = {s["deal"] for s in h.steps if s.get("face_up")}
+    downs = {s["deal"] for s in h.steps if "deal" in s and s["to"].startswith("seat:") and not s.get("face_up")}
+    burns = {s["deal"] for s in h.steps if s.get("to") == "burn"}
+    secrets = secret_cards(h.steps, "stud")
+    assert len(ups) == 4 * 4 and len(downs) == 3 * 4
+    assert ups.isdisjoint(secrets) and downs | burns == secrets
+    assert ups <= secret_cards(h.steps, "holdem")  # a card face up in a flop game is a mistake: still secret
