@@ -124,15 +124,18 @@ def most_seats(game: str) -> int:
     return 10
 
 
-def random_hand(rng: random.Random, *, game: str, seats: Sequence[int], button: int) -> GeneratedHand:
+def random_hand(rng: random.Random, *, game: str, seats: Sequence[int], button: int,
+                fold_chance: float | None = None) -> GeneratedHand:
     """One clean hand of any game a script knows, with the prompts it must give (none expected
     in the flop games yet): :func:`random_hand_steps`, ``hw_sim.random_stud`` or
-    ``hw_sim.random_draw``."""
+    ``hw_sim.random_draw``. ``fold_chance``: the chance a live seat folds in a betting round
+    (None: each generator's own default)."""
+    folding = {} if fold_chance is None else {"fold_chance": fold_chance}
     if game in STUD_GAMES:
-        return random_stud_hand(rng, game=game, seats=seats, button=button)
+        return random_stud_hand(rng, game=game, seats=seats, button=button, **folding)
     if game in DRAW_TEMPLATES:
-        return random_draw_hand(rng, game=game, seats=seats, button=button)
-    steps = random_hand_steps(rng, game=game, seats=seats, button=button)
+        return random_draw_hand(rng, game=game, seats=seats, button=button, **folding)
+    steps = random_hand_steps(rng, game=game, seats=seats, button=button, **folding)
     return GeneratedHand(steps, sorted(seats), button, deal_order(list(seats), button))
 
 
@@ -142,13 +145,15 @@ def _random_seats(rng: random.Random, most: int = 10) -> list[int]:
 
 def random_script(seed: int, *, hands: int, game: str = "holdem", seats: Sequence[int] | None = None,
                   noise: dict[str, Any] | None = None, vary_seats: bool = False,
-                  expect: list[list[dict[str, Any]]] | None = None) -> dict[str, Any]:
+                  expect: list[list[dict[str, Any]]] | None = None,
+                  fold_chance: float | None = None) -> dict[str, Any]:
     """A whole script (a dict, deal-script.md) of ``hands`` clean hands of any game, from ``seed``.
 
     Stud (``hw_sim.random_stud``): ``button`` is the dealer's position, which does not move; 2 to
     8 seats. Draw games (``hw_sim.random_draw``): up to the game's maximum plus two (an over-full
     table), the button always at a seat dealt in. ``expect``, when given, receives each hand's
-    expected prompts (``GeneratedHand.expect``), in order.
+    expected prompts (``GeneratedHand.expect``), in order. ``fold_chance``: as :func:`random_hand`
+    (a low one takes more stud hands to a short 7th street).
 
     Fixed seats (``seats``, or 2 to 10 random ones): the first button is one of them at random
     and moves to the next seat clockwise after each hand (DEAL-004). ``vary_seats``: every hand
@@ -173,7 +178,7 @@ def random_script(seed: int, *, hands: int, game: str = "holdem", seats: Sequenc
             hand_seats, hand_button = list(fixed), button
             if game not in STUD_GAMES:  # (the dealer's position in stud stays put)
                 button = next_button(fixed, button)
-        generated = random_hand(rng, game=game, seats=hand_seats, button=hand_button)
+        generated = random_hand(rng, game=game, seats=hand_seats, button=hand_button, fold_chance=fold_chance)
         if expect is not None:
             expect.append(generated.expect)
         out.append(generated.hand())
