@@ -187,6 +187,39 @@ def random_script(seed: int, *, hands: int, game: str = "holdem", seats: Sequenc
             "noise": noise if noise is not None else {"seed": seed}, "hands": out}
 
 
+def random_mixed_script(seed: int, *, hands: int, rotation: Sequence[str], per: int,
+                        noise: dict[str, Any] | None = None,
+                        expect: list[list[dict[str, Any]]] | None = None) -> dict[str, Any]:
+    """A mixed game (MIXED-001): ``hands`` clean hands at one table, the game changing every
+    ``per`` hands through ``rotation`` (HORSE: holdem, omaha8, razz, stud, stud8). The table
+    seats as many players as every game of the rotation deals (2 to the least of their most
+    seats, no over-full draw table); the button moves clockwise after each hand of a game with
+    a button and stays put through stud. Every hand names its ``game``, ``seats`` and
+    ``button``; ``expect`` as :func:`random_script`.
+
+    >>> s = random_mixed_script(4, hands=5, rotation=["holdem", "razz"], per=2)
+    >>> [h["game"] for h in s["hands"]]
+    ['holdem', 'holdem', 'razz', 'razz', 'holdem']
+    """
+    if hands < 1 or per < 1 or not rotation:
+        raise ValueError("a mixed script has at least one hand, one game and one hand a game")
+    rng = random.Random(seed)
+    most = min(DRAW_TEMPLATES[g].max_players if g in DRAW_TEMPLATES else most_seats(g) for g in rotation)
+    seats = _random_seats(rng, most)
+    button = rng.choice(seats)
+    out = []
+    for number in range(hands):
+        game = rotation[number // per % len(rotation)]
+        generated = random_hand(rng, game=game, seats=seats, button=button)
+        if expect is not None:
+            expect.append(generated.expect)
+        out.append(generated.hand(game))
+        if game not in STUD_GAMES:
+            button = next_button(seats, button)
+    return {"format": 1, "game": rotation[0], "seats": list(seats), "button": out[0]["button"],
+            "noise": noise if noise is not None else {"seed": seed}, "hands": out}
+
+
 # -- a session: one table, players eliminated between hands ----------------------------------
 
 def random_session(seed: int, *, hands: int, game: str = "holdem", noise: dict[str, Any] | None = None,

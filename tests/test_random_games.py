@@ -18,7 +18,7 @@ import pytest
 
 from controller.cards import FULL_DECK
 from hw_sim.random_draw import DRAW_TEMPLATES, random_draw_hand, sitting_out
-from hw_sim.random_hands import most_seats, random_hand, random_script
+from hw_sim.random_hands import most_seats, random_hand, random_mixed_script, random_script
 from hw_sim.random_stud import random_stud_hand
 from hw_sim.script import parse_script
 from hw_sim.stud_oracle import bring_in, first_to_act, short_stub
@@ -409,3 +409,16 @@ def test_a_stud_hands_up_cards_are_public_and_its_down_cards_and_burns_secret():
     assert len(ups) == 4 * 4 and len(downs) == 3 * 4
     assert ups.isdisjoint(secrets) and downs | burns == secrets
     assert ups <= secret_cards(h.steps, "holdem")  # a card face up in a flop game is a mistake: still secret
+
+
+def test_a_mixed_script_changes_game_every_few_hands_and_each_hand_says_its_game():
+    horse = ["holdem", "omaha8", "razz", "stud", "stud8"]
+    expect: list = []
+    s = random_mixed_script(7, hands=12, rotation=horse, per=2, expect=expect)
+    assert [h["game"] for h in s["hands"]] == [g for g in horse for _ in range(2)] + ["holdem"] * 2
+    parsed = parse_script(json.dumps(s))
+    assert [h.game for h in parsed.hands] == [h["game"] for h in s["hands"]]
+    assert all(len(h["seats"]) <= 8 for h in s["hands"])  # stud deals eight at most
+    buttons = [h["button"] for h in s["hands"]]
+    assert buttons[4] == buttons[5] == buttons[6]  # razz: the button stays put (no button in stud)
+    assert len(expect) == 12 and all(e[0]["rule"] == "STUD-002" for e in expect[4:10])
