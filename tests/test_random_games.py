@@ -283,7 +283,7 @@ def draw_replay(game: str, h) -> int:
     rebuilt, rnd, i = 0, 0, k * len(order)
     for s in steps[:i]:
         t.play(s)
-    expect = [e for e in h.expect]
+    expect = list(h.expect)
     while i < len(steps):
         s = steps[i]
         if "discard" in s or s.get("press") == "round_done":  # a draw round
@@ -320,7 +320,7 @@ def draw_replay(game: str, h) -> int:
             for x, cards in thrown.items():
                 hands[x] = [c for c in hands[x] if c not in cards]
             assert all(len(hands[x]) == k for x in live)
-            assert stub_before >= 2
+            assert stub_before >= 2  # a burn and a bottom card were there for the round
             continue
         if "muck" in s:
             live.remove(int(s["muck"][5:]))
