@@ -6,13 +6,20 @@ FEIG client over an in-memory line, as the in-process harness drives it."""
 
 from __future__ import annotations
 
+import json
+import random
+
+import pytest
+
 from firmware_bridge.feig_client import FeigClient
 from controller.service.harness import _HostPort, _SimEnd
 from hw_sim.dealer import ScriptedDealer
-from hw_sim.decks import sim_uid
+from hw_sim.decks import card_of_uid, sim_uid
+from hw_sim.random_hands import random_hand
 from hw_sim.feig_reader import SimFeigReader
 from hw_sim.script import Noise, action_of, parse_script
 from hw_sim.setup import ANTENNA_OF, ZONES
+from tests.scenarios import expected_hand
 
 
 class _Daemon:
@@ -66,3 +73,32 @@ def test_discards_go_to_the_muck_and_a_restub_takes_cards_off_every_antenna():
     assert (seen[8]["As"], seen[8]["7h"], seen[8]["9s"], seen[8]["3d"]) == (None, None, None, "burn")  # gathered
     assert seen[9]["7h"] == "seat:2" and seen[9]["As"] is None  # dealt again from the new stub
     assert dealer.steps_done == 10
+
+
+def field(reader: SimFeigReader) -> dict[str, list[str]]:
+    """Each zone's cards as the reader's field holds them (sorted: the field has no order)."""
+    out = {}
+    for zone, antenna in ANTENNA_OF.items():
+        cards = sorted(card_of_uid(u)[1] for u in reader.tags_at(antenna))
+        if cards:
+            out[zone] = cards
+    return out
+
+
+@pytest.mark.parametrize("game,seed", [("draw27_triple", 2), ("razz", 3)])
+def test_a_generated_hand_with_rebuilt_stubs_leaves_the_field_the_script_describes(game, seed):
+    """A whole random hand whose stub is rebuilt (a full draw table; eight razz players to 7th
+    street), played by the dealer under noise: before the gather, the reader's field holds what
+    the script's steps say (tests.scenarios.expected_hand) and the gathered cards nowhere."""
+    seats = list(range(1, 9)) if game != "draw27_triple" else list(range(1, 7))
+    hand = random_hand(random.Random(seed), game=game, seats=seats, button=8 if game != "draw27_triple" else 6,
+                       fold_chance=0)
+    assert any("restub" in s for s in hand.steps)
+    reader, dealer = _table(seed)
+    steps = parse_script(json.dumps({"format": 1, "game": game, "seats": hand.seats, "button": hand.button,
+                                     "hands": [hand.hand()]})).hands[0].steps
+    for i, step in enumerate(steps[:-1], 1):
+        dealer.play_step(1, i, action_of(step))
+    want = expected_hand(hand.steps)
+    assert field(reader) == {z: sorted(c) for z, c in want["zones"].items()}
+    assert 52 - sum(len(c) for c in field(reader).values()) == want["stub_count"]
