@@ -134,7 +134,8 @@ def _actors(events: list[tuple[str, Any]]) -> dict[int, int]:
 def stud_to_hand(text: str, *, rng: random.Random) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """One PHH stud hand -> (a script hand ``{"seats", "button", "steps"}``, the prompts the
     history shows: ``STUD-002`` the bring-in's seat, ``STUD-004`` the first to act on each later
-    street with betting). See the module for the deal and the unknown cards."""
+    street dealt, ``"seats": None`` on a street without betting). See the module for the deal and
+    the unknown cards."""
     doc = _doc(text)
     game = STUD_VARIANTS[doc["variant"]]
     events, n = _read(doc)
@@ -206,10 +207,11 @@ def stud_to_hand(text: str, *, rng: random.Random) -> tuple[dict[str, Any], list
             for q in sorted(live_at[st]):
                 steps.append({"deal": mine[q][st - 1], "to": f"seat:{q}", **({"face_up": True} if st < 7 else {})})
     steps.append({"end": True})
-    expect: list[dict[str, Any]] = []
-    for st, p in sorted(actors.items()):
-        expect.append({"rule": "STUD-002", "street": 3, "seat": p} if st == 3 else
-                      {"rule": "STUD-004", "street": st, "seats": [p]})
+    # one prompt a street dealt; a street with no betting (all in) names no seat: the history
+    # does not say who would have acted first
+    expect: list[dict[str, Any]] = [{"rule": "STUD-002", "street": 3, "seat": actors.get(3)}]
+    expect += [{"rule": "STUD-004", "street": st, "seats": [actors[st]] if st in actors else None}
+               for st in sorted(live_at) if st > 3]
     return {"seats": list(range(1, n + 1)), "button": n, "steps": steps}, expect
 
 

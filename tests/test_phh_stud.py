@@ -99,9 +99,11 @@ def test_each_hand_deals_what_its_history_says_as_a_stud_dealer_would(loaded):
         assert [int(s["muck"][5:]) for s in steps if "muck" in s] == folds, rel
         want_zones = expected_hand(steps)
         assert want_zones["stub_count"] == 52 - len(cards), rel
-        # the expected prompts are the history's
+        # the expected prompts are the history's, one a street dealt (no seat without betting)
         actors = history_actors((PHH_DIR / rel).read_text())
-        assert [(e["street"], e.get("seat") or e["seats"][0]) for e in expect] == sorted(actors.items()), rel
+        assert [e["street"] for e in expect] == list(range(3, streets + 3)), rel
+        named = [(e["street"], e.get("seat") or e["seats"][0]) for e in expect if e.get("seats", True) is not None]
+        assert named == sorted(actors.items()), rel
 
 
 def test_the_guides_rules_agree_with_every_history(loaded):
@@ -156,3 +158,10 @@ def test_what_is_not_a_stud_hand_is_refused():
     with pytest.raises(PhhError, match="As appears twice"):
         stud_to_hand('variant = "F7S"\nstarting_stacks = [1, 1]\nactions = ["d dh p1 AsKsQs", "d dh p2 AsJsTs"]\n',
                      rng=random.Random())
+
+
+def test_a_street_without_betting_is_expected_to_prompt_but_names_no_seat():
+    _, expect = stud_to_hand((PHH_DIR / f"{WSOP}03-50-24.phh").read_text(), rng=random.Random(0))
+    assert expect == [{"rule": "STUD-002", "street": 3, "seat": 2},
+                      {"rule": "STUD-004", "street": 4, "seats": [1]}, {"rule": "STUD-004", "street": 5, "seats": [2]},
+                      {"rule": "STUD-004", "street": 6, "seats": [1]}, {"rule": "STUD-004", "street": 7, "seats": None}]
