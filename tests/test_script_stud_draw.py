@@ -95,3 +95,14 @@ def test_a_bad_game_of_a_hand_is_refused_naming_the_hand():
     with pytest.raises(ScriptError) as info:
         parse_script(bad)
     assert str(info.value).startswith("hand 2: unknown game 'omaha9' (games: holdem")
+
+
+def test_the_text_report_lists_each_prompt_after_the_alerts():
+    from controller.service.simulate import format_report
+
+    report = {"hands": [{"button": 8, "zones": {"seat:1": ["As"]}, "stub_count": 51, "alerts": [],
+                         "prompts": [{"code": "stud.bring_in", "rule": "STUD-002", "seat": 3, "step": 24,
+                                      "text": "bring-in: seat 3, the deuce of clubs"}]}]}
+    assert format_report(report).splitlines() == [
+        "hand 1  button 8  stub 51", "  seat:1   As",
+        "  > stud.bring_in (STUD-002) seat 3 at step 24: bring-in: seat 3, the deuce of clubs"]
