@@ -32,6 +32,9 @@ class Alert:
     seat: int | None = None
     card: str | None = None
     hand: int | None = None
+    #: the dealer of the hand (or, between hands, of the table) it was raised in, when the floor
+    #: named one (RELIEF-003: the down's log); left out of its dict when None
+    dealer: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,7 +119,17 @@ Effect = Alert | Prompt | CardPlaced | CardLeft | Figures | HandStarted | HandFi
 
 
 def effect_to_dict(effect: Effect) -> dict[str, Any]:
+    """The effect as JSON values, its type under ``"type"``; an alert's dealer only when named
+    (messages of tables that name none stay as they were).
+
+    >>> effect_to_dict(Alert(1.0, "floor.call", "floor", "the dealer calls the floor", dealer="Ann Lee"))["dealer"]
+    'Ann Lee'
+    >>> "dealer" in effect_to_dict(Alert(1.0, "floor.call", "floor", "the dealer calls the floor"))
+    False
+    """
     d = asdict(effect)
+    if d.get("dealer", 0) is None:
+        del d["dealer"]
     d["type"] = type(effect).__name__
     return d
 
