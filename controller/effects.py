@@ -143,4 +143,6 @@ def alert_to_dict(alert: Alert) -> dict[str, Any]:
         d["card"] = alert.card
     d["message"] = alert.message
     d["ts"] = alert.ts
+    if alert.dealer is not None:  # (RELIEF-003: the down's log; records of tables naming none unchanged)
+        d["dealer"] = alert.dealer
     return d
