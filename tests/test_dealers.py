@@ -136,3 +136,12 @@ def test_a_dealer_name_no_input_would_take_is_refused_in_a_state(where, value):
     state["table"][where] = value
     with pytest.raises(StateError, match=f"state.table.{where}"):
         Table.from_state(state, SETTINGS)
+
+
+def test_tablectl_history_lists_each_hands_dealer():
+    from controller.service.history import line_of
+
+    f = Feeder()
+    name(f, "Ann Lee")
+    deal_clean_hand(f)
+    assert "  stub 38  dealer Ann Lee  alerts: none" in line_of(finish(f))

@@ -125,12 +125,16 @@ def test_a_foul_card_shows_acknowledged_reaches_the_table_and_every_browser(setu
 
 
 def test_the_technician_and_the_viewer_never_receive_a_card(setup):
+    """The technician sees a deck fault's code and rule id (a code is not a card: docs/decisions.md,
+    "What the technician sees"), never its card, its message or a UID; the viewer no alert."""
     floor, table, browser, person = setup
     tom, vic = person("tom"), person("vic")
     seq = table.foul_card("Jc", seat=6)
     table.state(hand=21, stub_count=30)
     item = tom.page.wait_for_selector(f'li[data-alert="main/t7#{seq}"]')
     assert "DECK-006" in item.inner_text() and "seat 6" in item.inner_text()
+    assert "deck.foreign_card" in item.inner_text()  # the deck fault's code, on the page
+    assert any('"code": "deck.foreign_card"' in r and f'"seq": {seq}' in r for r in tom.received)  # and its frame
     assert tom.page.query_selector("button.ack") is None  # a technician does not acknowledge
     # (no wait_for_function: the page's Content-Security-Policy forbids evaluating a string)
     for w in (vic, tom):
@@ -143,6 +147,7 @@ def test_the_technician_and_the_viewer_never_receive_a_card(setup):
         assert w.received, "nothing recorded"
         for r in w.received:
             assert not has_card(r, "Jc") and not has_card(r, "7h") and '"card"' not in r and '"uid"' not in r, r
+            assert "is not a card of deck" not in r  # (the alert's message names the card)
     assert any("DECK-006" in r for r in tom.received)
 
 
@@ -291,6 +296,9 @@ def test_the_real_daemon_a_foul_card_acknowledged_from_the_page_is_journalled_wi
     assert not has_card(seen["tom"], "2h@B") and "DECK-006" in seen["tom"]
     assert "acknowledged by floor:maria" in seen["ana"]
     assert not any(has_card(r, "2h") for r in tom.received)  # (2h@B included: "@" ends a word)
+    # the technician saw the real deck fault's code, never a tag's UID (16 hex digits) anywhere
+    assert "deck.wrong_deck" in seen["tom"] and any("deck.wrong_deck" in r for r in tom.received)
+    assert not any(re.search(r"(?i)(?<![0-9a-f])[0-9a-f]{16}(?![0-9a-f])", r) for r in tom.received)
     assert seen["bad"] == {"ok": False, "error": "dealer: the name must hold printable characters only "
                                                  "(no control character, tab or new line)"}
     assert seen["named"] == {"ok": True}
