@@ -172,8 +172,9 @@ def test_the_hands_page_finds_a_hand_by_card_and_shows_its_zones(setup):
     table.hand(record={"hand": 29, "game": "holdem", "zones": {"seat:1": ["8s", "8d"]}, "alerts": [], "stub_count": 30})
     table.hand(record={"hand": 30, "game": "holdem", "zones": {"seat:1": ["9s", "9d"], "burn": ["2d", "5h"],
                                                                "board": ["Ts", "Jd", "Qc", "4s"]},
-                       "alerts": [{"rule": "BURN-003", "code": "burn.missing", "message": "no burn before the river"}],
-                       "stub_count": 30})
+                       "alerts": [{"rule": "BURN-003", "code": "burn.missing", "message": "no burn before the river",
+                                   "ts": 1767225642.5}],
+                       "started": 1767225600.0, "stub_count": 30, "down": 3})
     page = person("maria").context.new_page()  # (a second tab of the floor's session: the room's stays)
     page.set_default_timeout(TIMEOUT_MS)
     try:
@@ -188,6 +189,7 @@ def test_the_hands_page_finds_a_hand_by_card_and_shows_its_zones(setup):
         assert box.inner_text().split() == ["board", "Ts", "Jd", "Qc", "4s"]
         text = page.inner_text("#hand")
         assert "9s 9d" in text and "2d 5h" in text and "BURN-003" in text and "intact" in text and "30" in text
+        assert "+42.5 s · BURN-003 · burn.missing" in text  # (when in the hand it came)
         page.fill("#q-card", "8h")
         page.click("#q-go")
         wait_until(lambda: not page.query_selector_all("tr.hand-row"), 10, what="no hand found")

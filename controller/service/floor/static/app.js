@@ -102,7 +102,7 @@
     li.append(el("span", "time", when(a.ts)));
     if (a.card) li.append(el("span", "card", a.card));
     li.append(el("span", "meaning", (a.meaning || "") + (a.message ? ": " + a.message : "")));
-    li.append(el("span", "code", a.code));
+    li.append(el("span", "code", a.code + (a.dealer ? " · dealer " + a.dealer : "")));
     if (a.acked_by) {
       li.append(el("span", "acked-by", "acknowledged by " + a.acked_by + " at " + when(a.acked_at)));
     } else if (role === "floor") {
