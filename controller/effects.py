@@ -22,7 +22,9 @@ AUDIENCES: tuple[str, ...] = ("public", "dealer", "floor")
 @dataclass(frozen=True, slots=True)
 class Alert:
     """Something a person must know. ``code`` is a stable dotted name whose first part is the
-    family (``misdeal``, ``deck``, ``device`` ...); ``rule`` the RULES.md id, if any."""
+    family (``misdeal``, ``deck``, ``device`` ...); ``rule`` the RULES.md id, if any; ``count``
+    the figure that matters to the dealer (how many cards ``seat`` is short, over or owed: a
+    count, never a card), if any. Alerts written before it existed have none (unknown)."""
 
     ts: float
     code: str
@@ -32,6 +34,7 @@ class Alert:
     seat: int | None = None
     card: str | None = None
     hand: int | None = None
+    count: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +131,8 @@ def alert_to_dict(alert: Alert) -> dict[str, Any]:
         d["seat"] = alert.seat
     if alert.card is not None:
         d["card"] = alert.card
+    if alert.count is not None:
+        d["count"] = alert.count
     d["message"] = alert.message
     d["ts"] = alert.ts
     return d
