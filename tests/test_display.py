@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from controller.display import (LAYOUTS, WIDEST, lines_for, names_a_card, placeholders, render,
-                                text_table)
+from controller.display import (LAYOUTS, WIDEST, DisplayTextError, lines_for, names_a_card, parse_table,
+                                placeholders, render, text_table)
 from controller.effects import Alert, Figures, HandStarted
 from controller.prompts import PromptBoard
 
@@ -57,8 +57,8 @@ def test_every_text_fits_its_layout_at_its_widest(layout: str) -> None:
     t = text_table()
     lay = t.layouts[layout]
     widest: dict[str, int | None] = dict(WIDEST)
-    # at their widest, and each unknown in turn (an alert without a count: other words)
-    for values in [widest, *({**widest, name: None} for name in widest)]:
+    # at their widest, and with the count unknown (an alert from before counts: other words)
+    for values in (widest, {**widest, "count": None}):
         for code in [*t.prompts, None]:
             for between in (False, True):
                 lines = lines_for(code, values, layout, between=between)
@@ -79,6 +79,10 @@ def test_placeholders_are_counts_and_seats_only() -> None:
     used = {p for row in t.prompts.values() for alts in row.values() for text in alts for p in placeholders(text)}
     used |= {p for text in t.common.values() for p in placeholders(text)}
     assert used <= set(WIDEST) and "card" not in WIDEST and "message" not in WIDEST and "count" in used
+    with pytest.raises(DisplayTextError, match=r'\[prompt."x.y"\] title: an empty list'):
+        parse_table({"prompt": {"x.y": {"title": [], "action": "", "detail": ""}}})
+    with pytest.raises(DisplayTextError, match=r"x.y.title: unknown placeholder \['card'\]"):
+        parse_table({"prompt": {"x.y": {"title": ["s{seat}", "{card}"], "action": "", "detail": ""}}})
 
 
 def test_the_screens_of_a_hand_from_the_prompt_model() -> None:
