@@ -35,7 +35,7 @@ from typing import Any
 
 #: The version of the state written by this release. A change to what the state holds bumps
 #: it, and :func:`migrate` learns to bring the previous version's states up to it.
-STATE_VERSION = 4
+STATE_VERSION = 5
 
 MAX_DEPTH = 48  # nesting: the deepest real state is about 8
 MAX_STR = 65536  # an alert's message is the longest string
@@ -409,16 +409,26 @@ def _timers_on_the_monotonic_clock(state: dict[str, Any]) -> dict[str, Any]:
 MIGRATIONS[2] = _timers_on_the_monotonic_clock
 
 
+def _alerts_with_a_count(state: dict[str, Any]) -> dict[str, Any]:
+    """Version 3 -> 4 (issue 15): an alert (and the finding it comes from) says how many cards
+    its seat is short, over or owed (``count``, for the dealer's display: ``seat 4 short 1``).
+    A version 3 alert does not say: null, unknown (the display words it without the figure)."""
+    return add_field(add_field(state, "count", None, obj="Alert"), "count", None, obj="Finding")
+
+
+MIGRATIONS[3] = _alerts_with_a_count
+
+
 def _no_dealer_named(state: dict[str, Any]) -> dict[str, Any]:
-    """Version 3 -> 4 (issue 14): who deals (RELIEF-003). The table's ``dealer`` and the name
-    waiting for the next relief (``_next_dealer``), and each hand's ``dealer``: a version 3
+    """Version 4 -> 5 (issue 14): who deals (RELIEF-003). The table's ``dealer`` and the name
+    waiting for the next relief (``_next_dealer``), and each hand's ``dealer``: a version 4
     table never had one named, so none (an alert's ``dealer`` has its default, None)."""
     add_field(state, "dealer", None)
     add_field(state, "_next_dealer", None)
     return add_field(state, "dealer", None, obj="Hand")
 
 
-MIGRATIONS[3] = _no_dealer_named
+MIGRATIONS[4] = _no_dealer_named
 
 
 def add_field(state: dict[str, Any], name: str, value: Any, *, obj: str = "table") -> dict[str, Any]:

@@ -564,7 +564,8 @@ class Table:
             return
         self._alert(out, Alert(ts=finding.ts if finding.ts is not None else ts, code=finding.code,
                                audience=finding.audience, message=finding.message, rule=finding.rule,
-                               seat=finding.seat, card=finding.card, hand=hand.number if hand else None))
+                               seat=finding.seat, card=finding.card, hand=hand.number if hand else None,
+                               count=finding.count))
 
     def _flag_once(self, out: list[Effect], ts: float, hand: Hand, finding: Finding | None, key: str) -> None:
         if finding is not None and (finding.code, key) not in hand.flagged:

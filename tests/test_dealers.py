@@ -114,25 +114,26 @@ def test_a_bad_name_is_refused_saying_what_is_wrong(bad, error):
     assert check_dealer_name(" Ann  Lee #4021 ") == "Ann Lee #4021"  # (spaces tidied; what is kept)
 
 
-# -- the table's state: version 4 names the dealers; version 3 migrates with none -------------------
-def test_the_state_written_by_release_4_loads_with_its_dealers():
-    state = json.loads((DATA / "v4-mid-hand.json").read_text())
-    assert state["version"] == 4 == STATE_VERSION
+# -- the table's state: version 5 names the dealers; versions 3 and 4 migrate with none -------------------
+def test_the_state_written_by_release_5_loads_with_its_dealers():
+    state = json.loads((DATA / "v5-mid-hand.json").read_text())
+    assert state["version"] == 5 == STATE_VERSION
     table = Table.from_state(state, SETTINGS)
     assert (table.dealer, table._next_dealer) == ("Ann Lee", "Bo Chen")
     assert table.hand is not None and table.hand.dealer == "Ann Lee"
     assert [a.dealer for a in table.hand.alerts if a.code == "floor.call"] == ["Ann Lee"]
 
 
-def test_a_release_3_state_migrates_with_no_dealer_named():
-    table = Table.from_state(json.loads((DATA / "v3-mid-hand.json").read_text()), SETTINGS)
+@pytest.mark.parametrize("release", [3, 4])
+def test_an_earlier_state_migrates_with_no_dealer_named(release):
+    table = Table.from_state(json.loads((DATA / f"v{release}-mid-hand.json").read_text()), SETTINGS)
     assert (table.dealer, table._next_dealer) == (None, None)
     assert table.hand is not None and table.hand.dealer is None
 
 
 @pytest.mark.parametrize(("where", "value"), [("dealer", "Ann\nLee"), ("_next_dealer", " Bo"), ("dealer", 7)])
 def test_a_dealer_name_no_input_would_take_is_refused_in_a_state(where, value):
-    state = json.loads((DATA / "v4-mid-hand.json").read_text())
+    state = json.loads((DATA / "v5-mid-hand.json").read_text())
     state["table"][where] = value
     with pytest.raises(StateError, match=f"state.table.{where}"):
         Table.from_state(state, SETTINGS)

@@ -489,6 +489,8 @@ def check_display(display: Any, ident: Identity, *, importer: Callable[[str], st
     ``ident``. Whether the display answers is the daemon's to say (``device.display_offline``)."""
     if display is None:
         return [Check("note", "display: no [display] in the configuration: not checked")]
+    if display.sim_cable is not None:
+        return [Check("note", f"display: simulated ([display] sim_cable = {display.sim_cable}): no bus to check")]
     why = [w for w in (importer(DISPLAY_PACKAGES[display.kind]), importer("smbus2")) if w]
     if why:
         return [Check("fail", f"display: {display.kind}: {'; '.join(why)}", DISPLAY_EXTRA)]
