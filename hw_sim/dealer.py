@@ -302,8 +302,8 @@ class ScriptedDealer:
             t0 = self.clock()
             cable = getattr(self.daemon, "display_cable", None)
             if cable is None:
-                raise SimulationError(f"hand {hand_no}, step {index}: the display's cable is pulled in process "
-                                      f"only (the tests' harness): tablectl simulate has no I2C bus")
+                raise SimulationError(f"hand {hand_no}, step {index}: the display's cable is pulled, but this "
+                                      f"table has no simulated display")
             plugged = isinstance(action, sc.Plug)
             cable(plugged)
             code = "device.display_online" if plugged else "device.display_offline"

@@ -164,7 +164,8 @@ def assert_display_keeps_secrets(script: dict, played: Played, secrets: dict[int
     for (hand, step), state in played.screens:
         assert not (state.code or "").startswith("deck.") or state.code in ("deck.new_setup", "deck.not_rotated"), \
             f"hand {hand}, step {step}: a deck fault reached the dealer's console: {state.code}"
-        key = (state.code, state.prompt_seat, state.hand, state.seat, state.between, state.waiting, state.figures)
+        key = (state.code, state.prompt_seat, state.prompt_count, state.hand, state.seat, state.between,
+               state.waiting, state.figures)
         if key in seen:  # (the same screen again: words are a function of these)
             continue
         seen.add(key)
@@ -216,10 +217,11 @@ def deal_and_check(script: dict, expect: list[list[dict]]) -> dict:
     return report
 
 
-def play(script: dict, *, console: bool = True) -> dict:
+def play(script: dict, *, console: bool = True, wire: bool = False) -> dict:
     """Deal ``script`` in process; check that nothing secret reached a public output; return
-    the report (deal-script.md)."""
-    played = harness_play(script, console=console)
+    the report (deal-script.md). The reader's records skip the FEIG frames unless ``wire``
+    (the harness's quick path: the same report, tests/test_harness.py checks it)."""
+    played = harness_play(script, console=console, wire=wire)
     assert played.screens or not console, "the console showed nothing: the display's check would be empty"
     assert_nothing_secret_public(script, played)
     PLAYED["scripts"] += 1
