@@ -31,6 +31,7 @@ class Hand:
         self.seats = seats
         self.button = button
         self.started = started
+        self.dealer: str | None = None  # who deals it (RELIEF-003), when the floor named them
         self.order = deal_order(seats, button)
         self.positions: Positions = positions or initial_positions(seats, button)
         self.zones: dict[str, list[str]] = {}  # zone -> uids in arrival order
@@ -205,6 +206,7 @@ class Hand:
                        "bb": self.positions.bb},
             "started": self.started,
             "ended": ended,
+            **({"dealer": self.dealer} if self.dealer is not None else {}),
             "zones": self.zone_labels(),
             "stub_count": self.stub_count,
             "alerts": [alert_to_dict(a) for a in self.alerts],

@@ -45,6 +45,7 @@
     row("seats", (rec.seats || []).join(", "));
     row("button", rec.button);
     row("dealer", body.dealer);
+    row("down", rec.down);
     row("stub count", rec.stub_count);
     row("deck", rec.deck);
     row("hand chain", body.chain_problems.length ? "BROKEN: " + body.chain_problems.join("; ") : "intact");
@@ -59,11 +60,15 @@
     box.append(zones);
     if (rec.showdown) box.append(showdown(rec.showdown));
     const alerts = el("ol", "hand-alerts");
+    // each alert and prompt with when it came in the hand (seconds after its first card)
+    const at = (x) => (typeof x.ts === "number" && typeof rec.started === "number")
+      ? "+" + (x.ts - rec.started).toFixed(1) + " s" : null;
     (rec.alerts || []).forEach((a) => {
-      alerts.append(el("li", "", [a.rule, a.code, a.message].filter(Boolean).join(" · ")));
+      alerts.append(el("li", "", [at(a), a.rule, a.code, a.seat ? "seat " + a.seat : null, a.message]
+        .filter(Boolean).join(" · ")));
     });
     (rec.prompts || []).forEach((p) => {
-      alerts.append(el("li", "prompt", [p.rule, p.code, p.message].filter(Boolean).join(" · ")));
+      alerts.append(el("li", "prompt", [at(p), p.rule, p.code, p.message].filter(Boolean).join(" · ")));
     });
     box.append(alerts);
   }
