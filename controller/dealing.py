@@ -103,9 +103,8 @@ class Dealing(Roster):
                         self._stub_count_due(ts, hand, out)
                 else:
                     out.append(CardPlaced(ts, hand.number, uid, label, zone, came_from, "floor"))
-                if came_from is None and hand.game_def.family == "stud" and hand.kind == "hand" \
-                        and seat_of(zone) is not None:
-                    self._stud_prompts(ts, hand, out)
+                if hand.kind == "hand" and hand.game_def.family == "stud":
+                    self._stud_prompts(ts, hand, out)  # (a card from the burns on 7th counts too)
             if hand.exposure_waiting is not None and prev is None and seat_of(zone) is not None:
                 pressed_at = hand.exposure_waiting[1]
                 hand.exposure_waiting = None  # the card the press was for is in: judge it now
@@ -234,7 +233,9 @@ class Dealing(Roster):
         """A burn (one before each of 4th-7th street) or the one community card of a short stub
         (STUD-008) in a stud hand: there is no board otherwise."""
         if zone == Zone.BURN:
-            self._flag(out, ts, hand, stud.on_burn(hand))
+            if not _short_stub(hand):  # (after a rebuild the burn may be an old one: STUD-007/008)
+                self._flag(out, ts, hand, stud.on_burn(hand))
+            hand.board.burns_total += 1
         elif not _prompted(hand, "STUD-008") or hand.count("board") > 0:
             self._flag(out, ts, hand, Finding("deal.stud_board_card", "STUD-008",
                                               "a card in the middle: stud deals one only when the stub is short "
@@ -243,18 +244,26 @@ class Dealing(Roster):
     def _stud_prompts(self, ts: float, hand: Hand, out: list[Effect]) -> None:
         """After a seat's card in stud: the bring-in once 3rd street is out (STUD-002), the stub
         check once 6th street is (STUD-006..008). Each once a hand."""
-        if hand.hole_dealt == hand.hole_target and not _prompted(hand, "STUD-002"):
+        if hand.hole_dealt >= hand.hole_target and not _prompted(hand, "STUD-002"):
             seat = stud.bring_in_seat(hand)
             if seat is not None:
                 card = stud.up_cards(hand, seat)[0]
                 which = "highest" if hand.game_def.bring_in == "high" else "lowest"
                 self._prompt(out, ts, hand, Finding("deal.bring_in", "STUD-002",
                                                     f"seat {seat} brings in: {card}, the {which} card showing", seat))
-        elif (pairs := stud.open_pairs(hand)) and not _prompted(hand, "STUD-005"):
+        if (pairs := stud.open_pairs(hand)) and not _prompted(hand, "STUD-005"):
             self._prompt(out, ts, hand, Finding("deal.open_pair", "STUD-005",
                                                 f"open pair on 4th street (seat {pairs[0]}): the big bet is allowed",
                                                 pairs[0]))
-        elif stud.sixth_street_out(hand) and not _prompted(hand, "STUD-006"):
+        street = stud.first_to_act_due(hand)
+        if street is not None:
+            seat = stud.stud_first_to_act(hand)
+            if seat is not None:
+                words = stud.showing_words(stud.up_cards(hand, seat))
+                self._prompt(out, ts, hand, Finding("deal.first_to_act", "STUD-004",
+                                                    f"{hand.game_def.streets[street].name} street: seat {seat} "
+                                                    f"acts first ({words} showing)", seat))
+        if stud.sixth_street_out(hand) and not _prompted(hand, "STUD-006"):
             # STUD-006: counted every time (STUD_SHORT_STUB_MIN: "compute always"), prompted if short
             players, stub_now = len(hand.live_seats()), hand.stub_count
             hand.notes.append(f"STUD-006: stub {stub_now} before 7th street; "
@@ -332,6 +341,8 @@ class Dealing(Roster):
             elif zone == "board" and (hand.board.premature is not None or hand.board.extra):
                 hand.take_off(uid)
                 hand.board.on_leave(uid, None)
+            elif zone == "burn" and _short_stub(hand):
+                hand.take_off(uid)  # gathered into the rebuilt stub (STUD-007/008): counted back in
         hand.left.clear()
 
     def _start_hand(self, ts: float, out: list[Effect]) -> Hand:
@@ -341,6 +352,7 @@ class Dealing(Roster):
         self._redeal = None
         hand = Hand(number, self.settings.game, self.settings.hole_cards, seats, pos.button, ts,
                     positions=pos)
+        hand.dealer = self.dealer
         if self._highcard:
             self._highcard = False
             hand.kind = "highcard"

@@ -107,6 +107,9 @@ class DeckGuard(DeviceHealth):
         reason = "relief" if ev.name == Pad.RELIEF else (ev.reason or "setup")
         if ev.name == Pad.RELIEF:
             self.stub.relief()  # STUB-002: a new down, a new count
+            # RELIEF-003: the incoming dealer deals from the next hand, by the name the floor
+            # entered ahead; a relief nobody was named for leaves the down's dealer unknown
+            self.dealer, self._next_dealer = self._next_dealer, None
         else:
             self.stub.new_deck(self._next_hand_number())  # STUB-001: a new deck needs no count at once
         if reason in ("marked", "damaged") and rack.in_play is not None:

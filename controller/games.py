@@ -203,9 +203,9 @@ GAMES: tuple[Game, ...] = (
     # DRAW-001's table gives ADUCI/BADUCI no maximum: triple draw's six (DEAL-012) is taken
     _draw("badeucy", "Badeucy", 5, 3, 6, source="DRAW-001..005, EVAL-007; " + _S001 + "LOWBALL HYBRIDS (BADUCI)"),
     _draw("badacey", "Badacey", 5, 3, 6, source="DRAW-001..005, EVAL-007; " + _S001 + "LOWBALL HYBRIDS (ADUCI)"),
-    # five-card draw: no seed describes it; the lowball template (five down, one draw) with the
-    # button games' ten seats less the cards: 5n + 1 burn leaves room for six players' draws
-    _draw("draw5", "Five-card draw", 5, 1, 6, source="DRAW-001 (single draw's template); no seed section"),
+    # five-card draw: no seed describes it; single-draw lowball's template (five down, one draw)
+    # and its seven seats (as the simulator's random hands deal it)
+    _draw("draw5", "Five-card draw", 5, 1, 7, source="DRAW-001 (single draw's template); no seed section"),
 )
 _BY_NAME = {g.name: g for g in GAMES}
 

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from controller.effects import Effect
-from controller.events import ButtonPress, TableSetup
+from controller.events import ButtonPress, DealerNamed, TableSetup
 from controller.pads import Pad
 from controller.positions import Positions, initial_positions, late_entry_waits, next_positions
 from controller.rules import Finding
@@ -95,6 +95,18 @@ class Roster(DeckGuard):
             if seat not in self._plan()[0]:
                 self._flag(out, ev.ts, None, Finding("deal.seat_waits", "DEAL-006",
                                                      f"seat {seat} waits for the button to pass", seat))
+
+    def _on_dealer(self, ev: DealerNamed) -> list[Effect]:
+        """The floor names a dealer (RELIEF-003): now, or at the next relief press. A hand in
+        progress keeps its dealer (RELIEF-001: the outgoing dealer finishes it); one that has
+        none yet (the first name of a shift, given mid-hand) takes this one."""
+        if ev.at_relief:
+            self._next_dealer = ev.name
+            return []
+        self.dealer = ev.name
+        if self.hand is not None and self.hand.dealer is None:
+            self.hand.dealer = ev.name
+        return []
 
     def _on_setup(self, ev: TableSetup) -> list[Effect]:
         """The floor sets the seats (and the button, or lets the daemon move it). Without a

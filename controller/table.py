@@ -23,8 +23,8 @@ from typing import Any
 
 from controller.dealing import Dealing
 from controller.effects import Alert, Effect
-from controller.events import (ButtonPress, DeckSetup, DeviceStatus, Event, ReaderCycle, ShufflerReport,
-                               ShufflerStatus, TableSetup, Tick)
+from controller.events import (ButtonPress, DealerNamed, DeckSetup, DeviceStatus, Event, ReaderCycle,
+                               ShufflerReport, ShufflerStatus, TableSetup, Tick)
 from controller.pads import Pad
 from controller.registry import DeckRegistry
 from controller.settings import TableSettings
@@ -44,6 +44,7 @@ class Table(Dealing):
             ShufflerStatus: self._on_shuffler_status,
             DeckSetup: self._on_deck_setup,
             Tick: self._on_tick,
+            DealerNamed: self._on_dealer,
         }
 
     # -- the one entry point -------------------------------------------------------------

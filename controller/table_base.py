@@ -17,6 +17,7 @@ table's fields as before the split: same names, same JSON (no STATE_VERSION chan
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from controller.deck_rack import DeckRack, pair_of
@@ -64,6 +65,9 @@ class TableBase:
         self.hand: Hand | None = None
         self.hands_finished = 0
         self.last_record: dict[str, Any] | None = None
+        # the roster: who deals (RELIEF-003)
+        self.dealer: str | None = None  # who deals the next hand: the floor names them
+        self._next_dealer: str | None = None  # named ahead: dealing from the next relief press
         self.devices_offline: set[str] = set()  # device health
         self._pending_alerts: list[Alert] = []  # raised between hands; kept for the next hand
         self._figures_key: tuple[Any, ...] | None = None
@@ -75,6 +79,9 @@ class TableBase:
 
     # -- alerts ----------------------------------------------------------------------------
     def _alert(self, out: list[Effect], alert: Alert) -> None:
+        dealer = self.hand.dealer if self.hand is not None else self.dealer
+        if dealer is not None:  # RELIEF-003: the down's log names its alerts' dealer
+            alert = replace(alert, dealer=dealer)
         if self.hand is not None:
             self.hand.alerts.append(alert)
         else:
@@ -88,7 +95,8 @@ class TableBase:
             return
         self._alert(out, Alert(ts=finding.ts if finding.ts is not None else ts, code=finding.code,
                                audience=finding.audience, message=finding.message, rule=finding.rule,
-                               seat=finding.seat, card=finding.card, hand=hand.number if hand else None))
+                               seat=finding.seat, card=finding.card, hand=hand.number if hand else None,
+                               count=finding.count))
 
     def _prompt(self, out: list[Effect], ts: float, hand: Hand, finding: Finding) -> None:
         """A routine instruction to the dealer, kept in the hand's record: a Prompt, not an

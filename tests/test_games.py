@@ -28,7 +28,7 @@ TEMPLATES = [
     ("badugi", 4, 4, 3, 3, 0, 8),
     ("badeucy", 5, 5, 3, 3, 0, 6),
     ("badacey", 5, 5, 3, 3, 0, 6),
-    ("draw5", 5, 5, 1, 1, 0, 6),
+    ("draw5", 5, 5, 1, 1, 0, 7),  # as single draw: no seed gives five-card draw
 ]
 
 

@@ -113,15 +113,16 @@ def short_stub(*, stub: int, players: int, burns: int, method: str = "001") -> F
 
 
 # -- the stud deal, street by street (STUD-001), read off the hand's counts ---------------------
-# Nothing here is kept in the hand: the street is the number of burns (each of 4th-7th comes
-# after one), and a seat's cards are what lies at its antenna, so a state needs no new field.
+# Nothing new is kept in the hand: the street is the number of burns dealt (each of 4th-7th
+# comes after one; the board's count of every burn, ``BoardState.burns_total``, which burns
+# gathered into a rebuilt stub do not undo), and a seat's cards are what lies at its antenna.
 def street_index(hand: Hand) -> int:
     """The street under way: 0 for 3rd street, then one more for each burn, at most 7th's; or
     the next street, if a seat already holds one of its cards (a street dealt without its burn,
     or 7th street dealt from a rebuilt stub with none: STUD-007)."""
     game = hand.game_def
     last = len(game.streets) - 1
-    k = min(hand.count("burn"), last)
+    k = min(hand.board.burns_total, last)
     if k < last:
         due, zones = game.cards_after[k], hand.zones
         if any(len(zones.get(seat_zone(s), ())) > due for s in hand.order):
@@ -185,9 +186,56 @@ def bring_in_seat(hand: Hand) -> int | None:
     return bring_in(up, hand.game_def) if up else None
 
 
-#: The ranking of showing hands (STUD-004), given by the showdown's evaluator when it is loaded;
-#: None until then, and the table names no first seat after 3rd street.
-SHOWING_RANK: dict[str, ShowingRank] = {}
+def _shape(cards: Sequence[str], ranks: Mapping[str, int]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """A showing hand's groups: how many of each rank, most first, and those ranks, highest
+    first within a size (four cards or fewer make no straight or flush: quads, trips, two pair,
+    a pair, high cards)."""
+    counts: dict[int, int] = {}
+    for c in cards:
+        v = ranks[c[0].upper()]
+        counts[v] = counts.get(v, 0) + 1
+    groups = sorted(counts.items(), key=lambda rc: (rc[1], rc[0]), reverse=True)
+    return tuple(n for _, n in groups), tuple(r for r, _ in groups)
+
+
+def best_showing(cards: Sequence[str]) -> tuple[int, ...]:
+    """Stud and stud 8 (STUD-004): the best showing high hand acts first.
+
+    >>> best_showing(["7c", "7d"]) > best_showing(["Ac", "Kd"]) > best_showing(["Qc", "Jd"])
+    True
+    """
+    shape, ranks = _shape(cards, RANK_HIGH)
+    return (*shape, 0, *ranks)
+
+
+def lowest_showing(cards: Sequence[str]) -> tuple[int, ...]:
+    """Razz (STUD-004): the lowest showing hand acts first, the ace low, any pair worse than none.
+
+    >>> lowest_showing(["Qc", "Jd"]) > lowest_showing(["Kc", "2d"]) > lowest_showing(["2c", "2d"])
+    True
+    """
+    shape, ranks = _shape(cards, RANK_LOW)
+    return (*(-n for n in shape), 0, *(-r for r in ranks))
+
+
+#: The ranking of showing hands (STUD-004) per game: a key, higher for the hand that acts first.
+#: The core's own (a showing hand of four cards or fewer ranks by its groups alone); an
+#: evaluator may put its own here.
+SHOWING_RANK: dict[str, ShowingRank] = {"stud": best_showing, "stud8": best_showing, "razz": lowest_showing}
+
+
+def showing_words(cards: Sequence[str]) -> str:
+    """What the dealer announces of a showing hand: its pair or made hand, else its high cards.
+
+    >>> showing_words(["7c", "Kd", "7h"]), showing_words(["Qc", "6d"]), showing_words(["5s", "5d", "9c", "9h"])
+    ('a pair', 'Q-6', 'two pair')
+    """
+    shape, _ = _shape(cards, RANK_HIGH)
+    made = {(4,): "four of a kind", (3,): "three of a kind", (2, 2): "two pair", (2,): "a pair"}
+    for head, words in made.items():
+        if shape[: len(head)] == head:
+            return words
+    return "-".join(sorted((c[0].upper() for c in cards), key=lambda r: -RANK_HIGH[r]))
 
 
 def stud_first_to_act(hand: Hand) -> int | None:
@@ -223,7 +271,7 @@ def on_seat_card(hand: Hand, seat: int, *, restubbed: bool = False) -> Finding |
 
 def on_burn(hand: Hand) -> Finding | None:
     """A burn (before it is counted): a second one before any card of its street (BURN-001)."""
-    burns = hand.count("burn")
+    burns = hand.board.burns_total
     if burns == 0:
         return None
     if burns >= len(hand.game_def.streets) - 1:
@@ -240,6 +288,21 @@ def street_out(hand: Hand, street: int) -> bool:
     live = hand.live_seats()
     return street_index(hand) == street and len(live) >= 2 and \
         all(len(seat_cards(hand, s)) >= hand.game_def.cards_after[street] for s in live)
+
+
+def first_to_act_due(hand: Hand) -> int | None:
+    """The street (1 = 4th ... 4 = 7th) whose first seat to act is due now (STUD-004): once
+    every live seat has its card of it (on 7th, or once the community card is out), one prompt
+    a street. None when none is due."""
+    asked = sum(1 for p in hand.prompts if p.rule == "STUD-004")
+    street = asked + 1
+    if street >= len(hand.game_def.streets):
+        return None
+    if street_out(hand, street):
+        return street
+    if street == len(hand.game_def.streets) - 1 and community_card(hand):
+        return street
+    return None
 
 
 def open_pairs(hand: Hand) -> list[int]:
