@@ -19,11 +19,12 @@ from controller.rules.misdeal import (absent_deadline, check_hole_card, end_of_d
                                       on_hole_back, on_hole_left)
 from controller.rules.muck import retrieved
 from controller.pads import DECK_PADS, ROSTER_PADS, Pad
-from controller.roster import Roster
+from controller.draw import DrawRounds
+from controller.rules import draw
 from controller.zones import Zone, seat_of
 
 
-class Dealing(Roster):
+class Dealing(DrawRounds):
     """Hands and their cards (layer 5 of the table: see :mod:`controller.table_base`)."""
 
     def _on_clones(self, ts: float, out: list[Effect]) -> list[Effect]:
@@ -88,6 +89,9 @@ class Dealing(Roster):
                     hand.place(uid, label, zone, count=False)  # a hole card back where it was
                     on_hole_back(hand, uid, seat)
                     continue
+                if back in (Zone.MUCK, Zone.BURN) and (seat := seat_of(zone)) is not None \
+                        and hand.game_def.family == "draw":
+                    self._draw_redealt(ts, hand, uid, label, back, seat, out)  # a rebuilt stub (DRAW-005)
                 self._arrival(ts, hand, uid, label, zone, new_seats, out)
             elif prev != zone and hand.kind == "hand":
                 self._move(ts, hand, uid, label, prev, zone, out)
@@ -105,6 +109,8 @@ class Dealing(Roster):
                     out.append(CardPlaced(ts, hand.number, uid, label, zone, came_from, "floor"))
                 if hand.kind == "hand" and hand.game_def.family == "stud":
                     self._stud_prompts(ts, hand, out)  # (a card from the burns on 7th counts too)
+                elif hand.kind == "hand" and hand.game_def.family == "draw":
+                    self._draw_prompts(ts, hand, out)
             if hand.exposure_waiting is not None and prev is None and seat_of(zone) is not None:
                 pressed_at = hand.exposure_waiting[1]
                 hand.exposure_waiting = None  # the card the press was for is in: judge it now
@@ -140,6 +146,8 @@ class Dealing(Roster):
             found = stud.on_seat_card(hand, seat, restubbed=_short_stub(hand))
             if found is not None:
                 self._flag_once(out, ts, hand, found, f"street:{stud.street_index(hand)}")
+        elif seat is not None and hand.game_def.family == "draw" and draw.in_draws(hand):
+            self._drawn_card(ts, hand, seat, out)  # DRAW-004: as many as it threw
         elif seat is not None:
             finding = check_hole_card(hand, seat, same_cycle, rules.deal_count_fixes)
             if hand.owed.get(seat, 0) > 0:
@@ -198,6 +206,9 @@ class Dealing(Roster):
         pad = self.settings.rules.round_done_pad
         if pad is None:
             pad = self._taps_seen
+        if hand.game_def.family == "draw":  # (a seat that threw its whole hand has no card: not a fold)
+            self._draw_burn(ts, hand, zone, out)
+            return
         if len(hand.live_seats()) < 2 and not hand.misdeal:
             # BOARD-010: the hand is won; the cards that would have come are never shown
             self._flag_once(out, ts, hand, Finding("board.rabbit_hunt", "BOARD-010",
@@ -301,6 +312,8 @@ class Dealing(Roster):
         """A card on the table moved from ``prev`` to ``zone``."""
         if zone != "burn":
             self._flush(out, hand)
+        if hand.game_def.family == "draw" and self._draw_move(ts, hand, uid, label, prev, zone, out):
+            return
         if prev == "board":
             hand.board.on_leave(uid, zone)
         elif prev == "burn" and not _short_stub(hand):
@@ -343,6 +356,9 @@ class Dealing(Roster):
                 hand.board.on_leave(uid, None)
             elif zone == "burn" and _short_stub(hand):
                 hand.take_off(uid)  # gathered into the rebuilt stub (STUD-007/008): counted back in
+            elif zone in (Zone.MUCK, Zone.BURN) and hand.game_def.family == "draw" and draw.in_draws(hand):
+                hand.take_off(uid)  # gathered into a new stub (DRAW-005): counted back in, dealt again
+                hand.draw_rebuilt = draw.draw_round(hand)
         hand.left.clear()
 
     def _start_hand(self, ts: float, out: list[Effect]) -> Hand:
@@ -350,6 +366,8 @@ class Dealing(Roster):
         seats, pos, joins = self._plan()
         redeal = self._redeal
         self._redeal = None
+        if self.settings.game_def.family == "draw" and redeal is None:
+            seats = self._draw_sitting_out(seats, pos.bb)  # DRAW-002: an over-full table
         hand = Hand(number, self.settings.game, self.settings.hole_cards, seats, pos.button, ts,
                     positions=pos)
         hand.dealer = self.dealer
@@ -393,6 +411,8 @@ class Dealing(Roster):
             return
         self._flush(out, hand)
         self._end_deal(ts, hand, out, closes_window=False)  # a hand over before the flop was dealt too
+        if not hand.misdeal and hand.game_def.family == "draw":
+            self._draw_done(ts, hand, out)
         if not hand.misdeal:
             for f in hand.board.finish():  # BURN-006
                 self._flag(out, ts, hand, f)
@@ -458,6 +478,8 @@ class Dealing(Roster):
             waiting = [u for u, z in self.tracker.pending_arrivals() if seat_of(z) is not None and u not in hand.where]
             if kind == "dealer" and waiting and not hand.deal_over:
                 hand.exposure_waiting = (waiting[0], ts)  # the press beat the reader to the card
+            elif kind == "dealer" and hand.game_def.family == "draw" and self._draw_exposed(ts, hand, out):
+                pass  # DRAW-003: a wheel card kept on the deal, or any card on the draw replaced
             else:
                 self._flag(out, ts, hand, on_exposed(hand, kind, ev.seat, last))
         elif name in (Pad.SA, Pad.ROUND_DONE):

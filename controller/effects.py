@@ -52,6 +52,7 @@ class Prompt:
     hand: int | None = None
     audience: str = "dealer"
     seat: int | None = None  # the seat it concerns (the stud bring-in's, STUD-002): its LED lights
+    count: int | None = None  # the figure the display shows (a stub short by 3: DRAW-005), never a card
 
 
 @dataclass(frozen=True, slots=True)

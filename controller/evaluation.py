@@ -204,7 +204,9 @@ def _worded(spec: Half, hand: Hand, others: Sequence[Read]) -> Read:
     for other in others:
         theirs = _deciders(other.cards, spec.ace_low, other.hand.entry.label)
         if other.hand.entry.label == label and theirs != deciders:
-            same = next(i for i, (a, b) in enumerate(zip(deciders, theirs, strict=False)) if a != b)
+            # (badugi halves of one label may differ in length: a prefix differs where it ends)
+            same = next((i for i, (a, b) in enumerate(zip(deciders, theirs, strict=False)) if a != b),
+                        min(len(deciders), len(theirs)))
             depth = max(depth, same + 1)
     return Read(hand, cards, _words(spec, label, cards, deciders, min(depth, len(deciders))))
 

@@ -15,8 +15,8 @@ The sources are RULES.md's entries (STUD-001, DRAW-001, DEAL-012) and the seeds 
 (7, 4, 8, ('3rd', '4th', '5th', '6th'))
 >>> STUD.cards_out(8) > 52  # eight players would need 56 cards plus burns (STUD-006)
 True
->>> [g.name for g in GAMES if g.dealt]
-['holdem', 'omaha', 'omaha8', 'stud', 'stud8', 'razz']
+>>> [g.name for g in GAMES if not g.dealt]  # the draw games too (DRAW-001..005)
+[]
 >>> game_of("razz").bring_in, game_of("badugi").hole_cards, game_of("draw27_triple").draws
 ('high', 4, 3)
 >>> game_of("pineapple")
@@ -75,7 +75,7 @@ class Game:
     low_ace: bool = False  # the ace is low when ranking up cards (razz: STUD-002)
     open_pair_option: bool = False  # an open pair on 4th street allows the big bet (STUD-005: stud high)
     button: bool = True  # stud has none: the deal starts after the dealer's position
-    dealt: bool = False  # the core follows its deal today (the draw games: not yet)
+    dealt: bool = False  # the core follows its deal today
     #: the streets with board cards, and the board's size at the end of each: flop games
     #: ("flop", "turn", "river"), (3, 4, 5); and the burns due before the first n of them have
     #: begun (computed once: the hand asks them at every card)
@@ -177,7 +177,7 @@ def _draw(name: str, title: str, hole: int, draws: int, max_players: int, *, sou
     # DRAW-001/004: the deal from the small blind, then per draw round the discards, one burn, the draw
     rounds = tuple(Street(f"draw {n}", True, draw=True) for n in range(1, draws + 1))
     return Game(name, title, "draw", (Street("deal", False, (False,) * hole),) + rounds,
-                max_players=max_players, first_to_act="blinds", short_stub="draw", source=source)
+                max_players=max_players, first_to_act="blinds", short_stub="draw", dealt=True, source=source)
 
 
 _S001 = "001 §"

@@ -74,6 +74,10 @@ class Hand:
         # -- the board and burns (RULES.md §6, §7) --
         self.board = BoardState()
         self.pot_pushed = False  # hand_end pressed (BURN-003)
+        # -- the draws (DRAW-004/005: controller.rules.draw) --
+        self.discards: dict[str, int] = {}  # uid -> the draw round it went from a seat to the muck in
+        self.draw_checked = 0  # the last draw round whose counts were checked
+        self.draw_rebuilt = 0  # the draw round in which the stub was rebuilt (0: none)
         # -- cards that left the table while the hand went on --
         self.left: dict[str, tuple[str, float]] = {}  # uid -> (zone, ts): gone since the last arrival
         self.off: dict[str, str] = {}  # uid -> zone it left: back on the stub, or off the table
@@ -109,7 +113,8 @@ class Hand:
         """Count a card off the stub as ``seat``'s (a penalised seat's goes to the muck)."""
         self.hole_dealt += 1
         self.dealt_to[seat] = self.dealt_to.get(seat, 0) + 1
-        self.deal_index[uid] = self.hole_dealt
+        # (a card dealt again from a rebuilt stub, DRAW-005, keeps its first place)
+        self.deal_index.setdefault(uid, self.hole_dealt)
         self.first_seat.setdefault(uid, seat)
         self.arrivals.append(seat)
         self.arrival_ts.append(self.now)

@@ -35,7 +35,7 @@ from typing import Any
 
 #: The version of the state written by this release. A change to what the state holds bumps
 #: it, and :func:`migrate` learns to bring the previous version's states up to it.
-STATE_VERSION = 6
+STATE_VERSION = 7
 
 MAX_DEPTH = 48  # nesting: the deepest real state is about 8
 MAX_STR = 65536  # an alert's message is the longest string
@@ -443,6 +443,21 @@ def _prompts_name_a_seat(state: dict[str, Any]) -> dict[str, Any]:
 MIGRATIONS[5] = _prompts_name_a_seat
 
 
+def _draw_rounds(state: dict[str, Any]) -> dict[str, Any]:
+    """Version 6 -> 7 (issue 16, the draw games): a hand marks each discard with its draw round
+    (``discards``), the last round whose counts were checked (``draw_checked``) and the round
+    whose stub was rebuilt (``draw_rebuilt``, DRAW-004/005); a ``Prompt`` carries the figure
+    the display shows (``count``: "stub short by 3"). A version 6 table dealt no draw game:
+    none, nothing checked, no rebuild, no figure."""
+    add_field(state, "discards", {}, obj="Hand")
+    add_field(state, "draw_checked", 0, obj="Hand")
+    add_field(state, "draw_rebuilt", 0, obj="Hand")
+    return add_field(state, "count", None, obj="Prompt")
+
+
+MIGRATIONS[6] = _draw_rounds
+
+
 def add_field(state: dict[str, Any], name: str, value: Any, *, obj: str = "table") -> dict[str, Any]:
     """A migration step's helper: give the table (``obj="table"``), or every object of the
     class named ``obj`` in the state, the field ``name`` set to ``value`` (encoded).
@@ -642,7 +657,7 @@ def _hand_hints() -> dict[str, Any]:
         "new_seats": set[int], "board": BoardState, "pot_pushed": bool,
         "left": dict[str, tuple[str, float]], "off": dict[str, str], "deck": opt_str, "kind": str,
         "notes": list[str], "alerts": list[Alert], "prompts": list[Prompt], "flagged": set[tuple[str, str]],
-        "dealer": opt_str,
+        "dealer": opt_str, "discards": dict[str, int], "draw_checked": int, "draw_rebuilt": int,
     }
 
 
@@ -708,7 +723,8 @@ def check_hand(hand: Any, where: str) -> None:
     for uid, z in hand.where.items():
         if z not in ALL_ZONES or uid not in hand.zones.get(z, ()) or uid not in hand.labels:
             raise StateError(f"{where}.where: a card in {z!r} that the zones do not hold")
-    if len(hand.where) > 2 * 52 or not 0 <= hand.hole_dealt <= 52:
+    # (a draw game deals a card again from a rebuilt stub, DRAW-005: up to 30 cards a round)
+    if len(hand.where) > 2 * 52 or not 0 <= hand.hole_dealt <= 3 * 52:
         raise StateError(f"{where}: {len(hand.where)} cards out, {hand.hole_dealt} dealt: more than a deck")
     for name in ("absent", "penalty", "waiting", "new_seats"):
         if any(not 1 <= x <= 10 for x in getattr(hand, name)):

@@ -101,7 +101,8 @@ class TableBase:
     def _prompt(self, out: list[Effect], ts: float, hand: Hand, finding: Finding) -> None:
         """A routine instruction to the dealer, kept in the hand's record: a Prompt, not an
         alert (a clean hand raises no alert, yet the dealer is still told what to do)."""
-        prompt = Prompt(ts, finding.code, finding.message, finding.rule, hand.number, seat=finding.seat)
+        prompt = Prompt(ts, finding.code, finding.message, finding.rule, hand.number, seat=finding.seat,
+                        count=finding.count)
         hand.prompts.append(prompt)
         out.append(prompt)
 

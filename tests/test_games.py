@@ -70,7 +70,9 @@ def test_the_stub_arithmetic_of_a_full_table() -> None:
 
 
 def test_the_configuration_takes_the_games_the_core_deals() -> None:
-    assert DEALT_GAMES == {"holdem": 2, "omaha": 4, "omaha8": 4, "stud": 3, "stud8": 3, "razz": 3}
+    assert DEALT_GAMES == {"holdem": 2, "omaha": 4, "omaha8": 4, "stud": 3, "stud8": 3, "razz": 3,
+                           "draw27_single": 5, "draw27_triple": 5, "draw_a5_triple": 5, "badugi": 4,
+                           "badeucy": 5, "badacey": 5, "draw5": 5}
 
 
 # -- STUD-002: the bring-in -------------------------------------------------------------------

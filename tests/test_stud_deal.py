@@ -207,7 +207,7 @@ def test_a_version_3_prompt_migrates_with_no_seat() -> None:
                                              "rule": "STUB-001", "hand": 2, "audience": "dealer"}}]
     table = Table.from_state(state, SETTINGS_V3)
     assert table.hand is not None and [(p.code, p.seat) for p in table.hand.prompts] == [("stub.count_due", None)]
-    assert STATE_VERSION == 6
+    assert STATE_VERSION >= 6
 
 
 def test_STUD_001_stud_has_no_button_every_hand_starts_after_the_dealer() -> None:
