@@ -61,8 +61,10 @@ class DrawRounds(Roster):
             self._flag(out, ts, hand, Finding("deal.draw_board_card", "DRAW-001",
                                               "a card in the middle: the draw games deal no board"))
             return
-        self._draw_done(ts, hand, out)  # everyone stood pat: the last draw is over
-        self._flag(out, ts, hand, draw.on_burn(hand))
+        found = draw.on_burn(hand)
+        if found is None or found.code != "deal.draw_second_burn":
+            self._draw_done(ts, hand, out)  # everyone stood pat: the last draw is over
+        self._flag(out, ts, hand, found)
         hand.board.burns_total += 1
 
     def _draw_exposed(self, ts: float, hand: Hand, out: list[Effect]) -> bool:

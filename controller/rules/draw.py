@@ -9,7 +9,7 @@ from a player throwing every card: a seat left with no card is taken for folded 
 comes to it. So the counts are read off the seats: once a round's draw is over, every seat still
 in holds the game's cards (DRAW-001), and no seat ever holds more.
 
-The round under way is the number of burns: round ``r``'s discards are made while ``r - 1``
+The round under way is the number of burns dealt: round ``r``'s discards are made while ``r - 1``
 burns lie on the burn spot, its draw once ``r`` do. A discard is marked with its round
 (``Hand.discards``), which is what tells an earlier round's discard, the stuff of a rebuilt
 stub, from this round's, which never is (DRAW-005).
@@ -56,13 +56,14 @@ def short_by(*, need: int, stub: int) -> int | None:
 
 
 def draw_round(hand: Hand) -> int:
-    """The draw round whose cards are being dealt (the burns dealt: one a round)."""
-    return hand.count(Zone.BURN)
+    """The draw round whose cards are being dealt: the burns dealt, one a round (counted as
+    they come: a burn gathered into a new stub by mistake still designated its round)."""
+    return hand.board.burns_total
 
 
 def in_draws(hand: Hand) -> bool:
     """The initial deal is done and the draws have begun (a discard, or a burn)."""
-    return hand.hole_dealt >= hand.hole_target and (bool(hand.discards) or hand.count(Zone.BURN) > 0)
+    return hand.hole_dealt >= hand.hole_target and (bool(hand.discards) or draw_round(hand) > 0)
 
 
 def held(hand: Hand, seat: int) -> int:
