@@ -342,3 +342,16 @@ def test_a_version_6_hand_migrates_with_no_discards_and_its_prompts_no_count() -
     assert hand is not None and (hand.discards, hand.draw_checked, hand.draw_rebuilt) == ({}, 0, 0)
     assert [(p.rule, p.count) for p in hand.prompts] == [("STUD-002", None)]
     assert json.loads(json.dumps(table.to_state()))["version"] == STATE_VERSION == 7
+
+
+# -- the showdown's words for two badugi hands of different sizes ----------------------------------
+def test_two_badugi_reads_of_different_sizes_are_worded_not_a_crash() -> None:
+    """A badugi half where one hand is a three-card hand and the other a two-card hand whose
+    cards begin alike (Q-3-A against Q-3): the words once raised StopIteration, and the random
+    badeucy hands' showdown stopped a hand from closing. Seat 1 keeps one card a suit (Qd Ac 3h,
+    the Jc pairs the Ac's suit); seat 2 holds three clubs (the 3c kept) and the Qh."""
+    from controller.evaluation import read_all
+
+    reads = read_all("badugi", 0, {1: ["Qd", "Ac", "Jc", "3h"], 2: ["Qh", "9c", "4c", "3c"]})
+    assert reads[1] is not None and reads[2] is not None
+    assert (reads[1].words, reads[2].words) == ("three-card Q-3-A", "two-card Q-3")
