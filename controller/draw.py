@@ -35,6 +35,13 @@ class DrawRounds(Roster):
         """A card moved in a draw hand: a discard (or a fold) to the muck, or a card from the
         muck or the burns to a seat (a rebuilt stub: DRAW-005). True if it was one of those."""
         seat = seat_of(prev)
+        if seat is not None and zone in (Zone.MUCK, Zone.BURN) and hand.allowance.get(seat, 0) > 0 \
+                and draw.in_draws(hand):
+            # the exposed card of a draw set aside (DRAW-003): a dead card of this round, no
+            # discard of the next, no burn; the seat's replacement is still to come
+            hand.allowance[seat] -= 1
+            hand.discards[uid] = draw.draw_round(hand)
+            return True
         if seat is not None and zone == Zone.MUCK:
             self._draw_done(ts, hand, out)  # the first discard of a round ends the last round's draw
             hand.discards[uid] = draw.draw_round(hand) + 1
@@ -71,13 +78,18 @@ class DrawRounds(Roster):
         """The dealer exposed a card (the ``exposed`` pad) in a draw hand (DRAW-003): on the deal
         a wheel card (A to 5) is kept (DRAW_EXPOSED_DEAL's cash default), any other goes the
         flop games' way (MISD-010: replaced once everyone has a hand); on the draw the card is
-        replaced. True if this said it (the deal's other cards: the misdeal rules say it)."""
+        replaced: the exposed card leaving the seat (to the muck or the burns) is then set aside,
+        not a discard of the next round. True if this said it (the deal's other cards: the
+        misdeal rules say it)."""
         uid = hand.last_hole
         card = hand.labels.get(uid) if uid is not None else None
         on_deal = not draw.in_draws(hand)
         found = draw.exposed(card, on_deal=on_deal, replace_wheel=False)
         if on_deal and found.code != "deal.draw_exposed_keep":
             return False
+        seat = seat_of(hand.where.get(uid)) if uid is not None and not on_deal else None
+        if seat is not None:
+            hand.allowance[seat] = hand.allowance.get(seat, 0) + 1  # it leaves the seat; a card replaces it
         self._flag(out, ts, hand, found)
         return True
 

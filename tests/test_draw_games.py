@@ -177,6 +177,13 @@ def test_DRAW_003_no_exposed_card_is_kept_on_the_draw() -> None:
     d.deal("As", 1)
     d.f.press("exposed")
     assert [(a.code, a.rule) for a in d.alerts()] == [("deal.draw_exposed_replace", "DRAW-003")]
+    d.discard(1, ["As"])  # set aside: this round's dead card, not a discard of the next
+    d.deal("Kd", 1)  # its replacement
+    d.discard(2, ["Js"])  # draw 2 begins: draw 1 was complete
+    d.f.press("round_done")
+    d.deal("Ad", BURN)
+    assert len(d.alerts()) == 1
+    assert d.f.table.hand is not None and d.f.table.hand.discards[d.f.uid("As")] == 1
 
 
 # -- DRAW-004: discards, one burn, the draw; as many cards as thrown --------------------------------
