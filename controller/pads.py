@@ -12,8 +12,9 @@ ValueError: press 'seat_out' needs a seat (1 to 10)
 >>> check_press("exposd")
 Traceback (most recent call last):
 ...
-ValueError: unknown pad 'exposd' (pads: exposed, exposed_player, boxed, misdeal, round_done, sa, hand_end, seat_in,
-    seat_out, seat_absent, seat_penalty, seat_posted, highcard, next, floor, new_deck, relief, stub_wrong, ack)
+ValueError: unknown pad 'exposd' (pads: exposed, exposed_player, boxed, misdeal, round_done, sa, hand_end, showdown,
+    run_it, seat_in, seat_out, seat_absent, seat_penalty, seat_posted, highcard, next, floor, new_deck, relief,
+    stub_wrong, ack)
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ PADS: dict[str, str] = {
     "round_done": "the betting round is complete: the tap before the burn (BURN-002)",
     "sa": "substantial action reached: the misdeal window closes (MISD-013)",
     "hand_end": "the pot is pushed",
+    "showdown": "the betting is over and the hands are turned up: name the winners (SHOW-004)",
+    "run_it": "the players agreed to run the rest of the board again: twice, pressed again three times (BOARD-011)",
     "seat_in": "a player takes or returns to the seat (DEAL-006, DEAL-007)",
     "seat_out": "the seat's player is gone: eliminated or left (DEAL-005)",
     "seat_absent": "the seat's player is away; the seat is still dealt (DEAL-009)",

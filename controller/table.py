@@ -34,6 +34,7 @@ from controller.rules.misdeal import (absent_deadline, check_hole_card, end_of_d
                                       on_hole_back, on_hole_left)
 from controller.rules.highcard import high_card
 from controller.rules.muck import retrieved
+from controller import showdown_watch
 from controller.settings import TableSettings
 from controller.tracker import Tracker
 
@@ -390,6 +391,9 @@ class Table:
         """A card on the table moved from ``prev`` to ``zone``."""
         if zone != "burn":
             self._flush(out, hand)
+        if prev.startswith("seat:") and zone == "muck":  # issue 17 hook: MUCK-005/006 (showdown_watch)
+            for f in showdown_watch.on_muck(hand, int(prev[5:])):
+                self._flag_once(out, ts, hand, f, f"winner:{prev}")
         if prev == "board":
             hand.board.on_leave(uid, zone)
         elif prev == "burn":
@@ -654,6 +658,9 @@ class Table:
         elif name == "hand_end":
             self._end_deal(ts, hand, out, closes_window=False)  # the pot is pushed: the deal is over
             hand.pot_pushed = True
+        elif name in showdown_watch.PADS:  # issue 17 hook: SHOWDOWN, RUN_IT (showdown_watch)
+            for f in showdown_watch.on_press(hand, name):
+                self._flag(out, ts, hand, f)
         return out
 
     # -- decks, stub counts and the shuffler (DECK, STUB, SHUF, RELIEF) ------------------------
