@@ -3,13 +3,16 @@ hand guarded until the pot is pushed (MUCK-005/006).
 
 The table feeds it three moments of a hand: a press of one of :data:`PADS`, a card that goes
 from a seat to the muck, and the hand's record. What it keeps is on the hand, as plain data (the
-journal's state keeps it): ``hand.shown``, the seats' and the board's cards when the dealer
-pressed ``showdown`` (None before), and ``hand.board.runs`` (BOARD-011).
+journal's state keeps it): ``hand.shown``, the seats' and the board's cards when the hands were
+known to be up (None before), and ``hand.board.runs`` (BOARD-011).
 
-Nothing is said before the press: until the hands are turned up, nothing the players can read
-may hint at them (the dealer's display is in their sight). The verdict is the one of the hands
-at the press: a hand that touches the muck afterwards is dead (MUCK-006) and cannot make a
-losing hand the winner.
+The hands are up when the dealer presses ``showdown``, or once a board run more than once is
+complete (``run_it`` is pressed only at an all-in with the action complete, where every hand is
+turned up: SHOW-005). Nothing is said before: until the hands are turned up, nothing the players
+can read may hint at them (the dealer's display is in their sight), and a fold to a bet on the
+river, which the table cannot tell from a mucked winner, is no fault. The verdict is the one of
+the hands when they were up: a hand that touches the muck afterwards is dead (MUCK-006) and
+cannot make a losing hand the winner.
 
 >>> from controller.hand import Hand
 >>> h = Hand(1, "holdem", 2, (3, 5), 5, 0.0)
@@ -58,6 +61,17 @@ def _read(hand: Hand, zones: dict[str, list[str]]) -> list[Showdown]:
     return read[1] if read is not None else []
 
 
+def _at_showdown(hand: Hand) -> dict[str, list[str]]:
+    """The seats' and the board's cards as they lie now."""
+    return {z: cs for z, cs in hand.zone_labels().items() if z.startswith("seat:") or z == "board"}
+
+
+def _all_up(hand: Hand) -> bool:
+    """Every run of a board run more than once is dealt (SHOW-005: the hands are up)."""
+    b = hand.board
+    return b.runs > 1 and b.runs_dealt == b.runs and b.street >= 3 and b.cards >= b.size()
+
+
 def on_press(hand: Hand, name: str) -> list[Finding]:
     """A press of ``run_it`` (BOARD-011: one run more; the prompt when it cannot be) or of
     ``showdown``: the seats' hands are read as they lie now and the dealer is told the dead
@@ -66,9 +80,7 @@ def on_press(hand: Hand, name: str) -> list[Finding]:
     if name == "run_it":
         refused = hand.board.run_it(MAX_RUNS)
         return [refused] if refused is not None else []
-    zones = hand.shown
-    if zones is None:
-        zones = {z: cs for z, cs in hand.zone_labels().items() if z.startswith("seat:") or z == "board"}
+    zones = hand.shown if hand.shown is not None else _at_showdown(hand)
     sds = _read(hand, zones)
     if not sds:
         return []
@@ -87,9 +99,14 @@ def on_muck(hand: Hand, seat: int) -> list[Finding]:
     """A card of ``seat`` reached the muck (before the table moves it there). After the press
     and before the pot is pushed, a winning hand (of any half, of any run) mucked while a seat
     that did not win that share still holds its cards: the dealer is told to check, with no
-    card named, and the floor which cards to take back (MUCK-005/006)."""
+    card named, and the floor which cards to take back (MUCK-005/006). The hands of a board
+    run more than once are up once its runs are dealt, pressed or not."""
+    if hand.pot_pushed:
+        return []
+    if hand.shown is None and _all_up(hand) and _read(hand, _at_showdown(hand)):
+        hand.shown = _at_showdown(hand)
     zones = hand.shown
-    if zones is None or hand.pot_pushed:
+    if zones is None:
         return []
     holding = {int(z[5:]) for z, uids in hand.zones.items() if z.startswith("seat:") and uids}
     cards = zones.get(f"seat:{seat}", [])

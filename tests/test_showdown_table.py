@@ -112,6 +112,16 @@ def test_the_run_winner_mucked_while_the_other_run_winner_holds_is_guarded_board
     assert "(As Qs: aces full of tens)" in told and "while seat 4 still holds cards (run 2)" in told
 
 
+def test_a_board_run_twice_has_every_hand_up_without_the_pad_show_005_muck_005(tmp_path):
+    # run_it is an all-in with the action complete: the hands are up once the runs are dealt
+    steps = hole() + FLOP + [{"press": "run_it"}] + TURN + RIVER + street("8d", "Ah")[1:] \
+        + street("8s", "Ac")[1:] + muck(2, 6, 9, 4, 1) + [END]
+    [hand] = run_hands(tmp_path, [{"steps": steps}])["hands"]
+    assert alerts_of(hand) == [("muck.winner_guard", "MUCK-005", 4, "dealer", len(steps) - 2),
+                               ("muck.winner_mucked", "MUCK-005", 4, "floor", len(steps) - 2)]
+    assert hand["showdown"]["seats"] == [1, 2, 4, 6, 9]  # read when the runs were dealt
+
+
 # -- the hand alone (fast) --------------------------------------------------------------------------
 def _hand(cards: list[tuple[str, str]], seats=(2, 5, 8), button=8) -> Hand:
     h = Hand(1, "holdem", 2, seats, button, 0.0)
