@@ -100,6 +100,9 @@ class TableSettings:
     #: a read at least this strong is a card lying on that antenna; one UID that strong in two
     #: zones at once is a cloned tag (DECK-007). The scale is the reader's (0..255 on FEIG).
     strong_rssi: int = 150
+    #: antenna -> its own level (``tablectl calibrate``), replacing ``strong_rssi`` there. Left
+    #: out of the settings' fingerprint (repr): a table calibrated again keeps its state.
+    rssi_levels: dict[int, int] = field(default_factory=dict, repr=False, hash=False, compare=False)
 
     @property
     def hole_cards(self) -> int:
