@@ -29,5 +29,6 @@ def expectation(hand: Hand | None, next_first_seat: int | None) -> Expectation:
     if hand.kind != "hand":  # a draw for the button (DEAL-011): any seat, gathered at the end
         return None, frozenset(), False
     live = hand.live_seats()
-    gather = hand.misdeal or hand.pot_pushed or hand.count("board") >= 5 or (hand.deal_over and len(live) < 2)
+    won = len(live) < 2 and hand.hole_dealt >= hand.hole_target  # every seat folded but one
+    gather = hand.misdeal or hand.pot_pushed or won or hand.count("board") >= 5
     return hand.next_to(), frozenset(f"seat:{s}" for s in live), gather

@@ -9,7 +9,8 @@ location changes only on evidence, counted in reader cycles rather than wall-clo
 - each such cycle is evidence that the tag lies in that zone, weighed as a log-likelihood
   ratio quantised to points (docs/tracking.md): a *firm* read (at least ``FIRM_MARGIN`` over
   the antenna's level) with no other zone hearing the tag in that cycle is worth
-  :data:`FIRM` points, any other read (weaker, or contested by a second zone) :data:`WEAK`;
+  :data:`FIRM` points, another read at the level or over it (short of the margin, or contested
+  by a second zone) :data:`WEAK`, a read under the level (crosstalk's) nothing;
 - a tag *arrives* in a zone once its evidence there reaches ``2 * confirm_cycles`` points,
   without a read in between that put it elsewhere (misses neither add nor take away). Evidence
   for a zone the table expects (:meth:`Tracker.expect`: the zone the next card off the stub is
@@ -52,8 +53,10 @@ from typing import Any
 #: A move: (uid, from_zone or None when it came from off the table, to_zone).
 Move = tuple[str, "str | None", str]
 
-#: Points of evidence a firm, uncontested read is worth; any other read is worth WEAK. The
-#: threshold is ``FIRM * confirm_cycles``: ``confirm_cycles`` firm reads, or twice as many others.
+#: Points of evidence a firm, uncontested read is worth; a read at the antenna's level or over it
+#: that is not (contested by another zone, or short of the margin), WEAK; a read under the level
+#: (what crosstalk looks like) none. The threshold is ``FIRM * confirm_cycles``: ``confirm_cycles``
+#: firm reads, or twice as many others.
 FIRM, WEAK = 2, 1
 #: A read this much over its antenna's level is firm (docs/tracking.md: a card lying on the
 #: antenna reads 50 over the level on average, crosstalk 50 under it).
@@ -237,7 +240,8 @@ class Tracker:
                 if self._home_ant[uid] != ant:
                     self._settle_home(uid, zone, ant)  # another antenna of the same zone
                 continue
-            points = FIRM if uid not in contested and rssi >= level(ant, strong_rssi) + FIRM_MARGIN else WEAK
+            floor = level(ant, strong_rssi)
+            points = 0 if rssi < floor else FIRM if uid not in contested and rssi >= floor + FIRM_MARGIN else WEAK
             c = cands.get(uid)
             if c is not None and c[0] == zone and cycle - c[2] <= self.gone_cycles:
                 points, first = c[1] + points, c[3]

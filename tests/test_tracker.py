@@ -195,8 +195,10 @@ class ReferenceTracker:
         moves = []
         for uid in sorted(best):
             rssi, z, ant = best[uid]
-            # a firm read (20 over the antenna's level) heard in no other zone: 2 points; else 1
-            points = 2 if len(heard_in[uid]) == 1 and rssi >= self.level(ant) + 20 else 1
+            # a firm read (20 over the antenna's level) heard in no other zone: 2 points; another
+            # at the level or over it: 1; under it: none
+            lvl = self.level(ant)
+            points = 0 if rssi < lvl else 2 if len(heard_in[uid]) == 1 and rssi >= lvl + 20 else 1
             prev_seen = self.last.get(uid)
             self.last[uid] = c
             if uid in self.twin:  # a cloned tag makes no move
