@@ -58,7 +58,7 @@ from collections.abc import Callable
 
 import serial
 
-from controller.effects import Alert, Effect, HandFinished, HandStarted, effect_to_dict
+from controller.effects import Alert, CardPlaced, Effect, HandFinished, HandStarted, effect_to_dict
 from controller.events import ButtonPress, ReaderCycle, Tick
 from controller.service.config import load_config
 from controller.service.console_config import default_console
@@ -258,6 +258,7 @@ class Harness:
                 DisplayConfig("hd44780", 20, 4, 1, 0x27, "lcd20x4"), self.daemon.submit, clock=self.clock,
                 mono=self.clock.monotonic, bus=self.display_bus, backoff=Backoff(0.01, 0.05))
         self.records: dict[int, dict[str, Any]] = {}
+        self.placed: list[dict[str, Any]] = []  # the CardPlaced effects, for the tracking block
         self.alerts: list[tuple[str, float]] = []
         self.cycles = 0
         self.states: list[tuple[tuple[int, int], dict[str, Any]]] = []
@@ -323,6 +324,8 @@ class Harness:
                     self.records[rec["hand"]] = rec["record"]
                 elif type(e) is Alert:
                     self.alerts.append((e.code, e.ts))
+                elif type(e) is CardPlaced:
+                    self.placed.append(effect_to_dict(e))
 
     def cycle(self) -> None:
         """One reader cycle (and one shuffler poll), then the main loop's turn."""
@@ -418,7 +421,7 @@ class Harness:
             buttons = deal_hands(self.script, self.dealer, self)
         finally:
             self.close()
-        report = build_report(self.script, self.records, self.dealer, buttons)
+        report = build_report(self.script, self.records, self.dealer, buttons, placed=self.placed)
         from controller.service.room.topics import route
 
         topics: dict[str, list[tuple[tuple[int, int], dict[str, Any]]]] = {}
