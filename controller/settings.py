@@ -91,9 +91,9 @@ class TableSettings:
     deck_in_play: str = "A"
     zones: ZoneMap = field(default_factory=ZoneMap.default)
     #: cycles of evidence before a card counts as arrived (see controller.tracker)
-    confirm_cycles: int = 3
+    confirm_cycles: int = 2
     #: cycles without any read before a card counts as gone from the table
-    gone_cycles: int = 8
+    gone_cycles: int = 20
     rules: RuleSettings = field(default_factory=RuleSettings)
     #: the registered decks' ids, in play first (DECK-005: at most two); empty: every deck registered
     pair: tuple[str, ...] = ()

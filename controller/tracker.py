@@ -73,8 +73,8 @@ class Tracker:
     # expectation again from its hand (Table.from_state), so a state of an earlier release loads
     _STATE_SKIP = ("_zone_of", "_levels", "_due", "_folds", "_gather")
 
-    def __init__(self, zone_of: Callable[[int], str | None], *, confirm_cycles: int = 3,
-                 gone_cycles: int = 8, strong_rssi: int = 150, levels: Mapping[int, int] | None = None) -> None:
+    def __init__(self, zone_of: Callable[[int], str | None], *, confirm_cycles: int = 2,
+                 gone_cycles: int = 20, strong_rssi: int = 150, levels: Mapping[int, int] | None = None) -> None:
         if confirm_cycles < 1 or gone_cycles < 1:
             raise ValueError("confirm_cycles and gone_cycles must be at least 1")
         self._zone_of = zone_of

@@ -184,7 +184,7 @@ class _Driver:
 
 
 def run_script(script: sc.Script, *, profile: str = "standard", seed: int | None = None, idle: int = 20,
-               confirm_cycles: int = 2, gone_cycles: int = 16) -> TrackingRun:
+               confirm_cycles: int = 2, gone_cycles: int = 20) -> TrackingRun:
     """Play ``script`` into a fresh table under the noise ``profile``; ``seed`` defaults to the
     script's noise seed. ``confirm_cycles``, ``gone_cycles``: the table's (the defaults)."""
     d = _Driver(script, profile=profile, seed=script.noise.seed if seed is None else seed, idle=idle,

@@ -43,7 +43,7 @@ def test_random_hands_confirm_fast_and_never_falsely(profile, p99, hands):
     assert run.false_moves == 0, run.false
     assert run.alerts == []
     assert percentile(run.latency, 50) == 1 and percentile(run.latency, 99) <= p99, Counter(run.latency)
-    # the gather: every card of the hand silent for 4 cycles ends it (not gone_cycles = 16)
+    # the gather: every card of the hand silent for 4 cycles ends it (not gone_cycles = 20)
     assert set(run.gather) == {4}
 
 

@@ -339,8 +339,8 @@ def parse_config(text: str, *, path: Path) -> Config:
         raise t.err("seats", "a hand needs at least two seats")
     button = t.number("button", max(seats))
     deck_in_play = t.get("deck_in_play", str, "A")
-    confirm = t.number("confirm_cycles", 3)
-    gone = t.number("gone_cycles", 8)
+    confirm = t.number("confirm_cycles", 2)  # (docs/tracking.md: the budget's)
+    gone = t.number("gone_cycles", 20)
     t.finish()
 
     ru = _Section(src, "rules", doc.get("rules", {}))
