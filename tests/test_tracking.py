@@ -129,3 +129,17 @@ def test_a_script_names_its_profile():
     assert parse_script(json.dumps(base)).noise.profile == "standard"
     with pytest.raises(ScriptError, match='"noise.profile" must be "standard" or "harsh", got \'bogus\''):
         parse_script(json.dumps({**base, "noise": {"profile": "bogus"}}))
+
+
+def test_the_harsh_profile_through_the_whole_daemon():
+    """A script naming the harsh profile, played in process (the simulated FEIG reader and the
+    daemon): every hand exactly right, no alert, and the report's tracking block."""
+    from tests.scenarios import check_report, play
+
+    script = random_script(7, hands=4, game="holdem", seats=[1, 2, 3, 4, 5, 6, 7, 8, 9],
+                           noise={"seed": 7, "miss": 0.05, "repeat": 0.3, "crosstalk": 0.01, "profile": "harsh"})
+    report = play(script, console=False)
+    check_report(script, report)
+    tracking = report["tracking"]
+    assert tracking["cards"] > 4 * 20 and tracking["confirm_cycles"]["p50"] == 1
+    assert tracking["confirm_cycles"]["p99"] <= 3, tracking
