@@ -143,3 +143,68 @@ def test_the_harsh_profile_through_the_whole_daemon():
     tracking = report["tracking"]
     assert tracking["cards"] > 4 * 20 and tracking["confirm_cycles"]["p50"] == 1
     assert tracking["confirm_cycles"]["p99"] <= 3, tracking
+
+
+# -- the table's expectation, through Table.apply ------------------------------------------------
+
+class _Table:
+    """A table fed cycle by cycle from what lies where (every read firm, 200)."""
+
+    def __init__(self, **kw):
+        from controller.settings import TableSettings
+        from controller.table import Table
+        from hw_sim.tracking_run import registry
+
+        self.table = Table(TableSettings(seats=(1, 2, 4), button=4, **kw), registry())
+        self.field: dict[str, int] = {}
+        self.cycle = 0
+
+    def cycles_to_confirm(self, card: str, antenna: int, zone: str) -> int:
+        from controller.events import ReaderCycle
+        from hw_sim.decks import sim_uid
+
+        uid = sim_uid("A", card)
+        self.field[uid] = antenna
+        for n in range(1, 30):
+            self.cycle += 1
+            reads = tuple((u, a, 200) for u, a in self.field.items())
+            self.table.apply(ReaderCycle(float(self.cycle), "reader", self.cycle, reads))
+            if self.table.tracker.location(uid) == zone:
+                return n
+        raise AssertionError(f"{card} never confirmed at {zone}")
+
+    def cycles_to_end(self) -> int:
+        from controller.events import ReaderCycle
+
+        self.field.clear()
+        before = self.table.hands_finished
+        for n in range(1, 40):
+            self.cycle += 1
+            self.table.apply(ReaderCycle(float(self.cycle), "reader", self.cycle, ()))
+            if self.table.hands_finished > before:
+                return n
+        raise AssertionError("the hand never ended")
+
+
+def test_where_the_table_expects_the_card_one_cycle_else_confirm_cycles():
+    t = _Table()
+    # seats 1, 2, 4, button 4: the deal starts at seat 1 (DEAL-001), so seat 2 is out of turn
+    assert t.cycles_to_confirm("As", 2, "seat:2") == 2
+    t2 = _Table()
+    order = [("As", 1), ("Kd", 2), ("7c", 4), ("2h", 1), ("3h", 2), ("Qs", 4)]
+    assert [t2.cycles_to_confirm(c, s, f"seat:{s}") for c, s in order] == [1] * 6
+    # then the burn and the flop, the turn's burn and card, the river's (BURN-001)
+    street = [("9d", 12, "burn"), ("Th", 11, "board"), ("Jh", 11, "board"), ("4s", 11, "board"),
+              ("5c", 12, "burn"), ("6c", 11, "board"), ("8c", 12, "burn"), ("2c", 11, "board")]
+    assert [t2.cycles_to_confirm(c, a, z) for c, a, z in street] == [1] * 8
+    # a fold of a seat in the hand is expected: one cycle
+    assert t2.cycles_to_confirm("As", 13, "muck") == 1
+    # the river is out: the gather is expected, and ends the hand 4 cycles after the cards go
+    assert t2.cycles_to_end() == 4
+
+
+def test_a_hand_gathered_where_nothing_expects_it_waits_gone_cycles():
+    t = _Table(gone_cycles=20)
+    for card, seat in [("As", 1), ("Kd", 2)]:  # two cards of the deal, then everything lifted
+        t.cycles_to_confirm(card, seat, f"seat:{seat}")
+    assert t.cycles_to_end() == 20
