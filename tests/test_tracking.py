@@ -208,3 +208,13 @@ def test_a_hand_gathered_where_nothing_expects_it_waits_gone_cycles():
     for card, seat in [("As", 1), ("Kd", 2)]:  # two cards of the deal, then everything lifted
         t.cycles_to_confirm(card, seat, f"seat:{seat}")
     assert t.cycles_to_end() == 20
+
+
+def test_simulate_s_text_report_ends_with_the_tracking_line():
+    from controller.service.simulate import format_report
+
+    text = format_report({"hands": [{"button": 2, "zones": {}, "stub_count": 52, "alerts": []}],
+                          "tracking": {"cards": 24, "confirm_cycles": {"p50": 1, "p99": 2, "max": 3}}})
+    assert text.splitlines()[-1] == ("tracking  24 cards confirmed in 1 reader cycle(s) at the median, "
+                                     "2 at the 99th percentile, 3 at most")
+    assert "tracking" not in format_report({"hands": [], "tracking": {"cards": 0, "confirm_cycles": {}}})

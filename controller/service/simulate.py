@@ -394,6 +394,11 @@ def format_report(report: dict[str, Any]) -> str:
         for a in h["alerts"]:
             seat = f" seat {a['seat']}" if "seat" in a else ""
             out.append(f"  ! {a['audience']:6} {a['code']} ({a['rule'] or '-'}){seat} at step {a['step']}")
+    t = report.get("tracking")
+    if t and t["cards"]:
+        c = t["confirm_cycles"]
+        out.append(f"tracking  {t['cards']} cards confirmed in {c['p50']} reader cycle(s) at the median, "
+                   f"{c['p99']} at the 99th percentile, {c['max']} at most")
     return "\n".join(out)
 
 
