@@ -19,6 +19,13 @@ nothing drawn names a hole card, a burn, a mucked card or a deck fault's detail.
 ['COUNT THE STUB', 'stub must be 26', '18+3+5=26 out', 'hand 12']
 >>> render(ConsoleState(seat=4, hand=12, between=True), "lcd16x2")
 ['ready', 'first card s4']
+
+A part may give alternatives, the first that can be said is shown: ``seat 4 short 1`` with the
+count, ``seat 4 short`` without (an alert from before counts were kept):
+
+>>> short = ConsoleState(code="misdeal.seat_short", prompt_seat=4, prompt_count=1, between=False)
+>>> render(short, "lcd16x2"), render(ConsoleState(code="misdeal.seat_short", prompt_seat=4), "lcd16x2")
+(['seat 4 short 1', 'misdeal? hold'], ['seat 4 short', 'misdeal? hold'])
 """
 
 from __future__ import annotations
@@ -37,7 +44,7 @@ from controller.prompts import ConsoleState
 LAYOUTS = ("lcd16x2", "lcd20x4", "oled128x64")
 #: every placeholder a row may use, at its widest (the fit test and ``tablectl display --preview``)
 WIDEST: dict[str, int] = {"seat": 10, "next": 10, "hand": 99999, "players": 10, "out": 999, "stub": 999,
-                          "burns": 999, "board": 999, "hole": 999, "waiting": 99}
+                          "burns": 999, "board": 999, "hole": 999, "waiting": 99, "count": 999}
 #: the parts of a row, and of the lines every prompt shares
 ROW_PARTS = ("title", "action", "detail")
 _CARD = re.compile(r"\b(?:10|[2-9TJQKA])[shdc]\b")
@@ -57,12 +64,13 @@ class Layout:
 @dataclass(frozen=True, slots=True)
 class TextTable:
     """``display_text.toml``, read: the layouts, the shared lines, the quiet screens and a row
-    (title, action, detail) per code."""
+    (title, action, detail) per code. Each part of a row is its alternatives, in order (one,
+    mostly; a list in the file gives several: see :func:`pick`)."""
 
     layouts: dict[str, Layout]
     common: dict[str, str]
-    quiet: dict[str, dict[str, str]]
-    prompts: dict[str, dict[str, str]]
+    quiet: dict[str, dict[str, tuple[str, ...]]]
+    prompts: dict[str, dict[str, tuple[str, ...]]]
 
 
 class DisplayTextError(ValueError):
@@ -88,16 +96,22 @@ def parse_table(doc: dict[str, Any], *, source: str = "display_text.toml") -> Te
             raise DisplayTextError(f"{source}: [layouts.{name}]: lines must be {d['rows']} of "
                                    f"{ROW_PARTS + ('more', 'status')}")
         layouts[name] = Layout(name, int(d["cols"]), int(d["rows"]), lines)
-    prompts: dict[str, dict[str, str]] = {}
-    quiet: dict[str, dict[str, str]] = {}
+    prompts: dict[str, dict[str, tuple[str, ...]]] = {}
+    quiet: dict[str, dict[str, tuple[str, ...]]] = {}
     for kind, into in (("prompt", prompts), ("quiet", quiet)):
         for code, row in doc.get(kind, {}).items():
             if set(row) != set(ROW_PARTS):
                 raise DisplayTextError(f"{source}: [{kind}.\"{code}\"]: wants exactly {ROW_PARTS}")
-            into[code] = {k: str(v) for k, v in row.items()}
+            into[code] = {}
+            for k, v in row.items():
+                alts = tuple(str(x) for x in v) if isinstance(v, list) else (str(v),)
+                if not alts:
+                    raise DisplayTextError(f"{source}: [{kind}.\"{code}\"] {k}: an empty list")
+                into[code][k] = alts
     common = {k: str(v) for k, v in doc.get("common", {}).items()}
-    for where, text in [(f"{c}.{k}", t) for c, r in prompts.items() for k, t in r.items()] + \
-            [(f"quiet.{c}.{k}", t) for c, r in quiet.items() for k, t in r.items()] + list(common.items()):
+    for where, text in [(f"{c}.{k}", t) for c, r in prompts.items() for k, ts in r.items() for t in ts] + \
+            [(f"quiet.{c}.{k}", t) for c, r in quiet.items() for k, ts in r.items() for t in ts] + \
+            list(common.items()):
         unknown = placeholders(text) - set(WIDEST)
         if unknown:
             raise DisplayTextError(f"{source}: {where}: unknown placeholder {sorted(unknown)}")
@@ -119,9 +133,25 @@ def _fill(template: str, values: dict[str, int | None]) -> str:
     return template.format(**{n: values[n] for n in names})
 
 
+def pick(alternatives: tuple[str, ...], values: dict[str, int | None], cols: int) -> str:
+    """The first alternative whose placeholders all have values and that fits ``cols``, else
+    the first that can be said (too wide: the fit test fails on it), else blank.
+
+    >>> pick(("seat {seat} short {count}", "s{seat} short {count}", "seat {seat} short"),
+    ...      {"seat": 10, "count": 999}, 16)
+    's10 short 999'
+    >>> pick(("seat {seat} short {count}", "seat {seat} short"), {"seat": 4, "count": None}, 16)
+    'seat 4 short'
+    """
+    said = [t for t in (_fill(a, values) for a in alternatives) if t]
+    return next((t for t in said if len(t) <= cols), said[0] if said else "")
+
+
 def values_of(state: ConsoleState) -> dict[str, int | None]:
-    """The placeholders' values for a state: seats, the hand, the public counts."""
+    """The placeholders' values for a state: seats, the hand, the prompt's count, the public
+    counts."""
     v: dict[str, int | None] = {"seat": state.prompt_seat, "next": state.seat, "hand": state.hand,
+                                "count": state.prompt_count,
                                 "waiting": state.waiting - 1 if state.waiting > 1 else None}
     v.update(dict(state.figures))
     return v
@@ -138,11 +168,11 @@ def lines_for(code: str | None, values: dict[str, int | None], layout: str, *, b
     if code is None:
         row = t.quiet["between" if between else "dealing"]
     else:
-        row = t.prompts.get(code) or {"title": code.split(".", 1)[0].upper(), "action": "see the floor",
-                                      "detail": ""}
+        row = t.prompts.get(code) or {"title": (code.split(".", 1)[0].upper(),), "action": ("see the floor",),
+                                      "detail": ("",)}
     status = _fill(t.common.get("status", ""), values) or _fill(t.common.get("status_hand", ""), values)
-    parts = {"title": _fill(row["title"], values), "action": _fill(row["action"], values),
-             "detail": _fill(row["detail"], values), "more": _fill(t.common.get("more", ""), values),
+    parts = {"title": pick(row["title"], values, lay.cols), "action": pick(row["action"], values, lay.cols),
+             "detail": pick(row["detail"], values, lay.cols), "more": _fill(t.common.get("more", ""), values),
              "status": status if code is not None else ""}
     return [parts[p] for p in lay.lines]
 

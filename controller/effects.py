@@ -12,7 +12,7 @@ a deck fault is ``floor``.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, Literal
 
 Audience = Literal["public", "dealer", "floor"]
@@ -22,7 +22,9 @@ AUDIENCES: tuple[str, ...] = ("public", "dealer", "floor")
 @dataclass(frozen=True, slots=True)
 class Alert:
     """Something a person must know. ``code`` is a stable dotted name whose first part is the
-    family (``misdeal``, ``deck``, ``device`` ...); ``rule`` the RULES.md id, if any."""
+    family (``misdeal``, ``deck``, ``device`` ...); ``rule`` the RULES.md id, if any; ``count``
+    the figure that matters to the dealer (how many cards ``seat`` is short, over or owed: a
+    count, never a card), if any. Alerts written before it existed have none (unknown)."""
 
     ts: float
     code: str
@@ -32,6 +34,10 @@ class Alert:
     seat: int | None = None
     card: str | None = None
     hand: int | None = None
+    count: int | None = None
+    #: the dealer of the hand (or, between hands, of the table) it was raised in, when the floor
+    #: named one (RELIEF-003: the down's log); left out of its dict when None
+    dealer: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,10 +119,27 @@ class HandFinished:
 
 
 Effect = Alert | Prompt | CardPlaced | CardLeft | Figures | HandStarted | HandFinished
+_FIELDS: dict[type, tuple[str, ...]] = {
+    t: tuple(f.name for f in fields(t))
+    for t in (Alert, Prompt, CardPlaced, CardLeft, Figures, HandStarted, HandFinished)}
 
 
 def effect_to_dict(effect: Effect) -> dict[str, Any]:
-    d = asdict(effect)
+    """The effect's fields and its ``type``, for JSON; an alert's dealer only when named (messages
+    of tables that name none stay as they were). Shallow: a dict or tuple field (a record, the
+    counts) is the effect's own, not a copy (``dataclasses.asdict`` deep-copied every hand
+    record, a fifth of the harness's time); every caller serialises it or scrubs it into a copy.
+
+    >>> effect_to_dict(HandStarted(ts=1.0, hand=7, button=3, seats=(1, 3), game="holdem"))
+    {'ts': 1.0, 'hand': 7, 'button': 3, 'seats': (1, 3), 'game': 'holdem', 'audience': 'public', 'type': 'HandStarted'}
+    >>> effect_to_dict(Alert(1.0, "floor.call", "floor", "the dealer calls the floor", dealer="Ann Lee"))["dealer"]
+    'Ann Lee'
+    >>> "dealer" in effect_to_dict(Alert(1.0, "floor.call", "floor", "the dealer calls the floor"))
+    False
+    """
+    d = {name: getattr(effect, name) for name in _FIELDS[type(effect)]}
+    if d.get("dealer", 0) is None:
+        del d["dealer"]
     d["type"] = type(effect).__name__
     return d
 
@@ -128,6 +151,10 @@ def alert_to_dict(alert: Alert) -> dict[str, Any]:
         d["seat"] = alert.seat
     if alert.card is not None:
         d["card"] = alert.card
+    if alert.count is not None:
+        d["count"] = alert.count
     d["message"] = alert.message
     d["ts"] = alert.ts
+    if alert.dealer is not None:  # (RELIEF-003: the down's log; records of tables naming none unchanged)
+        d["dealer"] = alert.dealer
     return d

@@ -147,6 +147,21 @@ class Tick:
     boot: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class DealerNamed:
+    """The floor names the dealer at the table (RELIEF-003): ``name`` deals from the next hand
+    on (a hand in progress keeps its dealer: the outgoing dealer finishes it, RELIEF-001), or,
+    with ``at_relief``, from the dealer's next ``relief`` press: the floor enters the incoming
+    dealer's name ahead, and the relief pad makes it current. The shell checks the name
+    (:func:`controller.dealers.check_dealer_name`)."""
+
+    ts: float
+    name: str
+    at_relief: bool = False
+    #: the control socket peer's uid, for the journal (the core ignores it)
+    peer_uid: int | None = None
+
+
 #: what a shuffler says of itself (docs/protocols/shuffler.md)
 SHUFFLER_STATES = ("ready", "shuffling", "jam", "door_open", "error")
 
@@ -167,9 +182,10 @@ class ShufflerStatus:
     boot: str | None = None
 
 
-Event = ReaderCycle | DeviceStatus | ButtonPress | TableSetup | ShufflerReport | ShufflerStatus | DeckSetup | Tick
+Event = (ReaderCycle | DeviceStatus | ButtonPress | TableSetup | ShufflerReport | ShufflerStatus | DeckSetup | Tick
+         | DealerNamed)
 EVENT_TYPES: dict[str, type[Event]] = {t.__name__: t for t in (ReaderCycle, DeviceStatus, ButtonPress, TableSetup,
-                                                       ShufflerReport, ShufflerStatus, DeckSetup, Tick)}
+                                                       ShufflerReport, ShufflerStatus, DeckSetup, Tick, DealerNamed)}
 
 
 def event_to_dict(event: Event) -> dict[str, Any]:

@@ -13,6 +13,7 @@ from controller.effects import Alert, Figures, alert_to_dict
 from controller.positions import Positions, initial_positions, next_live
 from controller.rules.board import BoardState
 from controller.settings import deal_order
+from controller.showdown import from_record as showdown_of_record
 from controller.zones import ALL_ZONES, seat_of
 
 DECK_SIZE = 52
@@ -30,6 +31,7 @@ class Hand:
         self.seats = seats
         self.button = button
         self.started = started
+        self.dealer: str | None = None  # who deals it (RELIEF-003), when the floor named them
         self.order = deal_order(seats, button)
         self.positions: Positions = positions or initial_positions(seats, button)
         self.zones: dict[str, list[str]] = {}  # zone -> uids in arrival order
@@ -192,8 +194,9 @@ class Hand:
         return out
 
     def record(self, ended: float) -> dict[str, Any]:
-        """The finished hand as history and the simulator's report see it (floor only)."""
-        return {
+        """The finished hand as history and the simulator's report see it (floor only), with the
+        hands still at the seats read when two or more are (``showdown``, SHOW-004)."""
+        record = {
             "hand": self.number,
             **({"kind": self.kind} if self.kind != "hand" else {}),
             "game": self.game,
@@ -203,6 +206,7 @@ class Hand:
                        "bb": self.positions.bb},
             "started": self.started,
             "ended": ended,
+            **({"dealer": self.dealer} if self.dealer is not None else {}),
             "zones": self.zone_labels(),
             "stub_count": self.stub_count,
             "alerts": [alert_to_dict(a) for a in self.alerts],
@@ -213,6 +217,7 @@ class Hand:
             **({"redeal_of": self.redeal_of} if self.redeal_of is not None else {}),
             **({"dealt_from_button": self.dealt_button} if self.dealt_button is not None else {}),
         }
+        return record | ({"showdown": sd} if (sd := showdown_of_record(record)) is not None else {})
 
 
 _NOT_DEALT = 1 << 30  # sorts after every hole card's deal index

@@ -156,9 +156,11 @@ class ConsoleState:
     message: str = ""
     waiting: int = 0
     #: for the display (controller/display.py), left out of the repr: the seat the prompt shown
-    #: names, the hand under way or last dealt, the live counts (public figures: hole cards,
+    #: names and its count (how many cards that seat is short, over or owed; None: none, or
+    #: unknown), the hand under way or last dealt, the live counts (public figures: hole cards,
     #: burns, board, players) and whether no hand runs
     prompt_seat: int | None = field(default=None, repr=False)
+    prompt_count: int | None = field(default=None, repr=False)
     hand: int | None = field(default=None, repr=False)
     figures: tuple[tuple[str, int], ...] = field(default=(), repr=False)
     between: bool = field(default=True, repr=False)
@@ -186,6 +188,7 @@ class _Waiting:
     seq: int
     seat: int | None = None
     hand: int | None = None
+    count: int | None = None
 
 
 @dataclass
@@ -219,7 +222,8 @@ class PromptBoard:
                 self.seat = None
             elif hasattr(e, "code") and hasattr(e, "message"):  # an Alert, or a Prompt
                 if getattr(e, "audience", "floor") in ("dealer", "public"):  # never the floor's
-                    self._arrive(e.code, e.message, getattr(e, "seat", None), getattr(e, "hand", None))
+                    self._arrive(e.code, e.message, getattr(e, "seat", None), getattr(e, "hand", None),
+                                 getattr(e, "count", None))
         return self._state()
 
     def press(self, ev: Any) -> ConsoleState:
@@ -254,7 +258,8 @@ class PromptBoard:
     def state(self) -> ConsoleState:
         return self._state()
 
-    def _arrive(self, code: str, message: str, seat: int | None, hand: int | None) -> None:
+    def _arrive(self, code: str, message: str, seat: int | None, hand: int | None,
+                count: int | None = None) -> None:
         rule, capture = rule_for(code, self.table)
         if rule.clears:
             gone = {c.replace("{}", capture) for c in rule.clears}
@@ -263,10 +268,10 @@ class PromptBoard:
             return
         for w in self.waiting:
             if w.code == code and w.seat == seat:  # said again: the same prompt, reworded
-                w.message, w.hand = message, hand
+                w.message, w.hand, w.count = message, hand, count
                 return
         self._seq += 1
-        self.waiting.append(_Waiting(code, message, rule, self._seq, seat, hand))
+        self.waiting.append(_Waiting(code, message, rule, self._seq, seat, hand, count))
         if rule.buzzer != "none":
             self._buzz = rule.buzzer
 
@@ -279,7 +284,7 @@ class PromptBoard:
             return ConsoleState(ready=ready, seat=self.seat, buzz=buzz, **more)
         return ConsoleState(ready=ready, prompt=shown.rule.prompt, alert=shown.rule.alert, seat=self.seat,
                             buzz=buzz, code=shown.code, message=shown.message, waiting=len(self.waiting),
-                            prompt_seat=shown.seat, **more)
+                            prompt_seat=shown.seat, prompt_count=shown.count, **more)
 
 
 def _public_figures(f: Figures, players: int) -> tuple[tuple[str, int], ...]:

@@ -35,7 +35,7 @@ from typing import Any
 
 #: The version of the state written by this release. A change to what the state holds bumps
 #: it, and :func:`migrate` learns to bring the previous version's states up to it.
-STATE_VERSION = 3
+STATE_VERSION = 5
 
 MAX_DEPTH = 48  # nesting: the deepest real state is about 8
 MAX_STR = 65536  # an alert's message is the longest string
@@ -409,6 +409,28 @@ def _timers_on_the_monotonic_clock(state: dict[str, Any]) -> dict[str, Any]:
 MIGRATIONS[2] = _timers_on_the_monotonic_clock
 
 
+def _alerts_with_a_count(state: dict[str, Any]) -> dict[str, Any]:
+    """Version 3 -> 4 (issue 15): an alert (and the finding it comes from) says how many cards
+    its seat is short, over or owed (``count``, for the dealer's display: ``seat 4 short 1``).
+    A version 3 alert does not say: null, unknown (the display words it without the figure)."""
+    return add_field(add_field(state, "count", None, obj="Alert"), "count", None, obj="Finding")
+
+
+MIGRATIONS[3] = _alerts_with_a_count
+
+
+def _no_dealer_named(state: dict[str, Any]) -> dict[str, Any]:
+    """Version 4 -> 5 (issue 14): who deals (RELIEF-003). The table's ``dealer`` and the name
+    waiting for the next relief (``_next_dealer``), and each hand's ``dealer``: a version 4
+    table never had one named, so none (an alert's ``dealer`` has its default, None)."""
+    add_field(state, "dealer", None)
+    add_field(state, "_next_dealer", None)
+    return add_field(state, "dealer", None, obj="Hand")
+
+
+MIGRATIONS[4] = _no_dealer_named
+
+
 def add_field(state: dict[str, Any], name: str, value: Any, *, obj: str = "table") -> dict[str, Any]:
     """A migration step's helper: give the table (``obj="table"``), or every object of the
     class named ``obj`` in the state, the field ``name`` set to ``value`` (encoded).
@@ -540,6 +562,8 @@ def check_table(table: Any) -> None:
     if f is not None and (len(f) != 5 or type(f[0]) is not str or not conforms(f[1], float) or type(f[2]) is not bool
                           or not reading(f)):
         raise StateError("state.table._shuffler_fault: want [state, since, told, mono, boot]")
+    for name in ("dealer", "_next_dealer"):
+        _dealer(getattr(table, name), f"state.table.{name}")
     for p in table._deferred:
         if type(p).__name__ != "ButtonPress":
             raise StateError("state.table._deferred: holds something other than a press")
@@ -561,6 +585,20 @@ def check_table(table: Any) -> None:
         if type(c) is not tuple or len(c) != 4 or not all(type(n) is int for n in c[1:]):
             raise StateError("state.table.tracker._cands: want (zone, evidence, last, first)")
         zone("state.table.tracker._cands", c[0])
+
+
+def _dealer(name: Any, where: str) -> None:
+    """A dealer's name in a state is one the inputs take, as they keep it (RELIEF-003)."""
+    from controller.dealers import check_dealer_name
+
+    if name is None:
+        return
+    try:
+        ok = check_dealer_name(name) == name
+    except ValueError:
+        ok = False
+    if not ok:
+        raise StateError(f"{where}: not a dealer's name as the inputs keep it")
 
 
 def _typed(obj: Any, hints: dict[str, Any], where: str) -> None:
@@ -592,6 +630,7 @@ def _hand_hints() -> dict[str, Any]:
         "new_seats": set[int], "board": BoardState, "pot_pushed": bool,
         "left": dict[str, tuple[str, float]], "off": dict[str, str], "deck": opt_str, "kind": str,
         "notes": list[str], "alerts": list[Alert], "prompts": list[Prompt], "flagged": set[tuple[str, str]],
+        "dealer": opt_str,
     }
 
 
@@ -610,6 +649,7 @@ def _table_hints() -> dict[str, Any]:
         "_pending_alerts": list[Alert], "_figures_key": tuple[Any, ...] | None,
         "_offline_since": dict[str, list[Any]], "_retired_tags": dict[str, TagInfo],
         "_last_report": tuple[str, int, tuple[str, ...] | None] | None,
+        "dealer": str | None, "_next_dealer": str | None,
     }
 
 
@@ -649,6 +689,7 @@ def check_hand(hand: Any, where: str) -> None:
         raise StateError(f"{where}.seats: {hand.seats!r}, want seats 1 to 10")
     if hand.kind not in ("hand", "highcard"):
         raise StateError(f"{where}.kind: {hand.kind!r}")
+    _dealer(hand.dealer, f"{where}.dealer")
     for z, uids in hand.zones.items():
         if z not in ALL_ZONES or type(uids) is not list or not all(type(u) is str for u in uids):
             raise StateError(f"{where}.zones: {z!r} is no zone of cards")

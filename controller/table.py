@@ -21,8 +21,8 @@ from typing import Any
 from controller.cards import is_card
 from controller.effects import Alert, CardLeft, CardPlaced, Effect, HandFinished, HandStarted, Prompt
 from controller.deck_rack import DeckRack, pair_of
-from controller.events import (ButtonPress, DeckSetup, DeviceStatus, Event, ReaderCycle, ShufflerReport,
-                               ShufflerStatus, TableSetup, Tick)
+from controller.events import (ButtonPress, DealerNamed, DeckSetup, DeviceStatus, Event, ReaderCycle,
+                               ShufflerReport, ShufflerStatus, TableSetup, Tick)
 from controller.hand import Hand
 from controller.registry import Deck, DeckRegistry, RegistryError, TagInfo
 from controller.positions import Positions, initial_positions, late_entry_waits, next_positions
@@ -70,6 +70,8 @@ class Table:
         self.hand: Hand | None = None
         self.hands_finished = 0
         self.last_record: dict[str, Any] | None = None
+        self.dealer: str | None = None  # who deals the next hand (RELIEF-003): the floor names them
+        self._next_dealer: str | None = None  # named ahead: dealing from the next relief press
         self.devices_offline: set[str] = set()
         self._pending_alerts: list[Alert] = []  # raised between hands; kept for the next hand
         self._figures_key: tuple[Any, ...] | None = None
@@ -82,6 +84,7 @@ class Table:
             ShufflerStatus: self._on_shuffler_status,
             DeckSetup: self._on_deck_setup,
             Tick: self._on_tick,
+            DealerNamed: self._on_dealer,
         }
         # device -> [since (wall), floor told, since (monotonic), its boot]: see _elapsed
         self._offline_since: dict[str, list[Any]] = {}
@@ -482,6 +485,7 @@ class Table:
         self._redeal = None
         hand = Hand(number, self.settings.game, self.settings.hole_cards, seats, pos.button, ts,
                     positions=pos)
+        hand.dealer = self.dealer
         if self._highcard:
             self._highcard = False
             hand.kind = "highcard"
@@ -560,6 +564,9 @@ class Table:
 
     # -- alerts ----------------------------------------------------------------------------
     def _alert(self, out: list[Effect], alert: Alert) -> None:
+        dealer = self.hand.dealer if self.hand is not None else self.dealer
+        if dealer is not None:  # RELIEF-003: the down's log names its alerts' dealer
+            alert = replace(alert, dealer=dealer)
         if self.hand is not None:
             self.hand.alerts.append(alert)
         else:
@@ -573,7 +580,8 @@ class Table:
             return
         self._alert(out, Alert(ts=finding.ts if finding.ts is not None else ts, code=finding.code,
                                audience=finding.audience, message=finding.message, rule=finding.rule,
-                               seat=finding.seat, card=finding.card, hand=hand.number if hand else None))
+                               seat=finding.seat, card=finding.card, hand=hand.number if hand else None,
+                               count=finding.count))
 
     def _flag_once(self, out: list[Effect], ts: float, hand: Hand, finding: Finding | None, key: str) -> None:
         if finding is not None and (finding.code, key) not in hand.flagged:
@@ -691,6 +699,9 @@ class Table:
         reason = "relief" if ev.name == "relief" else (ev.reason or "setup")
         if ev.name == "relief":
             self.stub.relief()  # STUB-002: a new down, a new count
+            # RELIEF-003: the incoming dealer deals from the next hand, by the name the floor
+            # entered ahead; a relief nobody was named for leaves the down's dealer unknown
+            self.dealer, self._next_dealer = self._next_dealer, None
         else:
             self.stub.new_deck(self._next_hand_number())  # STUB-001: a new deck needs no count at once
         if reason in ("marked", "damaged") and rack.in_play is not None:
@@ -872,6 +883,18 @@ class Table:
             self.waiting = (self.waiting | (seats - set(self.seats))) & seats
             self.seats = tuple(sorted(seats & set(self.seats)))
         self._redeal = None  # the floor's word overrides a pending re-deal
+        return []
+
+    def _on_dealer(self, ev: DealerNamed) -> list[Effect]:
+        """The floor names a dealer (RELIEF-003): now, or at the next relief press. A hand in
+        progress keeps its dealer (RELIEF-001: the outgoing dealer finishes it); one that has
+        none yet (the first name of a shift, given mid-hand) takes this one."""
+        if ev.at_relief:
+            self._next_dealer = ev.name
+            return []
+        self.dealer = ev.name
+        if self.hand is not None and self.hand.dealer is None:
+            self.hand.dealer = ev.name
         return []
 
     # -- views -----------------------------------------------------------------------------

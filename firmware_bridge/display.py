@@ -134,26 +134,38 @@ class Oled:
         self.width, self.height = width, height
         self._shown: list[str] | None = None
         try:
-            serial = i2c(bus=bus, port=port, address=address)
+            self._serial = _SetupRecorder(i2c(bus=bus, port=port, address=address))
             make = ssd1306 if kind == "ssd1306" else sh1106
-            self.device = make(serial, width=width, height=height)
+            self.device = make(self._serial, width=width, height=height)
         except self._errors as exc:
             raise DisplayError(f"{kind} at 0x{address:02x} on i2c-{port}: {exc}") from exc
+        #: the screen on the glass (luma's initialisation cleared it)
+        self._image = oled_image([], width, height)
 
     def show(self, lines: Sequence[str]) -> None:
         if self._shown == list(lines):
             return
+        image = oled_image(lines, self.width, self.height)
         try:
-            self.device.display(oled_image(lines, self.width, self.height))
+            self.device.display(image)
         except self._errors as exc:
             self._shown = None
             raise DisplayError(f"OLED: {exc}") from exc
-        self._shown = list(lines)
+        self._shown, self._image = list(lines), image
 
     def probe(self) -> None:
-        """Is it still there? Display on (0xAF) again: changes nothing, but an unplugged OLED
-        does not acknowledge it."""
+        """Is it still there, and still set up? An unplugged OLED does not acknowledge a write.
+        One power-cycled between two probes acknowledges everything, but comes back dark: an
+        SSD1306 or SH1106 powers up with its display off, its charge pump off and its RAM
+        undefined (their data sheets), and it cannot be read back over I2C to tell. So every
+        probe sets it up again: luma's own initialisation as it was sent when the display was
+        opened, less its "display off" (no blink), then the screen shown, then display on
+        (0xAF). About 30 command bytes and one frame (1 KiB) every probe (2 s): a power-cycled
+        OLED is lit with the right screen within one probe."""
         try:
+            for cmd in self._serial.setup:
+                self._serial.command(*cmd)
+            self.device.display(self._image)
             self.device.show()
         except self._errors as exc:
             raise DisplayError(f"OLED: {exc}") from exc
@@ -163,6 +175,33 @@ class Oled:
             self.device.cleanup()
         except Exception:  # (a display gone from the bus)
             pass
+
+
+class _SetupRecorder:
+    """luma's serial interface, passed through, keeping the commands luma sends before its
+    first data (its initialisation: the settings and the contrast) less "display off" (0xAE),
+    so that :meth:`Oled.probe` can send them again exactly as the library does."""
+
+    DISPLAY_OFF = 0xAE
+
+    def __init__(self, serial: Any) -> None:
+        self.serial = serial
+        self.setup: list[tuple[int, ...]] = []
+        self._recording = True
+
+    def command(self, *cmd: int) -> None:
+        self.serial.command(*cmd)
+        if self._recording:
+            kept = cmd[1:] if cmd and cmd[0] == self.DISPLAY_OFF else cmd
+            if kept:
+                self.setup.append(kept)
+
+    def data(self, data: Any) -> None:
+        self._recording = False
+        self.serial.data(data)
+
+    def __getattr__(self, name: str) -> Any:  # (cleanup, and whatever else luma asks of it)
+        return getattr(self.serial, name)
 
 
 def _ascii(text: str) -> str:

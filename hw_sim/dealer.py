@@ -7,7 +7,8 @@ to believe it (``confirm_cycles``), and then one cycle more, so that the daemon 
 that answer before anything else happens. The run is therefore as fast as the pseudo-terminal
 allows and, for a given noise seed, the same every time.
 
-A card moved back on the stub (``{"move": CARD, "to": "stub"}``) is no longer read anywhere;
+A card moved back on the stub (``{"move": CARD, "to": "stub"}``), or gathered into a rebuilt
+stub (``{"restub": [...]}``), is no longer read anywhere;
 the dealer then waits ``gone_cycles`` + 2 cycles, the daemon's own patience for a card that is
 gone (``gone_cycles`` of the configuration) and two more, so that the daemon has taken in that
 the card left before anything else happens.
@@ -276,6 +277,7 @@ class ScriptedDealer:
         self.current = (hand_no, index)
         self.reader.label = self.current
         if isinstance(action, sc.Deal):
+            # (``face_up`` changes nothing here: the reader cannot see which way a card faces)
             key = str(action.card) + ("#clone" if action.clone else "")
             while key in self._physical and action.clone:
                 key += "+"
@@ -311,13 +313,33 @@ class ScriptedDealer:
             else:  # like a deal, of the tag that is already out
                 self._put(key, self.reader.uid_of(key), action.to)
                 self._settle()
+        elif isinstance(action, sc.Discard):  # a draw: the seat's discards pushed into the muck
+            for card in action.cards:
+                key = self._key_of(card)
+                self._put(key, self.reader.uid_of(key), "muck")
+            self._settle()
+        elif isinstance(action, sc.Restub):
+            # The rebuilt stub (DRAW-005, STUD-007): the gathered cards leave every antenna, as a
+            # move to the stub does; a card named that is not on the table is the stub's last card.
+            self.log.mark(self.current, self.clock())
+            gone = False
+            for card in action.cards:
+                uid = self._uid(card)
+                for key in [k for k in self._physical if self.reader.uid_of(k) == uid]:
+                    self.reader.remove(key)
+                    del self._physical[key]
+                    with self._cond:
+                        self._watch.pop(uid, None)
+                    gone = True
+            if gone:
+                self._wait_gone()
         elif isinstance(action, (sc.Unplug, sc.Plug)) and action.device == "display":
             self.log.mark(self.current, self.clock())
             t0 = self.clock()
             cable = getattr(self.daemon, "display_cable", None)
             if cable is None:
-                raise SimulationError(f"hand {hand_no}, step {index}: the display's cable is pulled in process "
-                                      f"only (the tests' harness): tablectl simulate has no I2C bus")
+                raise SimulationError(f"hand {hand_no}, step {index}: the display's cable is pulled, but this "
+                                      f"table has no simulated display")
             plugged = isinstance(action, sc.Plug)
             cable(plugged)
             code = "device.display_online" if plugged else "device.display_offline"

@@ -147,7 +147,24 @@ class SimFeigReader(SimDevice):
                      if (kept := [(a, r) for a, r in heard if a <= 64 and ant_sel >> (a - 1) & 1])}
         return reads
 
-    def _answer(self, reads: CycleReads, with_antennas: bool) -> list[bytes]:
+    def look(self, ant_sel: int | None, *, with_antennas: bool = True) -> list[feig.TagRecord]:
+        """One inventory cycle answered as the records the host would decode, without the bytes:
+        the same noisy look, the same repeats and the same draws of the generator as a request
+        over the line (:meth:`_answer_request`), so a script gives the same report either way.
+        The in-process harness's quick path for scripts that inject no fault on the line
+        (``controller.service.harness``); the frames themselves are tested in test_feig_*."""
+        self.requests += 1
+        with_antennas = with_antennas and not self.single_antenna
+        self._last_label = self.label
+        self._last_look = self.clock()
+        reads = self._inventory(ant_sel if with_antennas else None)
+        self._last_reads = reads
+        records = self._records(reads, with_antennas)
+        self._cycle_complete()
+        return records
+
+    def _records(self, reads: CycleReads, with_antennas: bool) -> list[feig.TagRecord]:
+        """The data sets one answer carries, a repeated one twice (the noise's ``repeat``)."""
         rng = self._rng
         records: list[feig.TagRecord] = []
         for uid, heard in reads.items():
@@ -159,6 +176,10 @@ class SimFeigReader(SimDevice):
             records.append(rec)
             if self.noise.repeat and rng.random() < self.noise.repeat:
                 records.append(rec)  # the same data set reported again
+        return records
+
+    def _answer(self, reads: CycleReads, with_antennas: bool) -> list[bytes]:
+        records = self._records(reads, with_antennas)
         if not records:
             return [feig.encode_frame(feig.CMD_INVENTORY, b"", com_adr=self.com_adr,
                                       status=feig.STATUS_NO_TRANSPONDER)]

@@ -23,8 +23,9 @@ Repair: a live player who never acts before the flop although not all-in from th
 antes has lost a fold (``wsop/2019/42/3/00-01-07.phh``: p8, the button). As pokerkit does, the
 fold is put back, as a muck just before the tap before the flop's burn, and a warning says so.
 
-Variants: ``NT``, ``FT`` (hold'em, 2 hole cards) and ``PO``, ``FO/8`` (Omaha, 4). Stud, razz,
-draw and short-deck hands raise :class:`UnsupportedHand` naming the variant.
+Variants: ``NT``, ``FT`` (hold'em, 2 hole cards) and ``PO``, ``FO/8`` (Omaha, 4; Omaha hi-lo is
+dealt as Omaha). Stud, razz and stud 8 hands are ``hw_sim.phh_stud``'s; those, draw and
+short-deck hands raise :class:`UnsupportedHand` here, naming the variant.
 
 >>> import random
 >>> text = '''variant = "NT"
@@ -59,9 +60,9 @@ FLOP_VARIANTS = {"NT": "holdem", "FT": "holdem", "PO": "omaha", "FO/8": "omaha"}
 #: Variants known not to be dealt as a script hand, and why.
 UNSUPPORTED_VARIANTS = {
     "NS": "short-deck hold'em, dealt from a 36-card deck",
-    "F7S": "seven card stud",
-    "F7S/8": "seven card stud high/low",
-    "FR": "razz, a stud game",
+    "F7S": "seven card stud: hw_sim.phh_stud deals it",
+    "F7S/8": "seven card stud high/low: hw_sim.phh_stud deals it",
+    "FR": "razz, a stud game: hw_sim.phh_stud deals it",
     "N2L1D": "deuce-to-seven single draw",
     "F2L3D": "deuce-to-seven triple draw",
     "FB": "badugi, a draw game",
@@ -87,8 +88,8 @@ def phh_game(variant: str) -> str:
     >>> phh_game("F7S")
     Traceback (most recent call last):
     ...
-    hw_sim.phh.UnsupportedHand: PHH variant 'F7S' (seven card stud) is not supported:
-        only the flop games NT, FT, PO, FO/8
+    hw_sim.phh.UnsupportedHand: PHH variant 'F7S' (seven card stud: hw_sim.phh_stud deals it) is not
+        supported: only the flop games NT, FT, PO, FO/8
     """
     if variant in FLOP_VARIANTS:
         return FLOP_VARIANTS[variant]

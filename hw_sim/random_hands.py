@@ -43,9 +43,12 @@ from collections.abc import Sequence
 from controller.cards import FULL_DECK
 from controller.positions import initial_positions, next_positions
 from controller.settings import deal_order, next_button
+from hw_sim.generated import GeneratedHand
+from hw_sim.random_draw import DRAW_TEMPLATES, MAX_SITTING_OUT, random_draw_hand
+from hw_sim.random_stud import MAX_PLAYERS as STUD_MAX, STUD_GAMES, random_stud_hand
 
-#: game -> hole cards per seat (the flop games a deal script knows)
-HOLE_CARDS = {"holdem": 2, "omaha": 4}
+#: game -> hole cards per seat (the flop games a deal script knows; Omaha hi-lo deals as Omaha)
+HOLE_CARDS = {"holdem": 2, "omaha": 4, "omaha8": 4}
 #: board cards per street after the hole cards: flop, turn, river
 STREETS = (3, 1, 1)
 
@@ -111,13 +114,46 @@ def random_hand_steps_in_order(rng: random.Random, *, game: str, order: Sequence
     return steps
 
 
-def _random_seats(rng: random.Random) -> list[int]:
-    return sorted(rng.sample(range(1, 11), rng.randint(2, 10)))
+def most_seats(game: str) -> int:
+    """The most seats a random hand of ``game`` has: 10 in the flop games, 8 in stud
+    (STUD-001), a draw game's maximum plus those who sit out at an over-full table (DRAW-002)."""
+    if game in STUD_GAMES:
+        return STUD_MAX
+    if game in DRAW_TEMPLATES:
+        return min(10, DRAW_TEMPLATES[game].max_players + MAX_SITTING_OUT)
+    return 10
+
+
+def random_hand(rng: random.Random, *, game: str, seats: Sequence[int], button: int,
+                fold_chance: float | None = None) -> GeneratedHand:
+    """One clean hand of any game a script knows, with the prompts it must give (none expected
+    in the flop games yet): :func:`random_hand_steps`, ``hw_sim.random_stud`` or
+    ``hw_sim.random_draw``. ``fold_chance``: the chance a live seat folds in a betting round
+    (None: each generator's own default)."""
+    folding = {} if fold_chance is None else {"fold_chance": fold_chance}
+    if game in STUD_GAMES:
+        return random_stud_hand(rng, game=game, seats=seats, button=button, **folding)
+    if game in DRAW_TEMPLATES:
+        return random_draw_hand(rng, game=game, seats=seats, button=button, **folding)
+    steps = random_hand_steps(rng, game=game, seats=seats, button=button, **folding)
+    return GeneratedHand(steps, sorted(seats), button, deal_order(list(seats), button))
+
+
+def _random_seats(rng: random.Random, most: int = 10) -> list[int]:
+    return sorted(rng.sample(range(1, 11), rng.randint(2, most)))
 
 
 def random_script(seed: int, *, hands: int, game: str = "holdem", seats: Sequence[int] | None = None,
-                  noise: dict[str, Any] | None = None, vary_seats: bool = False) -> dict[str, Any]:
-    """A whole script (a dict, deal-script.md) of ``hands`` clean hands, from ``seed``.
+                  noise: dict[str, Any] | None = None, vary_seats: bool = False,
+                  expect: list[list[dict[str, Any]]] | None = None,
+                  fold_chance: float | None = None) -> dict[str, Any]:
+    """A whole script (a dict, deal-script.md) of ``hands`` clean hands of any game, from ``seed``.
+
+    Stud (``hw_sim.random_stud``): ``button`` is the dealer's position, which does not move; 2 to
+    8 seats. Draw games (``hw_sim.random_draw``): up to the game's maximum plus two (an over-full
+    table), the button always at a seat dealt in. ``expect``, when given, receives each hand's
+    expected prompts (``GeneratedHand.expect``), in order. ``fold_chance``: as :func:`random_hand`
+    (a low one takes more stud hands to a short 7th street).
 
     Fixed seats (``seats``, or 2 to 10 random ones): the first button is one of them at random
     and moves to the next seat clockwise after each hand (DEAL-004). ``vary_seats``: every hand
@@ -128,22 +164,59 @@ def random_script(seed: int, *, hands: int, game: str = "holdem", seats: Sequenc
     if hands < 1:
         raise ValueError("a script has at least one hand")
     rng = random.Random(seed)
-    fixed = sorted(seats) if seats is not None else _random_seats(rng)
-    button = rng.choice(fixed)
+    most = most_seats(game)
+    fixed = sorted(seats) if seats is not None else _random_seats(rng, most)
+    button = rng.choice(fixed) if game not in STUD_GAMES else rng.randint(1, 10)
     out = []
     for _ in range(hands):
         if vary_seats:
-            hand_seats = _random_seats(rng)
+            hand_seats = _random_seats(rng, most)
             hand_button = rng.randint(1, 10)
-            while hand_button not in hand_seats and rng.random() < 0.7:  # now and then a dead button
-                hand_button = rng.randint(1, 10)
+            while hand_button not in hand_seats and (game in DRAW_TEMPLATES or rng.random() < 0.7):
+                hand_button = rng.randint(1, 10)  # now and then a dead button (never in a draw game)
         else:
             hand_seats, hand_button = list(fixed), button
-            button = next_button(fixed, button)
-        out.append({"seats": hand_seats, "button": hand_button,
-                    "steps": random_hand_steps(rng, game=game, seats=hand_seats, button=hand_button)})
+            if game not in STUD_GAMES:  # (the dealer's position in stud stays put)
+                button = next_button(fixed, button)
+        generated = random_hand(rng, game=game, seats=hand_seats, button=hand_button, fold_chance=fold_chance)
+        if expect is not None:
+            expect.append(generated.expect)
+        out.append(generated.hand())
     first = out[0]
     return {"format": 1, "game": game, "seats": first["seats"], "button": first["button"],
+            "noise": noise if noise is not None else {"seed": seed}, "hands": out}
+
+
+def random_mixed_script(seed: int, *, hands: int, rotation: Sequence[str], per: int,
+                        noise: dict[str, Any] | None = None,
+                        expect: list[list[dict[str, Any]]] | None = None) -> dict[str, Any]:
+    """A mixed game (MIXED-001): ``hands`` clean hands at one table, the game changing every
+    ``per`` hands through ``rotation`` (HORSE: holdem, omaha8, razz, stud, stud8). The table
+    seats as many players as every game of the rotation deals (2 to the least of their most
+    seats, no over-full draw table); the button moves clockwise after each hand of a game with
+    a button and stays put through stud. Every hand names its ``game``, ``seats`` and
+    ``button``; ``expect`` as :func:`random_script`.
+
+    >>> s = random_mixed_script(4, hands=5, rotation=["holdem", "razz"], per=2)
+    >>> [h["game"] for h in s["hands"]]
+    ['holdem', 'holdem', 'razz', 'razz', 'holdem']
+    """
+    if hands < 1 or per < 1 or not rotation:
+        raise ValueError("a mixed script has at least one hand, one game and one hand a game")
+    rng = random.Random(seed)
+    most = min(DRAW_TEMPLATES[g].max_players if g in DRAW_TEMPLATES else most_seats(g) for g in rotation)
+    seats = _random_seats(rng, most)
+    button = rng.choice(seats)
+    out = []
+    for number in range(hands):
+        game = rotation[number // per % len(rotation)]
+        generated = random_hand(rng, game=game, seats=seats, button=button)
+        if expect is not None:
+            expect.append(generated.expect)
+        out.append(generated.hand(game))
+        if game not in STUD_GAMES:
+            button = next_button(seats, button)
+    return {"format": 1, "game": rotation[0], "seats": list(seats), "button": out[0]["button"],
             "noise": noise if noise is not None else {"seed": seed}, "hands": out}
 
 

@@ -8,7 +8,8 @@ e.g. ``hand 2, step 5: unknown card 'Zz' (ranks A23456789TJQK, suits shdc)`` or
 The step model: each step of a hand is a :class:`Step` ``(hand, index, action)``; ``hand`` and
 ``index`` are both counted from 1 (``index`` within its hand, as the report's ``step``), and
 ``action`` is one of :class:`Deal`, :class:`Muck`, :class:`Press`, :class:`Move`, :class:`Shuffler`,
-:class:`End`, :class:`Unplug`, :class:`Plug` (the union :data:`Action`). :func:`action_of`
+:class:`End`, :class:`Unplug`, :class:`Plug`, :class:`Discard`, :class:`Restub` (the union
+:data:`Action`). :func:`action_of`
 gives the action of a step (or of a bare action).
 
 >>> s = parse_script('''{"format": 1, "game": "holdem", "seats": [1, 2], "button": 2,
@@ -47,6 +48,24 @@ Choices the contract leaves open (documented here, relied on by the simulator):
 - ``crash_after`` is a step count from 1 up to the number of steps in the script (with the
   implicit ends), so that the power cut does happen.
 - ``"cards"`` goes only with ``{"shuffler": "deck"}``.
+- Stud and draw games (deal-script.md, "Stud, draw and mixed games"): a hand may name its own
+  ``game`` (a mixed game); ``"face_up": true`` is what physically happens and changes nothing
+  the reader sees. A ``discard`` is refused outside the draw games and names only cards that are
+  at its seat; a ``restub`` is refused outside the stud and draw games and gathers only cards in
+  the muck or the burns, or not on the table at all (the stub's last card, mixed in): a card at
+  a seat or on the board is refused. Once gathered, a card may be dealt again.
+
+>>> h = parse_script('{"format": 1, "game": "draw27_triple", "seats": [1, 2], "button": 2, "hands": [{'
+...     '"steps": [{"deal": "As", "to": "seat:1"}, {"deal": "Kd", "to": "seat:2"},'
+...     '{"discard": ["As"], "from": "seat:1"}, {"deal": "2c", "to": "burn"}, {"restub": ["As", "3h"]},'
+...     '{"deal": "As", "to": "seat:1"}]}]}').hands[0]
+>>> [type(action_of(st)).__name__ for st in h.steps]
+['Deal', 'Deal', 'Discard', 'Deal', 'Restub', 'Deal', 'End']
+>>> parse_script('{"format": 1, "game": "stud", "seats": [1, 2], "button": 2, "hands": [{"steps": ['
+...     '{"deal": "As", "to": "seat:1"}, {"restub": ["As"]}]}]}')
+Traceback (most recent call last):
+...
+hw_sim.script.ScriptError: hand 1, step 2: As is at seat:1 (a restub gathers cards from the muck, the burns or the stub)
 
 Extensions (docs/daemon.md, "Extensions to the script format"):
 
@@ -87,8 +106,15 @@ from controller.text import NotUtf8, decode_utf8
 from hw_sim.decks import card_of_uid
 
 FORMAT = 1
-#: Games a script may name; stud, razz and draw games join as the daemon learns them.
-GAMES = ("holdem", "omaha")
+#: The flop games (a button, blinds, a board).
+FLOP_GAMES = ("holdem", "omaha", "omaha8")
+#: The stud games: no button (``button`` is the dealer's position), up cards from a template.
+STUD_GAMES = ("stud", "stud8", "razz")
+#: The draw games: ``discard`` steps, and a ``restub`` when the stub runs out (DRAW-005).
+DRAW_GAMES = ("draw27_single", "draw27_triple", "draw_a5_triple", "badugi", "badeucy", "badacey", "draw5")
+#: Every game a script may name (deal-script.md), top level or per hand. Whether the daemon
+#: deals it is the daemon's business: its configuration refuses a game it does not know.
+GAMES = FLOP_GAMES + STUD_GAMES + DRAW_GAMES
 #: The pads every configuration knows (controller.pads); ``parse_script(buttons=...)`` adds others.
 DEFAULT_BUTTONS: tuple[str, ...] = tuple(PADS)
 DEVICES = ("reader", "shuffler", "display")
@@ -100,11 +126,11 @@ DECK_IN_PLAY = "A"
 ZONES_HELP = "seat:1..seat:10, board, burn, muck"
 #: ``{"move": CARD, "to": "stub"}``: the card goes back on the stub (not a zone: no antenna)
 STUB = "stub"
-STEP_KINDS = ("deal", "muck", "press", "move", "shuffler", "end", "unplug", "plug")
+STEP_KINDS = ("deal", "muck", "press", "move", "shuffler", "end", "unplug", "plug", "discard", "restub")
 _UID = re.compile(r"[0-9A-Fa-f]{16}")
 _ZONE = re.compile(r"seat:(?:10|[1-9])|board|burn|muck")
 _TOP_KEYS = ("format", "game", "seats", "button", "noise", "hands", "deck", "crash_after")
-_HAND_KEYS = ("steps", "seats", "button", "deck")
+_HAND_KEYS = ("steps", "seats", "button", "deck", "game")
 
 
 class ScriptError(ValueError):
@@ -192,7 +218,25 @@ class Plug:
     device: str
 
 
-Action = Deal | Muck | Press | Move | Shuffler | End | Unplug | Plug
+@dataclass(frozen=True, slots=True)
+class Discard:
+    """``{"discard": [CARD, ...], "from": "seat:N"}``: in a draw round, those cards leave the
+    seat for the muck (a draw game's step; standing pat is no step)."""
+
+    cards: tuple[CardRef, ...]
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class Restub:
+    """``{"restub": [CARD, ...]}``: the dealer gathers those cards (from the muck, the burns, or
+    the stub's last card) into a new stub, off every antenna (DRAW-005, STUD-007); later deals
+    may pitch them again."""
+
+    cards: tuple[CardRef, ...]
+
+
+Action = Deal | Muck | Press | Move | Shuffler | End | Unplug | Plug | Discard | Restub
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,6 +278,8 @@ class HandScript:
     seats: tuple[int, ...] | None = None
     button: int | None = None
     deck: DeckSpec | None = None
+    #: the hand's own game (a mixed game); None: the script's
+    game: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -493,6 +539,16 @@ def parse_step(d: Any, *, where: str, buttons: Collection[str] = DEFAULT_BUTTONS
     hw_sim.script.ScriptError: hand 1, step 3: unknown button 'exposd' (buttons: exposed, exposed_player, ...)
     >>> parse_step({"move": "7d", "to": "stub"}, where="hand 1, step 9")
     Move(card=CardRef(card='7d', deck=None, uid=None), to='stub')
+    >>> parse_step({"discard": ["7h", "2c"], "from": "seat:3"}, where="hand 1, step 20").seat
+    3
+    >>> parse_step({"discard": [], "from": "seat:3"}, where="hand 1, step 20")
+    Traceback (most recent call last):
+    ...
+    hw_sim.script.ScriptError: hand 1, step 20: a discard names a non-empty list of cards, got []
+    >>> parse_step({"restub": ["7h", "7h@A"]}, where="hand 1, step 31")
+    Traceback (most recent call last):
+    ...
+    hw_sim.script.ScriptError: hand 1, step 31: a restub names 7h@A twice
     """
     if not isinstance(d, dict) or not d:
         raise ScriptError(f'{where}: a step is a JSON object like {{"deal": "As", "to": "seat:1"}}, '
@@ -544,11 +600,35 @@ def parse_step(d: Any, *, where: str, buttons: Collection[str] = DEFAULT_BUTTONS
         if d["end"] is not True:
             raise ScriptError(f'{where}: an end step is {{"end": true}}, got {_show(d["end"])}')
         return End()
+    if kind == "discard":
+        _keys(d, ("discard", "from"), where, "a discard")
+        if "from" not in d:
+            raise ScriptError(f'{where}: a discard needs "from" (the seat, seat:1..seat:10)')
+        zone = _zone(d["from"], where)
+        if not zone.startswith("seat:"):
+            raise ScriptError(f"{where}: a discard comes from a seat, not {_show(zone)} (write seat:1..seat:10)")
+        return Discard(_card_list(d["discard"], where, "a discard"), int(zone[5:]))
+    if kind == "restub":
+        _keys(d, ("restub",), where, "a restub")
+        return Restub(_card_list(d["restub"], where, "a restub"))
     _keys(d, (kind,), where, f"a{'n' if kind == 'unplug' else ''} {kind}")
     device = d[kind]
     if not isinstance(device, str) or device not in DEVICES:
         raise ScriptError(f"{where}: unknown device {_show(device)} (devices: {', '.join(DEVICES)})")
     return Unplug(device) if kind == "unplug" else Plug(device)
+
+
+def _card_list(value: Any, where: str, what: str) -> tuple[CardRef, ...]:
+    """The cards of a discard or a restub: a non-empty list, no physical card twice."""
+    if not isinstance(value, list) or not value:
+        raise ScriptError(f"{where}: {what} names a non-empty list of cards, got {_show(value)}")
+    cards = tuple(parse_card_ref(c, where) for c in value)
+    seen: set[tuple[str, str]] = set()
+    for c in cards:
+        if physical_card(c) in seen:
+            raise ScriptError(f"{where}: {what} names {c} twice")
+        seen.add(physical_card(c))
+    return cards
 
 
 def _deck_spec(d: Any, where: str) -> DeckSpec:
@@ -583,7 +663,13 @@ def _noise(n: Any, where: str) -> Noise:
     return Noise(seed, **probs, profile=name)
 
 
-def _hand(d: Any, number: int, buttons: Collection[str]) -> HandScript:
+def _game(value: Any, where: str) -> str:
+    if not isinstance(value, str) or value not in GAMES:
+        raise ScriptError(f"{where}: unknown game {_show(value)} (games: {', '.join(GAMES)})")
+    return value
+
+
+def _hand(d: Any, number: int, buttons: Collection[str], script_game: str = "holdem") -> HandScript:
     where = f"hand {number}"
     if not isinstance(d, dict):
         raise ScriptError(f'{where}: a hand is an object with "steps", got {_show(d)}')
@@ -596,6 +682,8 @@ def _hand(d: Any, number: int, buttons: Collection[str]) -> HandScript:
     seats = _seats(d["seats"], where) if "seats" in d else None
     button = _seat(d["button"], where, '"button"') if "button" in d else None
     deck = _deck_spec(d["deck"], where) if "deck" in d else None
+    own_game = _game(d["game"], where) if "game" in d else None
+    game = own_game or script_game
     steps: list[Step] = []
     # physical card -> the step that dealt it, and the zone it is in, while it is on the table
     # (until the gather, or a move back on the stub)
@@ -634,13 +722,35 @@ def _hand(d: Any, number: int, buttons: Collection[str]) -> HandScript:
                 del out[key], zone_of[key]  # off the table: it may be dealt again
             else:
                 zone_of[key] = action.to
+        elif isinstance(action, Discard):
+            if game not in DRAW_GAMES:
+                raise ScriptError(f"{at}: a discard is a draw game's step, and this hand is {game} "
+                                  f"(draw games: {', '.join(DRAW_GAMES)})")
+            seat = f"seat:{action.seat}"
+            for card in action.cards:
+                key = physical_card(card)
+                if zone_of.get(key) != seat:
+                    held = f"at {zone_of[key]}" if key in zone_of else "not on the table"
+                    raise ScriptError(f"{at}: {card} is {held}, not at {seat} (a discard is of the seat's own cards)")
+                zone_of[key] = "muck"
+        elif isinstance(action, Restub):
+            if game not in DRAW_GAMES + STUD_GAMES:
+                raise ScriptError(f"{at}: a restub is a stud or draw game's step (DRAW-005, STUD-007), and this "
+                                  f"hand is {game}")
+            for card in action.cards:
+                key = physical_card(card)
+                if zone_of.get(key, "muck") not in ("muck", "burn"):
+                    raise ScriptError(f"{at}: {card} is at {zone_of[key]} (a restub gathers cards from the muck, "
+                                      f"the burns or the stub)")
+                out.pop(key, None)  # off the table: it may be dealt again
+                zone_of.pop(key, None)
         elif isinstance(action, End):
             ended_at = i
         steps.append(Step(number, i, action))
     if ended_at is None:
         # Implicit end: the dealer always gathers the cards before the next hand.
         steps.append(Step(number, len(steps) + 1, End()))
-    return HandScript(tuple(steps), seats, button, deck)
+    return HandScript(tuple(steps), seats, button, deck, own_game)
 
 
 def parse_script(text: str | bytes, *, buttons: Collection[str] = DEFAULT_BUTTONS) -> Script:
@@ -660,9 +770,7 @@ def parse_script(text: str | bytes, *, buttons: Collection[str] = DEFAULT_BUTTON
     fmt = doc["format"]
     if not _is_int(fmt) or fmt != FORMAT:
         raise ScriptError(f'{where}: "format" must be {FORMAT}, got {_show(fmt)}')
-    game = doc.get("game", "holdem")
-    if not isinstance(game, str) or game not in GAMES:
-        raise ScriptError(f"{where}: game {_show(game)} is not supported yet (games: {', '.join(GAMES)})")
+    game = _game(doc.get("game", "holdem"), where)
     if "seats" not in doc:
         raise ScriptError(f'{where}: "seats" is missing (the seats dealt in, 1 to 10)')
     seats = _seats(doc["seats"], where)
@@ -682,7 +790,7 @@ def parse_script(text: str | bytes, *, buttons: Collection[str] = DEFAULT_BUTTON
     hands_raw = doc["hands"]
     if not isinstance(hands_raw, list) or not hands_raw:
         raise ScriptError(f'{where}: "hands" must be a non-empty list of hands, got {_show(hands_raw)}')
-    hands = tuple(_hand(h, i, buttons) for i, h in enumerate(hands_raw, 1))
+    hands = tuple(_hand(h, i, buttons, game) for i, h in enumerate(hands_raw, 1))
     total = sum(len(h.steps) for h in hands)
     if cuts is not None and cuts[-1] > total:
         raise ScriptError(f'{where}: "crash_after" is {cuts[-1]} but the script has only {total} steps '
@@ -723,6 +831,10 @@ def action_to_dict(a: Action) -> dict[str, Any]:
         return {"unplug": a.device}
     if isinstance(a, Plug):
         return {"plug": a.device}
+    if isinstance(a, Discard):
+        return {"discard": [str(c) for c in a.cards], "from": f"seat:{a.seat}"}
+    if isinstance(a, Restub):
+        return {"restub": [str(c) for c in a.cards]}
     raise TypeError(f"not a script action: {a!r}")
 
 
@@ -744,6 +856,8 @@ def script_to_dict(s: Script) -> dict[str, Any]:
             hd["button"] = h.button
         if h.deck is not None:
             hd["deck"] = _deck_to_dict(h.deck)
+        if h.game is not None:
+            hd["game"] = h.game
         hd["steps"] = [action_to_dict(st.action) for st in h.steps]
         hands.append(hd)
     out: dict[str, Any] = {"format": s.format, "game": s.game, "seats": list(s.seats), "button": s.button,

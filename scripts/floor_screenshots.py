@@ -43,12 +43,12 @@ def main() -> int:
             floor.start()
             t1, t2, t3, t4 = (FakeTable(broker, "main", t) for t in ("t1", "t2", "t3", "t4"))
             tables = [t1, t2, t3, t4]
-            t1.state(hand=41, stub_count=36, deck_in_play="A")
+            t1.state(hand=41, stub_count=36, deck_in_play="A", dealer="Ann Lee", dealer_next="Bo Chen")
             t2.state(hand=17, stub_count=28, deck_in_play="B", devices={"reader": False, "shuffler": True})
-            t3.state(hand=88, game="omaha", stub_count=8, deck_in_play="A")
+            t3.state(hand=88, game="omaha", stub_count=8, deck_in_play="A", dealer="Cy Diaz")
             t4.state(hand=5)
             t4.publish("state", {"online": False, "room": "main", "table": "t4"}, retain=True)
-            t1.foul_card("7h", seat=4)
+            t1.foul_card("7h", seat=4, dealer="Ann Lee")
             t2.floor_call()
             t1.hand(record={"hand": 40, "game": "holdem", "seats": [1, 2, 3, 4, 5, 6], "button": 3,
                             "zones": {"seat:1": ["As", "Kd"], "seat:2": ["9c", "9h"], "seat:4": ["7h@B", "2s"],
@@ -56,7 +56,7 @@ def main() -> int:
                                       "muck": ["6c", "6d", "Ah", "3s", "8s", "2h"]},
                             "alerts": [{"rule": "DECK-006", "code": "deck.foreign_card",
                                         "message": "7h of deck B (blue back) is in play"}],
-                            "stub_count": 36})
+                            "stub_count": 36, "dealer": "Ann Lee", "down": 4})
             t3.foul_card("Qs", seat=2)
             acked = t3.foul_card("2c", seat=7)
             # (acknowledged as the table publishes it after the floor's ack)

@@ -152,13 +152,14 @@ class FakeTable:
             self.seq += 1
             return self.seq
 
-    def foul_card(self, card: str = "7h", seat: int = 2, *, lost: bool = False) -> int:
+    def foul_card(self, card: str = "7h", seat: int = 2, *, lost: bool = False, dealer: str | None = None) -> int:
         """A foreign card (DECK-006) dealt to ``seat``: the floor alert as the table routes it;
-        ``lost``: numbered and kept but never reaching the broker (a gap the floor must see)."""
+        ``lost``: numbered and kept but never reaching the broker (a gap the floor must see);
+        ``dealer``: the dealer the table had named (RELIEF-003)."""
         seq = self.next_seq()
         body = {"type": "Alert", "ts": time.time(), "audience": "floor", "card": card,
                 "code": "deck.foreign_card", "hand": 12, "rule": "DECK-006", "seat": seat,
-                "message": f"{card} is not a card of deck A", "seq": seq}
+                "message": f"{card} is not a card of deck A", "seq": seq, **({"dealer": dealer} if dealer else {})}
         self.sent[seq] = body
         if not lost:
             self.publish("events/floor", body)

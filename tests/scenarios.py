@@ -40,6 +40,13 @@ def expected_hand(steps: list[dict]) -> dict:
                     z.remove(step["move"])
             if step["to"] != "stub":
                 zones.setdefault(step["to"], []).append(step["move"])
+        elif "discard" in step:  # a draw: the seat's discards into the muck
+            for card in step["discard"]:
+                zones[step["from"]].remove(card)
+                zones.setdefault("muck", []).append(card)
+        elif "restub" in step:  # the cards gathered into a new stub are off the table
+            for z in zones.values():
+                z[:] = [c for c in z if c not in step["restub"]]
     if "muck" in zones:
         zones["muck"] = muck_order(steps, zones["muck"])
     out = sum(len(z) for z in zones.values())
@@ -74,10 +81,14 @@ _CARD = re.compile(r"(?<![A-Za-z0-9])([2-9TJQKA][shdc])(?:@[A-Z])?(?![A-Za-z0-9]
 _UID = re.compile(r"(?<![0-9A-Fa-f])[0-9A-Fa-f]{16}(?![0-9A-Fa-f])|tag:")
 
 
-def secret_cards(steps: list[dict]) -> set[str]:
+#: games whose up cards every player sees (deal-script.md, "Stud and draw games")
+UP_CARD_GAMES = ("stud", "stud8", "razz")
+
+
+def secret_cards(steps: list[dict], game: str = "holdem") -> set[str]:
     """The cards of one hand that no public output may name: every card that was a hole card,
     a burn or in the muck before it was ever on the board (a board card swept into the muck
-    later was public already)."""
+    later was public already). In stud (``game``) an up card is public too, as the board is."""
     public: set[str] = set()
     secret: set[str] = set()
     where: dict[str, str] = {}
@@ -90,7 +101,8 @@ def secret_cards(steps: list[dict]) -> set[str]:
             continue
         name = card.split("@")[0]
         where[card] = to
-        if to == "board":
+        # (a stud up card is in every player's sight; a flop game's exposed card stays a secret here)
+        if to == "board" or (step.get("face_up") and game in UP_CARD_GAMES):
             if name not in secret:
                 public.add(name)
         elif to != "stub" and name not in public:
@@ -111,7 +123,8 @@ def strings(value: Any) -> list[str]:
 def assert_nothing_secret_public(script: dict, played: Played) -> None:
     """No public effect names a hole card, a burn, a mucked card (of the hand it came in) or
     any UID."""
-    secrets = {i: secret_cards(h["steps"]) for i, h in enumerate(script["hands"], 1)}
+    secrets = {i: secret_cards(h["steps"], h.get("game", script.get("game", "holdem")))
+               for i, h in enumerate(script["hands"], 1)}
     for (hand, step), effect in played.seen["public"]:
         assert effect.audience == "public", effect
         d = effect_to_dict(effect)
@@ -151,7 +164,8 @@ def assert_display_keeps_secrets(script: dict, played: Played, secrets: dict[int
     for (hand, step), state in played.screens:
         assert not (state.code or "").startswith("deck.") or state.code in ("deck.new_setup", "deck.not_rotated"), \
             f"hand {hand}, step {step}: a deck fault reached the dealer's console: {state.code}"
-        key = (state.code, state.prompt_seat, state.hand, state.seat, state.between, state.waiting, state.figures)
+        key = (state.code, state.prompt_seat, state.prompt_count, state.hand, state.seat, state.between,
+               state.waiting, state.figures)
         if key in seen:  # (the same screen again: words are a function of these)
             continue
         seen.add(key)
@@ -163,10 +177,51 @@ def assert_display_keeps_secrets(script: dict, played: Played, secrets: dict[int
     PLAYED["screens"] += len(played.screens)
 
 
-def play(script: dict, *, console: bool = True) -> dict:
+def check_prompts(expect: list[dict], prompts: list[dict], where: str = "") -> None:
+    """The prompts a hand gave (the report's ``prompts``) against what its generator expected
+    (``hw_sim.generated.GeneratedHand.expect``): the stud bring-in's seat (STUD-002), the first
+    seat to act on each later street (STUD-004, one of the tied seats when showing hands tie),
+    the short-stub check and its procedure (STUD-006), running out of cards (DRAW-005)."""
+    by_rule: dict[str, list[dict]] = {}
+    for p in prompts:
+        by_rule.setdefault(p.get("rule") or "", []).append(p)
+    for rule in ("STUD-002", "STUD-004"):
+        want = [e for e in expect if e["rule"] == rule]
+        got = by_rule.get(rule, [])
+        assert len(got) == len(want), f"{where}: {rule} prompts {got}, expected {want}"
+        for e, p in zip(want, got, strict=True):
+            seats = e["seats"] if "seats" in e else [e["seat"]]
+            if seats is None:  # (a real hand's street without betting: the history names no one)
+                continue
+            assert p.get("seat") in seats, f"{where}: {rule} on street {e['street']} for seat {p.get('seat')}, " \
+                                           f"expected {seats} ({e})"
+    for e in (e for e in expect if e["rule"] == "STUD-006" and e["procedure"]):
+        # the check names its procedure: a prompt of that rule, or the STUD-006 prompt saying it
+        assert any(p.get("rule") == e["procedure"] or (p.get("rule") == "STUD-006" and e["procedure"]
+                   in f"{p.get('code')} {p.get('text')}") for p in prompts), \
+            f"{where}: no prompt of the short stub's {e['procedure']} ({e}); prompts {prompts}"
+    want = [e for e in expect if e["rule"] == "DRAW-005"]
+    assert len(by_rule.get("DRAW-005", [])) == len(want), f"{where}: DRAW-005 prompts, expected {want}"
+
+
+def deal_and_check(script: dict, expect: list[list[dict]]) -> dict:
+    """Deal a generated script (``hw_sim.random_hands.random_script(..., expect=...)``, or real
+    hands with their expectations) in process and check every hand: zones, stub count, no
+    dealer or floor alert (:func:`check_report`), and the prompts the hand's oracle expects
+    (:func:`check_prompts`). The stud and draw games' end-to-end check, once the daemon deals
+    them. Returns the report."""
+    report = play(script)
+    check_report(script, report)
+    for i, (want, got) in enumerate(zip(expect, report["hands"], strict=True), 1):
+        check_prompts(want, got.get("prompts", []), f"hand {i}")
+    return report
+
+
+def play(script: dict, *, console: bool = True, wire: bool = False) -> dict:
     """Deal ``script`` in process; check that nothing secret reached a public output; return
-    the report (deal-script.md)."""
-    played = harness_play(script, console=console)
+    the report (deal-script.md). The reader's records skip the FEIG frames unless ``wire``
+    (the harness's quick path: the same report, tests/test_harness.py checks it)."""
+    played = harness_play(script, console=console, wire=wire)
     assert played.screens or not console, "the console showed nothing: the display's check would be empty"
     assert_nothing_secret_public(script, played)
     PLAYED["scripts"] += 1

@@ -292,6 +292,12 @@ def test_every_command_is_journalled_with_its_peer_uid(daemon):
     # the journal's own column says it too (who gave a command is queried without decoding rows)
     assert daemon.journalled_uids("TableSetup")[-1] == 0
     assert NOBODY in daemon.journalled_uids("ButtonPress")
+    # who deals (RELIEF-003): the name as the records keep it, with who named them
+    assert ask(daemon, {"cmd": "dealer", "name": " Ann  Lee ", "at_relief": True}) == [{"ok": True}]
+    wait_until(lambda: daemon.journalled("DealerNamed"), what="the dealer in the journal")
+    named = daemon.journalled("DealerNamed")[-1]
+    assert {k: v for k, v in named.items() if k != "ts"} == {"type": "DealerNamed", "name": "Ann Lee",
+                                                            "at_relief": True, "peer_uid": 0}
 
 
 # -- what a request may be ---------------------------------------------------------------------
@@ -315,8 +321,17 @@ BAD_REQUESTS = [
     ({"cmd": "ping", "verbose": True}, "ping: unknown field 'verbose' (fields: none)"),
     ({"cmd": "decks", "decks": [{"id": "C", "back": "green", "manifest": "C.txt", "owner": "me"}], "in_play": "C"},
      "decks: a deck: unknown field 'owner' (fields: back, id, manifest)"),
-    ({"cmd": True}, "unknown command True (commands: ping, setup, press, decks)"),
-    ({"cmd": "shutdown"}, "unknown command 'shutdown' (commands: ping, setup, press, decks)"),
+    ({"cmd": True}, "unknown command True (commands: ping, setup, press, decks, dealer)"),
+    ({"cmd": "shutdown"}, "unknown command 'shutdown' (commands: ping, setup, press, decks, dealer)"),
+    # who deals (RELIEF-003): a name every record can keep, or refused saying what is wrong
+    ({"cmd": "dealer"}, "dealer: 'name' is required: the dealer's name (RELIEF-003)"),
+    ({"cmd": "dealer", "name": ""}, "dealer: the name is empty"),
+    ({"cmd": "dealer", "name": "Ann\nLee"}, "dealer: the name must hold printable characters only"),
+    ({"cmd": "dealer", "name": "\u001b[2J"}, "dealer: the name must hold printable characters only"),
+    ({"cmd": "dealer", "name": "A" * 65}, "dealer: the name must be at most 64 characters, got 65"),
+    ({"cmd": "dealer", "name": ["Ann"]}, "dealer: the name must be text, got list"),
+    ({"cmd": "dealer", "name": "Ann", "at_relief": "yes"}, "dealer: 'at_relief' must be true or false, got 'yes'"),
+    ({"cmd": "dealer", "name": "Ann", "badge": 4021}, "dealer: unknown field 'badge' (fields: at_relief, name)"),
     ({}, "unknown command None"),
     (b"[" * 60_000 + b"]" * 60_000, None),  # too long as well
     (b"[" * 30_000 + b"]" * 30_000, "not a request: nested too deeply"),
@@ -333,7 +348,7 @@ BAD_REQUESTS = [
 
 def test_wrong_types_unknown_fields_and_parse_bombs_are_refused_naming_them(daemon):
     probes = [(r, e) for r, e in BAD_REQUESTS if e is not None]
-    before = {k: len(daemon.journalled(k)) for k in ("ButtonPress", "TableSetup", "DeckSetup")}
+    before = {k: len(daemon.journalled(k)) for k in ("ButtonPress", "TableSetup", "DeckSetup", "DealerNamed")}
     answers = ask(daemon, *(r for r, _ in probes), {"cmd": "ping"})
     errors = refused(answers[:-1], "wrong types, unknown fields, parse bombs")
     assert len(errors) == len(probes)  # every one refused, and the connection still answers

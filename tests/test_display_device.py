@@ -115,3 +115,70 @@ def test_tablectl_display_preview_writes_every_screen(tmp_path, capsys) -> None:
     assert main(["display", "--preview", str(tmp_path / "f")]) == 1
     err = capsys.readouterr().err
     assert err.startswith("tablectl display: cannot write to") and "Traceback" not in err
+
+
+def gddram(img: object, width: int = 128, height: int = 64) -> bytes:
+    """The SSD1306's display RAM for an image, from its data sheet (GDDRAM, horizontal
+    addressing): byte ``x + width * page``, bit ``y % 8`` of page ``y // 8``. The SH1106 is
+    written page by page in the same order."""
+    px = img.load()  # type: ignore[attr-defined]
+    out = bytearray(width * height // 8)
+    for y in range(height):
+        for x in range(width):
+            if px[x, y]:
+                out[x + width * (y // 8)] |= 1 << (y % 8)
+    return bytes(out)
+
+
+@pytest.mark.parametrize("kind", ["ssd1306", "sh1106"])
+def test_a_power_cycled_oled_is_lit_again_with_its_screen_by_the_next_probe(kind: str) -> None:
+    """Unplugged and plugged back between two probes, the OLED acknowledges every write but is
+    dark (display off, charge pump off, RAM lost): the probe sets it up again and redraws it,
+    without ever switching it off (no blink)."""
+    bus = FakeSMBus(0x3C)
+    oled = Oled(kind=kind, port=1, address=0x3C, bus=bus)
+    lines = ["seat 4 short 1", "misdeal? hold"]
+    oled.show(lines)
+    frame = gddram(oled_image(lines))
+    lit, ram = bus.oled()
+    assert lit and ram[-1024:] == frame  # lit, the screen shown
+    bus.power_cycle()
+    assert bus.oled() == (False, b"")  # dark: what the old probe (display on alone) left it
+    bus.take()
+    oled.probe()
+    lit, ram = bus.oled()
+    assert lit and ram == frame
+    commands = [d for _, d in bus.writes if d[0] == 0x00]
+    assert commands and not any(0xAE in c[1:] for c in commands)  # never display off
+
+
+def test_the_display_thread_lights_a_power_cycled_oled_on_its_own() -> None:
+    """Through the display's thread (controller/service/display_sink.py): no bus error, no
+    report, the screen back within a probe."""
+    import queue
+
+    from controller.service.display_config import DisplayConfig
+    from controller.service.display_sink import DisplayOutput
+    from controller.prompts import ConsoleState
+    from controller.display import render
+    from tests.waiting import wait_until
+
+    bus = FakeSMBus(0x3C)
+    events: queue.Queue = queue.Queue()
+    out = DisplayOutput(DisplayConfig("ssd1306", 128, 64, 1, 0x3C, "oled128x64"), events.put, bus=bus,
+                        probe_every=0.02)
+    state = ConsoleState(seat=4, hand=12, between=True)
+    frame = gddram(oled_image(render(state, "oled128x64")))
+    out.start()
+    try:
+        out.show(state)
+        def shows_the_screen() -> bool:
+            lit, ram = bus.oled()
+            return lit and ram[-1024:] == frame
+
+        wait_until(shows_the_screen, what="the screen lit")
+        bus.power_cycle()
+        wait_until(shows_the_screen, what="lit again after the power cycle")
+        assert events.get_nowait().online is True and events.empty()  # online once; no error, no report
+    finally:
+        out.close()

@@ -367,8 +367,11 @@ def test_a_port_that_does_not_open_is_one_line(tmp_path):
 # -- the dealer's display ----------------------------------------------------------------------
 
 def test_display_library_and_bus_must_be_there_and_reachable(tmp_path):
-    display = SimpleNamespace(kind="hd44780", bus=1, address=0x27)
+    display = SimpleNamespace(kind="hd44780", bus=1, address=0x27, sim_cable=None)
     absent = lambda module: f"the {module} package is not installed"  # noqa: E731
+    [sim] = doctor.check_display(SimpleNamespace(kind="hd44780", bus=1, address=0x27, sim_cable="/tmp/x/display"),
+                                 STRANGER, importer=absent, dev=tmp_path)
+    assert sim.level == "note" and "simulated" in sim.what  # (tablectl simulate's: no bus, no library)
     [c] = doctor.check_display(display, STRANGER, importer=absent, dev=tmp_path)
     assert c.failed and "RPLCD.i2c" in c.what and "smbus2" in c.what and "[pi,display]" in c.fix
     loads = lambda module: None  # noqa: E731

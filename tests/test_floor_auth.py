@@ -317,33 +317,60 @@ def test_a_seat_change_goes_to_the_table_and_its_answer_comes_back(room):
     assert db.execute("SELECT COUNT(*) FROM audit WHERE user = 'maria' AND action = 'setup'").fetchone()[0] == 1
 
 
-def test_the_floor_assigns_a_dealer_and_finds_the_dealers_hands(room):
+def test_the_floor_names_a_dealer_over_cmd_and_finds_the_dealers_hands_and_alerts(room):
+    """The page's ``dealer`` goes to the table over ``cmd`` (the table's core names the dealer in
+    its records: tests/test_dealers.py, tests/test_dealers_e2e.py); a bad name is refused here
+    with what is wrong, before anything is sent; the floor finds what the table's records name."""
     floor, table = room
     maria = cookie_of(login(floor, "maria")[1])
     headers = {"Cookie": maria, "Content-Type": "application/json", "X-CSRF-Token": csrf_of(floor, maria)}
-    body = json.dumps({"room": "main", "table": "t7", "dealer": "Ann  Lee"}).encode()
-    assert request(floor.url + "/api/dealer", data=body, headers={**headers, "X-CSRF-Token": ""},
-                   method="POST")[0] == 403
+
+    def post(body: dict[str, Any], hdrs: dict[str, str] = headers) -> tuple[int, dict[str, Any]]:
+        status, _, out = request(floor.url + "/api/cmd", data=json.dumps(body).encode(), headers=hdrs, method="POST")
+        return status, json.loads(out)
+
+    name = {"room": "main", "table": "t7", "cmd": "dealer", "name": "Ann  Lee", "at_relief": True}
+    assert post(name, {**headers, "X-CSRF-Token": ""})[0] == 403
     tom = cookie_of(login(floor, "tom")[1])
-    assert request(floor.url + "/api/dealer", data=body, method="POST",
-                   headers={**headers, "Cookie": tom, "X-CSRF-Token": csrf_of(floor, tom)})[0] == 403
-    assert request(floor.url + "/api/dealer", data=body, headers=headers, method="POST")[0] == 200
-    bad = json.dumps({"room": "main", "table": "t7", "dealer": ""}).encode()
-    assert request(floor.url + "/api/dealer", data=bad, headers=headers, method="POST")[0] == 400
-    tile = next(t for t in api_room(floor, maria)["tiles"] if t["table"] == "t7")
-    assert tile["dealer"] == "Ann Lee"
+    assert post(name, {**headers, "Cookie": tom, "X-CSRF-Token": csrf_of(floor, tom)})[0] == 403
+    sent = len(table.commands)
+    for bad, error in (("", "dealer: the name is empty"), ("Ann\nLee", "dealer: the name must hold printable"),
+                       ("x" * 65, "dealer: the name must be at most 64 characters, got 65"),
+                       (7, "dealer: the name must be text, got int")):
+        status, out = post({**name, "name": bad})
+        assert status == 400 and out["error"].startswith(error), out
+    status, out = post(name)
+    assert status == 200
+    wait_until(lambda: len(table.commands) > sent, 10, what="the command at the table")
+    assert table.commands[sent:] == [{"id": out["id"], "user": "floor:maria", "cmd": "dealer", "name": "Ann Lee",
+                                      "at_relief": True}]  # (the bad names never left the floor)
+    table.state(dealer="Ann Lee", dealer_next="Bo Chen")
+    wait_until(lambda: next(t for t in api_room(floor, maria)["tiles"] if t["table"] == "t7").get("dealer_next")
+               == "Bo Chen", 10, what="the tile naming the dealers")
     assert next(t for t in api_room(floor, tom)["tiles"] if t["table"] == "t7")["dealer"] == "Ann Lee"
     vic = cookie_of(login(floor, "vic")[1])
     assert "dealer" not in next(t for t in api_room(floor, vic)["tiles"] if t["table"] == "t7")
-    table.hand(record={"hand": 8, "game": "holdem", "zones": {}, "alerts": [], "stub_count": 40})
+    table.hand(record={"hand": 8, "game": "holdem", "zones": {}, "alerts": [], "stub_count": 40, "dealer": "Ann Lee"})
+    table.hand(record={"hand": 9, "game": "holdem", "zones": {}, "alerts": [], "stub_count": 40})
 
-    def found() -> list[int]:
-        out = request(floor.url + "/api/hands?dealer=Ann%20Lee", headers={"Cookie": maria})[2]
+    def found(who: str = "Ann%20%20Lee") -> list[int]:
+        out = request(floor.url + f"/api/hands?dealer={who}", headers={"Cookie": maria})[2]
         return [h["hand"] for h in json.loads(out)["hands"]]
 
     wait_until(lambda: found() == [8], 10, what="the dealer's hand")
+    status, _, out = request(floor.url + "/api/hands?dealer=%1b", headers={"Cookie": maria})
+    assert status == 400 and json.loads(out)["error"].startswith("dealer: the name must hold printable")
+    seq = table.foul_card("Qd", seat=3, dealer="Ann Lee")
+
+    def alerts_of(cookie: str) -> list[dict[str, Any]]:
+        return json.loads(request(floor.url + "/api/alerts?dealer=Ann%20Lee", headers={"Cookie": cookie})[2])["alerts"]
+
+    wait_until(lambda: [a["seq"] for a in alerts_of(maria)] == [seq], 10, what="the dealer's alert")
+    assert alerts_of(maria)[0]["card"] == "Qd"
+    assert [a["seq"] for a in alerts_of(tom)] == [seq] and "card" not in alerts_of(tom)[0]
+    assert request(floor.url + "/api/alerts?dealer=Ann", headers={"Cookie": vic})[0] == 403
     db = sqlite3.connect(floor.database)
-    assert db.execute("SELECT detail FROM audit WHERE action = 'dealer'").fetchall() == [("main/t7: Ann Lee",)]
+    assert db.execute("SELECT COUNT(*) FROM audit WHERE user = 'maria' AND action = 'dealer'").fetchone()[0] == 1
 
 
 def test_a_new_role_or_password_ends_the_sessions_and_the_open_pages(room):

@@ -1,6 +1,16 @@
 """The floor's page in a real browser: Debian's chromium driven by Playwright (no browser
-downloaded: ``executable_path`` is the system's), against ``tablectl floor`` as a subprocess, a
-real mosquitto and a table's messages through it (tests/floor_setup.py)."""
+downloaded: ``executable_path`` is the system's), against ``tablectl floor`` as a subprocess and
+a real mosquitto.
+
+The last test's table is the real daemon, a subprocess dealing a simulated table with its room
+link on: a foul card dealt shows on the page, its acknowledgement from the page is journalled by
+the table with the user, and the dealer named from the page and the control socket is in the
+table's own records. The other tests publish as :class:`tests.floor_setup.FakeTable`: what they
+check is the floor's side alone (what the page shows, to whom, and what the service sends on
+``cmd``), which depends only on the messages on the broker, and those messages are the ones the
+real link sends (docs/room.md; the real test checks the same path end to end). A fake table
+also gives what a real one cannot give at will or quickly: a table going offline, a reader
+down, a broken hand chain, chosen cards for the role checks, a refused command."""
 
 from __future__ import annotations
 
@@ -115,12 +125,16 @@ def test_a_foul_card_shows_acknowledged_reaches_the_table_and_every_browser(setu
 
 
 def test_the_technician_and_the_viewer_never_receive_a_card(setup):
+    """The technician sees a deck fault's code and rule id (a code is not a card: docs/decisions.md,
+    "What the technician sees"), never its card, its message or a UID; the viewer no alert."""
     floor, table, browser, person = setup
     tom, vic = person("tom"), person("vic")
     seq = table.foul_card("Jc", seat=6)
     table.state(hand=21, stub_count=30)
     item = tom.page.wait_for_selector(f'li[data-alert="main/t7#{seq}"]')
     assert "DECK-006" in item.inner_text() and "seat 6" in item.inner_text()
+    assert "deck.foreign_card" in item.inner_text()  # the deck fault's code, on the page
+    assert any('"code": "deck.foreign_card"' in r and f'"seq": {seq}' in r for r in tom.received)  # and its frame
     assert tom.page.query_selector("button.ack") is None  # a technician does not acknowledge
     # (no wait_for_function: the page's Content-Security-Policy forbids evaluating a string)
     for w in (vic, tom):
@@ -133,6 +147,7 @@ def test_the_technician_and_the_viewer_never_receive_a_card(setup):
         assert w.received, "nothing recorded"
         for r in w.received:
             assert not has_card(r, "Jc") and not has_card(r, "7h") and '"card"' not in r and '"uid"' not in r, r
+            assert "is not a card of deck" not in r  # (the alert's message names the card)
     assert any("DECK-006" in r for r in tom.received)
 
 
@@ -157,8 +172,11 @@ def test_the_hands_page_finds_a_hand_by_card_and_shows_its_zones(setup):
     table.hand(record={"hand": 29, "game": "holdem", "zones": {"seat:1": ["8s", "8d"]}, "alerts": [], "stub_count": 30})
     table.hand(record={"hand": 30, "game": "holdem", "zones": {"seat:1": ["9s", "9d"], "burn": ["2d", "5h"],
                                                                "board": ["Ts", "Jd", "Qc", "4s"]},
-                       "alerts": [{"rule": "BURN-003", "code": "burn.missing", "message": "no burn before the river"}],
-                       "stub_count": 30})
+                       "alerts": [{"rule": "BURN-003", "code": "burn.missing", "message": "no burn before the river",
+                                   "ts": 1767225642.5}],
+                       "started": 1767225600.0, "stub_count": 30, "down": 3,
+                       "showdown": {"seats": [1, 4, 6], "high": [1], "hands": {"1": "pair of nines", "4": "king high"},
+                                    "dead": {"6": 3}}})
     page = person("maria").context.new_page()  # (a second tab of the floor's session: the room's stays)
     page.set_default_timeout(TIMEOUT_MS)
     try:
@@ -173,6 +191,10 @@ def test_the_hands_page_finds_a_hand_by_card_and_shows_its_zones(setup):
         assert box.inner_text().split() == ["board", "Ts", "Jd", "Qc", "4s"]
         text = page.inner_text("#hand")
         assert "9s 9d" in text and "2d 5h" in text and "BURN-003" in text and "intact" in text and "30" in text
+        assert "+42.5 s · BURN-003 · burn.missing" in text  # (when in the hand it came)
+        shown = [r.inner_text().split("\t") for r in page.query_selector_all("#hand tr.showdown-seat")]
+        assert shown == [["seat 1", "pair of nines", "wins"], ["seat 4", "king high", ""],
+                         ["seat 6", "dead hand (3 cards)", ""]]
         page.fill("#q-card", "8h")
         page.click("#q-go")
         wait_until(lambda: not page.query_selector_all("tr.hand-row"), 10, what="no hand found")
@@ -219,13 +241,19 @@ def test_a_wrong_password_is_refused_on_the_page(setup):
 
 @pytest.mark.e2e
 def test_the_real_daemon_a_foul_card_acknowledged_from_the_page_is_journalled_with_the_user(setup, tmp_path):
-    """The table is the daemon itself (tablectl simulate's run_script with the room link on): a
-    card of the other deck dealt (DECK-006) shows on the floor's page with its card,
-    the technician's page shows it without; Acknowledge reaches the daemon, which journals it
-    with the user, and the second floor browser shows it acknowledged."""
+    """The table is the daemon itself, a subprocess (tablectl simulate's run_script with the room
+    link on), not the fake table: a card of the other deck dealt (DECK-006) shows on the floor's
+    page with its card, the technician's page shows it without; Acknowledge reaches the daemon,
+    which journals it with the user, and the second floor browser shows it acknowledged.
+
+    Who deals (RELIEF-003), through both inputs: the control socket names Ann Lee during hand 1
+    (a bad name refused saying why); the floor's page enters Bo Chen ahead, for the relief pad;
+    the relief pressed during hand 2 (Ann finishes it) makes Bo current. The table's own records
+    (its journal, the floor's copy) name Ann for hands 1 and 2, its alerts too."""
     import json
     import sqlite3
 
+    from controller.service import control
     from controller.service.simulate import room_section, run_script
     from hw_sim.script import parse_script
     from tests.rules_common import BUTTON, CLEAN, END, SEATS, deal, hole
@@ -234,12 +262,22 @@ def test_the_real_daemon_a_foul_card_acknowledged_from_the_page_is_journalled_wi
     floor, _, browser, person = setup
     maria, ana, tom = person("maria"), person("ana"), person("tom")
     foul = hole()[:3] + [deal("2h@B", 6)] + CLEAN[4:-1] + [END]
+    relieved = CLEAN[:5] + [{"press": "relief"}] + CLEAN[5:]
     script = {"format": 1, "game": "holdem", "seats": SEATS, "button": BUTTON, "noise": dict(NOISE, seed=3),
-              "hands": [{"steps": foul}, {"steps": CLEAN}]}
+              "hands": [{"steps": foul}, {"steps": relieved}]}
     seen: dict[str, Any] = {}
+    sock = str(tmp_path / "control.sock")
+
+    def step(number: int) -> None:
+        if number == 1:  # the first card is out: the control socket names hand 1's dealer
+            seen["bad"] = control.send(sock, {"cmd": "dealer", "name": "Ann\tLee"})
+            seen["named"] = control.send(sock, {"cmd": "dealer", "name": "Ann Lee"})
 
     def after(number: int, proc: Any) -> None:
-        if number != 1:
+        if number == 2:
+            tile = maria.page.locator('div[data-table="r1/t5"]', has_text="Bo Chen")
+            tile.wait_for()  # (the relief made Bo current: the table's state says so)
+            seen["tile"] = tile.inner_text()
             return
         item = maria.page.wait_for_selector('li.alert[data-alert^="r1/t5#"]:has-text("2h")')
         seen["text"] = item.inner_text()
@@ -249,14 +287,39 @@ def test_the_real_daemon_a_foul_card_acknowledged_from_the_page_is_journalled_wi
         item.query_selector("button.ack").click()
         done = ana.page.wait_for_selector(f'li[data-alert="{seen["id"]}"].acked')
         seen["ana"] = done.inner_text()
+        # the incoming dealer's name, entered ahead on the page, for the relief pad
+        maria.page.click('div[data-table="r1/t5"] button.manage')
+        try:
+            maria.page.fill("#dealer-name", "Bo  Chen")
+            maria.page.check("#dealer-at-relief")
+            maria.page.click("#dealer-send")
+            maria.page.locator("#cmd-status", has_text="confirmed by the table").wait_for()
+        finally:
+            maria.page.click("#manage-close")
 
-    run_script(parse_script(json.dumps(script)), workdir=tmp_path, on_hand=after,
+    run_script(parse_script(json.dumps(script)), workdir=tmp_path, on_hand=after, on_step=step,
                room=room_section(floor.broker.url, "r1", "t5"))
     assert "DECK-006" in seen["text"] and "2h@B" in seen["text"]
     assert not has_card(seen["tom"], "2h@B") and "DECK-006" in seen["tom"]
     assert "acknowledged by floor:maria" in seen["ana"]
     assert not any(has_card(r, "2h") for r in tom.received)  # (2h@B included: "@" ends a word)
+    # the technician saw the real deck fault's code, never a tag's UID (16 hex digits) anywhere
+    assert "deck.wrong_deck" in seen["tom"] and any("deck.wrong_deck" in r for r in tom.received)
+    assert not any(re.search(r"(?i)(?<![0-9a-f])[0-9a-f]{16}(?![0-9a-f])", r) for r in tom.received)
+    assert seen["bad"] == {"ok": False, "error": "dealer: the name must hold printable characters only "
+                                                 "(no control character, tab or new line)"}
+    assert seen["named"] == {"ok": True}
+    assert "Bo Chen" in seen["tile"]
     db = sqlite3.connect(tmp_path / "journal.sqlite3")
-    rows = db.execute("SELECT user, cmd FROM room_commands").fetchall()
-    assert [(u, json.loads(c)["cmd"]) for u, c in rows] == [("floor:maria", "ack")]
+    rows = db.execute("SELECT user, cmd FROM room_commands ORDER BY ts").fetchall()
+    assert [(u, json.loads(c)["cmd"]) for u, c in rows] == [("floor:maria", "ack"), ("floor:maria", "dealer")]
     assert json.loads(rows[0][1])["seq"] == int(seen["id"].split("#")[1])
+    assert json.loads(rows[1][1]) == {"cmd": "dealer", "name": "Bo Chen", "at_relief": True}
+    records = [json.loads(r) for r, in db.execute("SELECT record FROM hands ORDER BY number")]
+    assert [(r["hand"], r.get("dealer")) for r in records] == [(1, "Ann Lee"), (2, "Ann Lee")]
+    foul_alerts = [json.loads(d) for d, in db.execute("SELECT data FROM alerts WHERE code = 'deck.wrong_deck'")]
+    assert foul_alerts and {a.get("dealer") for a in foul_alerts} == {"Ann Lee"}
+    found = maria.context.request.get(floor.url + "/api/hands?dealer=Ann%20Lee&table=r1/t5").json()
+    assert sorted(h["hand"] for h in found["hands"]) == [1, 2]
+    alerts = maria.context.request.get(floor.url + "/api/alerts?dealer=Ann%20Lee").json()["alerts"]
+    assert any(a["table"] == "t5" and a["rule"] == "DECK-006" for a in alerts)

@@ -1,7 +1,13 @@
 """The floor service restarted while a table keeps dealing, and the broker restarted meanwhile:
 nothing missing afterwards (the broker's persistence keeps the floor's session and what was
 queued for it; a message the table never got through is a gap the service asks again with
-``replay``), and a broken hand chain is flagged."""
+``replay``), and a broken hand chain is flagged.
+
+The table is :class:`tests.floor_setup.FakeTable`: what is under test is the floor's side (its
+session, its dedupe, its gap found and asked again), and a fake table loses a message at a
+chosen ``seq`` and breaks a chain at will, which a real one does not; the real table's outbox,
+``seq`` and ``replay`` are tested against the real daemon in tests/test_room_replay.py and
+tests/test_room_outage.py."""
 
 from __future__ import annotations
 

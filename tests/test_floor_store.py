@@ -171,27 +171,41 @@ def test_the_hands_search(tmp_path):
     assert st.hand("main", "t7", 9) is None
 
 
-def test_hands_and_alerts_are_the_dealers_the_floor_assigned_then(tmp_path):
+def test_hands_and_alerts_are_the_dealers_their_table_names(tmp_path):
+    """RELIEF-003: the table names the dealer in each hand record and each alert; the floor keeps
+    and searches what the table said (never a dealer of its own guessing)."""
     st = Store(tmp_path / "floor.db")
-    st.ingest(T + "state", msg(online=True, room="main", table="t7"))
-    st.assign_dealer("main", "t7", "Ann Lee", "maria", since=1000.0)
-    st.assign_dealer("main", "t7", "Bo Chen", "maria", since=2000.0)
-    st.assign_dealer("main", "t8", "Cy Diaz", "maria", since=0.0)  # (another table's down)
+    st.ingest(T + "state", msg(online=True, room="main", table="t7", dealer="Bo Chen", dealer_next="Cy Diaz"))
     prev = "0" * 64
-    for i, ts in enumerate((500.0, 1500.0, 2500.0), 1):
-        h = hand(i, prev)
-        h["ts"] = ts
-        h["hash"] = hashlib.sha256(json.dumps({k: v for k, v in h.items() if k != "hash"}, sort_keys=True,
-                                              separators=(",", ":")).encode()).hexdigest()
+    for i, who in enumerate((None, "Ann Lee", "Bo Chen"), 1):
+        h = hand(i, prev, record={"hand": i, **({"dealer": who} if who else {})})
         prev = h["hash"]
         st.ingest(T + "hands", json.dumps(h).encode())
     assert [(h["hand"], h["dealer"]) for h in st.search_hands()] == [(3, "Bo Chen"), (2, "Ann Lee"), (1, None)]
     assert [h["hand"] for h in st.search_hands(dealer="Ann Lee")] == [2]
     assert st.search_hands(dealer="Cy Diaz") == []
     assert st.hand("main", "t7", 3)["dealer"] == "Bo Chen"  # type: ignore[index]
-    st.ingest(T + "events/floor", json.dumps({"type": "Alert", "seq": 1, "ts": 1999.0, "code": "deck.x"}).encode())
-    assert st.alerts()[0]["dealer"] == "Ann Lee"
-    assert st.tables()[0]["dealer"] == "Bo Chen"
+    st.ingest(T + "events/floor", json.dumps({"type": "Alert", "seq": 1, "ts": 1999.0, "code": "deck.x",
+                                              "dealer": "Ann Lee"}).encode())
+    st.ingest(T + "events/floor", json.dumps({"type": "Alert", "seq": 2, "ts": 2000.0, "code": "deck.y"}).encode())
+    assert [(a["code"], a["dealer"]) for a in st.alerts()] == [("deck.y", None), ("deck.x", "Ann Lee")]
+    assert [a["seq"] for a in st.alerts(dealer="Ann Lee")] == [1] and st.alerts(dealer="Bo Chen") == []
+    assert (st.tables()[0]["dealer"], st.tables()[0]["dealer_next"]) == ("Bo Chen", "Cy Diaz")
+
+
+def test_a_database_of_the_first_release_gets_its_alerts_dealer_column(tmp_path):
+    import sqlite3
+
+    db = sqlite3.connect(tmp_path / "floor.db")
+    db.execute("CREATE TABLE alerts (room TEXT, tbl TEXT, seq INTEGER, ts REAL, hand INTEGER, seat INTEGER, "
+               "rule TEXT, code TEXT, card TEXT, message TEXT, PRIMARY KEY (room, tbl, seq))")
+    db.execute("INSERT INTO alerts VALUES ('main', 't7', 1, 5.0, 3, 2, 'DECK-006', 'deck.x', '7h', 'm')")
+    db.commit()
+    db.close()
+    st = Store(tmp_path / "floor.db")
+    st.ingest(T + "events/floor", json.dumps({"type": "Alert", "seq": 2, "ts": 6.0, "code": "deck.y",
+                                              "dealer": "Ann Lee"}).encode())
+    assert [(a["seq"], a["dealer"]) for a in st.alerts()] == [(2, "Ann Lee"), (1, None)]
 
 
 def test_open_gaps_are_asked_again_when_due_and_when_the_table_is_back(tmp_path):

@@ -49,6 +49,19 @@ def test_the_same_script_and_seed_give_the_same_report_ten_times():
     check_report(script, first)  # and it is the right report: the muck in deal order
 
 
+def test_the_quick_path_gives_the_same_report_and_effects_as_the_wire():
+    """The records handed over without the FEIG frames (the suite's many-hand scenarios) and the
+    frames encoded and decoded: the same report, every effect to every audience the same, the
+    same cycles, over several hands under heavy noise (repeats, crosstalk, folds)."""
+    script = _folding_script(17)
+    wire = harness_play(script, wire=True)
+    quick = harness_play(script, wire=False)
+    assert quick.cycles == wire.cycles > 0
+    assert quick.report == wire.report
+    assert quick.seen == wire.seen and quick.topics == wire.topics
+    assert sum(len(h["zones"].get("muck", [])) for h in wire.report["hands"]) >= 8
+
+
 def _agreement_scripts() -> dict[str, dict]:
     noise = dict(NOISE, seed=3)
     base = {"format": 1, "game": "holdem", "seats": SEATS, "button": BUTTON, "noise": noise}
@@ -74,7 +87,7 @@ def test_the_harness_and_simulate_give_the_same_report(tmp_path, name):
     script = _agreement_scripts()[name]
     r = simulate(tmp_path, script)
     assert r.returncode == 0, r.stderr
-    got, want = json.loads(r.stdout), play(script)
+    got, want = json.loads(r.stdout), play(script, wire=True)  # the daemon's own path, frames and all
     # The tracking block counts reader cycles per card; how many cycles the simulated reader
     # answers between two steps (so which noise draws each card meets) follows the machine's
     # pace under simulate, so only its count of cards must agree.

@@ -70,7 +70,12 @@ def floor_alert(d, code="deck.extra_card") -> None:
     (b'{"id": "c1", "id": "c2", "user": "u", "cmd": "ack", "seq": 1}', "field 'id' given twice"),
     ({"user": "floor:ann", "cmd": "ack", "seq": 1}, "command: 'id' must be a word"),
     ({"id": "c1", "cmd": "ack", "seq": 1}, "command: 'user' must be a word"),
-    ({"id": "c1", "user": "floor:ann", "cmd": "fly"}, "unknown command 'fly' (commands: ack, setup, decks, replay)"),
+    ({"id": "c1", "user": "floor:ann", "cmd": "fly"},
+     "unknown command 'fly' (commands: ack, setup, decks, dealer, replay)"),
+    ({"id": "c1", "user": "floor:ann", "cmd": "dealer", "name": "Ann\tLee"},
+     "dealer: the name must hold printable characters only"),
+    ({"id": "c1", "user": "floor:ann", "cmd": "dealer", "name": "x" * 65},
+     "dealer: the name must be at most 64 characters, got 65"),
     ({"id": "c1", "user": "floor:ann", "cmd": "press", "name": "ack"}, "press: dealer presses stay at the table"),
     ({"id": "c1", "user": "floor:ann", "cmd": "setup", "seats": [1, 2], "buton": 2}, "setup: unknown field 'buton'"),
     ({"id": "c1", "user": "floor:ann", "cmd": "setup", "seats": [1]}, "setup: 'seats' must list at least two"),
@@ -99,6 +104,16 @@ def test_a_seat_change_is_applied_once_whatever_the_redeliveries(daemon):
     events = queued(daemon)
     assert [type(e) for e in events] == [TableSetup] and events[0].seats == (1, 2, 4)
     assert commands_journalled(daemon) == [("c-7", "floor:ann", '{"cmd":"setup","seats":[1,2,4],"button":4}')]
+
+
+def test_the_floor_names_the_dealer_at_the_next_relief(daemon):
+    """RELIEF-003: ``dealer`` reaches the core as the control socket's request does; the reply
+    gives the name as the records keep it."""
+    reply = cmd(daemon, {"id": "c-9", "user": "floor:ann", "cmd": "dealer", "name": "Bo  Chen", "at_relief": True})
+    assert reply == {"ok": True, "id": "c-9", "cmd": "dealer", "name": "Bo Chen", "at_relief": True}
+    [event] = queued(daemon)
+    assert (type(event).__name__, event.name, event.at_relief) == ("DealerNamed", "Bo Chen", True)
+    assert [r[:2] for r in commands_journalled(daemon)] == [("c-9", "floor:ann")]
 
 
 def test_the_deck_pair_exchange_by_manifest_name(daemon):

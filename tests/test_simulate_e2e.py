@@ -31,20 +31,32 @@ def simulate(tmp_path: Path, script: dict, *extra: str, timeout: float = 600) ->
 
 
 @pytest.mark.e2e
-def test_the_reader_unplugged_mid_hand_comes_back_and_the_hand_is_still_right(tmp_path):
+def test_the_reader_and_the_display_unplugged_mid_hand_come_back_and_the_hands_are_still_right(tmp_path):
+    """The reader's cable pulled in hand 1, the dealer's display's in hand 2. The display is a
+    20x4 LCD on hw_sim's fake I2C bus inside the daemon subprocess, its cable a file of the work
+    folder that the simulator removes and writes back (``[display] sim_cable``)."""
     script = random_script(11, hands=2, game="holdem", seats=[1, 3, 5, 8], noise=dict(NOISE, seed=11))
-    steps = script["hands"][0]["steps"]
-    cut = next(i for i, s in enumerate(steps) if s.get("to") == "burn")  # after the hole cards
-    steps[cut:cut] = [{"unplug": "reader"}, {"plug": "reader"}]
-    r = simulate(tmp_path, script)
+    cuts = []
+    for hand, device in zip(script["hands"], ("reader", "display"), strict=True):
+        steps = hand["steps"]
+        cut = next(i for i, s in enumerate(steps) if s.get("to") == "burn")  # after the hole cards
+        steps[cut:cut] = [{"unplug": device}, {"plug": device}]
+        cuts.append(cut)
+    r = simulate(tmp_path, script, "--keep")
     assert r.returncode == 0, r.stderr
+    work = Path(r.stderr.split("work folder kept: ")[1].split()[0])
+    try:  # the daemon's configuration: the simulated display, on the work folder's cable
+        assert f'sim_cable = "{work / "display"}"' in (work / "tablectl.toml").read_text()
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
     report = json.loads(r.stdout)
-    first = report["hands"][0]
-    alerts = [(a["code"], a["audience"], a["step"]) for a in first["alerts"]]
-    assert alerts == [("device.reader_offline", "dealer", cut + 1), ("device.reader_online", "dealer", cut + 2)]
-    # apart from those two alerts, both hands are exactly right
-    first["alerts"] = []
-    steps[cut:cut + 2] = []
+    for got, hand, cut, device in zip(report["hands"], script["hands"], cuts, ("reader", "display"), strict=True):
+        alerts = [(a["code"], a["audience"], a["step"]) for a in got["alerts"]]
+        assert alerts == [(f"device.{device}_offline", "dealer", cut + 1),
+                          (f"device.{device}_online", "dealer", cut + 2)]
+        # apart from those two alerts, both hands are exactly right
+        got["alerts"] = []
+        hand["steps"][cut:cut + 2] = []
     check_report(script, report)
 
 
@@ -189,3 +201,4 @@ def test_simulate_stopped_by_a_signal_stops_the_daemon_and_removes_its_work_fold
     assert "Traceback" not in err
     assert err.strip().splitlines()[-1] == (f"tablectl simulate: stopped by {signal.Signals(signum).name}; "
                                             "the daemon stopped, the work folder removed")
+

@@ -206,6 +206,29 @@ def test_the_state_written_by_release_2_still_loads_and_plays_on():
     assert isinstance(effects, list)
 
 
+def test_release_3s_alerts_migrate_with_their_count_unknown():
+    """Version 4 (issue 15) added ``Alert.count`` (and ``Finding.count``): a version 3 alert
+    has none; it loads as unknown, and the display words it without the figure."""
+    state = json.loads((DATA / "v3-mid-hand.json").read_text())
+    assert state["version"] == 3 and '"count"' not in json.dumps(state)
+    table = Table.from_state(state, SETTINGS)
+    alerts = table.hand.alerts + table._pending_alerts
+    assert len(alerts) >= 3 and all(a.count is None for a in alerts)
+    assert json.loads(json.dumps(table.to_state()))["version"] == STATE_VERSION
+
+
+def test_the_state_written_by_release_4_still_loads_with_its_alerts_count():
+    """tests/data/state/v4-mid-hand.json: seats 1, 2, 4, 6, seat 4 dealt one card of two, the
+    window closed (``sa``): ``misdeal.seat_short`` at seat 4, one card short."""
+    state = json.loads((DATA / "v4-mid-hand.json").read_text())
+    assert state["version"] == 4
+    table = Table.from_state(state, SETTINGS)
+    assert table.hand is not None and table.hand.number == 1
+    assert [(a.code, a.seat, a.count) for a in table.hand.alerts] == [("misdeal.seat_short", 4, 1)]
+    effects = [e for ev in random_events(11, hands=1)[-30:] for e in table.apply(ev)]
+    assert isinstance(effects, list)
+
+
 def test_a_state_from_a_future_release_is_refused_in_one_line():
     state = json.loads((DATA / "v999-future.json").read_text())
     with pytest.raises(StateError) as err:

@@ -23,3 +23,6 @@ class Finding:
     card: str | None = None
     #: when the fault happened, if earlier than the event that revealed it
     ts: float | None = None
+    #: how many cards the ``seat`` is short, over or owed (a count, never a card; None: none
+    #: said, or not known)
+    count: int | None = None

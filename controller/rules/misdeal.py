@@ -66,8 +66,10 @@ def check_hole_card(hand: Hand, seat: int, same_cycle: frozenset[int] = frozense
             return Finding("deal.pull_small_blind_extra_card", "MISD-007",
                            f"seat {seat} (small blind) got one card too many: pull it", seat)
         got = hand.dealt_to.get(seat, 0) + 1 - hand.exposed_from.get(seat, 0)
+        over = got - hand.hole_cards
         return Finding("misdeal.too_many_cards", "MISD-007",
-                       f"seat {seat} got {got} cards; {hand.game} deals {hand.hole_cards}: misdeal", seat)
+                       f"seat {seat} got {got} cards; {hand.game} deals {hand.hole_cards}: misdeal", seat,
+                       count=over if over > 0 else None)
     return None
 
 
@@ -119,21 +121,23 @@ def end_of_deal(hand: Hand, *, closes_window: bool = True) -> list[Finding]:
             # DEAL-009: an absent seat is never short-pitched; no read there may be a short pitch
             out.append(Finding("deal.absent_seat_short", "DEAL-009",
                                f"seat {seat} (absent) has {max(got, 0)} of {hand.hole_cards} cards: deal it "
-                               f"its hand", seat))
+                               f"its hand", seat, count=hand.hole_cards - max(got, 0)))
         elif hand.dealt_to.get(seat, 0) == 0:
             out.append(Finding("misdeal.seat_skipped", "MISD-006", f"seat {seat} was dealt no cards: misdeal",
                                seat))
         elif short > 0 and hand.exposed_from.get(seat, 0) >= short:
             hand.owed[seat] = short
             out.append(Finding("deal.replacement_due", "MISD-010",
-                               f"seat {seat} is owed the replacement of its exposed card: deal it now", seat))
+                               f"seat {seat} is owed the replacement of its exposed card: deal it now", seat,
+                               count=short))
         elif short == 1 and seat == hand.button:
             hand.owed[seat] = 1
             out.append(Finding("deal.button_short", "MISD-007",
-                               f"seat {seat} (button) is one card short: deal it one more", seat))
+                               f"seat {seat} (button) is one card short: deal it one more", seat, count=1))
         elif short > 0:
             out.append(Finding("misdeal.seat_short", "MISD-007",
-                               f"seat {seat} got {got} of {hand.hole_cards} cards: misdeal", seat))
+                               f"seat {seat} got {got} of {hand.hole_cards} cards: misdeal", seat,
+                               count=short))
     out.extend(_misplaced_button(hand))
     return out
 

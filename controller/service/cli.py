@@ -8,7 +8,8 @@
 - ``tablectl register --port URL --deck A --back red --out A.txt``: register a deck.
 - ``tablectl verify --port URL --manifest A.txt --manifest B.txt``: check a deck before play.
 - ``tablectl history --config FILE [--jsonl]``: the finished hands in the journal.
-- ``tablectl doctor [--config FILE]``: check a Pi's setup (configuration, devices, journal, GPIO).
+- ``tablectl doctor [--config FILE]``: check a Pi's setup (configuration, devices, journal, GPIO, the
+  room link's files and broker); ``--floor FILE``: the floor service's instead.
 - ``tablectl calibrate [--config FILE]``: each antenna's RSSI level, a card laid on each in turn.
 - ``tablectl floor [--config FILE]``: the floor's service and web page (docs/floor.md);
   ``tablectl floor adduser NAME --role floor|technician|viewer``: its accounts.
@@ -147,7 +148,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
 def cmd_doctor(args: argparse.Namespace) -> int:
     from controller.service import doctor
 
-    return doctor.main(args.config, user=args.user, open_ports=not args.no_open)
+    return doctor.main(args.config, user=args.user, open_ports=not args.no_open, floor=args.floor)
 
 
 def _antenna(text: str) -> int:
@@ -282,6 +283,8 @@ def build_parser() -> argparse.ArgumentParser:
     dr.add_argument("--user", default=None,
                     help="judge access for this user; unset: the caller, or tablectl when run as root")
     dr.add_argument("--no-open", action="store_true", help="do not open the serial ports")
+    dr.add_argument("--floor", default=None, metavar="FILE",
+                    help="check the floor service's configuration instead (its files, database and broker)")
     dr.set_defaults(fn=cmd_doctor)
 
     ca = sub.add_parser("calibrate", help="each antenna's RSSI level, a card laid on each in turn; "

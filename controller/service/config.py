@@ -506,7 +506,7 @@ def parse_config(text: str, *, path: Path) -> Config:
     config = Config(path=path, table=table, reader=reader, decks=tuple(decks), outputs=outputs,
                     console=parse_console(doc, src=src), shuffler=shuffler, journal=journal,
                     control=control_cfg, room=parse_room(doc, src=src, base=base),
-                    display=parse_display(doc, src=src))
+                    display=parse_display(doc, src=src, base=base))
     check_paths(config, manifests=[(f"[[decks]] #{i} manifest", m) for i, m in enumerate(manifest_paths, 1)])
     return config
 

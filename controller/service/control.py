@@ -13,6 +13,9 @@ Requests and answers (see docs/daemon.md, "The control socket"):
   "in_play": "C"}`` -> the floor's setup exchange: a new pair replaces the old, which is retired
   (DECK-003, DECK-005); each manifest, a plain file name in ``[control] manifests``, must hold
   the 52 cards (DECK-001)
+- ``{"cmd": "dealer", "name": "Ann Lee"}`` -> the floor names who deals (RELIEF-003): from the
+  next hand on, or with ``"at_relief": true`` from the dealer's next ``relief`` press (the name
+  entered ahead); every hand record and alert of that dealer's down names them
 
 It is the daemon's only access boundary, so it trusts nothing it is sent:
 
@@ -51,7 +54,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from controller.events import ButtonPress, DeckSetup, Event, TableSetup
+from controller.dealers import check_dealer_name
+from controller.events import ButtonPress, DealerNamed, DeckSetup, Event, TableSetup
 from controller.pads import check_press
 from controller.registry import Deck, DeckRegistry, RegistryError, parse_manifest
 from controller.service.config import ControlConfig
@@ -79,12 +83,13 @@ MAX_HANDS = 99
 #: Linux's SO_PEERGROUPS (4.13+; Python does not name it): the peer's supplementary groups
 SO_PEERGROUPS = getattr(socket, "SO_PEERGROUPS", 59)
 
-_COMMANDS = "ping, setup, press, decks"
+_COMMANDS = "ping, setup, press, decks, dealer"
 _FIELDS: dict[str, frozenset[str]] = {
     "ping": frozenset(),
     "setup": frozenset({"seats", "button"}),
     "press": frozenset({"name", "long", "seat", "hands", "reason"}),
     "decks": frozenset({"decks", "in_play"}),
+    "dealer": frozenset({"name", "at_relief"}),
 }
 _DECK_FIELDS = frozenset({"id", "back", "manifest"})
 
@@ -221,6 +226,13 @@ def request_to_event(req: Any, *, now: float, peer_uid: int | None = None, manif
         assert name is not None
         check_press(name, seat, hands, reason)
         return ButtonPress(ts=now, name=name, long=long, seat=seat, hands=hands, reason=reason, peer_uid=peer_uid)
+    if cmd == "dealer":
+        if "name" not in req:
+            raise ValueError("dealer: 'name' is required: the dealer's name (RELIEF-003)")
+        at_relief = req.get("at_relief", False)
+        if type(at_relief) is not bool:
+            raise ValueError(f"dealer: 'at_relief' must be true or false, got {_show(at_relief)}")
+        return DealerNamed(ts=now, name=check_dealer_name(req["name"]), at_relief=at_relief, peer_uid=peer_uid)
     return _deck_setup(req, now, peer_uid, manifests)
 
 
@@ -648,6 +660,8 @@ def _summary(event: Event) -> str:
         return f"new decks {', '.join(d[0] for d in event.decks)}, {event.in_play} in play"
     if isinstance(event, TableSetup):
         return f"seats {list(event.seats)}" + (f", button {event.button}" if event.button is not None else "")
+    if isinstance(event, DealerNamed):
+        return f"dealer {event.name!r}" + (" from the next relief" if event.at_relief else "")
     return type(event).__name__
 
 

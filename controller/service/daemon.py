@@ -117,6 +117,15 @@ class Daemon:
             return None
         from controller.service.display_sink import DisplayOutput
 
+        if config.display.sim_cable is not None:  # tablectl simulate's display (hw_sim/i2c_bus.py)
+            from firmware_bridge.backoff import Backoff
+            from hw_sim.i2c_bus import CableFileBus
+
+            # a simulated bus answers at once and costs nothing to ask: probed and retried often,
+            # so that the simulated dealer's unplug and plug are told within a few reader cycles
+            return DisplayOutput(config.display, self.submit, clock=clock, mono=mono,
+                                 bus=CableFileBus(config.display.sim_cable, config.display.address),
+                                 probe_every=0.05, backoff=Backoff(0.01, 0.05))
         return DisplayOutput(config.display, self.submit, clock=clock, mono=mono)
 
     def submit(self, event: Event, *, peer_uid: int | None = None) -> None:

@@ -4,6 +4,10 @@ None configured, none used. A display shows the console's prompt (it answers not
 and the other pads are the console's), so it needs a ``[console]``. Bus 1 is on BCM 2 and 3: a
 console pin there is refused (the recommended layout puts two buttons there; move them).
 
+``sim_cable`` is for ``tablectl simulate`` only: no I2C bus, the display is ``hw_sim``'s fake
+one in the daemon's memory, plugged while that file exists (hw_sim/i2c_bus.py), so that a
+deal script's ``unplug`` / ``plug`` of the display reach a daemon run as a subprocess.
+
 >>> c = parse_display({"console": {}, "display": {"kind": "hd44780", "width": 20, "height": 4}}, src="t.toml")
 >>> c.layout, c.bus, hex(c.address)
 ('lcd20x4', 1, '0x27')
@@ -16,6 +20,7 @@ controller.service.config.ConfigError: t.toml: [display] height: a hd44780 is 16
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from controller.text import shorten
@@ -41,10 +46,13 @@ class DisplayConfig:
     bus: int
     address: int
     layout: str
+    #: ``tablectl simulate``: the simulated display's cable file (hw_sim/i2c_bus.py); None: a real bus
+    sim_cable: str | None = None
 
 
-def parse_display(doc: dict[str, Any], *, src: str) -> DisplayConfig | None:
-    """The ``[display]`` section, checked; None without one."""
+def parse_display(doc: dict[str, Any], *, src: str, base: Path | None = None) -> DisplayConfig | None:
+    """The ``[display]`` section, checked; None without one. ``base``: the folder a relative
+    ``sim_cable`` is in (the configuration file's)."""
     raw = doc.get("display")
     if raw is None:
         return None
@@ -55,6 +63,12 @@ def parse_display(doc: dict[str, Any], *, src: str) -> DisplayConfig | None:
     (w0, h0) = next(iter(SIZES[kind]))
     width, height = d.number("width", w0), d.number("height", h0)
     bus, address = d.number("bus", 1), d.number("address", ADDRESSES[kind])
+    sim_cable = d.get("sim_cable", str, None)
+    if sim_cable is not None:
+        if not sim_cable:
+            raise d.err("sim_cable", "an empty path (leave the key out for a real display)")
+        if base is not None and not Path(sim_cable).is_absolute():
+            sim_cable = str(base / sim_cable)
     d.finish()
     if (width, height) not in SIZES[kind]:
         sizes = " or ".join(f"{w}x{h}" for w, h in SIZES[kind])
@@ -62,7 +76,7 @@ def parse_display(doc: dict[str, Any], *, src: str) -> DisplayConfig | None:
     console = doc.get("console")
     if console is None:
         raise d.err("kind", "a display shows the console's prompts: it needs a [console] section")
-    if bus == 1 and isinstance(console, dict):
+    if bus == 1 and sim_cable is None and isinstance(console, dict):  # (a simulated display uses no pins)
         for group in ("buttons", "leds", "seat_leds"):
             for name, pin in (console.get(group) or {}).items():
                 if pin in BUS1_PINS:
@@ -72,4 +86,4 @@ def parse_display(doc: dict[str, Any], *, src: str) -> DisplayConfig | None:
         if console.get("buzzer") in BUS1_PINS:
             raise ConfigError(f"{src}: [console] buzzer: pin {console['buzzer']} is the I2C bus's and [display] "
                               f"is on bus 1: move it")
-    return DisplayConfig(kind, width, height, bus, address, SIZES[kind][(width, height)])
+    return DisplayConfig(kind, width, height, bus, address, SIZES[kind][(width, height)], sim_cable)

@@ -18,7 +18,7 @@ from controller.display import LAYOUTS, lines_for, text_table
 
 #: the figures the previews show: a nine-handed hold'em hand at the river, a prompt waiting behind
 EXAMPLE: dict[str, int | None] = {"seat": 4, "next": 5, "hand": 112, "players": 9, "out": 26, "stub": 26,
-                                  "burns": 3, "board": 5, "hole": 18, "waiting": 1}
+                                  "burns": 3, "board": 5, "hole": 18, "waiting": 1, "count": 1}
 SCALE = 3
 #: an HD44780's cell is 5x8 dots with a dot of gap; the bitmap font's glyph is drawn into it
 LCD_CELL_W, LCD_CELL_H = 6, 10

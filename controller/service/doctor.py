@@ -5,7 +5,9 @@ is a character device, is readable and writable by the daemon's user and opens; 
 has its own RSSI level (``tablectl calibrate``); the journal's
 folder is writable and its file is a sound SQLite database in WAL mode; the dealer's console's
 GPIO pin factory loads and its devices are reachable; and, when the configuration is the one
-the installed systemd unit runs, the service's user and groups exist.
+the installed systemd unit runs, the service's user and groups exist. With ``[room]``, the room
+link's files and its broker (:mod:`.doctor_room`); ``--floor FILE`` checks the floor's service
+instead (its files, its database, its broker).
 
 Each check is a small function returning :class:`Check` results (no printing), so that each
 can be tested alone; :func:`run_checks` strings them together and :func:`main` prints one line
@@ -488,6 +490,8 @@ def check_display(display: Any, ident: Identity, *, importer: Callable[[str], st
     ``ident``. Whether the display answers is the daemon's to say (``device.display_offline``)."""
     if display is None:
         return [Check("note", "display: no [display] in the configuration: not checked")]
+    if display.sim_cable is not None:
+        return [Check("note", f"display: simulated ([display] sim_cable = {display.sim_cable}): no bus to check")]
     why = [w for w in (importer(DISPLAY_PACKAGES[display.kind]), importer("smbus2")) if w]
     if why:
         return [Check("fail", f"display: {display.kind}: {'; '.join(why)}", DISPLAY_EXTRA)]
@@ -591,6 +595,10 @@ def run_checks(config_path: str, *, user: str | None = None, open_ports: bool = 
     out.append(check_levels(config.reader, config.table.zones))
     out.extend(daemon)
     out.extend(check_journal(config.journal, ident, config.table))
+    if config.room is not None:
+        from controller.service.doctor_room import check_room
+
+        out.extend(check_room(config.room, ident))
     out.extend(check_gpio(config.console, ident, env=env))
     out.extend(check_display(config.display, ident))
     unit = installed_unit()
@@ -599,8 +607,21 @@ def run_checks(config_path: str, *, user: str | None = None, open_ports: bool = 
     return out
 
 
-def main(config: str = DEFAULT_CONFIG, *, user: str | None = None, open_ports: bool = True) -> int:
-    results = run_checks(config, user=user, open_ports=open_ports)
+def run_floor_checks(floor: str, *, user: str | None = None) -> list[Check]:
+    """``--floor FILE``: the floor service's configuration, files, database and broker."""
+    from controller.service.doctor_room import floor_checks
+
+    ident, note = resolve_identity(user)
+    if note is not None and note.failed:
+        return [note]
+    return ([note] if note else []) + floor_checks(floor, ident)
+
+
+def main(config: str = DEFAULT_CONFIG, *, user: str | None = None, open_ports: bool = True,
+         floor: str | None = None) -> int:
+    """Print each finding; 1 if any failed. ``floor``: check the floor service's configuration
+    (docs/floor.md) instead of a table's."""
+    results = run_floor_checks(floor, user=user) if floor else run_checks(config, user=user, open_ports=open_ports)
     for result in results:
         print(result.line())
     failed = sum(r.failed for r in results)

@@ -222,11 +222,13 @@ class Harness:
     """The daemon and the simulated devices in one thread (see the module)."""
 
     def __init__(self, script: sc.Script, *, console: bool = True, shuffler: bool = True,
-                 workdir: Path | None = None) -> None:
+                 workdir: Path | None = None, wire: bool = True) -> None:
         if script.crash_steps:
             raise HarnessUnsupported("crash_after: a power cut needs the journal and a daemon process to kill; "
                                      "play this script with tablectl simulate")
         self.script = script
+        #: False: the reader's records are handed over without the FEIG frames (see :func:`play`)
+        self.wire = wire
         self.clock = FakeClock()
         with tempfile.TemporaryDirectory(prefix="tablectl-harness-") as tmp:
             work = workdir or Path(tmp)
@@ -345,7 +347,11 @@ class Harness:
             link._set_online(False, f"{link.name}: read failed: device unplugged")
             return
         try:
-            tags = self.client.inventory(antennas=link.antennas, deadline_s=self.config.reader.answer_timeout)  # type: ignore[attr-defined]
+            if self.wire:
+                tags = self.client.inventory(antennas=link.antennas,  # type: ignore[attr-defined]
+                                             deadline_s=self.config.reader.answer_timeout)
+            else:
+                tags = self.reader.look(link.antennas, with_antennas=link.antennas is not None)  # type: ignore[attr-defined]
         except BridgeError as exc:  # the simulated reader never fails unasked: that is a bug
             raise SimulationError(f"the daemon's FEIG client refused the simulated reader's answer: {exc}") from exc
         if not link._reported:
@@ -432,11 +438,18 @@ class Harness:
         return Played(report, {a: r.effects for a, r in self.recorders.items()}, self.cycles, topics, self.screens)
 
 
-def play(script: sc.Script | dict | str, *, console: bool = True) -> Played:
+def play(script: sc.Script | dict | str, *, console: bool = True, wire: bool = True) -> Played:
     """Play a deal script (parsed, or its JSON as a dict or text) in process; see the module.
-    A script the parser refuses raises ``hw_sim.script.ScriptError``."""
+    A script the parser refuses raises ``hw_sim.script.ScriptError``.
+
+    ``wire=False`` hands the simulated reader's records to the daemon's reader link without
+    encoding and decoding the FEIG frames (:meth:`hw_sim.feig_reader.SimFeigReader.look`): the
+    same draws, so the same report (tests/test_harness.py checks it), in about a third of the
+    time; the frames are three quarters of a cycle's cost and have their own tests (golden
+    frames, the fuzzer, the decoder's property test). The suite deals its many-hand scenarios
+    so; ``simulate`` and the scripts checked against it keep the wire."""
     if isinstance(script, dict):
         script = json.dumps(script)
     if isinstance(script, str):
         script = sc.parse_script(script)
-    return Harness(script, console=console).play()
+    return Harness(script, console=console, wire=wire).play()

@@ -32,12 +32,14 @@ def read_hands(path: str, *, since: float = 0.0) -> list[dict[str, Any]]:
 
 
 def line_of(rec: dict[str, Any]) -> str:
-    """``hand 12  2026-11-23 21:04:05  button 4  deck A  stub 26  alerts: misdeal.x(MISD-004) ...``"""
+    """``hand 12  2026-11-23 21:04:05  button 4  deck A  stub 26  dealer Ann Lee  alerts: misdeal.x(MISD-004) ...``
+    (``dealer`` when the floor named one: RELIEF-003)"""
     when = datetime.fromtimestamp(rec.get("ended", 0)).strftime("%Y-%m-%d %H:%M:%S")
     alerts = rec.get("alerts", [])
     said = " ".join(f"{a['code']}({a.get('rule') or '-'})" for a in alerts) or "none"
+    dealer = f"  dealer {rec['dealer']}" if rec.get("dealer") else ""
     return (f"hand {rec['hand']:>4}  {when}  button {rec.get('button')}  deck {rec.get('deck') or '-'}  "
-            f"stub {rec.get('stub_count')}  alerts: {said}")
+            f"stub {rec.get('stub_count')}{dealer}  alerts: {said}")
 
 
 def main(*, config: str, since: str | None, jsonl: bool, out: str | None) -> int:

@@ -2,7 +2,10 @@
 
 The simulated reader speaks the FEIG protocol on a real pseudo-terminal; the daemon runs as a
 subprocess (``tablectl run``), exactly as on a Pi, and opens that pseudo-terminal through a
-stable symlink as it would open ``/dev/tablectl/reader``. What the daemon concluded comes back
+stable symlink as it would open ``/dev/tablectl/reader``. A script that pulls the dealer's
+display's cable gets a 20x4 LCD on ``hw_sim``'s fake I2C bus in the daemon, whose cable is a file
+of the work folder (``[display] sim_cable``, hw_sim/i2c_bus.py): no process can stand in for
+``/dev/i2c-N``, whose every transfer is an ioctl. What the daemon concluded comes back
 through its private feed (JSON lines); the report of deal-script.md is built from the daemon's
 own hand records, never from the script.
 
@@ -36,6 +39,7 @@ from controller.service.private import open_private
 from hw_sim import script as sc
 from hw_sim.dealer import DaemonView, ScriptedDealer, SimulationError
 from hw_sim.feig_reader import SimFeigReader
+from hw_sim.i2c_bus import SimDisplayCable
 from hw_sim.pty_device import PtyDevice
 from hw_sim.shuffler import SimShuffler
 from hw_sim.setup import ANTENNA_OF, ZONES, write_setup
@@ -175,8 +179,21 @@ class FeedWatcher:
 class _Daemon:
     """The daemon subprocess as the dealer sees it."""
 
-    def __init__(self, proc: subprocess.Popen, feed: FeedWatcher, control_path: str) -> None:
+    def __init__(self, proc: subprocess.Popen, feed: FeedWatcher, control_path: str,
+                 cable: SimDisplayCable | None = None) -> None:
         self.proc, self.feed, self.control_path = proc, feed, control_path
+        self.cable = cable
+
+    def display_cable(self, plugged: bool) -> None:
+        """The display's cable pulled or plugged back (the daemon's display probes its bus every
+        50 ms: the dealer waits for what it says)."""
+        self._alive()
+        if self.cable is None:  # (run_script gives one to every script that pulls it)
+            raise SimulationError("the script pulls the display's cable, but the table has no display")
+        if plugged:
+            self.cable.plug()
+        else:
+            self.cable.unplug()
 
     def stop(self) -> None:
         """SIGTERM (the daemon stops cleanly), SIGKILL if it has not within 5 s."""
@@ -234,6 +251,11 @@ def run_script(script: sc.Script, *, workdir: Path, log: TextIO | None = None,
                               journal=True, ready_wait=READY_WAIT)
             if room:
                 cfg.write_text(cfg.read_text() + "\n" + room)
+            cable = None
+            if _pulls_the_display(script):
+                cable = SimDisplayCable(workdir / "display")
+                cable.plug()
+                cfg.write_text(cfg.read_text() + "\n" + display_section(cable))
             reader = SimFeigReader(PtyDevice(workdir / "reader"), antennas=ZONES.by_antenna, noise=script.noise)
             shuffler = SimShuffler(PtyDevice(workdir / "shuffler"), seed=script.noise.seed)
             feed = FeedWatcher(workdir / "feed.jsonl")
@@ -249,7 +271,7 @@ def run_script(script: sc.Script, *, workdir: Path, log: TextIO | None = None,
             started.append(feed.stop)
             command = [sys.executable, "-m", "controller.service.cli", "run", "--config", str(cfg)]
             daemon = _Daemon(subprocess.Popen(command, stdout=daemon_log, stderr=subprocess.STDOUT, env=env),
-                             feed, str(workdir / "control.sock"))
+                             feed, str(workdir / "control.sock"), cable)
             started.append(daemon.stop)
         return _play(script, workdir, daemon, command, env, daemon_log, reader, shuffler, feed,
                      log=log, step_timeout=step_timeout, on_hand=on_hand, room=room, ack_wait=ack_wait,
@@ -337,7 +359,11 @@ def deal_hands(script: sc.Script, dealer: ScriptedDealer, daemon: DaemonView,
             setup: dict[str, Any] = {"cmd": "setup", "seats": list(hand.seats or script.seats)}
             if hand.button is not None:
                 setup["button"] = hand.button  # else the daemon moves the button itself
+            if hand.game is not None:
+                setup["game"] = hand.game  # a mixed game: the hand's own game (deal-script.md)
             daemon.command(setup)
+        elif hand.game is not None:
+            daemon.command({"cmd": "setup", "seats": list(script.seats), "game": hand.game})
         buttons[number] = daemon.command({"cmd": "ping"}).get("button", script.button)
         dealer.deck = hand.deck or script.deck  # the physical deck the shuffler will read
         dealer.play_hand(number, hand)
@@ -357,7 +383,8 @@ def build_report(script: sc.Script, records: dict[int, dict[str, Any]], dealer: 
     for number in range(1, len(script.hands) + 1):
         rec = records.get(dealer.record_of.get(number, -1))
         if rec is None:  # a hand in which no card was dealt leaves no record in the daemon
-            hands.append({"button": buttons.get(number), "zones": {}, "stub_count": 52, "alerts": []})
+            hands.append({"button": buttons.get(number), "zones": {}, "stub_count": 52, "alerts": [],
+                          "prompts": []})
             continue
         alerts = []
         for a in rec["alerts"]:
@@ -373,8 +400,24 @@ def build_report(script: sc.Script, records: dict[int, dict[str, Any]], dealer: 
                 item["hand"] = where[0]
             alerts.append(item)
         hands.append({"button": rec["button"], "zones": rec["zones"], "stub_count": rec["stub_count"],
-                      "alerts": alerts})
+                      "alerts": alerts, "prompts": [_prompt_item(p, dealer, number) for p in rec.get("prompts", [])],
+                      **({"showdown": rec["showdown"]} if "showdown" in rec else {})})
     return {"hands": hands, "tracking": dealer.confirm_latency(placed or [])}
+
+
+def _prompt_item(p: dict[str, Any], dealer: ScriptedDealer, number: int) -> dict[str, Any]:
+    """One prompt of a hand record as the report lists it (deal-script.md, "Report additions"):
+    ``code``, ``rule``, ``seat`` when the record names one, ``step`` (traced as an alert's is)
+    and ``text``, the words the dealer was given."""
+    where = dealer.log.step_at(p["ts"])
+    item: dict[str, Any] = {"code": p["code"], "rule": p.get("rule")}
+    if p.get("seat") is not None:
+        item["seat"] = p["seat"]
+    item["step"] = where[1] if where else None
+    if where and where[0] != number:
+        item["hand"] = where[0]
+    item["text"] = p.get("message", "")
+    return item
 
 
 def _tail(path: Path, lines: int = 15) -> str:
@@ -394,12 +437,45 @@ def format_report(report: dict[str, Any]) -> str:
         for a in h["alerts"]:
             seat = f" seat {a['seat']}" if "seat" in a else ""
             out.append(f"  ! {a['audience']:6} {a['code']} ({a['rule'] or '-'}){seat} at step {a['step']}")
+        for p in h.get("prompts", []):
+            seat = f" seat {p['seat']}" if "seat" in p else ""
+            out.append(f"  > {p['code']} ({p['rule'] or '-'}){seat} at step {p['step']}: {p['text']}")
+        if "showdown" in h:
+            out.append(f"  showdown {showdown_line(h['showdown'])}")
     t = report.get("tracking")
     if t and t["cards"]:
         c = t["confirm_cycles"]
         out.append(f"tracking  {t['cards']} cards confirmed in {c['p50']} reader cycle(s) at the median, "
                    f"{c['p99']} at the 99th percentile, {c['max']} at most")
     return "\n".join(out)
+
+
+def showdown_line(sd: dict[str, Any]) -> str:
+    """A record's ``showdown`` in one line: the winners of each half, then every hand read.
+
+    >>> showdown_line({"seats": [2, 7], "high": [2], "low": [], "hands": {"2": "flush, ace high",
+    ...                "7": "pair of nines"}, "low_hands": {}})
+    'high seat 2, low none | 2: flush, ace high; 7: pair of nines'
+    """
+    def seats(ws: list[int]) -> str:
+        return ("seat " if len(ws) == 1 else "seats ") + ", ".join(map(str, ws)) if ws else "none"
+    halves = f"high {seats(sd['high'])}" + (f", low {seats(sd['low'])}" if "low" in sd else "")
+    lows = sd.get("low_hands", {})
+    reads = "; ".join(f"{s}: {w}" + (f" / {lows[s]}" if s in lows else "") for s, w in sd["hands"].items())
+    dead = "".join(f"; {s}: dead ({n} cards)" for s, n in sd.get("dead", {}).items())
+    return f"{halves} | {reads}{dead}"
+
+
+def _pulls_the_display(script: sc.Script) -> bool:
+    return any(isinstance(st.action, (sc.Unplug, sc.Plug)) and st.action.device == "display"
+               for h in script.hands for st in h.steps)
+
+
+def display_section(cable: SimDisplayCable) -> str:
+    """The ``[display]`` section of a simulated table: a 20x4 LCD (as the in-process harness's)
+    on the fake bus whose cable is ``cable``."""
+    return (f'[display]\nkind = "hd44780"\nwidth = 20\nheight = 4\naddress = 0x27\n'
+            f'sim_cable = {json.dumps(str(cable.path))}\n')
 
 
 def room_section(broker: str, room: str, table: str) -> str:

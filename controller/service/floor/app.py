@@ -23,6 +23,7 @@ from urllib.parse import urlsplit
 
 from aiohttp import WSMsgType, web
 
+from controller.dealers import check_dealer_name
 from controller.service.floor import auth, roles
 from controller.service.floor.broker import FloorLink
 from controller.service.floor.config import FloorConfig
@@ -300,11 +301,12 @@ async def api_hands(request: web.Request) -> web.Response:
     try:
         hand = int(q["hand"]) if q.get("hand") else None
         since, until = _when(q.get("since", ""), "since"), _when(q.get("until", ""), "until")
+        dealer = check_dealer_name(q["dealer"]) if q.get("dealer") else None  # (as the records keep it)
     except ValueError as exc:
-        return _refuse(400, str(exc) if "want" in str(exc) else "hand: want a whole number")
+        text = str(exc)
+        return _refuse(400, text if "want" in text or text.startswith("dealer:") else "hand: want a whole number")
     hands = svc.store.search_hands(table=q.get("table") or None, hand=hand, since=since, until=until,
-                                   card=q.get("card") or None, alert=q.get("alert") or None,
-                                   dealer=q.get("dealer") or None)
+                                   card=q.get("card") or None, alert=q.get("alert") or None, dealer=dealer)
     return _json({"hands": hands})
 
 
@@ -337,12 +339,13 @@ async def hands_page(request: web.Request) -> web.StreamResponse:
 
 #: the table commands the page sends (docs/room.md, "Commands"): the table checks them strictly
 #: (the control socket's checks); here only their shape, so that a typo is answered at once
-PAGE_COMMANDS = {"setup": {"seats", "button"}, "decks": {"in_play", "decks"}}
+PAGE_COMMANDS = {"setup": {"seats", "button"}, "decks": {"in_play", "decks"}, "dealer": {"name", "at_relief"}}
 
 
 async def api_cmd(request: web.Request) -> web.Response:
-    """A seat change (``setup``) or a deck-pair exchange (``decks``) sent to a table; the answer
-    comes back on the WebSocket (``reply``) and at ``/api/cmd?id=``."""
+    """A seat change (``setup``), a deck-pair exchange (``decks``) or who deals (``dealer``,
+    RELIEF-003: from the next hand, or ``at_relief`` from the dealer's next relief press) sent
+    to a table; the answer comes back on the WebSocket (``reply``) and at ``/api/cmd?id=``."""
     svc = request.app[SERVICE_KEY]
     sess = _change(request, roles.can_command, "send commands to a table")
     if isinstance(sess, web.Response):
@@ -357,6 +360,11 @@ async def api_cmd(request: web.Request) -> web.Response:
     unknown = sorted(set(body) - PAGE_COMMANDS[cmd])
     if unknown:
         return _refuse(400, f"{cmd}: unknown field {unknown[0]!r}")
+    if cmd == "dealer":  # (checked here too: the page says at once what is wrong with a name)
+        try:
+            body["name"] = check_dealer_name(body.get("name"))
+        except ValueError as exc:
+            return _refuse(400, str(exc))
     if not svc.store.tables(room, table):
         return _refuse(404, f"no table {room}/{table}")
     if svc.link is None:
@@ -369,29 +377,21 @@ async def api_cmd(request: web.Request) -> web.Response:
     return _json({"ok": True, "id": cmd_id})
 
 
-async def api_dealer(request: web.Request) -> web.Response:
-    """The floor assigns a dealer to a table from now on (a new down): every hand and alert of
-    that table is attributed to that dealer until the next assignment (RELIEF-003)."""
+async def api_alerts(request: web.Request) -> web.Response:
+    """A dealer's alerts (``?dealer=NAME``, RELIEF-003), newest first, as the role may see them
+    (the floor and the technician; a viewer sees no alert)."""
     svc = request.app[SERVICE_KEY]
-    sess = _change(request, roles.can_command, "assign dealers")
-    if isinstance(sess, web.Response):
-        return sess
+    sess = _session(request)
+    if sess is None:
+        return _refuse(401, "not logged in")
+    if not roles.sees_alerts(sess.role):
+        return _refuse(403, f"a {sess.role} does not see alerts")
     try:
-        body = await request.json()
-        room, table, dealer = body["room"], body["table"], body["dealer"]
-        if not isinstance(room, str) or not isinstance(table, str) or not isinstance(dealer, str):
-            raise TypeError
-    except (ValueError, KeyError, TypeError):
-        return _refuse(400, "want {\"room\": ..., \"table\": ..., \"dealer\": NAME}")
-    dealer = " ".join(dealer.split())
-    if not 0 < len(dealer) <= 64 or not dealer.isprintable():
-        return _refuse(400, "dealer: want a name of 1 to 64 printable characters")
-    if not svc.store.tables(room, table):
-        return _refuse(404, f"no table {room}/{table}")
-    svc.store.assign_dealer(room, table, dealer, sess.user)
-    svc.store.audit(sess.user, "dealer", f"{room}/{table}: {dealer}")
-    svc._push(Ingested("state", room, table))  # (every page's tile names the new dealer)
-    return _json({"ok": True})
+        dealer = check_dealer_name(request.query.get("dealer", ""))
+    except ValueError as exc:
+        return _refuse(400, str(exc))
+    shown = (roles.alert_for(sess.role, a) for a in svc.store.alerts(dealer=dealer))
+    return _json({"alerts": [a for a in shown if a is not None]})
 
 
 async def api_cmd_get(request: web.Request) -> web.Response:
@@ -447,7 +447,7 @@ def make_app(svc: FloorService) -> web.Application:
     app.router.add_get("/ws", websocket)
     app.router.add_post("/api/cmd", api_cmd)
     app.router.add_get("/api/cmd", api_cmd_get)
-    app.router.add_post("/api/dealer", api_dealer)
+    app.router.add_get("/api/alerts", api_alerts)
     app.router.add_get("/hands", hands_page)
     app.router.add_get("/api/hands", api_hands)
     app.router.add_get("/api/hand", api_hand)

@@ -27,10 +27,8 @@ SUBSCRIBED = ("state", *NUMBERED, "cmd/reply")
 REPLAY_AGAIN = 10.0
 ZERO_HASH = "0" * 64
 
-#: the dealer at a table when something happened there (a hand finished, an alert raised): the
-#: last the floor assigned to that table before then (RELIEF-003's down log, kept by the floor)
-DEALER_AT = ("(SELECT d.dealer FROM dealers d WHERE d.room = {t}.room AND d.tbl = {t}.tbl AND d.since <= {t}.ts "
-             "ORDER BY d.since DESC, d.id DESC LIMIT 1)")
+#: the dealer a hand record names (RELIEF-003: the table's own, from its core)
+RECORD_DEALER = "json_extract(record, '$.dealer')"
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS messages (room TEXT, tbl TEXT, topic TEXT, seq INTEGER, received REAL, payload TEXT,
@@ -39,7 +37,7 @@ CREATE TABLE IF NOT EXISTS cursors (room TEXT, tbl TEXT, topic TEXT, contiguous 
     asked_from INTEGER, asked_at REAL, PRIMARY KEY (room, tbl, topic));
 CREATE TABLE IF NOT EXISTS tables (room TEXT, tbl TEXT, state TEXT, updated REAL, PRIMARY KEY (room, tbl));
 CREATE TABLE IF NOT EXISTS alerts (room TEXT, tbl TEXT, seq INTEGER, ts REAL, hand INTEGER, seat INTEGER,
-    rule TEXT, code TEXT, card TEXT, message TEXT, PRIMARY KEY (room, tbl, seq));
+    rule TEXT, code TEXT, card TEXT, message TEXT, dealer TEXT, PRIMARY KEY (room, tbl, seq));
 CREATE TABLE IF NOT EXISTS acks (room TEXT, tbl TEXT, ack_seq INTEGER, user TEXT, ts REAL,
     PRIMARY KEY (room, tbl, ack_seq));
 CREATE TABLE IF NOT EXISTS hands (room TEXT, tbl TEXT, seq INTEGER, hand INTEGER, ts REAL, hash TEXT, prev TEXT,
@@ -52,7 +50,6 @@ CREATE TABLE IF NOT EXISTS sessions (token TEXT PRIMARY KEY, user TEXT NOT NULL,
     created REAL, seen REAL);
 CREATE TABLE IF NOT EXISTS commands (id TEXT PRIMARY KEY, room TEXT, tbl TEXT, user TEXT, body TEXT, sent REAL,
     reply TEXT, replied REAL);
-CREATE TABLE IF NOT EXISTS dealers (id INTEGER PRIMARY KEY, room TEXT, tbl TEXT, dealer TEXT, since REAL, by TEXT);
 CREATE TABLE IF NOT EXISTS audit (id INTEGER PRIMARY KEY, ts REAL, user TEXT, action TEXT, detail TEXT);
 """
 
@@ -123,6 +120,9 @@ class Store:
         self.clock = clock
         self.db = open_private(self.path)
         self.db.executescript(SCHEMA)
+        if "dealer" not in {r[1] for r in self.db.execute("PRAGMA table_info(alerts)")}:
+            # (a database of the first release: its alerts name no dealer)
+            self.db.execute("ALTER TABLE alerts ADD COLUMN dealer TEXT")
 
     def close(self) -> None:
         self.db.close()
@@ -169,10 +169,11 @@ class Store:
             out = Ingested("other", room, table, body)
             if rest == "events/floor" and body.get("type") == "Alert":
                 out.kind = "alert"
-                self.db.execute("INSERT OR IGNORE INTO alerts VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                self.db.execute("INSERT OR IGNORE INTO alerts (room, tbl, seq, ts, hand, seat, rule, code, card, "
+                                "message, dealer) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                                 (room, table, seq, _num(body.get("ts")), _int(body.get("hand")),
                                  _int(body.get("seat")), _str(body.get("rule")), _str(body.get("code")),
-                                 _str(body.get("card")), _str(body.get("message"))))
+                                 _str(body.get("card")), _str(body.get("message")), _str(body.get("dealer"))))
             elif rest == "events/floor" and body.get("type") == "Ack" and type(body.get("ack_seq")) is int:
                 out.kind = "ack"
                 self.db.execute("INSERT OR IGNORE INTO acks VALUES (?, ?, ?, ?, ?)",
@@ -293,21 +294,11 @@ class Store:
         for r, t, state, updated in self.db.execute(
                 "SELECT room, tbl, state, updated FROM tables" + where + " ORDER BY room, tbl", args):
             s = json.loads(state)
-            s.update(room=r, table=t, updated=updated, open_alerts=self.open_alerts(r, t), dealer=self.dealer(r, t),
+            s.update(room=r, table=t, updated=updated, open_alerts=self.open_alerts(r, t),
                      chain_breaks=self.db.execute("SELECT COUNT(*) FROM chain_breaks WHERE room = ? AND tbl = ?",
                                                   (r, t)).fetchone()[0])
             out.append(s)
         return out
-
-    def assign_dealer(self, room: str, table: str, dealer: str, by: str, since: float | None = None) -> None:
-        """``dealer`` deals at the table from ``since`` (now) on: a new down (RELIEF-001/003)."""
-        self.db.execute("INSERT INTO dealers (room, tbl, dealer, since, by) VALUES (?, ?, ?, ?, ?)",
-                        (room, table, dealer, self.clock() if since is None else since, by))
-
-    def dealer(self, room: str, table: str) -> str | None:
-        row = self.db.execute("SELECT dealer FROM dealers WHERE room = ? AND tbl = ? ORDER BY since DESC, id DESC "
-                              "LIMIT 1", (room, table)).fetchone()
-        return row[0] if row is not None else None
 
     def open_alerts(self, room: str, table: str) -> int:
         return int(self.db.execute(
@@ -315,15 +306,19 @@ class Store:
             "AND k.ack_seq = a.seq WHERE a.room = ? AND a.tbl = ? AND k.user IS NULL", (room, table)).fetchone()[0])
 
     def alerts(self, limit: int = 200, *, room: str | None = None, table: str | None = None,
-               seq: int | None = None) -> list[dict[str, Any]]:
-        """The newest alerts first, each with who acknowledged it and when (None: open)."""
+               seq: int | None = None, dealer: str | None = None) -> list[dict[str, Any]]:
+        """The newest alerts first, each with who acknowledged it and when (None: open): all, one
+        (``room``, ``table``, ``seq``), or those raised while ``dealer`` dealt (RELIEF-003: the
+        table names the dealer in each alert)."""
         sql = ("SELECT a.room, a.tbl, a.seq, a.ts, a.hand, a.seat, a.rule, a.code, a.card, a.message, k.user, k.ts, "
-               + DEALER_AT.format(t="a") +
-               " FROM alerts a LEFT JOIN acks k ON k.room = a.room AND k.tbl = a.tbl AND k.ack_seq = a.seq")
+               "a.dealer FROM alerts a LEFT JOIN acks k ON k.room = a.room AND k.tbl = a.tbl AND k.ack_seq = a.seq")
         args: list[Any] = []
         if room is not None:
             sql += " WHERE a.room = ? AND a.tbl = ? AND a.seq = ?"
             args = [room, table, seq]
+        elif dealer is not None:
+            sql += " WHERE a.dealer = ?"
+            args = [dealer]
         sql += " ORDER BY a.ts DESC, a.seq DESC LIMIT ?"
         keys = ("room", "table", "seq", "ts", "hand", "seat", "rule", "code", "card", "message", "acked_by",
                 "acked_at", "dealer")
@@ -335,8 +330,8 @@ class Store:
         """Hand records matching every filter given, newest first: ``table`` (``t7`` or
         ``main/t7``), ``hand`` number, finished between ``since`` and ``until`` (epoch seconds),
         a ``card`` anywhere in the record (``Ah``), an ``alert`` (a rule id or a code, or its start),
-        the ``dealer`` the floor had assigned to the table when the hand finished."""
-        sql = "SELECT room, tbl, seq, hand, ts, record, " + DEALER_AT.format(t="hands") + " FROM hands WHERE 1 = 1"
+        the ``dealer`` the record names (RELIEF-003)."""
+        sql = "SELECT room, tbl, seq, hand, ts, record, " + RECORD_DEALER + " FROM hands WHERE 1 = 1"
         args: list[Any] = []
         if table:
             room, _, tbl = table.rpartition("/")
@@ -346,7 +341,7 @@ class Store:
             sql += " AND hand = ?"
             args.append(hand)
         if dealer:
-            sql += " AND " + DEALER_AT.format(t="hands") + " = ?"
+            sql += " AND " + RECORD_DEALER + " = ?"
             args.append(dealer)
         if since is not None:
             sql += " AND ts >= ?"
@@ -373,7 +368,7 @@ class Store:
 
     def hand(self, room: str, table: str, seq: int) -> dict[str, Any] | None:
         """One hand's record with its place in the chain (its problems, if any)."""
-        row = self.db.execute("SELECT hand, ts, hash, prev, record, " + DEALER_AT.format(t="hands") +
+        row = self.db.execute("SELECT hand, ts, hash, prev, record, " + RECORD_DEALER +
                               " FROM hands WHERE room = ? AND tbl = ? AND seq = ?", (room, table, seq)).fetchone()
         if row is None:
             return None

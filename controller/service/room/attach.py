@@ -69,7 +69,9 @@ def public_state(d: Any) -> dict[str, Any]:
                 "hand": hand.number if hand is not None else None, "button": table.button,
                 "hands_finished": table.hands_finished,
                 "stub_count": hand.stub_count if hand is not None else None,
-                "deck_in_play": table.rack.in_play}
+                "deck_in_play": table.rack.in_play,
+                # who deals (RELIEF-003), and who takes over at the next relief press: public
+                "dealer": table.dealer, "dealer_next": table._next_dealer}
 
 
 def make_link(daemon: Any, clock: Callable[[], float]) -> Room:

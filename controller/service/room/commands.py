@@ -9,6 +9,7 @@ duplicate field, no deep nesting, strict types, no unknown field)::
     {"id": "c-0003", "user": "floor:maria", "cmd": "decks", "decks": [{"id": "C", "back": "green",
      "manifest": "C.txt"}, {"id": "D", "back": "red", "manifest": "D.txt"}], "in_play": "C"}
     {"id": "c-0004", "user": "floor:maria", "cmd": "replay", "topic": "events/floor", "from": 40}
+    {"id": "c-0005", "user": "floor:maria", "cmd": "dealer", "name": "Ann Lee", "at_relief": true}
 
 - ``id``: the command's id; a QoS 1 redelivery (the same id again) is answered with the first
   answer and applied once;
@@ -18,6 +19,8 @@ duplicate field, no deep nesting, strict types, no unknown field)::
   ``events/floor`` (``type`` ``Ack``) with the user;
 - ``setup``, ``decks``: as on the control socket (``decks`` reads the manifests by name from
   ``[control] manifests``: a tag-to-card map never crosses the broker);
+- ``dealer``: as on the control socket: who deals from the next hand, or (``at_relief``)
+  from the dealer's next relief press (RELIEF-003);
 - ``replay``: the messages of a topic from a ``seq`` on, sent again as they were (at most
   :data:`MAX_REPLAY`); what was compacted is said.
 
@@ -32,6 +35,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+from controller.events import DealerNamed
 from controller.service.control import _fields, _show, _word, parse_request, request_to_event
 from controller.service.room import outbox as ob
 from controller.service.room.topics import SEQ_TOPICS
@@ -46,6 +50,7 @@ _FIELDS = {
     "ack": frozenset({"seq"}),
     "setup": frozenset({"seats", "button"}),
     "decks": frozenset({"decks", "in_play"}),
+    "dealer": frozenset({"name", "at_relief"}),
     "replay": frozenset({"topic", "from"}),
 }
 _COMMANDS = ", ".join(_FIELDS)
@@ -125,6 +130,12 @@ class Commands:
         event = request_to_event(body, now=self.clock(), manifests=self.daemon.config.control.manifests)
         self._then = lambda: self.daemon.submit(event)
         return {}
+
+    def _dealer(self, body: dict[str, Any], user: str, cmd_id: str) -> dict[str, Any]:
+        event = request_to_event(body, now=self.clock())
+        assert isinstance(event, DealerNamed)
+        self._then = lambda: self.daemon.submit(event)
+        return {"name": event.name, "at_relief": event.at_relief}  # (the name as the records keep it)
 
     def _replay(self, body: dict[str, Any], user: str, cmd_id: str) -> dict[str, Any]:
         topic, start = body.get("topic"), body.get("from")

@@ -41,6 +41,7 @@
     row("stub", t.stub_count);
     row("deck", t.deck_in_play);
     row("dealer", t.dealer);
+    row("relief", t.dealer_next);
     if (t.devices) row("devices", Object.keys(devices).map((k) => k + (devices[k] ? " ok" : " DOWN")).join(", "));
     if (t.chain_breaks) row("chain", "BROKEN (" + t.chain_breaks + ")");
     d.append(dl);
@@ -101,7 +102,7 @@
     li.append(el("span", "time", when(a.ts)));
     if (a.card) li.append(el("span", "card", a.card));
     li.append(el("span", "meaning", (a.meaning || "") + (a.message ? ": " + a.message : "")));
-    li.append(el("span", "code", a.code));
+    li.append(el("span", "code", a.code + (a.dealer ? " · dealer " + a.dealer : "")));
     if (a.acked_by) {
       li.append(el("span", "acked-by", "acknowledged by " + a.acked_by + " at " + when(a.acked_at)));
     } else if (role === "floor") {
@@ -175,18 +176,10 @@
     status.textContent = c.reply.ok ? "confirmed by the table" : "refused by the table: " + c.reply.error;
     status.className = "cmd-status " + (c.reply.ok ? "ok" : "refused");
   }
-  document.getElementById("dealer-form").addEventListener("submit", async (ev) => {
+  document.getElementById("dealer-form").addEventListener("submit", (ev) => {
     ev.preventDefault();
-    const status = document.getElementById("cmd-status");
-    const r = await fetch("/api/dealer", {
-      method: "POST", credentials: "same-origin",
-      headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf },
-      body: JSON.stringify({ room: managed.room, table: managed.table,
-                             dealer: String(new FormData(ev.target).get("dealer")) }),
-    });
-    const out = await r.json();
-    status.textContent = r.ok ? "dealer assigned" : "refused: " + out.error;
-    status.className = "cmd-status " + (r.ok ? "ok" : "refused");
+    const f = new FormData(ev.target);
+    send({ cmd: "dealer", name: String(f.get("name")), at_relief: f.get("at_relief") !== null });
   });
   document.getElementById("setup-form").addEventListener("submit", (ev) => {
     ev.preventDefault();

@@ -45,6 +45,7 @@
     row("seats", (rec.seats || []).join(", "));
     row("button", rec.button);
     row("dealer", body.dealer);
+    row("down", rec.down);
     row("stub count", rec.stub_count);
     row("deck", rec.deck);
     row("hand chain", body.chain_problems.length ? "BROKEN: " + body.chain_problems.join("; ") : "intact");
@@ -57,14 +58,43 @@
       zones.append(tr);
     });
     box.append(zones);
+    if (rec.showdown) box.append(showdown(rec.showdown));
     const alerts = el("ol", "hand-alerts");
+    // each alert and prompt with when it came in the hand (seconds after its first card)
+    const at = (x) => (typeof x.ts === "number" && typeof rec.started === "number")
+      ? "+" + (x.ts - rec.started).toFixed(1) + " s" : null;
     (rec.alerts || []).forEach((a) => {
-      alerts.append(el("li", "", [a.rule, a.code, a.message].filter(Boolean).join(" · ")));
+      alerts.append(el("li", "", [at(a), a.rule, a.code, a.seat ? "seat " + a.seat : null, a.message]
+        .filter(Boolean).join(" · ")));
     });
     (rec.prompts || []).forEach((p) => {
-      alerts.append(el("li", "prompt", [p.rule, p.code, p.message].filter(Boolean).join(" · ")));
+      alerts.append(el("li", "prompt", [at(p), p.rule, p.code, p.message].filter(Boolean).join(" · ")));
     });
     box.append(alerts);
+  }
+
+  // The showdown as the table read it (docs/deal-script.md, "The showdown"): each seat's hand in
+  // the dealer's words, and what it won.
+  function showdown(sd) {
+    const t = el("table", "showdown");
+    const cap = el("caption", "", "showdown");
+    t.append(cap);
+    const split = Array.isArray(sd.low);
+    const lows = sd.low_hands || {};
+    (sd.seats || []).forEach((seat) => {
+      const s = String(seat);
+      const won = [];
+      if ((sd.high || []).includes(seat)) won.push(split ? "wins high" : "wins");
+      if (split && sd.low.includes(seat)) won.push("wins low");
+      const dead = (sd.dead || {})[s];
+      const words = dead !== undefined ? "dead hand (" + dead + " cards)"
+        : [sd.hands[s], lows[s] && lows[s] + " low"].filter(Boolean).join(" / ") || "not read";
+      const tr = el("tr", "showdown-seat");
+      tr.dataset.seat = s;
+      tr.append(el("th", "", "seat " + s), el("td", "", words), el("td", "", won.join(", ")));
+      t.append(tr);
+    });
+    return t;
   }
 
   document.getElementById("search").addEventListener("submit", search);
