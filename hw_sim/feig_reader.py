@@ -147,7 +147,7 @@ class SimFeigReader(SimDevice):
                      if (kept := [(a, r) for a, r in heard if a <= 64 and ant_sel >> (a - 1) & 1])}
         return reads
 
-    def look(self, ant_sel: int | None, *, with_antennas: bool = True) -> list[feig.TagRecord]:
+    def answer_records(self, ant_sel: int | None, *, with_antennas: bool = True) -> list[feig.TagRecord]:
         """One inventory cycle answered as the records the host would decode, without the bytes:
         the same noisy look, the same repeats and the same draws of the generator as a request
         over the line (:meth:`_answer_request`), so a script gives the same report either way.

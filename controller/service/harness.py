@@ -351,7 +351,7 @@ class Harness:
                 tags = self.client.inventory(antennas=link.antennas,  # type: ignore[attr-defined]
                                              deadline_s=self.config.reader.answer_timeout)
             else:
-                tags = self.reader.look(link.antennas, with_antennas=link.antennas is not None)  # type: ignore[attr-defined]
+                tags = self.reader.answer_records(link.antennas, with_antennas=link.antennas is not None)  # type: ignore[attr-defined]
         except BridgeError as exc:  # the simulated reader never fails unasked: that is a bug
             raise SimulationError(f"the daemon's FEIG client refused the simulated reader's answer: {exc}") from exc
         if not link._reported:
@@ -443,7 +443,7 @@ def play(script: sc.Script | dict | str, *, console: bool = True, wire: bool = T
     A script the parser refuses raises ``hw_sim.script.ScriptError``.
 
     ``wire=False`` hands the simulated reader's records to the daemon's reader link without
-    encoding and decoding the FEIG frames (:meth:`hw_sim.feig_reader.SimFeigReader.look`): the
+    encoding and decoding the FEIG frames (:meth:`hw_sim.feig_reader.SimFeigReader.answer_records`): the
     same draws, so the same report (tests/test_harness.py checks it), in about a third of the
     time; the frames are three quarters of a cycle's cost and have their own tests (golden
     frames, the fuzzer, the decoder's property test). The suite deals its many-hand scenarios
