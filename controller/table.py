@@ -35,7 +35,8 @@ from controller.rules.misdeal import (absent_deadline, check_hole_card, end_of_d
 from controller.rules.highcard import high_card
 from controller.rules.muck import retrieved
 from controller import showdown_watch
-from controller.settings import TableSettings
+from controller.settings import TableSettings, deal_order
+from controller.expectation import expectation
 from controller.tracker import Tracker
 
 
@@ -46,7 +47,8 @@ class Table:
         self.settings = settings
         self.registry = registry
         self.tracker = Tracker(settings.zones.by_antenna.get, confirm_cycles=settings.confirm_cycles,
-                               gone_cycles=settings.gone_cycles, strong_rssi=settings.strong_rssi)
+                               gone_cycles=settings.gone_cycles, strong_rssi=settings.strong_rssi,
+                               levels=settings.rssi_levels)
         self._track = self.tracker.cycle
         self._clones = self.tracker.clones  # the same list: the tracker fills it, the table empties it
         pair = settings.pair or pair_of(list(registry.decks), settings.deck_in_play)
@@ -89,6 +91,7 @@ class Table:
         self._offline_since: dict[str, list[Any]] = {}
         self._last_report: tuple[str, int, tuple[str, ...] | None] | None = None
         self._retired_tags: dict[str, TagInfo] = {}  # tags of decks taken off this table (DECK-005)
+        self._expect()
 
     # -- the one entry point -------------------------------------------------------------
     def apply(self, event: Event) -> list[Effect]:
@@ -100,8 +103,21 @@ class Table:
                     return []
                 return self._on_clones(event.ts, [])
             out = self._on_moves(event.ts, moves, departures)
+            self._expect()
             return self._on_clones(event.ts, out) if self._clones else out
-        return self._dispatch[type(event)](event)
+        out = self._dispatch[type(event)](event)
+        self._expect()
+        return out
+
+    def _expect(self) -> None:
+        """Tell the tracker what the table expects next (controller.expectation): after every
+        event that may have changed the hand, never on a quiet reader cycle."""
+        hand = self.hand
+        first = None
+        if hand is None and not self._highcard:
+            seats, pos, _ = self._plan()
+            first = deal_order(seats, pos.button)[0] if seats else None
+        self.tracker.expect(*expectation(hand, first))
 
     # -- reader cycles ---------------------------------------------------------------------
     def _label(self, uid: str, ts: float, out: list[Effect]) -> str:
@@ -921,6 +937,7 @@ class Table:
         from controller.state import table_from_state
 
         table: Table = table_from_state(cls, state, settings)
+        table._expect()  # (not state: it follows from the hand)
         return table
 
 
