@@ -109,6 +109,8 @@ def on_muck(hand: Hand, seat: int) -> list[Finding]:
     if zones is None:
         return []
     holding = {int(z[5:]) for z, uids in hand.zones.items() if z.startswith("seat:") and uids}
+    if not holding - {seat}:
+        return []  # the last hand out: nobody left to lose to it (and no hand to read again)
     cards = zones.get(f"seat:{seat}", [])
     for i, sd in enumerate(_read(hand, zones)):
         found = winner_guard(sd, seat, holding, cards)
