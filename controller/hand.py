@@ -13,7 +13,9 @@ from controller.effects import Alert, Figures, alert_to_dict
 from controller.positions import Positions, initial_positions, next_live
 from controller.rules.board import BoardState
 from controller.settings import deal_order
+from controller.showdown import OddChipRules
 from controller.showdown import from_record as showdown_of_record
+from controller.showdown_watch import hands_up
 from controller.zones import ALL_ZONES, seat_of
 
 DECK_SIZE = 52
@@ -195,9 +197,10 @@ class Hand:
             out[z] = [self.labels[u] for u in uids]
         return out
 
-    def record(self, ended: float) -> dict[str, Any]:
+    def record(self, ended: float, rules: OddChipRules | None = None) -> dict[str, Any]:
         """The finished hand as history and the simulator's report see it (floor only), with the
-        hands still at the seats read when two or more are (``showdown``, SHOW-004)."""
+        hands still at the seats read when two or more are (``showdown``, SHOW-004; the odd
+        chip by ``rules``)."""
         record = {
             "hand": self.number,
             **({"kind": self.kind} if self.kind != "hand" else {}),
@@ -221,8 +224,10 @@ class Hand:
             **({"runs": self.board.runs} if self.board.runs > 1 else {}),  # BOARD-011
         }
         # issue 17: the hands as the showdown pad found them, else those still at the seats
-        read = record if self.shown is None else {**record, "zones": self.shown}
-        return record | ({"showdown": sd} if (sd := showdown_of_record(read)) is not None else {})
+        zones = hands_up(self)
+        read = record if zones is None else {**record, "zones": zones}
+        sd = showdown_of_record(read, rules or OddChipRules())
+        return record | ({"showdown": sd} if sd is not None else {})
 
 
 _NOT_DEALT = 1 << 30  # sorts after every hole card's deal index

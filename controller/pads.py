@@ -13,7 +13,7 @@ ValueError: press 'seat_out' needs a seat (1 to 10)
 Traceback (most recent call last):
 ...
 ValueError: unknown pad 'exposd' (pads: exposed, exposed_player, boxed, misdeal, round_done, sa, hand_end, showdown,
-    run_it, seat_in, seat_out, seat_absent, seat_penalty, seat_posted, highcard, next, floor, new_deck, relief,
+    allin, run_it, seat_in, seat_out, seat_absent, seat_penalty, seat_posted, highcard, next, floor, new_deck, relief,
     stub_wrong, ack)
 """
 
@@ -29,6 +29,7 @@ PADS: dict[str, str] = {
     "sa": "substantial action reached: the misdeal window closes (MISD-013)",
     "hand_end": "the pot is pushed",
     "showdown": "the betting is over and the hands are turned up: name the winners (SHOW-004)",
+    "allin": "a player is all in and no more betting is possible: every hand is turned up, nobody folds (SHOW-005)",
     "run_it": "the players agreed to run the rest of the board again: twice, pressed again three times (BOARD-011)",
     "seat_in": "a player takes or returns to the seat (DEAL-006, DEAL-007)",
     "seat_out": "the seat's player is gone: eliminated or left (DEAL-005)",

@@ -22,18 +22,7 @@ from typing import Any
 from controller.cards import is_card
 from controller.evaluation import GAMES, EvaluationError, Game, Read, game_of, read_all
 from controller.rules.highcard import SUIT_ORDER
-from controller.settings import deal_order
-
-#: RULES.md §20 settings the odd chip uses: name -> (choices, default), the default first.
-ODD_CHIP_SETTINGS: dict[str, tuple[tuple[str, ...], str]] = {
-    # SPLIT-006 STUD_ODD_CHIP_CARDS: every card the seat received (001) or the five it shows (002)
-    "stud_odd_chip_cards": (("received", "shown"), "received"),
-    # SPLIT-006 STUD_ODD_CHIP_LOW: in a low game (half) the lowest card (001) or the highest (002)
-    "stud_odd_chip_low": (("lowest", "highest"), "lowest"),
-    # SPLIT-008 HYBRID_ODD_CHIP: to the five-card half's winner (002) or the button rule (001 by analogy)
-    "hybrid_odd_chip": (("five_card", "button"), "five_card"),
-}
-
+from controller.settings import ODD_CHIP_SETTINGS, RuleSettings, deal_order
 
 @dataclass(frozen=True)
 class OddChipRules:
@@ -47,6 +36,15 @@ class OddChipRules:
         for name, (choices, _) in ODD_CHIP_SETTINGS.items():
             if getattr(self, name) not in choices:
                 raise ValueError(f"{name}: {getattr(self, name)!r} is not one of {', '.join(choices)}")
+
+    @classmethod
+    def of(cls, rules: RuleSettings) -> OddChipRules:
+        """The odd-chip settings of the configuration's ``[rules]`` (controller/service/config.py).
+
+        >>> OddChipRules.of(RuleSettings(stud_odd_chip_low="highest")).stud_odd_chip_low
+        'highest'
+        """
+        return cls(**{name: getattr(rules, name) for name in ODD_CHIP_SETTINGS})
 
 
 @dataclass(frozen=True)

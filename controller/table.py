@@ -35,6 +35,7 @@ from controller.rules.misdeal import (absent_deadline, check_hole_card, end_of_d
 from controller.rules.highcard import high_card
 from controller.rules.muck import retrieved
 from controller import showdown_watch
+from controller.showdown import OddChipRules  # issue 17 hook
 from controller.settings import TableSettings, deal_order
 from controller.expectation import expectation
 from controller.tracker import Tracker
@@ -408,7 +409,7 @@ class Table:
         if zone != "burn":
             self._flush(out, hand)
         if prev.startswith("seat:") and zone == "muck":  # issue 17 hook: MUCK-005/006 (showdown_watch)
-            for f in showdown_watch.on_muck(hand, int(prev[5:])):
+            for f in showdown_watch.on_muck(hand, int(prev[5:]), OddChipRules.of(self.settings.rules)):
                 self._flag_once(out, ts, hand, f, f"winner:{prev}")
         if prev == "board":
             hand.board.on_leave(uid, zone)
@@ -539,7 +540,7 @@ class Table:
                     del self.penalty[seat]
                     self._flag(out, ts, hand, Finding("deal.penalty_served", "DEAL-010",
                                                       f"seat {seat} has served its penalty", seat))
-        record = hand.record(ts)
+        record = hand.record(ts, OddChipRules.of(self.settings.rules))  # issue 17 hook: the odd chip rules
         record["deck"] = hand.deck
         record["down"] = self.stub.down
         self.last_record = record
@@ -560,7 +561,7 @@ class Table:
             self._seat_press(press, out)
 
     def _finish_draw(self, ts: float, hand: Hand, out: list[Effect]) -> None:
-        record = hand.record(ts)
+        record = hand.record(ts, OddChipRules.of(self.settings.rules))  # issue 17 hook: the odd chip rules
         self.last_record = record
         self.hands_finished += 1
         self.hand = None
@@ -672,10 +673,12 @@ class Table:
                                                   "misdeal declared after substantial action", audience="floor"))
             hand.misdeal = True  # MISD-016: declared; the re-deal replays the hand (MISD-014)
         elif name == "hand_end":
+            for f in showdown_watch.on_hand_end(hand):  # issue 17 hook: SHOW-006 (showdown_watch)
+                self._flag(out, ts, hand, f)
             self._end_deal(ts, hand, out, closes_window=False)  # the pot is pushed: the deal is over
             hand.pot_pushed = True
         elif name in showdown_watch.PADS:  # issue 17 hook: SHOWDOWN, RUN_IT (showdown_watch)
-            for f in showdown_watch.on_press(hand, name):
+            for f in showdown_watch.on_press(hand, name, OddChipRules.of(self.settings.rules)):
                 self._flag(out, ts, hand, f)
         return out
 

@@ -183,7 +183,8 @@ def assert_no_showdown_before_the_press(script: dict, played: Played) -> None:
     (the dealer's display, the public outputs) hints at the hands: no showdown prompt, no hand
     words of the hand's showdown (the report's, as the floor has them)."""
     for i, hand in enumerate(script["hands"], 1):
-        press = next((n for n, st in enumerate(hand["steps"], 1) if st.get("press") == "showdown"), None)
+        press = next((n for n, st in enumerate(hand["steps"], 1)
+                     if st.get("press") in ("showdown", "allin")), None)  # the hands are up
         report = played.report["hands"][i - 1] if i <= len(played.report["hands"]) else {}
         sd = report.get("showdown") or {}
         words = {w for key in ("hands", "low_hands") for w in sd.get(key, {}).values()}

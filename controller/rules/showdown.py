@@ -27,7 +27,7 @@ BAD_BEAT_LEAST = ("As", "Ah", "Ad", "Ks", "Kh")
 BAD_BEAT_PLAYERS = 4
 
 
-def _seats(seats: Sequence[int]) -> str:
+def seat_list(seats: Sequence[int]) -> str:
     return ("seat " if len(seats) == 1 else "seats ") + ", ".join(map(str, seats))
 
 
@@ -41,7 +41,7 @@ def _half(sd: Showdown, half: int) -> str:
     """``seat 2 high (flush, ace high)``; tied: ``seats 2, 5 high (two pair, kings and sevens)``."""
     ws = sd.winners[half]
     name = _name(sd, half) if sd.game.split else ""
-    return f"{_seats(ws)}{' ' + name if name else ''} ({sd.words(half, ws[0])})"
+    return f"{seat_list(ws)}{' ' + name if name else ''} ({sd.words(half, ws[0])})"
 
 
 def findings(sd: Showdown) -> list[Finding]:
@@ -64,12 +64,13 @@ def findings(sd: Showdown) -> list[Finding]:
         if len(high) == 1:
             both = f" and {sd.words(1, high[0])} {_name(sd, 1)}" if sd.game.split else ""
             verb = "scoops" if sd.game.split else "wins"
-            out.append(Finding("showdown.winner", "SHOW-004", f"{_seats(high)} {verb}: {sd.words(0, high[0])}{both}",
+            out.append(Finding("showdown.winner", "SHOW-004", f"{seat_list(high)} {verb}: {sd.words(0, high[0])}{both}",
                                high[0]))
         else:
             odd = sd.odd_chip[0][0]
             out.append(Finding("showdown.split", "SPLIT-001",
-                               f"split {len(high)} ways: {_seats(high)} ({sd.words(0, high[0])}); odd chip: seat {odd}",
+                               f"split {len(high)} ways: {seat_list(high)} ({sd.words(0, high[0])}); "
+                               f"odd chip: seat {odd}",
                                odd))
         return out
     if not sd.winners[1]:
@@ -107,7 +108,7 @@ def winner_guard(sd: Showdown, seat: int, holding: Iterable[int], cards: Sequenc
             out.append(Finding("muck.winner_guard", "MUCK-005", f"check: seat {seat} had the best hand", seat))
             out.append(Finding("muck.winner_mucked", "MUCK-005",
                                f"seat {seat}'s winning hand ({' '.join(cards)}: {words}) touched the muck while "
-                               f"{_seats(worse)} still {'holds' if len(worse) == 1 else 'hold'} cards",
+                               f"{seat_list(worse)} still {'holds' if len(worse) == 1 else 'hold'} cards",
                                seat, audience="floor", card=cards[0] if cards else None))
             break
     return out
@@ -149,7 +150,7 @@ def bad_beat(sd: Showdown, hands: Mapping[int, Sequence[str]], board: Sequence[s
     others = sorted(set(dealt_in) - {winner, loser})
     return [Finding("showdown.bad_beat", "SHOW-008",
                     f"bad-beat candidate: seat {loser} ({lost.words}) loses to seat {winner} ({won.words}); "
-                    f"the others dealt in: {_seats(others) if others else 'none'}; confirm the pot", loser,
+                    f"the others dealt in: {seat_list(others) if others else 'none'}; confirm the pot", loser,
                     audience="floor"),
             Finding("showdown.dont_touch", "SHOW-008", "bad beat? don't touch the cards: call the floor", loser)]
 

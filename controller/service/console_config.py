@@ -198,6 +198,7 @@ showdown = "floor"
 
 [console.long]      # a long press of the button gives
 run_it = "stub_wrong"
+allin = "round_done"
 
 [console.leds]
 ready = 14
