@@ -192,11 +192,27 @@ def on_muck(hand: Hand, seat: int, rules: OddChipRules = _DEFAULT) -> list[Findi
 
 def on_hand_end(hand: Hand) -> list[Finding]:
     """SHOW-006: the pot is pushed (``hand_end``) while two or more seats still hold cards no
-    verdict has read (no ``showdown`` press, no board run out at an all-in): the dealer is told
-    the pot went before the hands were read. A hand won uncontested leaves one seat holding."""
+    verdict has read, where a showdown was due: the cards are all out (the river dealt), or an
+    ``allin`` press turned the hands up. The dealer is told the pot went before the hands were
+    read. A hand won uncontested leaves one seat holding; before the river, cards still at the
+    seats are folds not yet gathered (the table sees no betting), so nothing is said.
+
+    >>> from controller.hand import Hand
+    >>> h = Hand(1, "holdem", 2, (2, 5), 5, 0.0)
+    >>> for i, (card, zone) in enumerate([("Ah", "seat:2"), ("Ac", "seat:2"), ("7d", "seat:5"), ("4c", "seat:5")]):
+    ...     _ = h.place(f"U{i}", card, zone)
+    >>> on_hand_end(h)  # no board: the hand ended before a showdown
+    []
+    >>> for i, card in enumerate("Ks Kd Qs Qd Jh".split()):
+    ...     _ = h.place(f"B{i}", card, "board")
+    >>> [f.message for f in on_hand_end(h)]
+    ['pot pushed while seats 2, 5 still hold cards: read the hands first']
+    """
     seats = sorted(_holding(hand))
     if hand.kind != "hand" or len(seats) < 2 or (hand.shown is not None and "board" in hand.shown) \
             or _all_up(hand):
+        return []
+    if hand.shown is None and not _dealt_out(hand, _at_showdown(hand)):
         return []
     return [Finding("showdown.pushed_unread", "SHOW-006",
                     f"pot pushed while {seat_list(seats)} still hold cards: read the hands first", seats[0])]
