@@ -88,7 +88,9 @@ UP_CARD_GAMES = ("stud", "stud8", "razz")
 def secret_cards(steps: list[dict], game: str = "holdem") -> set[str]:
     """The cards of one hand that no public output may name: every card that was a hole card,
     a burn or in the muck before it was ever on the board (a board card swept into the muck
-    later was public already). In stud (``game``) an up card is public too, as the board is."""
+    later was public already). In stud (``game``) an up card is public too, as the board is.
+    A hand shown at the showdown stays a secret here, the winner's too: the table cannot tell a
+    tabled hand from one mucked unseen, so it publishes none (docs/decisions.md, SHOW-007)."""
     public: set[str] = set()
     secret: set[str] = set()
     where: dict[str, str] = {}
