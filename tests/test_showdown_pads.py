@@ -21,6 +21,7 @@ from controller.pads import check_press
 from controller.prompts import ConsoleState
 from controller.service.config import ConfigError, load_config
 from controller.service.console_config import DEFAULT_CONSOLE
+from controller.service.control import request_to_event
 from controller.service.harness import play as harness_play
 from controller.showdown import OddChipRules
 from controller.showdown_watch import on_hand_end, on_muck, on_press
@@ -44,7 +45,9 @@ def script_of(steps: list[dict]) -> dict:
 
 # -- SHOW-005: all in, the action complete ------------------------------------------------------
 def test_the_allin_pad_is_a_pad_with_a_button_on_the_console_show_005():
-    check_press("allin")  # the control socket and the deal scripts take it (controller/pads.py)
+    check_press("allin")  # the deal scripts check a press with it (hw_sim/script.py)
+    ev = request_to_event({"cmd": "press", "name": "allin"}, now=1.0)  # and the control socket
+    assert (ev.name, ev.seat) == ("allin", None)
     assert 'allin = "round_done"' in DEFAULT_CONSOLE.split("[console.long]")[1].split("[")[0]
     docs = (Path(__file__).parents[1] / "docs" / "console.md").read_text()
     assert "| `allin` | **hold** `round_done` |" in docs
