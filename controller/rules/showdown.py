@@ -8,7 +8,7 @@ be mucked unseen, SHOW-007). The floor alone is told which cards a mucked winnin
 >>> sd = showdown("omaha8", {2: "Ah Kh 9d 9c".split(), 7: "As 2c 6d Jd".split()},
 ...               "Qh 8h 3h Js 4c".split(), button=7)
 >>> [f.message for f in findings(sd)]
-['split: seat 2 high (flush, ace high), seat 7 low (8-4)']
+['split: seat 2 high (flush, ace high), seat 7 low (8-4); odd chip: seat 2']
 >>> [(f.code, f.audience, f.seat) for f in winner_guard(sd, 2, {2, 7}, ["Ah", "Kh", "9d", "9c"])]
 [('muck.winner_guard', 'dealer', 2), ('muck.winner_mucked', 'floor', 2)]
 """
@@ -76,12 +76,15 @@ def findings(sd: Showdown) -> list[Finding]:
     if not sd.winners[1]:
         out.append(Finding("showdown.no_low", "SPLIT-002", f"no qualifying low: {_half(sd, 0)}", sd.odd_chip[0][0]))
         return out
-    text = f"split: {_half(sd, 0)}, {_half(sd, 1)}"
-    ties = [f"{_name(sd, i)} seat {sd.odd_chip[i][0]}" for i in (0, 1) if len(sd.winners[i]) > 1]
-    if ties:
-        text += "; odd chips: " + ", ".join(ties)
+    # the pot's odd chip goes to a half (SPLIT-005, SPLIT-008), then to the first of that half's
+    # winners; the other half, when tied, has an odd chip of its own (SPLIT-005, SPLIT-007)
     odd_half = sd.odd_half if set(sd.winners[0]) != set(sd.winners[1]) else 0
-    out.append(Finding("showdown.split", "SPLIT-002", text, sd.odd_chip[odd_half][0]))
+    odd = sd.odd_chip[odd_half][0]
+    text = f"split: {_half(sd, 0)}, {_half(sd, 1)}; odd chip: seat {odd}"
+    other = 1 - odd_half
+    if len(sd.winners[other]) > 1:
+        text += f"; the {_name(sd, other)}'s odd chip: seat {sd.odd_chip[other][0]}"
+    out.append(Finding("showdown.split", "SPLIT-002", text, odd))
     return out
 
 
