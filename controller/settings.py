@@ -92,15 +92,18 @@ class TableSettings:
     deck_in_play: str = "A"
     zones: ZoneMap = field(default_factory=ZoneMap.default)
     #: cycles of evidence before a card counts as arrived (see controller.tracker)
-    confirm_cycles: int = 3
+    confirm_cycles: int = 2
     #: cycles without any read before a card counts as gone from the table
-    gone_cycles: int = 8
+    gone_cycles: int = 20
     rules: RuleSettings = field(default_factory=RuleSettings)
     #: the registered decks' ids, in play first (DECK-005: at most two); empty: every deck registered
     pair: tuple[str, ...] = ()
     #: a read at least this strong is a card lying on that antenna; one UID that strong in two
     #: zones at once is a cloned tag (DECK-007). The scale is the reader's (0..255 on FEIG).
     strong_rssi: int = 150
+    #: antenna -> its own level (``tablectl calibrate``), replacing ``strong_rssi`` there. Left
+    #: out of the settings' fingerprint (repr): a table calibrated again keeps its state.
+    rssi_levels: dict[int, int] = field(default_factory=dict, repr=False, hash=False, compare=False)
 
     @property
     def hole_cards(self) -> int:
