@@ -137,6 +137,7 @@ class Dealing(Roster):
         seat = seat_of(zone)
         if seat is not None and hand.game_def.family == "stud" and hand.hole_dealt >= hand.hole_target:
             # a card of 4th-7th street: the street's burn came first (STUD-001, BURN-001)
+            self._stud_stub_check(ts, hand, out)  # (7th street's first card, if neither tap nor burn)
             found = stud.on_seat_card(hand, seat, restubbed=_short_stub(hand))
             if found is not None:
                 self._flag_once(out, ts, hand, found, f"street:{stud.street_index(hand)}")
@@ -233,6 +234,7 @@ class Dealing(Roster):
         """A burn (one before each of 4th-7th street) or the one community card of a short stub
         (STUD-008) in a stud hand: there is no board otherwise."""
         if zone == Zone.BURN:
+            self._stud_stub_check(ts, hand, out)  # (the burn of 7th street, if no tap came before it)
             if not _short_stub(hand):  # (after a rebuild the burn may be an old one: STUD-007/008)
                 self._flag(out, ts, hand, stud.on_burn(hand))
             hand.board.burns_total += 1
@@ -263,8 +265,14 @@ class Dealing(Roster):
                 self._prompt(out, ts, hand, Finding("deal.first_to_act", "STUD-004",
                                                     f"{hand.game_def.streets[street].name} street: seat {seat} "
                                                     f"acts first ({words} showing)", seat))
-        if stud.sixth_street_out(hand) and not _prompted(hand, "STUD-006"):
-            # STUD-006: counted every time (STUD_SHORT_STUB_MIN: "compute always"), prompted if short
+
+    def _stud_stub_check(self, ts: float, hand: Hand, out: list[Effect]) -> None:
+        """STUD-006, before 7th street is dealt: at the tap that ends 6th street's betting, else
+        at 7th street's burn or first card. The players are those still in then (the betting on
+        6th street may fold some). Counted every hand (STUD_SHORT_STUB_MIN: "compute always"),
+        prompted when short, with its procedure (STUD-007/008); once a hand."""
+        if hand.kind == "hand" and hand.game_def.family == "stud" and stud.sixth_street_out(hand) \
+                and not _prompted(hand, "STUD-006"):
             players, stub_now = len(hand.live_seats()), hand.stub_count
             hand.notes.append(f"STUD-006: stub {stub_now} before 7th street; "
                               f"{players} players + 2 = {players + 2} needed")
@@ -468,6 +476,7 @@ class Dealing(Roster):
             if name == Pad.ROUND_DONE:
                 hand.board.on_round_done()
                 self._taps_seen = True
+                self._stud_stub_check(ts, hand, out)
         elif name == Pad.MISDEAL:
             if hand.deal_over and not hand.misdeal:  # MISD-013: the floor decides
                 self._flag(out, ts, hand, Finding("misdeal.declared_late", "MISD-013",
