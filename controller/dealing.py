@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from controller import showdown_watch
 from controller.cards import is_card
 from controller.codes import Family, family_of, name_of
 from controller.effects import CardLeft, CardPlaced, Effect, HandFinished, HandStarted
@@ -309,6 +310,9 @@ class Dealing(Roster):
         """A card on the table moved from ``prev`` to ``zone``."""
         if zone != "burn":
             self._flush(out, hand)
+        if zone == Zone.MUCK and (folded := seat_of(prev)) is not None:  # issue 17 hook: MUCK-005/006
+            for f in showdown_watch.on_muck(hand, folded):
+                self._flag_once(out, ts, hand, f, f"winner:{prev}")
         if prev == "board":
             hand.board.on_leave(uid, zone)
         elif prev == "burn" and not _short_stub(hand):
@@ -485,6 +489,9 @@ class Dealing(Roster):
         elif name == Pad.HAND_END:
             self._end_deal(ts, hand, out, closes_window=False)  # the pot is pushed: the deal is over
             hand.pot_pushed = True
+        elif name in showdown_watch.PADS:  # issue 17 hook: SHOWDOWN, RUN_IT (showdown_watch)
+            for f in showdown_watch.on_press(hand, name):
+                self._flag(out, ts, hand, f)
         return out
 
 

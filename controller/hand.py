@@ -74,6 +74,8 @@ class Hand:
         # -- the board and burns (RULES.md §6, §7) --
         self.board = BoardState()
         self.pot_pushed = False  # hand_end pressed (BURN-003)
+        # -- the showdown (controller/showdown_watch.py, issue 17) --
+        self.shown: dict[str, list[str]] | None = None  # the seats' and board's cards at the press
         # -- cards that left the table while the hand went on --
         self.left: dict[str, tuple[str, float]] = {}  # uid -> (zone, ts): gone since the last arrival
         self.off: dict[str, str] = {}  # uid -> zone it left: back on the stub, or off the table
@@ -241,8 +243,11 @@ class Hand:
             **({"misdeal": True} if self.misdeal else {}),
             **({"redeal_of": self.redeal_of} if self.redeal_of is not None else {}),
             **({"dealt_from_button": self.dealt_button} if self.dealt_button is not None else {}),
+            **({"runs": self.board.runs} if self.board.runs > 1 else {}),  # BOARD-011
         }
-        return record | ({"showdown": sd} if (sd := showdown_of_record(record)) is not None else {})
+        # issue 17: the hands as the showdown pad found them, else those still at the seats
+        read = record if self.shown is None else {**record, "zones": self.shown}
+        return record | ({"showdown": sd} if (sd := showdown_of_record(read)) is not None else {})
 
 
 _NOT_DEALT = 1 << 30  # sorts after every hole card's deal index

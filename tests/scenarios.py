@@ -151,6 +151,7 @@ def assert_nothing_secret_public(script: dict, played: Played) -> None:
         for _, body in messages:
             assert "uid" not in body, f"a UID field on {topic}: {body}"
     assert_display_keeps_secrets(script, played, secrets)
+    assert_no_showdown_before_the_press(script, played)
     faults = [e for _, e in played.seen.get("floor", []) if type(e).__name__ == "Alert" and e.code.startswith("deck.")
               and e.audience == "floor"]
     on_floor = [b for _, b in played.topics.get("events/floor", []) if str(b.get("code", "")).startswith("deck.")]
@@ -182,6 +183,35 @@ def assert_display_keeps_secrets(script: dict, played: Played, secrets: dict[int
                 assert not _UID.search(line), f"hand {hand}, step {step}: a UID on the display: {line!r}"
                 assert not _FAULT_WORDS.search(line), f"hand {hand}, step {step}: a deck fault's detail: {line!r}"
     PLAYED["screens"] += len(played.screens)
+
+
+def assert_no_showdown_before_the_press(script: dict, played: Played) -> None:
+    """Issue 17 (SHOW-004): until the dealer presses ``showdown``, nothing the players can read
+    (the dealer's display, the public outputs) hints at the hands: no showdown prompt, no hand
+    words of the hand's showdown (the report's, as the floor has them)."""
+    for i, hand in enumerate(script["hands"], 1):
+        press = next((n for n, st in enumerate(hand["steps"], 1) if st.get("press") == "showdown"), None)
+        report = played.report["hands"][i - 1] if i <= len(played.report["hands"]) else {}
+        sd = report.get("showdown") or {}
+        words = {w for key in ("hands", "low_hands") for w in sd.get(key, {}).values()}
+        words |= {w for run in sd.get("runs", []) for key in ("hands", "low_hands") for w in run.get(key, {}).values()}
+
+        def before(where: tuple[int, int], i: int = i, press: int | None = press) -> bool:
+            return where[0] == i and (press is None or where[1] < press)
+
+        for where, effect in played.seen.get("dealer", []):
+            if not before(where):
+                continue
+            d = effect_to_dict(effect)
+            assert not str(d.get("code", "")).startswith("showdown."), f"hand {i}, step {where[1]}: before the " \
+                f"showdown pad: {d}"
+            for text in strings(d):
+                said = [w for w in words if w in text]
+                assert not said, f"hand {i}, step {where[1]}: the hand words {said} before the showdown pad: {d}"
+        for where, state in played.screens:
+            if before(where):
+                assert not (state.code or "").startswith("showdown."), \
+                    f"hand {i}, step {where[1]}: {state.code} on the dealer's display before the showdown pad"
 
 
 def check_prompts(expect: list[dict], prompts: list[dict], where: str = "") -> None:

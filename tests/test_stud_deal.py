@@ -186,13 +186,13 @@ def test_STUD_007_a_7th_street_card_never_comes_from_the_muck() -> None:
     assert found and all(a.audience == "floor" for a in found), alerts(f)
 
 
-# -- the state: version 6 (issue 16) gives a prompt its seat ----------------------------------------
+# -- the state: version 7 (issue 16) gives a prompt its seat ----------------------------------------
 DATA = Path(__file__).parent / "data" / "state"
 
 
-def test_the_state_of_a_stud_hand_written_by_release_6_loads_and_plays_on() -> None:
-    state = json.loads((DATA / "v6-stud-mid-hand.json").read_text())
-    assert state["version"] == 6
+def test_the_state_of_a_stud_hand_written_by_release_7_loads_and_plays_on() -> None:
+    state = json.loads((DATA / "v7-stud-mid-hand.json").read_text())
+    assert state["version"] == 7
     table = Table.from_state(state, TableSettings(game="stud", seats=(1, 2, 4), button=4, confirm_cycles=2,
                                                   gone_cycles=3))
     hand = table.hand
@@ -208,7 +208,7 @@ def test_a_version_3_prompt_migrates_with_no_seat() -> None:
                                              "rule": "STUB-001", "hand": 2, "audience": "dealer"}}]
     table = Table.from_state(state, SETTINGS_V3)
     assert table.hand is not None and [(p.code, p.seat) for p in table.hand.prompts] == [("stub.count_due", None)]
-    assert STATE_VERSION == 6
+    assert STATE_VERSION == 7
 
 
 def test_STUD_001_stud_has_no_button_every_hand_starts_after_the_dealer() -> None:

@@ -194,6 +194,10 @@ relief = "hand_end"
 seat_in = "seat_out"
 seat_posted = "seat_absent"
 exposed_player = "seat_penalty"
+showdown = "floor"
+
+[console.long]      # a long press of the button gives
+run_it = "stub_wrong"
 
 [console.leds]
 ready = 14

@@ -456,6 +456,9 @@ def showdown_line(sd: dict[str, Any]) -> str:
     >>> showdown_line({"seats": [2, 7], "high": [2], "low": [], "hands": {"2": "flush, ace high",
     ...                "7": "pair of nines"}, "low_hands": {}})
     'high seat 2, low none | 2: flush, ace high; 7: pair of nines'
+    >>> showdown_line({"seats": [1, 4], "high": [4], "hands": {"1": "pair of aces", "4": "flush, jack high"},
+    ...                "runs": [{"high": [4]}, {"high": [1]}]})  # a board run twice (BOARD-011)
+    'high seat 4 | 1: pair of aces; 4: flush, jack high | run 1: high seat 4 | run 2: high seat 1'
     """
     def seats(ws: list[int]) -> str:
         return ("seat " if len(ws) == 1 else "seats ") + ", ".join(map(str, ws)) if ws else "none"
@@ -463,7 +466,9 @@ def showdown_line(sd: dict[str, Any]) -> str:
     lows = sd.get("low_hands", {})
     reads = "; ".join(f"{s}: {w}" + (f" / {lows[s]}" if s in lows else "") for s, w in sd["hands"].items())
     dead = "".join(f"; {s}: dead ({n} cards)" for s, n in sd.get("dead", {}).items())
-    return f"{halves} | {reads}{dead}"
+    runs = "".join(f" | run {i}: high {seats(r['high'])}" + (f", low {seats(r['low'])}" if "low" in r else "")
+                   for i, r in enumerate(sd.get("runs", []), 1))
+    return f"{halves} | {reads}{dead}{runs}"
 
 
 def _pulls_the_display(script: sc.Script) -> bool:
