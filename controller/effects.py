@@ -51,6 +51,7 @@ class Prompt:
     rule: str | None = None
     hand: int | None = None
     audience: str = "dealer"
+    seat: int | None = None  # the seat it concerns (the stud bring-in's, STUD-002): its LED lights
 
 
 @dataclass(frozen=True, slots=True)

@@ -30,5 +30,8 @@ def expectation(hand: Hand | None, next_first_seat: int | None) -> Expectation:
         return None, frozenset(), False
     live = hand.live_seats()
     won = len(live) < 2 and hand.hole_dealt >= hand.hole_target  # every seat folded but one
-    gather = hand.misdeal or hand.pot_pushed or won or hand.count("board") >= 5
-    return hand.next_to(), frozenset(f"seat:{s}" for s in live), gather
+    due = hand.next_to()
+    # every card of the game's template is out (the river; stud's 7th street, or its community card)
+    dealt_out = due is None and hand.hole_dealt >= hand.hole_target
+    gather = hand.misdeal or hand.pot_pushed or won or dealt_out
+    return due, frozenset(f"seat:{s}" for s in live), gather

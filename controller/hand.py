@@ -10,16 +10,18 @@ from __future__ import annotations
 from typing import Any
 
 from controller.effects import Alert, Figures, alert_to_dict
+from controller.games import Game, game_of
 from controller.positions import Positions, initial_positions, next_live
+from controller.rules import stud
 from controller.rules.board import BoardState
 from controller.settings import deal_order
 from controller.showdown import OddChipRules
 from controller.showdown import from_record as showdown_of_record
 from controller.showdown_watch import hands_up
-from controller.zones import ALL_ZONES, seat_of
+from controller.zones import ALL_ZONES, seat_of, seat_zone
 
 DECK_SIZE = 52
-_ZONE_RANK = {z: i for i, z in enumerate(ALL_ZONES)}
+_ZONE_RANK: dict[str, int] = {z: i for i, z in enumerate(ALL_ZONES)}
 
 
 class Hand:
@@ -99,8 +101,8 @@ class Hand:
             self.zones[prev].remove(uid)
             if not self.zones[prev]:
                 del self.zones[prev]
-        elif zone.startswith("seat:") and count:
-            self.count_hole(uid, int(zone[5:]))
+        elif count and (seat := seat_of(zone)) is not None:
+            self.count_hole(uid, seat)
         self.zones.setdefault(zone, []).append(uid)
         self.where[uid] = zone
         self.labels[uid] = label
@@ -141,36 +143,58 @@ class Hand:
         return self.hole_cards * len(self.seats)
 
     def live_seats(self) -> list[int]:
-        return [s for s in self.order if self.zones.get(f"seat:{s}")]
+        return [s for s in self.order if self.zones.get(seat_zone(s))]
 
     def first_to_act(self) -> int | None:
         """DEAL-013: pre-flop the first live seat left of the big blind (heads-up the button),
-        on later streets the first live seat left of the button (heads-up the big blind)."""
-        live = [s for s in self.order if self.zones.get(f"seat:{s}") or not self.dealt_to.get(s)]
+        on later streets the first live seat left of the button (heads-up the big blind).
+        Stud: the bring-in, then the showing hands (STUD-002/004)."""
+        if self.game_def.family == "stud":
+            return stud.stud_first_to_act(self)
+        live = [s for s in self.order if self.zones.get(seat_zone(s)) or not self.dealt_to.get(s)]
         if len(live) < 2:
             return None
         after = self.positions.bb if self.board.street == 0 else self.positions.button
         return next_live(after, live)
 
+    @property
+    def game_def(self) -> Game:
+        """The game's definition: its deal template (:mod:`controller.games`)."""
+        return game_of(self.game)
+
     def street(self) -> str:
+        """The street under way, by the template's names: ``deal`` while the initial deal goes
+        on, then the first street's (``preflop``), then the street the board has reached (in
+        stud, the street the burns have reached)."""
+        if self.game_def.family == "stud":
+            return stud.street_name(self)
         board = self.count("board")
         if board == 0:
             if self.hole_dealt < self.hole_target and self.count("burn") == 0:
                 return "deal"
-            return "preflop"
-        return "flop" if board <= 3 else ("turn" if board == 4 else "river")
+            return self.game_def.streets[0].name
+        game = self.game_def
+        for name, end in zip(game.board_names, game.board_ends, strict=True):
+            if board <= end:
+                return name
+        return game.board_names[-1]
 
     def next_to(self) -> str | None:
-        """Where the next card should go: a seat during the deal, then burn/board (BURN-001)."""
+        """Where the next card should go: a seat during the deal, then burn/board (BURN-001),
+        street by street as the template deals them."""
         if self.hole_dealt < self.hole_target:
-            return f"seat:{self.order[self.hole_dealt % len(self.order)]}"
+            return seat_zone(self.order[self.hole_dealt % len(self.order)])
         board, burns = self.count("board"), self.count("burn")
-        if board >= 5 or len(self.live_seats()) < 2:
+        game = self.game_def
+        if game.family == "stud":
+            return stud.next_to(self)
+        if board >= game.board_total or len(self.live_seats()) < 2:
             return None
-        streets = 0 if board == 0 else (1 if board <= 3 else board - 2)
-        if board in (1, 2):
-            return "board"
-        return "burn" if burns <= streets else "board"
+        ends = game.board_ends
+        begun = sum(1 for end in ends if board > end) + (1 if board else 0)  # streets whose first card is out
+        if begun and board < ends[begun - 1]:
+            return "board"  # the street under way is short of its cards
+        return "burn" if burns < game.burns_before[min(begun + 1, len(ends))] else "board"
 
     def figures(self, ts: float) -> Figures:
         return Figures(ts=ts, hand=self.number, street=self.street(),
@@ -199,8 +223,7 @@ class Hand:
 
     def record(self, ended: float, rules: OddChipRules | None = None) -> dict[str, Any]:
         """The finished hand as history and the simulator's report see it (floor only), with the
-        hands still at the seats read when two or more are (``showdown``, SHOW-004; the odd
-        chip by ``rules``)."""
+        hands still at the seats read when two or more are (``showdown``, SHOW-004)."""
         record = {
             "hand": self.number,
             **({"kind": self.kind} if self.kind != "hand" else {}),
@@ -215,7 +238,8 @@ class Hand:
             "zones": self.zone_labels(),
             "stub_count": self.stub_count,
             "alerts": [alert_to_dict(a) for a in self.alerts],
-            **({"prompts": [{"code": p.code, "rule": p.rule, "message": p.message, "ts": p.ts}
+            **({"prompts": [{"code": p.code, "rule": p.rule, "message": p.message, "ts": p.ts,
+                             **({"seat": p.seat} if p.seat is not None else {})}
                             for p in self.prompts]} if self.prompts else {}),
             **({"notes": list(self.notes)} if self.notes else {}),
             **({"misdeal": True} if self.misdeal else {}),

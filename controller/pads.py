@@ -19,48 +19,87 @@ ValueError: unknown pad 'exposd' (pads: exposed, exposed_player, boxed, misdeal,
 
 from __future__ import annotations
 
+from enum import StrEnum
+
+
+class Pad(StrEnum):
+    """A dealer's pad (its value is its name on the wire, in scripts and in the journal)."""
+
+    def __repr__(self) -> str:
+        return repr(self._value_)  # shown as its name, as a message quoting a pad always did
+
+    EXPOSED = "exposed"
+    EXPOSED_PLAYER = "exposed_player"
+    BOXED = "boxed"
+    MISDEAL = "misdeal"
+    ROUND_DONE = "round_done"
+    SA = "sa"
+    HAND_END = "hand_end"
+    SHOWDOWN = "showdown"
+    ALLIN = "allin"
+    RUN_IT = "run_it"
+    SEAT_IN = "seat_in"
+    SEAT_OUT = "seat_out"
+    SEAT_ABSENT = "seat_absent"
+    SEAT_PENALTY = "seat_penalty"
+    SEAT_POSTED = "seat_posted"
+    HIGHCARD = "highcard"
+    NEXT = "next"
+    FLOOR = "floor"
+    NEW_DECK = "new_deck"
+    RELIEF = "relief"
+    STUB_WRONG = "stub_wrong"
+    ACK = "ack"
+
+
 #: pad name -> what it means (the dealer console documents them the same way)
-PADS: dict[str, str] = {
-    "exposed": "the card just dealt was exposed by the dealer (long press: by the player)",
-    "exposed_player": "a player exposed one of his own cards (MISD-012); the card stays in the hand",
-    "boxed": "a card was found face up in the deck while dealing (MISD-003)",
-    "misdeal": "the dealer declares a misdeal (MISD-016); the re-deal replays the hand (MISD-014)",
-    "round_done": "the betting round is complete: the tap before the burn (BURN-002)",
-    "sa": "substantial action reached: the misdeal window closes (MISD-013)",
-    "hand_end": "the pot is pushed",
-    "showdown": "the betting is over and the hands are turned up: name the winners (SHOW-004)",
-    "allin": "a player is all in and no more betting is possible: every hand is turned up, nobody folds (SHOW-005)",
-    "run_it": "the players agreed to run the rest of the board again: twice, pressed again three times (BOARD-011)",
-    "seat_in": "a player takes or returns to the seat (DEAL-006, DEAL-007)",
-    "seat_out": "the seat's player is gone: eliminated or left (DEAL-005)",
-    "seat_absent": "the seat's player is away; the seat is still dealt (DEAL-009)",
-    "seat_penalty": "the seat sits out a penalty: its cards are dealt to the muck (DEAL-010)",
-    "seat_posted": "a cash player posted to come in (DEAL-007)",
-    "highcard": "the next cards, one to each seat, draw for the button (DEAL-011)",
-    "next": "acknowledge the prompt on the display",
-    "floor": "call the floor",
-    "new_deck": "a new deck is brought in (with a reason: RELIEF-002)",
-    "relief": "a new dealer sits down: a new down begins, the spare deck comes in (RELIEF-001)",
-    "stub_wrong": "the stub count is wrong: the deck is sticky (STUB-004)",
-    "ack": "the dealer did what the prompt asked (counted the stub and it is right)",
+PADS: dict[Pad, str] = {
+    Pad.EXPOSED: "the card just dealt was exposed by the dealer (long press: by the player)",
+    Pad.EXPOSED_PLAYER: "a player exposed one of his own cards (MISD-012); the card stays in the hand",
+    Pad.BOXED: "a card was found face up in the deck while dealing (MISD-003)",
+    Pad.MISDEAL: "the dealer declares a misdeal (MISD-016); the re-deal replays the hand (MISD-014)",
+    Pad.ROUND_DONE: "the betting round is complete: the tap before the burn (BURN-002)",
+    Pad.SA: "substantial action reached: the misdeal window closes (MISD-013)",
+    Pad.HAND_END: "the pot is pushed",
+    Pad.SHOWDOWN: "the betting is over and the hands are turned up: name the winners (SHOW-004)",
+    Pad.ALLIN: "a player is all in and no more betting is possible: every hand is turned up, nobody folds (SHOW-005)",
+    Pad.RUN_IT: "the players agreed to run the rest of the board again: twice, pressed again three times (BOARD-011)",
+    Pad.SEAT_IN: "a player takes or returns to the seat (DEAL-006, DEAL-007)",
+    Pad.SEAT_OUT: "the seat's player is gone: eliminated or left (DEAL-005)",
+    Pad.SEAT_ABSENT: "the seat's player is away; the seat is still dealt (DEAL-009)",
+    Pad.SEAT_PENALTY: "the seat sits out a penalty: its cards are dealt to the muck (DEAL-010)",
+    Pad.SEAT_POSTED: "a cash player posted to come in (DEAL-007)",
+    Pad.HIGHCARD: "the next cards, one to each seat, draw for the button (DEAL-011)",
+    Pad.NEXT: "acknowledge the prompt on the display",
+    Pad.FLOOR: "call the floor",
+    Pad.NEW_DECK: "a new deck is brought in (with a reason: RELIEF-002)",
+    Pad.RELIEF: "a new dealer sits down: a new down begins, the spare deck comes in (RELIEF-001)",
+    Pad.STUB_WRONG: "the stub count is wrong: the deck is sticky (STUB-004)",
+    Pad.ACK: "the dealer did what the prompt asked (counted the stub and it is right)",
 }
 #: why a deck may be changed (RELIEF-002, DECK_CHANGE_REASONS of RULES.md §20); the first is the
 #: reason a ``new_deck`` press without one is taken to give
 DECK_CHANGE_REASONS: tuple[str, ...] = ("setup", "relief", "stub_count", "marked", "damaged", "player_request")
 #: pads that concern one seat: a press of one of them must name it
-SEAT_PADS = frozenset({"exposed_player", "seat_in", "seat_out", "seat_absent", "seat_penalty", "seat_posted"})
+SEAT_PADS = frozenset({Pad.EXPOSED_PLAYER, Pad.SEAT_IN, Pad.SEAT_OUT, Pad.SEAT_ABSENT, Pad.SEAT_PENALTY,
+                       Pad.SEAT_POSTED})
+
+#: the pads of the roster (controller.roster) and of the decks (controller.deck_guard); the rest
+#: concern the hand under way (controller.dealing)
+ROSTER_PADS = frozenset({Pad.SEAT_IN, Pad.SEAT_OUT, Pad.SEAT_ABSENT, Pad.SEAT_PENALTY, Pad.SEAT_POSTED})
+DECK_PADS = frozenset({Pad.RELIEF, Pad.NEW_DECK, Pad.STUB_WRONG, Pad.ACK})
 
 
 def check_press(name: str, seat: int | None = None, hands: int | None = None, reason: str | None = None) -> None:
     """Raise ValueError naming what is wrong with a press, or return None."""
-    if reason is not None and (name != "new_deck" or reason not in DECK_CHANGE_REASONS):
+    if reason is not None and (name != Pad.NEW_DECK or reason not in DECK_CHANGE_REASONS):
         raise ValueError(f"press {name!r}: a reason goes only with new_deck, one of {', '.join(DECK_CHANGE_REASONS)}; "
                          f"got {reason!r}")
     if name not in PADS:
         raise ValueError(f"unknown pad {name!r} (pads: {', '.join(PADS)})")
     if seat is not None and (not isinstance(seat, int) or isinstance(seat, bool) or not 1 <= seat <= 10):
         raise ValueError(f"press {name!r}: seat must be 1 to 10, got {seat!r}")
-    if name in SEAT_PADS and seat is None and name != "exposed_player":
+    if name in SEAT_PADS and seat is None and name != Pad.EXPOSED_PLAYER:
         raise ValueError(f"press {name!r} needs a seat (1 to 10)")
     if hands is not None and (not isinstance(hands, int) or isinstance(hands, bool) or hands < 1):
         raise ValueError(f"press {name!r}: hands must be a whole number of hands, 1 or more")

@@ -37,6 +37,7 @@ from typing import Any
 from collections.abc import Iterable, Sequence
 
 from controller.effects import Figures, HandFinished, HandStarted
+from controller.zones import seat_of
 
 #: the modes of an LED: steady off or on, blinking at 1 Hz or at 5 Hz (docs/console.md)
 LED_MODES = ("off", "on", "blink_slow", "blink_fast")
@@ -215,7 +216,7 @@ class PromptBoard:
                 self.hand, self.figures, self.between = e.hand, (), False
                 self.players = len(e.seats)
             elif isinstance(e, Figures):
-                self.seat = _seat_of(e.next_to)
+                self.seat = seat_of(e.next_to)
                 self.hand, self.between = e.hand, False
                 self.figures = _public_figures(e, self.players)
             elif isinstance(e, HandFinished):
@@ -295,8 +296,3 @@ def _public_figures(f: Figures, players: int) -> tuple[tuple[str, int], ...]:
     return (("players", players), ("out", out), ("stub", f.stub_count), ("burns", f.burns),
             ("board", f.board), ("hole", out - f.burns - f.board))
 
-
-def _seat_of(zone: str | None) -> int | None:
-    if zone and zone.startswith("seat:"):
-        return int(zone[5:])
-    return None

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from controller.games import DEALT, Game, game_of
 from controller.zones import ZoneMap
 
-GAMES = {"holdem": 2, "omaha": 4}  # game -> hole cards per seat
+GAMES = DEALT  # game -> hole cards per seat, for the games the core deals today (controller.games)
 
 
 def deal_order(seats: tuple[int, ...] | list[int], button: int) -> list[int]:
@@ -125,3 +126,8 @@ class TableSettings:
     @property
     def hole_cards(self) -> int:
         return GAMES[self.game]
+
+    @property
+    def game_def(self) -> Game:
+        """The game's definition (:mod:`controller.games`)."""
+        return game_of(self.game)

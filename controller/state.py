@@ -35,7 +35,7 @@ from typing import Any
 
 #: The version of the state written by this release. A change to what the state holds bumps
 #: it, and :func:`migrate` learns to bring the previous version's states up to it.
-STATE_VERSION = 6
+STATE_VERSION = 7
 
 MAX_DEPTH = 48  # nesting: the deepest real state is about 8
 MAX_STR = 65536  # an alert's message is the longest string
@@ -96,9 +96,11 @@ def encode(value: Any) -> Any:
         items = sorted((encode(v) for v in value), key=repr)  # the same state, the same text
         return {"s" if t is set else "fs": items}
     if t is dict:
-        if all(type(k) is str for k in value):
-            return {"d": {k: encode(v) for k, v in value.items()}}
+        if all(isinstance(k, str) for k in value):
+            return {"d": {str.__str__(k): encode(v) for k, v in value.items()}}
         return {"dk": [[encode(k), encode(v)] for k, v in value.items()]}
+    if isinstance(value, str):  # a name of the core's (a Zone): written as the name it is
+        return str.__str__(value)
     name = t.__name__
     if classes().get(name) is not t:
         raise StateError(f"state: a {t.__module__}.{t.__qualname__} is not part of the table's state")
@@ -393,7 +395,7 @@ def _timers_on_the_monotonic_clock(state: dict[str, Any]) -> dict[str, Any]:
     monotonic clock, so each keeps its start's monotonic reading and boot after its wall time
     (``[since, told, mono, boot]``, ``[state, since, told, mono, boot]``). A version 2 timer
     has no reading: null, null; the first reading it meets starts it again
-    (``controller.table._elapsed``): late, never early."""
+    (``controller.device_health._elapsed``): late, never early."""
     body = state["table"]
     offline = body.get("_offline_since")
     if isinstance(offline, dict) and isinstance(offline.get("d"), dict):
@@ -442,6 +444,16 @@ def _no_showdown_pressed(state: dict[str, Any]) -> dict[str, Any]:
 
 
 MIGRATIONS[5] = _no_showdown_pressed
+
+
+def _prompts_name_a_seat(state: dict[str, Any]) -> dict[str, Any]:
+    """Version 6 -> 7 (issue 16): a ``Prompt`` names the seat it concerns (the stud bring-in,
+    STUD-002), so the console lights its LED and the report lists it. The prompts of version 6
+    (stub counts) concern no seat: null."""
+    return add_field(state, "seat", None, obj="Prompt")
+
+
+MIGRATIONS[6] = _prompts_name_a_seat
 
 
 def add_field(state: dict[str, Any], name: str, value: Any, *, obj: str = "table") -> dict[str, Any]:

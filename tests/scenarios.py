@@ -88,14 +88,21 @@ UP_CARD_GAMES = ("stud", "stud8", "razz")
 def secret_cards(steps: list[dict], game: str = "holdem") -> set[str]:
     """The cards of one hand that no public output may name: every card that was a hole card,
     a burn or in the muck before it was ever on the board (a board card swept into the muck
-    later was public already). In stud (``game``) an up card is public too, as the board is.
-    A hand shown at the showdown stays a secret here, the winner's too: the table cannot tell a
-    tabled hand from one mucked unseen, so it publishes none (docs/decisions.md, SHOW-007)."""
+    later was public already). In stud (``game``) an up card is public too, as the board is. A
+    card gathered into a rebuilt stub (``restub``: STUD-007/008, DRAW-005) is unknown again:
+    the community card dealt from it is public, as any board card. A hand shown at the showdown
+    stays a secret here, the winner's too: the table cannot tell a tabled hand from one mucked
+    unseen, so it publishes none (docs/decisions.md, SHOW-007)."""
     public: set[str] = set()
     secret: set[str] = set()
     where: dict[str, str] = {}
     for step in steps:
         card, to = step.get("deal") or step.get("move"), step.get("to")
+        if "restub" in step:  # back in a shuffled stub: unknown again, judged afresh when dealt
+            for c in step["restub"]:
+                secret.discard(c.split("@")[0])
+                where.pop(c, None)
+            continue
         if "muck" in step:
             secret.update(c for c, z in where.items() if z == step["muck"] and c not in public)
             continue

@@ -30,11 +30,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from controller.games import HOLDEM
 from controller.rules import Finding
 
-SIZES = (3, 1, 1)  # board cards of the flop, the turn, the river
-NAMES = ("flop", "turn", "river")
-BURNS = 3  # BURN-006: a flop game that reaches the river burns three cards
+# Every flop game deals the board of hold'em's template (controller.games): 3, 1, 1
+SIZES = HOLDEM.board_sizes  # board cards of the flop, the turn, the river
+NAMES = tuple(s.name for s in HOLDEM.streets if s.board)  # ("flop", "turn", "river")
+BURNS = HOLDEM.burns  # BURN-006: a flop game that reaches the river burns three cards
 
 _PREMATURE = {  # the seeds' procedure (003 §Premature Flop, Turn or River)
     1: ("BOARD-004", "premature flop: finish the betting, put the flop back on the stub, burn, deal a "

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from controller.codes import late_code
 from controller.hand import Hand
 from controller.rules import Finding
 from controller.settings import deal_order
@@ -265,5 +266,5 @@ def late(finding: Finding, late_fault: str) -> Finding:
         then = f"past substantial action: seat {finding.seat}'s hand is dead, the others play on"
     else:
         then = "past substantial action: the hand proceeds"
-    return replace(finding, code="late_fault." + finding.code.split(".", 1)[1], rule="MISD-013",
+    return replace(finding, code=late_code(finding.code), rule="MISD-013",
                    message=f"{what}; {then}")

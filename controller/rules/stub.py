@@ -16,15 +16,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from controller.games import HOLDEM
 from controller.rules import Finding
 
 DECK_SIZE = 52
-
-
-def expected_out(*, hole_cards: int, players: int, burns: int = 3, board: int = 5) -> int:
-    """Cards out on a flop-game hand that reached the river (STUB-003): 2n + 8 in hold'em,
-    4n + 8 in Omaha."""
-    return hole_cards * players + burns + board
 
 
 def stub_arithmetic(*, players: int, hole: int, burns: int, board: int) -> str:
@@ -32,6 +27,12 @@ def stub_arithmetic(*, players: int, hole: int, burns: int, board: int) -> str:
     out = hole + burns + board
     return (f"{players} players: {hole} hole cards + {burns} burns + {board} board = {out} out; "
             f"the stub must hold {DECK_SIZE - out}")
+
+
+def expected_out(*, hole_cards: int, players: int, burns: int = HOLDEM.burns, board: int = HOLDEM.board_total) -> int:
+    """Cards out on a flop-game hand that reached the river (STUB-003): 2n + 8 in hold'em,
+    4n + 8 in Omaha (any game: :meth:`controller.games.Game.cards_out`)."""
+    return hole_cards * players + burns + board
 
 
 @dataclass

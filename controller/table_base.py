@@ -1,0 +1,124 @@
+"""The table's state, in one place, and how its parts raise alerts.
+
+:class:`controller.table.Table` is built in layers, each a module with one job; each layer
+may use the ones below it:
+
+- :class:`TableBase` (here): every field the table keeps (a journal snapshot holds exactly these:
+  :mod:`controller.state`), and the alerts (``_flag``: a rule's finding becomes an alert);
+- :class:`controller.device_health.DeviceHealth`: devices offline and back, the shuffler's faults;
+- :class:`controller.deck_guard.DeckGuard`: deck integrity: labels, foul cards, counts, the pair;
+- :class:`controller.roster.Roster`: the seats, the button and blinds of the next hand;
+- :class:`controller.dealing.Dealing`: the dealing procedure, driven by the game's template
+  (:mod:`controller.games`): hands, seats' cards, burns and the board.
+
+The layers share one object (not one object each) so that the state a snapshot writes is the
+table's fields as before the split: same names, same JSON (no STATE_VERSION change).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from controller.deck_rack import DeckRack, pair_of
+from controller.effects import Alert, Effect, Prompt
+from controller.events import ButtonPress
+from controller.hand import Hand
+from controller.positions import Positions
+from controller.registry import DeckRegistry, TagInfo
+from controller.rules import Finding
+from controller.rules.stub import StubCounts
+from controller.settings import TableSettings
+from controller.tracker import Tracker
+
+
+class TableBase:
+    """The table's fields, by the part that owns them, and its alerts."""
+
+    def __init__(self, settings: TableSettings, registry: DeckRegistry) -> None:
+        self.settings = settings
+        self.registry = registry  # deck integrity
+        self.tracker = Tracker(settings.zones.by_antenna.get, confirm_cycles=settings.confirm_cycles,
+                               gone_cycles=settings.gone_cycles, strong_rssi=settings.strong_rssi,
+                               levels=settings.rssi_levels)
+        self._track = self.tracker.cycle
+        self._clones = self.tracker.clones  # the same list: the tracker fills it, the table empties it
+        pair = settings.pair or pair_of(list(registry.decks), settings.deck_in_play)
+        self.rack = DeckRack(pair, settings.deck_in_play if settings.deck_in_play in pair else
+                             (pair[0] if pair else None), rotate=settings.rules.rotate_decks)
+        self.stub = StubCounts()
+        # device health: [state, since (wall), floor told, since (monotonic), its boot] while the
+        # shuffler is in fault
+        self._shuffler_fault: list[Any] | None = None
+        # the roster
+        self.seats: tuple[int, ...] = tuple(settings.seats)
+        self._next_button: int | None = settings.button  # set by hand for the next hand, if any
+        self._last_positions: Positions | None = None  # the last hand's button and blinds
+        self.waiting: set[int] = set()  # newcomers not dealt in yet (DEAL-006)
+        self._posted: set[int] = set()  # newcomers who posted (DEAL-007)
+        self.absent: set[int] = set()  # DEAL-009
+        self.penalty: dict[int, int] = {}  # seat -> penalty hands left (DEAL-010)
+        self._deferred: list[ButtonPress] = []  # seat changes waiting for the hand to end
+        self._redeal: Hand | None = None  # the misdealt hand the next one replays (MISD-014)
+        # the dealing
+        self._highcard = False  # the next cards are a draw for the button (DEAL-011)
+        self._taps_seen = False  # a round_done press seen: this table taps (round_done_pad auto)
+        self.hand: Hand | None = None
+        self.hands_finished = 0
+        self.last_record: dict[str, Any] | None = None
+        # the roster: who deals (RELIEF-003)
+        self.dealer: str | None = None  # who deals the next hand: the floor names them
+        self._next_dealer: str | None = None  # named ahead: dealing from the next relief press
+        self.devices_offline: set[str] = set()  # device health
+        self._pending_alerts: list[Alert] = []  # raised between hands; kept for the next hand
+        self._figures_key: tuple[Any, ...] | None = None
+        # device health: device -> [since (wall), floor told, since (monotonic), its boot]: see _elapsed
+        self._offline_since: dict[str, list[Any]] = {}
+        # deck integrity
+        self._last_report: tuple[str, int, tuple[str, ...] | None] | None = None
+        self._retired_tags: dict[str, TagInfo] = {}  # tags of decks taken off this table (DECK-005)
+
+    # -- alerts ----------------------------------------------------------------------------
+    def _alert(self, out: list[Effect], alert: Alert) -> None:
+        dealer = self.hand.dealer if self.hand is not None else self.dealer
+        if dealer is not None:  # RELIEF-003: the down's log names its alerts' dealer
+            alert = replace(alert, dealer=dealer)
+        if self.hand is not None:
+            self.hand.alerts.append(alert)
+        else:
+            self._pending_alerts.append(alert)
+        out.append(alert)
+
+    def _flag(self, out: list[Effect], ts: float, hand: Hand | None, finding: Finding | None) -> None:
+        """A rule's finding, as an alert (every flag is advisory: MISD-016). After the dealer
+        declared a misdeal the hand is dead and nothing more is checked."""
+        if finding is None or (hand is not None and hand.misdeal):
+            return
+        self._alert(out, Alert(ts=finding.ts if finding.ts is not None else ts, code=finding.code,
+                               audience=finding.audience, message=finding.message, rule=finding.rule,
+                               seat=finding.seat, card=finding.card, hand=hand.number if hand else None,
+                               count=finding.count))
+
+    def _prompt(self, out: list[Effect], ts: float, hand: Hand, finding: Finding) -> None:
+        """A routine instruction to the dealer, kept in the hand's record: a Prompt, not an
+        alert (a clean hand raises no alert, yet the dealer is still told what to do)."""
+        prompt = Prompt(ts, finding.code, finding.message, finding.rule, hand.number, seat=finding.seat)
+        hand.prompts.append(prompt)
+        out.append(prompt)
+
+    def _flag_once(self, out: list[Effect], ts: float, hand: Hand, finding: Finding | None, key: str) -> None:
+        if finding is not None and (finding.code, key) not in hand.flagged:
+            hand.flagged.add((finding.code, key))
+            self._flag(out, ts, hand, finding)
+
+    def _alert_once(self, out: list[Effect], ts: float, code: str, key: str, **kw: Any) -> None:
+        hand = self.hand
+        if hand is not None:
+            if (code, key) in hand.flagged:
+                return
+            hand.flagged.add((code, key))
+        self._alert(out, Alert(ts=ts, code=code, hand=hand.number if hand else None, **kw))
+
+    # -- decks, stub counts and the shuffler (DECK, STUB, SHUF, RELIEF) ------------------------
+    def _next_hand_number(self) -> int:
+        return self.hand.number + 1 if self.hand is not None else self.hands_finished + 1
