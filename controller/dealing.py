@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from controller import showdown_watch
+from controller.showdown import OddChipRules  # issue 17 hook
 from controller.cards import is_card
 from controller.codes import Family, family_of, name_of
 from controller.effects import CardLeft, CardPlaced, Effect, HandFinished, HandStarted
@@ -143,6 +145,7 @@ class Dealing(DrawRounds):
         seat = seat_of(zone)
         if seat is not None and hand.game_def.family == "stud" and hand.hole_dealt >= hand.hole_target:
             # a card of 4th-7th street: the street's burn came first (STUD-001, BURN-001)
+            self._stud_stub_check(ts, hand, out)  # (7th street's first card, if neither tap nor burn)
             found = stud.on_seat_card(hand, seat, restubbed=_short_stub(hand))
             if found is not None:
                 self._flag_once(out, ts, hand, found, f"street:{stud.street_index(hand)}")
@@ -244,6 +247,7 @@ class Dealing(DrawRounds):
         """A burn (one before each of 4th-7th street) or the one community card of a short stub
         (STUD-008) in a stud hand: there is no board otherwise."""
         if zone == Zone.BURN:
+            self._stud_stub_check(ts, hand, out)  # (the burn of 7th street, if no tap came before it)
             if not _short_stub(hand):  # (after a rebuild the burn may be an old one: STUD-007/008)
                 self._flag(out, ts, hand, stud.on_burn(hand))
             hand.board.burns_total += 1
@@ -274,8 +278,14 @@ class Dealing(DrawRounds):
                 self._prompt(out, ts, hand, Finding("deal.first_to_act", "STUD-004",
                                                     f"{hand.game_def.streets[street].name} street: seat {seat} "
                                                     f"acts first ({words} showing)", seat))
-        if stud.sixth_street_out(hand) and not _prompted(hand, "STUD-006"):
-            # STUD-006: counted every time (STUD_SHORT_STUB_MIN: "compute always"), prompted if short
+
+    def _stud_stub_check(self, ts: float, hand: Hand, out: list[Effect]) -> None:
+        """STUD-006, before 7th street is dealt: at the tap that ends 6th street's betting, else
+        at 7th street's burn or first card. The players are those still in then (the betting on
+        6th street may fold some). Counted every hand (STUD_SHORT_STUB_MIN: "compute always"),
+        prompted when short, with its procedure (STUD-007/008); once a hand."""
+        if hand.kind == "hand" and hand.game_def.family == "stud" and stud.sixth_street_out(hand) \
+                and not _prompted(hand, "STUD-006"):
             players, stub_now = len(hand.live_seats()), hand.stub_count
             hand.notes.append(f"STUD-006: stub {stub_now} before 7th street; "
                               f"{players} players + 2 = {players + 2} needed")
@@ -312,6 +322,9 @@ class Dealing(DrawRounds):
         """A card on the table moved from ``prev`` to ``zone``."""
         if zone != "burn":
             self._flush(out, hand)
+        if zone == Zone.MUCK and (folded := seat_of(prev)) is not None:  # issue 17 hook: MUCK-005/006
+            for f in showdown_watch.on_muck(hand, folded, OddChipRules.of(self.settings.rules)):
+                self._flag_once(out, ts, hand, f, f"winner:{prev}")
         if hand.game_def.family == "draw" and self._draw_move(ts, hand, uid, label, prev, zone, out):
             return
         if prev == "board":
@@ -422,7 +435,7 @@ class Dealing(DrawRounds):
                     del self.penalty[seat]
                     self._flag(out, ts, hand, Finding("deal.penalty_served", "DEAL-010",
                                                       f"seat {seat} has served its penalty", seat))
-        record = hand.record(ts)
+        record = hand.record(ts, OddChipRules.of(self.settings.rules))  # issue 17 hook: the odd chip rules
         record["deck"] = hand.deck
         record["down"] = self.stub.down
         self.last_record = record
@@ -443,7 +456,7 @@ class Dealing(DrawRounds):
             self._seat_press(press, out)
 
     def _finish_draw(self, ts: float, hand: Hand, out: list[Effect]) -> None:
-        record = hand.record(ts)
+        record = hand.record(ts, OddChipRules.of(self.settings.rules))  # issue 17 hook: the odd chip rules
         self.last_record = record
         self.hands_finished += 1
         self.hand = None
@@ -490,14 +503,20 @@ class Dealing(DrawRounds):
             if name == Pad.ROUND_DONE:
                 hand.board.on_round_done()
                 self._taps_seen = True
+                self._stud_stub_check(ts, hand, out)
         elif name == Pad.MISDEAL:
             if hand.deal_over and not hand.misdeal:  # MISD-013: the floor decides
                 self._flag(out, ts, hand, Finding("misdeal.declared_late", "MISD-013",
                                                   "misdeal declared after substantial action", audience="floor"))
             hand.misdeal = True  # MISD-016: declared; the re-deal replays the hand (MISD-014)
         elif name == Pad.HAND_END:
+            for f in showdown_watch.on_hand_end(hand):  # issue 17 hook: SHOW-006 (showdown_watch)
+                self._flag(out, ts, hand, f)
             self._end_deal(ts, hand, out, closes_window=False)  # the pot is pushed: the deal is over
             hand.pot_pushed = True
+        elif name in showdown_watch.PADS:  # issue 17 hook: SHOWDOWN, RUN_IT (showdown_watch)
+            for f in showdown_watch.on_press(hand, name, OddChipRules.of(self.settings.rules)):
+                self._flag(out, ts, hand, f)
         return out
 
 

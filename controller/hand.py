@@ -15,7 +15,9 @@ from controller.positions import Positions, initial_positions, next_live
 from controller.rules import stud
 from controller.rules.board import BoardState
 from controller.settings import deal_order
+from controller.showdown import OddChipRules
 from controller.showdown import from_record as showdown_of_record
+from controller.showdown_watch import hands_up
 from controller.zones import ALL_ZONES, seat_of, seat_zone
 
 DECK_SIZE = 52
@@ -78,6 +80,8 @@ class Hand:
         self.discards: dict[str, int] = {}  # uid -> the draw round it went from a seat to the muck in
         self.draw_checked = 0  # the last draw round whose counts were checked
         self.draw_rebuilt = 0  # the draw round in which the stub was rebuilt (0: none)
+        # -- the showdown (controller/showdown_watch.py, issue 17) --
+        self.shown: dict[str, list[str]] | None = None  # the seats' and board's cards at the press
         # -- cards that left the table while the hand went on --
         self.left: dict[str, tuple[str, float]] = {}  # uid -> (zone, ts): gone since the last arrival
         self.off: dict[str, str] = {}  # uid -> zone it left: back on the stub, or off the table
@@ -222,7 +226,7 @@ class Hand:
             out[z] = [self.labels[u] for u in uids]
         return out
 
-    def record(self, ended: float) -> dict[str, Any]:
+    def record(self, ended: float, rules: OddChipRules | None = None) -> dict[str, Any]:
         """The finished hand as history and the simulator's report see it (floor only), with the
         hands still at the seats read when two or more are (``showdown``, SHOW-004)."""
         record = {
@@ -246,8 +250,13 @@ class Hand:
             **({"misdeal": True} if self.misdeal else {}),
             **({"redeal_of": self.redeal_of} if self.redeal_of is not None else {}),
             **({"dealt_from_button": self.dealt_button} if self.dealt_button is not None else {}),
+            **({"runs": self.board.runs} if self.board.runs > 1 else {}),  # BOARD-011
         }
-        return record | ({"showdown": sd} if (sd := showdown_of_record(record)) is not None else {})
+        # issue 17: the hands as the showdown pad found them, else those still at the seats
+        zones = hands_up(self)
+        read = record if zones is None else {**record, "zones": zones}
+        sd = showdown_of_record(read, rules or OddChipRules())
+        return record | ({"showdown": sd} if sd is not None else {})
 
 
 _NOT_DEALT = 1 << 30  # sorts after every hole card's deal index

@@ -12,8 +12,9 @@ ValueError: press 'seat_out' needs a seat (1 to 10)
 >>> check_press("exposd")
 Traceback (most recent call last):
 ...
-ValueError: unknown pad 'exposd' (pads: exposed, exposed_player, boxed, misdeal, round_done, sa, hand_end, seat_in,
-    seat_out, seat_absent, seat_penalty, seat_posted, highcard, next, floor, new_deck, relief, stub_wrong, ack)
+ValueError: unknown pad 'exposd' (pads: exposed, exposed_player, boxed, misdeal, round_done, sa, hand_end, showdown,
+    allin, run_it, seat_in, seat_out, seat_absent, seat_penalty, seat_posted, highcard, next, floor, new_deck, relief,
+    stub_wrong, ack)
 """
 
 from __future__ import annotations
@@ -34,6 +35,9 @@ class Pad(StrEnum):
     ROUND_DONE = "round_done"
     SA = "sa"
     HAND_END = "hand_end"
+    SHOWDOWN = "showdown"
+    ALLIN = "allin"
+    RUN_IT = "run_it"
     SEAT_IN = "seat_in"
     SEAT_OUT = "seat_out"
     SEAT_ABSENT = "seat_absent"
@@ -57,6 +61,9 @@ PADS: dict[Pad, str] = {
     Pad.ROUND_DONE: "the betting round is complete: the tap before the burn (BURN-002)",
     Pad.SA: "substantial action reached: the misdeal window closes (MISD-013)",
     Pad.HAND_END: "the pot is pushed",
+    Pad.SHOWDOWN: "the betting is over and the hands are turned up: name the winners (SHOW-004)",
+    Pad.ALLIN: "a player is all in and no more betting is possible: every hand is turned up, nobody folds (SHOW-005)",
+    Pad.RUN_IT: "the players agreed to run the rest of the board again: twice, pressed again three times (BOARD-011)",
     Pad.SEAT_IN: "a player takes or returns to the seat (DEAL-006, DEAL-007)",
     Pad.SEAT_OUT: "the seat's player is gone: eliminated or left (DEAL-005)",
     Pad.SEAT_ABSENT: "the seat's player is away; the seat is still dealt (DEAL-009)",

@@ -22,18 +22,7 @@ from typing import Any
 from controller.cards import is_card
 from controller.evaluation import GAMES, EvaluationError, Game, Read, game_of, read_all
 from controller.rules.highcard import SUIT_ORDER
-from controller.settings import deal_order
-
-#: RULES.md §20 settings the odd chip uses: name -> (choices, default), the default first.
-ODD_CHIP_SETTINGS: dict[str, tuple[tuple[str, ...], str]] = {
-    # SPLIT-006 STUD_ODD_CHIP_CARDS: every card the seat received (001) or the five it shows (002)
-    "stud_odd_chip_cards": (("received", "shown"), "received"),
-    # SPLIT-006 STUD_ODD_CHIP_LOW: in a low game (half) the lowest card (001) or the highest (002)
-    "stud_odd_chip_low": (("lowest", "highest"), "lowest"),
-    # SPLIT-008 HYBRID_ODD_CHIP: to the five-card half's winner (002) or the button rule (001 by analogy)
-    "hybrid_odd_chip": (("five_card", "button"), "five_card"),
-}
-
+from controller.settings import ODD_CHIP_SETTINGS, RuleSettings, deal_order
 
 @dataclass(frozen=True)
 class OddChipRules:
@@ -47,6 +36,15 @@ class OddChipRules:
         for name, (choices, _) in ODD_CHIP_SETTINGS.items():
             if getattr(self, name) not in choices:
                 raise ValueError(f"{name}: {getattr(self, name)!r} is not one of {', '.join(choices)}")
+
+    @classmethod
+    def of(cls, rules: RuleSettings) -> OddChipRules:
+        """The odd-chip settings of the configuration's ``[rules]`` (controller/service/config.py).
+
+        >>> OddChipRules.of(RuleSettings(stud_odd_chip_low="highest")).stud_odd_chip_low
+        'highest'
+        """
+        return cls(**{name: getattr(rules, name) for name in ODD_CHIP_SETTINGS})
 
 
 @dataclass(frozen=True)
@@ -272,6 +270,33 @@ def from_record(record: Mapping[str, Any], rules: OddChipRules = OddChipRules())
     """
     if record.get("kind", "hand") != "hand" or record.get("misdeal") or record.get("game") not in GAMES:
         return None
+    try:
+        read = verdicts(record, rules)
+    except EvaluationError as e:  # the hand record is built whatever the cards: say why there is no verdict
+        zones = record.get("zones", {})
+        return {"seats": sorted(int(z[5:]) for z, cs in zones.items() if z.startswith("seat:") and cs),
+                "high": [], "hands": {}, "error": str(e)}
+    if read is None:
+        return None
+    boards, sds = read
+    out = block(sds[0])
+    if len(sds) > 1:
+        out["runs"] = [{"board": b, **block(sd)} for b, sd in zip(boards, sds, strict=True)]
+    return out
+
+
+def verdicts(record: Mapping[str, Any], rules: OddChipRules = OddChipRules()) \
+        -> tuple[list[list[str]], list[Showdown]] | None:
+    """The boards and their verdicts of a hand as a record has it (``game``, ``button``,
+    ``zones``, ``runs``): one per run of the board (BOARD-011). None when there is no showdown
+    (fewer than two hands, a board that fits neither a complete board nor the runs).
+    Raises :class:`controller.evaluation.EvaluationError` for cards the evaluator cannot read.
+
+    >>> boards, sds = verdicts({"game": "holdem", "button": 3, "runs": 2, "zones": {
+    ...     "seat:1": ["As", "Ad"], "seat:3": ["Kc", "Kd"], "board": "2c 7d 9h Js 3s Kh".split()}})
+    >>> [b[-1] for b in boards], [sd.winners[0] for sd in sds]
+    (['3s', 'Kh'], [(1,), (3,)])
+    """
     zones = record.get("zones", {})
     hands = {int(z[5:]): list(cs) for z, cs in zones.items() if z.startswith("seat:") and cs}
     board = list(zones.get("board", ()))
@@ -280,13 +305,6 @@ def from_record(record: Mapping[str, Any], rules: OddChipRules = OddChipRules())
     boards = run_boards(board, record.get("runs", 1)) if GAMES[record["game"]].board else [board]
     if not boards:
         return None
-    try:
-        verdicts = [showdown(record["game"], hands, b, button=record["button"], rules=rules) for b in boards]
-    except EvaluationError as e:  # the hand record is built whatever the cards: say why there is no verdict
-        return {"seats": sorted(hands), "high": [], "hands": {}, "error": str(e)}
-    if verdicts[0] is None:
-        return None
-    out = block(verdicts[0])
-    if len(verdicts) > 1:
-        out["runs"] = [{"board": b, **block(sd)} for b, sd in zip(boards, verdicts, strict=True) if sd is not None]
-    return out
+    sds = [showdown(record["game"], hands, b, button=record["button"], rules=rules) for b in boards]
+    found = [sd for sd in sds if sd is not None]
+    return (boards, found) if len(found) == len(sds) else None

@@ -35,7 +35,7 @@ from typing import Any
 
 #: The version of the state written by this release. A change to what the state holds bumps
 #: it, and :func:`migrate` learns to bring the previous version's states up to it.
-STATE_VERSION = 7
+STATE_VERSION = 8
 
 MAX_DEPTH = 48  # nesting: the deepest real state is about 8
 MAX_STR = 65536  # an alert's message is the longest string
@@ -433,21 +433,34 @@ def _no_dealer_named(state: dict[str, Any]) -> dict[str, Any]:
 MIGRATIONS[4] = _no_dealer_named
 
 
+def _no_showdown_pressed(state: dict[str, Any]) -> dict[str, Any]:
+    """Version 5 -> 6 (issue 17): the hands the ``showdown`` pad found (``Hand.shown``) and the
+    runs of the board (``BoardState.runs``, ``run_from``, ``runs_dealt``: the ``run_it`` pad,
+    BOARD-011). A version 5 hand had neither pad: not pressed, the board dealt once."""
+    add_field(state, "shown", None, obj="Hand")
+    for name, value in (("runs", 1), ("run_from", 0), ("runs_dealt", 1)):
+        add_field(state, name, value, obj="BoardState")
+    return state
+
+
+MIGRATIONS[5] = _no_showdown_pressed
+
+
 def _prompts_name_a_seat(state: dict[str, Any]) -> dict[str, Any]:
-    """Version 5 -> 6 (issue 16): a ``Prompt`` names the seat it concerns (the stud bring-in,
-    STUD-002), so the console lights its LED and the report lists it. The prompts of version 5
+    """Version 6 -> 7 (issue 16): a ``Prompt`` names the seat it concerns (the stud bring-in,
+    STUD-002), so the console lights its LED and the report lists it. The prompts of version 6
     (stub counts) concern no seat: null."""
     return add_field(state, "seat", None, obj="Prompt")
 
 
-MIGRATIONS[5] = _prompts_name_a_seat
+MIGRATIONS[6] = _prompts_name_a_seat
 
 
 def _draw_rounds(state: dict[str, Any]) -> dict[str, Any]:
-    """Version 6 -> 7 (issue 16, the draw games): a hand marks each discard with its draw round
+    """Version 7 -> 8 (issue 16, the draw games): a hand marks each discard with its draw round
     (``discards``), the last round whose counts were checked (``draw_checked``) and the round
     whose stub was rebuilt (``draw_rebuilt``, DRAW-004/005); a ``Prompt`` carries the figure
-    the display shows (``count``: "stub short by 3"). A version 6 table dealt no draw game:
+    the display shows (``count``: "stub short by 3"). A version 7 table dealt no draw game:
     none, nothing checked, no rebuild, no figure."""
     add_field(state, "discards", {}, obj="Hand")
     add_field(state, "draw_checked", 0, obj="Hand")
@@ -455,7 +468,7 @@ def _draw_rounds(state: dict[str, Any]) -> dict[str, Any]:
     return add_field(state, "count", None, obj="Prompt")
 
 
-MIGRATIONS[6] = _draw_rounds
+MIGRATIONS[7] = _draw_rounds
 
 
 def add_field(state: dict[str, Any], name: str, value: Any, *, obj: str = "table") -> dict[str, Any]:
@@ -657,7 +670,8 @@ def _hand_hints() -> dict[str, Any]:
         "new_seats": set[int], "board": BoardState, "pot_pushed": bool,
         "left": dict[str, tuple[str, float]], "off": dict[str, str], "deck": opt_str, "kind": str,
         "notes": list[str], "alerts": list[Alert], "prompts": list[Prompt], "flagged": set[tuple[str, str]],
-        "dealer": opt_str, "discards": dict[str, int], "draw_checked": int, "draw_rebuilt": int,
+        "dealer": opt_str, "shown": dict[str, list[str]] | None, "discards": dict[str, int], "draw_checked": int,
+        "draw_rebuilt": int,
     }
 
 
@@ -733,3 +747,11 @@ def check_hand(hand: Any, where: str) -> None:
         for s, n in getattr(hand, name).items():
             if type(s) is not int or type(n) is not int or n < 0:
                 raise StateError(f"{where}.{name}: {s!r}: {n!r}")
+    if hand.shown is not None and any(z not in ALL_ZONES or not (z.startswith("seat:") or z == "board")
+                                      for z in hand.shown):
+        raise StateError(f"{where}.shown: a zone that is neither a seat nor the board")
+    b = hand.board
+    if type(b.runs) is not int or not 1 <= b.runs <= 3 or type(b.runs_dealt) is not int \
+            or not 1 <= b.runs_dealt <= b.runs or type(b.run_from) is not int or not 0 <= b.run_from <= 2:
+        raise StateError(f"{where}.board: runs {b.runs!r}, {b.runs_dealt!r} dealt, from street {b.run_from!r}: "
+                         f"want 1 to 3 runs from street 0 to 2")

@@ -27,7 +27,8 @@ from controller.events import (ButtonPress, DealerNamed, DeckSetup, DeviceStatus
                                ShufflerReport, ShufflerStatus, TableSetup, Tick)
 from controller.pads import Pad
 from controller.registry import DeckRegistry
-from controller.settings import TableSettings
+from controller.expectation import expectation
+from controller.settings import TableSettings, deal_order
 
 
 class Table(Dealing):
@@ -46,6 +47,7 @@ class Table(Dealing):
             Tick: self._on_tick,
             DealerNamed: self._on_dealer,
         }
+        self._expect()
 
     # -- the one entry point -------------------------------------------------------------
     def apply(self, event: Event) -> list[Effect]:
@@ -57,8 +59,21 @@ class Table(Dealing):
                     return []
                 return self._on_clones(event.ts, [])
             out = self._on_moves(event.ts, moves, departures)
+            self._expect()
             return self._on_clones(event.ts, out) if self._clones else out
-        return self._dispatch[type(event)](event)
+        out = self._dispatch[type(event)](event)
+        self._expect()
+        return out
+
+    def _expect(self) -> None:
+        """Tell the tracker what the table expects next (controller.expectation): after every
+        event that may have changed the hand, never on a quiet reader cycle."""
+        hand = self.hand
+        first = None
+        if hand is None and not self._highcard:
+            seats, pos, _ = self._plan()
+            first = deal_order(seats, pos.button)[0] if seats else None
+        self.tracker.expect(*expectation(hand, first))
 
     def _on_press(self, ev: ButtonPress) -> list[Effect]:
         out = self._press(ev)
@@ -101,5 +116,6 @@ class Table(Dealing):
         from controller.state import table_from_state
 
         table: Table = table_from_state(cls, state, settings)
+        table._expect()  # (not state: it follows from the hand)
         return table
 

@@ -39,7 +39,8 @@ class TableBase:
         self.settings = settings
         self.registry = registry  # deck integrity
         self.tracker = Tracker(settings.zones.by_antenna.get, confirm_cycles=settings.confirm_cycles,
-                               gone_cycles=settings.gone_cycles, strong_rssi=settings.strong_rssi)
+                               gone_cycles=settings.gone_cycles, strong_rssi=settings.strong_rssi,
+                               levels=settings.rssi_levels)
         self._track = self.tracker.cycle
         self._clones = self.tracker.clones  # the same list: the tracker fills it, the table empties it
         pair = settings.pair or pair_of(list(registry.decks), settings.deck_in_play)

@@ -6,9 +6,19 @@ location changes only on evidence, counted in reader cycles rather than wall-clo
 
 - in each cycle a tag belongs to the antenna that hears it strongest (crosstalk reaches the
   neighbour weaker; of two equal reads, the one the reader reported first);
-- a tag *arrives* in a zone once that zone has been its strongest for ``confirm_cycles``
-  cycles in which it was read, without a read in between that put it elsewhere;
-- a tag *leaves the table* once no antenna has read it for ``gone_cycles`` cycles.
+- each such cycle is evidence that the tag lies in that zone, weighed as a log-likelihood
+  ratio quantised to points (docs/tracking.md): a *firm* read (at least ``FIRM_MARGIN`` over
+  the antenna's level) with no other zone hearing the tag in that cycle is worth
+  :data:`FIRM` points, another read at the level or over it (short of the margin, or contested
+  by a second zone) :data:`WEAK`, a read under the level (crosstalk's) nothing;
+- a tag *arrives* in a zone once its evidence there reaches ``2 * confirm_cycles`` points,
+  without a read in between that put it elsewhere (misses neither add nor take away). Evidence
+  for a zone the table expects (:meth:`Tracker.expect`: the zone the next card off the stub is
+  due in, the muck for a live seat's cards) starts at a prior worth all but one firm read, so
+  a firm, uncontested read there confirms in its own cycle;
+- a tag *leaves the table* once no antenna has read it for ``gone_cycles`` cycles; when the
+  table expects the cards to be gathered (``gather``), once every tag on the table has been
+  silent for :data:`GATHER_CYCLES` cycles, all of them at once.
 
 Nothing else changes a location, so a missed read, a repeated read or a crosstalk read never
 reaches the outputs.
@@ -17,35 +27,54 @@ One UID heard at full strength in two zones in the same cycle is beyond what cro
 (crosstalk is weaker, and sporadic): two physical cards carry that tag, a cloned card
 (DECK-007). After ``confirm_cycles`` such cycles the tracker lists it in :attr:`Tracker.clones`;
 while the two are heard the tag makes no move, since either place could be the original's.
-With a 5 % miss rate and 1 % crosstalk, a false move needs three consecutive cycles in which the
-true antenna missed and the neighbour heard the tag: about 1e-10 per card and cycle.
+The budget these numbers meet (1e-9 false moves per card and hand under the simulator's standard
+noise, 1e-6 under its harsh profile) is worked out in docs/tracking.md.
 
 >>> t = Tracker(zone_of={1: "seat:1", 2: "seat:2"}.get, confirm_cycles=2, gone_cycles=3)
 >>> t.cycle(1, (("T1", 1, 200),))
 ([], [])
->>> t.cycle(2, (("T1", 1, 200), ("T1", 2, 90)))
+>>> t.cycle(2, (("T1", 1, 200), ("T1", 2, 90)))  # heard by seat 2 too: contested, worth less
+([], [])
+>>> t.cycle(3, (("T1", 1, 200),))
 ([('T1', None, 'seat:1')], [])
 >>> t.location("T1")
 'seat:1'
+>>> t.expect(due="seat:2")  # the next card is due at seat 2: one firm read confirms it
+>>> t.cycle(4, (("T1", 1, 200), ("T2", 2, 200)))
+([('T2', None, 'seat:2')], [])
 """
 
 from __future__ import annotations
 
 from operator import itemgetter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 #: A move: (uid, from_zone or None when it came from off the table, to_zone).
 Move = tuple[str, "str | None", str]
 
+#: Points of evidence a firm, uncontested read is worth; a read at the antenna's level or over it
+#: that is not (contested by another zone, or short of the margin), WEAK; a read under the level
+#: (what crosstalk looks like) none. The threshold is ``FIRM * confirm_cycles``: ``confirm_cycles``
+#: firm reads, or twice as many others.
+FIRM, WEAK = 2, 1
+#: A read this much over its antenna's level is firm (docs/tracking.md: a card lying on the
+#: antenna reads 50 over the level on average, crosstalk 50 under it).
+FIRM_MARGIN = 20
+#: Cycles in which every tag on the table went unheard, once the table expects the gather,
+#: before they all leave it (docs/tracking.md, "Departures").
+GATHER_CYCLES = 4
+
 
 class Tracker:
     """Confirmed tag locations from inventory cycles. Pure: cycles are counted, not timed."""
 
-    _STATE_SKIP = ("_zone_of",)  # not state: the table links it to its zones (controller.state)
+    # not state: the table links the zones and the levels (its configuration's) and sets the
+    # expectation again from its hand (Table.from_state), so a state of an earlier release loads
+    _STATE_SKIP = ("_zone_of", "_levels", "_due", "_folds", "_gather")
 
-    def __init__(self, zone_of: Callable[[int], str | None], *, confirm_cycles: int = 3,
-                 gone_cycles: int = 8, strong_rssi: int = 150) -> None:
+    def __init__(self, zone_of: Callable[[int], str | None], *, confirm_cycles: int = 2,
+                 gone_cycles: int = 20, strong_rssi: int = 150, levels: Mapping[int, int] | None = None) -> None:
         if confirm_cycles < 1 or gone_cycles < 1:
             raise ValueError("confirm_cycles and gone_cycles must be at least 1")
         self._zone_of = zone_of
@@ -55,9 +84,14 @@ class Tracker:
         self._home_ant: dict[str, int] = {}  # uid -> the antenna that last heard it at home
         self._home_pairs: set[tuple[str, int]] = set()  # {(uid, home antenna)}: the quiet cycle
         self._absent: dict[str, int] = {}  # uid on the table -> first cycle it went unheard
-        self._cands: dict[str, tuple[str, int, int, int]] = {}  # uid -> (zone, evidence, last, first)
+        self._cands: dict[str, tuple[str, int, int, int]] = {}  # uid -> (zone, points, last, first)
         self._since: dict[str, int] = {}  # uid -> the cycle its evidence for its zone began
         self.strong_rssi = strong_rssi  # a read at least this strong is a card lying on the antenna
+        #: antenna -> its own level (``tablectl calibrate``), where it has one; else strong_rssi
+        self._levels: dict[int, int] = dict(levels or {})
+        self._due: str | None = None  # the zone the next card off the stub is due in
+        self._folds: frozenset[str] = frozenset()  # seats whose cards may go to the muck
+        self._gather = False  # the hand may be gathered now
         self._twins: dict[str, tuple[int, int]] = {}  # uid -> (cycles heard strong in two zones, last)
         #: ``(uid, (zone, zone))`` of tags found on two cards at once; the caller empties it
         self.clones: list[tuple[str, tuple[str, str]]] = []
@@ -70,6 +104,14 @@ class Tracker:
         """The cycle in which the evidence that put ``uid`` where it is began: cards confirmed
         out of the order they were pitched in (a read missed) are put back in order by it."""
         return self._since.get(uid, 1 << 62)
+
+    def expect(self, due: str | None = None, folds: frozenset[str] = frozenset(), gather: bool = False) -> None:
+        """What the table expects next: ``due``, the zone the next card off the stub is due in
+        (a seat, the burn, the board); ``folds``, the seats whose cards may go to the muck;
+        ``gather``, that the hand may be over and its cards gathered. Evidence for an expected
+        zone starts at a prior (the module's docstring); the gather lets silent tags leave
+        together. Kept until the table says otherwise."""
+        self._due, self._folds, self._gather = due, folds, gather
 
     def pending_arrivals(self) -> list[tuple[str, str]]:
         """``(uid, zone)`` of tags heard but not yet confirmed anywhere: cards on their way."""
@@ -107,6 +149,9 @@ class Tracker:
         absent = self._absent = {uid: prev.get(uid, cycle) for uid in missing}
         limit = cycle + 1 - self.gone_cycles
         gone = [uid for uid, first in absent.items() if first <= limit]
+        if self._gather and absent and len(absent) == len(self._home) \
+                and max(absent.values()) <= cycle + 1 - GATHER_CYCLES:
+            gone = list(absent)  # the gather: every card of the table silent together
         if not gone:
             return _NONE
         departures = []
@@ -162,24 +207,31 @@ class Tracker:
             watch.update(cands)
         # The strongest antenna per watched tag: sorted weakest first, so stronger overwrites;
         # reversed first, so that of two equal reads the one the reader reported first wins.
-        best: dict[str, tuple[str, int]] = {}
+        best: dict[str, tuple[str, int, int]] = {}
         strong: dict[str, str] = {}  # uid -> a zone that heard it at full strength
         twins: dict[str, tuple[str, str]] = {}
+        contested: set[str] = set()  # tags heard in two zones or more this cycle
         strong_rssi = self.strong_rssi
+        level = self._levels.get
         for uid, ant, rssi in sorted([r for r in reads if r[0] in watch][::-1], key=_RSSI):
             zone = zone_of(ant)
             if zone is not None:
-                best[uid] = (zone, ant)
-                if rssi >= strong_rssi:
+                was = best.get(uid)
+                if was is not None and was[0] != zone:
+                    contested.add(uid)
+                best[uid] = (zone, ant, rssi)
+                if rssi >= level(ant, strong_rssi):
                     other = strong.setdefault(uid, zone)
                     if other != zone:
                         twins[uid] = (other, zone)
-        confirm = self.confirm_cycles
+        target = FIRM * self.confirm_cycles
+        prior = target - FIRM  # an expected zone: one firm read short of the target
+        due, folds = self._due, self._folds
         if twins or self._twins:
             self._count_twins(cycle, twins)
         moves: list[Move] = []
         for uid in sorted(best):
-            zone, ant = best[uid]
+            zone, ant, rssi = best[uid]
             if uid in self._twins:
                 cands.pop(uid, None)  # a cloned tag: neither place is evidence of a move
                 continue
@@ -188,18 +240,23 @@ class Tracker:
                 if self._home_ant[uid] != ant:
                     self._settle_home(uid, zone, ant)  # another antenna of the same zone
                 continue
+            floor = level(ant, strong_rssi)
+            points = 0 if rssi < floor else FIRM if uid not in contested and rssi >= floor + FIRM_MARGIN else WEAK
             c = cands.get(uid)
             if c is not None and c[0] == zone and cycle - c[2] <= self.gone_cycles:
-                streak, first = c[1] + 1, c[3]
-            else:
-                streak, first = 1, cycle  # new evidence, or evidence gone stale while unheard
-            if streak >= confirm:
+                points, first = c[1] + points, c[3]
+            else:  # new evidence, or evidence gone stale while unheard: the prior, if expected
+                now = home.get(uid)
+                if (zone == due and now is None) or (zone == "muck" and now in folds):
+                    points += prior
+                first = cycle
+            if points >= target:
                 cands.pop(uid, None)
                 moves.append((uid, home.get(uid), zone))
                 self._settle_home(uid, zone, ant)
                 self._since[uid] = first
             else:
-                cands[uid] = (zone, streak, cycle, first)
+                cands[uid] = (zone, points, cycle, first)
         # Tags on the table not heard at home, less those heard elsewhere, went unheard
         # (a watched tag may be gathering evidence yet not heard at all this cycle).
         missing = {uid for uid, _ in self._home_pairs - pairs} - best.keys()

@@ -84,6 +84,9 @@ class SimulationError(RuntimeError):
 class _Watch:
     antenna: int
     streak: int = 0
+    label: str = ""  # the card as the daemon names it (``As``, ``As@B``, ``tag:...``)
+    zone: str = ""
+    first: int | None = None  # the cycle in which the reader first heard it at its antenna
 
 
 class ScriptedDealer:
@@ -111,6 +114,10 @@ class ScriptedDealer:
         self._cond = threading.Condition()
         self._cycles = 0
         self._physical: dict[str, str] = {}  # physical tag key -> zone
+        self._looks: list[float] = []  # when the reader looked at its field, cycle by cycle
+        #: (uid, card, zone, cycle first heard there) of every card laid on an antenna and heard
+        #: there: the report's ``tracking`` block (:func:`confirm_latency`)
+        self.placed: list[tuple[str, str, str, int]] = []
         self.steps_done = 0  # counted over all hands, for crash_after
         #: script hand -> the daemon's number for it (a hand without cards gets none)
         self.record_of: dict[int, int] = {}
@@ -128,10 +135,14 @@ class ScriptedDealer:
             self.log.mark(label, looked)  # type: ignore[arg-type]
         with self._cond:
             self._cycles += 1
+            self._looks.append(looked)
             for uid, w in self._watch.items():
                 heard = reads.get(uid)
                 if not heard:
                     continue  # a missed read: evidence neither way
+                if w.first is None and any(a == w.antenna for a, _ in heard):
+                    w.first = self._cycles
+                    self.placed.append((uid, w.label, w.zone, w.first))
                 best = max(heard, key=lambda ar: ar[1])[0]
                 w.streak = w.streak + 1 if best == w.antenna else 0
             self._cond.notify_all()
@@ -179,6 +190,31 @@ class ScriptedDealer:
             target = self._cycles + self.gone_cycles + 2
         self._until(lambda: self._cycles >= target, "the card leaving")
 
+    def confirm_latency(self, placed: list[dict]) -> dict:
+        """The report's ``tracking`` block (deal-script.md): for every card laid on an antenna,
+        the reader cycles from the one in which the reader first heard it there to the one in
+        which the daemon confirmed it there (``placed``: the daemon's CardPlaced effects as the
+        feed has them, in order), both counted: 1 is a card confirmed on its first read."""
+        from hw_sim.tracking_run import percentile
+
+        with self._cond:
+            looks = list(self._looks)
+            cards = list(self.placed)
+        cycles = []
+        used: set[int] = set()
+        for uid, label, zone, first in cards:
+            after = looks[first - 1]
+            for i, e in enumerate(placed):
+                if i not in used and e["zone"] == zone and e["ts"] >= after and \
+                        (e["uid"] == uid or (not e["uid"] and e["card"] == label)):
+                    used.add(i)
+                    cycles.append(bisect.bisect_right(looks, e["ts"]) - first + 1)
+                    break
+        if not cycles:
+            return {"cards": 0, "confirm_cycles": {"p50": None, "p99": None, "max": None}}
+        return {"cards": len(cycles), "confirm_cycles": {"p50": percentile(cycles, 50), "p99": percentile(cycles, 99),
+                                                         "max": max(cycles)}}
+
     # -- the physical table ------------------------------------------------------------------
     def _uid(self, ref: sc.CardRef) -> str:
         if ref.uid is not None:
@@ -190,7 +226,7 @@ class ScriptedDealer:
         self._physical[key] = zone
         self.reader.place(key, uid, antenna)
         with self._cond:
-            self._watch[uid] = _Watch(antenna)
+            self._watch[uid] = _Watch(antenna, label=key.split("#", 1)[0], zone=zone)
 
     def _key_of(self, ref: sc.CardRef) -> str:
         """The physical key of the card ``ref`` names that lies on the table: found by its UID,

@@ -35,6 +35,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from firmware_bridge import feig
+from hw_sim.noise import CycleReads, Standard, profile
 from hw_sim.pty_device import PtyDevice, SimDevice
 from hw_sim.script import Noise
 
@@ -55,8 +56,7 @@ class BusNeighbour:
         return self.answer_any or com_adr in (self.com_adr, feig.BROADCAST)
 
 
-#: What one answered inventory cycle reported: uid -> [(antenna, rssi), ...]
-CycleReads = dict[str, list[tuple[int, int]]]
+__all__ = ["BusNeighbour", "CycleReads", "NoiseModel", "SimFeigReader"]
 
 
 class SimFeigReader(SimDevice):
@@ -65,8 +65,8 @@ class SimFeigReader(SimDevice):
 
     thread_name = "sim-feig-reader"
 
-    STRONG = (170, 230)  # RSSI range at the antenna a tag lies on
-    WEAK = (60, 120)  # RSSI range of crosstalk at a neighbouring antenna
+    STRONG = Standard.STRONG  # RSSI range at the antenna a tag lies on (standard profile)
+    WEAK = Standard.WEAK  # RSSI range of crosstalk at a neighbouring antenna (standard profile)
 
     def __init__(self, device: PtyDevice, *, antennas: Iterable[int], noise: NoiseModel | None = None,
                  com_adr: int = 0x00, max_records: int = 16, single_antenna: bool = False,
@@ -83,6 +83,9 @@ class SimFeigReader(SimDevice):
         self._neighbours = neighbours or {
             a: [b for b in (a - 1, a + 1) if b in self.antennas] for a in self.antennas}
         self._rng = random.Random(self.noise.seed)
+        #: the noise profile (hw_sim.noise) that says what one look at the field hears
+        self.look = profile(self.noise.profile, seed=self.noise.seed, miss=self.noise.miss,
+                            crosstalk=self.noise.crosstalk, neighbours=self._neighbours)
         self._tags: dict[str, tuple[str, int]] = {}  # physical tag key -> (uid, antenna)
         self._lock = threading.Lock()
         self._pending: list[bytes] = []  # answer parts still to fetch with MORE
@@ -136,26 +139,15 @@ class SimFeigReader(SimDevice):
     # -- answering ---------------------------------------------------------------------------
     def _inventory(self, ant_sel: int | None) -> CycleReads:
         """One noisy look at the field, as the antennas selected hear it."""
-        n = self.noise
-        rng = self._rng
-        reads: CycleReads = {}
         with self._lock:
             tags = sorted(self._tags.values())  # sorted: the same field gives the same draws
-        for uid, antenna in tags:
-            heard: list[tuple[int, int]] = []
-            if rng.random() >= n.miss:
-                heard.append((antenna, rng.randint(*self.STRONG)))
-            if n.crosstalk and rng.random() < n.crosstalk:
-                near = self._neighbours.get(antenna) or []
-                if near:
-                    heard.append((rng.choice(near), rng.randint(*self.WEAK)))
-            if ant_sel is not None:
-                heard = [(a, r) for a, r in heard if a <= 64 and ant_sel >> (a - 1) & 1]
-            if heard:
-                reads.setdefault(uid, []).extend(heard)
+        reads = self.look(self._rng, tags, strong=self.STRONG, weak=self.WEAK)
+        if ant_sel is not None:
+            reads = {uid: kept for uid, heard in reads.items()
+                     if (kept := [(a, r) for a, r in heard if a <= 64 and ant_sel >> (a - 1) & 1])}
         return reads
 
-    def look(self, ant_sel: int | None, *, with_antennas: bool = True) -> list[feig.TagRecord]:
+    def answer_records(self, ant_sel: int | None, *, with_antennas: bool = True) -> list[feig.TagRecord]:
         """One inventory cycle answered as the records the host would decode, without the bytes:
         the same noisy look, the same repeats and the same draws of the generator as a request
         over the line (:meth:`_answer_request`), so a script gives the same report either way.

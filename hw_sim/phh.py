@@ -137,6 +137,23 @@ def _all_in_from_forced_bets(doc: dict[str, Any], player: int, n: int) -> bool:
     return stack <= forced
 
 
+def actions_and_players(doc: dict[str, Any], most: int, beyond: str) -> tuple[list[str], int]:
+    """A PHH hand's ``actions`` (a list of strings) and its number of players (by its
+    ``starting_stacks``, 2 to ``most``; ``beyond`` says why more cannot be dealt).
+
+    >>> actions_and_players({"actions": ["d dh p1 AsKs"], "starting_stacks": [100, 100]}, 10, "")
+    (['d dh p1 AsKs'], 2)
+    """
+    actions = doc.get("actions")
+    if not isinstance(actions, list) or not all(isinstance(a, str) for a in actions):
+        raise PhhError('"actions" must be a list of strings')
+    stacks = doc.get("starting_stacks")
+    n = len(stacks) if isinstance(stacks, list) else 0
+    if not 2 <= n <= most:
+        raise UnsupportedHand(f"a hand of {n} players (by its starting_stacks) {beyond}")
+    return actions, n
+
+
 def parse_phh(text: str) -> dict[str, Any]:
     """What a physical deal needs of a PHH hand (TOML text), checked.
 
@@ -156,13 +173,7 @@ def parse_phh(text: str) -> dict[str, Any]:
         raise PhhError('no "variant" in the hand')
     game = phh_game(variant)
     k = HOLE_CARDS[game]
-    actions = doc.get("actions")
-    if not isinstance(actions, list) or not all(isinstance(a, str) for a in actions):
-        raise PhhError('"actions" must be a list of strings')
-    stacks = doc.get("starting_stacks")
-    n = len(stacks) if isinstance(stacks, list) else 0
-    if not 2 <= n <= 10:
-        raise UnsupportedHand(f"a hand of {n} players (by its starting_stacks) does not fit seats 1 to 10")
+    actions, n = actions_and_players(doc, 10, "does not fit seats 1 to 10")
 
     hole: dict[int, list[str | None]] = {}
     shown: dict[int, list[str]] = {}

@@ -50,7 +50,7 @@ from typing import Any
 from collections.abc import Callable
 
 from controller.cards import FULL_DECK
-from hw_sim.phh import PhhError, UnsupportedHand, _cards, _player
+from hw_sim.phh import PhhError, UnsupportedHand, _cards, _player, actions_and_players
 from hw_sim.stud_oracle import bring_in, first_to_act
 
 #: PHH variant -> the deal script's game
@@ -68,13 +68,7 @@ def _doc(text: str) -> dict[str, Any]:
     if variant not in STUD_VARIANTS:
         raise UnsupportedHand(f"PHH variant {variant!r} is not a stud game (stud variants: "
                               f"{', '.join(STUD_VARIANTS)})")
-    actions = doc.get("actions")
-    if not isinstance(actions, list) or not all(isinstance(a, str) for a in actions):
-        raise PhhError('"actions" must be a list of strings')
-    stacks = doc.get("starting_stacks")
-    n = len(stacks) if isinstance(stacks, list) else 0
-    if not 2 <= n <= 8:
-        raise UnsupportedHand(f"a stud hand of {n} players (by its starting_stacks): stud deals 2 to 8")
+    actions_and_players(doc, 8, "cannot be dealt: stud deals 2 to 8")
     return doc
 
 

@@ -265,6 +265,8 @@ class Noise:
     miss: float = 0.0
     repeat: float = 0.0
     crosstalk: float = 0.0
+    #: ``standard`` or ``harsh`` (hw_sim.noise: bursts, a stacked muck, lifted cards, a varying signal)
+    profile: str = "standard"
 
 
 @dataclass(frozen=True, slots=True)
@@ -645,7 +647,10 @@ def _deck_spec(d: Any, where: str) -> DeckSpec:
 def _noise(n: Any, where: str) -> Noise:
     if not isinstance(n, dict):
         raise ScriptError(f'{where}: "noise" must be an object with seed, miss, repeat, crosstalk, got {_show(n)}')
-    _keys(n, ("seed", "miss", "repeat", "crosstalk"), where, '"noise"')
+    _keys(n, ("seed", "miss", "repeat", "crosstalk", "profile"), where, '"noise"')
+    name = n.get("profile", "standard")
+    if name not in ("standard", "harsh"):
+        raise ScriptError(f'{where}: "noise.profile" must be "standard" or "harsh", got {_show(name)}')
     seed = n.get("seed", 0)
     if not _is_int(seed):
         raise ScriptError(f'{where}: "noise.seed" must be a whole number, got {_show(seed)}')
@@ -655,7 +660,7 @@ def _noise(n: Any, where: str) -> Noise:
         if not isinstance(v, (int, float)) or isinstance(v, bool) or not 0 <= v <= 1:
             raise ScriptError(f'{where}: "noise.{key}" must be a probability 0 to 1, got {_show(v)}')
         probs[key] = float(v)
-    return Noise(seed, **probs)
+    return Noise(seed, **probs, profile=name)
 
 
 def _game(value: Any, where: str) -> str:
@@ -857,7 +862,8 @@ def script_to_dict(s: Script) -> dict[str, Any]:
         hands.append(hd)
     out: dict[str, Any] = {"format": s.format, "game": s.game, "seats": list(s.seats), "button": s.button,
                            "noise": {"seed": s.noise.seed, "miss": s.noise.miss, "repeat": s.noise.repeat,
-                                     "crosstalk": s.noise.crosstalk}}
+                                     "crosstalk": s.noise.crosstalk,
+                                     **({"profile": s.noise.profile} if s.noise.profile != "standard" else {})}}
     if s.deck is not None:
         out["deck"] = _deck_to_dict(s.deck)
     if s.crash_after is not None:

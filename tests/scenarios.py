@@ -90,7 +90,9 @@ def secret_cards(steps: list[dict], game: str = "holdem") -> set[str]:
     a burn or in the muck before it was ever on the board (a board card swept into the muck
     later was public already). In stud (``game``) an up card is public too, as the board is. A
     card gathered into a rebuilt stub (``restub``: STUD-007/008, DRAW-005) is unknown again:
-    the community card dealt from it is public, as any board card."""
+    the community card dealt from it is public, as any board card. A hand shown at the showdown
+    stays a secret here, the winner's too: the table cannot tell a tabled hand from one mucked
+    unseen, so it publishes none (docs/decisions.md, SHOW-007)."""
     public: set[str] = set()
     secret: set[str] = set()
     where: dict[str, str] = {}
@@ -151,6 +153,7 @@ def assert_nothing_secret_public(script: dict, played: Played) -> None:
         for _, body in messages:
             assert "uid" not in body, f"a UID field on {topic}: {body}"
     assert_display_keeps_secrets(script, played, secrets)
+    assert_no_showdown_before_the_press(script, played)
     faults = [e for _, e in played.seen.get("floor", []) if type(e).__name__ == "Alert" and e.code.startswith("deck.")
               and e.audience == "floor"]
     on_floor = [b for _, b in played.topics.get("events/floor", []) if str(b.get("code", "")).startswith("deck.")]
@@ -182,6 +185,40 @@ def assert_display_keeps_secrets(script: dict, played: Played, secrets: dict[int
                 assert not _UID.search(line), f"hand {hand}, step {step}: a UID on the display: {line!r}"
                 assert not _FAULT_WORDS.search(line), f"hand {hand}, step {step}: a deck fault's detail: {line!r}"
     PLAYED["screens"] += len(played.screens)
+
+
+#: showdown prompts that hint at no hand (SHOW-006: the seats still holding cards, which all see)
+SAYS_NO_HAND = frozenset({"showdown.pushed_unread"})
+
+
+def assert_no_showdown_before_the_press(script: dict, played: Played) -> None:
+    """Issue 17 (SHOW-004): until the dealer presses ``showdown``, nothing the players can read
+    (the dealer's display, the public outputs) hints at the hands: no showdown prompt, no hand
+    words of the hand's showdown (the report's, as the floor has them)."""
+    for i, hand in enumerate(script["hands"], 1):
+        press = next((n for n, st in enumerate(hand["steps"], 1)
+                     if st.get("press") in ("showdown", "allin")), None)  # the hands are up
+        report = played.report["hands"][i - 1] if i <= len(played.report["hands"]) else {}
+        sd = report.get("showdown") or {}
+        words = {w for key in ("hands", "low_hands") for w in sd.get(key, {}).values()}
+        words |= {w for run in sd.get("runs", []) for key in ("hands", "low_hands") for w in run.get(key, {}).values()}
+
+        def before(where: tuple[int, int], i: int = i, press: int | None = press) -> bool:
+            return where[0] == i and (press is None or where[1] < press)
+
+        for where, effect in played.seen.get("dealer", []):
+            if not before(where):
+                continue
+            d = effect_to_dict(effect)
+            assert not str(d.get("code", "")).startswith("showdown.") or d.get("code") in SAYS_NO_HAND, \
+                f"hand {i}, step {where[1]}: before the showdown pad: {d}"
+            for text in strings(d):
+                said = [w for w in words if w in text]
+                assert not said, f"hand {i}, step {where[1]}: the hand words {said} before the showdown pad: {d}"
+        for where, state in played.screens:
+            if before(where) and state.code not in SAYS_NO_HAND:
+                assert not (state.code or "").startswith("showdown."), \
+                    f"hand {i}, step {where[1]}: {state.code} on the dealer's display before the showdown pad"
 
 
 def check_prompts(expect: list[dict], prompts: list[dict], where: str = "") -> None:

@@ -49,7 +49,8 @@ def test_BURN_001_one_burn_before_each_street(tmp_path):
 def test_BURN_003_burns_stay_apart_until_the_pot_is_pushed(tmp_path):
     early = CLEAN[:21] + [{"move": "8h", "to": "muck"}, END]
     assert run(tmp_path / "early", early) == [("burn.moved_early", "BURN-003", None, "dealer", 22)]
-    pushed = CLEAN[:21] + [{"press": "hand_end"}, {"move": "8h", "to": "muck"}, END]
+    folds = [{"muck": f"seat:{s}"} for s in (1, 2, 6, 9)]  # (two hands left at the pot: SHOW-006's prompt)
+    pushed = CLEAN[:21] + folds + [{"press": "hand_end"}, {"move": "8h", "to": "muck"}, END]
     assert run(tmp_path / "pushed", pushed) == []
 
 

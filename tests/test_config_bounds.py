@@ -77,6 +77,10 @@ def test_a_numeric_key_without_bounds_fails_every_load(monkeypatch, tmp_path):
 
 # -- every key, every kind of bad value ----------------------------------------------------------
 
+#: the key each ``section.*`` bound is tried with
+STAR_KEYS = {"console.buttons": "ack", "console.leds": "ready", "console.seat_leds": "1", "reader.levels": "1"}
+
+
 def place(name: str, literal: str) -> str:
     """A small configuration that sets ``name`` to ``literal`` (TOML) and nothing else odd."""
     section, key = name.rsplit(".", 1)
@@ -100,14 +104,14 @@ def place(name: str, literal: str) -> str:
         return f'{reader}[console]\npin_factory = "mock"\n[display]\nkind = "{kind}"\n{key} = {literal}\n'
     extra = "hold_time = 5\n" if name == "console.bounce_time" else ""  # (hold must be well over bounce)
     if key == "*":
-        key = {"console.buttons": "ack", "console.leds": "ready", "console.seat_leds": "1"}[section]
+        key = STAR_KEYS[section]
     return f"{reader}[{section}]\n{extra}{key} = {literal}\n"
 
 
 def shown_key(name: str) -> str:
     section, key = name.rsplit(".", 1)
     if key == "*":
-        key = {"console.buttons": "ack", "console.leds": "ready", "console.seat_leds": "1"}[section]
+        key = STAR_KEYS[section]
     return f"[{section}] {key}"
 
 

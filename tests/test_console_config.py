@@ -24,7 +24,8 @@ def test_the_recommended_wiring_parses_and_gives_every_pad():
     pins = lay.pins()
     assert len(pins) == 26 and len(set(pins.values())) == 26  # every free header pin, once
     assert set(pins.values()) == set(range(2, 28))
-    given = {b.name for b in lay.buttons} | {b.shifted for b in lay.buttons if b.shifted}
+    given = {b.name for b in lay.buttons} | {b.shifted for b in lay.buttons if b.shifted} \
+        | {b.long for b in lay.buttons if b.long}
     assert given >= set(PADS)  # every pad of controller/pads.py has a button
     assert lay.confirm_long == {"misdeal"} and lay.discreet == {"floor"}
     assert lay.bounce_time == 0.02 and lay.hold_time == 1.0

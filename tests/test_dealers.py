@@ -117,7 +117,7 @@ def test_a_bad_name_is_refused_saying_what_is_wrong(bad, error):
 # -- the table's state: version 5 names the dealers; versions 3 and 4 migrate with none -------------------
 def test_the_state_written_by_release_5_loads_with_its_dealers():
     state = json.loads((DATA / "v5-mid-hand.json").read_text())
-    assert state["version"] == 5 <= STATE_VERSION  # (version 6, issue 16, gave prompts a seat)
+    assert state["version"] == 5 <= STATE_VERSION
     table = Table.from_state(state, SETTINGS)
     assert (table.dealer, table._next_dealer) == ("Ann Lee", "Bo Chen")
     assert table.hand is not None and table.hand.dealer == "Ann Lee"

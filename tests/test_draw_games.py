@@ -316,12 +316,12 @@ def test_DRAW_005_a_burn_or_a_discard_of_this_round_dealt_from_the_new_stub_is_t
     assert all(a.audience == "floor" for a in d.alerts()), d.alerts()
 
 
-# -- the state: version 7 (issue 16) marks the discards of a draw hand -------------------------------
-def test_the_state_of_a_draw_hand_written_by_release_7_loads_and_plays_on() -> None:
-    """tests/data/state/v7-draw-mid-hand.json: triple draw, seats 1, 2, 4, the button at 4, the
+# -- the state: version 8 (issue 16) marks the discards of a draw hand -------------------------------
+def test_the_state_of_a_draw_hand_written_by_release_8_loads_and_plays_on() -> None:
+    """tests/data/state/v8-draw-mid-hand.json: triple draw, seats 1, 2, 4, the button at 4, the
     hands of FIVE dealt; seat 1 threw Kc Qd, seat 2 Js; the burn (Ah); seat 1 got 6c."""
-    state = json.loads((DATA / "v7-draw-mid-hand.json").read_text())
-    assert state["version"] == 7
+    state = json.loads((DATA / "v8-draw-mid-hand.json").read_text())
+    assert state["version"] == 8
     settings = TableSettings(game="draw27_triple", seats=(1, 2, 4), button=4, confirm_cycles=2, gone_cycles=3)
     table = Table.from_state(state, settings)
     hand = table.hand
@@ -341,14 +341,14 @@ def test_the_state_of_a_draw_hand_written_by_release_7_loads_and_plays_on() -> N
     assert f.of(Alert) == []
 
 
-def test_a_version_6_hand_migrates_with_no_discards_and_its_prompts_no_count() -> None:
-    state = json.loads((DATA / "v6-stud-mid-hand.json").read_text())
+def test_a_version_7_hand_migrates_with_no_discards_and_its_prompts_no_count() -> None:
+    state = json.loads((DATA / "v7-stud-mid-hand.json").read_text())
     table = Table.from_state(state, TableSettings(game="stud", seats=(1, 2, 4), button=4, confirm_cycles=2,
                                                   gone_cycles=3))
     hand = table.hand
     assert hand is not None and (hand.discards, hand.draw_checked, hand.draw_rebuilt) == ({}, 0, 0)
     assert [(p.rule, p.count) for p in hand.prompts] == [("STUD-002", None)]
-    assert json.loads(json.dumps(table.to_state()))["version"] == STATE_VERSION == 7
+    assert json.loads(json.dumps(table.to_state()))["version"] == STATE_VERSION == 8
 
 
 # -- the showdown's words for two badugi hands of different sizes ----------------------------------

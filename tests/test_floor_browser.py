@@ -176,7 +176,11 @@ def test_the_hands_page_finds_a_hand_by_card_and_shows_its_zones(setup):
                                    "ts": 1767225642.5}],
                        "started": 1767225600.0, "stub_count": 30, "down": 3,
                        "showdown": {"seats": [1, 4, 6], "high": [1], "hands": {"1": "pair of nines", "4": "king high"},
-                                    "dead": {"6": 3}}})
+                                    "dead": {"6": 3},
+                                    "runs": [{"board": ["Ts", "Jd", "Qc", "4s", "2c"], "high": [1],
+                                              "hands": {"1": "pair of nines"}},
+                                             {"board": ["Ts", "Jd", "Qc", "Kh", "Kc"], "high": [4],
+                                              "hands": {"4": "three of a kind, kings"}}]}})
     page = person("maria").context.new_page()  # (a second tab of the floor's session: the room's stays)
     page.set_default_timeout(TIMEOUT_MS)
     try:
@@ -195,6 +199,9 @@ def test_the_hands_page_finds_a_hand_by_card_and_shows_its_zones(setup):
         shown = [r.inner_text().split("\t") for r in page.query_selector_all("#hand tr.showdown-seat")]
         assert shown == [["seat 1", "pair of nines", "wins"], ["seat 4", "king high", ""],
                          ["seat 6", "dead hand (3 cards)", ""]]
+        runs = [r.inner_text().split("\t") for r in page.query_selector_all("#hand tr.showdown-run")]  # BOARD-011
+        assert runs == [["run 1", "Ts Jd Qc 4s 2c", "wins: seat 1 (pair of nines)"],
+                        ["run 2", "Ts Jd Qc Kh Kc", "wins: seat 4 (three of a kind, kings)"]]
         page.fill("#q-card", "8h")
         page.click("#q-go")
         wait_until(lambda: not page.query_selector_all("tr.hand-row"), 10, what="no hand found")

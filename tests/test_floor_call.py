@@ -24,6 +24,11 @@ def test_the_floor_pad_calls_the_floor_and_changes_nothing_else():
     hands = [json.loads(json.dumps(r)) for r in (plain.report["hands"][0], called.report["hands"][0])]
     for h in hands:
         h["alerts"] = [a for a in h.get("alerts", []) if a.get("code") != "floor.call"]
+    # the same prompts, those after the press one step later (the press is step 6)
+    assert [p["step"] + (p["step"] > 5) for p in hands[0]["prompts"]] == [p["step"] for p in hands[1]["prompts"]]
+    assert hands[0]["prompts"], "a clean hand prompts the stub count: the comparison must not be empty"
+    for h in hands:
+        h["prompts"] = [{k: v for k, v in p.items() if k != "step"} for p in h["prompts"]]
     assert hands[0] == hands[1]
     assert [a["code"] for a in called.report["hands"][0]["alerts"]] == ["floor.call"]
     on_topic = [b for _, b in called.topics["events/floor"] if b.get("code") == "floor.call"]

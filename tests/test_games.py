@@ -7,6 +7,7 @@ import itertools
 
 import pytest
 
+from controller.evaluation import GAMES as EVALUATED
 from controller.games import DECK_SIZE, GAMES, game_of
 from controller.rules.stud import bring_in, first_to_act, short_stub
 from controller.settings import GAMES as DEALT_GAMES
@@ -37,6 +38,7 @@ def test_every_game_of_the_deal_script_contract_is_defined_once() -> None:
     ids = ("holdem omaha omaha8 stud stud8 razz draw27_single draw27_triple draw_a5_triple badugi badeucy "
            "badacey draw5").split()
     assert [g.name for g in GAMES] == ids
+    assert list(EVALUATED) == ids  # the showdown's definitions (controller/evaluation.py): the same games
     assert {row[0] for row in TEMPLATES} == set(ids)
     for g in GAMES:
         assert g.source, g.name

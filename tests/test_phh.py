@@ -214,6 +214,8 @@ def test_real_hands_dealt_in_process_end_exactly_right(loaded, game):
     script = phh_script([h for _, h in mine], game=game, noise=dict(NOISE, seed=9))
     report = play(script)
     check_report(script, report)
+    tracking = report["tracking"]  # issue 18: confirmed on the first read (p50), within 2 cycles (p99)
+    assert tracking["confirm_cycles"]["p50"] == 1 and tracking["confirm_cycles"]["p99"] <= 2, tracking
     for (rel, hand), got in zip(mine, report["hands"], strict=True):
         t = truth((phh_root() / rel).read_text())
         mucked = {int(s["muck"][5:]) for s in hand["steps"] if "muck" in s}

@@ -291,15 +291,17 @@ def test_split_001_and_002_the_splits_as_the_dealer_reads_them():
     assert told("holdem", {2: "Ah 3c", 5: "Ad 4c"}, "Ks Kd Qs Qd Jh", button=2) == [
         ("showdown.split", "SPLIT-001", 5, "split 2 ways: seats 2, 5 (two pair, kings and queens); odd chip: seat 5")]
     assert told("omaha8", {1: "Kc Kd Qh Js", 3: "As 2c 9d 9h"}, "Ks 7d 5s 3c Th", button=3) == [
-        ("showdown.split", "SPLIT-002", 1, "split: seat 1 high (three of a kind, kings), seat 3 low (7-5)")]
+        ("showdown.split", "SPLIT-002", 1,
+         "split: seat 1 high (three of a kind, kings), seat 3 low (7-5); odd chip: seat 1")]
     assert told("omaha8", {1: "Kc Kd Qh Js", 3: "As 2c 9d 9h", 6: "Ah 2d Jc Jd"}, "Ks 7d 5s 3c Th", button=3)[0][3] \
-        == "split: seat 1 high (three of a kind, kings), seats 3, 6 low (7-5); odd chips: low seat 6"
+        == "split: seat 1 high (three of a kind, kings), seats 3, 6 low (7-5); odd chip: seat 1; " \
+           "the low's odd chip: seat 6"
     assert told("omaha8", {1: "Kc Kd Qh Js", 3: "As Ac 9d 9h"}, "Ks Td 9s 3c 2h") == [
         ("showdown.no_low", "SPLIT-002", 1, "no qualifying low: seat 1 high (straight, king high)")]
     assert told("stud8", {1: "As 2d 3c 4h 5s Kd Kc", 2: "Qh Qd Jc 9s 8d 7c 6c"}, button=1) == [
         ("showdown.winner", "SHOW-004", 1, "seat 1 scoops: straight, five high and 5-4 low")]
     assert told("badeucy", {1: "2c 3c 4d 5h 7s", 2: "2d 3s 4h 6c Kc"}) == [
-        ("showdown.split", "SPLIT-002", 1, "split: seat 1 2-7 (7-5), seat 2 badugi (badugi, 6-4)")]
+        ("showdown.split", "SPLIT-002", 1, "split: seat 1 2-7 (7-5), seat 2 badugi (badugi, 6-4); odd chip: seat 1")]
 
 
 def test_show_002_a_dead_hand_is_told_first():

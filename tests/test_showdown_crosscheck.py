@@ -96,18 +96,18 @@ def deals(seed: int, count: int, most: int, hole: int):
 
 def test_holdem_winners_match_the_reference():
     checked = ties = 0
-    for hands, board in deals(1701, 1000, 4, 2):
+    for hands, board in deals(1701, 2000, 4, 2):
         sd = showdown("holdem", hands, board, button=9)
         expected = winners({s: ref_holdem(h, board) for s, h in hands.items()})
         assert sd.winners == (expected,), (hands, board)
         checked += 1
         ties += len(expected) > 1
-    assert checked == 1000 and ties > 0  # split pots came up and agreed too (SPLIT-001, EVAL-008)
+    assert checked == 2000 and ties > 0  # split pots came up and agreed too (SPLIT-001, EVAL-008)
 
 
 def test_omaha_and_omaha8_winners_match_the_reference():
     no_low = 0
-    for n, (hands, board) in enumerate(deals(1702, 300, 3, 4)):
+    for n, (hands, board) in enumerate(deals(1702, 500, 3, 4)):
         game = "omaha8" if n % 2 else "omaha"
         sd = showdown(game, hands, board, button=1)
         assert sd.winners[0] == winners({s: ref_omaha(h, board) for s, h in hands.items()}), (hands, board)
@@ -115,7 +115,7 @@ def test_omaha_and_omaha8_winners_match_the_reference():
             expected = winners({s: ref_omaha_low(h, board) for s, h in hands.items()}, low=True)
             assert sd.winners[1] == expected, (hands, board)
             no_low += not expected
-    assert 0 < no_low < 150  # both a qualifying low and none came up
+    assert 0 < no_low < 250  # both a qualifying low and none came up
 
 
 def test_the_reference_knows_its_rules():

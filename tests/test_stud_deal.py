@@ -107,12 +107,13 @@ def test_STUD_007_seven_players_the_burns_make_up_the_stub() -> None:
     seats, hands = full_table(7, 7)
     f = Feeder(game="stud", seats=tuple(seats), button=7)
     deal_streets(f, seats, hands, range(3, 7))
+    assert not [p for p in prompts(f) if p.rule in ("STUD-007", "STUD-008")]  # not before 6th's betting is done
+    f.press("round_done")  # the tap that ends it: now the stub is checked (STUD-006)
     short = [p for p in prompts(f) if p.rule in ("STUD-007", "STUD-008")]
     assert [p.code for p in short] == ["stub.stud_short_use_burns"]
     assert short[0].message.startswith("stub 7, need 9 (7 players + burn + bottom card)")
     assert f.table.hand is not None and f.table.hand.stub_count == 7
     burns = list(f.table.hand.zones["burn"])
-    f.press("round_done")
     for seat in seats[:6]:  # 7th street from the stub, no burn, the last card kept back
         f.put(hands[seat][6], seat)
     for uid in burns:  # the burns gathered with the last card into a new stub
@@ -132,13 +133,13 @@ def test_STUD_008_eight_players_one_community_card() -> None:
     seats, hands = full_table(8, 6)
     f = Feeder(game="stud", seats=tuple(seats), button=8)
     deal_streets(f, seats, hands, range(3, 7))
+    f.press("round_done")
     short = [p for p in prompts(f) if p.rule in ("STUD-007", "STUD-008")]
     assert [p.code for p in short] == ["stub.stud_community_card"]
     assert "stub 1, need 10" in short[0].message and "scramble the stub with the burns" in short[0].message
     hand = f.table.hand
     assert hand is not None
     burns = list(hand.zones["burn"])
-    f.press("round_done")
     for uid in burns[1:]:  # two burns go into the new stub (the third stays where it lies)...
         f.field.pop(uid)
     f.tick(4)
@@ -185,13 +186,13 @@ def test_STUD_007_a_7th_street_card_never_comes_from_the_muck() -> None:
     assert found and all(a.audience == "floor" for a in found), alerts(f)
 
 
-# -- the state: version 6 (issue 16) gives a prompt its seat ----------------------------------------
+# -- the state: version 7 (issue 16) gives a prompt its seat ----------------------------------------
 DATA = Path(__file__).parent / "data" / "state"
 
 
-def test_the_state_of_a_stud_hand_written_by_release_6_loads_and_plays_on() -> None:
-    state = json.loads((DATA / "v6-stud-mid-hand.json").read_text())
-    assert state["version"] == 6
+def test_the_state_of_a_stud_hand_written_by_release_7_loads_and_plays_on() -> None:
+    state = json.loads((DATA / "v7-stud-mid-hand.json").read_text())
+    assert state["version"] == 7
     table = Table.from_state(state, TableSettings(game="stud", seats=(1, 2, 4), button=4, confirm_cycles=2,
                                                   gone_cycles=3))
     hand = table.hand
@@ -207,7 +208,7 @@ def test_a_version_3_prompt_migrates_with_no_seat() -> None:
                                              "rule": "STUB-001", "hand": 2, "audience": "dealer"}}]
     table = Table.from_state(state, SETTINGS_V3)
     assert table.hand is not None and [(p.code, p.seat) for p in table.hand.prompts] == [("stub.count_due", None)]
-    assert STATE_VERSION >= 6
+    assert STATE_VERSION >= 7
 
 
 def test_STUD_001_stud_has_no_button_every_hand_starts_after_the_dealer() -> None:
@@ -232,3 +233,21 @@ def test_STUD_005_an_open_pair_on_4th_street_in_stud_high_only() -> None:
         deal_streets(f, [1, 2, 4], hands, range(3, 5))
         assert [(p.code, p.seat) for p in prompts(f) if p.rule == "STUD-005"] == want, game
         assert not alerts(f)
+
+
+def test_STUD_006_the_players_are_those_left_after_6th_streets_betting() -> None:
+    # eight dealt to 6th street leave a stub of 1; six fold before 7th: 2 players + 2 = 4 needed,
+    # and the stub of 1 with the 3 burns makes 4: the burns make it up (STUD-007), where the
+    # eight would have needed a community card (STUD-008)
+    seats, hands = full_table(8, 6)
+    f = Feeder(game="stud", seats=tuple(seats), button=8)
+    deal_streets(f, seats, hands, range(3, 7))
+    for seat in (2, 3, 4, 5, 6, 7):
+        for card in hands[seat]:
+            f.field[f.uid(card)] = 13
+    f.tick(4)
+    f.press("round_done")
+    notes = f.table.hand.notes if f.table.hand else []
+    want = "STUD-006: stub 1 before 7th street; 2 players + 2 = 4 needed"
+    assert [n for n in notes if n.startswith("STUD-006")] == [want]
+    assert [p.rule for p in prompts(f) if p.rule in ("STUD-007", "STUD-008")] == ["STUD-007"]

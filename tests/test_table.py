@@ -193,9 +193,11 @@ def test_a_hand_ends_before_the_next_begins_when_both_happen_in_one_cycle():
     f = Feeder()
     f.put("As", 1)
     f.field.clear()
-    f.tick(1)
-    f.field[sim_uid("A", "Kd")] = 2  # the next hand's first card, confirmed as the As leaves
     f.tick(2)
+    # the next hand's first card, confirmed as the As leaves (gone_cycles 3): a firm read where
+    # a card is due confirms in its first cycle (docs/tracking.md)
+    f.field[sim_uid("A", "Kd")] = 2
+    f.tick(1)
     [done] = f.of(HandFinished)
     assert done.record["zones"] == {"seat:1": ["As"]}
     assert f.table.hand.number == 2 and f.table.hand.zone_labels() == {"seat:2": ["Kd"]}

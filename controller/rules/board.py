@@ -74,6 +74,12 @@ class BoardState:
     late_burn_street: int = 0  # a street dealt without its burn: a burn next is that burn, late
     deferred: Finding | None = None  # BURN-001 missing burn, said at the next event (flush)
     street_first: str = ""  # the first card of the current street
+    #: BOARD-011 (the ``run_it`` pad): the runs agreed (1: the board is dealt once), the street
+    #: the runs start after (0: the whole board, 1: turn and river, 2: the river) and the runs
+    #: begun so far
+    runs: int = 1
+    run_from: int = 0
+    runs_dealt: int = 1
 
     def flush(self) -> Finding | None:
         """Something other than a burn followed a street dealt without its burn: say so now."""
@@ -85,9 +91,42 @@ class BoardState:
     def size(self) -> int:
         return SIZES[self.street - 1] if self.street else 0
 
+    def _done(self) -> bool:
+        """The betting before the next street is over: tapped, or the board is being run more
+        than once (BOARD-011: an all-in with the action complete has no more betting)."""
+        return self.round_done or self.runs > 1
+
     # -- events ------------------------------------------------------------------------------
     def on_round_done(self) -> None:
         self.round_done = True
+
+    def run_it(self, max_runs: int = 3) -> Finding | None:
+        """BOARD-011: the players agreed to run the rest of the board once more (the ``run_it``
+        pad: pressed once, twice; again, three times). The runs start after the streets dealt
+        so far. None, or the prompt when it cannot be: a complete board, more than ``max_runs``.
+
+        >>> b = BoardState(street=1, cards=3)
+        >>> b.run_it(), b.run_it(), (b.runs, b.run_from)
+        (None, None, (3, 1))
+        >>> b.run_it().code
+        'board.run_it_refused'
+        """
+        if self.runs >= max_runs or (self.runs == 1 and self.street >= 3):
+            why = f"at most {max_runs} runs" if self.runs >= max_runs else "the board is complete"
+            return Finding("board.run_it_refused", "BOARD-011", f"run it again? {why}: deal no more board cards")
+        if self.runs == 1:
+            self.run_from = self.street if not self.street or self.cards >= self.size() else self.street - 1
+        self.runs += 1
+        return None
+
+    def _next_run(self) -> bool:
+        """The board card after a run's river begins the next run (BOARD-011); True if so."""
+        if self.runs_dealt >= self.runs or self.street < 3 or self.cards < self.size() or self.premature:
+            return False
+        self.runs_dealt += 1
+        self.street = self.run_from
+        self.cards = self.size()
+        return True
 
     def on_burn(self, uid: str, *, pad: bool) -> list[Finding]:
         """A card arrived on the burn spot (off the stub, or moved there)."""
@@ -134,8 +173,9 @@ class BoardState:
                                 or (self.street == ban[1] and self.cards < self.size())):
             out.append(Finding("board.card_back_on_board", ban[0],
                                f"{label} was taken off the board and may not come back to it yet", card=label))
+        self._next_run()
         fresh = self.burns_since > 0 or self.no_burn_street == self.street + 1
-        if self.street and self.cards >= self.size() and not fresh and (not self.round_done or not pad):
+        if self.street and self.cards >= self.size() and not fresh and (not self._done() or not pad):
             # one card too many for the street just dealt
             self.extra += 1
             self.cards += 1
@@ -157,7 +197,7 @@ class BoardState:
             self.street += 1
             self.cards = 1
             self.street_first = uid
-            if pad and not self.round_done:
+            if pad and not self._done():
                 rule, procedure = _PREMATURE[self.street]
                 out.append(Finding(f"board.premature_{NAMES[self.street - 1]}", rule, procedure))
                 self.premature = _Premature(self.street, {uid})
@@ -200,10 +240,14 @@ class BoardState:
                 self.expected_burn = (uid, "BOARD-002" if self.street == 1 else "BOARD-003")
 
     def finish(self) -> list[Finding]:
-        """BURN-006: a hand that reached the river burned three cards."""
-        if self.street >= 3 and self.burns_total != BURNS and not self.burn_alerted:
+        """BURN-006: a hand that reached the river burned three cards (and a board run more than
+        once, BOARD-011, a burn before each street of each further run: RUN_BURNS, the seeds
+        being silent, is "as the first run")."""
+        burns = BURNS + (self.runs_dealt - 1) * (3 - self.run_from)
+        if self.street >= 3 and self.burns_total != burns and not self.burn_alerted:
             return [Finding("burn.count_wrong", "BURN-006",
-                            f"{self.burns_total} burns this hand; a flop game burns {BURNS}")]
+                            f"{self.burns_total} burns this hand; a flop game burns {BURNS}"
+                            + (f" ({burns} run {self.runs_dealt} times)" if burns != BURNS else ""))]
         return []
 
 

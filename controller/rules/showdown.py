@@ -8,7 +8,7 @@ be mucked unseen, SHOW-007). The floor alone is told which cards a mucked winnin
 >>> sd = showdown("omaha8", {2: "Ah Kh 9d 9c".split(), 7: "As 2c 6d Jd".split()},
 ...               "Qh 8h 3h Js 4c".split(), button=7)
 >>> [f.message for f in findings(sd)]
-['split: seat 2 high (flush, ace high), seat 7 low (8-4)']
+['split: seat 2 high (flush, ace high), seat 7 low (8-4); odd chip: seat 2']
 >>> [(f.code, f.audience, f.seat) for f in winner_guard(sd, 2, {2, 7}, ["Ah", "Kh", "9d", "9c"])]
 [('muck.winner_guard', 'dealer', 2), ('muck.winner_mucked', 'floor', 2)]
 """
@@ -27,7 +27,7 @@ BAD_BEAT_LEAST = ("As", "Ah", "Ad", "Ks", "Kh")
 BAD_BEAT_PLAYERS = 4
 
 
-def _seats(seats: Sequence[int]) -> str:
+def seat_list(seats: Sequence[int]) -> str:
     return ("seat " if len(seats) == 1 else "seats ") + ", ".join(map(str, seats))
 
 
@@ -41,7 +41,7 @@ def _half(sd: Showdown, half: int) -> str:
     """``seat 2 high (flush, ace high)``; tied: ``seats 2, 5 high (two pair, kings and sevens)``."""
     ws = sd.winners[half]
     name = _name(sd, half) if sd.game.split else ""
-    return f"{_seats(ws)}{' ' + name if name else ''} ({sd.words(half, ws[0])})"
+    return f"{seat_list(ws)}{' ' + name if name else ''} ({sd.words(half, ws[0])})"
 
 
 def findings(sd: Showdown) -> list[Finding]:
@@ -64,23 +64,27 @@ def findings(sd: Showdown) -> list[Finding]:
         if len(high) == 1:
             both = f" and {sd.words(1, high[0])} {_name(sd, 1)}" if sd.game.split else ""
             verb = "scoops" if sd.game.split else "wins"
-            out.append(Finding("showdown.winner", "SHOW-004", f"{_seats(high)} {verb}: {sd.words(0, high[0])}{both}",
+            out.append(Finding("showdown.winner", "SHOW-004", f"{seat_list(high)} {verb}: {sd.words(0, high[0])}{both}",
                                high[0]))
         else:
             odd = sd.odd_chip[0][0]
             out.append(Finding("showdown.split", "SPLIT-001",
-                               f"split {len(high)} ways: {_seats(high)} ({sd.words(0, high[0])}); odd chip: seat {odd}",
+                               f"split {len(high)} ways: {seat_list(high)} ({sd.words(0, high[0])}); "
+                               f"odd chip: seat {odd}",
                                odd))
         return out
     if not sd.winners[1]:
         out.append(Finding("showdown.no_low", "SPLIT-002", f"no qualifying low: {_half(sd, 0)}", sd.odd_chip[0][0]))
         return out
-    text = f"split: {_half(sd, 0)}, {_half(sd, 1)}"
-    ties = [f"{_name(sd, i)} seat {sd.odd_chip[i][0]}" for i in (0, 1) if len(sd.winners[i]) > 1]
-    if ties:
-        text += "; odd chips: " + ", ".join(ties)
+    # the pot's odd chip goes to a half (SPLIT-005, SPLIT-008), then to the first of that half's
+    # winners; the other half, when tied, has an odd chip of its own (SPLIT-005, SPLIT-007)
     odd_half = sd.odd_half if set(sd.winners[0]) != set(sd.winners[1]) else 0
-    out.append(Finding("showdown.split", "SPLIT-002", text, sd.odd_chip[odd_half][0]))
+    odd = sd.odd_chip[odd_half][0]
+    text = f"split: {_half(sd, 0)}, {_half(sd, 1)}; odd chip: seat {odd}"
+    other = 1 - odd_half
+    if len(sd.winners[other]) > 1:
+        text += f"; the {_name(sd, other)}'s odd chip: seat {sd.odd_chip[other][0]}"
+    out.append(Finding("showdown.split", "SPLIT-002", text, odd))
     return out
 
 
@@ -107,7 +111,7 @@ def winner_guard(sd: Showdown, seat: int, holding: Iterable[int], cards: Sequenc
             out.append(Finding("muck.winner_guard", "MUCK-005", f"check: seat {seat} had the best hand", seat))
             out.append(Finding("muck.winner_mucked", "MUCK-005",
                                f"seat {seat}'s winning hand ({' '.join(cards)}: {words}) touched the muck while "
-                               f"{_seats(worse)} still {'holds' if len(worse) == 1 else 'hold'} cards",
+                               f"{seat_list(worse)} still {'holds' if len(worse) == 1 else 'hold'} cards",
                                seat, audience="floor", card=cards[0] if cards else None))
             break
     return out
@@ -149,7 +153,7 @@ def bad_beat(sd: Showdown, hands: Mapping[int, Sequence[str]], board: Sequence[s
     others = sorted(set(dealt_in) - {winner, loser})
     return [Finding("showdown.bad_beat", "SHOW-008",
                     f"bad-beat candidate: seat {loser} ({lost.words}) loses to seat {winner} ({won.words}); "
-                    f"the others dealt in: {_seats(others) if others else 'none'}; confirm the pot", loser,
+                    f"the others dealt in: {seat_list(others) if others else 'none'}; confirm the pot", loser,
                     audience="floor"),
             Finding("showdown.dont_touch", "SHOW-008", "bad beat? don't touch the cards: call the floor", loser)]
 

@@ -225,17 +225,19 @@ SHOWING_RANK: dict[str, ShowingRank] = {"stud": best_showing, "stud8": best_show
 
 
 def showing_words(cards: Sequence[str]) -> str:
-    """What the dealer announces of a showing hand: its pair or made hand, else its high cards.
+    """What the dealer announces of a showing hand: its pair or made hand (STUD-004: "every new
+    pair or better"), else "no pair". No ranks: a prompt is text, and ranks in a row ("Q-9") are
+    how the showdown words a hand, which nothing may say before the hands are up.
 
     >>> showing_words(["7c", "Kd", "7h"]), showing_words(["Qc", "6d"]), showing_words(["5s", "5d", "9c", "9h"])
-    ('a pair', 'Q-6', 'two pair')
+    ('a pair', 'no pair', 'two pair')
     """
     shape, _ = _shape(cards, RANK_HIGH)
     made = {(4,): "four of a kind", (3,): "three of a kind", (2, 2): "two pair", (2,): "a pair"}
     for head, words in made.items():
         if shape[: len(head)] == head:
             return words
-    return "-".join(sorted((c[0].upper() for c in cards), key=lambda r: -RANK_HIGH[r]))
+    return "no pair"
 
 
 def stud_first_to_act(hand: Hand) -> int | None:

@@ -10,6 +10,7 @@
 - ``tablectl history --config FILE [--jsonl]``: the finished hands in the journal.
 - ``tablectl doctor [--config FILE]``: check a Pi's setup (configuration, devices, journal, GPIO, the
   room link's files and broker); ``--floor FILE``: the floor service's instead.
+- ``tablectl calibrate [--config FILE]``: each antenna's RSSI level, a card laid on each in turn.
 - ``tablectl floor [--config FILE]``: the floor's service and web page (docs/floor.md);
   ``tablectl floor adduser NAME --role floor|technician|viewer``: its accounts.
 """
@@ -138,6 +139,12 @@ def cmd_display(args: argparse.Namespace) -> int:
     return display_preview.main(args.preview)
 
 
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    from controller.service import calibrate
+
+    return calibrate.main(args.config, cycles=args.cycles, margin=args.margin, write=not args.dry_run)
+
+
 def cmd_doctor(args: argparse.Namespace) -> int:
     from controller.service import doctor
 
@@ -185,7 +192,7 @@ def _count(text: str) -> int:
 
 
 COMMANDS = ("run", "simulate", "demo", "tags", "register", "verify", "history", "doctor", "room", "display",
-            "floor")
+            "floor", "calibrate")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -279,6 +286,14 @@ def build_parser() -> argparse.ArgumentParser:
     dr.add_argument("--floor", default=None, metavar="FILE",
                     help="check the floor service's configuration instead (its files, database and broker)")
     dr.set_defaults(fn=cmd_doctor)
+
+    ca = sub.add_parser("calibrate", help="each antenna's RSSI level, a card laid on each in turn; "
+                                          "written to [reader.levels]", **fmt)
+    ca.add_argument("--config", default="/etc/tablectl/tablectl.toml", help="the TOML configuration file")
+    ca.add_argument("--cycles", type=_count, default=20, help="inventories read per antenna")
+    ca.add_argument("--margin", type=_count, default=50, help="the level: the card's median RSSI less this")
+    ca.add_argument("--dry-run", action="store_true", help="print the levels; do not write them")
+    ca.set_defaults(fn=cmd_calibrate)
 
     dp = sub.add_parser("display", help="the dealer's display's screens (docs/console.md, \"The display\")", **fmt)
     dp.add_argument("--preview", required=True, metavar="DIR",

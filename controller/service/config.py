@@ -42,6 +42,8 @@ class ReaderConfig:
     poll_interval: float = 0.0
     antenna_select_bytes: int = 2
     strong_rssi: int = 150
+    #: ``[reader.levels]``: antenna -> its own level (``tablectl calibrate``), else strong_rssi
+    levels: dict[int, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -201,6 +203,7 @@ BOUNDS: dict[str, Bound] = {
     "reader.poll_interval": Bound(0, 10, "s"),
     "reader.antenna_select_bytes": Bound(1, 4, "(bytes of ANT_SEL)", whole=True, choices=(1, 2, 4)),
     "reader.strong_rssi": Bound(1, 255, "(the reader's RSSI scale)", whole=True),
+    "reader.levels.*": Bound(1, 255, "(the reader's RSSI scale)", whole=True),
     "shuffler.baudrate": Bound(9600, 115200, "(the bridge board's baud rates)", whole=True,
                                choices=(9600, 19200, 38400, 57600, 115200)),
     "shuffler.poll_interval": Bound(0.05, 10, "s"),
@@ -294,6 +297,17 @@ class _Section:
             raise self.err(unknown[0], "unknown key (see docs/configuration.md)")
 
 
+def _levels(s: _Section, zones: ZoneMap) -> dict[int, int]:
+    """``[reader.levels]``: antenna number = its level (``tablectl calibrate`` writes them)."""
+    out = {}
+    for key in list(s.data):
+        if not (key.isascii() and key.isdigit() and len(key) <= 3 and int(key) in zones.by_antenna):
+            raise s.err(key, "not an antenna of [antennas] (keys are antenna numbers)")
+        out[int(key)] = s.number(key, None)
+    s.finish()
+    return out
+
+
 def parse_config(text: str, *, path: Path) -> Config:
     """Parse and check a configuration. Relative paths are relative to the file's folder."""
     src = str(path)
@@ -325,8 +339,8 @@ def parse_config(text: str, *, path: Path) -> Config:
         raise t.err("seats", "a hand needs at least two seats")
     button = t.number("button", max(seats))
     deck_in_play = t.get("deck_in_play", str, "A")
-    confirm = t.number("confirm_cycles", 3)
-    gone = t.number("gone_cycles", 8)
+    confirm = t.number("confirm_cycles", 2)  # (docs/tracking.md: the budget's)
+    gone = t.number("gone_cycles", 20)
     t.finish()
 
     ru = _Section(src, "rules", doc.get("rules", {}))
@@ -387,6 +401,7 @@ def parse_config(text: str, *, path: Path) -> Config:
         poll_interval=r.number("poll_interval", 0.0),
         antenna_select_bytes=r.number("antenna_select_bytes", 2),
         strong_rssi=r.number("strong_rssi", 150),
+        levels=_levels(_Section(src, "reader.levels", r.get("levels", dict, {})), zones),
     )
     if reader.parity not in ("N", "E", "O"):
         raise r.err("parity", f"want 'N', 'E' or 'O', got {shorten(reader.parity)}")
@@ -483,7 +498,7 @@ def parse_config(text: str, *, path: Path) -> Config:
 
     table = TableSettings(game=game, seats=tuple(seats), button=button, deck_in_play=deck_in_play,
                           zones=zones, confirm_cycles=confirm, gone_cycles=gone, rules=rules,
-                          strong_rssi=reader.strong_rssi)
+                          strong_rssi=reader.strong_rssi, rssi_levels=dict(reader.levels))
     from controller.service.console_config import parse_console  # (it imports this module)
     from controller.service.room_config import parse_room  # (it imports this module)
     from controller.service.display_config import parse_display  # (it imports this module)

@@ -194,6 +194,11 @@ relief = "hand_end"
 seat_in = "seat_out"
 seat_posted = "seat_absent"
 exposed_player = "seat_penalty"
+showdown = "floor"
+
+[console.long]      # a long press of the button gives
+run_it = "stub_wrong"
+allin = "round_done"
 
 [console.leds]
 ready = 14

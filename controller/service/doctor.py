@@ -1,7 +1,8 @@
 """``tablectl doctor``: what stands between this Pi and a running table, and how to fix it.
 
 It checks, in order: the configuration loads; each serial device of the configuration exists,
-is a character device, is readable and writable by the daemon's user and opens; the journal's
+is a character device, is readable and writable by the daemon's user and opens; every antenna
+has its own RSSI level (``tablectl calibrate``); the journal's
 folder is writable and its file is a sound SQLite database in WAL mode; the dealer's console's
 GPIO pin factory loads and its devices are reachable; and, when the configuration is the one
 the installed systemd unit runs, the service's user and groups exist. With ``[room]``, the room
@@ -513,6 +514,21 @@ def check_display(display: Any, ident: Identity, *, importer: Callable[[str], st
 
 # -- the systemd service -----------------------------------------------------------------------
 
+def check_levels(reader: Any, zones: Any) -> Check:
+    """Every antenna has its own RSSI level (``tablectl calibrate``, docs/tracking.md)."""
+    fix = "lay a card on each antenna in turn: tablectl calibrate --config FILE"
+    levels = reader.levels
+    if not levels:
+        return Check("note", f"reader: antennas not calibrated (one level, strong_rssi = {reader.strong_rssi}, "
+                             f"for all)", fix)
+    missing = sorted(a for a in zones.by_antenna if a not in levels)
+    if missing:
+        return Check("warn", f"reader: antenna {missing[0]} ({zones.by_antenna[missing[0]]}) has no level of its "
+                             f"own (strong_rssi = {reader.strong_rssi})", fix)
+    low, high = min(levels.values()), max(levels.values())
+    return Check("ok", f"reader: {len(levels)} antennas calibrated (levels {low} to {high})")
+
+
 def installed_unit(paths: Iterable[Path] = UNIT_PATHS) -> Path | None:
     return next((p for p in paths if p.exists()), None)
 
@@ -576,6 +592,7 @@ def run_checks(config_path: str, *, user: str | None = None, open_ports: bool = 
         out.extend(found)
         if open_ports and "://" not in port and not any(c.failed for c in found):
             out.append(check_device_opens(name, port, baudrate=baudrate, parity=parity))
+    out.append(check_levels(config.reader, config.table.zones))
     out.extend(daemon)
     out.extend(check_journal(config.journal, ident, config.table))
     if config.room is not None:

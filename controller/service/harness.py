@@ -58,7 +58,7 @@ from collections.abc import Callable
 
 import serial
 
-from controller.effects import Alert, Effect, HandFinished, HandStarted, effect_to_dict
+from controller.effects import Alert, CardPlaced, Effect, HandFinished, HandStarted, effect_to_dict
 from controller.events import ButtonPress, ReaderCycle, Tick
 from controller.service.config import load_config
 from controller.service.console_config import default_console
@@ -260,6 +260,7 @@ class Harness:
                 DisplayConfig("hd44780", 20, 4, 1, 0x27, "lcd20x4"), self.daemon.submit, clock=self.clock,
                 mono=self.clock.monotonic, bus=self.display_bus, backoff=Backoff(0.01, 0.05))
         self.records: dict[int, dict[str, Any]] = {}
+        self.placed: list[dict[str, Any]] = []  # the CardPlaced effects, for the tracking block
         self.alerts: list[tuple[str, float]] = []
         self.cycles = 0
         self.states: list[tuple[tuple[int, int], dict[str, Any]]] = []
@@ -325,6 +326,8 @@ class Harness:
                     self.records[rec["hand"]] = rec["record"]
                 elif type(e) is Alert:
                     self.alerts.append((e.code, e.ts))
+                elif type(e) is CardPlaced:
+                    self.placed.append(effect_to_dict(e))
 
     def cycle(self) -> None:
         """One reader cycle (and one shuffler poll), then the main loop's turn."""
@@ -348,7 +351,7 @@ class Harness:
                 tags = self.client.inventory(antennas=link.antennas,  # type: ignore[attr-defined]
                                              deadline_s=self.config.reader.answer_timeout)
             else:
-                tags = self.reader.look(link.antennas, with_antennas=link.antennas is not None)  # type: ignore[attr-defined]
+                tags = self.reader.answer_records(link.antennas, with_antennas=link.antennas is not None)  # type: ignore[attr-defined]
         except BridgeError as exc:  # the simulated reader never fails unasked: that is a bug
             raise SimulationError(f"the daemon's FEIG client refused the simulated reader's answer: {exc}") from exc
         if not link._reported:
@@ -424,7 +427,7 @@ class Harness:
             buttons = deal_hands(self.script, self.dealer, self)
         finally:
             self.close()
-        report = build_report(self.script, self.records, self.dealer, buttons)
+        report = build_report(self.script, self.records, self.dealer, buttons, placed=self.placed)
         from controller.service.room.topics import route
 
         topics: dict[str, list[tuple[tuple[int, int], dict[str, Any]]]] = {}
@@ -440,7 +443,7 @@ def play(script: sc.Script | dict | str, *, console: bool = True, wire: bool = T
     A script the parser refuses raises ``hw_sim.script.ScriptError``.
 
     ``wire=False`` hands the simulated reader's records to the daemon's reader link without
-    encoding and decoding the FEIG frames (:meth:`hw_sim.feig_reader.SimFeigReader.look`): the
+    encoding and decoding the FEIG frames (:meth:`hw_sim.feig_reader.SimFeigReader.answer_records`): the
     same draws, so the same report (tests/test_harness.py checks it), in about a third of the
     time; the frames are three quarters of a cycle's cost and have their own tests (golden
     frames, the fuzzer, the decoder's property test). The suite deals its many-hand scenarios

@@ -126,6 +126,7 @@ class FeedWatcher:
         self.path = path
         self.records: dict[int, dict[str, Any]] = {}
         self.alerts: list[dict[str, Any]] = []
+        self.placed: list[dict[str, Any]] = []  # CardPlaced, for the report's tracking block
         self.readies = 0  # one per daemon start (a power cut starts it again)
         self._cond = threading.Condition()
         self._stop = threading.Event()
@@ -166,6 +167,8 @@ class FeedWatcher:
                         self.records[rec["hand"]] = rec["record"]
                     elif kind == "Alert":
                         self.alerts.append(rec)
+                    elif kind == "CardPlaced":
+                        self.placed.append(rec)
                     self._cond.notify_all()
 
     def wait(self, predicate, timeout: float) -> bool:  # type: ignore[no-untyped-def]
@@ -320,7 +323,7 @@ def _play(script: sc.Script, workdir: Path, daemon: _Daemon, command: list[str],
                 on_hand(number, daemon.proc)
 
         buttons = deal_hands(script, dealer, daemon, after_hand=played)
-        report = build_report(script, feed.records, dealer, buttons)
+        report = build_report(script, feed.records, dealer, buttons, placed=feed.placed)
         if room:
             left = _wait_acked(daemon, ack_wait)
             if left:
@@ -370,11 +373,12 @@ def deal_hands(script: sc.Script, dealer: ScriptedDealer, daemon: DaemonView,
 
 
 def build_report(script: sc.Script, records: dict[int, dict[str, Any]], dealer: ScriptedDealer,
-                 buttons: dict[int, int]) -> dict[str, Any]:
+                 buttons: dict[int, int], placed: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """The report of deal-script.md from the daemon's own hand records (``records``: the
     daemon's hand number -> its HandFinished record as the feed has it, JSON), the dealer's
     step log mapping each alert back to a step, and the button the daemon had at each hand's
-    start. Shared by ``simulate`` and the in-process harness."""
+    start; ``placed``, the daemon's CardPlaced effects, for the ``tracking`` block. Shared by
+    ``simulate`` and the in-process harness."""
     hands = []
     for number in range(1, len(script.hands) + 1):
         rec = records.get(dealer.record_of.get(number, -1))
@@ -398,7 +402,7 @@ def build_report(script: sc.Script, records: dict[int, dict[str, Any]], dealer: 
         hands.append({"button": rec["button"], "zones": rec["zones"], "stub_count": rec["stub_count"],
                       "alerts": alerts, "prompts": [_prompt_item(p, dealer, number) for p in rec.get("prompts", [])],
                       **({"showdown": rec["showdown"]} if "showdown" in rec else {})})
-    return {"hands": hands}
+    return {"hands": hands, "tracking": dealer.confirm_latency(placed or [])}
 
 
 def _prompt_item(p: dict[str, Any], dealer: ScriptedDealer, number: int) -> dict[str, Any]:
@@ -438,6 +442,11 @@ def format_report(report: dict[str, Any]) -> str:
             out.append(f"  > {p['code']} ({p['rule'] or '-'}){seat} at step {p['step']}: {p['text']}")
         if "showdown" in h:
             out.append(f"  showdown {showdown_line(h['showdown'])}")
+    t = report.get("tracking")
+    if t and t["cards"]:
+        c = t["confirm_cycles"]
+        out.append(f"tracking  {t['cards']} cards confirmed in {c['p50']} reader cycle(s) at the median, "
+                   f"{c['p99']} at the 99th percentile, {c['max']} at most")
     return "\n".join(out)
 
 
@@ -447,6 +456,9 @@ def showdown_line(sd: dict[str, Any]) -> str:
     >>> showdown_line({"seats": [2, 7], "high": [2], "low": [], "hands": {"2": "flush, ace high",
     ...                "7": "pair of nines"}, "low_hands": {}})
     'high seat 2, low none | 2: flush, ace high; 7: pair of nines'
+    >>> showdown_line({"seats": [1, 4], "high": [4], "hands": {"1": "pair of aces", "4": "flush, jack high"},
+    ...                "runs": [{"high": [4]}, {"high": [1]}]})  # a board run twice (BOARD-011)
+    'high seat 4 | 1: pair of aces; 4: flush, jack high | run 1: high seat 4 | run 2: high seat 1'
     """
     def seats(ws: list[int]) -> str:
         return ("seat " if len(ws) == 1 else "seats ") + ", ".join(map(str, ws)) if ws else "none"
@@ -454,7 +466,9 @@ def showdown_line(sd: dict[str, Any]) -> str:
     lows = sd.get("low_hands", {})
     reads = "; ".join(f"{s}: {w}" + (f" / {lows[s]}" if s in lows else "") for s, w in sd["hands"].items())
     dead = "".join(f"; {s}: dead ({n} cards)" for s, n in sd.get("dead", {}).items())
-    return f"{halves} | {reads}{dead}"
+    runs = "".join(f" | run {i}: high {seats(r['high'])}" + (f", low {seats(r['low'])}" if "low" in r else "")
+                   for i, r in enumerate(sd.get("runs", []), 1))
+    return f"{halves} | {reads}{dead}{runs}"
 
 
 def _pulls_the_display(script: sc.Script) -> bool:

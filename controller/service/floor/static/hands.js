@@ -94,6 +94,16 @@
       tr.append(el("th", "", "seat " + s), el("td", "", words), el("td", "", won.join(", ")));
       t.append(tr);
     });
+    // a board run more than once (BOARD-011): each run's board and its winners (the rows above: the first run's)
+    (sd.runs || []).forEach((run, i) => {
+      const hands = run.hands || {};
+      const won = (run.high || []).map((w) => "seat " + w + " (" + (hands[String(w)] || "?") + ")");
+      if (Array.isArray(run.low) && run.low.length) won.push("low: seat " + run.low.join(", "));
+      const tr = el("tr", "showdown-run");
+      tr.append(el("th", "", "run " + (i + 1)), el("td", "", (run.board || []).join(" ")),
+                el("td", "", "wins: " + won.join(", ")));
+      t.append(tr);
+    });
     return t;
   }
 

@@ -1,0 +1,150 @@
+"""The simulated reader's noise: what one inventory cycle hears of the tags on its antennas.
+
+Two profiles, named in a deal script's ``noise`` (``"profile"``, deal-script.md):
+
+- ``standard`` (the default, the deal script's model): each cycle an antenna misses a tag with
+  the chance ``miss``; a neighbouring antenna also hears it with the chance ``crosstalk``, weaker.
+  A read at the antenna the tag lies on is 170 to 230 on FEIG's scale, crosstalk 60 to 120.
+- ``harsh``: the same, and what a busy table adds (docs/tracking.md gives the figures):
+
+  - misses in bursts: a tag starts a burst of 2 to 5 cycles unread with the chance
+    :attr:`Harsh.BURST` each cycle (a card slid under another, a hand over it);
+  - a stacked muck: while :attr:`Harsh.STACK` tags or more lie on the muck's antenna, each is
+    missed a fifth of the time (tags stacked flat shade one another);
+  - a player lifting his cards: a seat holding cards starts a lift of 2 to 6 cycles with the
+    chance :attr:`Harsh.LIFT` each cycle; meanwhile its own antenna misses each card half the
+    time and a neighbour hears it half the time (a crosstalk burst);
+  - the signal varies around its mean: each antenna has its own mean (185 to 215, so that one
+    level for all would not do: ``tablectl calibrate``), a read is that mean plus a normal
+    spread of :attr:`Harsh.SD`; crosstalk is 100 under the mean of the antenna that hears it.
+
+Both are repeatable: the same seed and the same field give the same reads. The standard
+profile draws exactly as the reader always has, so every seed of an existing script reads
+the same.
+
+>>> import random
+>>> look = Standard(0.0, 0.0, {1: [2], 2: [1]})
+>>> look(random.Random(1), [("E0", 1)])
+{'E0': [(1, 224)]}
+>>> harsh = Harsh(0.05, 0.01, {1: [2], 2: [1]}, seed=3)
+>>> sorted(harsh.mean)[:2], 185 <= harsh.mean[1] <= 215
+([1, 2], True)
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+
+#: What one answered inventory cycle reported: uid -> [(antenna, rssi), ...]
+CycleReads = dict[str, list[tuple[int, int]]]
+
+PROFILES = ("standard", "harsh")
+
+
+class Standard:
+    """Independent misses and crosstalk (the deal script's model)."""
+
+    STRONG = (170, 230)  # RSSI range at the antenna a tag lies on
+    WEAK = (60, 120)  # RSSI range of crosstalk at a neighbouring antenna
+
+    def __init__(self, miss: float, crosstalk: float, neighbours: Mapping[int, Sequence[int]]) -> None:
+        self.miss, self.crosstalk, self.neighbours = miss, crosstalk, neighbours
+
+    def __call__(self, rng: random.Random, tags: Sequence[tuple[str, int]], *,
+                 strong: tuple[int, int] = STRONG, weak: tuple[int, int] = WEAK) -> CycleReads:
+        """The reads of one cycle of the ``tags`` lying where they are (``(uid, antenna)``,
+        sorted); ``strong`` and ``weak``: the RSSI ranges (a test may fix them)."""
+        reads: CycleReads = {}
+        miss, crosstalk = self.miss, self.crosstalk
+        for uid, antenna in tags:
+            heard: list[tuple[int, int]] = []
+            if rng.random() >= miss:
+                heard.append((antenna, rng.randint(*strong)))
+            if crosstalk and rng.random() < crosstalk:
+                near = self.neighbours.get(antenna) or []
+                if near:
+                    heard.append((rng.choice(near), rng.randint(*weak)))
+            if heard:
+                reads.setdefault(uid, []).extend(heard)
+        return reads
+
+
+class Harsh(Standard):
+    """A busy table's noise (the module's docstring): bursts, a stacked muck, lifted cards,
+    a signal that varies. Keeps its bursts and lifts from cycle to cycle."""
+
+    BURST = 0.004  # per tag and cycle: a burst of misses starts
+    BURST_LEN = (2, 5)
+    STACK, STACK_MISS = 20, 0.2  # from this many tags on the muck, each missed this often
+    LIFT = 0.004  # per seat holding cards and cycle: its player lifts them
+    LIFT_LEN = (2, 6)
+    LIFT_MISS, LIFT_CROSSTALK = 0.5, 0.5
+    MEAN, SPREAD = 200, 15  # antennas' means: 185 to 215
+    SD = 12  # a read's spread around its antenna's mean
+    CROSSTALK_DROP = 100  # crosstalk: this far under the mean of the antenna that hears it
+
+    def __init__(self, miss: float, crosstalk: float, neighbours: Mapping[int, Sequence[int]], *,
+                 seed: int = 0, muck: int | None = 13, seats: Sequence[int] = tuple(range(1, 11))) -> None:
+        super().__init__(miss, crosstalk, neighbours)
+        own = random.Random(f"harsh-antennas-{seed}")  # (its own stream: the means are the table's)
+        ants = sorted(set(neighbours) | {a for near in neighbours.values() for a in near})
+        self.mean = {a: self.MEAN + own.randint(-self.SPREAD, self.SPREAD) for a in ants}
+        self.muck, self.seats = muck, frozenset(seats)
+        self._burst: dict[str, int] = {}  # uid -> cycles of its burst still to come
+        self._lift: dict[int, int] = {}  # seat antenna -> cycles of its lift still to come
+
+    def _rssi(self, rng: random.Random, mean: float) -> int:
+        return min(255, max(0, round(rng.gauss(mean, self.SD))))
+
+    def __call__(self, rng: random.Random, tags: Sequence[tuple[str, int]], *,
+                 strong: tuple[int, int] = Standard.STRONG, weak: tuple[int, int] = Standard.WEAK) -> CycleReads:
+        reads: CycleReads = {}
+        on: dict[int, int] = {}
+        for _, antenna in tags:
+            on[antenna] = on.get(antenna, 0) + 1
+        lift = self._lift
+        for ant in sorted(lift):
+            lift[ant] -= 1
+            if lift[ant] <= 0 or ant not in on:
+                del lift[ant]
+        for ant in sorted(a for a in on if a in self.seats and a not in lift):
+            if rng.random() < self.LIFT:
+                lift[ant] = rng.randint(*self.LIFT_LEN)
+        stacked = self.muck is not None and on.get(self.muck, 0) >= self.STACK
+        burst = self._burst
+        for uid in [u for u in burst if burst[u] <= 0]:
+            del burst[uid]
+        for uid, antenna in tags:
+            if burst.get(uid, 0) > 0:
+                burst[uid] -= 1
+                missed = True
+            elif rng.random() < self.BURST:
+                burst[uid] = rng.randint(*self.BURST_LEN) - 1
+                missed = True
+            else:
+                missed = rng.random() < (self.STACK_MISS if stacked and antenna == self.muck else self.miss)
+            lifted = antenna in lift
+            if lifted and not missed:
+                missed = rng.random() < self.LIFT_MISS
+            heard: list[tuple[int, int]] = []
+            if not missed:
+                heard.append((antenna, self._rssi(rng, self.mean.get(antenna, self.MEAN))))
+            if rng.random() < (self.LIFT_CROSSTALK if lifted else self.crosstalk):
+                near = self.neighbours.get(antenna) or []
+                if near:
+                    b = rng.choice(near)
+                    heard.append((b, self._rssi(rng, self.mean.get(b, self.MEAN) - self.CROSSTALK_DROP)))
+            if heard:
+                reads[uid] = heard
+        return reads
+
+
+def profile(name: str, *, seed: int, miss: float, crosstalk: float, neighbours: Mapping[int, Sequence[int]],
+            muck: int | None = 13) -> Standard:
+    """The noise profile ``name`` (:data:`PROFILES`)."""
+    if name == "standard":
+        return Standard(miss, crosstalk, neighbours)
+    if name == "harsh":
+        return Harsh(miss, crosstalk, neighbours, seed=seed, muck=muck)
+    raise ValueError(f"unknown noise profile {name!r} (profiles: {', '.join(PROFILES)})")
