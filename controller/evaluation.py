@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from functools import cache
 from itertools import combinations
 from types import ModuleType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from controller.cards import is_card
 
@@ -154,16 +154,20 @@ def best(game: str | Game, half: int, hole: Sequence[str], board: Sequence[str] 
     ('2c', '2s', 'Ah', 'Ks', 'Qd')
     """
     g = game if isinstance(game, Game) else game_of(game)
+    hand = _best_of(g, half, hole, board)
+    return None if hand is None else _worded(g.halves[half], hand, others)
+
+
+def _best_of(g: Game, half: int, hole: Sequence[str], board: Sequence[str]) -> Hand | None:
+    """pokerkit's best hand for half ``half`` (None: no qualifying low), unworded."""
     spec = g.halves[half]
     try:
         hand = best_hand(kind_of(spec), pk_cards(hole), pk_cards(board))
     except ValueError as e:  # pokerkit refuses the cards themselves
         raise EvaluationError(f"{g.name}: cannot read {list(hole)} with board {list(board)}: {e}") from None
-    if hand is None:
-        if spec.qualifier:
-            return None
+    if hand is None and not spec.qualifier:
         raise EvaluationError(f"{g.name}: no {spec.name} hand in {list(hole)} with board {list(board)}")
-    return _worded(spec, hand, others)
+    return hand
 
 
 def best_hand(kind: type[Hand], hole: Sequence[Card], board: Sequence[Card] = ()) -> Hand | None:
@@ -186,24 +190,54 @@ def best_hand(kind: type[Hand], hole: Sequence[Card], board: Sequence[Card] = ()
     else:
         return kind.from_game_or_none(hole, board)
     lookup, low = kind.lookup, kind.low
+    entries, primes = _table(lookup)
     top: tuple[Card, ...] | None = None
     top_entry = None
     for cards in choices:
-        entry = lookup.get_entry_or_none(cards)
+        if entries is None:
+            entry = lookup.get_entry_or_none(cards)
+        else:  # pokerkit's own key (the product of the ranks' primes, suited or not), made here
+            key = 1
+            for c in cards:
+                key *= primes[c.rank]
+            suit = cards[0].suit
+            entry = entries.get((key, all(c.suit == suit for c in cards)))
         if entry is not None and (top_entry is None or (entry < top_entry if low else entry > top_entry)):
             top, top_entry = cards, entry
     return None if top is None else kind(top)
 
 
+def _table(lookup: Any) -> tuple[dict[tuple[int, bool], Any] | None, dict[Any, int]]:
+    """pokerkit's lookup table and its rank primes (private to pokerkit 0.7, pinned below 0.8 in
+    pyproject.toml), for a key made without pokerkit's per-call checks of the cards: half a
+    showdown's time. Where they are not found, None: the public ``get_entry_or_none`` is used.
+    tests/test_showdown_crosscheck.py checks the hand chosen against ``from_game`` for every kind."""
+    entries = getattr(lookup, "_Lookup__entries", None)
+    primes = getattr(type(lookup), "_Lookup__multipliers", None)
+    if not isinstance(entries, dict) or not isinstance(primes, dict):
+        return None, {}
+    return entries, primes
+
+
 def _worded(spec: Half, hand: Hand, others: Sequence[Read]) -> Read:
     """``hand`` named as a dealer reads it, as far as it takes to tell it from ``others``."""
+    return _worded_against(spec, hand, _key(spec, hand), [_key(spec, o.hand) for o in others])
+
+
+def _key(spec: Half, hand: Hand) -> tuple[str, list[str]]:
+    """A hand's label and the ranks that decide between two hands of that label (looked up once:
+    pokerkit's ``entry`` looks the hand up again at every call)."""
     label = hand.entry.label
-    deciders = _deciders([repr(c) for c in hand.cards], spec.ace_low, label)
+    return label, _deciders([repr(c) for c in hand.cards], spec.ace_low, label)
+
+
+def _worded_against(spec: Half, hand: Hand, own: tuple[str, list[str]],
+                    others: Sequence[tuple[str, list[str]]]) -> Read:
+    label, deciders = own
     cards = tuple(sorted((repr(c) for c in hand.cards), key=lambda c: deciders.index(c[0])))
     depth = _BASE_DEPTH.get(label, 1) if spec.style == "high" or label != _HIGH_CARD else 2
-    for other in others:
-        theirs = _deciders(other.cards, spec.ace_low, other.hand.entry.label)
-        if other.hand.entry.label == label and theirs != deciders:
+    for other_label, theirs in others:
+        if other_label == label and theirs != deciders:
             # (badugi halves of one label may differ in length: a prefix differs where it ends)
             same = next((i for i, (a, b) in enumerate(zip(deciders, theirs, strict=False)) if a != b),
                         min(len(deciders), len(theirs)))
@@ -220,10 +254,12 @@ def read_all(game: str | Game, half: int, hands: dict[int, Sequence[str]],
     ('pair of kings, ace kicker', 'pair of kings, queen kicker')
     """
     g = game if isinstance(game, Game) else game_of(game)
-    first = {seat: best(g, half, cards, board) for seat, cards in hands.items()}
-    found = [r for r in first.values() if r is not None]
-    return {seat: None if r is None else _worded(g.halves[half], r.hand, [o for o in found if o is not r])
-            for seat, r in first.items()}
+    spec = g.halves[half]
+    first = {seat: _best_of(g, half, cards, board) for seat, cards in hands.items()}
+    keys = {seat: _key(spec, h) for seat, h in first.items() if h is not None}
+    return {seat: None if h is None else _worded_against(spec, h, keys[seat],
+                                                         [k for s, k in keys.items() if s != seat])
+            for seat, h in first.items()}
 
 
 # -- the words ---------------------------------------------------------------------------------
