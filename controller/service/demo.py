@@ -193,6 +193,11 @@ def main(*, hands: int | None, seed: int | None, game: str, plain: bool, speed: 
     signal.signal(signal.SIGHUP, _interrupt)  # the terminal closed
     demo = Demo(seed=seed, game=game, speed=speed, faults=faults)
     demo.start()
+    # From here a signal only asks the dealer to stop; the view ends with the dealer's thread.
+    # (A KeyboardInterrupt raised at any bytecode could land in a cleanup, where nothing catches
+    # it: the demo then died of SIGINT now and then instead of cleaning up and exiting 0.)
+    for signum in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+        signal.signal(signum, lambda _signum, _frame: demo._stop.set())
     dealer = threading.Thread(target=demo.deal, args=(hands,), name="dealer", daemon=True)
     dealer.start()
     try:
