@@ -44,7 +44,10 @@ from hw_sim.pty_device import PtyDevice
 from hw_sim.shuffler import SimShuffler
 from hw_sim.setup import ANTENNA_OF, ZONES, write_setup
 
-CONFIRM_CYCLES = 3
+#: the simulated table's [table] confirm_cycles: the shipped default (docs/tracking.md, the budget)
+CONFIRM_CYCLES = 2
+#: its gone_cycles: below the shipped 20 so a card taken off the table is gone in 8 cycles, not 20
+#: (nothing in a script lifts a card off the table but to remove it); the gather's 4 is the same
 GONE_CYCLES = 8
 #: the largest deal script read (a session of a hundred hands is a few hundred KiB)
 SCRIPT_MAX_BYTES = 64 * 1024 * 1024
