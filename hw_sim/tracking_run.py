@@ -102,6 +102,7 @@ class _Driver:
                                   muck=ANTENNA_OF["muck"])
         self.rng = random.Random(seed)
         self.idle = idle
+        self.gone_cycles = gone_cycles
         self.field: dict[str, int] = {}  # uid -> the antenna it lies on
         self.waiting: dict[str, tuple[str, int | None]] = {}  # uid -> (zone, cycle first heard there)
         self.cycle = 0
@@ -158,6 +159,18 @@ class _Driver:
         self.field[uid] = ANTENNA_OF[zone]
         self.waiting[uid] = (zone, None)
 
+    @staticmethod
+    def uid(ref: sc.CardRef) -> str:
+        return ref.uid or sim_uid(ref.deck or "A", ref.card or "")
+
+    def restub(self, uids: list[str]) -> None:
+        """The cards gathered into a rebuilt stub leave every antenna; as the simulator's dealer
+        does (hw_sim.dealer), wait ``gone_cycles`` + 2 cycles for the table to take that in."""
+        gone = [u for u in uids if self.field.pop(u, None) is not None]
+        if gone:
+            for _ in range(self.gone_cycles + 2):
+                self.tick()
+
     def press(self, action: sc.Press) -> None:
         for _ in range(self.idle):
             self.tick()
@@ -195,14 +208,19 @@ def run_script(script: sc.Script, *, profile: str = "standard", seed: int | None
         for step in hand.steps:
             action = sc.action_of(step)
             if isinstance(action, sc.Deal) and not action.clone:
-                ref = action.card
-                d.lay(ref.uid or sim_uid(ref.deck or "A", ref.card or ""), action.to)
+                d.lay(d.uid(action.card), action.to)
                 d.settle()
             elif isinstance(action, sc.Muck):
                 seat = ANTENNA_OF[f"seat:{action.seat}"]
                 for uid in [u for u, a in d.field.items() if a == seat]:
                     d.lay(uid, "muck")
                 d.settle()
+            elif isinstance(action, sc.Discard):  # a draw: the seat's discards pushed into the muck
+                for ref in action.cards:
+                    d.lay(d.uid(ref), "muck")
+                d.settle()
+            elif isinstance(action, sc.Restub):  # the rebuilt stub (DRAW-005): off every antenna
+                d.restub([d.uid(ref) for ref in action.cards])
             elif isinstance(action, sc.Press):
                 d.press(action)
             elif isinstance(action, sc.End):
