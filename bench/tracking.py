@@ -92,7 +92,9 @@ def main() -> None:
         total = TrackingRun()
         for game in args.game or GAMES:
             t0 = time.perf_counter()
-            run = random_hands(game, args.hands, args.seed, profile, args.idle)
+            # each game its own hands: the games of a family would otherwise deal the same layouts
+            seed = args.seed + 1_000_000 * list(GAMES).index(game)
+            run = random_hands(game, args.hands, seed, profile, args.idle)
             report(f"{game}, random", run, time.perf_counter() - t0)
             total.add(run)
             if not args.no_phh:
