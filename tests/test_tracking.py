@@ -60,6 +60,26 @@ def test_stud_and_triple_draw_hands_confirm_fast_and_never_falsely(profile, p99)
     assert percentile(run.latency, 50) == 1 and percentile(run.latency, 99) <= p99, Counter(run.latency)
 
 
+@pytest.mark.parametrize("game,seed,seats", [("draw27_triple", 2, 6), ("razz", 3, 8)])
+def test_a_rebuilt_stub_takes_its_cards_off_the_table_without_a_false_move(game, seed, seats):
+    """A full table whose stub is rebuilt (DRAW-005, STUD-007: the gathered cards leave every
+    antenna, some dealt again later), under the harsh profile: every card confirmed where it
+    lies, no false move, no alert."""
+    from hw_sim.random_hands import random_hand
+
+    hand = random_hand(random.Random(seed), game=game, seats=list(range(1, seats + 1)), button=seats,
+                       fold_chance=0)
+    assert any("restub" in s for s in hand.steps)
+    script = parse_script(json.dumps({"format": 1, "game": game, "seats": hand.seats, "button": hand.button,
+                                      "hands": [hand.hand()]}))
+    run = run_script(script, profile="harsh", seed=seed, idle=5)
+    assert run.hands == 1 and run.false_moves == 0, run.false
+    assert run.alerts == []
+    # every card laid is confirmed once: the cards dealt again after the rebuild counted afresh
+    laid = sum(len(s["discard"]) if "discard" in s else 1 for s in hand.steps if "deal" in s or "discard" in s)
+    assert len(run.latency) == laid
+
+
 def test_real_hands_under_the_harsh_profile():
     """Every eighth PHH hand of each game under the harsh profile: p99 within 3 cycles, no false
     move, no alert."""
