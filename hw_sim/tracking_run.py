@@ -7,7 +7,9 @@ reader's noise profile (``hw_sim.noise``) gives, about a millisecond a hand, so 
 ``bench/tracking.py`` can deal tens of thousands of hands and the suite a few hundred.
 
 The dealer here is the simulator's (``hw_sim.dealer``) in spirit: a step's cards are laid on
-their antennas, cycles run until the table has confirmed them where they lie, then one more.
+their antennas (a fold's or a draw's discards on the muck's), cycles run until the table has
+confirmed them where they lie, then one more; the cards gathered into a rebuilt stub (a draw
+game's or stud's ``restub``) leave every antenna, and ``gone_cycles`` + 2 cycles run.
 Between betting rounds (before a pad is pressed, and before the gather) the cards lie still for
 ``idle`` cycles, exposed to the noise. A *false move* is a move the tracker confirmed to a zone
 in which the card does not lie, or a departure of a card that still lies on the table.
@@ -170,6 +172,9 @@ class _Driver:
         if gone:
             for _ in range(self.gone_cycles + 2):
                 self.tick()
+            left = [u for u in gone if self.table.tracker.location(u) is not None]
+            if left:
+                raise RuntimeError(f"cards gathered into a new stub still on the table: {left}")
 
     def press(self, action: sc.Press) -> None:
         for _ in range(self.idle):
