@@ -1,7 +1,9 @@
 """Card tracking under noise: confirmation latency, false moves, alerts, and the core's pace.
 
-Random clean hands of every game (``hw_sim.random_hands``, 2 to 10 seats, a new table every ten
-hands) and every PHH hand of the dataset (tests/data/phh), dealt straight into the core under
+Random clean hands of every game the core deals (``controller.settings.GAMES``: the flop games,
+stud, stud 8, razz and the draw games; ``hw_sim.random_hands``, 2 to the game's most seats, a new
+table every ten hands) and every PHH hand of the dataset (tests/data/phh: hold'em and Omaha by
+``hw_sim.phh``, the stud games by ``hw_sim.phh_stud``; it holds no draw hand), dealt straight into the core under
 each noise profile (``hw_sim.noise``: ``standard``, ``harsh``) by ``hw_sim.tracking_run``, the
 cards lying still ``--idle`` cycles in each betting round. Prints, per profile, the latency
 distribution (cycles from the first read where a card landed to its confirmation there), the
@@ -9,7 +11,8 @@ gathers (cycles from the cards lifted to the hand's end), the false moves and th
 floor's alerts (both must be 0); then the core's events per second (``bench/core_throughput.py``,
 which must not fall below the figure docs/tracking.md gives for the release before).
 
-    .venv/bin/python bench/tracking.py [--hands 10000] [--idle 20] [--seed 0] [--no-phh] [--no-core]
+    .venv/bin/python bench/tracking.py [--hands 10000] [--idle 20] [--seed 0] [--profile P]
+                                       [--game G] [--no-phh] [--no-core]
 """
 
 from __future__ import annotations
@@ -24,9 +27,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from controller.settings import GAMES  # noqa: E402
 from hw_sim.noise import PROFILES  # noqa: E402
 from hw_sim.phh import load_phh_hands, phh_script  # noqa: E402
-from hw_sim.random_hands import HOLE_CARDS, random_script  # noqa: E402
+from hw_sim.phh_stud import load_phh_stud_hands  # noqa: E402
+from hw_sim.random_hands import random_script  # noqa: E402
 from hw_sim.script import parse_script  # noqa: E402
 from hw_sim.tracking_run import TrackingRun, percentile, run_script  # noqa: E402
 
@@ -42,8 +47,13 @@ def random_hands(game: str, hands: int, seed: int, profile: str, idle: int) -> T
     return run
 
 
-def phh_hands(game: str, profile: str, seed: int, idle: int) -> TrackingRun:
-    mine = [h for _, h, g in load_phh_hands(ROOT / "tests" / "data" / "phh") if g == game]
+def phh_hands(game: str, profile: str, seed: int, idle: int) -> TrackingRun | None:
+    """The PHH hands of ``game``, or None if the dataset has none."""
+    root = ROOT / "tests" / "data" / "phh"
+    mine = [h for _, h, g in load_phh_hands(root) if g == game]
+    mine += [h for _, h, g, _ in load_phh_stud_hands(root) if g == game]
+    if not mine:
+        return None
     script = parse_script(json.dumps(phh_script(mine, game=game)))
     return run_script(script, profile=profile, seed=seed, idle=idle)
 
@@ -72,6 +82,7 @@ def main() -> None:
     ap.add_argument("--idle", type=int, default=20, help="cycles the cards lie still in each betting round")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--profile", choices=PROFILES, action="append", help="a profile (default: every one)")
+    ap.add_argument("--game", choices=GAMES, action="append", help="a game (default: every one the core deals)")
     ap.add_argument("--no-phh", action="store_true", help="leave out the PHH hands")
     ap.add_argument("--no-core", action="store_true", help="leave out the core's events per second")
     args = ap.parse_args()
@@ -79,14 +90,19 @@ def main() -> None:
     for profile in args.profile or PROFILES:
         print(f"profile {profile}:")
         total = TrackingRun()
-        for game in HOLE_CARDS:
+        for game in args.game or GAMES:
             t0 = time.perf_counter()
-            run = random_hands(game, args.hands, args.seed, profile, args.idle)
+            # each game its own hands: the games of a family would otherwise deal the same layouts
+            seed = args.seed + 1_000_000 * list(GAMES).index(game)
+            run = random_hands(game, args.hands, seed, profile, args.idle)
             report(f"{game}, random", run, time.perf_counter() - t0)
             total.add(run)
             if not args.no_phh:
                 t0 = time.perf_counter()
-                run = phh_hands(game, profile, args.seed, args.idle)
+                phh = phh_hands(game, profile, args.seed, args.idle)
+                if phh is None:
+                    continue
+                run = phh
                 report(f"{game}, PHH", run, time.perf_counter() - t0)
                 total.add(run)
         lat = total.latency

@@ -16,6 +16,7 @@ sooner; nothing here ever moves a card by itself (docs/tracking.md).
 from __future__ import annotations
 
 from controller.hand import Hand
+from controller.rules import draw
 
 #: (the zone the next card off the stub is due in, the seats whose cards may fold, gather)
 Expectation = tuple["str | None", frozenset[str], bool]
@@ -30,8 +31,12 @@ def expectation(hand: Hand | None, next_first_seat: int | None) -> Expectation:
         return None, frozenset(), False
     live = hand.live_seats()
     won = len(live) < 2 and hand.hole_dealt >= hand.hole_target  # every seat folded but one
-    due = hand.next_to()
-    # every card of the game's template is out (the river; stud's 7th street, or its community card)
+    drawing = hand.game_def.family == "draw" and hand.hole_dealt >= hand.hole_target
+    # a draw game after the deal: each round's burn, then the seats' draws in order (DRAW-004);
+    # a seat's discards are expected in the muck as a fold is (``folds``: the seats in)
+    due = draw.next_to(hand) if drawing else hand.next_to()
+    # every card of the game's template is out (the river; stud's 7th street, or its community
+    # card; a draw game's last draw)
     dealt_out = due is None and hand.hole_dealt >= hand.hole_target
     gather = hand.misdeal or hand.pot_pushed or won or dealt_out
     return due, frozenset(f"seat:{s}" for s in live), gather

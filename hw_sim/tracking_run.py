@@ -7,7 +7,9 @@ reader's noise profile (``hw_sim.noise``) gives, about a millisecond a hand, so 
 ``bench/tracking.py`` can deal tens of thousands of hands and the suite a few hundred.
 
 The dealer here is the simulator's (``hw_sim.dealer``) in spirit: a step's cards are laid on
-their antennas, cycles run until the table has confirmed them where they lie, then one more.
+their antennas (a fold's or a draw's discards on the muck's), cycles run until the table has
+confirmed them where they lie, then one more; the cards gathered into a rebuilt stub (a draw
+game's or stud's ``restub``) leave every antenna, and ``gone_cycles`` + 2 cycles run.
 Between betting rounds (before a pad is pressed, and before the gather) the cards lie still for
 ``idle`` cycles, exposed to the noise. A *false move* is a move the tracker confirmed to a zone
 in which the card does not lie, or a departure of a card that still lies on the table.
@@ -102,6 +104,7 @@ class _Driver:
                                   muck=ANTENNA_OF["muck"])
         self.rng = random.Random(seed)
         self.idle = idle
+        self.gone_cycles = gone_cycles
         self.field: dict[str, int] = {}  # uid -> the antenna it lies on
         self.waiting: dict[str, tuple[str, int | None]] = {}  # uid -> (zone, cycle first heard there)
         self.cycle = 0
@@ -158,6 +161,21 @@ class _Driver:
         self.field[uid] = ANTENNA_OF[zone]
         self.waiting[uid] = (zone, None)
 
+    @staticmethod
+    def uid(ref: sc.CardRef) -> str:
+        return ref.uid or sim_uid(ref.deck or "A", ref.card or "")
+
+    def restub(self, uids: list[str]) -> None:
+        """The cards gathered into a rebuilt stub leave every antenna; as the simulator's dealer
+        does (hw_sim.dealer), wait ``gone_cycles`` + 2 cycles for the table to take that in."""
+        gone = [u for u in uids if self.field.pop(u, None) is not None]
+        if gone:
+            for _ in range(self.gone_cycles + 2):
+                self.tick()
+            left = [u for u in gone if self.table.tracker.location(u) is not None]
+            if left:
+                raise RuntimeError(f"cards gathered into a new stub still on the table: {left}")
+
     def press(self, action: sc.Press) -> None:
         for _ in range(self.idle):
             self.tick()
@@ -195,14 +213,19 @@ def run_script(script: sc.Script, *, profile: str = "standard", seed: int | None
         for step in hand.steps:
             action = sc.action_of(step)
             if isinstance(action, sc.Deal) and not action.clone:
-                ref = action.card
-                d.lay(ref.uid or sim_uid(ref.deck or "A", ref.card or ""), action.to)
+                d.lay(d.uid(action.card), action.to)
                 d.settle()
             elif isinstance(action, sc.Muck):
                 seat = ANTENNA_OF[f"seat:{action.seat}"]
                 for uid in [u for u, a in d.field.items() if a == seat]:
                     d.lay(uid, "muck")
                 d.settle()
+            elif isinstance(action, sc.Discard):  # a draw: the seat's discards pushed into the muck
+                for ref in action.cards:
+                    d.lay(d.uid(ref), "muck")
+                d.settle()
+            elif isinstance(action, sc.Restub):  # the rebuilt stub (DRAW-005): off every antenna
+                d.restub([d.uid(ref) for ref in action.cards])
             elif isinstance(action, sc.Press):
                 d.press(action)
             elif isinstance(action, sc.End):

@@ -47,6 +47,39 @@ def test_random_hands_confirm_fast_and_never_falsely(profile, p99, per_game):
     assert set(run.gather) == {4}
 
 
+@pytest.mark.parametrize("profile,p99", [("standard", 2), ("harsh", 3)])
+def test_stud_and_triple_draw_hands_confirm_fast_and_never_falsely(profile, p99):
+    """A seeded few hands of each new game family (seven-card stud, a triple draw, whose draws
+    send discards to the muck and take one burn a round): the issue's bounds, no false move, no
+    alert. (bench/tracking.py deals every game the core deals, 10,000 hands each.)"""
+    run = deal(profile, "stud", 10, 180)
+    run.add(deal(profile, "draw27_triple", 10, 1810))
+    assert run.hands == 20 and len(run.latency) > 20 * 30
+    assert run.false_moves == 0, run.false
+    assert run.alerts == []
+    assert percentile(run.latency, 50) == 1 and percentile(run.latency, 99) <= p99, Counter(run.latency)
+
+
+@pytest.mark.parametrize("game,seed,seats", [("draw27_triple", 2, 6), ("razz", 3, 8)])
+def test_a_rebuilt_stub_takes_its_cards_off_the_table_without_a_false_move(game, seed, seats):
+    """A full table whose stub is rebuilt (DRAW-005, STUD-007: the gathered cards leave every
+    antenna, some dealt again later), under the harsh profile: every card confirmed where it
+    lies, no false move, no alert."""
+    from hw_sim.random_hands import random_hand
+
+    hand = random_hand(random.Random(seed), game=game, seats=list(range(1, seats + 1)), button=seats,
+                       fold_chance=0)
+    assert any("restub" in s for s in hand.steps)
+    script = parse_script(json.dumps({"format": 1, "game": game, "seats": hand.seats, "button": hand.button,
+                                      "hands": [hand.hand()]}))
+    run = run_script(script, profile="harsh", seed=seed, idle=5)
+    assert run.hands == 1 and run.false_moves == 0, run.false
+    assert run.alerts == []
+    # every card laid is confirmed once: the cards dealt again after the rebuild counted afresh
+    laid = sum(len(s["discard"]) if "discard" in s else 1 for s in hand.steps if "deal" in s or "discard" in s)
+    assert len(run.latency) == laid
+
+
 def test_real_hands_under_the_harsh_profile():
     """Every eighth PHH hand of each game under the harsh profile: p99 within 3 cycles, no false
     move, no alert."""
@@ -201,6 +234,32 @@ def test_where_the_table_expects_the_card_one_cycle_else_confirm_cycles():
     assert t2.cycles_to_confirm("As", 13, "muck") == 1
     # the river is out: the gather is expected, and ends the hand 4 cycles after the cards go
     assert t2.cycles_to_end() == 4
+
+
+def test_a_draw_round_expects_the_discards_in_the_muck_then_the_burn_then_each_seat_s_draw():
+    """DRAW-004 (RULES.md): the players discard, the dealer burns one card, then deals each
+    player as many cards as he threw, in the deal's order. Each card where the round says it
+    goes next confirms on its first firm read; a draw card to a seat out of that order needs
+    ``confirm_cycles`` (2) reads."""
+    from controller.expectation import expectation
+
+    t = _Table(game="draw27_triple")  # seats 1, 2, 4, button 4: the deal starts at seat 1
+    deck = iter("As Ks Qs Js Ts 9s 8s 7s 6s 5s 4s 3s 2s Ah Kh Qh Jh Th 9h 8h".split())
+    hands: dict[int, list[str]] = {1: [], 2: [], 4: []}
+    for _ in range(5):
+        for seat in (1, 2, 4):
+            card = next(deck)
+            hands[seat].append(card)
+            assert t.cycles_to_confirm(card, seat, f"seat:{seat}") == 1
+    assert expectation(t.table.hand, None)[:2] == ("burn", frozenset({"seat:1", "seat:2", "seat:4"}))
+    # the discards: seat 1 throws two, seat 4 one, each expected in the muck
+    for card in (hands[1][0], hands[1][1], hands[4][0]):
+        assert t.cycles_to_confirm(card, 13, "muck") == 1
+    assert t.cycles_to_confirm(next(deck), 12, "burn") == 1  # the round's one burn
+    assert expectation(t.table.hand, None)[0] == "seat:1"  # seat 1 draws first, its two cards
+    assert t.cycles_to_confirm(next(deck), 4, "seat:4") == 2  # seat 4 before seat 1: not expected
+    assert [t.cycles_to_confirm(next(deck), 1, "seat:1") for _ in range(2)] == [1, 1]
+    assert expectation(t.table.hand, None)[0] == "burn"  # the second draw's burn is next
 
 
 def test_a_hand_gathered_where_nothing_expects_it_waits_gone_cycles():

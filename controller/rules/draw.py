@@ -77,6 +77,23 @@ def owed(hand: Hand) -> int:
     return sum(full - n for s in hand.order if 0 < (n := held(hand, s)) < full)
 
 
+def next_to(hand: Hand) -> str | None:
+    """Where the next card off the stub is due once the deal is done (DRAW-004), for the
+    tracker's expectation: in a round's draw, the first seat in the deal's order short of its
+    cards (a seat that threw its whole hand cannot be told from a fold until its first card
+    comes); otherwise the next round's burn, if a round is to come. None once the last draw is
+    dealt."""
+    rnd = draw_round(hand)
+    if rnd >= 1 and not _next_round_begun(hand, rnd):
+        full = hand.hole_cards
+        for s in hand.order:
+            if 0 < held(hand, s) < full:
+                return seat_zone(s)
+    if rnd < hand.game_def.draws and len(hand.live_seats()) >= 2:
+        return Zone.BURN
+    return None
+
+
 def on_draw_card(hand: Hand, seat: int) -> Finding | None:
     """A card off the stub to ``seat`` in the draws (before it is placed): after the round's
     burn (DRAW-004), and no more than the seat threw (a hand is never over the game's cards)."""
