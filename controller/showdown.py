@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from controller.cards import is_card
@@ -44,7 +45,14 @@ class OddChipRules:
         >>> OddChipRules.of(RuleSettings(stud_odd_chip_low="highest")).stud_odd_chip_low
         'highest'
         """
-        return cls(**{name: getattr(rules, name) for name in ODD_CHIP_SETTINGS})
+        return _odd_chip_of(rules)
+
+
+@lru_cache(maxsize=8)
+def _odd_chip_of(rules: RuleSettings) -> OddChipRules:
+    """One :class:`OddChipRules` per configuration (both frozen): the table asks at every card
+    mucked from a seat and every hand's end, and the answer only changes with the settings."""
+    return OddChipRules(**{name: getattr(rules, name) for name in ODD_CHIP_SETTINGS})
 
 
 @dataclass(frozen=True)
