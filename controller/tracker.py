@@ -207,7 +207,7 @@ class Tracker:
             watch.update(cands)
         # The strongest antenna per watched tag: sorted weakest first, so stronger overwrites;
         # reversed first, so that of two equal reads the one the reader reported first wins.
-        best: dict[str, tuple[str, int, int]] = {}
+        best: dict[str, tuple[str, int, int, int]] = {}  # uid -> (zone, antenna, rssi, its level)
         strong: dict[str, str] = {}  # uid -> a zone that heard it at full strength
         twins: dict[str, tuple[str, str]] = {}
         contested: set[str] = set()  # tags heard in two zones or more this cycle
@@ -219,8 +219,9 @@ class Tracker:
                 was = best.get(uid)
                 if was is not None and was[0] != zone:
                     contested.add(uid)
-                best[uid] = (zone, ant, rssi)
-                if rssi >= level(ant, strong_rssi):
+                floor = level(ant, strong_rssi)
+                best[uid] = (zone, ant, rssi, floor)
+                if rssi >= floor:
                     other = strong.setdefault(uid, zone)
                     if other != zone:
                         twins[uid] = (other, zone)
@@ -231,7 +232,7 @@ class Tracker:
             self._count_twins(cycle, twins)
         moves: list[Move] = []
         for uid in sorted(best):
-            zone, ant, rssi = best[uid]
+            zone, ant, rssi, floor = best[uid]
             if uid in self._twins:
                 cands.pop(uid, None)  # a cloned tag: neither place is evidence of a move
                 continue
@@ -240,7 +241,6 @@ class Tracker:
                 if self._home_ant[uid] != ant:
                     self._settle_home(uid, zone, ant)  # another antenna of the same zone
                 continue
-            floor = level(ant, strong_rssi)
             points = 0 if rssi < floor else FIRM if uid not in contested and rssi >= floor + FIRM_MARGIN else WEAK
             c = cands.get(uid)
             if c is not None and c[0] == zone and cycle - c[2] <= self.gone_cycles:
