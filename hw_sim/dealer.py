@@ -13,6 +13,14 @@ the dealer then waits ``gone_cycles`` + 2 cycles, the daemon's own patience for 
 gone (``gone_cycles`` of the configuration) and two more, so that the daemon has taken in that
 the card left before anything else happens.
 
+Where the daemon says so itself (the in-process harness passes on every card the daemon
+confirmed: :meth:`ScriptedDealer.daemon_placed`), a card is settled as soon as the daemon has
+confirmed it where it was put, and no cycle more is needed: the harness's daemon takes in each
+answer in the cycle that brought it. A card the daemon has not confirmed (a foreign tag, a
+card it refuses, a clone) is waited for as above. The dealer is then as quick as the tracker
+(a card confirmed on its first read takes one cycle, not three), which is a stricter test of
+the daemon, not a looser one: the next card comes while the last one is still fresh.
+
 The pacing ("wait for the next reader cycle") is pluggable, so that the step logic exists
 once: by default the reader answers the daemon from its own thread and the dealer waits on a
 condition the reader's cycles notify (``tablectl simulate``); given ``run_cycle``, the dealer
@@ -29,6 +37,7 @@ import bisect
 import random
 import threading
 import time
+from collections import deque
 from dataclasses import dataclass
 from typing import Protocol
 from collections.abc import Callable
@@ -87,6 +96,7 @@ class _Watch:
     label: str = ""  # the card as the daemon names it (``As``, ``As@B``, ``tag:...``)
     zone: str = ""
     first: int | None = None  # the cycle in which the reader first heard it at its antenna
+    placed: bool = False  # the daemon confirmed it at its antenna (:meth:`ScriptedDealer.daemon_placed`)
 
 
 class ScriptedDealer:
@@ -147,6 +157,19 @@ class ScriptedDealer:
                 w.streak = w.streak + 1 if best == w.antenna else 0
             self._cond.notify_all()
 
+    def daemon_placed(self, uid: str, card: str, zone: str) -> None:
+        """The daemon confirmed ``card`` (tag ``uid``; empty on a public effect, which names the
+        card only) in ``zone``: a card watched there is settled (see the module)."""
+        with self._cond:
+            if uid:
+                w = self._watch.get(uid)
+                if w is not None and w.zone == zone:
+                    w.placed = True
+                return
+            for w in self._watch.values():
+                if w.label == card and w.zone == zone:
+                    w.placed = True
+
     def _until(self, done: Callable[[], bool], what: str) -> None:
         """Pace the dealer: wait until ``done()`` holds, re-checked after every reader cycle.
         Synchronously (``run_cycle``), the cycles are run here, at most ``max_cycles`` + the
@@ -171,15 +194,17 @@ class ScriptedDealer:
                                           f"is the daemon polling?")
 
     def _settle(self) -> None:
-        """Wait until the daemon must have confirmed every watched card, then one cycle more."""
+        """Wait until the daemon must have confirmed every watched card, then one cycle more;
+        no cycle more when the daemon said it confirmed every one (see the module)."""
         with self._cond:
             start = self._cycles
         # (a cloned tag strong at two antennas has no single best: give up after max_cycles)
         self._until(lambda: self._cycles - start >= self.max_cycles
-                    or all(w.streak >= self.confirm for w in self._watch.values()), "the cards settling")
+                    or all(w.placed or w.streak >= self.confirm for w in self._watch.values()), "the cards settling")
         with self._cond:
+            told = bool(self._watch) and all(w.placed for w in self._watch.values())
             self._watch.clear()
-            target = self._cycles + 1
+            target = self._cycles + (0 if told else 1)
         self._until(lambda: self._cycles >= target, "one more reader cycle")
 
     def _wait_gone(self) -> None:
@@ -200,16 +225,34 @@ class ScriptedDealer:
         with self._cond:
             looks = list(self._looks)
             cards = list(self.placed)
+        # Each card is matched with the first effect not matched yet that names it (by its UID,
+        # or by the card on a public effect, which carries no UID) in its zone, from the cycle
+        # it was first heard there. The effects are looked up by (zone, uid) and (zone, card)
+        # rather than scanned: a session of hundreds of hands has tens of thousands of both.
+        by_uid: dict[tuple[str, str], deque[int]] = {}
+        by_card: dict[tuple[str, str], deque[int]] = {}
+        for i, e in enumerate(placed):
+            by_uid.setdefault((e["zone"], e["uid"]), deque()).append(i)
+            if not e["uid"]:
+                by_card.setdefault((e["zone"], e["card"]), deque()).append(i)
         cycles = []
         used: set[int] = set()
-        for uid, label, zone, first in cards:
-            after = looks[first - 1]
-            for i, e in enumerate(placed):
-                if i not in used and e["zone"] == zone and e["ts"] >= after and \
-                        (e["uid"] == uid or (not e["uid"] and e["card"] == label)):
-                    used.add(i)
-                    cycles.append(bisect.bisect_right(looks, e["ts"]) - first + 1)
-                    break
+        # The cards come in the order they were first heard: an effect too early for one card is
+        # too early for every later one, and is dropped (if the order held: it always does).
+        afters = [looks[first - 1] for *_, first in cards]
+        ordered = all(a <= b for a, b in zip(afters, afters[1:], strict=False))
+        for (uid, label, zone, first), after in zip(cards, afters, strict=True):
+            found = []
+            for idx in (by_uid.get((zone, uid)), by_card.get((zone, label))):
+                if idx:
+                    while idx and (idx[0] in used or (ordered and placed[idx[0]]["ts"] < after)):
+                        idx.popleft()
+                    found.append(next((i for i in idx if i not in used and placed[i]["ts"] >= after), None))
+            hits = [i for i in found if i is not None]
+            if hits:
+                i = min(hits)
+                used.add(i)
+                cycles.append(bisect.bisect_right(looks, placed[i]["ts"]) - first + 1)
         if not cycles:
             return {"cards": 0, "confirm_cycles": {"p50": None, "p99": None, "max": None}}
         return {"cards": len(cycles), "confirm_cycles": {"p50": percentile(cycles, 50), "p99": percentile(cycles, 99),

@@ -195,6 +195,13 @@ def assert_no_showdown_before_the_press(script: dict, played: Played) -> None:
     """Issue 17 (SHOW-004): until the dealer presses ``showdown``, nothing the players can read
     (the dealer's display, the public outputs) hints at the hands: no showdown prompt, no hand
     words of the hand's showdown (the report's, as the floor has them)."""
+    # what the dealer saw and the screens, by script hand (each hand looks at its own only)
+    dealer_seen: dict[int, list[tuple[tuple[int, int], Any]]] = {}
+    for where, effect in played.seen.get("dealer", []):
+        dealer_seen.setdefault(where[0], []).append((where, effect))
+    screens: dict[int, list[tuple[tuple[int, int], Any]]] = {}
+    for where, state in played.screens:
+        screens.setdefault(where[0], []).append((where, state))
     for i, hand in enumerate(script["hands"], 1):
         press = next((n for n, st in enumerate(hand["steps"], 1)
                      if st.get("press") in ("showdown", "allin")), None)  # the hands are up
@@ -206,7 +213,7 @@ def assert_no_showdown_before_the_press(script: dict, played: Played) -> None:
         def before(where: tuple[int, int], i: int = i, press: int | None = press) -> bool:
             return where[0] == i and (press is None or where[1] < press)
 
-        for where, effect in played.seen.get("dealer", []):
+        for where, effect in dealer_seen.get(i, []):
             if not before(where):
                 continue
             d = effect_to_dict(effect)
@@ -215,7 +222,7 @@ def assert_no_showdown_before_the_press(script: dict, played: Played) -> None:
             for text in strings(d):
                 said = [w for w in words if w in text]
                 assert not said, f"hand {i}, step {where[1]}: the hand words {said} before the showdown pad: {d}"
-        for where, state in played.screens:
+        for where, state in screens.get(i, []):
             if before(where) and state.code not in SAYS_NO_HAND:
                 assert not (state.code or "").startswith("showdown."), \
                     f"hand {i}, step {where[1]}: {state.code} on the dealer's display before the showdown pad"

@@ -23,7 +23,9 @@ pieces in one thread, one reader cycle at a time, with a clock that only moves w
 - the reader unplugged: the ``DeviceStatus`` the link reports when its port fails, and again
   when the first inventory is answered after the plug; while a device is offline the main
   loop's once-a-second ``Tick``;
-- the dealer is ``hw_sim.dealer.ScriptedDealer`` itself, paced synchronously (``run_cycle``).
+- the dealer is ``hw_sim.dealer.ScriptedDealer`` itself, paced synchronously (``run_cycle``) and
+  told of every card the daemon confirms (``daemon_placed``): it moves on as soon as the
+  daemon has confirmed what it put, as a dealer watching the tracker would.
 
 The clock starts at a fixed time, moves :data:`CYCLE_S` per reader cycle and a microsecond at
 every reading, so every timestamp, and so the step each alert is traced to, is the same from
@@ -328,6 +330,7 @@ class Harness:
                     self.alerts.append((e.code, e.ts))
                 elif type(e) is CardPlaced:
                     self.placed.append(effect_to_dict(e))
+                    self.dealer.daemon_placed(e.uid, e.card, e.zone)  # (the dealer paces itself on it)
 
     def cycle(self) -> None:
         """One reader cycle (and one shuffler poll), then the main loop's turn."""
