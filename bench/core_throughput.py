@@ -22,6 +22,7 @@ import argparse
 import random
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -33,8 +34,10 @@ from controller.registry import Deck, DeckRegistry  # noqa: E402
 from controller.settings import TableSettings, deal_order  # noqa: E402
 from controller.table import Table  # noqa: E402
 from hw_sim.decks import sim_uid  # noqa: E402
+from hw_sim.random_draw import DRAW_TEMPLATES, random_draw_hand  # noqa: E402
 
 ANT = {f"seat:{n}": n for n in range(1, 11)} | {"board": 11, "burn": 12, "muck": 13}
+GONE_CYCLES = TableSettings().gone_cycles
 
 
 def hand_events(rng: random.Random, start_cycle: int, seats: list[int], button: int, betting: int,
@@ -43,9 +46,9 @@ def hand_events(rng: random.Random, start_cycle: int, seats: list[int], button: 
     rng.shuffle(deck)
     field: dict[str, int] = {}
     cycle = start_cycle
-    events = []
+    events: list = []
 
-    def run(n: int) -> None:
+    def run(n: int) -> int:
         nonlocal cycle
         for _ in range(n):
             cycle += 1
@@ -57,8 +60,12 @@ def hand_events(rng: random.Random, start_cycle: int, seats: list[int], button: 
                 if rng.random() < 0.01:
                     reads.append((uid, ant + 1 if ant < 13 else ant - 1, rng.randint(60, 120)))
             events.append(ReaderCycle(float(cycle), "reader", cycle, tuple(reads)))
+        return cycle
 
     order = deal_order(seats, button)
+    if game in DRAW_TEMPLATES:
+        draw_events(rng, run, field, events, seats, button, betting, game)
+        return events, run(0)
     if game == "stud":  # three each on 3rd street; then a burn and one each on 4th-7th
         for _ in range(3):
             for s in order:
@@ -94,9 +101,43 @@ def hand_events(rng: random.Random, start_cycle: int, seats: list[int], button: 
     return events, cycle
 
 
-def measure(hands: int, betting: int, game: str = "holdem") -> tuple[int, float, float]:
+def draw_events(rng: random.Random, run: Callable[[int], int], field: dict[str, int], events: list,
+                seats: list[int], button: int, betting: int, game: str) -> None:
+    """A draw hand of ``game`` as the simulator's random draw hands deal it, with no fold
+    (hw_sim/random_draw.py: each round's discards, the tap, one burn, the draws; the stub
+    rebuilt from its last card and earlier discards when it runs short, DRAW-005), paced as the
+    other mixes: five cycles a card pitched (and a seat's discards, pushed to the muck at once),
+    a betting round before each draw and after the last; a rebuilt stub's cards are off the
+    table for as long as the core takes to see them gone (``gone_cycles`` + 2, as the
+    simulator's dealer waits)."""
+    hand = random_draw_hand(rng, game=game, seats=seats, button=button, fold_chance=0.0)
+    betting_done = False  # the betting round before the draw under way
+    for step in hand.steps:
+        if "deal" in step:
+            field[sim_uid("A", step["deal"])] = ANT[step["to"]]
+            run(5)
+            continue
+        if ("discard" in step or "press" in step or "end" in step) and not betting_done:
+            run(betting)
+            betting_done = True
+        if "discard" in step:
+            for card in step["discard"]:
+                field[sim_uid("A", card)] = ANT["muck"]
+            run(5)
+        elif step.get("press") == "round_done":
+            events.append(ButtonPress(float(run(0)) + 0.5, "round_done"))  # the tap before the burn
+            betting_done = False
+        elif "restub" in step:
+            for card in step["restub"]:
+                field.pop(sim_uid("A", card), None)
+            run(GONE_CYCLES + 2)
+    field.clear()
+    run(10)
+
+
+def measure(hands: int, betting: int, game: str = "holdem", players: int = 9) -> tuple[int, float, float]:
     rng = random.Random(1)
-    seats = [1, 2, 3, 4, 5, 6] if game == "stud" else [1, 2, 3, 4, 5, 6, 7, 8, 9]
+    seats = list(range(1, players + 1))
     events = []
     cycle, button = 0, seats[-1]
     for _ in range(hands):
@@ -130,13 +171,15 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--hands", type=int, default=300)
     ap.add_argument("--betting", type=int, default=60, help="cycles per betting round in the table mix")
-    ap.add_argument("--mix", nargs="+", choices=("table", "dealing", "stud"), default=["table", "dealing", "stud"])
+    # mix -> (cycles of betting a round, game, players)
+    mixes = {"table": (None, "holdem", 9), "dealing": (0, "holdem", 9), "stud": (None, "stud", 6),
+             "draw27_triple": (None, "draw27_triple", 6)}
+    ap.add_argument("--mix", nargs="+", choices=tuple(mixes), default=list(mixes))
     args = ap.parse_args()
-    mixes = {"table": (args.betting, "holdem"), "dealing": (0, "holdem"), "stud": (args.betting, "stud")}
     for name in args.mix:
-        betting, game = mixes[name]
-        n, per, rate = measure(args.hands, betting, game)
-        print(f"core, {name} mix: {n:,} events ({per:.1f} reads a cycle), {args.hands} hands: "
+        betting, game, players = mixes[name]
+        n, per, rate = measure(args.hands, args.betting if betting is None else betting, game, players)
+        print(f"core, {name} mix: {n:,} events ({per:.1f} reads a cycle, {players} players), {args.hands} hands: "
               f"{rate:,.0f} events/s (best of 7)")
 
 

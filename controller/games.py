@@ -84,6 +84,7 @@ class Game:
     burns_before: tuple[int, ...] = field(init=False, repr=False, compare=False)
     #: the cards a seat holds once each street is dealt: stud (3, 4, 5, 6, 7)
     cards_after: tuple[int, ...] = field(init=False, repr=False, compare=False)
+    _up: tuple[bool, ...] = field(init=False, repr=False, compare=False)  # :attr:`up_pattern`
 
     def __post_init__(self) -> None:
         board = [s for s in self.streets if s.board]
@@ -101,6 +102,7 @@ class Game:
         for street in self.streets:
             held.append(held[-1] + len(street.hole))
         object.__setattr__(self, "cards_after", tuple(held[1:]))
+        object.__setattr__(self, "_up", tuple(up for s in self.streets for up in s.hole))
 
     # -- the template's arithmetic ---------------------------------------------------------
     @property
@@ -139,7 +141,7 @@ class Game:
         >>> STUD.up_pattern
         (False, False, True, True, True, True, False)
         """
-        return tuple(up for s in self.streets for up in s.hole)
+        return self._up  # (computed once: stud asks it for every seat at every card)
 
     def up_streets(self) -> tuple[str, ...]:
         """The streets that deal a card face up (the table knows which cards are up)."""

@@ -18,7 +18,7 @@ from controller.settings import deal_order
 from controller.showdown import OddChipRules
 from controller.showdown import from_record as showdown_of_record
 from controller.showdown_watch import hands_up
-from controller.zones import ALL_ZONES, seat_of, seat_zone
+from controller.zones import ALL_ZONES, SEAT_ZONES, seat_of, seat_zone
 
 DECK_SIZE = 52
 _ZONE_RANK: dict[str, int] = {z: i for i, z in enumerate(ALL_ZONES)}
@@ -148,7 +148,8 @@ class Hand:
         return self.hole_cards * len(self.seats)
 
     def live_seats(self) -> list[int]:
-        return [s for s in self.order if self.zones.get(seat_zone(s))]
+        zones = self.zones  # (asked several times a card: the seats' zones by index, no call)
+        return [s for s in self.order if zones.get(SEAT_ZONES[s - 1])]
 
     def first_to_act(self) -> int | None:
         """DEAL-013: pre-flop the first live seat left of the big blind (heads-up the button),

@@ -24,12 +24,13 @@ True
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from controller.cards import is_card
 from controller.games import Game
 from controller.rules import Finding
-from controller.zones import Zone, seat_zone
+from controller.zones import SEAT_ZONES, Zone, seat_zone
 
 if TYPE_CHECKING:
     from controller.hand import Hand
@@ -81,11 +82,11 @@ def first_to_act(showing: Mapping[int, Sequence[str]], order: Sequence[int], ran
     >>> first_to_act({2: ["9c", "Kd"], 5: ["Ks", "4h"], 7: ["Qs", "Js"]}, [5, 7, 2], by_high_card)
     2
     """
-    live = [s for s in order if showing.get(s)]
-    if not live:
+    ranked = [(rank(showing[s]), s) for s in order if showing.get(s)]  # (each hand ranked once)
+    if not ranked:
         return None
-    best = max(rank(showing[s]) for s in live)
-    return next(s for s in live if rank(showing[s]) == best)
+    best = max(r for r, _ in ranked)
+    return next(s for r, s in ranked if r == best)
 
 
 def short_stub(*, stub: int, players: int, burns: int, method: str = "001") -> Finding | None:
@@ -125,7 +126,7 @@ def street_index(hand: Hand) -> int:
     k = min(hand.board.burns_total, last)
     if k < last:
         due, zones = game.cards_after[k], hand.zones
-        if any(len(zones.get(seat_zone(s), ())) > due for s in hand.order):
+        if any(len(zones.get(SEAT_ZONES[s - 1], ())) > due for s in hand.order):  # (seat_zone(s), no call)
             k += 1
     return k
 
@@ -190,12 +191,22 @@ def _shape(cards: Sequence[str], ranks: Mapping[str, int]) -> tuple[tuple[int, .
     """A showing hand's groups: how many of each rank, most first, and those ranks, highest
     first within a size (four cards or fewer make no straight or flush: quads, trips, two pair,
     a pair, high cards)."""
+    if ranks is not RANK_LOW and ranks is not RANK_HIGH:
+        raise ValueError("a showing hand ranks by RANK_HIGH or RANK_LOW")
+    return _shape_of(tuple(cards), ranks is RANK_LOW)
+
+
+@lru_cache(maxsize=4096)
+def _shape_of(cards: tuple[str, ...], ace_low: bool) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    # (cached: the table ranks every live seat's showing hand at every card, and a seat's up
+    # cards change once a street)
+    ranks = RANK_LOW if ace_low else RANK_HIGH
     counts: dict[int, int] = {}
     for c in cards:
         v = ranks[c[0].upper()]
         counts[v] = counts.get(v, 0) + 1
-    groups = sorted(counts.items(), key=lambda rc: (rc[1], rc[0]), reverse=True)
-    return tuple(n for _, n in groups), tuple(r for r, _ in groups)
+    groups = sorted([(n, r) for r, n in counts.items()], reverse=True)  # by count, then rank
+    return tuple(n for n, _ in groups), tuple(r for _, r in groups)
 
 
 def best_showing(cards: Sequence[str]) -> tuple[int, ...]:
