@@ -33,6 +33,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from functools import cache
 
 from firmware_bridge import feig
 from hw_sim.noise import CycleReads, Standard, profile
@@ -57,6 +58,13 @@ class BusNeighbour:
 
 
 __all__ = ["BusNeighbour", "CycleReads", "NoiseModel", "SimFeigReader"]
+
+
+@cache
+def _antenna_read(antenna: int, rssi: int) -> feig.AntennaRead:
+    """One antenna's read (status 0): made once per antenna and level, as they are immutable
+    (thirteen antennas, 256 levels; every tag of every cycle has one)."""
+    return feig.AntennaRead(antenna, 0x00, rssi)
 
 
 class SimFeigReader(SimDevice):
@@ -169,7 +177,7 @@ class SimFeigReader(SimDevice):
         records: list[feig.TagRecord] = []
         for uid, heard in reads.items():
             if with_antennas:
-                ants = tuple(feig.AntennaRead(a, 0x00, r) for a, r in heard)
+                ants = tuple(_antenna_read(a, r) for a, r in heard)
             else:
                 ants = ()
             rec = feig.TagRecord(uid=uid, tr_type=0x03, dsfid=0x00, antennas=ants)

@@ -57,14 +57,19 @@ class Standard:
         sorted); ``strong`` and ``weak``: the RSSI ranges (a test may fix them)."""
         reads: CycleReads = {}
         miss, crosstalk = self.miss, self.crosstalk
+        # rng.randint(lo, hi) is lo + rng._randbelow(hi - lo + 1): the same draw, without the
+        # two calls and the checks around it (every tag, every cycle: the simulator's hot loop)
+        below, random_ = rng._randbelow, rng.random  # type: ignore[attr-defined]
+        s_lo, s_n = strong[0], strong[1] - strong[0] + 1
+        w_lo, w_n = weak[0], weak[1] - weak[0] + 1
         for uid, antenna in tags:
             heard: list[tuple[int, int]] = []
-            if rng.random() >= miss:
-                heard.append((antenna, rng.randint(*strong)))
-            if crosstalk and rng.random() < crosstalk:
+            if random_() >= miss:
+                heard.append((antenna, s_lo + below(s_n)))
+            if crosstalk and random_() < crosstalk:
                 near = self.neighbours.get(antenna) or []
                 if near:
-                    heard.append((rng.choice(near), rng.randint(*weak)))
+                    heard.append((rng.choice(near), w_lo + below(w_n)))
             if heard:
                 reads.setdefault(uid, []).extend(heard)
         return reads
