@@ -33,7 +33,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import lru_cache
 
 from firmware_bridge import feig
 from hw_sim.noise import CycleReads, Standard, profile
@@ -60,11 +60,14 @@ class BusNeighbour:
 __all__ = ["BusNeighbour", "CycleReads", "NoiseModel", "SimFeigReader"]
 
 
-@cache
-def _antenna_read(antenna: int, rssi: int) -> feig.AntennaRead:
-    """One antenna's read (status 0): made once per antenna and level, as they are immutable
-    (thirteen antennas, 256 levels; every tag of every cycle has one)."""
-    return feig.AntennaRead(antenna, 0x00, rssi)
+@lru_cache(maxsize=1 << 16)
+def _tag_record(uid: str, heard: tuple[tuple[int, int], ...]) -> feig.TagRecord:
+    """A tag's data set (transponder type 03, DSFID 0) with its ``(antenna, rssi)`` reads (none:
+    an answer without antenna information). Immutable, so one made for a tag read at the same
+    antennas and levels serves again: a card lying still is read at one antenna, at one of 61
+    levels, cycle after cycle, and the simulator's hot loop is making these."""
+    return feig.TagRecord(uid=uid, tr_type=0x03, dsfid=0x00,
+                          antennas=tuple(feig.AntennaRead(a, 0x00, r) for a, r in heard))
 
 
 class SimFeigReader(SimDevice):
@@ -173,16 +176,12 @@ class SimFeigReader(SimDevice):
 
     def _records(self, reads: CycleReads, with_antennas: bool) -> list[feig.TagRecord]:
         """The data sets one answer carries, a repeated one twice (the noise's ``repeat``)."""
-        rng = self._rng
+        random_, repeat = self._rng.random, self.noise.repeat
         records: list[feig.TagRecord] = []
         for uid, heard in reads.items():
-            if with_antennas:
-                ants = tuple(_antenna_read(a, r) for a, r in heard)
-            else:
-                ants = ()
-            rec = feig.TagRecord(uid=uid, tr_type=0x03, dsfid=0x00, antennas=ants)
+            rec = _tag_record(uid, tuple(heard) if with_antennas else ())
             records.append(rec)
-            if self.noise.repeat and rng.random() < self.noise.repeat:
+            if repeat and random_() < repeat:
                 records.append(rec)  # the same data set reported again
         return records
 

@@ -23,6 +23,7 @@ from hw_sim.random_stud import random_stud_hand
 from hw_sim.script import parse_script
 from hw_sim.stud_oracle import bring_in, first_to_act, short_stub
 from tests.scenarios import check_prompts, deal_and_check, expected_hand, secret_cards
+from tests.stud_draw_e2e import deal_random_hands
 
 STUD = ("stud", "stud8", "razz")
 DRAW = tuple(DRAW_TEMPLATES)
@@ -398,6 +399,19 @@ def test_deal_and_check_deals_a_script_through_the_daemon_and_reads_its_prompts(
     assert prompts and all(set(p) >= {"code", "rule", "step", "text"} for p in prompts)
     assert {p["rule"] for p in prompts} >= {"STUB-001"}
     assert all(isinstance(p["step"], int) and p["text"] for p in prompts)
+
+
+def test_a_hundred_random_omaha_hi_lo_hands_end_exact_with_no_alert():
+    """Issue 16's acceptance for the one game of the thirteen the scenario suites deal no hundred
+    hands of (hold'em and Omaha: tests/test_harness.py's 500; stud and the draw games: their
+    own files): 2 to 10 seats under the scenario noise, exact zones and stub, no dealer or floor
+    alert (tests.scenarios.check_report), nothing secret on a public output."""
+    report = deal_random_hands("omaha8", hands=100)
+    assert len(report["hands"]) == 100
+    # the hands read at the end as the split game they are: both halves, a low made now and then
+    shown = [h["showdown"] for h in report["hands"] if h.get("showdown")]
+    assert shown and all(sd["halves"] == ["high", "8-or-better"] for sd in shown)
+    assert any(sd["low"] for sd in shown)
 
 
 def test_a_stud_hands_up_cards_are_public_and_its_down_cards_and_burns_secret():
