@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from controller.hand import Hand
 from controller.rules import draw
+from controller.zones import seat_zone
 
 #: (the zone the next card off the stub is due in, the seats whose cards may fold, gather)
 Expectation = tuple["str | None", frozenset[str], bool]
@@ -39,4 +40,4 @@ def expectation(hand: Hand | None, next_first_seat: int | None) -> Expectation:
     # card; a draw game's last draw)
     dealt_out = due is None and hand.hole_dealt >= hand.hole_target
     gather = hand.misdeal or hand.pot_pushed or won or dealt_out
-    return due, frozenset(f"seat:{s}" for s in live), gather
+    return due, frozenset(map(seat_zone, live)), gather  # (zones: equal to their names, made once)

@@ -162,8 +162,9 @@ def next_to(hand: Hand) -> str | None:
         return None
     k = street_index(hand)
     due = cards_due(hand.game_def, k)
+    zones = hand.zones  # (each seat's cards, as seat_cards gives them, without the call)
     for seat in live:
-        if len(seat_cards(hand, seat)) < due:
+        if len(zones.get(SEAT_ZONES[seat - 1], ())) < due:
             return seat_zone(seat)
     return Zone.BURN if k < len(hand.game_def.streets) - 1 else None
 
@@ -298,9 +299,11 @@ def on_burn(hand: Hand) -> Finding | None:
 
 def street_out(hand: Hand, street: int) -> bool:
     """Every live seat has its cards of ``street`` (0 = 3rd) and the next has not begun."""
+    if street_index(hand) != street:
+        return False
     live = hand.live_seats()
-    return street_index(hand) == street and len(live) >= 2 and \
-        all(len(seat_cards(hand, s)) >= hand.game_def.cards_after[street] for s in live)
+    due, zones = hand.game_def.cards_after[street], hand.zones
+    return len(live) >= 2 and all(len(zones.get(SEAT_ZONES[s - 1], ())) >= due for s in live)
 
 
 def first_to_act_due(hand: Hand) -> int | None:
