@@ -119,14 +119,20 @@ def secret_cards(steps: list[dict], game: str = "holdem") -> set[str]:
     return secret
 
 
-def strings(value: Any) -> list[str]:
+def strings(value: Any, out: list[str] | None = None) -> list[str]:
+    """Every string in ``value`` (keys too), depth first, in order (gathered into ``out``)."""
+    if out is None:
+        out = []
     if isinstance(value, str):
-        return [value]
-    if isinstance(value, dict):
-        return [s for k, v in value.items() for s in strings(k) + strings(v)]
-    if isinstance(value, (list, tuple, set, frozenset)):
-        return [s for v in value for s in strings(v)]
-    return []
+        out.append(value)
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            strings(k, out)
+            strings(v, out)
+    elif isinstance(value, (list, tuple, set, frozenset)):
+        for v in value:
+            strings(v, out)
+    return out
 
 
 def assert_nothing_secret_public(script: dict, played: Played) -> None:
