@@ -216,8 +216,7 @@ def best_showing(cards: Sequence[str]) -> tuple[int, ...]:
     >>> best_showing(["7c", "7d"]) > best_showing(["Ac", "Kd"]) > best_showing(["Qc", "Jd"])
     True
     """
-    shape, ranks = _shape(cards, RANK_HIGH)
-    return (*shape, 0, *ranks)
+    return _showing_key(tuple(cards), False)
 
 
 def lowest_showing(cards: Sequence[str]) -> tuple[int, ...]:
@@ -226,8 +225,17 @@ def lowest_showing(cards: Sequence[str]) -> tuple[int, ...]:
     >>> lowest_showing(["Qc", "Jd"]) > lowest_showing(["Kc", "2d"]) > lowest_showing(["2c", "2d"])
     True
     """
-    shape, ranks = _shape(cards, RANK_LOW)
-    return (*(-n for n in shape), 0, *(-r for r in ranks))
+    return _showing_key(tuple(cards), True)
+
+
+@lru_cache(maxsize=4096)
+def _showing_key(cards: tuple[str, ...], razz: bool) -> tuple[int, ...]:
+    # (cached: every live seat's showing hand is ranked at every card, and changes once a street)
+    if razz:
+        shape, ranks = _shape_of(cards, True)
+        return (*(-n for n in shape), 0, *(-r for r in ranks))
+    shape, ranks = _shape_of(cards, False)
+    return (*shape, 0, *ranks)
 
 
 #: The ranking of showing hands (STUD-004) per game: a key, higher for the hand that acts first.
