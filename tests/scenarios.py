@@ -125,14 +125,22 @@ def strings(value: Any, out: list[str] | None = None) -> list[str]:
         out = []
     if isinstance(value, str):
         out.append(value)
-    elif isinstance(value, dict):
-        for k, v in value.items():
-            strings(k, out)
-            strings(v, out)
-    elif isinstance(value, (list, tuple, set, frozenset)):
-        for v in value:
-            strings(v, out)
+        return out
+    if isinstance(value, dict):
+        items: Any = (x for kv in value.items() for x in kv)
+    elif isinstance(value, _NESTED):
+        items = value
+    else:
+        return out
+    for x in items:  # (strings and numbers taken here: an effect holds many, a call each was most of it)
+        if isinstance(x, str):
+            out.append(x)
+        elif isinstance(x, (dict, *_NESTED)):
+            strings(x, out)
     return out
+
+
+_NESTED = (list, tuple, set, frozenset)
 
 
 def assert_nothing_secret_public(script: dict, played: Played) -> None:
