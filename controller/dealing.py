@@ -21,12 +21,13 @@ from controller.rules.misdeal import (absent_deadline, check_hole_card, end_of_d
                                       on_hole_back, on_hole_left)
 from controller.rules.muck import retrieved
 from controller.pads import DECK_PADS, ROSTER_PADS, Pad
-from controller.draw import DrawRounds
 from controller.rules import draw
+from controller.rules import stud_procedures
+from controller.stud_rounds import StudRounds
 from controller.zones import Zone, seat_of
 
 
-class Dealing(DrawRounds):
+class Dealing(StudRounds):
     """Hands and their cards (layer 5 of the table: see :mod:`controller.table_base`)."""
 
     def _on_clones(self, ts: float, out: list[Effect]) -> list[Effect]:
@@ -68,7 +69,7 @@ class Dealing(DrawRounds):
                 # Cards that left in an earlier cycle, while the hand goes on, left for good
                 # (back on the stub, or off the table); in a gather nothing arrives in between.
                 if moves and hand.left and hand.kind == "hand":
-                    self._commit_left(hand, out)
+                    self._commit_left(hand, out, frozenset(u for u, _, _ in moves))
                 for uid, zone, when in gone:
                     hand.left[uid] = (zone, when)
         # Cards confirmed in one cycle arrived in an order the reader cannot tell: the burn is
@@ -87,7 +88,9 @@ class Dealing(DrawRounds):
             prev = hand.where.get(uid)
             if prev is None:
                 back = hand.off.pop(uid, None)
-                if back == zone and (seat := seat_of(zone)) is not None and hand.first_seat.get(uid) == seat:
+                if uid in hand.reserve:
+                    self._stud_reserve_back(ts, hand, uid, zone, out)  # STUD-010: a set-aside card dealt again
+                elif back == zone and (seat := seat_of(zone)) is not None and hand.first_seat.get(uid) == seat:
                     hand.place(uid, label, zone, count=False)  # a hole card back where it was
                     on_hole_back(hand, uid, seat)
                     continue
@@ -110,6 +113,7 @@ class Dealing(DrawRounds):
                 else:
                     out.append(CardPlaced(ts, hand.number, uid, label, zone, came_from, "floor"))
                 if hand.kind == "hand" and hand.game_def.family == "stud":
+                    self._stud_moved(hand, came_from, zone)  # STUD-013: a fold
                     self._stud_prompts(ts, hand, out)  # (a card from the burns on 7th counts too)
                 elif hand.kind == "hand" and hand.game_def.family == "draw":
                     self._draw_prompts(ts, hand, out)
@@ -119,8 +123,11 @@ class Dealing(DrawRounds):
                 self._flag(out, pressed_at, hand, on_exposed(hand, "dealer", None, label))
             if prev is None and not hand.deal_over and seat_of(zone) is not None \
                     and hand.hole_dealt == hand.hole_target and hand.absent:
-                for f in absent_deadline(hand):
-                    self._flag_once(out, ts, hand, f, f"absent:{f.seat}")
+                if hand.game_def.family == "stud":
+                    self._stud_absent(ts, hand, out)  # STUD-011: the down cards only
+                else:
+                    for f in absent_deadline(hand):
+                        self._flag_once(out, ts, hand, f, f"absent:{f.seat}")
         hand = self.hand
         if folded and hand is not None:
             # A fold is an action: the deal is over (MISD-006/007), once every card of the
@@ -146,6 +153,8 @@ class Dealing(DrawRounds):
         if seat is not None and hand.game_def.family == "stud" and hand.hole_dealt >= hand.hole_target:
             # a card of 4th-7th street: the street's burn came first (STUD-001, BURN-001)
             self._stud_stub_check(ts, hand, out)  # (7th street's first card, if neither tap nor burn)
+            if seat in hand.absent:
+                self._stud_absent_dealt(ts, hand, seat, out)  # STUD-011
             found = stud.on_seat_card(hand, seat, restubbed=_short_stub(hand))
             if found is not None:
                 self._flag_once(out, ts, hand, found, f"street:{stud.street_index(hand)}")
@@ -260,12 +269,13 @@ class Dealing(DrawRounds):
         """After a seat's card in stud: the bring-in once 3rd street is out (STUD-002), the stub
         check once 6th street is (STUD-006..008). Each once a hand."""
         if hand.hole_dealt >= hand.hole_target and not _prompted(hand, "STUD-002"):
-            seat = stud.bring_in_seat(hand)
+            seat = stud.bring_in_owner(hand)
             if seat is not None:
                 card = stud.up_cards(hand, seat)[0]
                 which = "highest" if hand.game_def.bring_in == "high" else "lowest"
                 self._prompt(out, ts, hand, Finding("deal.bring_in", "STUD-002",
                                                     f"seat {seat} brings in: {card}, the {which} card showing", seat))
+                self._stud_bring_in_passes(ts, hand, out)  # STUD-003: unless all in for the ante
         if (pairs := stud.open_pairs(hand)) and not _prompted(hand, "STUD-005"):
             self._prompt(out, ts, hand, Finding("deal.open_pair", "STUD-005",
                                                 f"open pair on 4th street (seat {pairs[0]}): the big bet is allowed",
@@ -286,6 +296,8 @@ class Dealing(DrawRounds):
         prompted when short, with its procedure (STUD-007/008); once a hand."""
         if hand.kind == "hand" and hand.game_def.family == "stud" and stud.sixth_street_out(hand) \
                 and not _prompted(hand, "STUD-006"):
+            if self._stud_seventh_from_reserve(ts, hand, out):  # STUD-010: the set-aside cards
+                return
             players, stub_now = len(hand.live_seats()), hand.stub_count
             hand.notes.append(f"STUD-006: stub {stub_now} before 7th street; "
                               f"{players} players + 2 = {players + 2} needed")
@@ -347,8 +359,9 @@ class Dealing(DrawRounds):
             self._end_deal(ts, hand, out)
             self._street_card(ts, hand, uid, label, zone, out)
 
-    def _commit_left(self, hand: Hand, out: list[Effect]) -> None:
-        """Cards that left the table while the hand went on are off it for good."""
+    def _commit_left(self, hand: Hand, out: list[Effect], arriving: frozenset[str] = frozenset()) -> None:
+        """Cards that left the table while the hand went on are off it for good (but those
+        ``arriving`` somewhere in the cycle that commits them: moved, not gone)."""
         for uid, (zone, when) in list(hand.left.items()):
             # Only where a card is expected to go (a hole card in the deal: off the table, MISD-011;
             # a premature or extra board card, back on the stub) is a lost read taken for a card
@@ -372,6 +385,8 @@ class Dealing(DrawRounds):
             elif zone in (Zone.MUCK, Zone.BURN) and hand.game_def.family == "draw" and draw.in_draws(hand):
                 hand.take_off(uid)  # gathered into a new stub (DRAW-005): counted back in, dealt again
                 hand.draw_rebuilt = draw.draw_round(hand)
+            elif seat is not None and hand.game_def.family == "stud" and uid not in arriving:
+                self._stud_lifted(when, hand, uid, seat, out)  # STUD-013: an up card gone
         hand.left.clear()
 
     def _start_hand(self, ts: float, out: list[Effect]) -> Hand:
@@ -426,6 +441,8 @@ class Dealing(DrawRounds):
         self._end_deal(ts, hand, out, closes_window=False)  # a hand over before the flop was dealt too
         if not hand.misdeal and hand.game_def.family == "draw":
             self._draw_done(ts, hand, out)
+        if not hand.misdeal and hand.game_def.family == "stud":
+            self._stud_finish(ts, hand, out)  # STUD-010: four burns
         if not hand.misdeal:
             for f in hand.board.finish():  # BURN-006
                 self._flag(out, ts, hand, f)
@@ -493,6 +510,8 @@ class Dealing(DrawRounds):
                 hand.exposure_waiting = (waiting[0], ts)  # the press beat the reader to the card
             elif kind == "dealer" and hand.game_def.family == "draw" and self._draw_exposed(ts, hand, out):
                 pass  # DRAW-003: a wheel card kept on the deal, or any card on the draw replaced
+            elif kind == "dealer" and hand.game_def.family == "stud" and self._stud_exposed(ts, hand, out):
+                pass  # STUD-009: 7th street face up; STUD-010: an up card before the betting was done
             else:
                 self._flag(out, ts, hand, on_exposed(hand, kind, ev.seat, last))
         elif name in (Pad.SA, Pad.ROUND_DONE):
@@ -514,9 +533,13 @@ class Dealing(DrawRounds):
                 self._flag(out, ts, hand, f)
             self._end_deal(ts, hand, out, closes_window=False)  # the pot is pushed: the deal is over
             hand.pot_pushed = True
+        elif name == Pad.ALLIN and ev.seat is not None and hand.game_def.family == "stud":
+            self._stud_allin_seat(ts, hand, ev.seat, out)  # a seat all in (STUD-003: for the ante)
         elif name in showdown_watch.PADS:  # issue 17 hook: SHOWDOWN, RUN_IT (showdown_watch)
             for f in showdown_watch.on_press(hand, name, OddChipRules.of(self.settings.rules)):
                 self._flag(out, ts, hand, f)
+            if name == Pad.ALLIN and hand.game_def.family == "stud":
+                self._stud_allin_called(ts, hand, out)  # STUD-012: face up until 7th
         return out
 
 
@@ -529,7 +552,7 @@ def _prompted(hand: Hand, rule: str) -> bool:
     """The hand has prompted ``rule`` (or the short stub's procedure, for STUD-006)."""
     if rule == "STUD-006":
         return any(n.startswith("STUD-006:") for n in hand.notes)
-    return any(p.rule == rule for p in hand.prompts)
+    return stud_procedures.prompted(hand, rule)
 
 
 _RANK = {"burn": 0, "board": 1}

@@ -80,6 +80,9 @@ class Hand:
         self.discards: dict[str, int] = {}  # uid -> the draw round it went from a seat to the muck in
         self.draw_checked = 0  # the last draw round whose counts were checked
         self.draw_rebuilt = 0  # the draw round in which the stub was rebuilt (0: none)
+        # -- stud (controller/stud_rounds.py) --
+        self.all_in: set[int] = set()  # seats the dealer pressed all in for (``allin`` with a seat: STUD-003)
+        self.reserve: set[str] = set()  # up cards set aside before the betting was done (STUD-010)
         # -- the showdown (controller/showdown_watch.py, issue 17) --
         self.shown: dict[str, list[str]] | None = None  # the seats' and board's cards at the press
         # -- cards that left the table while the hand went on --

@@ -67,6 +67,9 @@ RULE_SETTINGS: dict[str, tuple[tuple[str, ...], str]] = {
     "muck_retrieval": (("floor", "never", "dealer"), "floor"),
     # BOARD-002: who picks the burn out of a four-card flop: the floor (T, 002), the dealer (003)
     "four_flop_picker": (("floor", "dealer"), "floor"),
+    # STUD-011 STUD_ABSENT_BRINGIN: an absent seat that posted the bring-in is dealt on until it
+    # faces a bet (001) or dealt no further street (002)
+    "stud_absent_bringin": (("until_bet", "no_streets"), "until_bet"),
     **ODD_CHIP_SETTINGS,
 }
 
@@ -86,6 +89,9 @@ class RuleSettings:
     stud_odd_chip_cards: str = field(default="received", repr=False)
     stud_odd_chip_low: str = field(default="lowest", repr=False)
     hybrid_odd_chip: str = field(default="five_card", repr=False)
+    #: STUD-011 (:data:`RULE_SETTINGS`). Out of the repr too: the state keeps nothing it decided (it
+    #: is read at each card dealt to an absent seat), so a change keeps a saved state
+    stud_absent_bringin: str = field(default="until_bet", repr=False)
     #: the dealer presses ``round_done`` before every burn (BURN-002's tap). With it the daemon
     #: tells a premature board card (BOARD-004..006) from a late one. None ("auto"): the checks
     #: are on once the daemon has seen a tap, so a table (or a deal script) that never taps is

@@ -35,7 +35,7 @@ from typing import Any
 
 #: The version of the state written by this release. A change to what the state holds bumps
 #: it, and :func:`migrate` learns to bring the previous version's states up to it.
-STATE_VERSION = 8
+STATE_VERSION = 9
 
 MAX_DEPTH = 48  # nesting: the deepest real state is about 8
 MAX_STR = 65536  # an alert's message is the longest string
@@ -471,6 +471,17 @@ def _draw_rounds(state: dict[str, Any]) -> dict[str, Any]:
 MIGRATIONS[7] = _draw_rounds
 
 
+def _stud_incidents(state: dict[str, Any]) -> dict[str, Any]:
+    """Version 8 -> 9 (issue 16, stud's incidents): a hand keeps the seats pressed all in
+    (``all_in``: the bring-in all in for the ante, STUD-003) and the cards set aside before the
+    betting was done (``reserve``, STUD-010). A version 8 table had neither: none."""
+    add_field(state, "all_in", set(), obj="Hand")
+    return add_field(state, "reserve", set(), obj="Hand")
+
+
+MIGRATIONS[8] = _stud_incidents
+
+
 def add_field(state: dict[str, Any], name: str, value: Any, *, obj: str = "table") -> dict[str, Any]:
     """A migration step's helper: give the table (``obj="table"``), or every object of the
     class named ``obj`` in the state, the field ``name`` set to ``value`` (encoded).
@@ -671,7 +682,7 @@ def _hand_hints() -> dict[str, Any]:
         "left": dict[str, tuple[str, float]], "off": dict[str, str], "deck": opt_str, "kind": str,
         "notes": list[str], "alerts": list[Alert], "prompts": list[Prompt], "flagged": set[tuple[str, str]],
         "dealer": opt_str, "shown": dict[str, list[str]] | None, "discards": dict[str, int], "draw_checked": int,
-        "draw_rebuilt": int,
+        "draw_rebuilt": int, "all_in": set[int], "reserve": set[str],
     }
 
 
@@ -740,7 +751,7 @@ def check_hand(hand: Any, where: str) -> None:
     # (a draw game deals a card again from a rebuilt stub, DRAW-005: up to 30 cards a round)
     if len(hand.where) > 2 * 52 or not 0 <= hand.hole_dealt <= 3 * 52:
         raise StateError(f"{where}: {len(hand.where)} cards out, {hand.hole_dealt} dealt: more than a deck")
-    for name in ("absent", "penalty", "waiting", "new_seats"):
+    for name in ("absent", "penalty", "waiting", "new_seats", "all_in"):
         if any(not 1 <= x <= 10 for x in getattr(hand, name)):
             raise StateError(f"{where}.{name}: a seat that is not 1 to 10")
     for name in ("dealt_to", "allowance", "exposed_from", "owed"):

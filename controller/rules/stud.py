@@ -140,12 +140,27 @@ def seat_cards(hand: Hand, seat: int) -> list[str]:
     return hand.zones.get(seat_zone(seat), [])
 
 
-def up_cards(hand: Hand, seat: int) -> list[str]:
-    """The labels of the seat's up cards, by the template: the table cannot see faces, it knows
-    which of a seat's cards were dealt up from the order they came in."""
+def up_uids(hand: Hand, seat: int) -> list[str]:
+    """The seat's up cards (their uids) still at its antenna, by the template: the table cannot
+    see faces, it knows which cards were dealt up from the order the seat received them. A
+    card's place is among the cards dealt to the seat, so an absent seat whose down cards went
+    to the muck still shows its up card (STUD-011), a card set aside (STUD-010) leaves its place
+    to the card that replaces it, and a card a player lifted and put back keeps its place."""
     pattern = hand.game_def.up_pattern
-    uids = seat_cards(hand, seat)
-    return [hand.labels[u] for i, u in enumerate(uids) if i < len(pattern) and pattern[i]]
+    held = seat_cards(hand, seat)
+    if not held:
+        return []
+    index, first = hand.deal_index, hand.first_seat
+    dealt = sorted((u for u, s in first.items() if s == seat and u not in hand.reserve), key=index.__getitem__)
+    dealt += [u for u in held if u not in first]  # (dealt again from a rebuilt stub: after the others)
+    on = set(held)
+    return [u for i, u in enumerate(dealt) if i < len(pattern) and pattern[i] and u in on]
+
+
+def up_cards(hand: Hand, seat: int) -> list[str]:
+    """The labels of the seat's up cards (:func:`up_uids`)."""
+    labels = hand.labels
+    return [labels[u] for u in up_uids(hand, seat)]
 
 
 def community_card(hand: Hand) -> bool:
@@ -173,9 +188,10 @@ def street_name(hand: Hand) -> str:
     return hand.game_def.streets[street_index(hand)].name
 
 
-def bring_in_seat(hand: Hand) -> int | None:
+def bring_in_owner(hand: Hand) -> int | None:
     """STUD-002 on the hand: once every seat has its 3rd-street cards, the seat whose up card
-    brings in (cards of another deck or no deck are left out)."""
+    brings in (cards of another deck or no deck are left out; an absent seat's up card counts,
+    STUD-011)."""
     if hand.hole_dealt < hand.hole_target:
         return None
     up = {}
@@ -184,6 +200,34 @@ def bring_in_seat(hand: Hand) -> int | None:
         if shown and is_card(shown[0]):
             up[seat] = shown[0]
     return bring_in(up, hand.game_def) if up else None
+
+
+def next_clockwise(hand: Hand, seat: int, skip: set[int] | frozenset[int] = frozenset()) -> int | None:
+    """The next seat after ``seat`` clockwise (the dealing order) that holds cards, leaving out
+    ``skip``; None if there is none.
+
+    >>> from controller.hand import Hand
+    >>> h = Hand(1, "stud", 3, (2, 5, 7), 7, 0.0)
+    >>> for i, s in enumerate((2, 5, 7)):
+    ...     _ = h.place(f"u{i}", "2c", f"seat:{s}")
+    >>> next_clockwise(h, 5), next_clockwise(h, 7), next_clockwise(h, 2, {5})
+    (7, 2, 7)
+    """
+    order = hand.order
+    if seat not in order:
+        return None
+    i = order.index(seat)
+    return next((s for s in order[i + 1:] + order[:i] if s not in skip and seat_cards(hand, s)), None)
+
+
+def bring_in_seat(hand: Hand) -> int | None:
+    """The seat that must bring in: the owner of the bring-in card (STUD-002), unless it is all
+    in for the ante; then the next player clockwise who is not, never the next card by rank
+    (STUD-003: 002 §ALL-IN for the ANTE, "Do not jump across the table")."""
+    owner = bring_in_owner(hand)
+    if owner is None or owner not in hand.all_in:
+        return owner
+    return next_clockwise(hand, owner, hand.all_in)
 
 
 def _shape(cards: Sequence[str], ranks: Mapping[str, int]) -> tuple[tuple[int, ...], tuple[int, ...]]:
