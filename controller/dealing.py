@@ -386,7 +386,7 @@ class Dealing(StudRounds):
                 hand.take_off(uid)  # gathered into a new stub (DRAW-005): counted back in, dealt again
                 hand.draw_rebuilt = draw.draw_round(hand)
             elif seat is not None and hand.game_def.family == "stud" and uid not in arriving:
-                self._stud_lifted(when, hand, uid, seat, out)  # STUD-013: an up card gone
+                self._stud_lifted(when, hand, uid, seat, out, arriving)  # STUD-013: an up card gone
         hand.left.clear()
 
     def _start_hand(self, ts: float, out: list[Effect]) -> Hand:

@@ -125,12 +125,17 @@ class StudRounds(DrawRounds):
             cards = sum(1 for u in hand.zones.get(Zone.MUCK, ()) if hand.first_seat.get(u) == seat)
             hand.notes.append(proc.folded_note(seat, cards))
 
-    def _stud_lifted(self, ts: float, hand: Hand, uid: str, seat: int, out: list[Effect]) -> None:
+    def _stud_lifted(self, ts: float, hand: Hand, uid: str, seat: int, out: list[Effect],
+                     arriving: frozenset[str] = frozenset()) -> None:
         """A seat's card left its antenna for good (the tracker's confirmed departure, not
         seen arriving anywhere since) while the hand is live: an up card is in sight on the
         table until the fold, so one gone is a player who lifted it (a down card is his to
-        look at). Not after the showdown or the pot (the hands are turned up, gathered)."""
+        look at). Not after the showdown or the pot (the hands are turned up, gathered), nor
+        while the seat's other cards are arriving somewhere (``arriving``: the seat's fold, its
+        cards reaching the muck a few cycles apart)."""
+        zone = hand.where.get(uid)
         if hand.misdeal or hand.pot_pushed or hand.shown is not None or hand.hole_dealt < hand.hole_target \
+                or any(hand.where.get(u) == zone for u in arriving) \
                 or uid not in stud.up_uids(hand, seat) or proc.prompted(hand, "STUD-013", seat):
             return
         self._prompt(out, ts, hand, proc.lifted(seat))
