@@ -5,6 +5,8 @@ from the dealer console (GPIO), the control socket or a deal script; every one b
 :class:`controller.events.ButtonPress`.
 
 >>> check_press("seat_out", seat=4)
+>>> check_press("allin"), check_press("allin", seat=3)  # a seat is optional (OPTIONAL_SEAT_PADS)
+(None, None)
 >>> check_press("seat_out")
 Traceback (most recent call last):
 ...
@@ -62,7 +64,8 @@ PADS: dict[Pad, str] = {
     Pad.SA: "substantial action reached: the misdeal window closes (MISD-013)",
     Pad.HAND_END: "the pot is pushed",
     Pad.SHOWDOWN: "the betting is over and the hands are turned up: name the winners (SHOW-004)",
-    Pad.ALLIN: "a player is all in and no more betting is possible: every hand is turned up, nobody folds (SHOW-005)",
+    Pad.ALLIN: "a player is all in and no more betting is possible: every hand is turned up, nobody folds (SHOW-005); "
+               "with a seat, in stud: that seat is all in (on 3rd street before its action, for the ante: STUD-003)",
     Pad.RUN_IT: "the players agreed to run the rest of the board again: twice, pressed again three times (BOARD-011)",
     Pad.SEAT_IN: "a player takes or returns to the seat (DEAL-006, DEAL-007)",
     Pad.SEAT_OUT: "the seat's player is gone: eliminated or left (DEAL-005)",
@@ -84,6 +87,10 @@ DECK_CHANGE_REASONS: tuple[str, ...] = ("setup", "relief", "stub_count", "marked
 SEAT_PADS = frozenset({Pad.EXPOSED_PLAYER, Pad.SEAT_IN, Pad.SEAT_OUT, Pad.SEAT_ABSENT, Pad.SEAT_PENALTY,
                        Pad.SEAT_POSTED})
 
+#: pads that may name a seat or not: the player who exposed his card (MISD-012), the seat all in
+#: (STUD-003; without one, ``allin`` says the action is complete: SHOW-005)
+OPTIONAL_SEAT_PADS = frozenset({Pad.EXPOSED_PLAYER, Pad.ALLIN})
+
 #: the pads of the roster (controller.roster) and of the decks (controller.deck_guard); the rest
 #: concern the hand under way (controller.dealing)
 ROSTER_PADS = frozenset({Pad.SEAT_IN, Pad.SEAT_OUT, Pad.SEAT_ABSENT, Pad.SEAT_PENALTY, Pad.SEAT_POSTED})
@@ -99,7 +106,7 @@ def check_press(name: str, seat: int | None = None, hands: int | None = None, re
         raise ValueError(f"unknown pad {name!r} (pads: {', '.join(PADS)})")
     if seat is not None and (not isinstance(seat, int) or isinstance(seat, bool) or not 1 <= seat <= 10):
         raise ValueError(f"press {name!r}: seat must be 1 to 10, got {seat!r}")
-    if name in SEAT_PADS and seat is None and name != Pad.EXPOSED_PLAYER:
+    if name in SEAT_PADS and seat is None and name not in OPTIONAL_SEAT_PADS:
         raise ValueError(f"press {name!r} needs a seat (1 to 10)")
     if hands is not None and (not isinstance(hands, int) or isinstance(hands, bool) or hands < 1):
         raise ValueError(f"press {name!r}: hands must be a whole number of hands, 1 or more")
