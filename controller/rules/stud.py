@@ -150,6 +150,8 @@ def up_uids(hand: Hand, seat: int) -> list[str]:
     held = seat_cards(hand, seat)
     if not held:
         return []
+    if len(held) == hand.dealt_to.get(seat, 0) and not hand.reserve:  # (every card it was dealt: in order)
+        return [u for i, u in enumerate(held) if i < len(pattern) and pattern[i]]
     index, first = hand.deal_index, hand.first_seat
     dealt = sorted((u for u, s in first.items() if s == seat and u not in hand.reserve), key=index.__getitem__)
     dealt += [u for u in held if u not in first]  # (dealt again from a rebuilt stub: after the others)
