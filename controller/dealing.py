@@ -415,6 +415,10 @@ class Dealing(StudRounds):
             if ch.hand == number:  # RELIEF-002: every deck change is on the record, with its reason
                 hand.notes.append(f"RELIEF-002: deck {ch.old} out, deck {ch.new} in ({ch.reason})")
         hand.absent = self.absent & set(seats)
+        if self._all_in_next and hand.kind == "hand":
+            hand.all_in = self._all_in_next & set(seats)  # STUD-003: pressed before the first card
+            hand.notes.extend(f"seat {s} all in" for s in sorted(hand.all_in))
+        self._all_in_next = set()
         hand.penalty = {s for s in self.penalty if s in seats}
         self._next_button = None
         self.hand = hand
@@ -494,6 +498,8 @@ class Dealing(StudRounds):
         if hand is not None and hand.kind != "hand":
             return out
         if hand is None:
+            if ev.name == Pad.ALLIN and ev.seat is not None and self.settings.game_def.family == "stud":
+                self._all_in_next.add(ev.seat)  # STUD-003: all in for the ante, before the deal
             return out
         name, ts = ev.name, ev.ts
         if hand.left and name not in (Pad.MISDEAL, Pad.HAND_END):

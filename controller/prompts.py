@@ -105,6 +105,8 @@ PROMPT_TABLE: tuple[PromptRule, ...] = (
     PromptRule("deck.not_rotated", 50, answered_by=("new_deck",)),
     # The dealing rules' prompts (docs/rules.md): amber steady.
     PromptRule("late_fault.*", 45),
+    # STUD-003: the bring-in passes; the bring-in prompt it replaces named the all-in seat
+    PromptRule("deal.bring_in_passes", 40, clears=("deal.bring_in",)),
     PromptRule("deal.*", 40),
     PromptRule("burn.*", 40),
     PromptRule("board.*", 40),

@@ -473,9 +473,11 @@ MIGRATIONS[7] = _draw_rounds
 
 def _stud_incidents(state: dict[str, Any]) -> dict[str, Any]:
     """Version 8 -> 9 (issue 16, stud's incidents): a hand keeps the seats pressed all in
-    (``all_in``: the bring-in all in for the ante, STUD-003) and the cards set aside before the
-    betting was done (``reserve``, STUD-010). A version 8 table had neither: none."""
+    (``all_in``: the bring-in all in for the ante, STUD-003; the table's ``_all_in_next``, pressed
+    before the hand's first card) and the cards set aside before the betting was done (``reserve``,
+    STUD-010). A version 8 table had none of them: none."""
     add_field(state, "all_in", set(), obj="Hand")
+    add_field(state, "_all_in_next", set())
     return add_field(state, "reserve", set(), obj="Hand")
 
 
@@ -590,7 +592,7 @@ def check_table(table: Any) -> None:
     _typed(table, {k: v for k, v in _table_hints().items() if hasattr(table, k)}, "state.table")
     for s in table.seats:
         seat("state.table.seats", s)
-    for name in ("waiting", "_posted", "absent"):
+    for name in ("waiting", "_posted", "absent", "_all_in_next"):
         for s in getattr(table, name):
             seat(f"state.table.{name}", s)
     for s, n in table.penalty.items():
@@ -701,7 +703,7 @@ def _table_hints() -> dict[str, Any]:
         "_pending_alerts": list[Alert], "_figures_key": tuple[Any, ...] | None,
         "_offline_since": dict[str, list[Any]], "_retired_tags": dict[str, TagInfo],
         "_last_report": tuple[str, int, tuple[str, ...] | None] | None,
-        "dealer": str | None, "_next_dealer": str | None,
+        "dealer": str | None, "_next_dealer": str | None, "_all_in_next": set[int],
     }
 
 

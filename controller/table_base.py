@@ -64,6 +64,7 @@ class TableBase:
         self._redeal: Hand | None = None  # the misdealt hand the next one replays (MISD-014)
         # the dealing
         self._highcard = False  # the next cards are a draw for the button (DEAL-011)
+        self._all_in_next: set[int] = set()  # stud: seats all in for the ante before the first card (STUD-003)
         self._taps_seen = False  # a round_done press seen: this table taps (round_done_pad auto)
         self.hand: Hand | None = None
         self.hands_finished = 0

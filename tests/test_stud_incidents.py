@@ -86,6 +86,19 @@ def test_STUD_003_pressed_once_3rd_street_is_out_and_only_before_its_action() ->
     assert h.table.hand is not None and h.table.hand.all_in == {2}
 
 
+def test_STUD_003_through_the_daemon_a_deal_scripts_allin_names_its_seat() -> None:
+    steps: list[dict] = [{"press": "allin", "seat": 2}]
+    for r in range(3):
+        for seat in (1, 2, 4, 5):
+            steps.append({"deal": FOUR[seat][r], "to": f"seat:{seat}", **({"face_up": True} if r == 2 else {})})
+    steps.append({"end": True})
+    played = played_checked({"format": 1, "game": "stud", "seats": [1, 2, 4, 5], "button": 5,
+                             "hands": [{"button": 5, "steps": steps}]})
+    said = [(p["rule"], p.get("seat")) for p in played.report["hands"][0]["prompts"]]
+    assert said == [("STUD-002", 2), ("STUD-003", 4)]
+    assert any(state.code == "deal.bring_in_passes" and state.prompt_seat == 4 for _, state in played.screens)
+
+
 def test_the_allin_pad_takes_an_optional_seat() -> None:
     check_press("allin")
     check_press("allin", seat=3)
@@ -213,6 +226,18 @@ def test_STUD_011_a_card_to_an_absent_seat_after_3rd_street(bringin: str, absent
     found = [(a.code, a.seat) for a in alerts(f)]
     assert found == ([("deal.stud_absent_dealt", absent)] if told else []), found
     assert not any(a.rule == "DEAL-009" for a in alerts(f))  # stud mucks the down cards, not the hand
+
+
+def test_STUD_011_the_absent_bring_in_setting_is_read_and_checked(tmp_path: Path) -> None:
+    from controller.service.config import ConfigError, load_config
+    from tests.test_config import good
+
+    assert load_config(good(tmp_path)).table.rules.stud_absent_bringin == "until_bet"  # 001, the default
+    cfg = good(tmp_path, '[rules]\nstud_absent_bringin = "no_streets"\n')
+    assert load_config(cfg).table.rules.stud_absent_bringin == "no_streets"
+    bad = good(tmp_path, '[rules]\nstud_absent_bringin = "never"\n')
+    with pytest.raises(ConfigError, match=r"\[rules\] stud_absent_bringin: want one of until_bet, no_streets"):
+        load_config(bad)
 
 
 # -- STUD-012: all in and called ---------------------------------------------------------------------
