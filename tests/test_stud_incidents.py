@@ -7,7 +7,6 @@ MUCKING in STUD, §CUTTING; 001 §STUD GAMES, §CUTTING), never from the code un
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -378,5 +377,5 @@ def test_a_version_8_hand_migrates_with_no_seat_all_in_and_nothing_set_aside() -
     state = json.loads((DATA / "v8-draw-mid-hand.json").read_text())
     assert state["version"] == 8
     settings = TableSettings(game="draw27_triple", seats=(1, 2, 4), button=4, confirm_cycles=2, gone_cycles=3)
-    table = Table.from_state(state, replace(settings))
+    table = Table.from_state(state, settings)
     assert table.hand is not None and table.hand.all_in == set() and table.hand.reserve == set()
