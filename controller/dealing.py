@@ -11,6 +11,7 @@ from controller.cards import is_card
 from controller.codes import Family, family_of, name_of
 from controller.effects import CardLeft, CardPlaced, Effect, HandFinished, HandStarted
 from controller.events import ButtonPress
+from controller.games import game_of
 from controller.hand import Hand
 from controller.positions import initial_positions
 from controller.rules import Finding
@@ -379,10 +380,11 @@ class Dealing(DrawRounds):
         seats, pos, joins = self._plan()
         redeal = self._redeal
         self._redeal = None
-        if self.settings.game_def.family == "draw" and redeal is None:
+        game = redeal.game if redeal is not None else self.game  # (a re-deal replays its hand: MISD-014)
+        game_def = game_of(game)
+        if game_def.family == "draw" and redeal is None:
             seats = self._draw_sitting_out(seats, pos.bb)  # DRAW-002: an over-full table
-        hand = Hand(number, self.settings.game, self.settings.hole_cards, seats, pos.button, ts,
-                    positions=pos)
+        hand = Hand(number, game, game_def.hole_cards, seats, pos.button, ts, positions=pos)
         hand.dealer = self.dealer
         if self._highcard:
             self._highcard = False
@@ -404,7 +406,7 @@ class Dealing(DrawRounds):
         self._next_button = None
         self.hand = hand
         self._figures_key = None
-        out.append(HandStarted(ts, number, self.button, seats, self.settings.game))
+        out.append(HandStarted(ts, number, self.button, seats, game))
         if self._pending_alerts:
             hand.alerts.extend(self._pending_alerts)
             if any(a.code == "deck.new_setup" for a in self._pending_alerts):
@@ -414,6 +416,7 @@ class Dealing(DrawRounds):
         if len(seats) > most:  # DEAL-012: the house's limit, or the game's (STUD-001, DRAW-001)
             self._flag(out, ts, hand, Finding("deal.too_many_players", "DEAL-012",
                                               f"{len(seats)} seats dealt in; this game deals at most {most}"))
+        self._game_started(ts, hand, out)  # MIXED-001: the last hand of a game
         return hand
 
     def _finish_hand(self, ts: float, out: list[Effect]) -> None:
@@ -435,6 +438,7 @@ class Dealing(DrawRounds):
                     del self.penalty[seat]
                     self._flag(out, ts, hand, Finding("deal.penalty_served", "DEAL-010",
                                                       f"seat {seat} has served its penalty", seat))
+        self._game_finished(ts, hand, out)  # MIXED-001: counted; the next game after a game's last hand
         record = hand.record(ts, OddChipRules.of(self.settings.rules))  # issue 17 hook: the odd chip rules
         record["deck"] = hand.deck
         record["down"] = self.stub.down

@@ -10,17 +10,17 @@ from controller.effects import Effect
 from controller.hand import Hand
 from controller.rules import Finding
 from controller.rules import draw
-from controller.roster import Roster
+from controller.game_turns import GameTurns
 from controller.zones import Zone, seat_of
 
 
-class DrawRounds(Roster):
+class DrawRounds(GameTurns):
     """The draw rounds of a hand (layer 4b of the table)."""
 
     def _draw_sitting_out(self, seats: tuple[int, ...], bb: int) -> tuple[int, ...]:
         """DRAW-002: the seats dealt in at an over-full table (the game's maximum, or the
         house's if smaller); the seats after the big blind sit the hand out."""
-        game = self.settings.game_def
+        game = self.game_def  # (the next hand's: it is being started)
         most = min(self.settings.rules.seats_max, game.max_players)
         out = draw.sitting_out(seats, bb=bb, most=most)
         return tuple(s for s in seats if s not in out)

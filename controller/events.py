@@ -100,6 +100,9 @@ class TableSetup:
     button: int | None = None
     #: the control socket peer's uid, for the journal (the core ignores it)
     peer_uid: int | None = None
+    #: the game from the next hand on (MIXED-001: a mixed game's hand, deal-script.md); None:
+    #: the table's own (its rotation's) game goes on
+    game: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,7 +199,7 @@ def event_to_dict(event: Event) -> dict[str, Any]:
                 "type": "ReaderCycle"}
     d = asdict(event)
     d.pop("heard", None)
-    for key in ("peer_uid", "mono", "boot"):  # only some events carry one: rows without stay as they were
+    for key in ("peer_uid", "mono", "boot", "game"):  # only some events carry one: rows without stay as they were
         if d.get(key, 0) is None:
             del d[key]
     d["type"] = type(event).__name__

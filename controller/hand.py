@@ -244,7 +244,8 @@ class Hand:
             "stub_count": self.stub_count,
             "alerts": [alert_to_dict(a) for a in self.alerts],
             **({"prompts": [{"code": p.code, "rule": p.rule, "message": p.message, "ts": p.ts,
-                             **({"seat": p.seat} if p.seat is not None else {})}
+                             **({"seat": p.seat} if p.seat is not None else {}),
+                             **({"game": p.game} if p.game is not None else {})}
                             for p in self.prompts]} if self.prompts else {}),
             **({"notes": list(self.notes)} if self.notes else {}),
             **({"misdeal": True} if self.misdeal else {}),

@@ -29,7 +29,7 @@ class Roster(DeckGuard):
         if len(everyone) < 2:  # no hand can be dealt; cards dealt anyway are flagged seat by seat
             b = self._next_button or (self._last_positions.button if self._last_positions else self.settings.button)
             return everyone, Positions(b, b, b), sorted(self.waiting)
-        if not self.settings.game_def.button:
+        if not self.game_def.button:
             # Stud has no button (STUD-001): every hand is dealt from the dealer's position, the
             # seat the deal starts after, and a newcomer antes in at once (MIXED-002)
             b = self._next_button or (self._last_positions.button if self._last_positions else self.settings.button)

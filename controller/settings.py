@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from controller.games import DEALT, Game, game_of
+from controller.mixed import Rotation
 from controller.zones import ZoneMap
 
 GAMES = DEALT  # game -> hole cards per seat, for the games the core deals today (controller.games)
@@ -122,12 +123,19 @@ class TableSettings:
     #: antenna -> its own level (``tablectl calibrate``), replacing ``strong_rssi`` there. Left
     #: out of the settings' fingerprint (repr): a table calibrated again keeps its state.
     rssi_levels: dict[int, int] = field(default_factory=dict, repr=False, hash=False, compare=False)
+    #: mixed games (MIXED-001): the games in turn, the hands each lasts, whether a re-deal
+    #: counts. Out of the fingerprint (repr): the state holds the game of the next hand and its
+    #: place in the rotation, so a rotation edited between shifts keeps the table's state (the
+    #: game under way goes on; the next change takes the new list from that place)
+    rotation: Rotation = field(default_factory=Rotation, repr=False)
 
     @property
     def hole_cards(self) -> int:
+        """The first game's (the table's own game, ``Table.game``, is the one of the next hand)."""
         return GAMES[self.game]
 
     @property
     def game_def(self) -> Game:
-        """The game's definition (:mod:`controller.games`)."""
+        """The first game's definition (:mod:`controller.games`): the game a fresh table deals.
+        The table's layers read the table's current game (``Table.game_def``), never this."""
         return game_of(self.game)

@@ -35,7 +35,7 @@ from typing import Any
 
 #: The version of the state written by this release. A change to what the state holds bumps
 #: it, and :func:`migrate` learns to bring the previous version's states up to it.
-STATE_VERSION = 8
+STATE_VERSION = 9
 
 MAX_DEPTH = 48  # nesting: the deepest real state is about 8
 MAX_STR = 65536  # an alert's message is the longest string
@@ -471,6 +471,24 @@ def _draw_rounds(state: dict[str, Any]) -> dict[str, Any]:
 MIGRATIONS[7] = _draw_rounds
 
 
+def _one_game(state: dict[str, Any]) -> dict[str, Any]:
+    """Version 8 -> 9 (issue 16, mixed games): the table holds the game of the next hand
+    (``game``), its place in a rotation (``_rotation_at``), the hands of that game counted
+    (``_game_hands``) and the seats that had the button in them (``_game_buttons``, an orbit);
+    a ``Prompt`` may name a game ("next: razz"). A version 8 table dealt its configuration's
+    game, and a state is only taken under the configuration it was written with (the game is
+    in the fingerprint): null here, the configuration's game when it is read
+    (:func:`table_from_state`); nothing counted; no prompt named a game."""
+    add_field(state, "game", None)
+    add_field(state, "_rotation_at", 0)
+    add_field(state, "_game_hands", 0)
+    add_field(state, "_game_buttons", set())
+    return add_field(state, "game", None, obj="Prompt")
+
+
+MIGRATIONS[8] = _one_game
+
+
 def add_field(state: dict[str, Any], name: str, value: Any, *, obj: str = "table") -> dict[str, Any]:
     """A migration step's helper: give the table (``obj="table"``), or every object of the
     class named ``obj`` in the state, the field ``name`` set to ``value`` (encoded).
@@ -540,7 +558,9 @@ def table_from_state(cls: type, state: Any, settings: Any) -> Any:
     if type(registry) is not DeckRegistry:
         raise StateError("state.table.registry: missing, or not a DeckRegistry")
     table = cls(settings, registry)
-    expect(values, table, "state.table", nullable=("_next_button",))
+    expect(values, table, "state.table", nullable=("_next_button", "game"))
+    if values.get("game") is None:  # (a version 8 state: the configuration's game, see _one_game)
+        values["game"] = settings.game
     for name, want in (("hand", Hand), ("_redeal", Hand), ("_last_positions", Positions),
                        ("_last_report", tuple), ("_shuffler_fault", list), ("last_record", dict),
                        ("_figures_key", tuple), ("_next_button", int)):
@@ -588,6 +608,14 @@ def check_table(table: Any) -> None:
     if table._next_button is not None:
         seat("state.table._next_button", table._next_button)
     count("state.table.hands_finished", table.hands_finished)
+    from controller.settings import GAMES
+
+    if table.game not in GAMES:
+        raise StateError(f"state.table.game: {table.game!r} is no game the table deals")
+    count("state.table._rotation_at", table._rotation_at)
+    count("state.table._game_hands", table._game_hands)
+    for s in table._game_buttons:
+        seat("state.table._game_buttons", s)
     for d in table.devices_offline:
         if type(d) is not str:
             raise StateError(f"state.table.devices_offline: {d!r} is no device name")
@@ -691,6 +719,7 @@ def _table_hints() -> dict[str, Any]:
         "_offline_since": dict[str, list[Any]], "_retired_tags": dict[str, TagInfo],
         "_last_report": tuple[str, int, tuple[str, ...] | None] | None,
         "dealer": str | None, "_next_dealer": str | None,
+        "game": str, "_rotation_at": int, "_game_hands": int, "_game_buttons": set[int],
     }
 
 

@@ -8,6 +8,8 @@ may use the ones below it:
 - :class:`controller.device_health.DeviceHealth`: devices offline and back, the shuffler's faults;
 - :class:`controller.deck_guard.DeckGuard`: deck integrity: labels, foul cards, counts, the pair;
 - :class:`controller.roster.Roster`: the seats, the button and blinds of the next hand;
+- :class:`controller.game_turns.GameTurns`: the game of the next hand, and a mixed game's
+  rotation (MIXED-001/002);
 - :class:`controller.dealing.Dealing`: the dealing procedure, driven by the game's template
   (:mod:`controller.games`): hands, seats' cards, burns and the board.
 
@@ -23,6 +25,7 @@ from typing import Any
 from controller.deck_rack import DeckRack, pair_of
 from controller.effects import Alert, Effect, Prompt
 from controller.events import ButtonPress
+from controller.games import Game, game_of
 from controller.hand import Hand
 from controller.positions import Positions
 from controller.registry import DeckRegistry, TagInfo
@@ -65,6 +68,14 @@ class TableBase:
         self._taps_seen = False  # a round_done press seen: this table taps (round_done_pad auto)
         self.hand: Hand | None = None
         self.hands_finished = 0
+        # the game of the next hand (the hand under way keeps its own: Hand.game), and a mixed
+        # game's rotation (controller.game_turns): its place, the hands of this game counted and
+        # the seats that had the button in them (an orbit)
+        self.game: str = settings.game
+        rotation = settings.rotation.games
+        self._rotation_at = rotation.index(settings.game) if settings.game in rotation else 0
+        self._game_hands = 0
+        self._game_buttons: set[int] = set()
         self.last_record: dict[str, Any] | None = None
         # the roster: who deals (RELIEF-003)
         self.dealer: str | None = None  # who deals the next hand: the floor names them
@@ -77,6 +88,11 @@ class TableBase:
         # deck integrity
         self._last_report: tuple[str, int, tuple[str, ...] | None] | None = None
         self._retired_tags: dict[str, TagInfo] = {}  # tags of decks taken off this table (DECK-005)
+
+    @property
+    def game_def(self) -> Game:
+        """The definition of the next hand's game (:mod:`controller.games`)."""
+        return game_of(self.game)
 
     # -- alerts ----------------------------------------------------------------------------
     def _alert(self, out: list[Effect], alert: Alert) -> None:

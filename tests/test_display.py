@@ -15,7 +15,7 @@ from controller.prompts import PromptBoard
 
 ROOT = Path(__file__).resolve().parent.parent
 FAMILIES = ("misdeal", "late_fault", "deal", "burn", "board", "muck", "deck", "stub", "shuffler", "device",
-            "showdown")
+            "showdown", "mixed")
 #: deck faults and the floor's findings: the floor's channel only; the display must have no words
 #: for them (a foul deck shows "new setup", STUB-004), so a row for one fails here
 NEVER_SHOWN = {"deck.missing_card", "deck.extra_card", "deck.cloned_tag", "deck.count_wrong",
@@ -58,7 +58,7 @@ def test_every_dealer_code_has_words_and_no_deck_fault_has_any() -> None:
 def test_every_text_fits_its_layout_at_its_widest(layout: str) -> None:
     t = text_table()
     lay = t.layouts[layout]
-    widest: dict[str, int | None] = dict(WIDEST)
+    widest: dict[str, int | str | None] = dict(WIDEST)
     # at their widest, and with the count unknown (an alert from before counts: other words)
     for values in (widest, {**widest, "count": None}):
         for code in [*t.prompts, None]:

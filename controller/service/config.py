@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.deck_rack import ROTATIONS
+from controller.mixed import PRESETS, Rotation, rotation_of
 from controller.registry import MANIFEST_MAX_BYTES, Deck, DeckRegistry, RegistryError, parse_manifest
 from controller.settings import GAMES, RULE_SETTINGS, RuleSettings, TableSettings
 from controller.text import NotUtf8, decode_utf8, shorten
@@ -192,6 +193,7 @@ BOUNDS: dict[str, Bound] = {
     "table.button": Bound(1, 10, "(a seat number)", whole=True),
     "table.confirm_cycles": Bound(1, 20, "reader cycles", whole=True),
     "table.gone_cycles": Bound(1, 200, "reader cycles", whole=True),
+    "table.change": Bound(1, 100, 'hands of each game (or "orbit")', whole=True),
     "rules.seats_max": Bound(2, 10, "seats", whole=True),
     "rules.shuffler_floor_after": Bound(1, 3600, "s"),
     "rules.offline_floor_after": Bound(0.5, 3600, "s"),
@@ -308,6 +310,30 @@ def _levels(s: _Section, zones: ZoneMap) -> dict[int, int]:
     return out
 
 
+def _rotation(t: _Section) -> Rotation:
+    """``[table] rotation`` (a preset's name or a list of games), ``change`` ("orbit" or the hands
+    of each game: MIXED_HANDS_PER_GAME) and ``count_redeal`` (MIXED_COUNT_REDEAL): MIXED-001."""
+    value = t.get("rotation", (str, list), None)
+    games: tuple[str, ...] = ()
+    if value is not None:
+        if isinstance(value, list):
+            bad = [g for g in value if not isinstance(g, str) or g not in GAMES]
+            if bad:
+                raise t.err("rotation", f"{show_value(bad[0])} is not a game (games: {', '.join(GAMES)})")
+        try:
+            games = rotation_of(value)
+        except ValueError:
+            raise t.err("rotation", f"{shorten(str(value))} is no rotation (presets: {', '.join(PRESETS)}; "
+                                    f"or a list of games)") from None
+        if len(games) < 2:
+            raise t.err("rotation", "a rotation needs two games or more (one game: [table] game)")
+    change = t.data.get("change", "orbit")
+    t.used.add("change")
+    hands = None if change == "orbit" else t.checked("change", change)
+    count_redeal = t.get("count_redeal", bool, False)
+    return Rotation(games, hands, count_redeal)
+
+
 def parse_config(text: str, *, path: Path) -> Config:
     """Parse and check a configuration. Relative paths are relative to the file's folder."""
     src = str(path)
@@ -330,6 +356,12 @@ def parse_config(text: str, *, path: Path) -> Config:
     game = t.get("game", str, "holdem")
     if game not in GAMES:
         raise t.err("game", f"{shorten(game)} is not supported (games: {', '.join(GAMES)})")
+    rotation = _rotation(t)
+    if rotation.games and "game" not in t.data:
+        game = rotation.games[0]  # (a mixed game starts with its rotation's first game)
+    elif rotation.games and game not in rotation.games:
+        raise t.err("game", f"{shorten(game)} is not in the rotation ({', '.join(rotation.games)}): the game "
+                            f"a mixed table starts with is one of its rotation's (leave it out: the first)")
     seats = t.get("seats", list, list(range(1, 10)))
     if not all(BOUNDS["table.seats"].accepts(seat) for seat in seats):
         raise t.out_of_bounds("seats", seats, BOUNDS["table.seats"])
@@ -498,7 +530,7 @@ def parse_config(text: str, *, path: Path) -> Config:
 
     table = TableSettings(game=game, seats=tuple(seats), button=button, deck_in_play=deck_in_play,
                           zones=zones, confirm_cycles=confirm, gone_cycles=gone, rules=rules,
-                          strong_rssi=reader.strong_rssi, rssi_levels=dict(reader.levels))
+                          strong_rssi=reader.strong_rssi, rssi_levels=dict(reader.levels), rotation=rotation)
     from controller.service.console_config import parse_console  # (it imports this module)
     from controller.service.room_config import parse_room  # (it imports this module)
     from controller.service.display_config import parse_display  # (it imports this module)
