@@ -252,3 +252,21 @@ def test_MIXED_001_a_horse_rotation_dealt_in_process_is_clean_and_prompts_at_eac
     for n, texts in enumerate(said):
         game, nxt = HORSE[n // 2 % 5], HORSE[(n // 2 + 1) % 5]
         assert texts == ([] if n % 2 == 0 else [f"last hand of {titles[game]}", f"next: {titles[nxt]}"]), n
+
+
+# -- tablectl simulate: a script whose hands name their games ----------------------------------------
+@pytest.mark.e2e
+def test_MIXED_001_a_script_of_two_games_through_tablectl_simulate(tmp_path: Path) -> None:
+    """Hold'em, then razz: the second hand names its game, the daemon (a subprocess on its
+    pseudo-terminals) deals it by razz's template: exact zones, no alert, razz's bring-in."""
+    from tests.test_simulate_e2e import simulate
+
+    script = random_mixed_script(32, hands=2, rotation=["holdem", "razz"], per=1, noise={"seed": 32, "miss": 0.05})
+    r = simulate(tmp_path, script)
+    assert r.returncode == 0, r.stderr
+    report = json.loads(r.stdout)
+    check_report(script, report)
+    assert [p["rule"] for p in report["hands"][0]["prompts"] if p["rule"].startswith("STUD")] == []
+    assert [p["rule"] for p in report["hands"][1]["prompts"]][0] == "STUD-002"  # razz's bring-in
+    refused = simulate(tmp_path, script, "--rotation", "holdem,pineapple")
+    assert refused.returncode == 2 and refused.stderr.startswith("tablectl simulate: --rotation: unknown game 'pineapple'")
