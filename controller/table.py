@@ -88,13 +88,13 @@ class Table(Dealing):
         """The whole table for a private view (floor or technician): includes hole cards."""
         hand = self.hand
         snap: dict[str, Any] = {
-            "seats": list(self.seats), "button": self.button, "hands_finished": self.hands_finished,
+            "seats": list(self.seats), "button": self.button, "game": self.game, "hands_finished": self.hands_finished,
             "devices_offline": sorted(self.devices_offline), "hand": None,
             "decks": self.rack.state(), "down": self.stub.down,
         }
         if hand is not None:
             snap["hand"] = {
-                "number": hand.number, "button": hand.button, "street": hand.street(),
+                "number": hand.number, "game": hand.game, "button": hand.button, "street": hand.street(),
                 "zones": hand.zone_labels(), "stub_count": hand.stub_count,
                 "next_to": hand.next_to(), "alerts": len(hand.alerts),
                 "first_to_act": hand.first_to_act(), "players": len(hand.live_seats()),

@@ -269,4 +269,21 @@ def test_MIXED_001_a_script_of_two_games_through_tablectl_simulate(tmp_path: Pat
     assert [p["rule"] for p in report["hands"][0]["prompts"] if p["rule"].startswith("STUD")] == []
     assert [p["rule"] for p in report["hands"][1]["prompts"]][0] == "STUD-002"  # razz's bring-in
     refused = simulate(tmp_path, script, "--rotation", "holdem,pineapple")
-    assert refused.returncode == 2 and refused.stderr.startswith("tablectl simulate: --rotation: unknown game 'pineapple'")
+    assert refused.returncode == 2
+    assert refused.stderr.startswith("tablectl simulate: --rotation: unknown game 'pineapple'"), refused.stderr
+
+
+def test_the_demo_deals_any_game_and_names_it_in_each_hands_line() -> None:
+    """``tablectl demo --game razz``: a stud game, dealt by the simulated dealer from the daemon's
+    own next game and dealer's position; the hand's line names its game and is clean."""
+    import subprocess
+
+    from tests.conftest import TABLECTL
+
+    r = subprocess.run([*TABLECTL, "demo", "--hands", "1", "--plain", "--seed", "5", "--speed", "200",
+                        "--faults", "0", "--game", "razz"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    [line] = [x for x in r.stdout.splitlines() if x.startswith("hand ")]
+    assert line.split()[2] == "razz" and " clean " in line and "burns 4" in line, line  # 4th-7th: a burn each
+    bad = subprocess.run([*TABLECTL, "demo", "--game", "pineapple"], capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and "horse" in bad.stderr and "8game" in bad.stderr

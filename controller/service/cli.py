@@ -230,7 +230,11 @@ def build_parser() -> argparse.ArgumentParser:
                        **fmt)
     d.add_argument("--hands", type=_count, default=None, help="stop after N hands (default: forever)")
     d.add_argument("--seed", type=int, default=None, help="the same seed deals the same hands (default: random)")
-    d.add_argument("--game", choices=("holdem", "omaha"), default="holdem", help="the game dealt")
+    from controller.games import GAMES
+    from controller.mixed import PRESETS
+
+    d.add_argument("--game", choices=(*(g.name for g in GAMES), *PRESETS), default="holdem",
+                   help="the game dealt, or a mixed game's rotation (horse, 8game: MIXED-001)")
     d.add_argument("--plain", action="store_true", help="print a line per hand instead of the live view")
     d.add_argument("--speed", type=_positive, default=1.0,
                    help="how fast the simulated dealer deals (1: about two cards a second)")
