@@ -84,11 +84,17 @@ class Table(Dealing):
         return out
 
     # -- views -----------------------------------------------------------------------------
+    @property
+    def game_now(self) -> str:
+        """The game of the hand under way, else of the next hand (as ``button`` is)."""
+        return self.hand.game if self.hand is not None else self.game
+
     def snapshot(self) -> dict[str, Any]:
         """The whole table for a private view (floor or technician): includes hole cards."""
         hand = self.hand
         snap: dict[str, Any] = {
-            "seats": list(self.seats), "button": self.button, "game": self.game, "hands_finished": self.hands_finished,
+            "seats": list(self.seats), "button": self.button, "game": self.game_now,
+            "hands_finished": self.hands_finished,
             "devices_offline": sorted(self.devices_offline), "hand": None,
             "decks": self.rack.state(), "down": self.stub.down,
         }
