@@ -20,7 +20,7 @@ _KNOWN = {g.name for g in GAMES if g.dealt}
 
 
 class GameTurns(Roster):
-    """The next hand's game and the rotation's count (layer 4b of the table)."""
+    """The next hand's game and the rotation's count (a layer of the table: see :mod:`controller.table_base`)."""
 
     def _on_setup(self, ev: TableSetup) -> list[Effect]:
         """The floor's set-up, and the game it names from the next hand on (a game of the

@@ -174,8 +174,8 @@ def assert_display_keeps_secrets(script: dict, played: Played, secrets: dict[int
     for (hand, step), state in played.screens:
         assert not (state.code or "").startswith("deck.") or state.code in ("deck.new_setup", "deck.not_rotated"), \
             f"hand {hand}, step {step}: a deck fault reached the dealer's console: {state.code}"
-        key = (state.code, state.prompt_seat, state.prompt_count, state.hand, state.seat, state.between,
-               state.waiting, state.figures)
+        key = (state.code, state.prompt_seat, state.prompt_count, state.prompt_game, state.hand, state.seat,
+               state.between, state.waiting, state.figures)
         if key in seen:  # (the same screen again: words are a function of these)
             continue
         seen.add(key)
