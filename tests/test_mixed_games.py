@@ -254,20 +254,27 @@ def test_MIXED_001_a_horse_rotation_dealt_in_process_is_clean_and_prompts_at_eac
         assert texts == ([] if n % 2 == 0 else [f"last hand of {titles[game]}", f"next: {titles[nxt]}"]), n
 
 
-# -- tablectl simulate: a script whose hands name their games ----------------------------------------
+# -- tablectl simulate: a rotation, and a hand naming its own game -----------------------------------
 @pytest.mark.e2e
-def test_MIXED_001_a_script_of_two_games_through_tablectl_simulate(tmp_path: Path) -> None:
-    """Hold'em, then razz: the second hand names its game, the daemon (a subprocess on its
-    pseudo-terminals) deals it by razz's template: exact zones, no alert, razz's bring-in."""
+def test_MIXED_001_a_script_of_three_games_through_tablectl_simulate_on_a_rotation(tmp_path: Path) -> None:
+    """The daemon (a subprocess on its pseudo-terminals) on a hold'em/razz rotation, a hand a
+    game: hold'em, then razz by the rotation, then stud, which the third hand names (the floor's
+    ``setup`` over the control socket): exact zones and buttons, no alert, each game's bring-in."""
     from tests.test_simulate_e2e import simulate
 
-    script = random_mixed_script(32, hands=2, rotation=["holdem", "razz"], per=1, noise={"seed": 32, "miss": 0.05})
-    r = simulate(tmp_path, script)
+    script = random_mixed_script(28, hands=3, rotation=["holdem", "razz", "stud"], per=1,
+                                 noise={"seed": 28, "miss": 0.05})
+    assert script["seats"] == [3, 9]
+    r = simulate(tmp_path, script, "--rotation", "holdem,razz", "--change", "1")
     assert r.returncode == 0, r.stderr
     report = json.loads(r.stdout)
     check_report(script, report)
-    assert [p["rule"] for p in report["hands"][0]["prompts"] if p["rule"].startswith("STUD")] == []
-    assert [p["rule"] for p in report["hands"][1]["prompts"]][0] == "STUD-002"  # razz's bring-in
+    said = [[p["text"] for p in h["prompts"] if p["rule"] in ("MIXED-001", "STUD-002")] for h in report["hands"]]
+    assert said[0] == ["last hand of Texas hold'em", "next: Razz"]
+    assert said[1][0] == "last hand of Razz" and "the highest card showing" in said[1][1]  # razz's bring-in
+    assert said[1][2] == "next: Texas hold'em"
+    assert said[2][0] == "last hand of Seven-card stud" and "the lowest card showing" in said[2][1]
+    assert said[2][2] == "next: Razz"  # the rotation goes on from where it was
     refused = simulate(tmp_path, script, "--rotation", "holdem,pineapple")
     assert refused.returncode == 2
     assert refused.stderr.startswith("tablectl simulate: --rotation: unknown game 'pineapple'"), refused.stderr
