@@ -13,7 +13,6 @@ from controller.effects import CardLeft, CardPlaced, Effect, HandFinished, HandS
 from controller.events import ButtonPress
 from controller.games import game_of
 from controller.hand import Hand
-from controller.positions import initial_positions
 from controller.rules import Finding
 from controller.rules import stud
 from controller.rules.board import burn_moved
@@ -453,8 +452,7 @@ class Dealing(DrawRounds):
             return
         # DEAL-004: the button moves once the pot is pushed; where to, _plan() says. After a
         # deal from a misplaced button that was played out, it moves on from where it was (MISD-015).
-        self._last_positions = hand.positions if hand.dealt_button is None else \
-            initial_positions(hand.seats, hand.dealt_button)
+        self._last_positions = hand.played_positions()
         deferred, self._deferred = self._deferred, []
         for press in deferred:
             self._seat_press(press, out)

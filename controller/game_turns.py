@@ -78,7 +78,8 @@ class GameTurns(Roster):
         game's first hand has the button where the puck lies, and it moves on from there."""
         if hand.game_def.button and not has_button:
             seats = sorted(self.seats)
-            self._next_button = next_positions(hand.positions, seats).button if len(seats) >= 2 else hand.button
+            self._next_button = next_positions(hand.played_positions(), seats).button if len(seats) >= 2 \
+                else hand.button
         elif not hand.game_def.button and has_button:
             self._next_button = hand.button
 

@@ -162,6 +162,12 @@ class Hand:
         after = self.positions.bb if self.board.street == 0 else self.positions.button
         return next_live(after, live)
 
+    def played_positions(self) -> Positions:
+        """The button and blinds the hand was played from: its own, or after a deal from a
+        misplaced button that was played out, that button's (MISD-015): the button moves on
+        from there (DEAL-004)."""
+        return self.positions if self.dealt_button is None else initial_positions(self.seats, self.dealt_button)
+
     @property
     def game_def(self) -> Game:
         """The game's definition: its deal template (:mod:`controller.games`)."""
