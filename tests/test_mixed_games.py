@@ -112,6 +112,38 @@ def test_the_floors_setup_names_the_game_from_the_next_hand_and_the_rotation_goe
     assert f.table._game_hands == 1 and f.table.game == "stud8"
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_MIXED_001_random_rotations_with_misdeals_follow_the_counting_chips(seed: int) -> None:
+    """Random rotations, hands per game and misdeals against the counting chips written out
+    here: a chip per hand dealt to its end (a misdealt one too under count_redeal), the last chip
+    moved: "last hand of X" at that hand's start, "next: Y" at its end, the plaque changed."""
+    import random
+
+    rng = random.Random(seed)
+    games = tuple(rng.sample(["holdem", "omaha", "stud", "razz", "badugi"], rng.randint(2, 4)))
+    rotation = Rotation(games, hands=rng.randint(1, 3), count_redeal=rng.random() < 0.5)
+    f = Feeder(game=games[0], seats=(1, 2, 4), button=4, rotation=rotation)
+    chips, at, want_games, want_prompts = 0, 0, [], []
+    misdealt = False
+    for number in range(1, 19):
+        game = games[at]
+        want_games.append(game)
+        misdeal = not misdealt and rng.random() < 0.25  # (a re-deal is not misdealt again here)
+        if chips >= rotation.hands - 1:  # (the re-deal of a misdealt last hand, counted, is still the last)
+            want_prompts.append((number, "mixed.last_hand", game))
+        _quick_hand(f, 1 if misdeal else {"flop": 2, "stud": 3, "draw": 4}[f.table.game_def.family], misdeal=misdeal)
+        misdealt = misdeal
+        if misdeal:
+            chips += 1 if rotation.count_redeal else 0
+            continue
+        chips += 1
+        if chips >= rotation.hands:
+            chips, at = 0, (at + 1) % len(games)
+            want_prompts.append((number, "mixed.next_game", games[at]))
+    assert games_dealt(f) == want_games
+    assert mixed_prompts(f) == want_prompts
+
+
 # -- the button through stud (docs/decisions.md) --------------------------------------------------
 def test_the_button_moves_after_the_last_flop_hand_stands_through_stud_and_moves_on_after_it() -> None:
     f = Feeder(game="holdem", seats=(1, 2, 4, 6), button=1, rotation=Rotation(("holdem", "razz"), hands=2))
