@@ -9,14 +9,14 @@ the dealing calls :meth:`GameTurns._game_started` as a hand starts and
 from __future__ import annotations
 
 from controller import mixed
-from controller.effects import Effect, Prompt
+from controller.effects import Effect
 from controller.events import TableSetup
-from controller.games import GAMES, game_of
+from controller.games import game_of
 from controller.hand import Hand
 from controller.positions import next_positions
 from controller.roster import Roster
-
-_KNOWN = {g.name for g in GAMES if g.dealt}
+from controller.rules import Finding
+from controller.settings import GAMES
 
 
 class GameTurns(Roster):
@@ -27,7 +27,7 @@ class GameTurns(Roster):
         rotation: the rotation goes on from it; another: dealt until the count is up, then the
         rotation's next). The game already dealt is no change: its count goes on."""
         out = super()._on_setup(ev)
-        if ev.game is not None and ev.game != self.game and ev.game in _KNOWN:  # (the socket checked it)
+        if ev.game is not None and ev.game != self.game and ev.game in GAMES:  # (the socket checked it)
             rotation = self.settings.rotation
             self._rotation_at = mixed.index_of(rotation, ev.game, self._rotation_at)
             self._start_game(ev.game)
@@ -84,6 +84,4 @@ class GameTurns(Roster):
             self._next_button = hand.button
 
     def _game_prompt(self, ts: float, hand: Hand, out: list[Effect], code: str, message: str, game: str) -> None:
-        prompt = Prompt(ts, code, message, "MIXED-001", hand.number, game=game)
-        hand.prompts.append(prompt)
-        out.append(prompt)
+        self._prompt(out, ts, hand, Finding(code, "MIXED-001", message), game=game)

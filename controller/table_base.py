@@ -115,11 +115,12 @@ class TableBase:
                                seat=finding.seat, card=finding.card, hand=hand.number if hand else None,
                                count=finding.count))
 
-    def _prompt(self, out: list[Effect], ts: float, hand: Hand, finding: Finding) -> None:
+    def _prompt(self, out: list[Effect], ts: float, hand: Hand, finding: Finding, game: str | None = None) -> None:
         """A routine instruction to the dealer, kept in the hand's record: a Prompt, not an
-        alert (a clean hand raises no alert, yet the dealer is still told what to do)."""
+        alert (a clean hand raises no alert, yet the dealer is still told what to do). ``game``:
+        the game it names (MIXED-001)."""
         prompt = Prompt(ts, finding.code, finding.message, finding.rule, hand.number, seat=finding.seat,
-                        count=finding.count)
+                        count=finding.count, game=game)
         hand.prompts.append(prompt)
         out.append(prompt)
 
