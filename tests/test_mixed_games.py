@@ -260,30 +260,48 @@ def test_the_display_says_the_last_hand_and_the_next_game_in_words_that_fit() ->
     assert all(len(w) <= len(str(WIDEST["game"])) and not names_a_card(w) for w in words.values())
 
 
-# -- the in-process harness: HORSE on a rotation configuration --------------------------------------
-def test_MIXED_001_a_horse_rotation_dealt_in_process_is_clean_and_prompts_at_each_games_last_hand(monkeypatch) -> None:
-    script = random_mixed_script(14, hands=12, rotation=HORSE, per=2, noise={"seed": 14, "miss": 0.05})
-    assert script["seats"] == [9, 10]  # heads-up: an orbit is two hands, and stud deals two a hand
-    for hand in script["hands"][1:]:  # the daemon moves the button itself, and deals its rotation's game
+# -- the in-process harness: HORSE and the 8-game on a rotation configuration ------------------------
+TITLES = {g.name: g.title for g in GAMES}
+
+
+def _deal_rotation(monkeypatch, seed: int, preset: str, hands: int, per: int, change: str) -> list[list[str]]:
+    """Deal ``random_mixed_script(seed, ...)`` in process on the ``preset`` rotation's
+    configuration, the hands after the first naming neither seats nor button (the daemon moves
+    the button and deals its rotation's games itself: no setup names a game). Every hand ends
+    exact with the generator's button and no alert; the records name the script's games.
+    Returns each hand's MIXED-001 prompts' words."""
+    rotation = list(PRESETS[preset])
+    script = random_mixed_script(seed, hands=hands, rotation=rotation, per=per, noise={"seed": seed, "miss": 0.05})
+    assert len(script["seats"]) == 2  # heads-up: an orbit is two hands, and stud deals two a hand
+    for hand in script["hands"][1:]:
         del hand["seats"], hand["button"]
     sent: list[dict] = []
     command = harness.Harness.command
     monkeypatch.setattr(harness.Harness, "command", lambda self, req: sent.append(req) or command(self, req))
-    played = harness.play(script, wire=False, table_extra='rotation = "horse"\nchange = "orbit"')
+    played = harness.play(script, wire=False, table_extra=f'rotation = "{preset}"\nchange = {change}')
     assert not [r for r in sent if "game" in r], "the floor named a game: the rotation did not change it"
     assert_nothing_secret_public(script, played)
-    generated = random_mixed_script(14, hands=12, rotation=HORSE, per=2)
+    generated = random_mixed_script(seed, hands=hands, rotation=rotation, per=per)
     for hand, gen in zip(script["hands"], generated["hands"], strict=True):
-        hand["button"] = gen["button"]  # the generator's: after each flop hand, standing through stud
+        hand["button"] = gen["button"]  # the generator's: after each hand of a button game, standing through stud
     check_report(script, played.report)
     records = [e.record for _, e in played.seen["floor"] if isinstance(e, HandFinished)]
     assert [r["game"] for r in records] == [h["game"] for h in script["hands"]]
-    said = [[p["text"] for p in h["prompts"] if p["rule"] == "MIXED-001"] for h in played.report["hands"]]
-    titles = {"holdem": "Texas hold'em", "omaha8": "Omaha hi-lo", "razz": "Razz", "stud": "Seven-card stud",
-              "stud8": "Seven-card stud hi-lo"}
-    for n, texts in enumerate(said):
+    return [[p["text"] for p in h["prompts"] if p["rule"] == "MIXED-001"] for h in played.report["hands"]]
+
+
+def test_MIXED_001_a_horse_rotation_dealt_in_process_is_clean_and_prompts_at_each_games_last_hand(monkeypatch) -> None:
+    said = _deal_rotation(monkeypatch, 14, "horse", 12, 2, '"orbit"')
+    for n, texts in enumerate(said):  # an orbit of two seats: two hands a game
         game, nxt = HORSE[n // 2 % 5], HORSE[(n // 2 + 1) % 5]
-        assert texts == ([] if n % 2 == 0 else [f"last hand of {titles[game]}", f"next: {titles[nxt]}"]), n
+        assert texts == ([] if n % 2 == 0 else [f"last hand of {TITLES[game]}", f"next: {TITLES[nxt]}"]), n
+
+
+def test_MIXED_001_the_8_game_a_hand_each_goes_round_with_its_two_holdems(monkeypatch) -> None:
+    said = _deal_rotation(monkeypatch, 2, "8game", 9, 1, "1")
+    eight = PRESETS["8game"]
+    assert said == [[f"last hand of {TITLES[eight[n % 8]]}", f"next: {TITLES[eight[(n + 1) % 8]]}"] for n in range(9)]
+    assert said[6] == ["last hand of Texas hold'em", "next: Omaha"]  # the second hold'em: pot-limit Omaha next
 
 
 # -- tablectl simulate: a rotation, and a hand naming its own game -----------------------------------
