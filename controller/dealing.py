@@ -21,12 +21,12 @@ from controller.rules.misdeal import (absent_deadline, check_hole_card, end_of_d
                                       on_hole_back, on_hole_left)
 from controller.rules.muck import retrieved
 from controller.pads import DECK_PADS, ROSTER_PADS, Pad
-from controller.draw import DrawRounds
+from controller.chinese import ChineseStacks
 from controller.rules import draw
 from controller.zones import Zone, seat_of
 
 
-class Dealing(DrawRounds):
+class Dealing(ChineseStacks):
     """Hands and their cards (layer 5 of the table: see :mod:`controller.table_base`)."""
 
     def _on_clones(self, ts: float, out: list[Effect]) -> list[Effect]:
@@ -113,6 +113,8 @@ class Dealing(DrawRounds):
                     self._stud_prompts(ts, hand, out)  # (a card from the burns on 7th counts too)
                 elif hand.kind == "hand" and hand.game_def.family == "draw":
                     self._draw_prompts(ts, hand, out)
+                elif hand.kind == "hand" and hand.game_def.family == "chin":
+                    self._chin_placed(ts, hand, prev, zone, out)  # CHIN-001..003: the stacks' counts
             if hand.exposure_waiting is not None and prev is None and seat_of(zone) is not None:
                 pressed_at = hand.exposure_waiting[1]
                 hand.exposure_waiting = None  # the card the press was for is in: judge it now
@@ -151,6 +153,8 @@ class Dealing(DrawRounds):
                 self._flag_once(out, ts, hand, found, f"street:{stud.street_index(hand)}")
         elif seat is not None and hand.game_def.family == "draw" and draw.in_draws(hand):
             self._drawn_card(ts, hand, seat, out)  # DRAW-004: as many as it threw
+        elif seat is not None and hand.game_def.family == "chin":
+            self._chin_card(ts, hand, seat, out)  # stacks, not a deal in turn: no MISD-004..007 (CHIN-002)
         elif seat is not None:
             finding = check_hole_card(hand, seat, same_cycle, rules.deal_count_fixes)
             if hand.owed.get(seat, 0) > 0:
@@ -174,7 +178,9 @@ class Dealing(DrawRounds):
         """The initial deal is over (``sa``, ``round_done``, the first burn or board card, which
         also close the misdeal window, MISD-013; or the first fold, the pot pushed, the hand
         gathered, which do not): check its counts once (MISD-006/007)."""
-        if hand.kind == "hand":
+        if hand.kind == "hand" and hand.game_def.family == "chin":
+            self._chin_deal_over(ts, hand, out, play_over=not closes_window)
+        elif hand.kind == "hand":
             for f in end_of_deal(hand, closes_window=closes_window):
                 self._flag(out, ts, hand, f)
 
@@ -209,6 +215,9 @@ class Dealing(DrawRounds):
         pad = self.settings.rules.round_done_pad
         if pad is None:
             pad = self._taps_seen
+        if hand.game_def.family == "chin":
+            self._chin_no_board(ts, hand, zone, out)
+            return
         if hand.game_def.family == "draw":  # (a seat that threw its whole hand has no card: not a fold)
             self._draw_burn(ts, hand, zone, out)
             return
@@ -327,6 +336,10 @@ class Dealing(DrawRounds):
                 self._flag_once(out, ts, hand, f, f"winner:{prev}")
         if hand.game_def.family == "draw" and self._draw_move(ts, hand, uid, label, prev, zone, out):
             return
+        if hand.game_def.family == "chin":  # (a fix from seat to seat is checked once it is placed)
+            if zone in (Zone.BURN, Zone.BOARD):
+                self._chin_no_board(ts, hand, zone, out)
+            return
         if prev == "board":
             hand.board.on_leave(uid, zone)
         elif prev == "burn" and not _short_stub(hand):
@@ -356,7 +369,7 @@ class Dealing(DrawRounds):
             # stays where it was.
             exposed = hand.board.expected_burn is not None and hand.board.expected_burn[0] == uid
             seat = seat_of(zone)
-            if seat is not None and not hand.misdeal and (exposed or (
+            if seat is not None and not hand.misdeal and hand.game_def.family != "chin" and (exposed or (
                     not hand.deal_over and hand.arrival_ts and (
                         hand.hole_dealt < hand.hole_target or when < hand.arrival_ts[-1]
                         or not hand.exposure_resolved))):
@@ -379,10 +392,12 @@ class Dealing(DrawRounds):
         seats, pos, joins = self._plan()
         redeal = self._redeal
         self._redeal = None
+        hole = self.settings.hole_cards
         if self.settings.game_def.family == "draw" and redeal is None:
             seats = self._draw_sitting_out(seats, pos.bb)  # DRAW-002: an over-full table
-        hand = Hand(number, self.settings.game, self.settings.hole_cards, seats, pos.button, ts,
-                    positions=pos)
+        elif self.settings.game_def.family == "chin":
+            seats, hole = self._chin_seats(seats, pos.button)  # CHIN-002: who gets a hand, one or two
+        hand = Hand(number, self.settings.game, hole, seats, pos.button, ts, positions=pos)
         hand.dealer = self.dealer
         if self._highcard:
             self._highcard = False
@@ -510,8 +525,9 @@ class Dealing(DrawRounds):
                                                   "misdeal declared after substantial action", audience="floor"))
             hand.misdeal = True  # MISD-016: declared; the re-deal replays the hand (MISD-014)
         elif name == Pad.HAND_END:
-            for f in showdown_watch.on_hand_end(hand):  # issue 17 hook: SHOW-006 (showdown_watch)
-                self._flag(out, ts, hand, f)
+            if hand.game_def.showdown:  # (Chinese poker: the players score each other, CHIN-004)
+                for f in showdown_watch.on_hand_end(hand):  # issue 17 hook: SHOW-006 (showdown_watch)
+                    self._flag(out, ts, hand, f)
             self._end_deal(ts, hand, out, closes_window=False)  # the pot is pushed: the deal is over
             hand.pot_pushed = True
         elif name in showdown_watch.PADS:  # issue 17 hook: SHOWDOWN, RUN_IT (showdown_watch)

@@ -156,6 +156,8 @@ class Hand:
         Stud: the bring-in, then the showing hands (STUD-002/004)."""
         if self.game_def.family == "stud":
             return stud.stud_first_to_act(self)
+        if self.game_def.first_to_act == "none":
+            return None  # Chinese poker: no betting in turn (CHIN-001)
         live = [s for s in self.order if self.zones.get(seat_zone(s)) or not self.dealt_to.get(s)]
         if len(live) < 2:
             return None
@@ -186,7 +188,10 @@ class Hand:
 
     def next_to(self) -> str | None:
         """Where the next card should go: a seat during the deal, then burn/board (BURN-001),
-        street by street as the template deals them."""
+        street by street as the template deals them. Chinese poker's stacks go to every seat at
+        once, in no order the reader can tell (CHIN-002): no zone is due first."""
+        if self.game_def.family == "chin":
+            return None
         if self.hole_dealt < self.hole_target:
             return seat_zone(self.order[self.hole_dealt % len(self.order)])
         board, burns = self.count("board"), self.count("burn")

@@ -122,6 +122,10 @@ class TableSettings:
     #: antenna -> its own level (``tablectl calibrate``), replacing ``strong_rssi`` there. Left
     #: out of the settings' fingerprint (repr): a table calibrated again keeps its state.
     rssi_levels: dict[int, int] = field(default_factory=dict, repr=False, hash=False, compare=False)
+    #: CHIN-002: two players of Chinese poker play two hands each (stacks 1 and 3, 2 and 4), not
+    #: one each with stacks 3 and 4 mucked. Out of the fingerprint (repr): a hand under way keeps
+    #: the cards a seat is due (Hand.hole_cards); the next hand follows the new setting.
+    chinese_two_hands: bool = field(default=False, repr=False)
 
     @property
     def hole_cards(self) -> int:

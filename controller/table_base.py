@@ -8,6 +8,8 @@ may use the ones below it:
 - :class:`controller.device_health.DeviceHealth`: devices offline and back, the shuffler's faults;
 - :class:`controller.deck_guard.DeckGuard`: deck integrity: labels, foul cards, counts, the pair;
 - :class:`controller.roster.Roster`: the seats, the button and blinds of the next hand;
+- :class:`controller.draw.DrawRounds` and :class:`controller.chinese.ChineseStacks`: where the
+  draw games and Chinese poker differ from a deal in turn (DRAW, CHIN);
 - :class:`controller.dealing.Dealing`: the dealing procedure, driven by the game's template
   (:mod:`controller.games`): hands, seats' cards, burns and the board.
 

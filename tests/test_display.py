@@ -22,7 +22,7 @@ NEVER_SHOWN = {"deck.missing_card", "deck.extra_card", "deck.cloned_tag", "deck.
                "deck.retired_card", "deck.unknown_tag", "deck.wrong_deck", "deck.reintroduced_card",
                "deck.blocked_deck_dealt", "deck.changed", "deck.unknown_deck", "deck.setup_refused",
                "stub.sticky_deck", "shuffler.fault_persists", "muck.winner_mucked",
-               "showdown.bad_beat", "stub.draw_dead_card"}
+               "showdown.bad_beat", "stub.draw_dead_card", "deal.chinese_count_wrong"}
 #: what the rules build out of others: a late fault from each misdeal (controller/rules/misdeal.py
 #: ``late``), a shuffler stop from its state, a device's offline and online from its name
 DEVICES = ("reader", "shuffler", "console", "display")

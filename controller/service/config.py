@@ -341,6 +341,7 @@ def parse_config(text: str, *, path: Path) -> Config:
     deck_in_play = t.get("deck_in_play", str, "A")
     confirm = t.number("confirm_cycles", 2)  # (docs/tracking.md: the budget's)
     gone = t.number("gone_cycles", 20)
+    two_hands = t.get("chinese_two_hands", bool, False)  # CHIN-002 (docs/configuration.md)
     t.finish()
 
     ru = _Section(src, "rules", doc.get("rules", {}))
@@ -498,7 +499,8 @@ def parse_config(text: str, *, path: Path) -> Config:
 
     table = TableSettings(game=game, seats=tuple(seats), button=button, deck_in_play=deck_in_play,
                           zones=zones, confirm_cycles=confirm, gone_cycles=gone, rules=rules,
-                          strong_rssi=reader.strong_rssi, rssi_levels=dict(reader.levels))
+                          strong_rssi=reader.strong_rssi, rssi_levels=dict(reader.levels),
+                          chinese_two_hands=two_hands)
     from controller.service.console_config import parse_console  # (it imports this module)
     from controller.service.room_config import parse_room  # (it imports this module)
     from controller.service.display_config import parse_display  # (it imports this module)

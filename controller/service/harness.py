@@ -233,7 +233,8 @@ class Harness:
         with tempfile.TemporaryDirectory(prefix="tablectl-harness-") as tmp:
             work = workdir or Path(tmp)
             cfg = write_setup(work, game=script.game, seats=script.seats, button=script.button,
-                              table_extra=f"confirm_cycles = {CONFIRM_CYCLES}\ngone_cycles = {GONE_CYCLES}",
+                              table_extra=f"confirm_cycles = {CONFIRM_CYCLES}\ngone_cycles = {GONE_CYCLES}"
+                              + script.table_lines,
                               reader_extra="answer_timeout = 1.0", ready_wait=READY_WAIT,
                               shuffler=shuffler, journal=False,
                               console=default_console(pin_factory="mock", bounce_time=BOUNCE_S,
