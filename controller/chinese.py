@@ -48,6 +48,11 @@ class ChineseStacks(DrawRounds):
             if hand.hole_dealt >= hand.hole_target or hand.stub_count == 0:
                 self._chin_count(ts, hand, out)
             return
+        if prev is None and seat_of(zone) is not None:  # a card off the stub once every seat had its own
+            held = {s: hand.dealt_to.get(s, 0) for s in _seats(hand)}
+            for f in chinese.counts(held, _want(hand)):
+                self._flag_once(out, ts, hand, f, "chin:count")
+            return
         if prev is not None and seat_of(prev) is not None and seat_of(zone) is not None and _fix_due(hand):
             held = {s: hand.count(seat_zone(s)) for s in _seats(hand)}
             if chinese.balanced(held, _want(hand)):
