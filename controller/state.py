@@ -724,7 +724,9 @@ def check_hand(hand: Any, where: str) -> None:
 
     if type(hand.number) is not int or hand.number < 1:
         raise StateError(f"{where}.number: {hand.number!r}, want 1 or more")
-    if hand.game not in GAMES or hand.hole_cards != GAMES[hand.game]:
+    # (Chinese poker, two players: two hands of 13 each, CHIN-002)
+    if hand.game not in GAMES or hand.hole_cards not in (GAMES[hand.game],
+                                                         2 * GAMES[hand.game] if hand.game == "chinese" else -1):
         raise StateError(f"{where}.game: {hand.game!r} with {hand.hole_cards!r} hole cards")
     if not hand.seats or any(type(s) is not int or not 1 <= s <= 10 for s in hand.seats):
         raise StateError(f"{where}.seats: {hand.seats!r}, want seats 1 to 10")

@@ -19,8 +19,12 @@ from controller.cards import FULL_DECK
 from controller.display import render
 from controller.prompts import ConsoleState
 from controller.effects import Alert
+from controller.events import ReaderCycle
+from controller.registry import Deck, DeckRegistry
 from controller.service.config import ConfigError, load_config
 from controller.service.harness import play as harness_play
+from controller.settings import TableSettings
+from controller.table import Table
 from hw_sim.random_chinese import random_chinese_hand
 from hw_sim.random_hands import random_script
 from hw_sim.script import ScriptError, parse_script
@@ -244,3 +248,49 @@ def test_a_stack_is_chinese_pokers_step_only() -> None:
         parse_script(json.dumps({**script([1, 2], 2, [{"stack": ["As"], "to": "seat:1"}]), "game": "holdem"}))
     with pytest.raises(ScriptError, match='"chinese_two_hands" must be true or false'):
         parse_script(json.dumps(script([1, 2], 2, [], chinese_two_hands=1)))
+
+
+# -- the journal's state: a Chinese poker hand under way keeps no state of its own -----------------------
+
+def test_a_chinese_hand_mid_fix_goes_through_the_state_and_finishes_the_same() -> None:
+    d = deck(12)
+    uids = {f"U{i:02d}": c for i, c in enumerate(d)}
+    settings = TableSettings(game="chinese", seats=(1, 2, 3, 4), button=4, confirm_cycles=1, gone_cycles=2)
+
+    def new() -> Table:
+        reg = DeckRegistry()
+        reg.add(Deck("A", "red", uids))
+        return Table(settings, reg)
+
+    where = {u: 1 + min(3, i // 13) if i != 26 else 2 for i, u in enumerate(uids)}  # seat 2: 14, seat 3: 12
+    table, cycle = new(), 0
+
+    def read(t: Table) -> list[object]:
+        nonlocal cycle
+        cycle += 1
+        return t.apply(ReaderCycle(float(cycle), "reader", cycle, tuple((u, a, 200) for u, a in where.items())))
+
+    read(table)
+    assert [a.code for a in table.hand.alerts] == ["deal.chinese_one_over_one_short"]  # type: ignore[union-attr]
+    again = Table.from_state(json.loads(json.dumps(table.to_state())), settings)
+    assert again.to_state() == table.to_state()
+    where["U26"] = 3  # the player with 12 draws one of the 14
+    for t in (table, again):
+        read(t)
+        assert t.hand is not None and t.hand.notes[-1].startswith("CHIN-003: fixed")
+        assert [a.code for a in t.hand.alerts] == ["deal.chinese_one_over_one_short"]
+
+
+def test_two_hands_each_mid_hand_goes_through_the_state() -> None:
+    d = deck(13)
+    uids = {f"U{i:02d}": c for i, c in enumerate(d)}
+    settings = TableSettings(game="chinese", seats=(3, 9), button=9, confirm_cycles=1, gone_cycles=2,
+                             chinese_two_hands=True)
+    reg = DeckRegistry()
+    reg.add(Deck("A", "red", uids))
+    table = Table(settings, reg)
+    reads = tuple((u, 3 if i // 13 % 2 == 0 else 9, 200) for i, u in enumerate(uids))  # stacks 1, 3 | 2, 4
+    table.apply(ReaderCycle(1.0, "reader", 1, reads))
+    assert table.hand is not None and table.hand.hole_cards == 26 and table.hand.alerts == []
+    again = Table.from_state(json.loads(json.dumps(table.to_state())), settings)
+    assert again.hand is not None and again.hand.hole_cards == 26
