@@ -224,6 +224,10 @@ def run_script(script: sc.Script, *, profile: str = "standard", seed: int | None
                 for ref in action.cards:
                     d.lay(d.uid(ref), "muck")
                 d.settle()
+            elif isinstance(action, sc.Stack):  # Chinese poker: a stack pushed whole (CHIN-001)
+                for ref in action.cards:
+                    d.lay(d.uid(ref), action.to)
+                d.settle()
             elif isinstance(action, sc.Restub):  # the rebuilt stub (DRAW-005): off every antenna
                 d.restub([d.uid(ref) for ref in action.cards])
             elif isinstance(action, sc.Press):
