@@ -294,3 +294,13 @@ def test_two_hands_each_mid_hand_goes_through_the_state() -> None:
     assert table.hand is not None and table.hand.hole_cards == 26 and table.hand.alerts == []
     again = Table.from_state(json.loads(json.dumps(table.to_state())), settings)
     assert again.hand is not None and again.hand.hole_cards == 26
+
+
+def test_six_players_are_too_many_for_four_stacks() -> None:
+    # "Usually played with 4 players" ... "5 players: Player in the Dealer Button position does not
+    # receive a hand": the guide goes no further; DEAL-012 says the game's most
+    d = deck(14)
+    steps = [{"stack": d[13 * i:13 * i + 13], "to": f"seat:{s}"} for i, s in enumerate([1, 2, 3, 4])]
+    hand = play(script([1, 2, 3, 4, 5, 6], 6, steps + [{"end": True}]))["hands"][0]
+    codes = [(a["code"], a["audience"]) for a in loud(hand)]
+    assert codes[0] == ("deal.too_many_players", "dealer") and ("deal.chinese_count_wrong", "floor") in codes

@@ -59,9 +59,16 @@ def stacks(seats: Sequence[int], button: int, *, two_hands: bool) -> tuple[dict[
 def seats_dealt(seats: Sequence[int], button: int, *, two_hands: bool) -> tuple[tuple[int, ...], int]:
     """The seats dealt a hand and the cards each gets (13, or 26 for two hands).
 
+    More than five players is DEAL-012's "too many" (the table says so): every seat is taken
+    as dealt in, and the counts show the seats left short.
+
     >>> seats_dealt((1, 2, 3, 4, 5), 5, two_hands=False), seats_dealt((2, 7), 2, two_hands=True)
     (((1, 2, 3, 4), 13), ((2, 7), 26))
+    >>> seats_dealt((1, 2, 3, 4, 5, 6), 6, two_hands=False)
+    ((1, 2, 3, 4, 5, 6), 13)
     """
+    if len(seats) > STACKS + 1:
+        return tuple(sorted(seats)), STACK
     dealt, _ = stacks(seats, button, two_hands=two_hands)
     per = max(dealt.values(), default=1) * STACK
     return tuple(sorted(dealt)), per
