@@ -61,7 +61,8 @@ def counts(hand: dict) -> dict[str, int]:
 def test_CHIN_001_four_stacks_of_13_and_nothing_else_out() -> None:
     d = deck(1)
     steps = [{"stack": d[13 * i:13 * i + 13], "to": f"seat:{s}"} for i, s in enumerate([4, 6, 9, 2])]
-    report = play(script([2, 4, 6, 9], 2, steps + [{"end": True}]))
+    # (hand_end with four hands still at the seats: no showdown to read, the players score each other)
+    report = play(script([2, 4, 6, 9], 2, steps + [{"press": "hand_end"}, {"end": True}]))
     hand = report["hands"][0]
     assert counts(hand) == {"seat:2": 13, "seat:4": 13, "seat:6": 13, "seat:9": 13}
     assert hand["stub_count"] == 0  # the whole deck: no stub, no burn, no board
