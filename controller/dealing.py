@@ -21,12 +21,12 @@ from controller.rules.misdeal import (absent_deadline, check_hole_card, end_of_d
                                       on_hole_back, on_hole_left)
 from controller.rules.muck import retrieved
 from controller.pads import DECK_PADS, ROSTER_PADS, Pad
-from controller.draw import DrawRounds
+from controller.table_modes import MODE_HANDS, TableModes
 from controller.rules import draw
 from controller.zones import Zone, seat_of
 
 
-class Dealing(DrawRounds):
+class Dealing(TableModes):
     """Hands and their cards (layer 5 of the table: see :mod:`controller.table_base`)."""
 
     def _on_clones(self, ts: float, out: list[Effect]) -> list[Effect]:
@@ -98,6 +98,8 @@ class Dealing(DrawRounds):
             elif prev != zone and hand.kind == "hand":
                 self._move(ts, hand, uid, label, prev, zone, out)
                 folded = folded or (zone == Zone.MUCK and seat_of(prev) is not None)
+            elif prev != zone and hand.kind in MODE_HANDS:
+                self._mode_moved(ts, hand, uid, prev, zone, out)  # a race-off's award (RACE-003)
             came_from = hand.place(uid, label, zone)
             if came_from != zone:
                 # Only a board card of the deck in play is public; hole cards, burns, the muck
@@ -139,6 +141,9 @@ class Dealing(DrawRounds):
         rules = self.settings.rules
         if hand.kind == "highcard":
             self._draw_card(ts, hand, uid, label, zone, out)
+            return
+        if hand.kind in MODE_HANDS:  # the race-off, a table break's high card (controller.table_modes)
+            self._mode_card(ts, hand, uid, label, zone, out)
             return
         if zone != "burn":
             self._flush(out, hand)
@@ -384,9 +389,12 @@ class Dealing(DrawRounds):
         hand = Hand(number, self.settings.game, self.settings.hole_cards, seats, pos.button, ts,
                     positions=pos)
         hand.dealer = self.dealer
+        kind = self._mode_kind()
         if self._highcard:
             self._highcard = False
             hand.kind = "highcard"
+        elif kind is not None and redeal is None:
+            hand.kind = kind  # a mode's deal: not a hand (its button and newcomers wait for the next)
         elif redeal is not None:
             hand.redeal_of = redeal.number
             hand.new_seats = {p.seat for p in self._deferred if p.name in (Pad.SEAT_IN, Pad.SEAT_POSTED)
@@ -401,7 +409,8 @@ class Dealing(DrawRounds):
                 hand.notes.append(f"RELIEF-002: deck {ch.old} out, deck {ch.new} in ({ch.reason})")
         hand.absent = self.absent & set(seats)
         hand.penalty = {s for s in self.penalty if s in seats}
-        self._next_button = None
+        if hand.kind not in MODE_HANDS:
+            self._next_button = None
         self.hand = hand
         self._figures_key = None
         out.append(HandStarted(ts, number, self.button, seats, self.settings.game))
@@ -411,7 +420,9 @@ class Dealing(DrawRounds):
                 hand.flagged.add(("deck.new_setup", "new_setup"))  # told once, before the hand
             self._pending_alerts.clear()
         most = min(self.settings.rules.seats_max, hand.game_def.max_players)
-        if len(seats) > most:  # DEAL-012: the house's limit, or the game's (STUD-001, DRAW-001)
+        if hand.kind == "hand":
+            self._hold_deal(ts, hand, out)  # BREAK-002: dealt while seats are open
+        if len(seats) > most and hand.kind == "hand":  # DEAL-012: the house's limit, or the game's (STUD-001, DRAW-001)
             self._flag(out, ts, hand, Finding("deal.too_many_players", "DEAL-012",
                                               f"{len(seats)} seats dealt in; this game deals at most {most}"))
         return hand
@@ -419,8 +430,9 @@ class Dealing(DrawRounds):
     def _finish_hand(self, ts: float, out: list[Effect]) -> None:
         hand = self.hand
         assert hand is not None
-        if hand.kind == "highcard":
+        if hand.kind != "hand":  # a draw for the button, a mode's deal
             self._finish_draw(ts, hand, out)
+            self._mode_gathered(hand)
             return
         self._flush(out, hand)
         self._end_deal(ts, hand, out, closes_window=False)  # a hand over before the flop was dealt too
@@ -446,6 +458,7 @@ class Dealing(DrawRounds):
             self._change_deck(ts, "rotation", out)  # SHUF-007: the other deck deals the next hand
         if hand.misdeal:
             self._redeal = hand  # MISD-014: the re-deal replays it; seat changes wait for it
+            self._after_hand(ts, out)
             return
         # DEAL-004: the button moves once the pot is pushed; where to, _plan() says. After a
         # deal from a misplaced button that was played out, it moves on from where it was (MISD-015).
@@ -454,6 +467,7 @@ class Dealing(DrawRounds):
         deferred, self._deferred = self._deferred, []
         for press in deferred:
             self._seat_press(press, out)
+        self._after_hand(ts, out)  # FLOW-005: a break pressed during the hand
 
     def _finish_draw(self, ts: float, hand: Hand, out: list[Effect]) -> None:
         record = hand.record(ts, OddChipRules.of(self.settings.rules))  # issue 17 hook: the odd chip rules
@@ -464,6 +478,8 @@ class Dealing(DrawRounds):
 
     def _press(self, ev: ButtonPress) -> list[Effect]:
         out: list[Effect] = []
+        if self._mode_press(ev, out):  # the modes and the open seats (controller.table_modes)
+            return out
         if ev.name in ROSTER_PADS:
             self._seat_press(ev, out)
             return out

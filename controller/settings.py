@@ -51,6 +51,18 @@ ODD_CHIP_SETTINGS: dict[str, tuple[tuple[str, ...], str]] = {
     "hybrid_odd_chip": (("five_card", "button"), "five_card"),
 }
 
+#: RULES.md §20 settings of the colour-up race-off (controller/table_modes.py): name -> (choices, default)
+RACE_SETTINGS: dict[str, tuple[tuple[str, ...], str]] = {
+    # RACE-003 RACE_ONE_PER_PLAYER: one chip a player, by his best card (001, 002), or one a card (004)
+    "race_one_per_player": (("yes", "no"), "yes"),
+    # RACE-004 RACE_REMAINDER: the pooled leftover of half a chip or more makes a chip (001, 002), or
+    # the next-ranked holder's own leftover must be half a chip (004)
+    "race_remainder": (("pooled", "holder"), "pooled"),
+    # RACE-005 RACE_ALLIN: an all-in player in a race-off: the floor decides (001), or he gets the
+    # first chip whatever his card (002)
+    "race_allin": (("floor", "first_chip"), "floor"),
+}
+
 #: RULES.md §20 settings the rules use (the ``[rules]`` section): name -> (choices, default).
 #: The first choice is the proposed default.
 RULE_SETTINGS: dict[str, tuple[tuple[str, ...], str]] = {
@@ -68,6 +80,7 @@ RULE_SETTINGS: dict[str, tuple[tuple[str, ...], str]] = {
     # BOARD-002: who picks the burn out of a four-card flop: the floor (T, 002), the dealer (003)
     "four_flop_picker": (("floor", "dealer"), "floor"),
     **ODD_CHIP_SETTINGS,
+    **RACE_SETTINGS,
 }
 
 
@@ -86,6 +99,16 @@ class RuleSettings:
     stud_odd_chip_cards: str = field(default="received", repr=False)
     stud_odd_chip_low: str = field(default="lowest", repr=False)
     hybrid_odd_chip: str = field(default="five_card", repr=False)
+    #: the race-off (RACE-003..005: :data:`RACE_SETTINGS`) and the open-seat hold (BREAK-002:
+    #: OPEN_SEAT_HOLD, and LATE_STAGE_HOLD once the floor says twelve or fewer tables remain,
+    #: ``late_stage``). Out of the repr as the odd chip: the state keeps the seats open and the
+    #: race's deal, which read the same under other values
+    race_one_per_player: str = field(default="yes", repr=False)
+    race_remainder: str = field(default="pooled", repr=False)
+    race_allin: str = field(default="floor", repr=False)
+    open_seat_hold: int = field(default=3, repr=False)
+    late_stage_hold: int = field(default=2, repr=False)
+    late_stage: bool = field(default=False, repr=False)
     #: the dealer presses ``round_done`` before every burn (BURN-002's tap). With it the daemon
     #: tells a premature board card (BOARD-004..006) from a late one. None ("auto"): the checks
     #: are on once the daemon has seen a tap, so a table (or a deal script) that never taps is

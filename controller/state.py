@@ -35,7 +35,7 @@ from typing import Any
 
 #: The version of the state written by this release. A change to what the state holds bumps
 #: it, and :func:`migrate` learns to bring the previous version's states up to it.
-STATE_VERSION = 8
+STATE_VERSION = 9
 
 MAX_DEPTH = 48  # nesting: the deepest real state is about 8
 MAX_STR = 65536  # an alert's message is the longest string
@@ -471,6 +471,21 @@ def _draw_rounds(state: dict[str, Any]) -> dict[str, Any]:
 MIGRATIONS[7] = _draw_rounds
 
 
+def _no_mode_on(state: dict[str, Any]) -> dict[str, Any]:
+    """Version 8 -> 9 (issue 16, the modes: controller/table_modes.py): the deal a ``mode`` press
+    announced (``mode``), the race-off's all-in seats (``_race_allin``, RACE-005), the open seats
+    and their notices (``open_seats``, ``_seat_notices``, BREAK-002/003) and the floor's go-ahead
+    during a hold (``_hold_released``). A version 8 table had no mode pad and counted no open
+    seat: none on, none open."""
+    for name, value in (("mode", None), ("_race_allin", []), ("open_seats", []), ("_seat_notices", {}),
+                        ("_hold_released", False)):
+        add_field(state, name, value)
+    return state
+
+
+MIGRATIONS[8] = _no_mode_on
+
+
 def add_field(state: dict[str, Any], name: str, value: Any, *, obj: str = "table") -> dict[str, Any]:
     """A migration step's helper: give the table (``obj="table"``), or every object of the
     class named ``obj`` in the state, the field ``name`` set to ``value`` (encoded).
@@ -562,6 +577,7 @@ def table_from_state(cls: type, state: Any, settings: Any) -> Any:
 
 def check_table(table: Any) -> None:
     """The ranges a state's values must keep: seats, hand numbers, zones, counts."""
+    from controller.pads import MODES
     from controller.zones import ALL_ZONES
 
     def seat(where: str, s: Any) -> None:
@@ -579,9 +595,13 @@ def check_table(table: Any) -> None:
     _typed(table, {k: v for k, v in _table_hints().items() if hasattr(table, k)}, "state.table")
     for s in table.seats:
         seat("state.table.seats", s)
-    for name in ("waiting", "_posted", "absent"):
+    for name in ("waiting", "_posted", "absent", "_race_allin", "open_seats", "_seat_notices"):
         for s in getattr(table, name):
             seat(f"state.table.{name}", s)
+    for s, n in table._seat_notices.items():
+        count(f"state.table._seat_notices[{s}]", n)
+    if table.mode is not None and table.mode not in MODES:
+        raise StateError(f"state.table.mode: {table.mode!r}, want one of {', '.join(MODES)} or null")
     for s, n in table.penalty.items():
         seat("state.table.penalty", s)
         count(f"state.table.penalty[{s}]", n)
@@ -691,6 +711,8 @@ def _table_hints() -> dict[str, Any]:
         "_offline_since": dict[str, list[Any]], "_retired_tags": dict[str, TagInfo],
         "_last_report": tuple[str, int, tuple[str, ...] | None] | None,
         "dealer": str | None, "_next_dealer": str | None,
+        "mode": str | None, "_race_allin": list[int], "open_seats": list[int], "_seat_notices": dict[int, int],
+        "_hold_released": bool,
     }
 
 
@@ -728,7 +750,7 @@ def check_hand(hand: Any, where: str) -> None:
         raise StateError(f"{where}.game: {hand.game!r} with {hand.hole_cards!r} hole cards")
     if not hand.seats or any(type(s) is not int or not 1 <= s <= 10 for s in hand.seats):
         raise StateError(f"{where}.seats: {hand.seats!r}, want seats 1 to 10")
-    if hand.kind not in ("hand", "highcard"):
+    if hand.kind not in ("hand", "highcard", "race", "table_break"):
         raise StateError(f"{where}.kind: {hand.kind!r}")
     _dealer(hand.dealer, f"{where}.dealer")
     for z, uids in hand.zones.items():

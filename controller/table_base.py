@@ -8,6 +8,9 @@ may use the ones below it:
 - :class:`controller.device_health.DeviceHealth`: devices offline and back, the shuffler's faults;
 - :class:`controller.deck_guard.DeckGuard`: deck integrity: labels, foul cards, counts, the pair;
 - :class:`controller.roster.Roster`: the seats, the button and blinds of the next hand;
+- :class:`controller.draw.DrawRounds`: the draw games' rounds;
+- :class:`controller.table_modes.TableModes`: the deals a ``mode`` press announces instead of a
+  hand (the race-off, a table break's high card, the players' break) and the open seats;
 - :class:`controller.dealing.Dealing`: the dealing procedure, driven by the game's template
   (:mod:`controller.games`): hands, seats' cards, burns and the board.
 
@@ -63,6 +66,12 @@ class TableBase:
         # the dealing
         self._highcard = False  # the next cards are a draw for the button (DEAL-011)
         self._taps_seen = False  # a round_done press seen: this table taps (round_done_pad auto)
+        # the modes (controller.table_modes): the deal the table watches next instead of a hand
+        self.mode: str | None = None  # race | highcard | break (controller.pads.MODES) until its deal ends
+        self._race_allin: list[int] = []  # RACE-005: seats all in for the race-off, in press order
+        self.open_seats: list[int] = []  # BREAK-002/003: seats put out, not filled since, in order
+        self._seat_notices: dict[int, int] = {}  # BREAK-003: seat -> the hand at whose hand_end it is told again
+        self._hold_released = False  # BREAK-002: the floor's go-ahead (ack) while seats are open
         self.hand: Hand | None = None
         self.hands_finished = 0
         self.last_record: dict[str, Any] | None = None

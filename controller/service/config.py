@@ -195,6 +195,8 @@ BOUNDS: dict[str, Bound] = {
     "rules.seats_max": Bound(2, 10, "seats", whole=True),
     "rules.shuffler_floor_after": Bound(1, 3600, "s"),
     "rules.offline_floor_after": Bound(0.5, 3600, "s"),
+    "rules.open_seat_hold": Bound(1, 10, "open seats", whole=True),
+    "rules.late_stage_hold": Bound(1, 10, "open seats", whole=True),
     "reader.baudrate": Bound(4800, 115200, "(the FEIG baud rates)", whole=True,
                              choices=(4800, 9600, 19200, 38400, 57600, 115200)),
     "reader.address": Bound(0, 254, "(the reader's bus address, COM-ADR)", whole=True),
@@ -360,9 +362,12 @@ def parse_config(text: str, *, path: Path) -> Config:
         raise ru.err("rotate_decks", f"want one of {', '.join(ROTATIONS)}, got {shorten(rotate)}")
     floor_after = ru.number("shuffler_floor_after", 30.0)
     offline_after = ru.number("offline_floor_after", 60.0)
+    open_hold, late_hold = ru.number("open_seat_hold", 3), ru.number("late_stage_hold", 2)  # BREAK-002
+    late_stage = ru.get("late_stage", bool, False)
     ru.finish()
     rules = RuleSettings(seats_max=seats_max, rotate_decks=rotate, shuffler_floor_after=floor_after,
-                         offline_floor_after=offline_after, **rule_values)
+                         offline_floor_after=offline_after, open_seat_hold=open_hold, late_stage_hold=late_hold,
+                         late_stage=late_stage, **rule_values)
 
     a = doc.get("antennas")
     if a is None:
