@@ -277,8 +277,9 @@ def test_BREAK_004_the_player_count_reaches_the_floor_every_hand():
     # the count is in what the floor has every hand already: each hand's start (public), its
     # record, and the room's retained state (controller/service/room/attach.py public_state)
     hands = [{"steps": clean_for([1, 2, 4, 6])},
-             {"steps": [{"press": "seat_out", "seat": 2}] + clean_for([2, 4, 6, 1])}]
+             {"steps": [{"press": "seat_out", "seat": 2}] + clean_for([4, 6, 1])}]  # button 1, no SB (2 out)
     p = played(hands)
+    assert [h["alerts"] for h in p.report["hands"]] == [[], []]
     started = [len(e.seats) for _, e in p.seen["public"] if type(e) is HandStarted]
     records = [len(e.record["seats"]) for _, e in p.seen["floor"] if type(e).__name__ == "HandFinished"]
     assert started == records == [4, 3]
