@@ -384,7 +384,7 @@ class Dealing(TableModes):
         seats, pos, joins = self._plan()
         redeal = self._redeal
         self._redeal = None
-        if self.settings.game_def.family == "draw" and redeal is None:
+        if self.settings.game_def.family == "draw" and redeal is None and self._mode_kind() is None:
             seats = self._draw_sitting_out(seats, pos.bb)  # DRAW-002: an over-full table
         hand = Hand(number, self.settings.game, self.settings.hole_cards, seats, pos.button, ts,
                     positions=pos)
