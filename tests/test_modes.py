@@ -11,6 +11,7 @@ RACE-OFF, "by rank and suit. (Card Rank: Spades, Hearts, Diamonds, Clubs)", the 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ import pytest
 
 from controller.effects import Alert, HandStarted, Prompt
 from controller.events import ButtonPress, event_from_dict, event_to_dict
+from controller.service.config import ConfigError, parse_config
 from controller.service.harness import Played, play as harness_play
 from controller.settings import RuleSettings, TableSettings
 from controller.state import STATE_VERSION
@@ -77,6 +79,26 @@ def test_the_mode_press_is_journalled_with_its_mode_and_other_presses_as_before(
     press = ButtonPress(2.0, "mode", mode="highcard")
     assert event_from_dict(json.loads(json.dumps(event_to_dict(press)))) == press
     assert "mode" not in event_to_dict(ButtonPress(2.0, "ack"))  # rows of other presses unchanged
+
+
+@pytest.mark.parametrize("rules, error", [
+    ('race_allin = "first_chip"\nrace_one_per_player = "no"\nrace_remainder = "holder"\nopen_seat_hold = 4\n'
+     'late_stage_hold = 1\nlate_stage = true', None),
+    ('race_allin = "seat"', "[rules] race_allin: want one of floor, first_chip, got 'seat'"),
+    ("open_seat_hold = 0", "[rules] open_seat_hold = 0: must be a whole number from 1 to 10 open seats"),
+    ('late_stage = "yes"', "[rules] late_stage"),
+])
+def test_the_race_and_hold_settings_in_the_configuration(rules, error):
+    text = f'[rules]\n{rules}\n[reader]\nport = "loop://"\n'
+    if error is None:
+        r = parse_config(text, path=Path("t.toml")).table.rules
+        assert (r.race_allin, r.race_one_per_player, r.race_remainder, r.open_seat_hold, r.late_stage_hold,
+                r.late_stage) == ("first_chip", "no", "holder", 4, 1, True)
+        assert RuleSettings() == RuleSettings(race_allin="floor", race_one_per_player="yes", race_remainder="pooled",
+                                              open_seat_hold=3, late_stage_hold=2, late_stage=False)  # RULES.md §20
+    else:
+        with pytest.raises(ConfigError, match=re.escape(error)):
+            parse_config(text, path=Path("t.toml"))
 
 
 # -- RACE ---------------------------------------------------------------------------------------------
