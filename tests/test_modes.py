@@ -352,3 +352,16 @@ def test_a_version_8_table_migrates_with_no_mode_and_no_open_seat():
                                                   confirm_cycles=2, gone_cycles=3))
     assert (table.mode, table._race_allin, table.open_seats, table._seat_notices, table._hold_released) == \
         (None, [], [], {}, False)
+
+
+@pytest.mark.e2e
+def test_the_mode_press_through_tablectl_simulate_and_the_control_socket(tmp_path):
+    """The daemon as a subprocess: the script's mode press goes over the control socket."""
+    from tests.test_simulate_e2e import simulate
+
+    steps = [mode("race")] + RACE_DEAL + [{"press": "round_done"}, {"muck": "seat:4"}, {"press": "hand_end"}, END]
+    r = simulate(tmp_path, script([{"steps": steps}]))
+    assert r.returncode == 0, r.stderr
+    [hand] = json.loads(r.stdout)["hands"]
+    assert [(p["code"], p.get("seat"), p["step"]) for p in hand["prompts"]] == [
+        ("race.ranking", 4, 7), ("race.next_seat", 2, 8)]
