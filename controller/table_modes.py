@@ -105,11 +105,12 @@ class TableModes(DrawRounds):
                 self._race_cards_left(ts, hand, self._race_awarded(hand), out)
         if hand is not None:
             hand.pot_pushed = True
-        self.mode, self._race_allin = None, []
+        if hand is None or self._mode_kind() == hand.kind:  # (a mode pressed for the next deal stays)
+            self.mode, self._race_allin = None, []
 
     def _mode_gathered(self, hand: Hand) -> None:
         """The mode's deal was gathered: the mode is over (if a new one was not pressed)."""
-        if self.mode is not None and MODE_KINDS.get(self.mode) == hand.kind:
+        if self._mode_kind() == hand.kind:
             self.mode, self._race_allin = None, []
 
     def _notice(self, out: list[Effect], alert: Alert) -> None:

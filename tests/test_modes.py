@@ -365,3 +365,16 @@ def test_the_mode_press_through_tablectl_simulate_and_the_control_socket(tmp_pat
     [hand] = json.loads(r.stdout)["hands"]
     assert [(p["code"], p.get("seat"), p["step"]) for p in hand["prompts"]] == [
         ("race.ranking", 4, 7), ("race.next_seat", 2, 8)]
+
+
+def test_a_mode_pressed_for_the_next_deal_outlives_the_one_under_way():
+    f = Feeder(seats=tuple(SEATS), button=BUTTON)
+    f.press("mode", mode="race")
+    f.put("As", 4)
+    f.press("mode", mode="highcard")  # the table breaks after the race-off
+    f.press("hand_end")
+    f.field.clear()
+    f.tick(4)
+    assert f.table.last_record["kind"] == "race" and f.table.mode == "highcard"
+    f.put("Qs", 11)
+    assert f.table.hand.kind == "table_break"
