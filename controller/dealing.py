@@ -379,6 +379,8 @@ class Dealing(DrawRounds):
         seats, pos, joins = self._plan()
         redeal = self._redeal
         self._redeal = None
+        if self.settings.event == "cash" and redeal is None and not self._highcard:
+            self._cash_blinds(seats, pos, joins)
         if self.settings.game_def.family == "draw" and redeal is None:
             seats = self._draw_sitting_out(seats, pos.bb)  # DRAW-002: an over-full table
         hand = Hand(number, self.settings.game, self.settings.hole_cards, seats, pos.button, ts,
@@ -405,6 +407,8 @@ class Dealing(DrawRounds):
         self.hand = hand
         self._figures_key = None
         out.append(HandStarted(ts, number, self.button, seats, self.settings.game))
+        hand.prompts.extend(self._pending_prompts)  # DEAL-007/008: told between hands
+        self._pending_prompts.clear()
         if self._pending_alerts:
             hand.alerts.extend(self._pending_alerts)
             if any(a.code == "deck.new_setup" for a in self._pending_alerts):
