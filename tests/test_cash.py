@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from controller.effects import Alert, HandFinished, Prompt
+from controller.events import ButtonPress
 from controller.settings import RuleSettings, TableSettings
 from controller.state import STATE_VERSION
 from controller.table import Table
@@ -255,3 +256,38 @@ def test_a_state_of_release_8_migrates_with_no_missed_blinds():
     body = migrate(state)["table"]
     assert (body["missed_bb"], body["missed_sb"], body["_buyer"], body["_pending_prompts"]) == \
         ({"s": []}, {"s": []}, None, [])
+
+
+def test_the_cash_settings_are_read_and_a_bad_word_is_refused_naming_the_key(tmp_path):
+    from controller.service.config import ConfigError, parse_config
+
+    base = '[reader]\nport = "loop://"\n'
+    t = parse_config(base, path=tmp_path / "t.toml").table
+    assert (t.event, t.rules.cash_entry, t.rules.buy_button_next) == ("tournament", "post_or_wait", "buyer")
+    t = parse_config('[table]\nevent = "cash"\n[rules]\ncash_entry = "placard"\nbuy_button_next = "skip"\n' + base,
+                     path=tmp_path / "t.toml").table
+    assert (t.event, t.rules.cash_entry, t.rules.buy_button_next) == ("cash", "placard", "skip")
+    for section, key, says in (("table", "event", "want one of tournament, cash, got 'ring'"),
+                               ("rules", "cash_entry", "want one of post_or_wait, placard, got 'ring'"),
+                               ("rules", "buy_button_next", "want one of buyer, skip, got 'ring'")):
+        with pytest.raises(ConfigError) as err:
+            parse_config(f'[{section}]\n{key} = "ring"\n' + base, path=tmp_path / "t.toml")
+        assert str(err.value) == f"{tmp_path / 't.toml'}: [{section}] {key}: {says}"
+
+
+def test_the_cash_prompts_on_the_dealers_display():
+    from controller.display import render
+    from controller.prompts import PromptBoard
+
+    f = cash()
+    deal_hand(f, [2, 3, 4, 5, 6, 1])
+    f.press("seat_absent", seat=4)
+    deal_hand(f, [3, 5, 6, 1, 2])
+    deal_hand(f, [5, 6, 1, 2, 3])
+    f.press("seat_in", seat=4)
+    f.press("seat_in", seat=8)
+    board = PromptBoard()
+    state = board.apply(f.effects)
+    assert render(state, "lcd16x2") == ["s4 owes BB+SB", "SB dead/wait BB"]  # the first told, shown first
+    assert render(board.press(ButtonPress(0.0, "next")), "lcd20x4")[:3] == \
+        ["s8 new player", "post BB or wait", "DEAL-007"]
