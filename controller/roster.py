@@ -197,11 +197,18 @@ class Roster(DeckGuard):
         """The floor sets the seats (and the button, or lets the daemon move it). Without a
         button, seats new to the table are newcomers under DEAL-006."""
         seats = set(ev.seats)
+        if self.settings.event == "cash":
+            # DEAL-008: a seat the floor leaves out is open, one it deals in with a button owes
+            # nothing; a player sitting out stays out (not a newcomer) until he is back
+            gone = {s for s in self.absent | self.missed_bb | self.missed_sb if s not in seats or ev.button is not None}
+            self.absent -= gone
+            self.missed_bb -= gone
+            self.missed_sb -= gone
         if ev.button is not None:
             self._next_button = ev.button
             self.seats, self.waiting = tuple(sorted(seats)), set()
         else:
-            self.waiting = (self.waiting | (seats - set(self.seats))) & seats
+            self.waiting = (self.waiting | (seats - set(self.seats) - self.absent)) & seats
             self.seats = tuple(sorted(seats & set(self.seats)))
         self._redeal = None  # the floor's word overrides a pending re-deal
         return []

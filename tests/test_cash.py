@@ -291,3 +291,18 @@ def test_the_cash_prompts_on_the_dealers_display():
     assert render(state, "lcd16x2") == ["s4 owes BB+SB", "SB dead/wait BB"]  # the first told, shown first
     assert render(board.press(ButtonPress(0.0, "next")), "lcd20x4")[:3] == \
         ["s8 new player", "post BB or wait", "DEAL-007"]
+
+
+def test_the_floors_setup_keeps_a_player_sitting_out_out_and_a_button_set_clears_what_is_owed():
+    from controller.events import TableSetup
+
+    f = cash()
+    deal_hand(f, [2, 3, 4, 5, 6, 1])
+    f.press("seat_absent", seat=4)
+    deal_hand(f, [3, 5, 6, 1, 2])  # the BB skipped seat 4
+    f.effects += f.table.apply(TableSetup(float(f.cycle), (1, 2, 3, 4, 5, 6)))
+    assert (f.table.absent, f.table.waiting, f.table.missed_bb) == ({4}, set(), {4})  # still sitting out
+    f.effects += f.table.apply(TableSetup(float(f.cycle), (1, 2, 3, 4, 5, 6), button=6))
+    assert (f.table.absent, f.table.missed_bb) == (set(), set())
+    deal_hand(f, [1, 2, 3, 4, 5, 6])  # the floor's button: everyone listed is dealt
+    assert buttons(f) == [1, 2, 6] and loud(f) == []
