@@ -306,3 +306,29 @@ def test_the_floors_setup_keeps_a_player_sitting_out_out_and_a_button_set_clears
     assert (f.table.absent, f.table.missed_bb) == (set(), set())
     deal_hand(f, [1, 2, 3, 4, 5, 6])  # the floor's button: everyone listed is dealt
     assert buttons(f) == [1, 2, 6] and loud(f) == []
+
+
+def test_a_cash_session_dealt_under_noise_through_the_daemon_raises_no_alert():
+    """The clean session above through the in-process harness (the daemon, the console's pads,
+    the reader under noise, the secrets check): the prompts are in the next hand's record, at
+    the press's step."""
+    from tests.rules_common import clean_for
+    from tests.scenarios import NOISE, expected_hand, play
+
+    def press(name, seat):
+        return {"press": name, "seat": seat}
+
+    hands = [clean_for([2, 3, 4, 5, 6, 7, 1]),  # button 1, SB 2, BB 3
+             [press("seat_absent", 5), press("seat_out", 7)] + clean_for([3, 4, 6, 1, 2]),  # button 2
+             [press("seat_in", 9)] + clean_for([4, 6, 1, 2, 3]),  # button 3, SB 4, BB 6: seat 9 waits
+             [press("seat_in", 5)] + clean_for([6, 9, 1, 2, 3, 4]),  # button 4, SB 6, BB 9: seat 5 waits
+             [press("seat_posted", 5)] + clean_for([9, 1, 2, 3, 4, 5, 6])]  # button 6: seat 5 pays up
+    script = {"format": 1, "game": "holdem", "seats": [1, 2, 3, 4, 5, 6, 7], "button": 1,
+              "noise": dict(NOISE, seed=5), "hands": [{"steps": s} for s in hands]}
+    report = play(script, table_extra='event = "cash"')
+    assert [h["button"] for h in report["hands"]] == [1, 2, 3, 4, 6]
+    assert [h["alerts"] for h in report["hands"]] == [[]] * 5
+    assert [h["zones"] for h in report["hands"]] == [expected_hand(s)["zones"] for s in hands]
+    told = [[(p["rule"], p.get("seat"), p["step"]) for p in h["prompts"] if p["rule"] in ("DEAL-007", "DEAL-008")]
+            for h in report["hands"]]
+    assert told == [[], [], [("DEAL-007", 9, 1)], [("DEAL-008", 5, 1)], []]
