@@ -68,6 +68,10 @@ RULE_SETTINGS: dict[str, tuple[tuple[str, ...], str]] = {
     # BOARD-002: who picks the burn out of a four-card flop: the floor (T, 002), the dealer (003)
     "four_flop_picker": (("floor", "dealer"), "floor"),
     **ODD_CHIP_SETTINGS,
+    # MISD-009 / DRAW-003 DRAW_EXPOSED_DEAL: a card the dealer exposes in a draw game's starting
+    # hand is replaced unless a wheel card (A-5), which the player keeps (001 lowball, cash); always
+    # replaced (001 lowball, tournaments); or a misdeal (001's misdeal table)
+    "draw_exposed_deal": (("wheel_kept", "replace", "misdeal"), "wheel_kept"),
 }
 
 
@@ -86,6 +90,9 @@ class RuleSettings:
     stud_odd_chip_cards: str = field(default="received", repr=False)
     stud_odd_chip_low: str = field(default="lowest", repr=False)
     hybrid_odd_chip: str = field(default="five_card", repr=False)
+    #: MISD-009 (DRAW_EXPOSED_DEAL). Out of the fingerprint as the odd chip is: a rule that judges
+    #: the next press, not what the saved state holds (so a saved state survives its change)
+    draw_exposed_deal: str = field(default="wheel_kept", repr=False)
     #: the dealer presses ``round_done`` before every burn (BURN-002's tap). With it the daemon
     #: tells a premature board card (BOARD-004..006) from a late one. None ("auto"): the checks
     #: are on once the daemon has seen a tap, so a table (or a deal script) that never taps is
