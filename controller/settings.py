@@ -74,6 +74,10 @@ RULE_SETTINGS: dict[str, tuple[tuple[str, ...], str]] = {
     # both guides' §MISSED BLINDS), or the button jumps over him (002 §INCOMING PLAYER)
     "buy_button_next": (("buyer", "skip"), "buyer"),
     **ODD_CHIP_SETTINGS,
+    # MISD-009 / DRAW-003 DRAW_EXPOSED_DEAL: a card the dealer exposes in a draw game's starting
+    # hand is replaced unless a wheel card (A-5), which the player keeps (001 lowball, cash); always
+    # replaced (001 lowball, tournaments); or a misdeal (001's misdeal table)
+    "draw_exposed_deal": (("wheel_kept", "replace", "misdeal"), "wheel_kept"),
 }
 
 
@@ -96,6 +100,9 @@ class RuleSettings:
     #: too: the state keeps who waits and what he missed, and these are read afresh at each hand
     cash_entry: str = field(default="post_or_wait", repr=False)
     buy_button_next: str = field(default="buyer", repr=False)
+    #: MISD-009 (DRAW_EXPOSED_DEAL). Out of the fingerprint as the odd chip is: a rule that judges
+    #: the next press, not what the saved state holds (so a saved state survives its change)
+    draw_exposed_deal: str = field(default="wheel_kept", repr=False)
     #: the dealer presses ``round_done`` before every burn (BURN-002's tap). With it the daemon
     #: tells a premature board card (BOARD-004..006) from a late one. None ("auto"): the checks
     #: are on once the daemon has seen a tap, so a table (or a deal script) that never taps is
