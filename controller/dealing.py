@@ -118,7 +118,7 @@ class Dealing(TableModes):
             if hand.exposure_waiting is not None and prev is None and seat_of(zone) is not None:
                 pressed_at = hand.exposure_waiting[1]
                 hand.exposure_waiting = None  # the card the press was for is in: judge it now
-                self._flag(out, pressed_at, hand, on_exposed(hand, "dealer", None, label))
+                self._exposed(out, pressed_at, hand, "dealer", None, label)
             if prev is None and not hand.deal_over and seat_of(zone) is not None \
                     and hand.hole_dealt == hand.hole_target and hand.absent:
                 for f in absent_deadline(hand):
@@ -384,6 +384,8 @@ class Dealing(TableModes):
         seats, pos, joins = self._plan()
         redeal = self._redeal
         self._redeal = None
+        if self.settings.event == "cash" and redeal is None and not self._highcard and self._mode_kind() is None:
+            self._cash_blinds(seats, pos, joins)
         if self.settings.game_def.family == "draw" and redeal is None and self._mode_kind() is None:
             seats = self._draw_sitting_out(seats, pos.bb)  # DRAW-002: an over-full table
         hand = Hand(number, self.settings.game, self.settings.hole_cards, seats, pos.button, ts,
@@ -414,6 +416,8 @@ class Dealing(TableModes):
         self.hand = hand
         self._figures_key = None
         out.append(HandStarted(ts, number, self.button, seats, self.settings.game))
+        hand.prompts.extend(self._pending_prompts)  # DEAL-007/008: told between hands
+        self._pending_prompts.clear()
         if self._pending_alerts:
             hand.alerts.extend(self._pending_alerts)
             if any(a.code == "deck.new_setup" for a in self._pending_alerts):
@@ -507,10 +511,8 @@ class Dealing(TableModes):
             waiting = [u for u, z in self.tracker.pending_arrivals() if seat_of(z) is not None and u not in hand.where]
             if kind == "dealer" and waiting and not hand.deal_over:
                 hand.exposure_waiting = (waiting[0], ts)  # the press beat the reader to the card
-            elif kind == "dealer" and hand.game_def.family == "draw" and self._draw_exposed(ts, hand, out):
-                pass  # DRAW-003: a wheel card kept on the deal, or any card on the draw replaced
             else:
-                self._flag(out, ts, hand, on_exposed(hand, kind, ev.seat, last))
+                self._exposed(out, ts, hand, kind, ev.seat, last)
         elif name in (Pad.SA, Pad.ROUND_DONE):
             was_open = not hand.deal_over
             self._end_deal(ts, hand, out)
@@ -534,6 +536,21 @@ class Dealing(TableModes):
             for f in showdown_watch.on_press(hand, name, OddChipRules.of(self.settings.rules)):
                 self._flag(out, ts, hand, f)
         return out
+
+
+    def _exposed(self, out: list[Effect], ts: float, hand: Hand, kind: str, seat: int | None,
+                 last: str | None) -> None:
+        """A card seen face up (``kind``: rules.misdeal.on_exposed's). The dealer's exposure is
+        the game's own rule first: a stud down card on 3rd street (MISD-008), a draw hand's card
+        (DRAW-003, MISD-009); else, and for every game's other cases, the flop games' rules."""
+        if kind == "dealer" and hand.game_def.family == "stud":
+            found = stud.on_exposed_third(hand)
+            if found is not None:
+                (self._flag if found.code.startswith("misdeal.") else self._prompt)(out, ts, hand, found)
+                return
+        if kind == "dealer" and hand.game_def.family == "draw" and self._draw_exposed(ts, hand, out):
+            return  # DRAW-003: a wheel card kept on the deal, or any card on the draw replaced
+        self._flag(out, ts, hand, on_exposed(hand, kind, seat, last))
 
 
 def _short_stub(hand: Hand) -> bool:

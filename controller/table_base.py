@@ -59,7 +59,12 @@ class TableBase:
         self._last_positions: Positions | None = None  # the last hand's button and blinds
         self.waiting: set[int] = set()  # newcomers not dealt in yet (DEAL-006)
         self._posted: set[int] = set()  # newcomers who posted (DEAL-007)
-        self.absent: set[int] = set()  # DEAL-009
+        self.absent: set[int] = set()  # DEAL-009 (a cash game: seats sitting out, not dealt in)
+        # cash games (DEAL-008): the seats the big and the small blind went past while they sat out
+        self.missed_bb: set[int] = set()
+        self.missed_sb: set[int] = set()
+        self._buyer: int | None = None  # the seat that bought the button in the last hand (DEAL-007/008)
+        self._pending_prompts: list[Prompt] = []  # told between hands; kept in the next hand's record
         self.penalty: dict[int, int] = {}  # seat -> penalty hands left (DEAL-010)
         self._deferred: list[ButtonPress] = []  # seat changes waiting for the hand to end
         self._redeal: Hand | None = None  # the misdealt hand the next one replays (MISD-014)

@@ -325,12 +325,12 @@ def test_FLOW_005_the_button_after_the_break_between_hands_and_at_the_end_of_the
     assert [h["button"] for h in p.report["hands"] if h["zones"]] == [6, 1]
 
 
-# -- the state: version 9 keeps the mode and the open seats ------------------------------------------
-def test_the_state_of_a_race_off_written_by_release_9_loads_and_plays_on():
-    """tests/data/state/v9-modes-mid-hand.json: seats 1, 2, 4, 6, the race-off (mode race), seat
+# -- the state: version 10 keeps the mode and the open seats ------------------------------------------
+def test_the_state_of_a_race_off_written_by_release_10_loads_and_plays_on():
+    """tests/data/state/v10-modes-mid-hand.json: seats 1, 2, 4, 6, the race-off (mode race), seat
     6 all in, Ad Ah 2c As dealt to seats 1, 2, 2, 4; seat 9 left earlier (open)."""
-    state = json.loads((DATA / "v9-modes-mid-hand.json").read_text())
-    assert state["version"] == STATE_VERSION == 9
+    state = json.loads((DATA / "v10-modes-mid-hand.json").read_text())
+    assert state["version"] == 10
     settings = TableSettings(seats=(1, 2, 4, 6, 9), button=6, confirm_cycles=2, gone_cycles=3,
                              rules=RuleSettings(race_allin="first_chip"))
     table = Table.from_state(state, settings)

@@ -20,7 +20,7 @@ from typing import Any
 
 from controller.deck_rack import ROTATIONS
 from controller.registry import MANIFEST_MAX_BYTES, Deck, DeckRegistry, RegistryError, parse_manifest
-from controller.settings import GAMES, RULE_SETTINGS, RuleSettings, TableSettings
+from controller.settings import EVENTS, GAMES, RULE_SETTINGS, RuleSettings, TableSettings
 from controller.text import NotUtf8, decode_utf8, shorten
 from controller.zones import ZoneError, ZoneMap
 
@@ -343,6 +343,9 @@ def parse_config(text: str, *, path: Path) -> Config:
     deck_in_play = t.get("deck_in_play", str, "A")
     confirm = t.number("confirm_cycles", 2)  # (docs/tracking.md: the budget's)
     gone = t.number("gone_cycles", 20)
+    event = t.get("event", str, "tournament")
+    if event not in EVENTS:
+        raise t.err("event", f"want one of {', '.join(EVENTS)}, got {shorten(event)}")
     t.finish()
 
     ru = _Section(src, "rules", doc.get("rules", {}))
@@ -502,7 +505,7 @@ def parse_config(text: str, *, path: Path) -> Config:
     control_cfg = _parse_control(_Section(src, "control", doc.get("control", {})), base)
 
     table = TableSettings(game=game, seats=tuple(seats), button=button, deck_in_play=deck_in_play,
-                          zones=zones, confirm_cycles=confirm, gone_cycles=gone, rules=rules,
+                          zones=zones, confirm_cycles=confirm, gone_cycles=gone, rules=rules, event=event,
                           strong_rssi=reader.strong_rssi, rssi_levels=dict(reader.levels))
     from controller.service.console_config import parse_console  # (it imports this module)
     from controller.service.room_config import parse_room  # (it imports this module)
