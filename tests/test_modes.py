@@ -22,7 +22,6 @@ from controller.events import ButtonPress, event_from_dict, event_to_dict
 from controller.service.config import ConfigError, parse_config
 from controller.service.harness import Played, play as harness_play
 from controller.settings import RuleSettings, TableSettings
-from controller.state import STATE_VERSION
 from controller.table import Table
 from tests.rules_common import END, clean_for, deal
 from tests.scenarios import NOISE, assert_nothing_secret_public, play
