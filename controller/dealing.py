@@ -21,12 +21,12 @@ from controller.rules.misdeal import (absent_deadline, check_hole_card, end_of_d
                                       on_hole_back, on_hole_left)
 from controller.rules.muck import retrieved
 from controller.pads import DECK_PADS, ROSTER_PADS, Pad
-from controller.chinese import ChineseStacks
+from controller.table_modes import MODE_HANDS, TableModes
 from controller.rules import draw
 from controller.zones import Zone, seat_of
 
 
-class Dealing(ChineseStacks):
+class Dealing(TableModes):
     """Hands and their cards (layer 5 of the table: see :mod:`controller.table_base`)."""
 
     def _on_clones(self, ts: float, out: list[Effect]) -> list[Effect]:
@@ -98,6 +98,8 @@ class Dealing(ChineseStacks):
             elif prev != zone and hand.kind == "hand":
                 self._move(ts, hand, uid, label, prev, zone, out)
                 folded = folded or (zone == Zone.MUCK and seat_of(prev) is not None)
+            elif prev != zone and hand.kind in MODE_HANDS:
+                self._mode_moved(ts, hand, uid, prev, zone, out)  # a race-off's award (RACE-003)
             came_from = hand.place(uid, label, zone)
             if came_from != zone:
                 # Only a board card of the deck in play is public; hole cards, burns, the muck
@@ -118,7 +120,7 @@ class Dealing(ChineseStacks):
             if hand.exposure_waiting is not None and prev is None and seat_of(zone) is not None:
                 pressed_at = hand.exposure_waiting[1]
                 hand.exposure_waiting = None  # the card the press was for is in: judge it now
-                self._flag(out, pressed_at, hand, on_exposed(hand, "dealer", None, label))
+                self._exposed(out, pressed_at, hand, "dealer", None, label)
             if prev is None and not hand.deal_over and seat_of(zone) is not None \
                     and hand.hole_dealt == hand.hole_target and hand.absent:
                 for f in absent_deadline(hand):
@@ -141,6 +143,9 @@ class Dealing(ChineseStacks):
         rules = self.settings.rules
         if hand.kind == "highcard":
             self._draw_card(ts, hand, uid, label, zone, out)
+            return
+        if hand.kind in MODE_HANDS:  # the race-off, a table break's high card (controller.table_modes)
+            self._mode_card(ts, hand, uid, label, zone, out)
             return
         if zone != "burn":
             self._flush(out, hand)
@@ -393,15 +398,20 @@ class Dealing(ChineseStacks):
         redeal = self._redeal
         self._redeal = None
         hole = self.settings.hole_cards
-        if self.settings.game_def.family == "draw" and redeal is None:
+        if self.settings.event == "cash" and redeal is None and not self._highcard and self._mode_kind() is None:
+            self._cash_blinds(seats, pos, joins)
+        if self.settings.game_def.family == "draw" and redeal is None and self._mode_kind() is None:
             seats = self._draw_sitting_out(seats, pos.bb)  # DRAW-002: an over-full table
         elif self.settings.game_def.family == "chin":
             seats, hole = self._chin_seats(seats, pos.button)  # CHIN-002: who gets a hand, one or two
         hand = Hand(number, self.settings.game, hole, seats, pos.button, ts, positions=pos)
         hand.dealer = self.dealer
+        kind = self._mode_kind()
         if self._highcard:
             self._highcard = False
             hand.kind = "highcard"
+        elif kind is not None and redeal is None:
+            hand.kind = kind  # a mode's deal: not a hand (its button and newcomers wait for the next)
         elif redeal is not None:
             hand.redeal_of = redeal.number
             hand.new_seats = {p.seat for p in self._deferred if p.name in (Pad.SEAT_IN, Pad.SEAT_POSTED)
@@ -416,17 +426,22 @@ class Dealing(ChineseStacks):
                 hand.notes.append(f"RELIEF-002: deck {ch.old} out, deck {ch.new} in ({ch.reason})")
         hand.absent = self.absent & set(seats)
         hand.penalty = {s for s in self.penalty if s in seats}
-        self._next_button = None
+        if hand.kind not in MODE_HANDS:
+            self._next_button = None
         self.hand = hand
         self._figures_key = None
         out.append(HandStarted(ts, number, self.button, seats, self.settings.game))
+        hand.prompts.extend(self._pending_prompts)  # DEAL-007/008: told between hands
+        self._pending_prompts.clear()
         if self._pending_alerts:
             hand.alerts.extend(self._pending_alerts)
             if any(a.code == "deck.new_setup" for a in self._pending_alerts):
                 hand.flagged.add(("deck.new_setup", "new_setup"))  # told once, before the hand
             self._pending_alerts.clear()
         most = min(self.settings.rules.seats_max, hand.game_def.max_players)
-        if len(seats) > most:  # DEAL-012: the house's limit, or the game's (STUD-001, DRAW-001)
+        if hand.kind == "hand":
+            self._hold_deal(ts, hand, out)  # BREAK-002: dealt while seats are open
+        if len(seats) > most and hand.kind == "hand":  # DEAL-012: the house's limit, or the game's (STUD-001, DRAW-001)
             self._flag(out, ts, hand, Finding("deal.too_many_players", "DEAL-012",
                                               f"{len(seats)} seats dealt in; this game deals at most {most}"))
         return hand
@@ -434,8 +449,9 @@ class Dealing(ChineseStacks):
     def _finish_hand(self, ts: float, out: list[Effect]) -> None:
         hand = self.hand
         assert hand is not None
-        if hand.kind == "highcard":
+        if hand.kind != "hand":  # a draw for the button, a mode's deal
             self._finish_draw(ts, hand, out)
+            self._mode_gathered(hand)
             return
         self._flush(out, hand)
         self._end_deal(ts, hand, out, closes_window=False)  # a hand over before the flop was dealt too
@@ -461,6 +477,7 @@ class Dealing(ChineseStacks):
             self._change_deck(ts, "rotation", out)  # SHUF-007: the other deck deals the next hand
         if hand.misdeal:
             self._redeal = hand  # MISD-014: the re-deal replays it; seat changes wait for it
+            self._after_hand(ts, out)
             return
         # DEAL-004: the button moves once the pot is pushed; where to, _plan() says. After a
         # deal from a misplaced button that was played out, it moves on from where it was (MISD-015).
@@ -469,6 +486,7 @@ class Dealing(ChineseStacks):
         deferred, self._deferred = self._deferred, []
         for press in deferred:
             self._seat_press(press, out)
+        self._after_hand(ts, out)  # FLOW-005: a break pressed during the hand
 
     def _finish_draw(self, ts: float, hand: Hand, out: list[Effect]) -> None:
         record = hand.record(ts, OddChipRules.of(self.settings.rules))  # issue 17 hook: the odd chip rules
@@ -479,6 +497,8 @@ class Dealing(ChineseStacks):
 
     def _press(self, ev: ButtonPress) -> list[Effect]:
         out: list[Effect] = []
+        if self._mode_press(ev, out):  # the modes and the open seats (controller.table_modes)
+            return out
         if ev.name in ROSTER_PADS:
             self._seat_press(ev, out)
             return out
@@ -506,10 +526,8 @@ class Dealing(ChineseStacks):
             waiting = [u for u, z in self.tracker.pending_arrivals() if seat_of(z) is not None and u not in hand.where]
             if kind == "dealer" and waiting and not hand.deal_over:
                 hand.exposure_waiting = (waiting[0], ts)  # the press beat the reader to the card
-            elif kind == "dealer" and hand.game_def.family == "draw" and self._draw_exposed(ts, hand, out):
-                pass  # DRAW-003: a wheel card kept on the deal, or any card on the draw replaced
             else:
-                self._flag(out, ts, hand, on_exposed(hand, kind, ev.seat, last))
+                self._exposed(out, ts, hand, kind, ev.seat, last)
         elif name in (Pad.SA, Pad.ROUND_DONE):
             was_open = not hand.deal_over
             self._end_deal(ts, hand, out)
@@ -534,6 +552,21 @@ class Dealing(ChineseStacks):
             for f in showdown_watch.on_press(hand, name, OddChipRules.of(self.settings.rules)):
                 self._flag(out, ts, hand, f)
         return out
+
+
+    def _exposed(self, out: list[Effect], ts: float, hand: Hand, kind: str, seat: int | None,
+                 last: str | None) -> None:
+        """A card seen face up (``kind``: rules.misdeal.on_exposed's). The dealer's exposure is
+        the game's own rule first: a stud down card on 3rd street (MISD-008), a draw hand's card
+        (DRAW-003, MISD-009); else, and for every game's other cases, the flop games' rules."""
+        if kind == "dealer" and hand.game_def.family == "stud":
+            found = stud.on_exposed_third(hand)
+            if found is not None:
+                (self._flag if found.code.startswith("misdeal.") else self._prompt)(out, ts, hand, found)
+                return
+        if kind == "dealer" and hand.game_def.family == "draw" and self._draw_exposed(ts, hand, out):
+            return  # DRAW-003: a wheel card kept on the deal, or any card on the draw replaced
+        self._flag(out, ts, hand, on_exposed(hand, kind, seat, last))
 
 
 def _short_stub(hand: Hand) -> bool:

@@ -298,6 +298,8 @@ class ScriptedDealer:
                 request["seat"] = action.seat
             if action.hands is not None:
                 request["hands"] = action.hands
+            if action.mode is not None:
+                request["mode"] = action.mode
             self.daemon.command(request)
             self._settle()
         elif isinstance(action, sc.Move):

@@ -83,7 +83,8 @@ Extensions (docs/daemon.md, "Extensions to the script format"):
   ``NAME`` is a pad of :data:`controller.pads.PADS` (checked with
   :func:`controller.pads.check_press`) or one of the ``buttons`` a configuration adds. A press
   may name ``"seat": N`` (the pads of a seat need one: ``{"press": "seat_out", "seat": 4}``) and
-  ``"hands": N`` (a count of hands, a penalty's).
+  ``"hands": N`` (a count of hands, a penalty's). The ``mode`` pad names its mode:
+  ``{"press": "mode", "mode": "race"}`` (race, highcard, break: docs/daemon.md, "Modes").
 - ``{"move": CARD, "to": ZONE}`` moves a card that is on the table (dealt in this hand, not
   gathered, not back on the stub) to another zone: an exposed card from its seat to the burn
   spot, a four-card flop's extra card from the board to the burn, a card taken back from the
@@ -192,6 +193,7 @@ class Press:
     long: bool = False
     seat: int | None = None
     hands: int | None = None
+    mode: str | None = None  # the ``mode`` pad's (controller.pads.MODES)
 
 
 @dataclass(frozen=True, slots=True)
@@ -533,7 +535,7 @@ def _zone(value: Any, where: str, *, stub: bool = False) -> str:
 
 def _press(d: dict[str, Any], where: str, buttons: Collection[str]) -> Press:
     """A press: a pad of PADS (checked as the daemon checks it) or one of ``buttons``."""
-    _keys(d, ("press", "long", "seat", "hands"), where, "a press")
+    _keys(d, ("press", "long", "seat", "hands", "mode"), where, "a press")
     name = d["press"]
     if not isinstance(name, str) or (name not in PADS and name not in buttons):
         known = dict.fromkeys([*buttons, *PADS])  # the configuration's names first, no repeats
@@ -543,12 +545,15 @@ def _press(d: dict[str, Any], where: str, buttons: Collection[str]) -> Press:
     hands = d.get("hands")
     if "hands" in d and (not _is_int(hands) or hands < 1):
         raise ScriptError(f'{where}: "hands" must be a whole number of hands, 1 or more, got {_show(hands)}')
+    mode = d.get("mode")
+    if "mode" in d and not isinstance(mode, str):
+        raise ScriptError(f'{where}: "mode" must be one of race, highcard, break, got {_show(mode)}')
     if name in PADS:
         try:
-            check_press(name, seat, hands)
+            check_press(name, seat, hands, mode=mode)
         except ValueError as exc:
             raise ScriptError(f"{where}: {exc}") from None
-    return Press(name, _flag(d, "long", where), seat, hands)
+    return Press(name, _flag(d, "long", where), seat, hands, mode)
 
 
 def parse_step(d: Any, *, where: str, buttons: Collection[str] = DEFAULT_BUTTONS) -> Action:
@@ -557,7 +562,14 @@ def parse_step(d: Any, *, where: str, buttons: Collection[str] = DEFAULT_BUTTONS
     >>> parse_step({"muck": "seat:4"}, where="hand 1, step 6")
     Muck(seat=4)
     >>> parse_step({"press": "seat_out", "seat": 4}, where="hand 2, step 1")
-    Press(name='seat_out', long=False, seat=4, hands=None)
+    Press(name='seat_out', long=False, seat=4, hands=None, mode=None)
+    >>> parse_step({"press": "mode", "mode": "race"}, where="hand 2, step 1").mode
+    'race'
+    >>> parse_step({"press": "mode", "mode": "chinese"}, where="hand 2, step 1")
+    Traceback (most recent call last):
+    ...
+    hw_sim.script.ScriptError: hand 2, step 1: press 'mode': a mode goes only with the mode pad, one of race, highcard,
+        break; got 'chinese'
     >>> parse_step({"press": "seat_out"}, where="hand 2, step 1")
     Traceback (most recent call last):
     ...
@@ -864,6 +876,8 @@ def action_to_dict(a: Action) -> dict[str, Any]:
             d["seat"] = a.seat
         if a.hands is not None:
             d["hands"] = a.hands
+        if a.mode is not None:
+            d["mode"] = a.mode
         return d
     if isinstance(a, Move):
         return {"move": str(a.card), "to": a.to}

@@ -180,7 +180,7 @@ class _Driver:
         for _ in range(self.idle):
             self.tick()
         ev = ButtonPress(float(self.cycle) + 0.5, action.name, long=action.long, seat=action.seat,
-                         hands=action.hands)
+                         hands=action.hands, mode=action.mode)
         for e in self.table.apply(ev):
             self._effect(e)
         self.tick()

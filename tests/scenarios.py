@@ -278,11 +278,12 @@ def deal_and_check(script: dict, expect: list[list[dict]]) -> dict:
     return report
 
 
-def play(script: dict, *, console: bool = True, wire: bool = False) -> dict:
+def play(script: dict, *, console: bool = True, wire: bool = False, table_extra: str = "") -> dict:
     """Deal ``script`` in process; check that nothing secret reached a public output; return
     the report (deal-script.md). The reader's records skip the FEIG frames unless ``wire``
-    (the harness's quick path: the same report, tests/test_harness.py checks it)."""
-    played = harness_play(script, console=console, wire=wire)
+    (the harness's quick path: the same report, tests/test_harness.py checks it);
+    ``table_extra``: more ``[table]`` lines (``event = "cash"``)."""
+    played = harness_play(script, console=console, wire=wire, table_extra=table_extra)
     assert played.screens or not console, "the console showed nothing: the display's check would be empty"
     assert_nothing_secret_public(script, played)
     PLAYED["scripts"] += 1

@@ -324,7 +324,11 @@ PRESS_REFUSALS = [
      'hand 2, step 1: "hands" must be a whole number of hands, 1 or more, got 1.5'),
     ({"press": "seat_out", "seat": 2, "long": 1}, 'hand 2, step 1: "long" must be true or false, got 1'),
     ({"press": "seat_out", "seats": [2]},
-     "hand 2, step 1: unknown key 'seats' (a press takes press, long, seat, hands)"),
+     "hand 2, step 1: unknown key 'seats' (a press takes press, long, seat, hands, mode)"),
+    ({"press": "mode"}, "hand 2, step 1: press 'mode' needs a mode: one of race, highcard, break"),
+    ({"press": "mode", "mode": 3}, 'hand 2, step 1: "mode" must be one of race, highcard, break, got 3'),
+    ({"press": "ack", "mode": "race"},
+     "hand 2, step 1: press 'ack': a mode goes only with the mode pad, one of race, highcard, break; got 'race'"),
 ]
 
 
