@@ -84,7 +84,11 @@ class DrawRounds(GameTurns):
         uid = hand.last_hole
         card = hand.labels.get(uid) if uid is not None else None
         on_deal = not draw.in_draws(hand)
-        found = draw.exposed(card, on_deal=on_deal, replace_wheel=False)
+        choice = self.settings.rules.draw_exposed_deal  # MISD-009: DRAW_EXPOSED_DEAL
+        if on_deal and choice == "misdeal":
+            self._flag(out, ts, hand, draw.exposed_misdeal(hand.first_seat.get(uid) if uid is not None else None))
+            return True
+        found = draw.exposed(card, on_deal=on_deal, replace_wheel=choice == "replace")
         if on_deal and found.code != "deal.draw_exposed_keep":
             return False
         seat = seat_of(hand.where.get(uid)) if uid is not None and not on_deal else None

@@ -35,7 +35,7 @@ from typing import Any
 
 #: The version of the state written by this release. A change to what the state holds bumps
 #: it, and :func:`migrate` learns to bring the previous version's states up to it.
-STATE_VERSION = 9
+STATE_VERSION = 11
 
 MAX_DEPTH = 48  # nesting: the deepest real state is about 8
 MAX_STR = 65536  # an alert's message is the longest string
@@ -471,11 +471,40 @@ def _draw_rounds(state: dict[str, Any]) -> dict[str, Any]:
 MIGRATIONS[7] = _draw_rounds
 
 
+def _no_missed_blinds(state: dict[str, Any]) -> dict[str, Any]:
+    """Version 8 -> 9 (issue 16, cash games): the blinds each seat missed while it sat out
+    (``missed_bb``, ``missed_sb``, DEAL-008), the seat that bought the button last hand
+    (``_buyer``) and the prompts told between hands for the next hand's record
+    (``_pending_prompts``, DEAL-007). A version 8 table was a tournament's: none of them."""
+    add_field(state, "missed_bb", set())
+    add_field(state, "missed_sb", set())
+    add_field(state, "_buyer", None)
+    return add_field(state, "_pending_prompts", [])
+
+
+MIGRATIONS[8] = _no_missed_blinds
+
+
+def _no_mode_on(state: dict[str, Any]) -> dict[str, Any]:
+    """Version 9 -> 10 (issue 16, the modes: controller/table_modes.py): the deal a ``mode`` press
+    announced (``mode``), the race-off's all-in seats (``_race_allin``, RACE-005), the open seats
+    and their notices (``open_seats``, ``_seat_notices``, BREAK-002/003) and the floor's go-ahead
+    during a hold (``_hold_released``). A version 9 table had no mode pad and counted no open
+    seat: none on, none open."""
+    for name, value in (("mode", None), ("_race_allin", []), ("open_seats", []), ("_seat_notices", {}),
+                        ("_hold_released", False)):
+        add_field(state, name, value)
+    return state
+
+
+MIGRATIONS[9] = _no_mode_on
+
+
 def _one_game(state: dict[str, Any]) -> dict[str, Any]:
-    """Version 8 -> 9 (issue 16, mixed games): the table holds the game of the next hand
+    """Version 10 -> 11 (issue 16, mixed games): the table holds the game of the next hand
     (``game``), its place in a rotation (``_rotation_at``), the hands of that game counted
     (``_game_hands``) and the seats that had the button in them (``_game_buttons``, an orbit);
-    a ``Prompt`` may name a game ("next: razz"). A version 8 table dealt its configuration's
+    a ``Prompt`` may name a game ("next: razz"). A version 10 table dealt its configuration's
     game, and a state is only taken under the configuration it was written with (the game is
     in the fingerprint): null here, the configuration's game when it is read
     (:func:`table_from_state`); nothing counted; no prompt named a game."""
@@ -486,7 +515,7 @@ def _one_game(state: dict[str, Any]) -> dict[str, Any]:
     return add_field(state, "game", None, obj="Prompt")
 
 
-MIGRATIONS[8] = _one_game
+MIGRATIONS[10] = _one_game
 
 
 def add_field(state: dict[str, Any], name: str, value: Any, *, obj: str = "table") -> dict[str, Any]:
@@ -559,11 +588,11 @@ def table_from_state(cls: type, state: Any, settings: Any) -> Any:
         raise StateError("state.table.registry: missing, or not a DeckRegistry")
     table = cls(settings, registry)
     expect(values, table, "state.table", nullable=("_next_button", "game"))
-    if values.get("game") is None:  # (a version 8 state: the configuration's game, see _one_game)
+    if values.get("game") is None:  # (a version 10 state: the configuration's game, see _one_game)
         values["game"] = settings.game
     for name, want in (("hand", Hand), ("_redeal", Hand), ("_last_positions", Positions),
                        ("_last_report", tuple), ("_shuffler_fault", list), ("last_record", dict),
-                       ("_figures_key", tuple), ("_next_button", int)):
+                       ("_figures_key", tuple), ("_next_button", int), ("_buyer", int)):
         v = values[name]
         if v is not None and type(v) is not want:
             raise StateError(f"state.table.{name}: {_kind(v)}, want {want.__name__} or null")
@@ -582,6 +611,7 @@ def table_from_state(cls: type, state: Any, settings: Any) -> Any:
 
 def check_table(table: Any) -> None:
     """The ranges a state's values must keep: seats, hand numbers, zones, counts."""
+    from controller.pads import MODES
     from controller.zones import ALL_ZONES
 
     def seat(where: str, s: Any) -> None:
@@ -599,14 +629,20 @@ def check_table(table: Any) -> None:
     _typed(table, {k: v for k, v in _table_hints().items() if hasattr(table, k)}, "state.table")
     for s in table.seats:
         seat("state.table.seats", s)
-    for name in ("waiting", "_posted", "absent"):
+    for name in ("waiting", "_posted", "absent", "missed_bb", "missed_sb", "_race_allin", "open_seats",
+                 "_seat_notices"):
         for s in getattr(table, name):
             seat(f"state.table.{name}", s)
+    for s, n in table._seat_notices.items():
+        count(f"state.table._seat_notices[{s}]", n)
+    if table.mode is not None and table.mode not in MODES:
+        raise StateError(f"state.table.mode: {table.mode!r}, want one of {', '.join(MODES)} or null")
     for s, n in table.penalty.items():
         seat("state.table.penalty", s)
         count(f"state.table.penalty[{s}]", n)
-    if table._next_button is not None:
-        seat("state.table._next_button", table._next_button)
+    for name in ("_next_button", "_buyer"):
+        if getattr(table, name) is not None:
+            seat(f"state.table.{name}", getattr(table, name))
     count("state.table.hands_finished", table.hands_finished)
     from controller.settings import GAMES
 
@@ -705,7 +741,7 @@ def _hand_hints() -> dict[str, Any]:
 
 def _table_hints() -> dict[str, Any]:
     from controller.deck_rack import DeckRack
-    from controller.effects import Alert
+    from controller.effects import Alert, Prompt
     from controller.events import ButtonPress
     from controller.registry import DeckRegistry, TagInfo
     from controller.rules.stub import StubCounts
@@ -718,7 +754,10 @@ def _table_hints() -> dict[str, Any]:
         "_pending_alerts": list[Alert], "_figures_key": tuple[Any, ...] | None,
         "_offline_since": dict[str, list[Any]], "_retired_tags": dict[str, TagInfo],
         "_last_report": tuple[str, int, tuple[str, ...] | None] | None,
-        "dealer": str | None, "_next_dealer": str | None,
+        "dealer": str | None, "_next_dealer": str | None, "missed_bb": set[int], "missed_sb": set[int],
+        "_buyer": int | None, "_pending_prompts": list[Prompt],
+        "mode": str | None, "_race_allin": list[int], "open_seats": list[int], "_seat_notices": dict[int, int],
+        "_hold_released": bool,
         "game": str, "_rotation_at": int, "_game_hands": int, "_game_buttons": set[int],
     }
 
@@ -753,11 +792,13 @@ def check_hand(hand: Any, where: str) -> None:
 
     if type(hand.number) is not int or hand.number < 1:
         raise StateError(f"{where}.number: {hand.number!r}, want 1 or more")
-    if hand.game not in GAMES or hand.hole_cards != GAMES[hand.game]:
+    # (Chinese poker, two players: two hands of 13 each, CHIN-002)
+    if hand.game not in GAMES or hand.hole_cards not in (GAMES[hand.game],
+                                                         2 * GAMES[hand.game] if hand.game == "chinese" else -1):
         raise StateError(f"{where}.game: {hand.game!r} with {hand.hole_cards!r} hole cards")
     if not hand.seats or any(type(s) is not int or not 1 <= s <= 10 for s in hand.seats):
         raise StateError(f"{where}.seats: {hand.seats!r}, want seats 1 to 10")
-    if hand.kind not in ("hand", "highcard"):
+    if hand.kind not in ("hand", "highcard", "race", "table_break"):
         raise StateError(f"{where}.kind: {hand.kind!r}")
     _dealer(hand.dealer, f"{where}.dealer")
     for z, uids in hand.zones.items():

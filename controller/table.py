@@ -70,7 +70,7 @@ class Table(Dealing):
         event that may have changed the hand, never on a quiet reader cycle."""
         hand = self.hand
         first = None
-        if hand is None and not self._highcard:
+        if hand is None and not self._highcard and self.mode is None:
             seats, pos, _ = self._plan()
             first = deal_order(seats, pos.button)[0] if seats else None
         self.tracker.expect(*expectation(hand, first))

@@ -10,6 +10,10 @@ may use the ones below it:
 - :class:`controller.roster.Roster`: the seats, the button and blinds of the next hand;
 - :class:`controller.game_turns.GameTurns`: the game of the next hand, and a mixed game's
   rotation (MIXED-001/002);
+- :class:`controller.draw.DrawRounds` and :class:`controller.chinese.ChineseStacks`: where the
+  draw games and Chinese poker differ from a deal in turn (DRAW, CHIN);
+- :class:`controller.table_modes.TableModes`: the deals a ``mode`` press announces instead of a
+  hand (the race-off, a table break's high card, the players' break) and the open seats;
 - :class:`controller.dealing.Dealing`: the dealing procedure, driven by the game's template
   (:mod:`controller.games`): hands, seats' cards, burns and the board.
 
@@ -59,13 +63,24 @@ class TableBase:
         self._last_positions: Positions | None = None  # the last hand's button and blinds
         self.waiting: set[int] = set()  # newcomers not dealt in yet (DEAL-006)
         self._posted: set[int] = set()  # newcomers who posted (DEAL-007)
-        self.absent: set[int] = set()  # DEAL-009
+        self.absent: set[int] = set()  # DEAL-009 (a cash game: seats sitting out, not dealt in)
+        # cash games (DEAL-008): the seats the big and the small blind went past while they sat out
+        self.missed_bb: set[int] = set()
+        self.missed_sb: set[int] = set()
+        self._buyer: int | None = None  # the seat that bought the button in the last hand (DEAL-007/008)
+        self._pending_prompts: list[Prompt] = []  # told between hands; kept in the next hand's record
         self.penalty: dict[int, int] = {}  # seat -> penalty hands left (DEAL-010)
         self._deferred: list[ButtonPress] = []  # seat changes waiting for the hand to end
         self._redeal: Hand | None = None  # the misdealt hand the next one replays (MISD-014)
         # the dealing
         self._highcard = False  # the next cards are a draw for the button (DEAL-011)
         self._taps_seen = False  # a round_done press seen: this table taps (round_done_pad auto)
+        # the modes (controller.table_modes): the deal the table watches next instead of a hand
+        self.mode: str | None = None  # race | highcard | break (controller.pads.MODES) until its deal ends
+        self._race_allin: list[int] = []  # RACE-005: seats all in for the race-off, in press order
+        self.open_seats: list[int] = []  # BREAK-002/003: seats put out, not filled since, in order
+        self._seat_notices: dict[int, int] = {}  # BREAK-003: seat -> the hand at whose hand_end it is told again
+        self._hold_released = False  # BREAK-002: the floor's go-ahead (ack) while seats are open
         self.hand: Hand | None = None
         self.hands_finished = 0
         # the game of the next hand (the hand under way keeps its own: Hand.game), and a mixed

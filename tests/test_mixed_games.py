@@ -184,12 +184,12 @@ def test_MIXED_002_a_late_entry_waits_for_the_big_blind_in_holdem_and_antes_at_o
     assert [e.seats for e in f2.of(HandStarted)][1:] == [(1, 2, 4, 6), (1, 2, 4, 6)]  # hold'em: still waiting
 
 
-# -- the state: version 9 holds the game and the count --------------------------------------------
-def test_the_state_of_a_mixed_table_written_by_release_9_loads_and_plays_on() -> None:
-    """tests/data/state/v9-mixed-mid-hand.json: hold'em and razz, two hands each, seats 1, 2, 4;
+# -- the state: version 11 holds the game and the count --------------------------------------------
+def test_the_state_of_a_mixed_table_written_by_release_11_loads_and_plays_on() -> None:
+    """tests/data/state/v11-mixed-mid-hand.json: hold'em and razz, two hands each, seats 1, 2, 4;
     hand 2 (hold'em, the game's last; the button at 1) under way, seat 2 dealt 2c."""
-    state = json.loads((DATA / "v9-mixed-mid-hand.json").read_text())
-    assert state["version"] == 9
+    state = json.loads((DATA / "v11-mixed-mid-hand.json").read_text())
+    assert state["version"] == 11
     settings = TableSettings(game="holdem", seats=(1, 2, 4), button=4, confirm_cycles=2, gone_cycles=3,
                              rotation=Rotation(("holdem", "razz"), hands=2))
     table = Table.from_state(state, settings)

@@ -8,7 +8,8 @@ Requests and answers (see docs/daemon.md, "The control socket"):
   hand on (a mixed game's hand: MIXED-001)
 - ``{"cmd": "press", "name": "exposed"}`` -> as if the dealer pressed that pad; ``"long": true``
   for a long press, ``"seat": N`` for a seat pad (``seat_out``...), ``"hands": N`` for a penalty,
-  ``"reason": R`` for ``new_deck`` (RELIEF-002). With the dealer's console on mock pins, the
+  ``"reason": R`` for ``new_deck`` (RELIEF-002), ``"mode": M`` for ``mode`` (race, highcard,
+  break: RULES.md §13, §14, FLOW-005). With the dealer's console on mock pins, the
   press goes through those pins and the real gpiozero callbacks (docs/console.md)
 - ``{"cmd": "decks", "decks": [{"id": "C", "back": "green", "manifest": "C.txt"}, ...],
   "in_play": "C"}`` -> the floor's setup exchange: a new pair replaces the old, which is retired
@@ -89,7 +90,7 @@ _COMMANDS = "ping, setup, press, decks, dealer"
 _FIELDS: dict[str, frozenset[str]] = {
     "ping": frozenset(),
     "setup": frozenset({"seats", "button", "game"}),
-    "press": frozenset({"name", "long", "seat", "hands", "reason"}),
+    "press": frozenset({"name", "long", "seat", "hands", "reason", "mode"}),
     "decks": frozenset({"decks", "in_play"}),
     "dealer": frozenset({"name", "at_relief"}),
 }
@@ -195,7 +196,11 @@ def request_to_event(req: Any, *, now: float, peer_uid: int | None = None, manif
     the folder a ``decks`` request's manifests are read from.
 
     >>> request_to_event({"cmd": "press", "name": "ack", "long": True}, now=1.0, peer_uid=1000)
-    ButtonPress(ts=1.0, name='ack', long=True, seat=None, hands=None, reason=None, peer_uid=1000)
+    ButtonPress(ts=1.0, name='ack', long=True, seat=None, hands=None, reason=None, mode=None, peer_uid=1000)
+    >>> request_to_event({"cmd": "press", "name": "mode", "mode": "rac"}, now=1.0)
+    Traceback (most recent call last):
+    ...
+    ValueError: press 'mode': a mode goes only with the mode pad, one of race, highcard, break; got 'rac'
     >>> request_to_event({"cmd": "press", "name": "ack", "long": "false"}, now=1.0)
     Traceback (most recent call last):
     ...
@@ -235,9 +240,11 @@ razz, draw27_single, draw27_triple, draw_a5_triple, badugi, badeucy, badacey, dr
             raise ValueError(f"press: 'long' must be true or false, got {_show(long)}")
         seat, hands = _int(req, cmd, "seat", 1, 10), _int(req, cmd, "hands", 1, MAX_HANDS)
         reason = _word(req, cmd, "reason", required=False)
+        mode = _word(req, cmd, "mode", required=False)
         assert name is not None
-        check_press(name, seat, hands, reason)
-        return ButtonPress(ts=now, name=name, long=long, seat=seat, hands=hands, reason=reason, peer_uid=peer_uid)
+        check_press(name, seat, hands, reason, mode)
+        return ButtonPress(ts=now, name=name, long=long, seat=seat, hands=hands, reason=reason, mode=mode,
+                           peer_uid=peer_uid)
     if cmd == "dealer":
         if "name" not in req:
             raise ValueError("dealer: 'name' is required: the dealer's name (RELIEF-003)")

@@ -234,7 +234,7 @@ class Harness:
             work = workdir or Path(tmp)
             cfg = write_setup(work, game=script.game, seats=script.seats, button=script.button,
                               table_extra=f"confirm_cycles = {CONFIRM_CYCLES}\ngone_cycles = {GONE_CYCLES}\n"
-                                          f"{table_extra}",
+                                          f"{table_extra}" + script.table_lines,
                               reader_extra="answer_timeout = 1.0", ready_wait=READY_WAIT,
                               shuffler=shuffler, journal=False,
                               console=default_console(pin_factory="mock", bounce_time=BOUNCE_S,
@@ -439,7 +439,8 @@ class Harness:
         return Played(report, {a: r.effects for a, r in self.recorders.items()}, self.cycles, topics, self.screens)
 
 
-def play(script: sc.Script | dict | str, *, console: bool = True, wire: bool = True, table_extra: str = "") -> Played:
+def play(script: sc.Script | dict | str, *, console: bool = True, wire: bool = True,
+         table_extra: str = "") -> Played:
     """Play a deal script (parsed, or its JSON as a dict or text) in process; see the module.
     A script the parser refuses raises ``hw_sim.script.ScriptError``.
 
@@ -450,8 +451,9 @@ def play(script: sc.Script | dict | str, *, console: bool = True, wire: bool = T
     frames, the fuzzer, the decoder's property test). The suite deals its many-hand scenarios
     so; ``simulate`` and the scripts checked against it keep the wire.
 
-    ``table_extra``: more ``[table]`` lines for the daemon's configuration (a mixed game's
-    rotation: ``controller.service.simulate.rotation_lines``)."""
+    ``table_extra``: more ``[table]`` lines for the daemon's configuration, settings no deal
+    script carries (a mixed game's rotation: ``controller.service.simulate.rotation_lines``;
+    ``event = "cash"``)."""
     if isinstance(script, dict):
         script = json.dumps(script)
     if isinstance(script, str):

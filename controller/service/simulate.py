@@ -276,7 +276,7 @@ def run_script(script: sc.Script, *, workdir: Path, log: TextIO | None = None,
         with _SIGNALS.hold():  # a signal waits until what is started is in ``started``
             cfg = write_setup(workdir, game=script.game, seats=script.seats, button=script.button,
                               table_extra=f"confirm_cycles = {CONFIRM_CYCLES}\ngone_cycles = {GONE_CYCLES}\n"
-                                          f"{table_extra}",
+                                          f"{table_extra}" + script.table_lines,
                               reader_extra="answer_timeout = 1.0",
                               # (the simulated devices answer from Python threads, which a loaded
                               # machine can stall for a second: a shuffler "lost" then would be a
