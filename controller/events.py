@@ -202,7 +202,8 @@ def event_to_dict(event: Event) -> dict[str, Any]:
                 "type": "ReaderCycle"}
     d = asdict(event)
     d.pop("heard", None)
-    for key in ("peer_uid", "mono", "boot", "game", "mode"):  # only some events carry one: rows without stay as they were
+    # only some events carry one: rows without stay as they were
+    for key in ("peer_uid", "mono", "boot", "game", "mode"):
         if d.get(key, 0) is None:
             del d[key]
     d["type"] = type(event).__name__

@@ -220,7 +220,7 @@ READER = '[reader]\nport = "loop://"\n'
 
 @pytest.mark.parametrize("table,error", [
     ('rotation = "pineapple"', "[table] rotation: 'pineapple' is no rotation (presets: horse, 8game; or a list"),
-    ('rotation = ["holdem", "chinese"]', '[table] rotation: "chinese" is not a game (games: holdem'),
+    ('rotation = ["holdem", "pineapple"]', '[table] rotation: "pineapple" is not a game (games: holdem'),
     ('rotation = ["razz"]', "[table] rotation: a rotation needs two games or more"),
     ('rotation = "horse"\ngame = "omaha"', "[table] game: 'omaha' is not in the rotation"),
     ('change = "daily"', '[table] change = "daily": must be a whole number from 1 to 100 hands of each game'),
