@@ -11,8 +11,8 @@ from controller.cards import is_card
 from controller.codes import Family, family_of, name_of
 from controller.effects import CardLeft, CardPlaced, Effect, HandFinished, HandStarted
 from controller.events import ButtonPress
+from controller.games import game_of
 from controller.hand import Hand
-from controller.positions import initial_positions
 from controller.rules import Finding
 from controller.rules import stud
 from controller.rules.board import burn_moved
@@ -24,6 +24,7 @@ from controller.pads import DECK_PADS, ROSTER_PADS, Pad
 from controller.rules import draw
 from controller.rules import stud_procedures
 from controller.stud_rounds import StudRounds
+from controller.table_modes import MODE_HANDS
 from controller.zones import Zone, seat_of
 
 
@@ -101,6 +102,8 @@ class Dealing(StudRounds):
             elif prev != zone and hand.kind == "hand":
                 self._move(ts, hand, uid, label, prev, zone, out)
                 folded = folded or (zone == Zone.MUCK and seat_of(prev) is not None)
+            elif prev != zone and hand.kind in MODE_HANDS:
+                self._mode_moved(ts, hand, uid, prev, zone, out)  # a race-off's award (RACE-003)
             came_from = hand.place(uid, label, zone)
             if came_from != zone:
                 # Only a board card of the deck in play is public; hole cards, burns, the muck
@@ -117,10 +120,12 @@ class Dealing(StudRounds):
                     self._stud_prompts(ts, hand, out)  # (a card from the burns on 7th counts too)
                 elif hand.kind == "hand" and hand.game_def.family == "draw":
                     self._draw_prompts(ts, hand, out)
+                elif hand.kind == "hand" and hand.game_def.family == "chin":
+                    self._chin_placed(ts, hand, prev, zone, out)  # CHIN-001..003: the stacks' counts
             if hand.exposure_waiting is not None and prev is None and seat_of(zone) is not None:
                 pressed_at = hand.exposure_waiting[1]
                 hand.exposure_waiting = None  # the card the press was for is in: judge it now
-                self._flag(out, pressed_at, hand, on_exposed(hand, "dealer", None, label))
+                self._exposed(out, pressed_at, hand, "dealer", None, label)
             if prev is None and not hand.deal_over and seat_of(zone) is not None \
                     and hand.hole_dealt == hand.hole_target and hand.absent:
                 if hand.game_def.family == "stud":
@@ -147,6 +152,9 @@ class Dealing(StudRounds):
         if hand.kind == "highcard":
             self._draw_card(ts, hand, uid, label, zone, out)
             return
+        if hand.kind in MODE_HANDS:  # the race-off, a table break's high card (controller.table_modes)
+            self._mode_card(ts, hand, uid, label, zone, out)
+            return
         if zone != "burn":
             self._flush(out, hand)
         seat = seat_of(zone)
@@ -160,6 +168,8 @@ class Dealing(StudRounds):
                 self._flag_once(out, ts, hand, found, f"street:{stud.street_index(hand)}")
         elif seat is not None and hand.game_def.family == "draw" and draw.in_draws(hand):
             self._drawn_card(ts, hand, seat, out)  # DRAW-004: as many as it threw
+        elif seat is not None and hand.game_def.family == "chin":
+            self._chin_card(ts, hand, seat, out)  # stacks, not a deal in turn: no MISD-004..007 (CHIN-002)
         elif seat is not None:
             finding = check_hole_card(hand, seat, same_cycle, rules.deal_count_fixes)
             if hand.owed.get(seat, 0) > 0:
@@ -183,7 +193,9 @@ class Dealing(StudRounds):
         """The initial deal is over (``sa``, ``round_done``, the first burn or board card, which
         also close the misdeal window, MISD-013; or the first fold, the pot pushed, the hand
         gathered, which do not): check its counts once (MISD-006/007)."""
-        if hand.kind == "hand":
+        if hand.kind == "hand" and hand.game_def.family == "chin":
+            self._chin_deal_over(ts, hand, out, play_over=not closes_window)
+        elif hand.kind == "hand":
             for f in end_of_deal(hand, closes_window=closes_window):
                 self._flag(out, ts, hand, f)
 
@@ -218,6 +230,9 @@ class Dealing(StudRounds):
         pad = self.settings.rules.round_done_pad
         if pad is None:
             pad = self._taps_seen
+        if hand.game_def.family == "chin":
+            self._chin_no_board(ts, hand, zone, out)
+            return
         if hand.game_def.family == "draw":  # (a seat that threw its whole hand has no card: not a fold)
             self._draw_burn(ts, hand, zone, out)
             return
@@ -339,6 +354,10 @@ class Dealing(StudRounds):
                 self._flag_once(out, ts, hand, f, f"winner:{prev}")
         if hand.game_def.family == "draw" and self._draw_move(ts, hand, uid, label, prev, zone, out):
             return
+        if hand.game_def.family == "chin":  # (a fix from seat to seat is checked once it is placed)
+            if zone in (Zone.BURN, Zone.BOARD):
+                self._chin_no_board(ts, hand, zone, out)
+            return
         if prev == "board":
             hand.board.on_leave(uid, zone)
         elif prev == "burn" and not _short_stub(hand):
@@ -369,7 +388,7 @@ class Dealing(StudRounds):
             # stays where it was.
             exposed = hand.board.expected_burn is not None and hand.board.expected_burn[0] == uid
             seat = seat_of(zone)
-            if seat is not None and not hand.misdeal and (exposed or (
+            if seat is not None and not hand.misdeal and hand.game_def.family != "chin" and (exposed or (
                     not hand.deal_over and hand.arrival_ts and (
                         hand.hole_dealt < hand.hole_target or when < hand.arrival_ts[-1]
                         or not hand.exposure_resolved))):
@@ -394,14 +413,23 @@ class Dealing(StudRounds):
         seats, pos, joins = self._plan()
         redeal = self._redeal
         self._redeal = None
-        if self.settings.game_def.family == "draw" and redeal is None:
+        game = redeal.game if redeal is not None else self.game  # (a re-deal replays its hand: MISD-014)
+        game_def = game_of(game)
+        hole = game_def.hole_cards
+        if self.settings.event == "cash" and redeal is None and not self._highcard and self._mode_kind() is None:
+            self._cash_blinds(seats, pos, joins)
+        if game_def.family == "draw" and redeal is None and self._mode_kind() is None:
             seats = self._draw_sitting_out(seats, pos.bb)  # DRAW-002: an over-full table
-        hand = Hand(number, self.settings.game, self.settings.hole_cards, seats, pos.button, ts,
-                    positions=pos)
+        elif game_def.family == "chin":
+            seats, hole = self._chin_seats(seats, pos.button)  # CHIN-002: who gets a hand, one or two
+        hand = Hand(number, game, hole, seats, pos.button, ts, positions=pos)
         hand.dealer = self.dealer
+        kind = self._mode_kind()
         if self._highcard:
             self._highcard = False
             hand.kind = "highcard"
+        elif kind is not None and redeal is None:
+            hand.kind = kind  # a mode's deal: not a hand (its button and newcomers wait for the next)
         elif redeal is not None:
             hand.redeal_of = redeal.number
             hand.new_seats = {p.seat for p in self._deferred if p.name in (Pad.SEAT_IN, Pad.SEAT_POSTED)
@@ -420,26 +448,33 @@ class Dealing(StudRounds):
             hand.notes.extend(f"seat {s} all in" for s in sorted(hand.all_in))
         self._all_in_next = set()
         hand.penalty = {s for s in self.penalty if s in seats}
-        self._next_button = None
+        if hand.kind not in MODE_HANDS:
+            self._next_button = None
         self.hand = hand
         self._figures_key = None
-        out.append(HandStarted(ts, number, self.button, seats, self.settings.game))
+        out.append(HandStarted(ts, number, self.button, seats, game))
+        hand.prompts.extend(self._pending_prompts)  # DEAL-007/008: told between hands
+        self._pending_prompts.clear()
         if self._pending_alerts:
             hand.alerts.extend(self._pending_alerts)
             if any(a.code == "deck.new_setup" for a in self._pending_alerts):
                 hand.flagged.add(("deck.new_setup", "new_setup"))  # told once, before the hand
             self._pending_alerts.clear()
         most = min(self.settings.rules.seats_max, hand.game_def.max_players)
-        if len(seats) > most:  # DEAL-012: the house's limit, or the game's (STUD-001, DRAW-001)
+        if hand.kind == "hand":
+            self._hold_deal(ts, hand, out)  # BREAK-002: dealt while seats are open
+        if len(seats) > most and hand.kind == "hand":  # DEAL-012: the house's limit, or the game's (STUD-001, DRAW-001)
             self._flag(out, ts, hand, Finding("deal.too_many_players", "DEAL-012",
                                               f"{len(seats)} seats dealt in; this game deals at most {most}"))
+        self._game_started(ts, hand, out)  # MIXED-001: the last hand of a game
         return hand
 
     def _finish_hand(self, ts: float, out: list[Effect]) -> None:
         hand = self.hand
         assert hand is not None
-        if hand.kind == "highcard":
+        if hand.kind != "hand":  # a draw for the button, a mode's deal
             self._finish_draw(ts, hand, out)
+            self._mode_gathered(hand)
             return
         self._flush(out, hand)
         self._end_deal(ts, hand, out, closes_window=False)  # a hand over before the flop was dealt too
@@ -456,6 +491,7 @@ class Dealing(StudRounds):
                     del self.penalty[seat]
                     self._flag(out, ts, hand, Finding("deal.penalty_served", "DEAL-010",
                                                       f"seat {seat} has served its penalty", seat))
+        self._game_finished(ts, hand, out)  # MIXED-001: counted; the next game after a game's last hand
         record = hand.record(ts, OddChipRules.of(self.settings.rules))  # issue 17 hook: the odd chip rules
         record["deck"] = hand.deck
         record["down"] = self.stub.down
@@ -467,14 +503,15 @@ class Dealing(StudRounds):
             self._change_deck(ts, "rotation", out)  # SHUF-007: the other deck deals the next hand
         if hand.misdeal:
             self._redeal = hand  # MISD-014: the re-deal replays it; seat changes wait for it
+            self._after_hand(ts, out)
             return
         # DEAL-004: the button moves once the pot is pushed; where to, _plan() says. After a
         # deal from a misplaced button that was played out, it moves on from where it was (MISD-015).
-        self._last_positions = hand.positions if hand.dealt_button is None else \
-            initial_positions(hand.seats, hand.dealt_button)
+        self._last_positions = hand.played_positions()
         deferred, self._deferred = self._deferred, []
         for press in deferred:
             self._seat_press(press, out)
+        self._after_hand(ts, out)  # FLOW-005: a break pressed during the hand
 
     def _finish_draw(self, ts: float, hand: Hand, out: list[Effect]) -> None:
         record = hand.record(ts, OddChipRules.of(self.settings.rules))  # issue 17 hook: the odd chip rules
@@ -485,6 +522,8 @@ class Dealing(StudRounds):
 
     def _press(self, ev: ButtonPress) -> list[Effect]:
         out: list[Effect] = []
+        if self._mode_press(ev, out):  # the modes and the open seats (controller.table_modes)
+            return out
         if ev.name in ROSTER_PADS:
             self._seat_press(ev, out)
             return out
@@ -514,12 +553,8 @@ class Dealing(StudRounds):
             waiting = [u for u, z in self.tracker.pending_arrivals() if seat_of(z) is not None and u not in hand.where]
             if kind == "dealer" and waiting and not hand.deal_over:
                 hand.exposure_waiting = (waiting[0], ts)  # the press beat the reader to the card
-            elif kind == "dealer" and hand.game_def.family == "draw" and self._draw_exposed(ts, hand, out):
-                pass  # DRAW-003: a wheel card kept on the deal, or any card on the draw replaced
-            elif kind == "dealer" and hand.game_def.family == "stud" and self._stud_exposed(ts, hand, out):
-                pass  # STUD-009: 7th street face up; STUD-010: an up card before the betting was done
             else:
-                self._flag(out, ts, hand, on_exposed(hand, kind, ev.seat, last))
+                self._exposed(out, ts, hand, kind, ev.seat, last)
         elif name in (Pad.SA, Pad.ROUND_DONE):
             was_open = not hand.deal_over
             self._end_deal(ts, hand, out)
@@ -535,8 +570,9 @@ class Dealing(StudRounds):
                                                   "misdeal declared after substantial action", audience="floor"))
             hand.misdeal = True  # MISD-016: declared; the re-deal replays the hand (MISD-014)
         elif name == Pad.HAND_END:
-            for f in showdown_watch.on_hand_end(hand):  # issue 17 hook: SHOW-006 (showdown_watch)
-                self._flag(out, ts, hand, f)
+            if hand.game_def.showdown:  # (Chinese poker: the players score each other, CHIN-004)
+                for f in showdown_watch.on_hand_end(hand):  # issue 17 hook: SHOW-006 (showdown_watch)
+                    self._flag(out, ts, hand, f)
             self._end_deal(ts, hand, out, closes_window=False)  # the pot is pushed: the deal is over
             hand.pot_pushed = True
         elif name == Pad.ALLIN and ev.seat is not None and hand.game_def.family == "stud":
@@ -547,6 +583,24 @@ class Dealing(StudRounds):
             if name == Pad.ALLIN and hand.game_def.family == "stud":
                 self._stud_allin_called(ts, hand, out)  # STUD-012: face up until 7th
         return out
+
+
+    def _exposed(self, out: list[Effect], ts: float, hand: Hand, kind: str, seat: int | None,
+                 last: str | None) -> None:
+        """A card seen face up (``kind``: rules.misdeal.on_exposed's). The dealer's exposure is
+        the game's own rule first: a stud down card on 3rd street (MISD-008), a stud card after
+        it (STUD-009/010), a draw hand's card (DRAW-003, MISD-009); else, and for every game's
+        other cases, the flop games' rules."""
+        if kind == "dealer" and hand.game_def.family == "stud":
+            found = stud.on_exposed_third(hand)
+            if found is not None:
+                (self._flag if found.code.startswith("misdeal.") else self._prompt)(out, ts, hand, found)
+                return
+            if self._stud_exposed(ts, hand, out):
+                return  # STUD-009: 7th street face up; STUD-010: an up card before the betting was done
+        if kind == "dealer" and hand.game_def.family == "draw" and self._draw_exposed(ts, hand, out):
+            return  # DRAW-003: a wheel card kept on the deal, or any card on the draw replaced
+        self._flag(out, ts, hand, on_exposed(hand, kind, seat, last))
 
 
 def _short_stub(hand: Hand) -> bool:

@@ -16,7 +16,20 @@ Traceback (most recent call last):
 ...
 ValueError: unknown pad 'exposd' (pads: exposed, exposed_player, boxed, misdeal, round_done, sa, hand_end, showdown,
     allin, run_it, seat_in, seat_out, seat_absent, seat_penalty, seat_posted, highcard, next, floor, new_deck, relief,
-    stub_wrong, ack)
+    stub_wrong, ack, mode)
+
+The ``mode`` pad says which deal the table watches next instead of a hand (RULES.md legend:
+``MODE(race|highcard|break)``); it carries its mode as ``reason`` carries a deck change's:
+
+>>> check_press("mode", mode="race")
+>>> check_press("mode")
+Traceback (most recent call last):
+...
+ValueError: press 'mode' needs a mode: one of race, highcard, break
+>>> check_press("ack", mode="race")
+Traceback (most recent call last):
+...
+ValueError: press 'ack': a mode goes only with the mode pad, one of race, highcard, break; got 'race'
 """
 
 from __future__ import annotations
@@ -52,6 +65,7 @@ class Pad(StrEnum):
     RELIEF = "relief"
     STUB_WRONG = "stub_wrong"
     ACK = "ack"
+    MODE = "mode"
 
 
 #: pad name -> what it means (the dealer console documents them the same way)
@@ -67,11 +81,12 @@ PADS: dict[Pad, str] = {
     Pad.ALLIN: "a player is all in and no more betting is possible: every hand is turned up, nobody folds (SHOW-005); "
                "with a seat, in stud: that seat is all in (on 3rd street before its action, for the ante: STUD-003)",
     Pad.RUN_IT: "the players agreed to run the rest of the board again: twice, pressed again three times (BOARD-011)",
-    Pad.SEAT_IN: "a player takes or returns to the seat (DEAL-006, DEAL-007)",
+    Pad.SEAT_IN: "a player takes or returns to the seat (DEAL-006, DEAL-007, DEAL-008)",
     Pad.SEAT_OUT: "the seat's player is gone: eliminated or left (DEAL-005)",
-    Pad.SEAT_ABSENT: "the seat's player is away; the seat is still dealt (DEAL-009)",
+    Pad.SEAT_ABSENT: "the seat's player is away; the seat is still dealt (DEAL-009); in a cash game he sits out "
+                     "and owes the blinds that pass him (DEAL-008)",
     Pad.SEAT_PENALTY: "the seat sits out a penalty: its cards are dealt to the muck (DEAL-010)",
-    Pad.SEAT_POSTED: "a cash player posted to come in (DEAL-007)",
+    Pad.SEAT_POSTED: "a cash player posted to come in, or to make up missed blinds (DEAL-007, DEAL-008)",
     Pad.HIGHCARD: "the next cards, one to each seat, draw for the button (DEAL-011)",
     Pad.NEXT: "acknowledge the prompt on the display",
     Pad.FLOOR: "call the floor",
@@ -79,7 +94,12 @@ PADS: dict[Pad, str] = {
     Pad.RELIEF: "a new dealer sits down: a new down begins, the spare deck comes in (RELIEF-001)",
     Pad.STUB_WRONG: "the stub count is wrong: the deck is sticky (STUB-004)",
     Pad.ACK: "the dealer did what the prompt asked (counted the stub and it is right)",
+    Pad.MODE: "the next deal is not a hand: a colour-up race-off (race), the high card of a table break "
+              "(highcard), or a players' break is due (break); hand_end or the cards gathered end it",
 }
+#: what a ``mode`` press may say (RULES.md legend, MODE(...)): the race-off (RACE-001..006), the
+#: table break's high card (BREAK-001), the players' break (FLOW-005)
+MODES: tuple[str, ...] = ("race", "highcard", "break")
 #: why a deck may be changed (RELIEF-002, DECK_CHANGE_REASONS of RULES.md §20); the first is the
 #: reason a ``new_deck`` press without one is taken to give
 DECK_CHANGE_REASONS: tuple[str, ...] = ("setup", "relief", "stub_count", "marked", "damaged", "player_request")
@@ -97,11 +117,17 @@ ROSTER_PADS = frozenset({Pad.SEAT_IN, Pad.SEAT_OUT, Pad.SEAT_ABSENT, Pad.SEAT_PE
 DECK_PADS = frozenset({Pad.RELIEF, Pad.NEW_DECK, Pad.STUB_WRONG, Pad.ACK})
 
 
-def check_press(name: str, seat: int | None = None, hands: int | None = None, reason: str | None = None) -> None:
+def check_press(name: str, seat: int | None = None, hands: int | None = None, reason: str | None = None,
+                mode: str | None = None) -> None:
     """Raise ValueError naming what is wrong with a press, or return None."""
     if reason is not None and (name != Pad.NEW_DECK or reason not in DECK_CHANGE_REASONS):
         raise ValueError(f"press {name!r}: a reason goes only with new_deck, one of {', '.join(DECK_CHANGE_REASONS)}; "
                          f"got {reason!r}")
+    if mode is not None and (name != Pad.MODE or mode not in MODES):
+        raise ValueError(f"press {name!r}: a mode goes only with the mode pad, one of {', '.join(MODES)}; "
+                         f"got {mode!r}")
+    if name == Pad.MODE and mode is None:
+        raise ValueError(f"press 'mode' needs a mode: one of {', '.join(MODES)}")
     if name not in PADS:
         raise ValueError(f"unknown pad {name!r} (pads: {', '.join(PADS)})")
     if seat is not None and (not isinstance(seat, int) or isinstance(seat, bool) or not 1 <= seat <= 10):

@@ -111,6 +111,10 @@ PROMPT_TABLE: tuple[PromptRule, ...] = (
     PromptRule("burn.*", 40),
     PromptRule("board.*", 40),
     PromptRule("muck.*", 40),
+    # Mixed games (MIXED-001): the last hand of a game, as it starts; the next game, from the last
+    # hand's end until the dealer has seen it (ack), into the next hand if need be.
+    PromptRule("mixed.last_hand", 35),
+    PromptRule("mixed.next_game", 35, scope="kept"),
     # The stub-count reminder (STUB-001/002): the lowest, amber slow; ack = counted and right.
     PromptRule("stub.count_due", 10, prompt="blink_slow", answered_by=("stub_wrong",)),
     # Any other dealer code: an ordinary prompt.
@@ -164,6 +168,8 @@ class ConsoleState:
     #: burns, board, players) and whether no hand runs
     prompt_seat: int | None = field(default=None, repr=False)
     prompt_count: int | None = field(default=None, repr=False)
+    #: the game the prompt shown names (MIXED-001: "last hand of razz"), by its id
+    prompt_game: str | None = field(default=None, repr=False)
     hand: int | None = field(default=None, repr=False)
     figures: tuple[tuple[str, int], ...] = field(default=(), repr=False)
     between: bool = field(default=True, repr=False)
@@ -192,6 +198,7 @@ class _Waiting:
     seat: int | None = None
     hand: int | None = None
     count: int | None = None
+    game: str | None = None
 
 
 @dataclass
@@ -226,7 +233,7 @@ class PromptBoard:
             elif hasattr(e, "code") and hasattr(e, "message"):  # an Alert, or a Prompt
                 if getattr(e, "audience", "floor") in ("dealer", "public"):  # never the floor's
                     self._arrive(e.code, e.message, getattr(e, "seat", None), getattr(e, "hand", None),
-                                 getattr(e, "count", None))
+                                 getattr(e, "count", None), getattr(e, "game", None))
         return self._state()
 
     def press(self, ev: Any) -> ConsoleState:
@@ -262,7 +269,7 @@ class PromptBoard:
         return self._state()
 
     def _arrive(self, code: str, message: str, seat: int | None, hand: int | None,
-                count: int | None = None) -> None:
+                count: int | None = None, game: str | None = None) -> None:
         rule, capture = rule_for(code, self.table)
         if rule.clears:
             gone = {c.replace("{}", capture) for c in rule.clears}
@@ -271,10 +278,10 @@ class PromptBoard:
             return
         for w in self.waiting:
             if w.code == code and w.seat == seat:  # said again: the same prompt, reworded
-                w.message, w.hand, w.count = message, hand, count
+                w.message, w.hand, w.count, w.game = message, hand, count, game
                 return
         self._seq += 1
-        self.waiting.append(_Waiting(code, message, rule, self._seq, seat, hand, count))
+        self.waiting.append(_Waiting(code, message, rule, self._seq, seat, hand, count, game))
         if rule.buzzer != "none":
             self._buzz = rule.buzzer
 
@@ -287,7 +294,7 @@ class PromptBoard:
             return ConsoleState(ready=ready, seat=self.seat, buzz=buzz, **more)
         return ConsoleState(ready=ready, prompt=shown.rule.prompt, alert=shown.rule.alert, seat=self.seat,
                             buzz=buzz, code=shown.code, message=shown.message, waiting=len(self.waiting),
-                            prompt_seat=shown.seat, prompt_count=shown.count, **more)
+                            prompt_seat=shown.seat, prompt_count=shown.count, prompt_game=shown.game, **more)
 
 
 def _public_figures(f: Figures, players: int) -> tuple[tuple[str, int], ...]:

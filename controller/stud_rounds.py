@@ -10,7 +10,7 @@ What the table keeps for them is on the hand: ``all_in`` (the seats pressed all 
 
 from __future__ import annotations
 
-from controller.draw import DrawRounds
+from controller.table_modes import TableModes
 from controller.effects import Effect
 from controller.hand import Hand
 from controller.rules import stud
@@ -18,7 +18,7 @@ from controller.rules import stud_procedures as proc
 from controller.zones import Zone, seat_of
 
 
-class StudRounds(DrawRounds):
+class StudRounds(TableModes):
     """Stud's incidents (layer 4c of the table)."""
 
     # -- STUD-003: the bring-in all in for the ante ----------------------------------------------

@@ -31,6 +31,8 @@ def expected_hand(steps: list[dict]) -> dict:
     for step in steps:
         if "deal" in step:
             zones.setdefault(step["to"], []).append(step["deal"])
+        elif "stack" in step:  # Chinese poker: a stack pushed whole
+            zones.setdefault(step["to"], []).extend(step["stack"])
         elif "muck" in step:
             cards = zones.pop(step["muck"], [])
             zones.setdefault("muck", []).extend(cards)
@@ -58,8 +60,9 @@ def muck_order(steps: list[dict], muck: list[str]) -> list[str]:
     to a seat first, in the order of their first deal step, then the others as they came."""
     dealt: dict[str, int] = {}
     for step in steps:
-        if "deal" in step and step["to"].startswith("seat:"):
-            dealt.setdefault(step["deal"], len(dealt))
+        for card in step.get("stack") or [step.get("deal")]:
+            if card is not None and step["to"].startswith("seat:"):
+                dealt.setdefault(card, len(dealt))
     return sorted(muck, key=lambda c: dealt.get(c, _NOT_DEALT))
 
 
@@ -69,11 +72,22 @@ def check_report(script: dict, report: dict) -> None:
     assert len(report["hands"]) == len(script["hands"])
     for i, (hand, got) in enumerate(zip(script["hands"], report["hands"], strict=True), 1):
         want = expected_hand(hand["steps"])
-        assert got["zones"] == want["zones"], f"hand {i}"
+        if any("stack" in step for step in hand["steps"]):  # (Chinese poker's stacks)
+            check_stacks(got["zones"], want["zones"], f"hand {i}")
+        else:
+            assert got["zones"] == want["zones"], f"hand {i}"
         assert got["stub_count"] == want["stub_count"], f"hand {i}"
         assert got["button"] == hand["button"], f"hand {i}"
         loud = [a for a in got["alerts"] if a["audience"] in ("dealer", "floor")]
         assert loud == [], f"hand {i}: {loud}"
+
+
+def check_stacks(got: dict[str, list[str]], want: dict[str, list[str]], where: str) -> None:
+    """Chinese poker's zones: a stack's 13 cards arrive together, in an order the reader cannot
+    tell, and a card of one stack read weakly may be confirmed after the next stack's first
+    cards: each zone holds exactly the cards the script put there, in the order the daemon
+    confirmed them (the muck by that order of their arrival at the seats)."""
+    assert {z: sorted(c) for z, c in got.items()} == {z: sorted(c) for z, c in want.items()}, where
 
 
 # -- nothing secret on a public output ---------------------------------------------------------
@@ -98,6 +112,9 @@ def secret_cards(steps: list[dict], game: str = "holdem") -> set[str]:
     where: dict[str, str] = {}
     for step in steps:
         card, to = step.get("deal") or step.get("move"), step.get("to")
+        if "stack" in step:  # Chinese poker: every card is a hole card or a mucked stack's
+            secret.update(c.split("@")[0] for c in step["stack"])
+            continue
         if "restub" in step:  # back in a shuffled stub: unknown again, judged afresh when dealt
             for c in step["restub"]:
                 secret.discard(c.split("@")[0])
@@ -174,8 +191,8 @@ def assert_display_keeps_secrets(script: dict, played: Played, secrets: dict[int
     for (hand, step), state in played.screens:
         assert not (state.code or "").startswith("deck.") or state.code in ("deck.new_setup", "deck.not_rotated"), \
             f"hand {hand}, step {step}: a deck fault reached the dealer's console: {state.code}"
-        key = (state.code, state.prompt_seat, state.prompt_count, state.hand, state.seat, state.between,
-               state.waiting, state.figures)
+        key = (state.code, state.prompt_seat, state.prompt_count, state.prompt_game, state.hand, state.seat,
+               state.between, state.waiting, state.figures)
         if key in seen:  # (the same screen again: words are a function of these)
             continue
         seen.add(key)
@@ -261,11 +278,12 @@ def deal_and_check(script: dict, expect: list[list[dict]]) -> dict:
     return report
 
 
-def play(script: dict, *, console: bool = True, wire: bool = False) -> dict:
+def play(script: dict, *, console: bool = True, wire: bool = False, table_extra: str = "") -> dict:
     """Deal ``script`` in process; check that nothing secret reached a public output; return
     the report (deal-script.md). The reader's records skip the FEIG frames unless ``wire``
-    (the harness's quick path: the same report, tests/test_harness.py checks it)."""
-    played = harness_play(script, console=console, wire=wire)
+    (the harness's quick path: the same report, tests/test_harness.py checks it).
+    ``table_extra``: more ``[table]`` lines (a mixed game's rotation, ``event = "cash"``)."""
+    played = harness_play(script, console=console, wire=wire, table_extra=table_extra)
     assert played.screens or not console, "the console showed nothing: the display's check would be empty"
     assert_nothing_secret_public(script, played)
     PLAYED["scripts"] += 1

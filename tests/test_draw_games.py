@@ -16,7 +16,7 @@ import pytest
 
 from controller.effects import Alert, HandFinished, HandStarted, Prompt
 from controller.games import game_of
-from controller.settings import TableSettings
+from controller.settings import RuleSettings, TableSettings
 from controller.state import STATE_VERSION
 from controller.table import Table
 from tests.stud_draw_e2e import deal_random_hands
@@ -348,7 +348,7 @@ def test_a_version_7_hand_migrates_with_no_discards_and_its_prompts_no_count() -
     hand = table.hand
     assert hand is not None and (hand.discards, hand.draw_checked, hand.draw_rebuilt) == ({}, 0, 0)
     assert [(p.rule, p.count) for p in hand.prompts] == [("STUD-002", None)]
-    assert json.loads(json.dumps(table.to_state()))["version"] == STATE_VERSION >= 8
+    assert json.loads(json.dumps(table.to_state()))["version"] == STATE_VERSION
 
 
 # -- the showdown's words for two badugi hands of different sizes ----------------------------------
@@ -362,3 +362,27 @@ def test_two_badugi_reads_of_different_sizes_are_worded_not_a_crash() -> None:
     reads = read_all("badugi", 0, {1: ["Qd", "Ac", "Jc", "3h"], 2: ["Qh", "9c", "4c", "3c"]})
     assert reads[1] is not None and reads[2] is not None
     assert (reads[1].words, reads[2].words) == ("three-card Q-3-A", "two-card Q-3")
+
+
+# -- MISD-009: an exposed card in a draw game's starting hand ---------------------------------------
+def test_MISD_009_under_001s_misdeal_table_an_exposed_starting_card_is_a_misdeal() -> None:
+    # 001 §GAME MISDEAL: any exposed card of a draw starting hand is a misdeal (DRAW_EXPOSED_DEAL
+    # "misdeal"), even a wheel card
+    d = Draw("draw_a5_triple", (1, 2, 4), 4, rules=RuleSettings(draw_exposed_deal="misdeal"))
+    d.deal("2s", 1)
+    d.deal("5s", 2)
+    d.deal("4h", 4)
+    d.f.press("exposed")
+    assert [(a.code, a.rule, a.seat) for a in d.alerts()] == [("misdeal.draw_exposed_card", "MISD-009", 4)]
+
+
+def test_MISD_009_in_tournaments_a_wheel_card_is_replaced_too() -> None:
+    # 001 §LOWBALL GAMES: in tournaments exposed cards are replaced on the deal (DRAW_EXPOSED_DEAL
+    # "replace"): the flop games' replacement, the card the next burn (MISD-010)
+    d = Draw("draw_a5_triple", (1, 2, 4), 4, rules=RuleSettings(draw_exposed_deal="replace"))
+    d.deal("2s", 1)
+    d.deal("5s", 2)
+    d.deal("4h", 4)
+    d.f.press("exposed")
+    assert [a.rule for a in d.alerts()] == ["MISD-010"]
+

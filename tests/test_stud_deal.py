@@ -251,3 +251,51 @@ def test_STUD_006_the_players_are_those_left_after_6th_streets_betting() -> None
     want = "STUD-006: stub 1 before 7th street; 2 players + 2 = 4 needed"
     assert [n for n in notes if n.startswith("STUD-006")] == [want]
     assert [p.rule for p in prompts(f) if p.rule in ("STUD-007", "STUD-008")] == ["STUD-007"]
+
+
+# -- MISD-008: a down card exposed on 3rd street ------------------------------------------------
+def test_MISD_008_a_down_card_exposed_on_3rd_street_is_a_misdeal() -> None:
+    # 001 §GAME MISDEAL, 002 §MISDEALS: "the dealer exposes either of a player's two initial down
+    # cards": a misdeal. Seat 2's second card (its second down card) is exposed.
+    f = Feeder(game="stud", seats=(1, 2, 4), button=4)
+    for seat in (1, 2, 4):
+        f.put(THREE[seat][0], seat)
+    f.put(THREE[1][1], 1)
+    f.put(THREE[2][1], 2)
+    f.press("exposed")
+    assert [(a.code, a.rule, a.seat) for a in alerts(f)] == [("misdeal.stud_down_card_exposed", "MISD-008", 2)]
+
+
+def test_MISD_008_the_up_card_exposed_is_no_misdeal() -> None:
+    # the third card of 3rd street is dealt face up: a press for it is no misdeal, and no
+    # replacement (the flop games' MISD-010 would make it the next burn)
+    f = Feeder(game="stud", seats=(1, 2, 4), button=4)
+    for r in range(2):
+        for seat in (1, 2, 4):
+            f.put(THREE[seat][r], seat)
+    f.put(THREE[1][2], 1)
+    f.press("exposed")
+    assert alerts(f) == []
+    assert [(p.code, p.rule, p.seat) for p in prompts(f)] == [("deal.stud_up_card_exposed", "MISD-008", 1)]
+    hand = f.table.hand
+    assert hand is not None and hand.board.expected_burn is None
+    for seat in (2, 4):
+        f.put(THREE[seat][2], seat)
+    assert alerts(f) == []
+
+
+def test_MISD_008_a_press_that_beats_the_reader_is_judged_when_the_card_is_read() -> None:
+    # the dealer presses while the reader has only heard the card (a read at seat 2 with crosstalk
+    # at seat 4): the press is for that card, seat 2's first down card
+    from controller.events import ReaderCycle
+
+    f = Feeder(game="stud", seats=(1, 2, 4), button=4)
+    f.put(THREE[1][0], 1)
+    f.cycle += 1
+    reads = ((f.uid(THREE[1][0]), 1, 200), (f.uid(THREE[2][0]), 2, 200), (f.uid(THREE[2][0]), 4, 120))
+    f.effects += f.table.apply(ReaderCycle(float(f.cycle), "reader", f.cycle, reads))
+    assert f.table.tracker.pending_arrivals() == [(f.uid(THREE[2][0]), "seat:2")]  # heard, not yet placed
+    f.press("exposed")
+    assert alerts(f) == []
+    f.put(THREE[2][0], 2)
+    assert [(a.code, a.seat) for a in alerts(f)] == [("misdeal.stud_down_card_exposed", 2)]

@@ -353,7 +353,7 @@ def test_SHUF_006_a_stud_script_with_the_shuffler_deals_clean_with_the_antes_on_
     assert [p["rule"] for p in played.report["hands"][0]["prompts"]] == ["STUD-002"]  # (the hand's record)
 
 
-# -- the state: version 9 keeps the seats all in and the set-aside cards ------------------------------
+# -- the state: version 12 keeps the seats all in and the set-aside cards ------------------------------
 def test_a_stud_hand_with_a_card_set_aside_is_kept_across_a_restart() -> None:
     f = Feeder(game="stud", seats=(1, 2, 4), button=4)
     deal_streets(f, [1, 2, 4], THREE, range(3, 5))
@@ -362,11 +362,11 @@ def test_a_stud_hand_with_a_card_set_aside_is_kept_across_a_restart() -> None:
     f.put("8s", 1)
     f.press("exposed")
     state = json.loads(json.dumps(f.table.to_state()))
-    assert state["version"] == STATE_VERSION == 9
+    assert state["version"] == STATE_VERSION
     back = Table.from_state(state, f.table.settings)
     assert back.hand is not None and back.hand.reserve == {f.uid("8s")} and back.hand.all_in == {2}
-    fixture = json.loads((DATA / "v9-stud-incidents-mid-hand.json").read_text())
-    assert fixture["version"] == 9
+    fixture = json.loads((DATA / "v12-stud-incidents-mid-hand.json").read_text())
+    assert fixture["version"] == 12
     table = Table.from_state(fixture, TableSettings(game="stud", seats=(1, 2, 4), button=4, confirm_cycles=2,
                                                     gone_cycles=3))
     assert table.hand is not None and table.hand.reserve == {sim_uid("A", "8s")} and table.hand.all_in == {2}

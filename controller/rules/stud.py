@@ -365,3 +365,35 @@ def sixth_street_out(hand: Hand) -> bool:
     """Every live seat has its 6th-street card and 7th street has not begun: the moment of the
     stub check (STUD-006)."""
     return street_out(hand, len(hand.game_def.streets) - 2)
+
+
+def on_exposed_third(hand: Hand) -> Finding | None:
+    """The dealer exposed the card just dealt (the ``exposed`` pad) on 3rd street: either of a
+    seat's two down cards is a misdeal (MISD-008; 004: any initial down card); its up card was
+    meant to be seen, so nothing. None after 3rd street, or with no hole card dealt yet: other
+    rules judge those.
+
+    >>> from controller.hand import Hand
+    >>> h = Hand(1, "stud", 7, (1, 2), 2, 0.0)
+    >>> for uid, seat in (("a", 1), ("b", 2), ("c", 1)):
+    ...     _ = h.place(uid, "2c", seat_zone(seat))
+    >>> on_exposed_third(h).code  # seat 1's second down card
+    'misdeal.stud_down_card_exposed'
+    >>> for uid, seat in (("d", 2), ("e", 1)):
+    ...     _ = h.place(uid, "2c", seat_zone(seat))
+    >>> on_exposed_third(h).code  # seat 1's up card
+    'deal.stud_up_card_exposed'
+    """
+    uid = hand.last_hole
+    if uid is None or street_index(hand) != 0:
+        return None
+    for seat in hand.order:
+        cards = seat_cards(hand, seat)
+        if uid in cards:
+            index = cards.index(uid)
+            if index < len(hand.game_def.up_pattern) and hand.game_def.up_pattern[index]:
+                return Finding("deal.stud_up_card_exposed", "MISD-008",
+                               f"seat {seat}'s up card: it is dealt face up, play on", seat)
+            return Finding("misdeal.stud_down_card_exposed", "MISD-008",
+                           f"a down card of seat {seat} was exposed on 3rd street: misdeal", seat)
+    return None
