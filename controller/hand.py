@@ -188,12 +188,13 @@ class Hand:
             return self.kind
         if self.game_def.family == "stud":
             return stud.street_name(self)
+        game = self.game_def
         board = self.count("board")
-        if board == 0:
+        if board == 0 or not game.board_names:  # (a card in the middle of a draw game is a fault
+            # its rule prompts, DRAW-001; it names no street)
             if self.hole_dealt < self.hole_target and self.count("burn") == 0:
                 return "deal"
-            return self.game_def.streets[0].name
-        game = self.game_def
+            return game.streets[0].name
         for name, end in zip(game.board_names, game.board_ends, strict=True):
             if board <= end:
                 return name

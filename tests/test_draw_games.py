@@ -22,7 +22,7 @@ from controller.table import Table
 from tests.stud_draw_e2e import deal_random_hands
 from tests.test_table import Feeder
 
-BURN, MUCK = 12, 13
+BOARD, BURN, MUCK = 11, 12, 13
 DATA = Path(__file__).parent / "data" / "state"
 DRAW_GAMES = ("draw5", "draw27_single", "draw27_triple", "draw_a5_triple", "badugi", "badeucy", "badacey")
 #: hands a game in the suite (the suite's time: about a second a game on the lead's machine; the
@@ -115,6 +115,18 @@ def test_DRAW_001_a_clean_single_draw_hand_raises_nothing_and_counts_its_stub() 
     assert done.record["zones"]["seat:1"] == ["2s", "3h", "4d", "6c", "8s"]
     assert done.record["zones"]["muck"] == ["Kc", "Qd", "Js"]  # (in the order they were dealt)
     assert done.record["alerts"] == []
+
+
+def test_DRAW_001_a_card_in_the_middle_is_prompted_and_the_hand_goes_on() -> None:
+    # the draw games deal no board (001 §LOWBALL GAMES: cards to the players and one burn a
+    # round); a card laid in the middle is prompted, and the table's views go on working
+    d = Draw("draw27_triple", (1, 2), 2)
+    deal_in(d, FIVE, [1, 2])
+    d.deal("Ah", BOARD)
+    assert [(a.code, a.rule) for a in d.alerts()] == [("deal.draw_board_card", "DRAW-001")]
+    hand = d.f.table.hand
+    first = game_of("draw27_triple").streets[0].name
+    assert hand is not None and hand.street() == first and d.f.table.snapshot()["hand"]["street"] == first
 
 
 def test_DRAW_001_the_first_card_goes_to_the_small_blind() -> None:
