@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from controller.cards import is_card
 from controller.effects import Alert, Effect, Prompt
 from controller.events import ButtonPress, TableSetup
 from controller.hand import Hand
@@ -186,14 +187,16 @@ class TableModes(ChineseStacks):
 
     def _race_awarded(self, hand: Hand) -> list[str]:
         """The uids awarded so far: the race-off's cards in the muck, in the order they came."""
-        return [u for u in hand.zones.get(Zone.MUCK, ()) if u in hand.first_seat]
+        return [u for u in hand.zones.get(Zone.MUCK, ()) if u in hand.first_seat and is_card(hand.labels[u])]
 
     def _race_ranked(self, ts: float, hand: Hand, out: list[Effect], *, again: bool = False) -> None:
         """RACE-002: the ranking, highest first, to the dealer and the floor (once; ``again``
         after an all-in player was put first)."""
-        if (any(p.rule == "RACE-002" for p in hand.prompts) and not again) or not hand.first_seat:
+        if any(p.rule == "RACE-002" for p in hand.prompts) and not again:
             return
         ranking = self._race_ranking(hand)
+        if not ranking:
+            return  # no card of the deck in play out yet (a foreign card is the deck guard's)
         text = "race-off, highest first: " + ranking_text(ranking)
         self._prompt(out, ts, hand, Finding("race.ranking", "RACE-002", text, ranking[0][0], count=len(ranking)))
         self._alert(out, Alert(ts=ts, code="race.ranking", audience="floor", message=text, rule="RACE-002",
@@ -222,10 +225,12 @@ class TableModes(ChineseStacks):
         next-ranked seat, and the remainder rule for the last chip. The chips themselves are not
         read: the order of the awards is what is checked."""
         rules = self.settings.rules
+        label = hand.labels[uid]
+        if not is_card(label):
+            return  # a foreign or wrong-deck card (DECK-006, the floor's): it ranks nowhere, wins nothing
         self._race_ranked(ts, hand, out)
         ranking = self._race_ranking(hand)
         before = self._race_awarded(hand)
-        label = hand.labels[uid]
         if rules.race_one_per_player == "yes":
             seats = list(dict.fromkeys(hand.first_seat[u] for u in before))
             if seat in seats:
@@ -301,6 +306,8 @@ class TableModes(ChineseStacks):
             order = sorted(laid, key=lambda u: (self.tracker.since(u), laid.index(u)))
             labels = {**hand.labels, uid: label}
             ranking = break_ranking([labels[u] for u in order], hand.seats)
+            if not ranking:
+                return  # not one card of the deck in play (the deck guard's alerts)
             text = "table break, high card first: " + ranking_text(ranking)
             self._prompt(out, ts, hand, Finding("break.ranking", "BREAK-001", text, ranking[0][0],
                                                 count=players))

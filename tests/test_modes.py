@@ -377,3 +377,37 @@ def test_a_mode_pressed_for_the_next_deal_outlives_the_one_under_way():
     assert f.table.last_record["kind"] == "race" and f.table.mode == "highcard"
     f.put("Qs", 11)
     assert f.table.hand.kind == "table_break"
+
+
+# -- foul cards in a mode's deal (the deck guard's: ranked nowhere) ---------------------------------
+FOREIGN = "tag:E00499FF00112233"  # belongs to no registered deck
+
+
+def test_RACE_002_a_foreign_or_wrong_deck_card_ranks_nowhere_and_the_race_ends():
+    f = Feeder(seats=tuple(SEATS), button=BUTTON)
+    f.press("mode", mode="race")
+    f.put("Ad", 1)
+    f.put("Kh", 2, deck="B")  # the other deck's card: Kh@B
+    f.put(FOREIGN, 4)
+    f.put("Kc", 6)
+    f.press("round_done")  # threw ValueError before (card_strength of 'Kh@B')
+    [p] = [p for p in f.of(Prompt) if p.code == "race.ranking"]
+    assert p.message == "race-off, highest first: " + listing([(1, "Ad"), (6, "Kc")]) and p.seat == 1
+    assert {"deck.wrong_deck", "deck.unknown_tag"} <= {a.code for a in f.of(Alert) if a.rule == "DECK-006"}
+    f.field[FOREIGN[4:]] = MUCK  # mucking the foul card awards nothing
+    f.tick(3)
+    assert [p for p in f.of(Prompt) if p.code in ("race.award_order", "race.next_seat")] == []
+    f.press("hand_end")
+    assert f.table.mode is None
+    assert not any("E004" in p.message or "@B" in p.message for p in f.of(Prompt))
+
+
+def test_BREAK_001_a_foreign_card_in_the_line_keeps_its_place_and_ranks_nowhere():
+    f = Feeder(seats=tuple(SEATS), button=BUTTON)
+    f.press("mode", mode="highcard")
+    for card in ("7d", FOREIGN, "7h", "3c"):  # seats 1, 2, 4, 6 in seat order
+        f.put(card, 11)
+    [p] = [p for p in f.of(Prompt) if p.code == "break.ranking"]
+    assert p.message == "table break, high card first: " + listing([(4, "7h"), (1, "7d"), (6, "3c")])
+    f.press("hand_end")
+    assert f.table.mode is None

@@ -22,6 +22,15 @@ BREAK-001: the cards laid above the tray go to the players in seat order, and ra
 >>> break_ranking(["7d", "Qs", "7h"], (2, 5, 9))
 [(5, 'Qs'), (9, '7h'), (2, '7d')]
 
+A label that is no card of the deck in play (a foreign tag ``tag:…``, another deck's ``Kh@B``)
+is left out of every ranking: it is the deck guard's floor alert already (DECK-006), and neither
+its label nor its seat's missing rank reaches the dealer. A seat with no card left is unranked:
+
+>>> race_ranking({2: ["Kh@B"], 4: ["As", "tag:E004"]})
+[(4, 'As')]
+>>> break_ranking(["7d", "tag:E004", "7h"], (2, 5, 9))
+[(9, '7h'), (2, '7d')]
+
 >>> ranking_text([(5, "Qs"), (9, "7h")])
 '1: seat 5 (Qs), 2: seat 9 (7h)'
 """
@@ -30,13 +39,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from controller.cards import is_card
 from controller.rules.highcard import card_strength
 
 
 def race_ranking(cards: dict[int, list[str]], *, one_per_player: bool = True,
                  first: Iterable[int] = ()) -> list[tuple[int, str]]:
     """``(seat, card)`` highest first: each seat by its best card (``one_per_player``), else
-    every card; the seats of ``first`` (in their order) ahead of the rest."""
+    every card; the seats of ``first`` (in their order) ahead of the rest. Only cards rank."""
+    cards = {s: [c for c in cs if is_card(c)] for s, cs in cards.items()}
     if one_per_player:
         ranked = sorted(((s, max(cs, key=card_strength)) for s, cs in cards.items() if cs),
                         key=lambda sc: card_strength(sc[1]), reverse=True)
@@ -49,8 +60,9 @@ def race_ranking(cards: dict[int, list[str]], *, one_per_player: bool = True,
 
 
 def break_ranking(laid: Sequence[str], seats: Sequence[int]) -> list[tuple[int, str]]:
-    """The cards laid in a line (in deal order) given to ``seats`` in seat order, highest first."""
-    given = zip(sorted(seats), laid, strict=False)
+    """The cards laid in a line (in deal order) given to ``seats`` in seat order, highest first
+    (a label that is no card keeps its place in the line and ranks nowhere)."""
+    given = [(s, c) for s, c in zip(sorted(seats), laid, strict=False) if is_card(c)]
     return sorted(given, key=lambda sc: card_strength(sc[1]), reverse=True)
 
 
