@@ -170,8 +170,13 @@ class TableModes(ChineseStacks):
 
     # -- the race-off (RACE-001..006) ---------------------------------------------------------
     def _racing(self) -> bool:
+        """``allin`` and ``relief`` are the race-off's (RACE-005/006) while its deal is under way,
+        or pressed for the next deal between hands; a ``mode race`` pressed during a hand leaves
+        that hand's presses to it (SHOW-005, STUD-012, a relief)."""
         hand = self.hand
-        return self.mode == "race" or (hand is not None and hand.kind == "race" and not hand.pot_pushed)
+        if hand is None:
+            return self.mode == "race"
+        return hand.kind == "race" and (self.mode == "race" or not hand.pot_pushed)
 
     def _race_cards(self, hand: Hand) -> dict[int, list[str]]:
         """Each seat's race-off cards, wherever they are now (an award sends them to the muck)."""

@@ -411,3 +411,36 @@ def test_BREAK_001_a_foreign_card_in_the_line_keeps_its_place_and_ranks_nowhere(
     assert p.message == "table break, high card first: " + listing([(4, "7h"), (1, "7d"), (6, "3c")])
     f.press("hand_end")
     assert f.table.mode is None
+
+
+def _race_pressed_mid_hand() -> Feeder:
+    """Hand 1 of hold'em dealt to seats 1, 2, 4, 6 and its flop; then ``mode race`` (for the next deal)."""
+    f = Feeder(seats=tuple(SEATS), button=BUTTON)
+    for card, seat in [("As", 1), ("Kd", 2), ("7c", 4), ("Qh", 6), ("2h", 1), ("3h", 2), ("Qs", 4), ("4d", 6)]:
+        f.put(card, seat)
+    f.press("round_done")
+    f.put("9d", 12)
+    for c in ("Th", "Jh", "4s"):
+        f.put(c, 11)
+    f.press("mode", mode="race")
+    return f
+
+
+def test_RACE_005_a_race_pressed_during_a_hand_leaves_that_hands_allin_to_it():
+    f = _race_pressed_mid_hand()
+    f.press("allin")  # SHOW-005 in hand 1, not the race-off's "which seat?"
+    assert [p.code for p in f.of(Prompt) if p.rule == "RACE-005"] == []
+    assert [a.code for a in f.of(Alert) if a.rule == "SHOW-005"] == ["showdown.all_up"]
+    assert f.table.mode == "race" and f.table.hand.kind == "hand"
+
+
+def test_RACE_006_a_relief_during_a_hand_with_a_race_pressed_for_after_it_is_no_race_relief():
+    f = _race_pressed_mid_hand()
+    f.press("relief")
+    assert [p.code for p in f.of(Prompt) if p.rule == "RACE-006"] == []
+    f.press("hand_end")
+    f.field.clear()
+    f.tick(4)
+    f.put("As", 4, deck="B")  # the race-off's deal (the relief brought deck B in)
+    f.press("relief")  # now during the race-off: warned
+    assert [p.code for p in f.of(Prompt) if p.rule == "RACE-006"] == ["race.no_relief"]
