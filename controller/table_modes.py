@@ -326,8 +326,12 @@ class TableModes(ChineseStacks):
         rules = self.settings.rules
         return rules.late_stage_hold if rules.late_stage else rules.open_seat_hold
 
+    def _holds(self) -> bool:
+        """BREAK-002 is a tournament's (tables broken and balanced); a cash table deals on."""
+        return self.settings.event != "cash"
+
     def _holding(self) -> bool:
-        return len(self.open_seats) >= self._hold_at() and not self._hold_released
+        return self._holds() and len(self.open_seats) >= self._hold_at() and not self._hold_released
 
     def _seat_opened(self, ts: float, seat: int, out: list[Effect]) -> None:
         hand = self.hand
@@ -341,7 +345,7 @@ class TableModes(ChineseStacks):
         self._notice(out, Alert(ts=ts, code="break.seat_open", audience="floor", rule="BREAK-003", seat=seat,
                                 message=f"seat {seat} open", hand=number))
         k, at = len(self.open_seats), self._hold_at()
-        if k >= at:  # BREAK-002: the dealer stops; the floor breaks or fills the table
+        if k >= at and self._holds():  # BREAK-002: the dealer stops; the floor breaks or fills the table
             self._hold_released = False
             self._notice(out, Alert(ts=ts, code="break.seats_open", audience="floor", rule="BREAK-002", count=k,
                                     message=f"{k} seats open: the dealer holds (the hold is at {at})", hand=number))

@@ -444,3 +444,15 @@ def test_RACE_006_a_relief_during_a_hand_with_a_race_pressed_for_after_it_is_no_
     f.put("As", 4, deck="B")  # the race-off's deal (the relief brought deck B in)
     f.press("relief")  # now during the race-off: warned
     assert [p.code for p in f.of(Prompt) if p.rule == "RACE-006"] == ["race.no_relief"]
+
+
+def test_BREAK_002_a_cash_table_does_not_hold_and_each_seat_open_is_still_told():
+    f = Feeder(seats=(1, 2, 3, 4, 5, 6), button=6, event="cash")
+    for s in (1, 2, 3, 4):
+        f.press("seat_out", seat=s)
+    assert [a.seat for a in f.of(Alert) if a.code == "break.seat_open"] == [1, 2, 3, 4]  # BREAK-003 stays
+    assert [a for a in f.of(Alert) if a.rule == "BREAK-002"] == []
+    assert [p for p in f.of(Prompt) if p.rule == "BREAK-002"] == []
+    f.put("As", 5)  # dealt on: no "dealt in hold"
+    f.put("Kd", 6)
+    assert [a for a in f.of(Alert) if a.rule == "BREAK-002"] == []
