@@ -335,7 +335,8 @@ class TableModes(ChineseStacks):
 
     def _seat_opened(self, ts: float, seat: int, out: list[Effect]) -> None:
         hand = self.hand
-        sitting = set(self.seats) | self.waiting | (set(hand.seats) if hand is not None else set())
+        # (a cash player sitting out is off self.seats, in self.absent: DEAL-008)
+        sitting = set(self.seats) | self.waiting | self.absent | (set(hand.seats) if hand is not None else set())
         if seat not in sitting or seat in self.open_seats:
             return
         self.open_seats.append(seat)

@@ -456,3 +456,12 @@ def test_BREAK_002_a_cash_table_does_not_hold_and_each_seat_open_is_still_told()
     f.put("As", 5)  # dealt on: no "dealt in hold"
     f.put("Kd", 6)
     assert [a for a in f.of(Alert) if a.rule == "BREAK-002"] == []
+
+
+def test_BREAK_003_a_cash_player_sitting_out_who_leaves_opens_his_seat():
+    f = Feeder(seats=(1, 2, 4, 6), button=6, event="cash")
+    f.press("seat_absent", seat=2)  # sits out (DEAL-008): off the seats dealt in
+    assert 2 not in f.table.seats and 2 in f.table.absent
+    f.press("seat_out", seat=2)  # then leaves
+    assert [(a.seat, a.message) for a in f.of(Alert) if a.code == "break.seat_open"] == [(2, "seat 2 open")]
+    assert f.table.open_seats == [2]
