@@ -420,7 +420,7 @@ class Dealing(StudRounds):
             self._cash_blinds(seats, pos, joins)
         if game_def.family == "draw" and redeal is None and self._mode_kind() is None:
             seats = self._draw_sitting_out(seats, pos.bb)  # DRAW-002: an over-full table
-        elif game_def.family == "chin":
+        elif game_def.family == "chin" and self._mode_kind() is None and not self._highcard:
             seats, hole = self._chin_seats(seats, pos.button)  # CHIN-002: who gets a hand, one or two
         hand = Hand(number, game, hole, seats, pos.button, ts, positions=pos)
         hand.dealer = self.dealer

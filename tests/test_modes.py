@@ -465,3 +465,19 @@ def test_BREAK_003_a_cash_player_sitting_out_who_leaves_opens_his_seat():
     f.press("seat_out", seat=2)  # then leaves
     assert [(a.seat, a.message) for a in f.of(Alert) if a.code == "break.seat_open"] == [(2, "seat 2 open")]
     assert f.table.open_seats == [2]
+
+
+@pytest.mark.parametrize("press", ["race", "highcard", "draw"])
+def test_CHIN_002_five_handed_chinese_poker_keeps_the_button_in_a_mode_deal_and_the_draw(press):
+    """CHIN-002 leaves the button out of a five-handed hand, not out of a race-off, a table
+    break's high card or the draw for the button (DEAL-011)."""
+    seats, button = (1, 2, 3, 4, 5), 5
+    f = Feeder(seats=seats, button=button, game="chinese")
+    if press == "draw":
+        f.press("highcard")
+    else:
+        f.press("mode", mode=press)
+    f.put("As", 11 if press == "highcard" else button)
+    hand = f.table.hand
+    assert hand.kind == {"race": "race", "highcard": "table_break", "draw": "highcard"}[press]
+    assert hand.seats == seats
