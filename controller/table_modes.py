@@ -32,7 +32,7 @@ from controller.cards import is_card
 from controller.effects import Alert, Effect, Prompt
 from controller.events import ButtonPress, TableSetup
 from controller.hand import Hand
-from controller.pads import Pad
+from controller.pads import MODES, Pad
 from controller.rules import Finding
 from controller.rules.modes import break_ranking, race_ranking, ranking_text
 from controller.chinese import ChineseStacks
@@ -86,6 +86,11 @@ class TableModes(ChineseStacks):
 
     def _mode_on(self, ev: ButtonPress, out: list[Effect]) -> None:
         mode, hand = ev.mode, self.hand
+        if mode not in MODES:
+            # the pad checks its mode (pads.check_press); a journal replayed or a simulator feeds
+            # the core directly: a mode it does not know (RULES.md's h4h, bubble, satellite) is
+            # ignored, not kept for check_table to refuse at the next start
+            return
         self.mode = mode
         if mode == "race":
             self._race_allin = []

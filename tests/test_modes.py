@@ -481,3 +481,15 @@ def test_CHIN_002_five_handed_chinese_poker_keeps_the_button_in_a_mode_deal_and_
     hand = f.table.hand
     assert hand.kind == {"race": "race", "highcard": "table_break", "draw": "highcard"}[press]
     assert hand.seats == seats
+
+
+@pytest.mark.parametrize("bad", ["h4h", "Race", None])
+def test_MODE_a_mode_the_core_does_not_know_is_ignored_and_the_state_still_loads(bad):
+    """RULES.md's legend has MODE(race|highcard|break|h4h|bubble|satellite); the table knows three.
+    A journal replayed (event_from_dict) does not pass the pad's check: the core ignores the rest."""
+    f = Feeder(seats=tuple(SEATS), button=BUTTON)
+    row = {**event_to_dict(ButtonPress(1.0, "mode", mode="race")), "mode": bad}
+    f.effects += f.table.apply(event_from_dict(row))
+    assert f.table.mode is None and f.effects == []
+    state = json.loads(json.dumps(f.table.to_state()))
+    assert Table.from_state(state, f.table.settings).mode is None  # check_table refused mode 'h4h' before
