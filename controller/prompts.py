@@ -60,6 +60,8 @@ class PromptRule:
     - ``scope``: ``hand`` prompts are cleared when a new hand starts; ``kept`` ones stay until
       answered or cleared;
     - ``ackable``: whether ``ack`` / ``next`` clear it while it is shown;
+    - ``seen_clears``: whether ``next`` (seen) does too; False for a prompt only the dealer's
+      ``ack`` answers (the hold for open seats: the core takes that ack for the floor's go-ahead);
     - ``answered_by``: other pads whose press clears it, shown or not;
     - ``clears``: codes this one clears when it arrives; ``{}`` stands for what ``*`` matched
       (``device.*_online`` clears ``device.{}_offline``: the same device);
@@ -73,6 +75,7 @@ class PromptRule:
     buzzer: str = "none"
     scope: str = "hand"
     ackable: bool = True
+    seen_clears: bool = True
     answered_by: tuple[str, ...] = ()
     clears: tuple[str, ...] = ()
     offline: bool = False
@@ -115,6 +118,11 @@ PROMPT_TABLE: tuple[PromptRule, ...] = (
     # hand's end until the dealer has seen it (ack), into the next hand if need be.
     PromptRule("mixed.last_hand", 35),
     PromptRule("mixed.next_game", 35, scope="kept"),
+    # BREAK-002: the hold for open seats outranks every prompt an ack answers but a misdeal
+    # alert, and stays until answered: while it waits the ack is its (the core takes it for the
+    # floor's go-ahead, controller/table_modes.py); seats filled below the hold clear it.
+    PromptRule("break.hold", 85, scope="kept", seen_clears=False),
+    PromptRule("break.hold_over", 30, clears=("break.hold",)),
     # The stub-count reminder (STUB-001/002): the lowest, amber slow; ack = counted and right.
     PromptRule("stub.count_due", 10, prompt="blink_slow", answered_by=("stub_wrong",)),
     # Any other dealer code: an ordinary prompt.
@@ -241,7 +249,7 @@ class PromptBoard:
         name = ev.name
         if name in SHOWN_PADS:
             shown = self.shown()
-            if shown is not None and shown.rule.ackable:
+            if shown is not None and shown.rule.ackable and (name == "ack" or shown.rule.seen_clears):
                 self.waiting.remove(shown)
         else:
             self.waiting = [w for w in self.waiting if name not in w.rule.answered_by]

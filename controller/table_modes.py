@@ -17,8 +17,9 @@ are gathered, whichever comes first: a mode left on by mistake does not swallow 
 
 Open seats (BREAK-002, BREAK-003): every ``seat_out`` opens its seat (the floor is told at once,
 and again after the next hand's ``hand_end`` while nobody sits there); at OPEN_SEAT_HOLD open
-seats (LATE_STAGE_HOLD late in the event) the dealer holds and the floor is told; ``ack`` is the
-floor's go-ahead; a hand dealt during the hold is the floor's to know. These are the table's
+seats (LATE_STAGE_HOLD late in the event) the dealer holds and the floor is told (a tournament's:
+a cash table deals on); the dealer's ``ack`` of the hold is the floor's go-ahead (see
+``_ack_is_the_holds``); a hand dealt during the hold is the floor's to know. These are the table's
 notices, not a hand's faults: floor alerts as they happen (the floor's page, ``events/floor``,
 the journal), kept in no hand's record, whose alerts stay the faults of that hand (a clean hand
 at a table losing players raises none); the hand dealt during a hold notes it.
@@ -41,6 +42,10 @@ from controller.zones import Zone, seat_of, seat_zone
 #: mode -> the kind of the deal it watches (``Hand.kind``); ``break`` deals nothing
 MODE_KINDS: dict[str, str] = {"race": "race", "highcard": "table_break"}
 MODE_HANDS = frozenset(MODE_KINDS.values())
+#: the marks of the acks a misdeal alert took during a hand (``Hand.flagged``: see _ack_is_the_holds)
+_MISDEAL_ACKED = "console_ack"
+#: the one device whose offline prompt ranks below the hold (controller.prompts)
+_BELOW_THE_HOLD = frozenset({"display"})
 #: RACE-004's words for each RACE_REMAINDER
 _REMAINDER = {
     "pooled": "the last chip only if the chips left over, put together, make half a chip or more",
@@ -62,9 +67,10 @@ class TableModes(ChineseStacks):
         if name == Pad.SEAT_OUT and seat is not None:
             self._seat_opened(ev.ts, seat, out)
         elif name in (Pad.SEAT_IN, Pad.SEAT_POSTED) and seat is not None:
-            self._seat_filled({seat})
-        elif name == Pad.ACK and self._holding():
+            self._seat_filled(ev.ts, {seat}, out)
+        elif name == Pad.ACK and self._ack_is_the_holds(hand):
             self._hold_released = True  # BREAK-002: the floor said deal on
+            return True  # the hold's ack, not the stub count's (shown under it)
         elif name == Pad.RELIEF and self._racing():
             self._mode_prompt(out, ev.ts, Finding("race.no_relief", "RACE-006",
                                                   "race-off under way: no dealer relief until every table has "
@@ -338,6 +344,21 @@ class TableModes(ChineseStacks):
     def _holding(self) -> bool:
         return self._holds() and len(self.open_seats) >= self._hold_at() and not self._hold_released
 
+    def _ack_is_the_holds(self, hand: Hand | None) -> bool:
+        """BREAK-002: an ``ack`` answers the prompt the console shows (controller.prompts), and
+        ``break.hold`` outranks every prompt an ack answers but a misdeal alert: during the hold,
+        the ack is the hold's (the floor's go-ahead, given through the dealer) unless a misdeal
+        alert of the hand is up (that ack is its: counted here) or a device is offline (the
+        console shows that, and an ack answers nothing). The stub count, "NEXT GAME" and the
+        other prompts wait under the hold: their ack comes after."""
+        if hand is not None and not hand.misdeal:
+            up = {(a.code, a.seat) for a in hand.alerts if a.audience == "dealer" and a.code.startswith("misdeal.")}
+            answered = sum(1 for code, _ in hand.flagged if code == _MISDEAL_ACKED)
+            if len(up) > answered:
+                hand.flagged.add((_MISDEAL_ACKED, str(answered)))  # this ack was the misdeal alert's
+                return False
+        return self._holding() and not (self.devices_offline - _BELOW_THE_HOLD)
+
     def _seat_opened(self, ts: float, seat: int, out: list[Effect]) -> None:
         hand = self.hand
         # (a cash player sitting out is off self.seats, in self.absent: DEAL-008)
@@ -358,10 +379,14 @@ class TableModes(ChineseStacks):
             self._mode_prompt(out, ts, Finding("break.hold", "BREAK-002",
                                                f"{k} seats open: hold the deal, the floor is told", count=k))
 
-    def _seat_filled(self, seats: set[int]) -> None:
+    def _seat_filled(self, ts: float, seats: set[int], out: list[Effect]) -> None:
+        holding = self._holding()
         self.open_seats = [s for s in self.open_seats if s not in seats]
         for s in seats:
             self._seat_notices.pop(s, None)
+        if holding and not self._holding():  # filled below the hold: the console's hold is over too
+            self._mode_prompt(out, ts, Finding("break.hold_over", "BREAK-002",
+                                               "seats filled: the hold is over, deal on"))
 
     def _seat_notices_due(self, ts: float, hand: Hand, out: list[Effect]) -> None:
         """BREAK-003: the seats still open when the hand after their notice is over, told again."""
@@ -383,6 +408,6 @@ class TableModes(ChineseStacks):
 
     def _on_setup(self, ev: TableSetup) -> list[Effect]:
         out = super()._on_setup(ev)
-        self._seat_filled(set(ev.seats))  # the floor seated the table: its open seats are filled
+        self._seat_filled(ev.ts, set(ev.seats), out)  # the floor seated the table: its open seats are filled
         return out
 

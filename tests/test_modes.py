@@ -493,3 +493,83 @@ def test_MODE_a_mode_the_core_does_not_know_is_ignored_and_the_state_still_loads
     assert f.table.mode is None and f.effects == []
     state = json.loads(json.dumps(f.table.to_state()))
     assert Table.from_state(state, f.table.settings).mode is None  # check_table refused mode 'h4h' before
+
+
+# -- BREAK-002: the ack during a hold, as the dealer's console takes it ------------------------------
+class Console:
+    """The core and the dealer's console (controller.prompts.PromptBoard) fed the same presses and
+    effects, as the daemon feeds them: after every step, the hold waits on the console exactly
+    while the core holds (so the ack the console gives the hold is the one the core takes)."""
+
+    def __init__(self, f: Feeder) -> None:
+        from controller.prompts import PromptBoard
+
+        self.f, self.board, self.seen = f, PromptBoard(), 0
+        self.sync()
+
+    def sync(self) -> None:
+        self.board.apply(self.f.effects[self.seen:])
+        self.seen = len(self.f.effects)
+        assert ("break.hold" in self.codes()) == self.f.table._holding(), (self.codes(), self.f.table.open_seats)
+
+    def press(self, name: str, **kw: Any) -> None:
+        self.board.press(ButtonPress(0.0, name, **kw))
+        self.f.press(name, **kw)
+        self.sync()
+
+    def device(self, name: str, online: bool) -> None:
+        from controller.events import DeviceStatus
+
+        self.f.effects += self.f.table.apply(DeviceStatus(float(self.f.cycle) + 0.5, name, online))
+        self.sync()
+
+    def codes(self) -> list[str]:
+        return [w.code for w in sorted(self.board.waiting, key=lambda w: w.seq)]
+
+
+def test_BREAK_002_an_ack_of_the_stub_count_under_the_hold_is_not_the_go_ahead():
+    from tests.test_table import deal_clean_hand
+
+    c = Console(Feeder(seats=(1, 2, 4), button=4, rules=RuleSettings(open_seat_hold=1)))
+    deal_clean_hand(c.f)
+    c.sync()
+    assert c.codes() == ["stub.count_due"] and c.f.table.stub.asked is not None
+    c.press("seat_out", seat=1)  # the hold comes on top of the count (it outranks it)
+    assert c.board.shown().code == "break.hold"
+    c.press("next")  # seen: not the go-ahead, and the hold stays up
+    assert c.f.table._holding() and c.board.shown().code == "break.hold"
+    c.press("ack")  # the hold's: the floor's go-ahead; the count still waits
+    assert c.f.table._hold_released and c.f.table.stub.asked is not None and c.codes() == ["stub.count_due"]
+    c.press("ack")  # the count's (before: the first ack was both)
+    assert c.f.table.stub.asked is None and c.codes() == []
+
+
+def test_BREAK_002_an_ack_of_a_misdeal_alert_or_while_a_device_is_offline_is_not_the_go_ahead():
+    c = Console(Feeder(seats=(1, 2, 4), button=4, rules=RuleSettings(open_seat_hold=1)))
+    c.press("seat_out", seat=2)
+    c.f.put("As", 1)
+    c.f.put("Kd", 3)  # a seat not dealt in: a misdeal alert, shown above the hold
+    c.sync()
+    assert c.board.shown().code == "misdeal.card_to_seat_not_dealt_in"
+    c.press("ack")  # the misdeal alert's
+    assert c.f.table._holding() and c.board.shown().code == "break.hold"
+    c.press("ack")  # the hold's
+    assert not c.f.table._holding()
+    c.press("seat_out", seat=4)  # a second seat open: the hold again
+    c.device("reader", False)  # the reader's offline prompt shows; an ack answers nothing
+    c.press("ack")
+    assert c.f.table._holding() and c.board.shown().code == "device.reader_offline"
+    c.device("reader", True)
+    c.press("ack")
+    assert not c.f.table._holding()
+
+
+def test_BREAK_002_seats_filled_below_the_hold_end_it_on_the_console_too():
+    c = Console(Feeder(seats=(1, 2, 3, 4, 5, 6), button=6))
+    for s in (1, 2, 3):
+        c.press("seat_out", seat=s)
+    assert c.f.table._holding() and c.codes() == ["break.hold"]
+    c.press("seat_in", seat=2)  # two open: under the hold
+    assert c.codes() == ["break.hold_over"] and not c.f.table._holding()
+    assert [p.message for p in c.f.of(Prompt) if p.code == "break.hold_over"] == [
+        "seats filled: the hold is over, deal on"]
