@@ -163,7 +163,8 @@ class Dealing(StudRounds):
             self._stud_stub_check(ts, hand, out)  # (7th street's first card, if neither tap nor burn)
             if seat in hand.absent:
                 self._stud_absent_dealt(ts, hand, seat, out)  # STUD-011
-            found = stud.on_seat_card(hand, seat, restubbed=_short_stub(hand))
+            # (after a rebuild by 002's method 7th street is burned as any street: STUD-007)
+            found = stud.on_seat_card(hand, seat, restubbed=_short_stub(hand) and not _prompted(hand, stud.SCRAMBLE))
             if found is not None:
                 self._flag_once(out, ts, hand, found, f"street:{stud.street_index(hand)}")
         elif seat is not None and hand.game_def.family == "draw" and draw.in_draws(hand):
@@ -316,7 +317,8 @@ class Dealing(StudRounds):
             players, stub_now = len(hand.live_seats()), hand.stub_count
             hand.notes.append(f"STUD-006: stub {stub_now} before 7th street; "
                               f"{players} players + 2 = {players + 2} needed")
-            found = stud.short_stub(stub=stub_now, players=players, burns=hand.count("burn"))
+            found = stud.short_stub(stub=stub_now, players=players, burns=hand.count("burn"),
+                                    method=self.settings.rules.stud_short_stub_method)
             if found is not None:
                 self._prompt(out, ts, hand, found)
 
@@ -609,9 +611,12 @@ def _short_stub(hand: Hand) -> bool:
 
 
 def _prompted(hand: Hand, rule: str) -> bool:
-    """The hand has prompted ``rule`` (or the short stub's procedure, for STUD-006)."""
+    """The hand has prompted ``rule`` (or the short stub's procedure, for STUD-006; a prompt's
+    code, for one with a dot: ``stub.stud_short_scramble``)."""
     if rule == "STUD-006":
         return any(n.startswith("STUD-006:") for n in hand.notes)
+    if "." in rule:
+        return any(p.code == rule for p in hand.prompts)
     return stud_procedures.prompted(hand, rule)
 
 

@@ -89,6 +89,10 @@ RULE_SETTINGS: dict[str, tuple[tuple[str, ...], str]] = {
     # STUD-011 STUD_ABSENT_BRINGIN: an absent seat that posted the bring-in is dealt on until it
     # faces a bet (001) or dealt no further street (002)
     "stud_absent_bringin": (("until_bet", "no_streets"), "until_bet"),
+    # STUD-007 STUD_SHORT_STUB_METHOD: a stub short for 7th street that the burns make up: deal it
+    # down to its last card, mix that card with the burns, cut, deal on with no burn (001); or
+    # scramble the stub with the burns, cut, burn and deal (002)
+    "stud_short_stub_method": (("001", "002"), "001"),
     **ODD_CHIP_SETTINGS,
     **RACE_SETTINGS,
     # MISD-009 / DRAW-003 DRAW_EXPOSED_DEAL: a card the dealer exposes in a draw game's starting
@@ -133,6 +137,10 @@ class RuleSettings:
     #: STUD-011 (:data:`RULE_SETTINGS`). Out of the repr too: the state keeps nothing it decided (it
     #: is read at each card dealt to an absent seat), so a change keeps a saved state
     stud_absent_bringin: str = field(default="until_bet", repr=False)
+    #: STUD-007 (:data:`RULE_SETTINGS`). Out of the repr as well: a hand keeps the prompt it was
+    #: given, whose code says the method, so a change keeps a saved state (the next short stub
+    #: follows the new method)
+    stud_short_stub_method: str = field(default="001", repr=False)
     #: the dealer presses ``round_done`` before every burn (BURN-002's tap). With it the daemon
     #: tells a premature board card (BOARD-004..006) from a late one. None ("auto"): the checks
     #: are on once the daemon has seen a tap, so a table (or a deal script) that never taps is
