@@ -126,13 +126,12 @@ class Dealing(StudRounds):
                 pressed_at = hand.exposure_waiting[1]
                 hand.exposure_waiting = None  # the card the press was for is in: judge it now
                 self._exposed(out, pressed_at, hand, "dealer", None, label)
-            if prev is None and not hand.deal_over and seat_of(zone) is not None \
-                    and hand.hole_dealt == hand.hole_target and hand.absent:
-                if hand.game_def.family == "stud":
-                    self._stud_absent(ts, hand, out)  # STUD-011: the down cards only
-                else:
-                    for f in absent_deadline(hand):
+            if prev is None and not hand.deal_over and seat_of(zone) is not None and hand.absent:
+                if hand.game_def.family != "stud":  # DEAL-009: at the first card or the last (ABSENT_DEADLINE)
+                    for f in absent_deadline(hand, self.settings.rules.absent_deadline):
                         self._flag_once(out, ts, hand, f, f"absent:{f.seat}")
+                elif hand.hole_dealt == hand.hole_target:
+                    self._stud_absent(ts, hand, out)  # STUD-011: the down cards only, once 3rd street is out
         hand = self.hand
         if folded and hand is not None:
             # A fold is an action: the deal is over (MISD-006/007), once every card of the

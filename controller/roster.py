@@ -9,6 +9,7 @@ from controller.events import ButtonPress, DealerNamed, TableSetup
 from controller.pads import Pad
 from controller.positions import Positions, between, initial_positions, late_entry_waits, next_positions
 from controller.rules import Finding
+from controller.rules.misdeal import absence_counts
 from controller.deck_guard import DeckGuard
 
 
@@ -83,7 +84,7 @@ class Roster(DeckGuard):
             if seat not in self.seats:
                 return  # nobody sits there
             self.absent.add(seat)
-            if hand is not None and not hand.deal_over:
+            if hand is not None and not hand.deal_over and absence_counts(hand, self.settings.rules.absent_deadline):
                 hand.absent.add(seat)
             return
         if name == Pad.SEAT_PENALTY:  # DEAL-010: dealt to the muck for ``hands`` hands
@@ -93,8 +94,8 @@ class Roster(DeckGuard):
             return
         if name == Pad.SEAT_IN and seat in self.seats:  # back at his seat
             self.absent.discard(seat)
-            if hand is not None:
-                hand.absent.discard(seat)
+            if hand is not None and absence_counts(hand, self.settings.rules.absent_deadline):
+                hand.absent.discard(seat)  # (back in time: ABSENT_DEADLINE)
             return
         if hand is not None or self._redeal is not None:
             self._deferred.append(ev)

@@ -89,6 +89,10 @@ RULE_SETTINGS: dict[str, tuple[tuple[str, ...], str]] = {
     # STUD-011 STUD_ABSENT_BRINGIN: an absent seat that posted the bring-in is dealt on until it
     # faces a bet (001) or dealt no further street (002)
     "stud_absent_bringin": (("until_bet", "no_streets"), "until_bet"),
+    # DEAL-009 / STUD-011 ABSENT_DEADLINE: an absent player's hand is dead if he is not back by the
+    # last initial card (001, 002), by the first card of the deal (004), or by his turn to act
+    # (003: the table sees no turns, so the dealer is told at the last initial card to muck it then)
+    "absent_deadline": (("last_card", "first_card", "own_turn"), "last_card"),
     # STUD-007 STUD_SHORT_STUB_METHOD: a stub short for 7th street that the burns make up: deal it
     # down to its last card, mix that card with the burns, cut, deal on with no burn (001); or
     # scramble the stub with the burns, cut, burn and deal (002)
@@ -137,6 +141,9 @@ class RuleSettings:
     #: STUD-011 (:data:`RULE_SETTINGS`). Out of the repr too: the state keeps nothing it decided (it
     #: is read at each card dealt to an absent seat), so a change keeps a saved state
     stud_absent_bringin: str = field(default="until_bet", repr=False)
+    #: DEAL-009 (:data:`RULE_SETTINGS`). Out of the repr: the state keeps the absent seats, and
+    #: the deadline is read at each card and seat press
+    absent_deadline: str = field(default="last_card", repr=False)
     #: STUD-007 (:data:`RULE_SETTINGS`). Out of the repr as well: a hand keeps the prompt it was
     #: given, whose code says the method, so a change keeps a saved state (the next short stub
     #: follows the new method)

@@ -97,8 +97,9 @@ class StudRounds(TableModes):
 
     # -- STUD-011: the absent seat ----------------------------------------------------------------
     def _stud_absent(self, ts: float, hand: Hand, out: list[Effect]) -> None:
-        """3rd street is out (ABSENT_DEADLINE: the last initial card): each absent seat's down
-        cards to the muck, its up card left (it counts for the bring-in: STUD-002)."""
+        """3rd street is out: each absent seat's down cards to the muck, its up card left (it
+        counts for the bring-in: STUD-002). Which seats are absent then follows ABSENT_DEADLINE
+        (a player back after the first card is still absent under ``first_card``: the roster)."""
         for seat in hand.order:
             if seat in hand.absent and not proc.prompted(hand, "STUD-011", seat):
                 self._prompt(out, ts, hand, proc.absent_down_cards(seat))

@@ -227,6 +227,22 @@ def test_STUD_011_a_card_to_an_absent_seat_after_3rd_street(bringin: str, absent
     assert not any(a.rule == "DEAL-009" for a in alerts(f))  # stud mucks the down cards, not the hand
 
 
+@pytest.mark.parametrize(("deadline", "told"), [("first_card", True), ("last_card", False)])
+def test_STUD_011_a_player_back_after_the_first_card_under_the_absent_deadline(deadline: str, told: bool) -> None:
+    # ABSENT_DEADLINE: 004 ("at his seat when the first card is dealt ... or he will have a dead
+    # hand") keeps him absent; 001/002 (the last initial card) let him play
+    f = Feeder(game="stud", seats=(1, 2, 4), button=4, rules=RuleSettings(absent_deadline=deadline))
+    f.press("seat_absent", seat=4)
+    f.put(ABSENT[1][0], 1)
+    f.press("seat_in", seat=4)
+    deal = iter((ABSENT[s][r], s) for r in range(3) for s in (1, 2, 4))
+    next(deal)
+    for card, seat in deal:
+        f.put(card, seat)
+    assert [(p.code, p.seat) for p in prompts(f, "STUD-011")] == ([("deal.stud_absent_down_cards", 4)] if told else [])
+    assert not alerts(f), alerts(f)
+
+
 def test_STUD_011_the_absent_bring_in_setting_is_read_and_checked(tmp_path: Path) -> None:
     from controller.service.config import ConfigError, load_config
     from tests.test_config import good

@@ -26,7 +26,7 @@ from dataclasses import replace
 from controller.codes import late_code
 from controller.hand import Hand
 from controller.rules import Finding
-from controller.settings import deal_order
+from controller.settings import RULE_SETTINGS, deal_order
 
 
 def window_open(hand: Hand) -> bool:
@@ -74,12 +74,41 @@ def check_hole_card(hand: Hand, seat: int, same_cycle: frozenset[int] = frozense
     return None
 
 
-def absent_deadline(hand: Hand) -> list[Finding]:
-    """DEAL-009 (``ABSENT_DEADLINE`` = the last initial card): absent seats are dealt in and
-    their hands are mucked if the player is not back when the deal is complete."""
-    return [Finding("deal.muck_absent_seat", "DEAL-009",
-                    f"seat {s} is absent at the end of the deal: muck its hand", s)
+#: ABSENT_DEADLINE (RULES.md §20, ``[rules] absent_deadline``): the last initial card (001, 002:
+#: the default), the first card of the deal (004), the player's turn to act (003)
+ABSENT_DEADLINES = RULE_SETTINGS["absent_deadline"][0]
+_ABSENT_WORDS = {"last_card": "is absent at the end of the deal: muck its hand",
+                 "first_card": "was absent at the first card: its hand is dead; deal it in, then muck it",
+                 "own_turn": "is absent: muck its hand when its turn to act comes, unless he is back"}
+
+
+def absent_deadline(hand: Hand, deadline: str = "last_card") -> list[Finding]:
+    """DEAL-009: absent seats are dealt in and their hands are mucked if the player is not back
+    in time (``deadline``: ``ABSENT_DEADLINE``). Called at each hole card once counted: the
+    absent seats' findings once the deadline is reached, the first card's or the last's. The
+    table sees no turn to act (003): the dealer is told at the last initial card to muck the
+    hand when its turn comes.
+
+    >>> from controller.hand import Hand
+    >>> h = Hand(1, "holdem", 2, (1, 2, 4), 4, 0.0)
+    >>> h.absent = {4}
+    >>> h.count_hole("u1", 1)
+    >>> absent_deadline(h), [f.message for f in absent_deadline(h, "first_card")]
+    ([], ['seat 4 was absent at the first card: its hand is dead; deal it in, then muck it'])
+    """
+    if deadline not in ABSENT_DEADLINES:
+        raise ValueError(f"absent_deadline {deadline!r}: want one of {', '.join(ABSENT_DEADLINES)}")
+    if hand.hole_dealt < (1 if deadline == "first_card" else hand.hole_target):
+        return []
+    return [Finding("deal.muck_absent_seat", "DEAL-009", f"seat {s} {_ABSENT_WORDS[deadline]}", s)
             for s in hand.order if s in hand.absent]
+
+
+def absence_counts(hand: Hand, deadline: str) -> bool:
+    """Whether a player leaving or coming back still changes the hand's absent seats (DEAL-009):
+    not once the first card is out when it is the deadline (004: "at his seat when the first
+    card is dealt ... or he will have a dead hand")."""
+    return not (deadline == "first_card" and hand.hole_dealt > 0)
 
 
 def end_of_deal(hand: Hand, *, closes_window: bool = True) -> list[Finding]:
