@@ -171,7 +171,8 @@ class Dealing(StudRounds):
         elif seat is not None and hand.game_def.family == "chin":
             self._chin_card(ts, hand, seat, out)  # stacks, not a deal in turn: no MISD-004..007 (CHIN-002)
         elif seat is not None:
-            finding = check_hole_card(hand, seat, same_cycle, rules.deal_count_fixes)
+            away = self._away(seat) if seat not in hand.seats else ""  # (MISD-005's words: a cash seat)
+            finding = check_hole_card(hand, seat, same_cycle, rules.deal_count_fixes, away)
             if hand.owed.get(seat, 0) > 0:
                 hand.owed[seat] -= 1
             if finding is not None and hand.deal_over and family_of(finding.code) is Family.MISDEAL:

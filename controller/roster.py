@@ -136,6 +136,14 @@ class Roster(DeckGuard):
         self.missed_bb |= bb
         self.missed_sb |= sb
 
+    def _away(self, seat: int) -> str:
+        """Why a cash seat has no hand, beyond what the hand knows (MISD-005's words): sitting
+        out, or waiting and owing blinds or not yet posted. Nothing at a tournament."""
+        if self.settings.event != "cash":
+            return ""
+        return cash.away_words(seat, sitting_out=seat in self.absent, waiting=seat in self.waiting,
+                               missed_bb=seat in self.missed_bb, missed_sb=seat in self.missed_sb)
+
     def _cash_press(self, ts: float, name: str, seat: int, out: list[Effect]) -> None:
         """A cash player sits out, comes back, sits down or posts, between hands (DEAL-007/008).
 

@@ -183,3 +183,29 @@ def test_DEAL_011_the_button_by_high_card(tmp_path):
     redo = draw[:3] + [deal("3c", 2)] + draw[3:] + [END]
     [hand] = run_hands(tmp_path / "b", [{"steps": redo}])["hands"]
     assert alerts_of(hand)[0] == ("deal.highcard_redo", "DEAL-011", 2, "dealer", 4)
+
+
+def test_MISD_005_a_tournament_newcomer_dealt_anyway_is_told_why_he_waits():
+    # DEAL-006: in the button-small blind gap he waits for the button to pass (002, 004); under
+    # LATE_ENTRY = wait_for_bb (001) he waits for the big blind
+    def hand(f: Feeder, order: list[int]) -> None:
+        for i, seat in enumerate(order * 2):
+            f.put(f"{'23456789TJ'[i]}s", seat)
+        f.field.clear()
+        f.tick(4)
+
+    f = Feeder(seats=(1, 2, 4), button=2)  # SB 4, BB 1; next hand button 4, SB 1, BB 2
+    hand(f, [4, 1, 2])
+    f.press("seat_in", seat=5)  # between the next button (4) and small blind (1)
+    f.put("Ah", 1)
+    f.put("Kh", 5)
+    assert [a.message for a in f.of(Alert) if a.rule == "MISD-005"] == [
+        "a card went to seat 5, which is not dealt in (waiting for the button to pass: his seat is between the "
+        "button and the small blind): misdeal"]
+    g = Feeder(seats=(1, 2, 4), button=4, rules=RuleSettings(late_entry="wait_for_bb"))  # next: 1, 2, 4
+    hand(g, [1, 2, 4])
+    g.press("seat_in", seat=5)  # the big blind reaches him in two hands
+    g.put("Ah", 2)
+    g.put("Kh", 5)
+    assert [a.message for a in g.of(Alert) if a.rule == "MISD-005"] == [
+        "a card went to seat 5, which is not dealt in (waiting for the big blind): misdeal"]
