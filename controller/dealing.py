@@ -580,7 +580,8 @@ class Dealing(StudRounds):
         elif name == Pad.ALLIN and ev.seat is not None and hand.game_def.family == "stud":
             self._stud_allin_seat(ts, hand, ev.seat, out)  # a seat all in (STUD-003: for the ante)
         elif name in showdown_watch.PADS:  # issue 17 hook: SHOWDOWN, RUN_IT (showdown_watch)
-            for f in showdown_watch.on_press(hand, name, OddChipRules.of(self.settings.rules)):
+            cash = self.settings.event == "cash"  # (SHOW-008: the bad beat, cash hold'em only)
+            for f in showdown_watch.on_press(hand, name, OddChipRules.of(self.settings.rules), cash=cash):
                 self._flag(out, ts, hand, f)
             if name == Pad.ALLIN and hand.game_def.family == "stud":
                 self._stud_allin_called(ts, hand, out)  # STUD-012: face up until 7th
