@@ -446,9 +446,10 @@ class Dealing(StudRounds):
                 hand.notes.append(f"RELIEF-002: deck {ch.old} out, deck {ch.new} in ({ch.reason})")
         hand.absent = self.absent & set(seats)
         if self._all_in_next and hand.kind == "hand":
-            hand.all_in = self._all_in_next & set(seats)  # STUD-003: pressed before the first card
+            # STUD-003: pressed before the first card (or all in for the ante in the misdealt hand
+            # this one deals again: kept until a hand is played out, MISD-014)
+            hand.all_in = self._all_in_next & set(seats)
             hand.notes.extend(f"seat {s} all in" for s in sorted(hand.all_in))
-        self._all_in_next = set()
         hand.penalty = {s for s in self.penalty if s in seats}
         if hand.kind not in MODE_HANDS:
             self._next_button = None
@@ -487,6 +488,7 @@ class Dealing(StudRounds):
         if not hand.misdeal:
             for f in hand.board.finish():  # BURN-006
                 self._flag(out, ts, hand, f)
+            self._all_in_next = set()  # STUD-003: the antes' all-ins were this hand's (a re-deal keeps them)
             for seat in sorted(hand.penalty):  # DEAL-010: a misdealt hand and its re-deal count once
                 self.penalty[seat] -= 1
                 if self.penalty[seat] <= 0:
@@ -539,7 +541,8 @@ class Dealing(StudRounds):
         if hand is not None and hand.kind != "hand":
             return out
         if hand is None:
-            if ev.name == Pad.ALLIN and ev.seat is not None and self.settings.game_def.family == "stud":
+            game = self._redeal.game_def if self._redeal is not None else self.game_def  # (the next hand's)
+            if ev.name == Pad.ALLIN and ev.seat is not None and game.family == "stud":
                 self._all_in_next.add(ev.seat)  # STUD-003: all in for the ante, before the deal
             return out
         name, ts = ev.name, ev.ts

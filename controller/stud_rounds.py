@@ -30,6 +30,7 @@ class StudRounds(TableModes):
         hand.all_in.add(seat)
         hand.notes.append(f"seat {seat} all in")
         if stud.street_index(hand) == 0 and hand.closed_by is None and hand.board.burns_total == 0:
+            self._all_in_next.add(seat)  # all in for the ante: in a re-deal of this hand too (MISD-014)
             self._stud_bring_in_passes(ts, hand, out)
 
     def _stud_bring_in_passes(self, ts: float, hand: Hand, out: list[Effect]) -> None:

@@ -14,6 +14,7 @@ import pytest
 from controller.cards import FULL_DECK
 from controller.effects import Alert, Figures, HandFinished, Prompt
 from controller.events import ShufflerReport
+from controller.mixed import Rotation
 from controller.pads import check_press
 from controller.rules.stud import up_cards
 from controller.settings import RuleSettings, TableSettings
@@ -83,6 +84,44 @@ def test_STUD_003_pressed_once_3rd_street_is_out_and_only_before_its_action() ->
     h.press("allin", seat=2)
     assert [p.rule for p in prompts(h)] == ["STUD-002"]
     assert h.table.hand is not None and h.table.hand.all_in == {2}
+
+
+@pytest.mark.parametrize("before_the_deal", [True, False])
+def test_STUD_003_the_re_deal_of_a_misdealt_hand_keeps_the_ante_all_in(before_the_deal: bool) -> None:
+    # MISD-014: the re-deal is an exact replay: seat 2, all in for the ante (pressed before the
+    # first card, or on 3rd street before its action), is all in for the ante in the re-deal too;
+    # the hand after it, played out, is not
+    f = Feeder(game="stud", seats=(1, 2, 4, 5), button=5)
+    if before_the_deal:
+        f.press("allin", seat=2)
+    deal_streets(f, [1, 2, 4, 5], FOUR, range(3, 4))
+    if not before_the_deal:
+        f.press("allin", seat=2)
+    f.press("misdeal")
+    f.field.clear()
+    f.tick(4)
+    for n in (2, 3):  # the re-deal, then the next hand
+        deal_streets(f, [1, 2, 4, 5], FOUR, range(3, 4))
+        hand = f.table.hand
+        assert hand is not None and hand.number == n
+        assert (hand.redeal_of, hand.all_in) == ((1, {2}) if n == 2 else (None, set()))
+        assert [(p.hand, p.seat) for p in prompts(f, "STUD-003")] == [(1, 4), (2, 4)]
+        f.field.clear()
+        f.tick(4)
+    assert not alerts(f), alerts(f)
+
+
+def test_STUD_003_pressed_before_a_stud_hand_of_a_rotation_that_began_with_holdem() -> None:
+    # MIXED-001: the press is judged by the next hand's game, not the configuration's first one
+    f = Feeder(game="holdem", seats=(1, 2, 4, 5), button=5, rotation=Rotation(("holdem", "stud"), hands=1))
+    for i, seat in enumerate([1, 2, 4, 5] * 2):  # a hold'em hand, over before the flop
+        f.put(FULL_DECK[i], seat)
+    f.field.clear()
+    f.tick(4)
+    assert f.table.game == "stud"
+    f.press("allin", seat=2)
+    deal_streets(f, [1, 2, 4, 5], FOUR, range(3, 4))
+    assert [(p.hand, p.seat) for p in prompts(f, "STUD-003")] == [(2, 4)]
 
 
 def test_STUD_003_through_the_daemon_a_deal_scripts_allin_names_its_seat() -> None:
