@@ -265,25 +265,27 @@ def check_prompts(expect: list[dict], prompts: list[dict], where: str = "") -> N
     assert len(by_rule.get("DRAW-005", [])) == len(want), f"{where}: DRAW-005 prompts, expected {want}"
 
 
-def deal_and_check(script: dict, expect: list[list[dict]]) -> dict:
+def deal_and_check(script: dict, expect: list[list[dict]], rules_extra: str = "") -> dict:
     """Deal a generated script (``hw_sim.random_hands.random_script(..., expect=...)``, or real
     hands with their expectations) in process and check every hand: zones, stub count, no
     dealer or floor alert (:func:`check_report`), and the prompts the hand's oracle expects
     (:func:`check_prompts`). The stud and draw games' end-to-end check, once the daemon deals
-    them. Returns the report."""
-    report = play(script)
+    them. ``rules_extra``: the configuration's ``[rules]`` lines. Returns the report."""
+    report = play(script, rules_extra=rules_extra)
     check_report(script, report)
     for i, (want, got) in enumerate(zip(expect, report["hands"], strict=True), 1):
         check_prompts(want, got.get("prompts", []), f"hand {i}")
     return report
 
 
-def play(script: dict, *, console: bool = True, wire: bool = False, table_extra: str = "") -> dict:
+def play(script: dict, *, console: bool = True, wire: bool = False, table_extra: str = "",
+         rules_extra: str = "") -> dict:
     """Deal ``script`` in process; check that nothing secret reached a public output; return
     the report (deal-script.md). The reader's records skip the FEIG frames unless ``wire``
     (the harness's quick path: the same report, tests/test_harness.py checks it).
-    ``table_extra``: more ``[table]`` lines (a mixed game's rotation, ``event = "cash"``)."""
-    played = harness_play(script, console=console, wire=wire, table_extra=table_extra)
+    ``table_extra``: more ``[table]`` lines (a mixed game's rotation, ``event = "cash"``);
+    ``rules_extra``: the ``[rules]`` lines."""
+    played = harness_play(script, console=console, wire=wire, table_extra=table_extra, rules_extra=rules_extra)
     assert played.screens or not console, "the console showed nothing: the display's check would be empty"
     assert_nothing_secret_public(script, played)
     PLAYED["scripts"] += 1

@@ -6,6 +6,7 @@ STUB - Seven Card Games), never computed by the code under test."""
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,8 @@ from controller.effects import Alert, HandFinished, Prompt
 from controller.settings import RuleSettings, TableSettings
 from controller.state import STATE_VERSION
 from controller.table import Table
+from hw_sim.random_stud import random_stud_hand
+from tests.scenarios import NOISE, deal_and_check
 from tests.test_state import SETTINGS as SETTINGS_V3
 from tests.test_table import Feeder
 
@@ -173,6 +176,22 @@ def test_STUD_007_by_002s_method_7th_street_without_its_burn_is_prompted() -> No
     g, seats, hands, _ = seven_players_short("001")  # 001's method deals the rest with no burn
     g.put(hands[1][6], 1)
     assert not alerts(g) and [p.code for p in prompts(g) if p.rule == "STUD-007"] == ["stub.stud_short_use_burns"]
+
+
+def test_STUD_007_by_002s_method_random_seven_player_hands_through_the_daemon_under_noise() -> None:
+    # the generator follows 002 (hw_sim/random_stud.py: the stub and the burns gathered off the
+    # table into a new stub, a burn, 7th street) and the daemon, configured so, prompts it and
+    # raises nothing: exact zones and stub counts, the expected prompts, no secret in public
+    rng = random.Random("stud-002")
+    hands = [random_stud_hand(rng, game=game, seats=list(range(1, 8)), button=7, fold_chance=0,
+                              short_stub_method="002") for game in ("stud", "razz")]
+    assert all(e["procedure"] == "STUD-007" for h in hands for e in h.expect if e["rule"] == "STUD-006")
+    script = {"format": 1, "game": "stud", "seats": hands[0].seats, "button": 7, "noise": dict(NOISE, seed=7),
+              "hands": [h.hand(game) for h, game in zip(hands, ("stud", "razz"), strict=True)]}
+    report = deal_and_check(script, [h.expect for h in hands], rules_extra='stud_short_stub_method = "002"')
+    for hand in report["hands"]:
+        assert [p["code"] for p in hand["prompts"] if p["rule"] == "STUD-007"] == ["stub.stud_short_scramble"]
+        assert len(hand["zones"]["burn"]) >= 1 and not hand["alerts"]
 
 
 def test_STUD_007_the_short_stub_method_is_read_and_checked(tmp_path: Path) -> None:
