@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.effects import Alert, HandFinished, HandStarted, Prompt
+from controller.effects import Alert, CardPlaced, HandFinished, HandStarted, Prompt
 from controller.games import game_of
 from controller.settings import RuleSettings, TableSettings
 from controller.state import STATE_VERSION
@@ -125,8 +125,9 @@ def test_DRAW_001_a_card_in_the_middle_is_prompted_and_the_hand_goes_on() -> Non
     d.deal("Ah", BOARD)
     assert [(a.code, a.rule) for a in d.alerts()] == [("deal.draw_board_card", "DRAW-001")]
     hand = d.f.table.hand
-    first = game_of("draw27_triple").streets[0].name
-    assert hand is not None and hand.street() == first and d.f.table.snapshot()["hand"]["street"] == first
+    assert hand is not None and hand.street() == "deal" and d.f.table.snapshot()["hand"]["street"] == "deal"
+    # a player's card, not a board's: it reaches no public output
+    assert not [e for e in d.f.of(CardPlaced) if e.audience == "public"]
 
 
 def test_DRAW_001_the_first_card_goes_to_the_small_blind() -> None:
