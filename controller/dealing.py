@@ -540,7 +540,7 @@ class Dealing(StudRounds):
         if hand is not None and hand.kind != "hand":
             return out
         if hand is None:
-            if ev.name == Pad.ALLIN and ev.seat is not None and self.settings.game_def.family == "stud":
+            if ev.name == Pad.ALLIN and ev.seat is not None and self.game_def.family == "stud":
                 self._all_in_next.add(ev.seat)  # STUD-003: all in for the ante, before the deal
             return out
         name, ts = ev.name, ev.ts
