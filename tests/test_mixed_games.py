@@ -206,6 +206,21 @@ def test_the_state_of_a_mixed_table_written_by_release_11_loads_and_plays_on() -
     assert table.game == "razz" and mixed_prompts(f) == [(2, "mixed.next_game", "razz")]
 
 
+def test_a_state_on_a_rotation_is_not_taken_by_a_table_without_one_but_an_edited_rotation_keeps_it() -> None:
+    # the saved state holds the rotation's next game (razz here): a table whose rotation was
+    # taken out of the configuration would deal it for ever; it starts afresh instead (the
+    # history is kept: docs/journal.md). Editing the rotation's games or counts keeps the state.
+    from controller.state import StateMismatch
+
+    state = json.loads((DATA / "v11-mixed-mid-hand.json").read_text())
+    plain = TableSettings(game="holdem", seats=(1, 2, 4), button=4, confirm_cycles=2, gone_cycles=3)
+    with pytest.raises(StateMismatch):
+        Table.from_state(state, plain)
+    edited = TableSettings(game="holdem", seats=(1, 2, 4), button=4, confirm_cycles=2, gone_cycles=3,
+                           rotation=Rotation(("holdem", "razz", "stud"), hands=3))
+    assert Table.from_state(state, edited).game == "holdem"
+
+
 def test_a_version_8_state_migrates_to_its_configurations_game_with_nothing_counted() -> None:
     state = json.loads((DATA / "v8-draw-mid-hand.json").read_text())
     table = Table.from_state(state, TableSettings(game="draw27_triple", seats=(1, 2, 4), button=4,
