@@ -156,6 +156,29 @@ def test_the_button_moves_after_the_last_flop_hand_stands_through_stud_and_moves
     assert f.of(HandStarted)[2].seats == (1, 2, 4, 6) and [e.record["button"] for e in f.of(HandFinished)][2] == 4
 
 
+def test_the_floors_setup_switching_to_stud_and_back_moves_the_button_as_the_rotation_does() -> None:
+    # the same table as above, the games named by the floor's setup instead of a rotation:
+    # between hands (after hand 2) and during a hand (during hand 4)
+    f = Feeder(game="holdem", seats=(1, 2, 4, 6), button=1)
+    _quick_hand(f, _cards(f))
+    _quick_hand(f, _cards(f))
+    f.effects += f.table.apply(TableSetup(float(f.cycle) + 0.5, (1, 2, 4, 6), game="razz"))
+    _quick_hand(f, _cards(f))
+    seats, pos, _ = f.table._plan()  # hand 4, razz: the floor names hold'em after its first card
+    deck = iter(STUD_CARDS)
+    for i in range(3):
+        for seat in deal_order(seats, pos.button):
+            f.put(next(deck), seat)
+            if i == 0 and seat == deal_order(seats, pos.button)[0]:
+                f.effects += f.table.apply(TableSetup(float(f.cycle) + 0.5, (1, 2, 4, 6), game="holdem"))
+    f.field.clear()
+    f.tick(4)
+    _quick_hand(f, _cards(f))
+    _quick_hand(f, _cards(f))
+    started = [(e.game, e.button) for e in f.of(HandStarted)]
+    assert started == [("holdem", 1), ("holdem", 2), ("razz", 4), ("razz", 4), ("holdem", 4), ("holdem", 6)]
+
+
 def test_MIXED_001_an_orbit_is_every_seat_on_the_button_and_in_stud_a_hand_a_player() -> None:
     f = Feeder(game="holdem", seats=(1, 2, 4), button=4, rotation=Rotation(("holdem", "stud")))
     for _ in range(7):
