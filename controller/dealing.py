@@ -294,7 +294,7 @@ class Dealing(StudRounds):
                 self._prompt(out, ts, hand, Finding("deal.bring_in", "STUD-002",
                                                     f"seat {seat} brings in: {card}, the {which} card showing", seat))
                 self._stud_bring_in_passes(ts, hand, out)  # STUD-003: unless all in for the ante
-        if (pairs := stud.open_pairs(hand)) and not _prompted(hand, "STUD-005"):
+        if not _prompted(hand, "STUD-005") and (pairs := stud.open_pairs(hand)):  # (the cheap test first)
             self._prompt(out, ts, hand, Finding("deal.open_pair", "STUD-005",
                                                 f"open pair on 4th street (seat {pairs[0]}): the big bet is allowed",
                                                 pairs[0]))
