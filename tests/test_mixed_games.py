@@ -31,7 +31,13 @@ from tests.scenarios import assert_nothing_secret_public, check_report
 from tests.test_table import Feeder
 
 DATA = Path(__file__).parent / "data" / "state"
-HORSE = list(PRESETS["horse"])
+#: the rotations written out from the guides and the configuration's documentation (not from the
+#: module under test): HORSE is hold'em, Omaha hi-lo, razz, stud, stud hi-lo; the 8-game is 2-7
+#: triple draw, limit hold'em, Omaha hi-lo, razz, stud, stud hi-lo, no-limit hold'em, pot-limit
+#: Omaha (the betting structure is not the table's: hold'em and Omaha)
+HORSE = ["holdem", "omaha8", "razz", "stud", "stud8"]
+EIGHT = ["draw27_triple", "holdem", "omaha8", "razz", "stud", "stud8", "holdem", "omaha"]
+ROTATIONS = {"horse": HORSE, "8game": EIGHT}
 STUD_CARDS = [r + s for r in "23456789TJQKA" for s in "cdhs"]
 
 
@@ -308,7 +314,7 @@ def _deal_rotation(monkeypatch, seed: int, preset: str, hands: int, per: int, ch
     the button and deals its rotation's games itself: no setup names a game). Every hand ends
     exact with the generator's button and no alert; the records name the script's games.
     Returns each hand's MIXED-001 prompts' words."""
-    rotation = list(PRESETS[preset])
+    rotation = ROTATIONS[preset]
     script = random_mixed_script(seed, hands=hands, rotation=rotation, per=per, noise={"seed": seed, "miss": 0.05})
     assert len(script["seats"]) == 2  # heads-up: an orbit is two hands, and stud deals two a hand
     for hand in script["hands"][1:]:
@@ -328,6 +334,10 @@ def _deal_rotation(monkeypatch, seed: int, preset: str, hands: int, per: int, ch
     return [[p["text"] for p in h["prompts"] if p["rule"] == "MIXED-001"] for h in played.report["hands"]]
 
 
+def test_the_presets_are_the_rotations_written_out() -> None:
+    assert {name: list(games) for name, games in PRESETS.items()} == ROTATIONS
+
+
 def test_MIXED_001_a_horse_rotation_dealt_in_process_is_clean_and_prompts_at_each_games_last_hand(monkeypatch) -> None:
     said = _deal_rotation(monkeypatch, 14, "horse", 12, 2, '"orbit"')
     for n, texts in enumerate(said):  # an orbit of two seats: two hands a game
@@ -337,7 +347,7 @@ def test_MIXED_001_a_horse_rotation_dealt_in_process_is_clean_and_prompts_at_eac
 
 def test_MIXED_001_the_8_game_a_hand_each_goes_round_with_its_two_holdems(monkeypatch) -> None:
     said = _deal_rotation(monkeypatch, 2, "8game", 9, 1, "1")
-    eight = PRESETS["8game"]
+    eight = EIGHT
     assert said == [[f"last hand of {TITLES[eight[n % 8]]}", f"next: {TITLES[eight[(n + 1) % 8]]}"] for n in range(9)]
     assert said[6] == ["last hand of Texas hold'em", "next: Omaha"]  # the second hold'em: pot-limit Omaha next
 
