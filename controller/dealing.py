@@ -106,10 +106,13 @@ class Dealing(StudRounds):
                 self._mode_moved(ts, hand, uid, prev, zone, out)  # a race-off's award (RACE-003)
             came_from = hand.place(uid, label, zone)
             if came_from != zone:
-                # Only a board card of the deck in play is public; hole cards, burns, the muck
-                # and any foreign card are the floor's. A public effect never carries the UID:
-                # watching UIDs and cards together would teach anyone the deck's tags.
-                if zone == "board" and came_from is None and is_card(label):
+                # Only a board card of the deck in play is public, in a game that deals one (a
+                # flop game's board, stud's community card); hole cards, burns, the muck, any
+                # foreign card and a card laid in the middle in a game without a board (a draw
+                # game's or a Chinese stack's: a player's card) are the floor's. A public effect
+                # never carries the UID: watching UIDs and cards together would teach anyone
+                # the deck's tags.
+                if zone == "board" and came_from is None and is_card(label) and hand.game_def.family in _BOARD_FAMILIES:
                     out.append(CardPlaced(ts, hand.number, "", label, zone, came_from, "public"))
                     if hand.count("board") == hand.game_def.board_total and hand.kind == "hand":
                         self._stub_count_due(ts, hand, out)
@@ -292,7 +295,7 @@ class Dealing(StudRounds):
                 self._prompt(out, ts, hand, Finding("deal.bring_in", "STUD-002",
                                                     f"seat {seat} brings in: {card}, the {which} card showing", seat))
                 self._stud_bring_in_passes(ts, hand, out)  # STUD-003: unless all in for the ante
-        if (pairs := stud.open_pairs(hand)) and not _prompted(hand, "STUD-005"):
+        if not _prompted(hand, "STUD-005") and (pairs := stud.open_pairs(hand)):  # (the cheap test first)
             self._prompt(out, ts, hand, Finding("deal.open_pair", "STUD-005",
                                                 f"open pair on 4th street (seat {pairs[0]}): the big bet is allowed",
                                                 pairs[0]))
@@ -625,6 +628,8 @@ def _prompted(hand: Hand, rule: str) -> bool:
 
 
 _RANK = {"burn": 0, "board": 1}
+#: the families whose cards in the middle are public: the flop games' board, stud's community card
+_BOARD_FAMILIES = frozenset({"flop", "stud"})
 
 
 def _arrival_rank(move: tuple[str, str | None, str]) -> int:

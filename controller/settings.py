@@ -101,8 +101,9 @@ RULE_SETTINGS: dict[str, tuple[tuple[str, ...], str]] = {
     **RACE_SETTINGS,
     # MISD-009 / DRAW-003 DRAW_EXPOSED_DEAL: a card the dealer exposes in a draw game's starting
     # hand is replaced unless a wheel card (A-5), which the player keeps (001 lowball, cash); always
-    # replaced (001 lowball, tournaments); or a misdeal (001's misdeal table)
-    "draw_exposed_deal": (("wheel_kept", "replace", "misdeal"), "wheel_kept"),
+    # replaced (001 lowball, tournaments); or a misdeal (001's misdeal table). ``by_event``: RULES.md
+    # §20's proposal, replace in a tournament and keep a wheel card in a cash game ([table] event)
+    "draw_exposed_deal": (("by_event", "wheel_kept", "replace", "misdeal"), "by_event"),
 }
 
 
@@ -137,7 +138,7 @@ class RuleSettings:
     buy_button_next: str = field(default="buyer", repr=False)
     #: MISD-009 (DRAW_EXPOSED_DEAL). Out of the fingerprint as the odd chip is: a rule that judges
     #: the next press, not what the saved state holds (so a saved state survives its change)
-    draw_exposed_deal: str = field(default="wheel_kept", repr=False)
+    draw_exposed_deal: str = field(default="by_event", repr=False)
     #: STUD-011 (:data:`RULE_SETTINGS`). Out of the repr too: the state keeps nothing it decided (it
     #: is read at each card dealt to an absent seat), so a change keeps a saved state
     stud_absent_bringin: str = field(default="until_bet", repr=False)

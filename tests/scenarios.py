@@ -97,6 +97,9 @@ _UID = re.compile(r"(?<![0-9A-Fa-f])[0-9A-Fa-f]{16}(?![0-9A-Fa-f])|tag:")
 
 #: games whose up cards every player sees (deal-script.md, "Stud and draw games")
 UP_CARD_GAMES = ("stud", "stud8", "razz")
+#: the games whose cards in the middle are public: the flop games' board, stud's community card
+#: (a card laid in the middle of a draw or Chinese poker hand is a player's, and secret)
+BOARD_GAMES = ("holdem", "omaha", "omaha8") + UP_CARD_GAMES
 
 
 def secret_cards(steps: list[dict], game: str = "holdem") -> set[str]:
@@ -128,7 +131,7 @@ def secret_cards(steps: list[dict], game: str = "holdem") -> set[str]:
         name = card.split("@")[0]
         where[card] = to
         # (a stud up card is in every player's sight; a flop game's exposed card stays a secret here)
-        if to == "board" or (step.get("face_up") and game in UP_CARD_GAMES):
+        if (to == "board" and game in BOARD_GAMES) or (step.get("face_up") and game in UP_CARD_GAMES):
             if name not in secret:
                 public.add(name)
         elif to != "stub" and name not in public:

@@ -395,6 +395,22 @@ def test_SHUF_006_stud_prompts_the_antes_once_the_shuffle_is_complete() -> None:
     assert not prompts(h)  # blinds, no antes
 
 
+def test_SHUF_006_and_STUD_003_follow_the_next_hands_game_not_the_configurations() -> None:
+    # a mixed table configured with hold'em whose next hand is stud (the floor's setup names it,
+    # MIXED-001): the antes are prompted, and a seat all in before the first card is taken
+    from controller.events import TableSetup
+
+    f = Feeder(game="holdem", seats=(1, 2, 4, 5), button=5)
+    f.effects += f.table.apply(TableSetup(0.2, (1, 2, 4, 5), game="stud"))
+    f.effects += f.table.apply(full_report(0.5))
+    assert [p.rule for p in prompts(f)] == ["SHUF-006"]
+    f.press("allin", seat=2)  # before the first card (the antes are taken before the cut)
+    for r in range(3):
+        for seat in (1, 2, 4, 5):
+            f.put(FOUR[seat][r], seat)
+    assert [(p.rule, p.seat) for p in prompts(f) if p.rule.startswith("STUD")] == [("STUD-002", 2), ("STUD-003", 4)]
+
+
 def test_SHUF_006_a_stud_script_with_the_shuffler_deals_clean_with_the_antes_on_the_display() -> None:
     steps: list[dict] = [{"shuffler": "deck"}]
     for r in range(3):

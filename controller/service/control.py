@@ -215,7 +215,7 @@ def request_to_event(req: Any, *, now: float, peer_uid: int | None = None, manif
     Traceback (most recent call last):
     ...
     ValueError: setup: 'game' 'pineapple' is no game the table deals (games: holdem, omaha, omaha8, stud, stud8, \
-razz, draw27_single, draw27_triple, draw_a5_triple, badugi, badeucy, badacey, draw5)
+razz, draw27_single, draw27_triple, draw_a5_triple, badugi, badeucy, badacey, draw5, chinese)
     """
     if not isinstance(req, dict):  # (a ValueError, as every refusal: the socket answers those)
         raise ValueError("a request is a JSON object, e.g. {\"cmd\": \"ping\"}")  # noqa: TRY004
