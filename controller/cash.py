@@ -131,7 +131,7 @@ def prompt(seat: int, *, gap: bool, newcomer: bool, missed_bb: bool, missed_sb: 
         if rule == "placard":
             return None
         return Finding("deal.post_or_wait", "DEAL-007", f"seat {seat}: post BB or wait", seat)
-    owes = "BB + SB dead" if missed_bb and missed_sb else "BB" if missed_bb else "SB"
+    owes = owed(missed_bb, missed_sb)
     if gap and missed_sb:
         return wait_button(seat, owes)
     if gap:
@@ -139,6 +139,34 @@ def prompt(seat: int, *, gap: bool, newcomer: bool, missed_bb: bool, missed_sb: 
                        f"seat {seat} missed the BB: buy the button (BB live + SB dead) or wait for BB", seat)
     code = "deal.owes_bb_sb" if missed_bb and missed_sb else "deal.owes_bb" if missed_bb else "deal.owes_sb"
     return Finding(code, "DEAL-008", f"seat {seat} owes {owes}, or wait for BB", seat)
+
+
+def owed(missed_bb: bool, missed_sb: bool) -> str:
+    """What a returning player owes (DEAL-008): one missed blind is posted live, both as the big
+    blind live and the small blind dead; "" for nothing.
+
+    >>> owed(True, True), owed(False, True), owed(False, False)
+    ('BB + SB dead', 'SB', '')
+    """
+    return "BB + SB dead" if missed_bb and missed_sb else "BB" if missed_bb else "SB" if missed_sb else ""
+
+
+def away_words(seat: int, *, sitting_out: bool, waiting: bool, missed_bb: bool, missed_sb: bool) -> str:
+    """Why a cash seat has no hand, as far as the table knows beyond the hand (MISD-005's words,
+    :func:`controller.rules.misdeal.not_dealt_in_why`): sitting out, or waiting and owing the
+    blinds it missed or not yet posted.
+
+    >>> away_words(4, sitting_out=False, waiting=True, missed_bb=True, missed_sb=False)
+    'he owes BB'
+    >>> away_words(4, sitting_out=True, waiting=False, missed_bb=True, missed_sb=True)
+    'sitting out'
+    """
+    if sitting_out:
+        return "sitting out"
+    if not waiting:
+        return ""
+    owes = owed(missed_bb, missed_sb)
+    return f"he owes {owes}" if owes else "he has not posted"
 
 
 def wait_button(seat: int, owes: str | None = None) -> Finding:

@@ -106,10 +106,13 @@ class Dealing(StudRounds):
                 self._mode_moved(ts, hand, uid, prev, zone, out)  # a race-off's award (RACE-003)
             came_from = hand.place(uid, label, zone)
             if came_from != zone:
-                # Only a board card of the deck in play is public; hole cards, burns, the muck
-                # and any foreign card are the floor's. A public effect never carries the UID:
-                # watching UIDs and cards together would teach anyone the deck's tags.
-                if zone == "board" and came_from is None and is_card(label):
+                # Only a board card of the deck in play is public, in a game that deals one (a
+                # flop game's board, stud's community card); hole cards, burns, the muck, any
+                # foreign card and a card laid in the middle in a game without a board (a draw
+                # game's or a Chinese stack's: a player's card) are the floor's. A public effect
+                # never carries the UID: watching UIDs and cards together would teach anyone
+                # the deck's tags.
+                if zone == "board" and came_from is None and is_card(label) and hand.game_def.family in _BOARD_FAMILIES:
                     out.append(CardPlaced(ts, hand.number, "", label, zone, came_from, "public"))
                     if hand.count("board") == hand.game_def.board_total and hand.kind == "hand":
                         self._stub_count_due(ts, hand, out)
@@ -126,13 +129,12 @@ class Dealing(StudRounds):
                 pressed_at = hand.exposure_waiting[1]
                 hand.exposure_waiting = None  # the card the press was for is in: judge it now
                 self._exposed(out, pressed_at, hand, "dealer", None, label)
-            if prev is None and not hand.deal_over and seat_of(zone) is not None \
-                    and hand.hole_dealt == hand.hole_target and hand.absent:
-                if hand.game_def.family == "stud":
-                    self._stud_absent(ts, hand, out)  # STUD-011: the down cards only
-                else:
-                    for f in absent_deadline(hand):
+            if prev is None and not hand.deal_over and seat_of(zone) is not None and hand.absent:
+                if hand.game_def.family != "stud":  # DEAL-009: at the first card or the last (ABSENT_DEADLINE)
+                    for f in absent_deadline(hand, self.settings.rules.absent_deadline):
                         self._flag_once(out, ts, hand, f, f"absent:{f.seat}")
+                elif hand.hole_dealt == hand.hole_target:
+                    self._stud_absent(ts, hand, out)  # STUD-011: the down cards only, once 3rd street is out
         hand = self.hand
         if folded and hand is not None:
             # A fold is an action: the deal is over (MISD-006/007), once every card of the
@@ -163,7 +165,8 @@ class Dealing(StudRounds):
             self._stud_stub_check(ts, hand, out)  # (7th street's first card, if neither tap nor burn)
             if seat in hand.absent:
                 self._stud_absent_dealt(ts, hand, seat, out)  # STUD-011
-            found = stud.on_seat_card(hand, seat, restubbed=_short_stub(hand))
+            # (after a rebuild by 002's method 7th street is burned as any street: STUD-007)
+            found = stud.on_seat_card(hand, seat, restubbed=_short_stub(hand) and not _prompted(hand, stud.SCRAMBLE))
             if found is not None:
                 self._flag_once(out, ts, hand, found, f"street:{stud.street_index(hand)}")
         elif seat is not None and hand.game_def.family == "draw" and draw.in_draws(hand):
@@ -171,7 +174,8 @@ class Dealing(StudRounds):
         elif seat is not None and hand.game_def.family == "chin":
             self._chin_card(ts, hand, seat, out)  # stacks, not a deal in turn: no MISD-004..007 (CHIN-002)
         elif seat is not None:
-            finding = check_hole_card(hand, seat, same_cycle, rules.deal_count_fixes)
+            away = self._away(seat) if seat not in hand.seats else ""  # (MISD-005's words: a cash seat)
+            finding = check_hole_card(hand, seat, same_cycle, rules.deal_count_fixes, away)
             if hand.owed.get(seat, 0) > 0:
                 hand.owed[seat] -= 1
             if finding is not None and hand.deal_over and family_of(finding.code) is Family.MISDEAL:
@@ -291,7 +295,7 @@ class Dealing(StudRounds):
                 self._prompt(out, ts, hand, Finding("deal.bring_in", "STUD-002",
                                                     f"seat {seat} brings in: {card}, the {which} card showing", seat))
                 self._stud_bring_in_passes(ts, hand, out)  # STUD-003: unless all in for the ante
-        if (pairs := stud.open_pairs(hand)) and not _prompted(hand, "STUD-005"):
+        if not _prompted(hand, "STUD-005") and (pairs := stud.open_pairs(hand)):  # (the cheap test first)
             self._prompt(out, ts, hand, Finding("deal.open_pair", "STUD-005",
                                                 f"open pair on 4th street (seat {pairs[0]}): the big bet is allowed",
                                                 pairs[0]))
@@ -316,7 +320,8 @@ class Dealing(StudRounds):
             players, stub_now = len(hand.live_seats()), hand.stub_count
             hand.notes.append(f"STUD-006: stub {stub_now} before 7th street; "
                               f"{players} players + 2 = {players + 2} needed")
-            found = stud.short_stub(stub=stub_now, players=players, burns=hand.count("burn"))
+            found = stud.short_stub(stub=stub_now, players=players, burns=hand.count("burn"),
+                                    method=self.settings.rules.stud_short_stub_method)
             if found is not None:
                 self._prompt(out, ts, hand, found)
 
@@ -444,9 +449,10 @@ class Dealing(StudRounds):
                 hand.notes.append(f"RELIEF-002: deck {ch.old} out, deck {ch.new} in ({ch.reason})")
         hand.absent = self.absent & set(seats)
         if self._all_in_next and hand.kind == "hand":
-            hand.all_in = self._all_in_next & set(seats)  # STUD-003: pressed before the first card
+            # STUD-003: pressed before the first card (or all in for the ante in the misdealt hand
+            # this one deals again: kept until a hand is played out, MISD-014)
+            hand.all_in = self._all_in_next & set(seats)
             hand.notes.extend(f"seat {s} all in" for s in sorted(hand.all_in))
-        self._all_in_next = set()
         hand.penalty = {s for s in self.penalty if s in seats}
         if hand.kind not in MODE_HANDS:
             self._next_button = None
@@ -485,6 +491,7 @@ class Dealing(StudRounds):
         if not hand.misdeal:
             for f in hand.board.finish():  # BURN-006
                 self._flag(out, ts, hand, f)
+            self._all_in_next = set()  # STUD-003: the antes' all-ins were this hand's (a re-deal keeps them)
             for seat in sorted(hand.penalty):  # DEAL-010: a misdealt hand and its re-deal count once
                 self.penalty[seat] -= 1
                 if self.penalty[seat] <= 0:
@@ -537,7 +544,8 @@ class Dealing(StudRounds):
         if hand is not None and hand.kind != "hand":
             return out
         if hand is None:
-            if ev.name == Pad.ALLIN and ev.seat is not None and self.settings.game_def.family == "stud":
+            game = self._redeal.game_def if self._redeal is not None else self.game_def  # (the next hand's)
+            if ev.name == Pad.ALLIN and ev.seat is not None and game.family == "stud":
                 self._all_in_next.add(ev.seat)  # STUD-003: all in for the ante, before the deal
             return out
         name, ts = ev.name, ev.ts
@@ -578,7 +586,8 @@ class Dealing(StudRounds):
         elif name == Pad.ALLIN and ev.seat is not None and hand.game_def.family == "stud":
             self._stud_allin_seat(ts, hand, ev.seat, out)  # a seat all in (STUD-003: for the ante)
         elif name in showdown_watch.PADS:  # issue 17 hook: SHOWDOWN, RUN_IT (showdown_watch)
-            for f in showdown_watch.on_press(hand, name, OddChipRules.of(self.settings.rules)):
+            cash = self.settings.event == "cash"  # (SHOW-008: the bad beat, cash hold'em only)
+            for f in showdown_watch.on_press(hand, name, OddChipRules.of(self.settings.rules), cash=cash):
                 self._flag(out, ts, hand, f)
             if name == Pad.ALLIN and hand.game_def.family == "stud":
                 self._stud_allin_called(ts, hand, out)  # STUD-012: face up until 7th
@@ -609,13 +618,18 @@ def _short_stub(hand: Hand) -> bool:
 
 
 def _prompted(hand: Hand, rule: str) -> bool:
-    """The hand has prompted ``rule`` (or the short stub's procedure, for STUD-006)."""
+    """The hand has prompted ``rule`` (or the short stub's procedure, for STUD-006; a prompt's
+    code, for one with a dot: ``stub.stud_short_scramble``)."""
     if rule == "STUD-006":
         return any(n.startswith("STUD-006:") for n in hand.notes)
+    if "." in rule:
+        return any(p.code == rule for p in hand.prompts)
     return stud_procedures.prompted(hand, rule)
 
 
 _RANK = {"burn": 0, "board": 1}
+#: the families whose cards in the middle are public: the flop games' board, stud's community card
+_BOARD_FAMILIES = frozenset({"flop", "stud"})
 
 
 def _arrival_rank(move: tuple[str, str | None, str]) -> int:

@@ -160,7 +160,7 @@ class DeckGuard(DeviceHealth):
             rack.found_whole(deck)
             if deck == rack.in_play:
                 self.stub.answered()  # STUB-005: the shuffler counted for the dealer
-            if self.hand is None and self.settings.game_def.family == "stud":
+            if self.hand is None and self.game_def.family == "stud":
                 # SHUF-006: the antes are taken once the shuffle is complete, before the cut (no
                 # hand yet: the prompt is the console's, the hand's record starts at its first card)
                 out.append(Prompt(ev.ts, "deal.antes", "the shuffle is complete: collect the antes, then cut",

@@ -13,7 +13,7 @@ from controller.effects import Effect
 from controller.events import TableSetup
 from controller.games import game_of
 from controller.hand import Hand
-from controller.positions import next_positions
+from controller.positions import Positions, next_positions
 from controller.roster import Roster
 from controller.rules import Finding
 from controller.settings import GAMES
@@ -28,6 +28,11 @@ class GameTurns(Roster):
         rotation's next). The game already dealt is no change: its count goes on."""
         out = super()._on_setup(ev)
         if ev.game is not None and ev.game != self.game and ev.game in GAMES:  # (the socket checked it)
+            last = self._last_positions
+            if ev.button is None and self.hand is None and last is not None:
+                # between hands, from a button game to stud or back: the button as the rotation
+                # moves it (a hand under way: at its end, _game_finished)
+                self._button_between(self.game_def.button, game_of(ev.game).button, last, last.button)
             rotation = self.settings.rotation
             self._rotation_at = mixed.index_of(rotation, ev.game, self._rotation_at)
             self._start_game(ev.game)
@@ -55,6 +60,9 @@ class GameTurns(Roster):
         a game's last hand, switch to the next game: "next: Y" until the dealer acknowledges.
         A hand of a game the floor has since changed counts for nothing (the floor's word)."""
         rotation = self.settings.rotation
+        if hand.kind == "hand" and hand.game != self.game and self._next_button is None:
+            # the floor named a game during this hand: the stud/flop switch at its end
+            self._button_across(hand, self.game_def.button)
         if not rotation.on or hand.kind != "hand" or hand.game != self.game:
             return
         if hand.misdeal:
@@ -76,12 +84,16 @@ class GameTurns(Roster):
         puck moves after the last hand of a button game as after any (DEAL-004) and stays there
         through the stud games, as the dealer's position the deal starts after; the next button
         game's first hand has the button where the puck lies, and it moves on from there."""
-        if hand.game_def.button and not has_button:
+        self._button_between(hand.game_def.button, has_button, hand.played_positions(), hand.button)
+
+    def _button_between(self, had_button: bool, has_button: bool, played: Positions, button: int) -> None:
+        """:meth:`_button_across` from the last hand's game's kind, the positions it was played
+        from and its button (the dealer's position in stud)."""
+        if had_button and not has_button:
             seats = sorted(self.seats)
-            self._next_button = next_positions(hand.played_positions(), seats).button if len(seats) >= 2 \
-                else hand.button
-        elif not hand.game_def.button and has_button:
-            self._next_button = hand.button
+            self._next_button = next_positions(played, seats).button if len(seats) >= 2 else button
+        elif not had_button and has_button:
+            self._next_button = button
 
     def _game_prompt(self, ts: float, hand: Hand, out: list[Effect], code: str, message: str, game: str) -> None:
         self._prompt(out, ts, hand, Finding(code, "MIXED-001", message), game=game)

@@ -9,6 +9,7 @@ from controller.events import ButtonPress, DealerNamed, TableSetup
 from controller.pads import Pad
 from controller.positions import Positions, between, initial_positions, late_entry_waits, next_positions
 from controller.rules import Finding
+from controller.rules.misdeal import absence_counts
 from controller.deck_guard import DeckGuard
 
 
@@ -83,7 +84,7 @@ class Roster(DeckGuard):
             if seat not in self.seats:
                 return  # nobody sits there
             self.absent.add(seat)
-            if hand is not None and not hand.deal_over:
+            if hand is not None and not hand.deal_over and absence_counts(hand, self.settings.rules.absent_deadline):
                 hand.absent.add(seat)
             return
         if name == Pad.SEAT_PENALTY:  # DEAL-010: dealt to the muck for ``hands`` hands
@@ -93,8 +94,8 @@ class Roster(DeckGuard):
             return
         if name == Pad.SEAT_IN and seat in self.seats:  # back at his seat
             self.absent.discard(seat)
-            if hand is not None:
-                hand.absent.discard(seat)
+            if hand is not None and absence_counts(hand, self.settings.rules.absent_deadline):
+                hand.absent.discard(seat)  # (back in time: ABSENT_DEADLINE)
             return
         if hand is not None or self._redeal is not None:
             self._deferred.append(ev)
@@ -134,6 +135,14 @@ class Roster(DeckGuard):
         bb, sb = cash.passed(last, pos, away)
         self.missed_bb |= bb
         self.missed_sb |= sb
+
+    def _away(self, seat: int) -> str:
+        """Why a cash seat has no hand, beyond what the hand knows (MISD-005's words): sitting
+        out, or waiting and owing blinds or not yet posted. Nothing at a tournament."""
+        if self.settings.event != "cash":
+            return ""
+        return cash.away_words(seat, sitting_out=seat in self.absent, waiting=seat in self.waiting,
+                               missed_bb=seat in self.missed_bb, missed_sb=seat in self.missed_sb)
 
     def _cash_press(self, ts: float, name: str, seat: int, out: list[Effect]) -> None:
         """A cash player sits out, comes back, sits down or posts, between hands (DEAL-007/008).

@@ -89,12 +89,21 @@ RULE_SETTINGS: dict[str, tuple[tuple[str, ...], str]] = {
     # STUD-011 STUD_ABSENT_BRINGIN: an absent seat that posted the bring-in is dealt on until it
     # faces a bet (001) or dealt no further street (002)
     "stud_absent_bringin": (("until_bet", "no_streets"), "until_bet"),
+    # DEAL-009 / STUD-011 ABSENT_DEADLINE: an absent player's hand is dead if he is not back by the
+    # last initial card (001, 002), by the first card of the deal (004), or by his turn to act
+    # (003: the table sees no turns, so the dealer is told at the last initial card to muck it then)
+    "absent_deadline": (("last_card", "first_card", "own_turn"), "last_card"),
+    # STUD-007 STUD_SHORT_STUB_METHOD: a stub short for 7th street that the burns make up: deal it
+    # down to its last card, mix that card with the burns, cut, deal on with no burn (001); or
+    # scramble the stub with the burns, cut, burn and deal (002)
+    "stud_short_stub_method": (("001", "002"), "001"),
     **ODD_CHIP_SETTINGS,
     **RACE_SETTINGS,
     # MISD-009 / DRAW-003 DRAW_EXPOSED_DEAL: a card the dealer exposes in a draw game's starting
     # hand is replaced unless a wheel card (A-5), which the player keeps (001 lowball, cash); always
-    # replaced (001 lowball, tournaments); or a misdeal (001's misdeal table)
-    "draw_exposed_deal": (("wheel_kept", "replace", "misdeal"), "wheel_kept"),
+    # replaced (001 lowball, tournaments); or a misdeal (001's misdeal table). ``by_event``: RULES.md
+    # §20's proposal, replace in a tournament and keep a wheel card in a cash game ([table] event)
+    "draw_exposed_deal": (("by_event", "wheel_kept", "replace", "misdeal"), "by_event"),
 }
 
 
@@ -129,10 +138,17 @@ class RuleSettings:
     buy_button_next: str = field(default="buyer", repr=False)
     #: MISD-009 (DRAW_EXPOSED_DEAL). Out of the fingerprint as the odd chip is: a rule that judges
     #: the next press, not what the saved state holds (so a saved state survives its change)
-    draw_exposed_deal: str = field(default="wheel_kept", repr=False)
+    draw_exposed_deal: str = field(default="by_event", repr=False)
     #: STUD-011 (:data:`RULE_SETTINGS`). Out of the repr too: the state keeps nothing it decided (it
     #: is read at each card dealt to an absent seat), so a change keeps a saved state
     stud_absent_bringin: str = field(default="until_bet", repr=False)
+    #: DEAL-009 (:data:`RULE_SETTINGS`). Out of the repr: the state keeps the absent seats, and
+    #: the deadline is read at each card and seat press
+    absent_deadline: str = field(default="last_card", repr=False)
+    #: STUD-007 (:data:`RULE_SETTINGS`). Out of the repr as well: a hand keeps the prompt it was
+    #: given, whose code says the method, so a change keeps a saved state (the next short stub
+    #: follows the new method)
+    stud_short_stub_method: str = field(default="001", repr=False)
     #: the dealer presses ``round_done`` before every burn (BURN-002's tap). With it the daemon
     #: tells a premature board card (BOARD-004..006) from a late one. None ("auto"): the checks
     #: are on once the daemon has seen a tap, so a table (or a deal script) that never taps is

@@ -352,7 +352,15 @@ def settings_key(settings: Any) -> str:
     """
     import hashlib
 
-    return hashlib.sha256(repr(settings).encode()).hexdigest()[:16]
+    text = repr(settings)
+    rotation = getattr(settings, "rotation", None)
+    if rotation is not None and rotation.on:
+        # (the rotation itself is out of the repr: its games and counts may be edited between
+        # shifts and the state carries on from its place; but a state saved on a rotation holds
+        # the rotation's next game, which a table without one would deal for ever, and the other
+        # way round: a mismatch, the table starts afresh, the history kept)
+        text += " rotation"
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def table_to_state(table: Any) -> dict[str, Any]:

@@ -30,6 +30,7 @@ class StudRounds(TableModes):
         hand.all_in.add(seat)
         hand.notes.append(f"seat {seat} all in")
         if stud.street_index(hand) == 0 and hand.closed_by is None and hand.board.burns_total == 0:
+            self._all_in_next.add(seat)  # all in for the ante: in a re-deal of this hand too (MISD-014)
             self._stud_bring_in_passes(ts, hand, out)
 
     def _stud_bring_in_passes(self, ts: float, hand: Hand, out: list[Effect]) -> None:
@@ -97,8 +98,9 @@ class StudRounds(TableModes):
 
     # -- STUD-011: the absent seat ----------------------------------------------------------------
     def _stud_absent(self, ts: float, hand: Hand, out: list[Effect]) -> None:
-        """3rd street is out (ABSENT_DEADLINE: the last initial card): each absent seat's down
-        cards to the muck, its up card left (it counts for the bring-in: STUD-002)."""
+        """3rd street is out: each absent seat's down cards to the muck, its up card left (it
+        counts for the bring-in: STUD-002). Which seats are absent then follows ABSENT_DEADLINE
+        (a player back after the first card is still absent under ``first_card``: the roster)."""
         for seat in hand.order:
             if seat in hand.absent and not proc.prompted(hand, "STUD-011", seat):
                 self._prompt(out, ts, hand, proc.absent_down_cards(seat))

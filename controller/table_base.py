@@ -75,7 +75,9 @@ class TableBase:
         self._redeal: Hand | None = None  # the misdealt hand the next one replays (MISD-014)
         # the dealing
         self._highcard = False  # the next cards are a draw for the button (DEAL-011)
-        self._all_in_next: set[int] = set()  # stud: seats all in for the ante before the first card (STUD-003)
+        # stud: seats all in for the ante, pressed before the first card or on 3rd street before its
+        # action (STUD-003); kept until a hand is played out, so a re-deal keeps them (MISD-014)
+        self._all_in_next: set[int] = set()
         self._taps_seen = False  # a round_done press seen: this table taps (round_done_pad auto)
         # the modes (controller.table_modes): the deal the table watches next instead of a hand
         self.mode: str | None = None  # race | highcard | break (controller.pads.MODES) until its deal ends

@@ -97,6 +97,9 @@ _UID = re.compile(r"(?<![0-9A-Fa-f])[0-9A-Fa-f]{16}(?![0-9A-Fa-f])|tag:")
 
 #: games whose up cards every player sees (deal-script.md, "Stud and draw games")
 UP_CARD_GAMES = ("stud", "stud8", "razz")
+#: the games whose cards in the middle are public: the flop games' board, stud's community card
+#: (a card laid in the middle of a draw or Chinese poker hand is a player's, and secret)
+BOARD_GAMES = ("holdem", "omaha", "omaha8") + UP_CARD_GAMES
 
 
 def secret_cards(steps: list[dict], game: str = "holdem") -> set[str]:
@@ -128,7 +131,7 @@ def secret_cards(steps: list[dict], game: str = "holdem") -> set[str]:
         name = card.split("@")[0]
         where[card] = to
         # (a stud up card is in every player's sight; a flop game's exposed card stays a secret here)
-        if to == "board" or (step.get("face_up") and game in UP_CARD_GAMES):
+        if (to == "board" and game in BOARD_GAMES) or (step.get("face_up") and game in UP_CARD_GAMES):
             if name not in secret:
                 public.add(name)
         elif to != "stub" and name not in public:
@@ -265,25 +268,27 @@ def check_prompts(expect: list[dict], prompts: list[dict], where: str = "") -> N
     assert len(by_rule.get("DRAW-005", [])) == len(want), f"{where}: DRAW-005 prompts, expected {want}"
 
 
-def deal_and_check(script: dict, expect: list[list[dict]]) -> dict:
+def deal_and_check(script: dict, expect: list[list[dict]], rules_extra: str = "") -> dict:
     """Deal a generated script (``hw_sim.random_hands.random_script(..., expect=...)``, or real
     hands with their expectations) in process and check every hand: zones, stub count, no
     dealer or floor alert (:func:`check_report`), and the prompts the hand's oracle expects
     (:func:`check_prompts`). The stud and draw games' end-to-end check, once the daemon deals
-    them. Returns the report."""
-    report = play(script)
+    them. ``rules_extra``: the configuration's ``[rules]`` lines. Returns the report."""
+    report = play(script, rules_extra=rules_extra)
     check_report(script, report)
     for i, (want, got) in enumerate(zip(expect, report["hands"], strict=True), 1):
         check_prompts(want, got.get("prompts", []), f"hand {i}")
     return report
 
 
-def play(script: dict, *, console: bool = True, wire: bool = False, table_extra: str = "") -> dict:
+def play(script: dict, *, console: bool = True, wire: bool = False, table_extra: str = "",
+         rules_extra: str = "") -> dict:
     """Deal ``script`` in process; check that nothing secret reached a public output; return
     the report (deal-script.md). The reader's records skip the FEIG frames unless ``wire``
     (the harness's quick path: the same report, tests/test_harness.py checks it).
-    ``table_extra``: more ``[table]`` lines (a mixed game's rotation, ``event = "cash"``)."""
-    played = harness_play(script, console=console, wire=wire, table_extra=table_extra)
+    ``table_extra``: more ``[table]`` lines (a mixed game's rotation, ``event = "cash"``);
+    ``rules_extra``: the ``[rules]`` lines."""
+    played = harness_play(script, console=console, wire=wire, table_extra=table_extra, rules_extra=rules_extra)
     assert played.screens or not console, "the console showed nothing: the display's check would be empty"
     assert_nothing_secret_public(script, played)
     PLAYED["scripts"] += 1

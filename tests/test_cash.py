@@ -333,3 +333,35 @@ def test_a_cash_session_dealt_under_noise_through_the_daemon_raises_no_alert():
     told = [[(p["rule"], p.get("seat"), p["step"]) for p in h["prompts"] if p["rule"] in ("DEAL-007", "DEAL-008")]
             for h in report["hands"]]
     assert told == [[], [], [("DEAL-007", 9, 1)], [("DEAL-008", 5, 1)], []]
+
+
+def test_MISD_005_a_cash_seat_dealt_anyway_is_told_why_it_waits():
+    # MISD-005's words say why the seat has no hand (the guides' reasons, DEAL-007/008), not
+    # "waiting for the button to pass" for every seat that waits
+    def why(f: Feeder) -> list[str]:
+        return [a.message for a in f.of(Alert) if a.rule == "MISD-005"]
+
+    # a newcomer who has not posted waits for the big blind (hand 2: button 2, SB 3, BB 4)
+    f = cash()
+    deal_hand(f, [2, 3, 4, 5, 6, 1])
+    f.press("seat_in", seat=8)
+    deal_hand(f, [3, 4, 5, 6, 1, 2], extra=8)
+    assert why(f) == ["a card went to seat 8, which is not dealt in (waiting for the big blind; he has not "
+                      "posted): misdeal"]
+    # a player sitting out
+    g = cash()
+    deal_hand(g, [2, 3, 4, 5, 6, 1])
+    g.press("seat_absent", seat=5)
+    deal_hand(g, [3, 4, 6, 1, 2], extra=5)
+    assert why(g) == ["a card went to seat 5, which is not dealt in (sitting out): misdeal"]
+    # back and owing the SB on the button's seat (hand 3: dead button 3, SB 4, BB 5): the button
+    # must pass (as in test_DEAL_008_blinds_cannot_be_made_up_between_the_small_blind_and_the_button)
+    h = cash()
+    deal_hand(h, [2, 3, 4, 5, 6, 1])
+    h.press("seat_absent", seat=3)
+    deal_hand(h, [4, 5, 6, 1, 2])
+    h.press("seat_in", seat=3)
+    h.press("seat_posted", seat=3)
+    deal_hand(h, [4, 5, 6, 1, 2], extra=3)
+    assert why(h) == ["a card went to seat 3, which is not dealt in (waiting for the button to pass: his seat is "
+                      "between the button and the small blind; he owes SB): misdeal"]

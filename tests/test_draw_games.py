@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.effects import Alert, HandFinished, HandStarted, Prompt
+from controller.effects import Alert, CardPlaced, HandFinished, HandStarted, Prompt
 from controller.games import game_of
 from controller.settings import RuleSettings, TableSettings
 from controller.state import STATE_VERSION
@@ -125,8 +125,9 @@ def test_DRAW_001_a_card_in_the_middle_is_prompted_and_the_hand_goes_on() -> Non
     d.deal("Ah", BOARD)
     assert [(a.code, a.rule) for a in d.alerts()] == [("deal.draw_board_card", "DRAW-001")]
     hand = d.f.table.hand
-    first = game_of("draw27_triple").streets[0].name
-    assert hand is not None and hand.street() == first and d.f.table.snapshot()["hand"]["street"] == first
+    assert hand is not None and hand.street() == "deal" and d.f.table.snapshot()["hand"]["street"] == "deal"
+    # a player's card, not a board's: it reaches no public output
+    assert not [e for e in d.f.of(CardPlaced) if e.audience == "public"]
 
 
 def test_DRAW_001_the_first_card_goes_to_the_small_blind() -> None:
@@ -160,9 +161,10 @@ def test_DRAW_002_a_full_table_not_over_deals_everyone() -> None:
 
 
 # -- DRAW-003: exposed cards -------------------------------------------------------------------------
-def test_DRAW_003_an_exposed_wheel_card_on_the_deal_is_kept() -> None:
-    # 001: "if a card is exposed on the deal, it will be replaced unless it is a wheel card"
-    d = Draw("draw_a5_triple", (1, 2, 4), 4)
+def test_DRAW_003_an_exposed_wheel_card_on_the_deal_is_kept_in_a_cash_game() -> None:
+    # 001 (lowball, cash games): "if a card is exposed on the deal, it will be replaced unless it
+    # is a wheel card"
+    d = Draw("draw_a5_triple", (1, 2, 4), 4, event="cash")
     d.deal("2s", 1)
     d.deal("5s", 2)
     d.deal("4h", 4)
@@ -389,12 +391,20 @@ def test_MISD_009_under_001s_misdeal_table_an_exposed_starting_card_is_a_misdeal
 
 
 def test_MISD_009_in_tournaments_a_wheel_card_is_replaced_too() -> None:
-    # 001 §LOWBALL GAMES: in tournaments exposed cards are replaced on the deal (DRAW_EXPOSED_DEAL
-    # "replace"): the flop games' replacement, the card the next burn (MISD-010)
-    d = Draw("draw_a5_triple", (1, 2, 4), 4, rules=RuleSettings(draw_exposed_deal="replace"))
+    # 001 §LOWBALL GAMES: in tournaments exposed cards are replaced on the deal: the flop games'
+    # replacement, the card the next burn (MISD-010); by the event (the default, a tournament's)
+    # or by DRAW_EXPOSED_DEAL "replace" whatever the event
+    for kw in ({}, {"event": "cash", "rules": RuleSettings(draw_exposed_deal="replace")}):
+        d = Draw("draw_a5_triple", (1, 2, 4), 4, **kw)
+        d.deal("2s", 1)
+        d.deal("5s", 2)
+        d.deal("4h", 4)
+        d.f.press("exposed")
+        assert [a.rule for a in d.alerts()] == ["MISD-010"], kw
+    d = Draw("draw_a5_triple", (1, 2, 4), 4, rules=RuleSettings(draw_exposed_deal="wheel_kept"))
     d.deal("2s", 1)
     d.deal("5s", 2)
     d.deal("4h", 4)
     d.f.press("exposed")
-    assert [a.rule for a in d.alerts()] == ["MISD-010"]
+    assert [a.code for a in d.alerts()] == ["deal.draw_exposed_keep"]  # kept in a tournament if the house says so
 

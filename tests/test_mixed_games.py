@@ -31,7 +31,13 @@ from tests.scenarios import assert_nothing_secret_public, check_report
 from tests.test_table import Feeder
 
 DATA = Path(__file__).parent / "data" / "state"
-HORSE = list(PRESETS["horse"])
+#: the rotations written out from the guides and the configuration's documentation (not from the
+#: module under test): HORSE is hold'em, Omaha hi-lo, razz, stud, stud hi-lo; the 8-game is 2-7
+#: triple draw, limit hold'em, Omaha hi-lo, razz, stud, stud hi-lo, no-limit hold'em, pot-limit
+#: Omaha (the betting structure is not the table's: hold'em and Omaha)
+HORSE = ["holdem", "omaha8", "razz", "stud", "stud8"]
+EIGHT = ["draw27_triple", "holdem", "omaha8", "razz", "stud", "stud8", "holdem", "omaha"]
+ROTATIONS = {"horse": HORSE, "8game": EIGHT}
 STUD_CARDS = [r + s for r in "23456789TJQKA" for s in "cdhs"]
 
 
@@ -156,6 +162,29 @@ def test_the_button_moves_after_the_last_flop_hand_stands_through_stud_and_moves
     assert f.of(HandStarted)[2].seats == (1, 2, 4, 6) and [e.record["button"] for e in f.of(HandFinished)][2] == 4
 
 
+def test_the_floors_setup_switching_to_stud_and_back_moves_the_button_as_the_rotation_does() -> None:
+    # the same table as above, the games named by the floor's setup instead of a rotation:
+    # between hands (after hand 2) and during a hand (during hand 4)
+    f = Feeder(game="holdem", seats=(1, 2, 4, 6), button=1)
+    _quick_hand(f, _cards(f))
+    _quick_hand(f, _cards(f))
+    f.effects += f.table.apply(TableSetup(float(f.cycle) + 0.5, (1, 2, 4, 6), game="razz"))
+    _quick_hand(f, _cards(f))
+    seats, pos, _ = f.table._plan()  # hand 4, razz: the floor names hold'em after its first card
+    deck = iter(STUD_CARDS)
+    for i in range(3):
+        for seat in deal_order(seats, pos.button):
+            f.put(next(deck), seat)
+            if i == 0 and seat == deal_order(seats, pos.button)[0]:
+                f.effects += f.table.apply(TableSetup(float(f.cycle) + 0.5, (1, 2, 4, 6), game="holdem"))
+    f.field.clear()
+    f.tick(4)
+    _quick_hand(f, _cards(f))
+    _quick_hand(f, _cards(f))
+    started = [(e.game, e.button) for e in f.of(HandStarted)]
+    assert started == [("holdem", 1), ("holdem", 2), ("razz", 4), ("razz", 4), ("holdem", 4), ("holdem", 6)]
+
+
 def test_MIXED_001_an_orbit_is_every_seat_on_the_button_and_in_stud_a_hand_a_player() -> None:
     f = Feeder(game="holdem", seats=(1, 2, 4), button=4, rotation=Rotation(("holdem", "stud")))
     for _ in range(7):
@@ -204,6 +233,21 @@ def test_the_state_of_a_mixed_table_written_by_release_11_loads_and_plays_on() -
     f.field.clear()
     f.tick(4)
     assert table.game == "razz" and mixed_prompts(f) == [(2, "mixed.next_game", "razz")]
+
+
+def test_a_state_on_a_rotation_is_not_taken_by_a_table_without_one_but_an_edited_rotation_keeps_it() -> None:
+    # the saved state holds the rotation's next game (razz here): a table whose rotation was
+    # taken out of the configuration would deal it for ever; it starts afresh instead (the
+    # history is kept: docs/journal.md). Editing the rotation's games or counts keeps the state.
+    from controller.state import StateMismatch
+
+    state = json.loads((DATA / "v11-mixed-mid-hand.json").read_text())
+    plain = TableSettings(game="holdem", seats=(1, 2, 4), button=4, confirm_cycles=2, gone_cycles=3)
+    with pytest.raises(StateMismatch):
+        Table.from_state(state, plain)
+    edited = TableSettings(game="holdem", seats=(1, 2, 4), button=4, confirm_cycles=2, gone_cycles=3,
+                           rotation=Rotation(("holdem", "razz", "stud"), hands=3))
+    assert Table.from_state(state, edited).game == "holdem"
 
 
 def test_a_version_8_state_migrates_to_its_configurations_game_with_nothing_counted() -> None:
@@ -270,7 +314,7 @@ def _deal_rotation(monkeypatch, seed: int, preset: str, hands: int, per: int, ch
     the button and deals its rotation's games itself: no setup names a game). Every hand ends
     exact with the generator's button and no alert; the records name the script's games.
     Returns each hand's MIXED-001 prompts' words."""
-    rotation = list(PRESETS[preset])
+    rotation = ROTATIONS[preset]
     script = random_mixed_script(seed, hands=hands, rotation=rotation, per=per, noise={"seed": seed, "miss": 0.05})
     assert len(script["seats"]) == 2  # heads-up: an orbit is two hands, and stud deals two a hand
     for hand in script["hands"][1:]:
@@ -290,6 +334,10 @@ def _deal_rotation(monkeypatch, seed: int, preset: str, hands: int, per: int, ch
     return [[p["text"] for p in h["prompts"] if p["rule"] == "MIXED-001"] for h in played.report["hands"]]
 
 
+def test_the_presets_are_the_rotations_written_out() -> None:
+    assert {name: list(games) for name, games in PRESETS.items()} == ROTATIONS
+
+
 def test_MIXED_001_a_horse_rotation_dealt_in_process_is_clean_and_prompts_at_each_games_last_hand(monkeypatch) -> None:
     said = _deal_rotation(monkeypatch, 14, "horse", 12, 2, '"orbit"')
     for n, texts in enumerate(said):  # an orbit of two seats: two hands a game
@@ -299,7 +347,7 @@ def test_MIXED_001_a_horse_rotation_dealt_in_process_is_clean_and_prompts_at_eac
 
 def test_MIXED_001_the_8_game_a_hand_each_goes_round_with_its_two_holdems(monkeypatch) -> None:
     said = _deal_rotation(monkeypatch, 2, "8game", 9, 1, "1")
-    eight = PRESETS["8game"]
+    eight = EIGHT
     assert said == [[f"last hand of {TITLES[eight[n % 8]]}", f"next: {TITLES[eight[(n + 1) % 8]]}"] for n in range(9)]
     assert said[6] == ["last hand of Texas hold'em", "next: Omaha"]  # the second hold'em: pot-limit Omaha next
 

@@ -14,6 +14,7 @@ import pytest
 from controller.cards import FULL_DECK
 from controller.effects import Alert, Figures, HandFinished, Prompt
 from controller.events import ShufflerReport
+from controller.mixed import Rotation
 from controller.pads import check_press
 from controller.rules.stud import up_cards
 from controller.settings import RuleSettings, TableSettings
@@ -83,6 +84,44 @@ def test_STUD_003_pressed_once_3rd_street_is_out_and_only_before_its_action() ->
     h.press("allin", seat=2)
     assert [p.rule for p in prompts(h)] == ["STUD-002"]
     assert h.table.hand is not None and h.table.hand.all_in == {2}
+
+
+@pytest.mark.parametrize("before_the_deal", [True, False])
+def test_STUD_003_the_re_deal_of_a_misdealt_hand_keeps_the_ante_all_in(before_the_deal: bool) -> None:
+    # MISD-014: the re-deal is an exact replay: seat 2, all in for the ante (pressed before the
+    # first card, or on 3rd street before its action), is all in for the ante in the re-deal too;
+    # the hand after it, played out, is not
+    f = Feeder(game="stud", seats=(1, 2, 4, 5), button=5)
+    if before_the_deal:
+        f.press("allin", seat=2)
+    deal_streets(f, [1, 2, 4, 5], FOUR, range(3, 4))
+    if not before_the_deal:
+        f.press("allin", seat=2)
+    f.press("misdeal")
+    f.field.clear()
+    f.tick(4)
+    for n in (2, 3):  # the re-deal, then the next hand
+        deal_streets(f, [1, 2, 4, 5], FOUR, range(3, 4))
+        hand = f.table.hand
+        assert hand is not None and hand.number == n
+        assert (hand.redeal_of, hand.all_in) == ((1, {2}) if n == 2 else (None, set()))
+        assert [(p.hand, p.seat) for p in prompts(f, "STUD-003")] == [(1, 4), (2, 4)]
+        f.field.clear()
+        f.tick(4)
+    assert not alerts(f), alerts(f)
+
+
+def test_STUD_003_pressed_before_a_stud_hand_of_a_rotation_that_began_with_holdem() -> None:
+    # MIXED-001: the press is judged by the next hand's game, not the configuration's first one
+    f = Feeder(game="holdem", seats=(1, 2, 4, 5), button=5, rotation=Rotation(("holdem", "stud"), hands=1))
+    for i, seat in enumerate([1, 2, 4, 5] * 2):  # a hold'em hand, over before the flop
+        f.put(FULL_DECK[i], seat)
+    f.field.clear()
+    f.tick(4)
+    assert f.table.game == "stud"
+    f.press("allin", seat=2)
+    deal_streets(f, [1, 2, 4, 5], FOUR, range(3, 4))
+    assert [(p.hand, p.seat) for p in prompts(f, "STUD-003")] == [(2, 4)]
 
 
 def test_STUD_003_through_the_daemon_a_deal_scripts_allin_names_its_seat() -> None:
@@ -227,6 +266,22 @@ def test_STUD_011_a_card_to_an_absent_seat_after_3rd_street(bringin: str, absent
     assert not any(a.rule == "DEAL-009" for a in alerts(f))  # stud mucks the down cards, not the hand
 
 
+@pytest.mark.parametrize(("deadline", "told"), [("first_card", True), ("last_card", False)])
+def test_STUD_011_a_player_back_after_the_first_card_under_the_absent_deadline(deadline: str, told: bool) -> None:
+    # ABSENT_DEADLINE: 004 ("at his seat when the first card is dealt ... or he will have a dead
+    # hand") keeps him absent; 001/002 (the last initial card) let him play
+    f = Feeder(game="stud", seats=(1, 2, 4), button=4, rules=RuleSettings(absent_deadline=deadline))
+    f.press("seat_absent", seat=4)
+    f.put(ABSENT[1][0], 1)
+    f.press("seat_in", seat=4)
+    deal = iter((ABSENT[s][r], s) for r in range(3) for s in (1, 2, 4))
+    next(deal)
+    for card, seat in deal:
+        f.put(card, seat)
+    assert [(p.code, p.seat) for p in prompts(f, "STUD-011")] == ([("deal.stud_absent_down_cards", 4)] if told else [])
+    assert not alerts(f), alerts(f)
+
+
 def test_STUD_011_the_absent_bring_in_setting_is_read_and_checked(tmp_path: Path) -> None:
     from controller.service.config import ConfigError, load_config
     from tests.test_config import good
@@ -338,6 +393,22 @@ def test_SHUF_006_stud_prompts_the_antes_once_the_shuffle_is_complete() -> None:
     h = Feeder(game="holdem", seats=(1, 2, 4), button=4)
     h.effects += h.table.apply(full_report(0.5))
     assert not prompts(h)  # blinds, no antes
+
+
+def test_SHUF_006_and_STUD_003_follow_the_next_hands_game_not_the_configurations() -> None:
+    # a mixed table configured with hold'em whose next hand is stud (the floor's setup names it,
+    # MIXED-001): the antes are prompted, and a seat all in before the first card is taken
+    from controller.events import TableSetup
+
+    f = Feeder(game="holdem", seats=(1, 2, 4, 5), button=5)
+    f.effects += f.table.apply(TableSetup(0.2, (1, 2, 4, 5), game="stud"))
+    f.effects += f.table.apply(full_report(0.5))
+    assert [p.rule for p in prompts(f)] == ["SHUF-006"]
+    f.press("allin", seat=2)  # before the first card (the antes are taken before the cut)
+    for r in range(3):
+        for seat in (1, 2, 4, 5):
+            f.put(FOUR[seat][r], seat)
+    assert [(p.rule, p.seat) for p in prompts(f) if p.rule.startswith("STUD")] == [("STUD-002", 2), ("STUD-003", 4)]
 
 
 def test_SHUF_006_a_stud_script_with_the_shuffler_deals_clean_with_the_antes_on_the_display() -> None:

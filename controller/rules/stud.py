@@ -19,6 +19,8 @@ The stub before 7th street: players still in, plus one burn and the bottom card 
 'stub.stud_short_use_burns'
 >>> short_stub(stub=9, players=5, burns=3) is None
 True
+>>> short_stub(stub=5, players=5, burns=3, method="002").message  # doctest: +ELLIPSIS
+'stub 5, need 7 (...): scramble the stub with the burns, cut, burn, and deal 7th street'
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from typing import TYPE_CHECKING
 from controller.cards import is_card
 from controller.games import Game
 from controller.rules import Finding
+from controller.settings import RULE_SETTINGS
 from controller.zones import Zone, seat_zone
 
 if TYPE_CHECKING:
@@ -40,10 +43,12 @@ _RANKS = "23456789TJQKA"
 RANK_HIGH = {r: i + 2 for i, r in enumerate(_RANKS)}  # the ace 14
 RANK_LOW = {**RANK_HIGH, "A": 1}  # the ace 1 (razz)
 
-#: STUD_SHORT_STUB_METHOD (RULES.md §20): 001 deals the stub down to its last card, mixes that
-#: card with the burns, and deals on without a burn; 002 scrambles the stub with the burns, cuts
-#: and burns. 001 is the proposed default.
-SHORT_STUB_METHODS = ("001", "002")
+#: STUD_SHORT_STUB_METHOD (RULES.md §20, ``[rules] stud_short_stub_method``): 001 deals the stub
+#: down to its last card, mixes that card with the burns, and deals on without a burn; 002
+#: scrambles the stub with the burns, cuts and burns. 001 is the proposed default.
+SHORT_STUB_METHODS = RULE_SETTINGS["stud_short_stub_method"][0]
+#: STUD-007 by 002's method: the prompt's code, by which the hand knows 7th street is burned
+SCRAMBLE = "stub.stud_short_scramble"
 
 
 def card_value(card: str, *, ace_low: bool) -> tuple[int, int]:
@@ -100,11 +105,11 @@ def short_stub(*, stub: int, players: int, burns: int, method: str = "001") -> F
     told = f"stub {stub}, need {need} ({players} players + burn + bottom card)"
     if stub + burns >= need:
         if method == "001":
-            how = ("deal from the stub but its last card; mix the last card with the burns, cut, and deal "
-                   "the rest with no burn, never the bottom card")
-        else:
-            how = "scramble the stub with the burns, cut, burn, and deal 7th street"
-        return Finding("stub.stud_short_use_burns", "STUD-007", f"{told}: {how}")
+            return Finding("stub.stud_short_use_burns", "STUD-007",
+                           f"{told}: deal from the stub but its last card; mix the last card with the burns, cut, "
+                           f"and deal the rest with no burn, never the bottom card")
+        return Finding(SCRAMBLE, "STUD-007",
+                       f"{told}: scramble the stub with the burns, cut, burn, and deal 7th street")
     if stub >= 3:
         how = "burn and deal one community card face up in the middle; announce it, not its rank"
     else:
@@ -301,9 +306,11 @@ def stud_first_to_act(hand: Hand) -> int | None:
 def on_seat_card(hand: Hand, seat: int, *, restubbed: bool = False) -> Finding | None:
     """A card off the stub to ``seat`` after 3rd street (before it is counted): the first card
     of a street that came with no burn (BURN-001, STUD-001). After a short stub's rebuild
-    (``restubbed``: STUD-007/008) 7th street is not checked for its burn: 001's method deals it
-    with none, and a burn drawn from the rebuilt stub may be an old burn, which never left the
-    burn spot as the reader sees it."""
+    (``restubbed``: STUD-007 by 001's method, STUD-008) 7th street is not checked for its burn:
+    001's method deals it with none, and a burn drawn from the rebuilt stub may be an old burn,
+    which never left the burn spot as the reader sees it. By 002's method (the burns scrambled
+    into the stub and cut, which takes them off the burn spot) 7th street is burned as any other,
+    and checked."""
     k = street_index(hand)
     if restubbed:
         return None

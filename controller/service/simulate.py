@@ -255,8 +255,11 @@ def rotation_lines(rotation: str | None, change: str | None = None) -> str:
             raise ValueError("--rotation: a rotation needs two games or more")
         lines.append("rotation = " + json.dumps(value))
     if change is not None:
-        if change != "orbit" and not (change.isdigit() and 1 <= int(change) <= 100):
-            raise ValueError(f"--change: want orbit or a number of hands 1 to 100, got {change[:20]!r}")
+        from controller.service.config import BOUNDS
+
+        low, high = int(BOUNDS["table.change"].lo), int(BOUNDS["table.change"].hi)
+        if change != "orbit" and not (change.isdigit() and low <= int(change) <= high):
+            raise ValueError(f"--change: want orbit or a number of hands {low} to {high}, got {change[:20]!r}")
         lines.append(f'change = {json.dumps(change) if change == "orbit" else int(change)}')
     return "\n".join(lines)
 
