@@ -11,8 +11,8 @@ from controller.cards import is_card
 from controller.codes import Family, family_of, name_of
 from controller.effects import CardLeft, CardPlaced, Effect, HandFinished, HandStarted
 from controller.events import ButtonPress
+from controller.games import game_of
 from controller.hand import Hand
-from controller.positions import initial_positions
 from controller.rules import Finding
 from controller.rules import stud
 from controller.rules.board import burn_moved
@@ -21,12 +21,14 @@ from controller.rules.misdeal import (absent_deadline, check_hole_card, end_of_d
                                       on_hole_back, on_hole_left)
 from controller.rules.muck import retrieved
 from controller.pads import DECK_PADS, ROSTER_PADS, Pad
-from controller.draw import DrawRounds
 from controller.rules import draw
+from controller.rules import stud_procedures
+from controller.stud_rounds import StudRounds
+from controller.table_modes import MODE_HANDS
 from controller.zones import Zone, seat_of
 
 
-class Dealing(DrawRounds):
+class Dealing(StudRounds):
     """Hands and their cards (layer 5 of the table: see :mod:`controller.table_base`)."""
 
     def _on_clones(self, ts: float, out: list[Effect]) -> list[Effect]:
@@ -68,7 +70,7 @@ class Dealing(DrawRounds):
                 # Cards that left in an earlier cycle, while the hand goes on, left for good
                 # (back on the stub, or off the table); in a gather nothing arrives in between.
                 if moves and hand.left and hand.kind == "hand":
-                    self._commit_left(hand, out)
+                    self._commit_left(hand, out, frozenset(u for u, _, _ in moves))
                 for uid, zone, when in gone:
                     hand.left[uid] = (zone, when)
         # Cards confirmed in one cycle arrived in an order the reader cannot tell: the burn is
@@ -87,7 +89,9 @@ class Dealing(DrawRounds):
             prev = hand.where.get(uid)
             if prev is None:
                 back = hand.off.pop(uid, None)
-                if back == zone and (seat := seat_of(zone)) is not None and hand.first_seat.get(uid) == seat:
+                if uid in hand.reserve:
+                    self._stud_reserve_back(ts, hand, uid, zone, out)  # STUD-010: a set-aside card dealt again
+                elif back == zone and (seat := seat_of(zone)) is not None and hand.first_seat.get(uid) == seat:
                     hand.place(uid, label, zone, count=False)  # a hole card back where it was
                     on_hole_back(hand, uid, seat)
                     continue
@@ -98,29 +102,39 @@ class Dealing(DrawRounds):
             elif prev != zone and hand.kind == "hand":
                 self._move(ts, hand, uid, label, prev, zone, out)
                 folded = folded or (zone == Zone.MUCK and seat_of(prev) is not None)
+            elif prev != zone and hand.kind in MODE_HANDS:
+                self._mode_moved(ts, hand, uid, prev, zone, out)  # a race-off's award (RACE-003)
             came_from = hand.place(uid, label, zone)
             if came_from != zone:
-                # Only a board card of the deck in play is public; hole cards, burns, the muck
-                # and any foreign card are the floor's. A public effect never carries the UID:
-                # watching UIDs and cards together would teach anyone the deck's tags.
-                if zone == "board" and came_from is None and is_card(label):
+                # Only a board card of the deck in play is public, in a game that deals one (a
+                # flop game's board, stud's community card); hole cards, burns, the muck, any
+                # foreign card and a card laid in the middle in a game without a board (a draw
+                # game's or a Chinese stack's: a player's card) are the floor's. A public effect
+                # never carries the UID: watching UIDs and cards together would teach anyone
+                # the deck's tags.
+                if zone == "board" and came_from is None and is_card(label) and hand.game_def.family in _BOARD_FAMILIES:
                     out.append(CardPlaced(ts, hand.number, "", label, zone, came_from, "public"))
                     if hand.count("board") == hand.game_def.board_total and hand.kind == "hand":
                         self._stub_count_due(ts, hand, out)
                 else:
                     out.append(CardPlaced(ts, hand.number, uid, label, zone, came_from, "floor"))
                 if hand.kind == "hand" and hand.game_def.family == "stud":
+                    self._stud_moved(hand, came_from, zone)  # STUD-013: a fold
                     self._stud_prompts(ts, hand, out)  # (a card from the burns on 7th counts too)
                 elif hand.kind == "hand" and hand.game_def.family == "draw":
                     self._draw_prompts(ts, hand, out)
+                elif hand.kind == "hand" and hand.game_def.family == "chin":
+                    self._chin_placed(ts, hand, prev, zone, out)  # CHIN-001..003: the stacks' counts
             if hand.exposure_waiting is not None and prev is None and seat_of(zone) is not None:
                 pressed_at = hand.exposure_waiting[1]
                 hand.exposure_waiting = None  # the card the press was for is in: judge it now
-                self._flag(out, pressed_at, hand, on_exposed(hand, "dealer", None, label))
-            if prev is None and not hand.deal_over and seat_of(zone) is not None \
-                    and hand.hole_dealt == hand.hole_target and hand.absent:
-                for f in absent_deadline(hand):
-                    self._flag_once(out, ts, hand, f, f"absent:{f.seat}")
+                self._exposed(out, pressed_at, hand, "dealer", None, label)
+            if prev is None and not hand.deal_over and seat_of(zone) is not None and hand.absent:
+                if hand.game_def.family != "stud":  # DEAL-009: at the first card or the last (ABSENT_DEADLINE)
+                    for f in absent_deadline(hand, self.settings.rules.absent_deadline):
+                        self._flag_once(out, ts, hand, f, f"absent:{f.seat}")
+                elif hand.hole_dealt == hand.hole_target:
+                    self._stud_absent(ts, hand, out)  # STUD-011: the down cards only, once 3rd street is out
         hand = self.hand
         if folded and hand is not None:
             # A fold is an action: the deal is over (MISD-006/007), once every card of the
@@ -140,19 +154,28 @@ class Dealing(DrawRounds):
         if hand.kind == "highcard":
             self._draw_card(ts, hand, uid, label, zone, out)
             return
+        if hand.kind in MODE_HANDS:  # the race-off, a table break's high card (controller.table_modes)
+            self._mode_card(ts, hand, uid, label, zone, out)
+            return
         if zone != "burn":
             self._flush(out, hand)
         seat = seat_of(zone)
         if seat is not None and hand.game_def.family == "stud" and hand.hole_dealt >= hand.hole_target:
             # a card of 4th-7th street: the street's burn came first (STUD-001, BURN-001)
             self._stud_stub_check(ts, hand, out)  # (7th street's first card, if neither tap nor burn)
-            found = stud.on_seat_card(hand, seat, restubbed=_short_stub(hand))
+            if seat in hand.absent:
+                self._stud_absent_dealt(ts, hand, seat, out)  # STUD-011
+            # (after a rebuild by 002's method 7th street is burned as any street: STUD-007)
+            found = stud.on_seat_card(hand, seat, restubbed=_short_stub(hand) and not _prompted(hand, stud.SCRAMBLE))
             if found is not None:
                 self._flag_once(out, ts, hand, found, f"street:{stud.street_index(hand)}")
         elif seat is not None and hand.game_def.family == "draw" and draw.in_draws(hand):
             self._drawn_card(ts, hand, seat, out)  # DRAW-004: as many as it threw
+        elif seat is not None and hand.game_def.family == "chin":
+            self._chin_card(ts, hand, seat, out)  # stacks, not a deal in turn: no MISD-004..007 (CHIN-002)
         elif seat is not None:
-            finding = check_hole_card(hand, seat, same_cycle, rules.deal_count_fixes)
+            away = self._away(seat) if seat not in hand.seats else ""  # (MISD-005's words: a cash seat)
+            finding = check_hole_card(hand, seat, same_cycle, rules.deal_count_fixes, away)
             if hand.owed.get(seat, 0) > 0:
                 hand.owed[seat] -= 1
             if finding is not None and hand.deal_over and family_of(finding.code) is Family.MISDEAL:
@@ -174,7 +197,9 @@ class Dealing(DrawRounds):
         """The initial deal is over (``sa``, ``round_done``, the first burn or board card, which
         also close the misdeal window, MISD-013; or the first fold, the pot pushed, the hand
         gathered, which do not): check its counts once (MISD-006/007)."""
-        if hand.kind == "hand":
+        if hand.kind == "hand" and hand.game_def.family == "chin":
+            self._chin_deal_over(ts, hand, out, play_over=not closes_window)
+        elif hand.kind == "hand":
             for f in end_of_deal(hand, closes_window=closes_window):
                 self._flag(out, ts, hand, f)
 
@@ -209,6 +234,9 @@ class Dealing(DrawRounds):
         pad = self.settings.rules.round_done_pad
         if pad is None:
             pad = self._taps_seen
+        if hand.game_def.family == "chin":
+            self._chin_no_board(ts, hand, zone, out)
+            return
         if hand.game_def.family == "draw":  # (a seat that threw its whole hand has no card: not a fold)
             self._draw_burn(ts, hand, zone, out)
             return
@@ -260,13 +288,14 @@ class Dealing(DrawRounds):
         """After a seat's card in stud: the bring-in once 3rd street is out (STUD-002), the stub
         check once 6th street is (STUD-006..008). Each once a hand."""
         if hand.hole_dealt >= hand.hole_target and not _prompted(hand, "STUD-002"):
-            seat = stud.bring_in_seat(hand)
+            seat = stud.bring_in_owner(hand)
             if seat is not None:
                 card = stud.up_cards(hand, seat)[0]
                 which = "highest" if hand.game_def.bring_in == "high" else "lowest"
                 self._prompt(out, ts, hand, Finding("deal.bring_in", "STUD-002",
                                                     f"seat {seat} brings in: {card}, the {which} card showing", seat))
-        if (pairs := stud.open_pairs(hand)) and not _prompted(hand, "STUD-005"):
+                self._stud_bring_in_passes(ts, hand, out)  # STUD-003: unless all in for the ante
+        if not _prompted(hand, "STUD-005") and (pairs := stud.open_pairs(hand)):  # (the cheap test first)
             self._prompt(out, ts, hand, Finding("deal.open_pair", "STUD-005",
                                                 f"open pair on 4th street (seat {pairs[0]}): the big bet is allowed",
                                                 pairs[0]))
@@ -286,10 +315,13 @@ class Dealing(DrawRounds):
         prompted when short, with its procedure (STUD-007/008); once a hand."""
         if hand.kind == "hand" and hand.game_def.family == "stud" and stud.sixth_street_out(hand) \
                 and not _prompted(hand, "STUD-006"):
+            if self._stud_seventh_from_reserve(ts, hand, out):  # STUD-010: the set-aside cards
+                return
             players, stub_now = len(hand.live_seats()), hand.stub_count
             hand.notes.append(f"STUD-006: stub {stub_now} before 7th street; "
                               f"{players} players + 2 = {players + 2} needed")
-            found = stud.short_stub(stub=stub_now, players=players, burns=hand.count("burn"))
+            found = stud.short_stub(stub=stub_now, players=players, burns=hand.count("burn"),
+                                    method=self.settings.rules.stud_short_stub_method)
             if found is not None:
                 self._prompt(out, ts, hand, found)
 
@@ -327,6 +359,10 @@ class Dealing(DrawRounds):
                 self._flag_once(out, ts, hand, f, f"winner:{prev}")
         if hand.game_def.family == "draw" and self._draw_move(ts, hand, uid, label, prev, zone, out):
             return
+        if hand.game_def.family == "chin":  # (a fix from seat to seat is checked once it is placed)
+            if zone in (Zone.BURN, Zone.BOARD):
+                self._chin_no_board(ts, hand, zone, out)
+            return
         if prev == "board":
             hand.board.on_leave(uid, zone)
         elif prev == "burn" and not _short_stub(hand):
@@ -347,8 +383,9 @@ class Dealing(DrawRounds):
             self._end_deal(ts, hand, out)
             self._street_card(ts, hand, uid, label, zone, out)
 
-    def _commit_left(self, hand: Hand, out: list[Effect]) -> None:
-        """Cards that left the table while the hand went on are off it for good."""
+    def _commit_left(self, hand: Hand, out: list[Effect], arriving: frozenset[str] = frozenset()) -> None:
+        """Cards that left the table while the hand went on are off it for good (but those
+        ``arriving`` somewhere in the cycle that commits them: moved, not gone)."""
         for uid, (zone, when) in list(hand.left.items()):
             # Only where a card is expected to go (a hole card in the deal: off the table, MISD-011;
             # a premature or extra board card, back on the stub) is a lost read taken for a card
@@ -356,7 +393,7 @@ class Dealing(DrawRounds):
             # stays where it was.
             exposed = hand.board.expected_burn is not None and hand.board.expected_burn[0] == uid
             seat = seat_of(zone)
-            if seat is not None and not hand.misdeal and (exposed or (
+            if seat is not None and not hand.misdeal and hand.game_def.family != "chin" and (exposed or (
                     not hand.deal_over and hand.arrival_ts and (
                         hand.hole_dealt < hand.hole_target or when < hand.arrival_ts[-1]
                         or not hand.exposure_resolved))):
@@ -372,6 +409,8 @@ class Dealing(DrawRounds):
             elif zone in (Zone.MUCK, Zone.BURN) and hand.game_def.family == "draw" and draw.in_draws(hand):
                 hand.take_off(uid)  # gathered into a new stub (DRAW-005): counted back in, dealt again
                 hand.draw_rebuilt = draw.draw_round(hand)
+            elif seat is not None and hand.game_def.family == "stud" and uid not in arriving:
+                self._stud_lifted(when, hand, uid, seat, out, arriving)  # STUD-013: an up card gone
         hand.left.clear()
 
     def _start_hand(self, ts: float, out: list[Effect]) -> Hand:
@@ -379,14 +418,23 @@ class Dealing(DrawRounds):
         seats, pos, joins = self._plan()
         redeal = self._redeal
         self._redeal = None
-        if self.settings.game_def.family == "draw" and redeal is None:
+        game = redeal.game if redeal is not None else self.game  # (a re-deal replays its hand: MISD-014)
+        game_def = game_of(game)
+        hole = game_def.hole_cards
+        if self.settings.event == "cash" and redeal is None and not self._highcard and self._mode_kind() is None:
+            self._cash_blinds(seats, pos, joins)
+        if game_def.family == "draw" and redeal is None and self._mode_kind() is None:
             seats = self._draw_sitting_out(seats, pos.bb)  # DRAW-002: an over-full table
-        hand = Hand(number, self.settings.game, self.settings.hole_cards, seats, pos.button, ts,
-                    positions=pos)
+        elif game_def.family == "chin" and self._mode_kind() is None and not self._highcard:
+            seats, hole = self._chin_seats(seats, pos.button)  # CHIN-002: who gets a hand, one or two
+        hand = Hand(number, game, hole, seats, pos.button, ts, positions=pos)
         hand.dealer = self.dealer
+        kind = self._mode_kind()
         if self._highcard:
             self._highcard = False
             hand.kind = "highcard"
+        elif kind is not None and redeal is None:
+            hand.kind = kind  # a mode's deal: not a hand (its button and newcomers wait for the next)
         elif redeal is not None:
             hand.redeal_of = redeal.number
             hand.new_seats = {p.seat for p in self._deferred if p.name in (Pad.SEAT_IN, Pad.SEAT_POSTED)
@@ -400,41 +448,57 @@ class Dealing(DrawRounds):
             if ch.hand == number:  # RELIEF-002: every deck change is on the record, with its reason
                 hand.notes.append(f"RELIEF-002: deck {ch.old} out, deck {ch.new} in ({ch.reason})")
         hand.absent = self.absent & set(seats)
+        if self._all_in_next and hand.kind == "hand":
+            # STUD-003: pressed before the first card (or all in for the ante in the misdealt hand
+            # this one deals again: kept until a hand is played out, MISD-014)
+            hand.all_in = self._all_in_next & set(seats)
+            hand.notes.extend(f"seat {s} all in" for s in sorted(hand.all_in))
         hand.penalty = {s for s in self.penalty if s in seats}
-        self._next_button = None
+        if hand.kind not in MODE_HANDS:
+            self._next_button = None
         self.hand = hand
         self._figures_key = None
-        out.append(HandStarted(ts, number, self.button, seats, self.settings.game))
+        out.append(HandStarted(ts, number, self.button, seats, game))
+        hand.prompts.extend(self._pending_prompts)  # DEAL-007/008: told between hands
+        self._pending_prompts.clear()
         if self._pending_alerts:
             hand.alerts.extend(self._pending_alerts)
             if any(a.code == "deck.new_setup" for a in self._pending_alerts):
                 hand.flagged.add(("deck.new_setup", "new_setup"))  # told once, before the hand
             self._pending_alerts.clear()
         most = min(self.settings.rules.seats_max, hand.game_def.max_players)
-        if len(seats) > most:  # DEAL-012: the house's limit, or the game's (STUD-001, DRAW-001)
+        if hand.kind == "hand":
+            self._hold_deal(ts, hand, out)  # BREAK-002: dealt while seats are open
+        if len(seats) > most and hand.kind == "hand":  # DEAL-012: the house's limit, or the game's (STUD-001, DRAW-001)
             self._flag(out, ts, hand, Finding("deal.too_many_players", "DEAL-012",
                                               f"{len(seats)} seats dealt in; this game deals at most {most}"))
+        self._game_started(ts, hand, out)  # MIXED-001: the last hand of a game
         return hand
 
     def _finish_hand(self, ts: float, out: list[Effect]) -> None:
         hand = self.hand
         assert hand is not None
-        if hand.kind == "highcard":
+        if hand.kind != "hand":  # a draw for the button, a mode's deal
             self._finish_draw(ts, hand, out)
+            self._mode_gathered(hand)
             return
         self._flush(out, hand)
         self._end_deal(ts, hand, out, closes_window=False)  # a hand over before the flop was dealt too
         if not hand.misdeal and hand.game_def.family == "draw":
             self._draw_done(ts, hand, out)
+        if not hand.misdeal and hand.game_def.family == "stud":
+            self._stud_finish(ts, hand, out)  # STUD-010: four burns
         if not hand.misdeal:
             for f in hand.board.finish():  # BURN-006
                 self._flag(out, ts, hand, f)
+            self._all_in_next = set()  # STUD-003: the antes' all-ins were this hand's (a re-deal keeps them)
             for seat in sorted(hand.penalty):  # DEAL-010: a misdealt hand and its re-deal count once
                 self.penalty[seat] -= 1
                 if self.penalty[seat] <= 0:
                     del self.penalty[seat]
                     self._flag(out, ts, hand, Finding("deal.penalty_served", "DEAL-010",
                                                       f"seat {seat} has served its penalty", seat))
+        self._game_finished(ts, hand, out)  # MIXED-001: counted; the next game after a game's last hand
         record = hand.record(ts, OddChipRules.of(self.settings.rules))  # issue 17 hook: the odd chip rules
         record["deck"] = hand.deck
         record["down"] = self.stub.down
@@ -446,14 +510,15 @@ class Dealing(DrawRounds):
             self._change_deck(ts, "rotation", out)  # SHUF-007: the other deck deals the next hand
         if hand.misdeal:
             self._redeal = hand  # MISD-014: the re-deal replays it; seat changes wait for it
+            self._after_hand(ts, out)
             return
         # DEAL-004: the button moves once the pot is pushed; where to, _plan() says. After a
         # deal from a misplaced button that was played out, it moves on from where it was (MISD-015).
-        self._last_positions = hand.positions if hand.dealt_button is None else \
-            initial_positions(hand.seats, hand.dealt_button)
+        self._last_positions = hand.played_positions()
         deferred, self._deferred = self._deferred, []
         for press in deferred:
             self._seat_press(press, out)
+        self._after_hand(ts, out)  # FLOW-005: a break pressed during the hand
 
     def _finish_draw(self, ts: float, hand: Hand, out: list[Effect]) -> None:
         record = hand.record(ts, OddChipRules.of(self.settings.rules))  # issue 17 hook: the odd chip rules
@@ -464,6 +529,8 @@ class Dealing(DrawRounds):
 
     def _press(self, ev: ButtonPress) -> list[Effect]:
         out: list[Effect] = []
+        if self._mode_press(ev, out):  # the modes and the open seats (controller.table_modes)
+            return out
         if ev.name in ROSTER_PADS:
             self._seat_press(ev, out)
             return out
@@ -477,6 +544,9 @@ class Dealing(DrawRounds):
         if hand is not None and hand.kind != "hand":
             return out
         if hand is None:
+            game = self._redeal.game_def if self._redeal is not None else self.game_def  # (the next hand's)
+            if ev.name == Pad.ALLIN and ev.seat is not None and game.family == "stud":
+                self._all_in_next.add(ev.seat)  # STUD-003: all in for the ante, before the deal
             return out
         name, ts = ev.name, ev.ts
         if hand.left and name not in (Pad.MISDEAL, Pad.HAND_END):
@@ -491,10 +561,8 @@ class Dealing(DrawRounds):
             waiting = [u for u, z in self.tracker.pending_arrivals() if seat_of(z) is not None and u not in hand.where]
             if kind == "dealer" and waiting and not hand.deal_over:
                 hand.exposure_waiting = (waiting[0], ts)  # the press beat the reader to the card
-            elif kind == "dealer" and hand.game_def.family == "draw" and self._draw_exposed(ts, hand, out):
-                pass  # DRAW-003: a wheel card kept on the deal, or any card on the draw replaced
             else:
-                self._flag(out, ts, hand, on_exposed(hand, kind, ev.seat, last))
+                self._exposed(out, ts, hand, kind, ev.seat, last)
         elif name in (Pad.SA, Pad.ROUND_DONE):
             was_open = not hand.deal_over
             self._end_deal(ts, hand, out)
@@ -510,14 +578,38 @@ class Dealing(DrawRounds):
                                                   "misdeal declared after substantial action", audience="floor"))
             hand.misdeal = True  # MISD-016: declared; the re-deal replays the hand (MISD-014)
         elif name == Pad.HAND_END:
-            for f in showdown_watch.on_hand_end(hand):  # issue 17 hook: SHOW-006 (showdown_watch)
-                self._flag(out, ts, hand, f)
+            if hand.game_def.showdown:  # (Chinese poker: the players score each other, CHIN-004)
+                for f in showdown_watch.on_hand_end(hand):  # issue 17 hook: SHOW-006 (showdown_watch)
+                    self._flag(out, ts, hand, f)
             self._end_deal(ts, hand, out, closes_window=False)  # the pot is pushed: the deal is over
             hand.pot_pushed = True
+        elif name == Pad.ALLIN and ev.seat is not None and hand.game_def.family == "stud":
+            self._stud_allin_seat(ts, hand, ev.seat, out)  # a seat all in (STUD-003: for the ante)
         elif name in showdown_watch.PADS:  # issue 17 hook: SHOWDOWN, RUN_IT (showdown_watch)
-            for f in showdown_watch.on_press(hand, name, OddChipRules.of(self.settings.rules)):
+            cash = self.settings.event == "cash"  # (SHOW-008: the bad beat, cash hold'em only)
+            for f in showdown_watch.on_press(hand, name, OddChipRules.of(self.settings.rules), cash=cash):
                 self._flag(out, ts, hand, f)
+            if name == Pad.ALLIN and hand.game_def.family == "stud":
+                self._stud_allin_called(ts, hand, out)  # STUD-012: face up until 7th
         return out
+
+
+    def _exposed(self, out: list[Effect], ts: float, hand: Hand, kind: str, seat: int | None,
+                 last: str | None) -> None:
+        """A card seen face up (``kind``: rules.misdeal.on_exposed's). The dealer's exposure is
+        the game's own rule first: a stud down card on 3rd street (MISD-008), a stud card after
+        it (STUD-009/010), a draw hand's card (DRAW-003, MISD-009); else, and for every game's
+        other cases, the flop games' rules."""
+        if kind == "dealer" and hand.game_def.family == "stud":
+            found = stud.on_exposed_third(hand)
+            if found is not None:
+                (self._flag if found.code.startswith("misdeal.") else self._prompt)(out, ts, hand, found)
+                return
+            if self._stud_exposed(ts, hand, out):
+                return  # STUD-009: 7th street face up; STUD-010: an up card before the betting was done
+        if kind == "dealer" and hand.game_def.family == "draw" and self._draw_exposed(ts, hand, out):
+            return  # DRAW-003: a wheel card kept on the deal, or any card on the draw replaced
+        self._flag(out, ts, hand, on_exposed(hand, kind, seat, last))
 
 
 def _short_stub(hand: Hand) -> bool:
@@ -526,13 +618,18 @@ def _short_stub(hand: Hand) -> bool:
 
 
 def _prompted(hand: Hand, rule: str) -> bool:
-    """The hand has prompted ``rule`` (or the short stub's procedure, for STUD-006)."""
+    """The hand has prompted ``rule`` (or the short stub's procedure, for STUD-006; a prompt's
+    code, for one with a dot: ``stub.stud_short_scramble``)."""
     if rule == "STUD-006":
         return any(n.startswith("STUD-006:") for n in hand.notes)
-    return any(p.rule == rule for p in hand.prompts)
+    if "." in rule:
+        return any(p.code == rule for p in hand.prompts)
+    return stud_procedures.prompted(hand, rule)
 
 
 _RANK = {"burn": 0, "board": 1}
+#: the families whose cards in the middle are public: the flop games' board, stud's community card
+_BOARD_FAMILIES = frozenset({"flop", "stud"})
 
 
 def _arrival_rank(move: tuple[str, str | None, str]) -> int:

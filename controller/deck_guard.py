@@ -5,7 +5,7 @@ dealer's, STUB-001..004), and the dealer's one neutral prompt for every deck fau
 from __future__ import annotations
 
 from controller.deck_rack import DeckRack, pair_of
-from controller.effects import Effect
+from controller.effects import Effect, Prompt
 from controller.events import ButtonPress, DeckSetup, ShufflerReport
 from controller.hand import Hand
 from controller.pads import Pad
@@ -160,6 +160,11 @@ class DeckGuard(DeviceHealth):
             rack.found_whole(deck)
             if deck == rack.in_play:
                 self.stub.answered()  # STUB-005: the shuffler counted for the dealer
+            if self.hand is None and self.game_def.family == "stud":
+                # SHUF-006: the antes are taken once the shuffle is complete, before the cut (no
+                # hand yet: the prompt is the console's, the hand's record starts at its first card)
+                out.append(Prompt(ev.ts, "deal.antes", "the shuffle is complete: collect the antes, then cut",
+                                  "SHUF-006", self._next_hand_number()))
             return out
         for f in count_findings(count, rule=rule, source="the shuffler"):
             self._flag(out, ev.ts, self.hand, f)

@@ -33,7 +33,7 @@ from __future__ import annotations
 import re
 import string
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 from typing import Any
@@ -42,9 +42,11 @@ from controller.prompts import ConsoleState
 
 #: the layouts, by name (docs/console.md, "The display")
 LAYOUTS = ("lcd16x2", "lcd20x4", "oled128x64")
-#: every placeholder a row may use, at its widest (the fit test and ``tablectl display --preview``)
-WIDEST: dict[str, int] = {"seat": 10, "next": 10, "hand": 99999, "players": 10, "out": 999, "stub": 999,
-                          "burns": 999, "board": 999, "hole": 999, "waiting": 99, "count": 999}
+#: every placeholder a row may use, at its widest (the fit test and ``tablectl display --preview``);
+#: ``game``: a game's words from the table's ``[games]`` (MIXED-001), none wider than this
+WIDEST: dict[str, int | str] = {"seat": 10, "next": 10, "hand": 99999, "players": 10, "out": 999, "stub": 999,
+                                "burns": 999, "board": 999, "hole": 999, "waiting": 99, "count": 999,
+                                "game": "2-7 triple draw"}
 #: the parts of a row, and of the lines every prompt shares
 ROW_PARTS = ("title", "action", "detail")
 _CARD = re.compile(r"\b(?:10|[2-9TJQKA])[shdc]\b")
@@ -71,6 +73,8 @@ class TextTable:
     common: dict[str, str]
     quiet: dict[str, dict[str, tuple[str, ...]]]
     prompts: dict[str, dict[str, tuple[str, ...]]]
+    #: each game's words on a small screen (``[games]``: ``stud8 = "stud hi-lo"``), by its id
+    games: dict[str, str] = field(default_factory=dict)
 
 
 class DisplayTextError(ValueError):
@@ -115,7 +119,8 @@ def parse_table(doc: dict[str, Any], *, source: str = "display_text.toml") -> Te
         unknown = placeholders(text) - set(WIDEST)
         if unknown:
             raise DisplayTextError(f"{source}: {where}: unknown placeholder {sorted(unknown)}")
-    return TextTable(layouts, common, quiet, prompts)
+    games = {str(k): str(v) for k, v in doc.get("games", {}).items()}
+    return TextTable(layouts, common, quiet, prompts, games)
 
 
 @lru_cache(maxsize=1)
@@ -125,7 +130,10 @@ def text_table() -> TextTable:
     return parse_table(tomllib.loads(raw))
 
 
-def _fill(template: str, values: dict[str, int | None]) -> str:
+Values = dict[str, int | str | None]
+
+
+def _fill(template: str, values: Values) -> str:
     """The template with its values; blank if one it needs has none."""
     names = placeholders(template)
     if any(values.get(n) is None for n in names):
@@ -133,7 +141,7 @@ def _fill(template: str, values: dict[str, int | None]) -> str:
     return template.format(**{n: values[n] for n in names})
 
 
-def pick(alternatives: tuple[str, ...], values: dict[str, int | None], cols: int) -> str:
+def pick(alternatives: tuple[str, ...], values: Values, cols: int) -> str:
     """The first alternative whose placeholders all have values and that fits ``cols``, else
     the first that can be said (too wide: the fit test fails on it), else blank.
 
@@ -147,17 +155,19 @@ def pick(alternatives: tuple[str, ...], values: dict[str, int | None], cols: int
     return next((t for t in said if len(t) <= cols), said[0] if said else "")
 
 
-def values_of(state: ConsoleState) -> dict[str, int | None]:
+def values_of(state: ConsoleState, table: TextTable | None = None) -> Values:
     """The placeholders' values for a state: seats, the hand, the prompt's count, the public
-    counts."""
-    v: dict[str, int | None] = {"seat": state.prompt_seat, "next": state.seat, "hand": state.hand,
-                                "count": state.prompt_count,
-                                "waiting": state.waiting - 1 if state.waiting > 1 else None}
+    counts, the game the prompt names (its words in ``[games]``)."""
+    game = state.prompt_game
+    words = (table or text_table()).games.get(game, game) if game is not None else None
+    v: Values = {"seat": state.prompt_seat, "next": state.seat, "hand": state.hand,
+                 "count": state.prompt_count, "game": words,
+                 "waiting": state.waiting - 1 if state.waiting > 1 else None}
     v.update(dict(state.figures))
     return v
 
 
-def lines_for(code: str | None, values: dict[str, int | None], layout: str, *, between: bool = False,
+def lines_for(code: str | None, values: Values, layout: str, *, between: bool = False,
               table: TextTable | None = None) -> list[str]:
     """The lines of ``layout`` for ``code`` (None: a quiet screen, ``between`` hands or while
     dealing), not cut to the width (the fit test checks them whole). A code of no row shows
@@ -182,7 +192,7 @@ def render(state: ConsoleState, layout: str, *, table: TextTable | None = None) 
     layout's width (a value wider than the table was checked for is cut, never wrapped)."""
     t = table or text_table()
     cols = t.layouts[layout].cols
-    lines = lines_for(state.code, values_of(state), layout, between=state.between, table=t)
+    lines = lines_for(state.code, values_of(state, t), layout, between=state.between, table=t)
     return [line[:cols] for line in lines]
 
 

@@ -10,17 +10,17 @@ from controller.effects import Effect
 from controller.hand import Hand
 from controller.rules import Finding
 from controller.rules import draw
-from controller.roster import Roster
+from controller.game_turns import GameTurns
 from controller.zones import Zone, seat_of
 
 
-class DrawRounds(Roster):
+class DrawRounds(GameTurns):
     """The draw rounds of a hand (layer 4b of the table)."""
 
     def _draw_sitting_out(self, seats: tuple[int, ...], bb: int) -> tuple[int, ...]:
         """DRAW-002: the seats dealt in at an over-full table (the game's maximum, or the
         house's if smaller); the seats after the big blind sit the hand out."""
-        game = self.settings.game_def
+        game = self.game_def  # (the next hand's: it is being started)
         most = min(self.settings.rules.seats_max, game.max_players)
         out = draw.sitting_out(seats, bb=bb, most=most)
         return tuple(s for s in seats if s not in out)
@@ -84,7 +84,13 @@ class DrawRounds(Roster):
         uid = hand.last_hole
         card = hand.labels.get(uid) if uid is not None else None
         on_deal = not draw.in_draws(hand)
-        found = draw.exposed(card, on_deal=on_deal, replace_wheel=False)
+        choice = self.settings.rules.draw_exposed_deal  # MISD-009: DRAW_EXPOSED_DEAL
+        if choice == "by_event":  # RULES.md §20: replace (tournaments) / replace unless a wheel card (cash)
+            choice = "wheel_kept" if self.settings.event == "cash" else "replace"
+        if on_deal and choice == "misdeal":
+            self._flag(out, ts, hand, draw.exposed_misdeal(hand.first_seat.get(uid) if uid is not None else None))
+            return True
+        found = draw.exposed(card, on_deal=on_deal, replace_wheel=choice == "replace")
         if on_deal and found.code != "deal.draw_exposed_keep":
             return False
         seat = seat_of(hand.where.get(uid)) if uid is not None and not on_deal else None

@@ -53,6 +53,7 @@ class Prompt:
     audience: str = "dealer"
     seat: int | None = None  # the seat it concerns (the stud bring-in's, STUD-002): its LED lights
     count: int | None = None  # the figure the display shows (a stub short by 3: DRAW-005), never a card
+    game: str | None = None  # the game it names (MIXED-001: "last hand of razz", "next: stud")
 
 
 @dataclass(frozen=True, slots=True)

@@ -85,6 +85,9 @@ class ButtonPress:
     hands: int | None = None
     #: why a ``new_deck`` press brings a deck in (RELIEF-002): :data:`controller.pads.DECK_CHANGE_REASONS`
     reason: str | None = None
+    #: which deal a ``mode`` press announces: :data:`controller.pads.MODES` (left out of the
+    #: journal's row when None: rows of every other press stay as they were)
+    mode: str | None = None
     #: who gave it over the control socket (the peer's uid, for the journal); None: the console.
     #: A record, never an input: the core decides nothing on it
     peer_uid: int | None = None
@@ -100,6 +103,9 @@ class TableSetup:
     button: int | None = None
     #: the control socket peer's uid, for the journal (the core ignores it)
     peer_uid: int | None = None
+    #: the game from the next hand on (MIXED-001: a mixed game's hand, deal-script.md); None:
+    #: the table's own (its rotation's) game goes on
+    game: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,7 +202,8 @@ def event_to_dict(event: Event) -> dict[str, Any]:
                 "type": "ReaderCycle"}
     d = asdict(event)
     d.pop("heard", None)
-    for key in ("peer_uid", "mono", "boot"):  # only some events carry one: rows without stay as they were
+    # only some events carry one: rows without stay as they were
+    for key in ("peer_uid", "mono", "boot", "game", "mode"):
         if d.get(key, 0) is None:
             del d[key]
     d["type"] = type(event).__name__

@@ -38,6 +38,8 @@ def expectation(hand: Hand | None, next_first_seat: int | None) -> Expectation:
     due = draw.next_to(hand) if drawing else hand.next_to()
     # every card of the game's template is out (the river; stud's 7th street, or its community
     # card; a draw game's last draw)
-    dealt_out = due is None and hand.hole_dealt >= hand.hole_target
+    # (Chinese poker: no card is ever due, and the play goes on once the stacks are out: its
+    # cards are gathered once thrown to the muck, ``won``)
+    dealt_out = due is None and hand.hole_dealt >= hand.hole_target and hand.game_def.family != "chin"
     gather = hand.misdeal or hand.pot_pushed or won or dealt_out
     return due, frozenset(map(seat_zone, live)), gather  # (zones: equal to their names, made once)

@@ -19,11 +19,13 @@ True
 []
 >>> game_of("razz").bring_in, game_of("badugi").hole_cards, game_of("draw27_triple").draws
 ('high', 4, 3)
+>>> CHINESE = game_of("chinese"); CHINESE.hole_cards, CHINESE.burns, CHINESE.cards_out(4)  # CHIN-001
+(13, 0, 52)
 >>> game_of("pineapple")
 Traceback (most recent call last):
 ...
 KeyError: "unknown game 'pineapple' (games: holdem, omaha, omaha8, stud, stud8, razz, draw27_single, draw27_triple,
-    draw_a5_triple, badugi, badeucy, badacey, draw5)"
+    draw_a5_triple, badugi, badeucy, badacey, draw5, chinese)"
 """
 
 from __future__ import annotations
@@ -33,12 +35,12 @@ from typing import Literal
 
 DECK_SIZE = 52
 
-Family = Literal["flop", "stud", "draw"]
+Family = Literal["flop", "stud", "draw", "chin"]
 #: who brings in on 3rd street (STUD-002): the lowest up card (stud, stud 8), the highest (razz)
 BringIn = Literal["low", "high"]
 #: who acts first: left of the big blind, then of the button (DEAL-013); the bring-in on 3rd
 #: street, then the best (stud) or lowest (razz) showing hand (STUD-004)
-FirstToAct = Literal["blinds", "best_showing", "lowest_showing"]
+FirstToAct = Literal["blinds", "best_showing", "lowest_showing", "none"]
 #: what the dealer does when the stub cannot finish the hand: nothing can happen (flop games),
 #: STUD-006..008 before 7th street, DRAW-005 in a draw round
 ShortStub = Literal["never", "stud", "draw"]
@@ -76,6 +78,9 @@ class Game:
     open_pair_option: bool = False  # an open pair on 4th street allows the big bet (STUD-005: stud high)
     button: bool = True  # stud has none: the deal starts after the dealer's position
     dealt: bool = False  # the core follows its deal today
+    #: the table reads the hands at a showdown (controller/evaluation.py defines them); Chinese
+    #: poker has none: the players table their hands and pay each other (CHIN-001..004)
+    showdown: bool = True
     #: the streets with board cards, and the board's size at the end of each: flop games
     #: ("flop", "turn", "river"), (3, 4, 5); and the burns due before the first n of them have
     #: begun (computed once: the hand asks them at every card)
@@ -149,7 +154,10 @@ class Game:
 
     def cards_out(self, players: int) -> int:
         """Cards off the stub when ``players`` see every street with no draw (STUB-003): hole
-        cards, burns and board."""
+        cards, burns and board. Chinese poker deals the whole deck whatever the players: the
+        stacks nobody plays are mucked (CHIN-001/002)."""
+        if self.family == "chin":
+            return DECK_SIZE
         return self.cards_per_seat * players + self.burns + self.board_total
 
     def stub_after(self, players: int) -> int:
@@ -182,6 +190,15 @@ def _draw(name: str, title: str, hole: int, draws: int, max_players: int, *, sou
                 max_players=max_players, first_to_act="blinds", short_stub="draw", dealt=True, source=source)
 
 
+def _chinese() -> Game:
+    # CHIN-001: the whole deck in four stacks of 13, no burn, no board, no stub; the stacks are
+    # pushed whole to the seats (CHIN-002), so one "street" of 13 cards a seat. Five players at
+    # most: the button sits out then (CHIN-002). Nobody acts in turn for the table to follow.
+    return Game("chinese", "Chinese poker", "chin", (Street("play", False, (False,) * 13),),
+                max_players=5, first_to_act="none", short_stub="never", dealt=True, showdown=False,
+                source="CHIN-001..004; 001 §CHINESE POKER")
+
+
 _S001 = "001 §"
 GAMES: tuple[Game, ...] = (
     _flop("holdem", "Texas hold'em", 2, dealt=True,
@@ -208,6 +225,7 @@ GAMES: tuple[Game, ...] = (
     # five-card draw: no seed describes it; single-draw lowball's template (five down, one draw)
     # and its seven seats (as the simulator's random hands deal it)
     _draw("draw5", "Five-card draw", 5, 1, 7, source="DRAW-001 (single draw's template); no seed section"),
+    _chinese(),
 )
 _BY_NAME = {g.name: g for g in GAMES}
 

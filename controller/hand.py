@@ -80,6 +80,9 @@ class Hand:
         self.discards: dict[str, int] = {}  # uid -> the draw round it went from a seat to the muck in
         self.draw_checked = 0  # the last draw round whose counts were checked
         self.draw_rebuilt = 0  # the draw round in which the stub was rebuilt (0: none)
+        # -- stud (controller/stud_rounds.py) --
+        self.all_in: set[int] = set()  # seats the dealer pressed all in for (``allin`` with a seat: STUD-003)
+        self.reserve: set[str] = set()  # up cards set aside before the betting was done (STUD-010)
         # -- the showdown (controller/showdown_watch.py, issue 17) --
         self.shown: dict[str, list[str]] | None = None  # the seats' and board's cards at the press
         # -- cards that left the table while the hand went on --
@@ -155,13 +158,23 @@ class Hand:
         """DEAL-013: pre-flop the first live seat left of the big blind (heads-up the button),
         on later streets the first live seat left of the button (heads-up the big blind).
         Stud: the bring-in, then the showing hands (STUD-002/004)."""
+        if self.kind in _NOT_A_HAND:
+            return None
         if self.game_def.family == "stud":
             return stud.stud_first_to_act(self)
+        if self.game_def.first_to_act == "none":
+            return None  # Chinese poker: no betting in turn (CHIN-001)
         live = [s for s in self.order if self.zones.get(seat_zone(s)) or not self.dealt_to.get(s)]
         if len(live) < 2:
             return None
         after = self.positions.bb if self.board.street == 0 else self.positions.button
         return next_live(after, live)
+
+    def played_positions(self) -> Positions:
+        """The button and blinds the hand was played from: its own, or after a deal from a
+        misplaced button that was played out, that button's (MISD-015): the button moves on
+        from there (DEAL-004)."""
+        return self.positions if self.dealt_button is None else initial_positions(self.seats, self.dealt_button)
 
     @property
     def game_def(self) -> Game:
@@ -171,15 +184,18 @@ class Hand:
     def street(self) -> str:
         """The street under way, by the template's names: ``deal`` while the initial deal goes
         on, then the first street's (``preflop``), then the street the board has reached (in
-        stud, the street the burns have reached)."""
+        stud, the street the burns have reached). A mode's deal is its kind (``race``...)."""
+        if self.kind in _NOT_A_HAND:
+            return self.kind
         if self.game_def.family == "stud":
             return stud.street_name(self)
+        game = self.game_def
         board = self.count("board")
-        if board == 0:
+        if board == 0 or not game.board_names:  # (a card in the middle of a draw game is a fault
+            # its rule prompts, DRAW-001; it names no street)
             if self.hole_dealt < self.hole_target and self.count("burn") == 0:
                 return "deal"
-            return self.game_def.streets[0].name
-        game = self.game_def
+            return game.streets[0].name
         for name, end in zip(game.board_names, game.board_ends, strict=True):
             if board <= end:
                 return name
@@ -187,7 +203,11 @@ class Hand:
 
     def next_to(self) -> str | None:
         """Where the next card should go: a seat during the deal, then burn/board (BURN-001),
-        street by street as the template deals them."""
+        street by street as the template deals them. A mode's deal follows no template, and
+        Chinese poker's stacks go to every seat at once, in no order the reader can tell (CHIN-002):
+        None, no zone is due first."""
+        if self.kind in _NOT_A_HAND or self.game_def.family == "chin":
+            return None
         if self.hole_dealt < self.hole_target:
             return seat_zone(self.order[self.hole_dealt % len(self.order)])
         board, burns = self.count("board"), self.count("burn")
@@ -245,7 +265,8 @@ class Hand:
             "stub_count": self.stub_count,
             "alerts": [alert_to_dict(a) for a in self.alerts],
             **({"prompts": [{"code": p.code, "rule": p.rule, "message": p.message, "ts": p.ts,
-                             **({"seat": p.seat} if p.seat is not None else {})}
+                             **({"seat": p.seat} if p.seat is not None else {}),
+                             **({"game": p.game} if p.game is not None else {})}
                             for p in self.prompts]} if self.prompts else {}),
             **({"notes": list(self.notes)} if self.notes else {}),
             **({"misdeal": True} if self.misdeal else {}),
@@ -261,5 +282,8 @@ class Hand:
 
 
 _NOT_DEALT = 1 << 30  # sorts after every hole card's deal index
+#: the kinds of the deals a ``mode`` press announces (controller/table_modes.py): no street, no
+#: next card, nobody to act
+_NOT_A_HAND = frozenset({"race", "table_break"})
 
 __all__ = ["Hand", "DECK_SIZE", "seat_of"]

@@ -60,6 +60,8 @@ class PromptRule:
     - ``scope``: ``hand`` prompts are cleared when a new hand starts; ``kept`` ones stay until
       answered or cleared;
     - ``ackable``: whether ``ack`` / ``next`` clear it while it is shown;
+    - ``seen_clears``: whether ``next`` (seen) does too; False for a prompt only the dealer's
+      ``ack`` answers (the hold for open seats: the core takes that ack for the floor's go-ahead);
     - ``answered_by``: other pads whose press clears it, shown or not;
     - ``clears``: codes this one clears when it arrives; ``{}`` stands for what ``*`` matched
       (``device.*_online`` clears ``device.{}_offline``: the same device);
@@ -73,6 +75,7 @@ class PromptRule:
     buzzer: str = "none"
     scope: str = "hand"
     ackable: bool = True
+    seen_clears: bool = True
     answered_by: tuple[str, ...] = ()
     clears: tuple[str, ...] = ()
     offline: bool = False
@@ -105,10 +108,21 @@ PROMPT_TABLE: tuple[PromptRule, ...] = (
     PromptRule("deck.not_rotated", 50, answered_by=("new_deck",)),
     # The dealing rules' prompts (docs/rules.md): amber steady.
     PromptRule("late_fault.*", 45),
+    # STUD-003: the bring-in passes; the bring-in prompt it replaces named the all-in seat
+    PromptRule("deal.bring_in_passes", 40, clears=("deal.bring_in",)),
     PromptRule("deal.*", 40),
     PromptRule("burn.*", 40),
     PromptRule("board.*", 40),
     PromptRule("muck.*", 40),
+    # Mixed games (MIXED-001): the last hand of a game, as it starts; the next game, from the last
+    # hand's end until the dealer has seen it (ack), into the next hand if need be.
+    PromptRule("mixed.last_hand", 35),
+    PromptRule("mixed.next_game", 35, scope="kept"),
+    # BREAK-002: the hold for open seats outranks every prompt an ack answers but a misdeal
+    # alert, and stays until answered: while it waits the ack is its (the core takes it for the
+    # floor's go-ahead, controller/table_modes.py); seats filled below the hold clear it.
+    PromptRule("break.hold", 85, scope="kept", seen_clears=False),
+    PromptRule("break.hold_over", 30, clears=("break.hold",)),
     # The stub-count reminder (STUB-001/002): the lowest, amber slow; ack = counted and right.
     PromptRule("stub.count_due", 10, prompt="blink_slow", answered_by=("stub_wrong",)),
     # Any other dealer code: an ordinary prompt.
@@ -162,6 +176,8 @@ class ConsoleState:
     #: burns, board, players) and whether no hand runs
     prompt_seat: int | None = field(default=None, repr=False)
     prompt_count: int | None = field(default=None, repr=False)
+    #: the game the prompt shown names (MIXED-001: "last hand of razz"), by its id
+    prompt_game: str | None = field(default=None, repr=False)
     hand: int | None = field(default=None, repr=False)
     figures: tuple[tuple[str, int], ...] = field(default=(), repr=False)
     between: bool = field(default=True, repr=False)
@@ -190,6 +206,7 @@ class _Waiting:
     seat: int | None = None
     hand: int | None = None
     count: int | None = None
+    game: str | None = None
 
 
 @dataclass
@@ -224,7 +241,7 @@ class PromptBoard:
             elif hasattr(e, "code") and hasattr(e, "message"):  # an Alert, or a Prompt
                 if getattr(e, "audience", "floor") in ("dealer", "public"):  # never the floor's
                     self._arrive(e.code, e.message, getattr(e, "seat", None), getattr(e, "hand", None),
-                                 getattr(e, "count", None))
+                                 getattr(e, "count", None), getattr(e, "game", None))
         return self._state()
 
     def press(self, ev: Any) -> ConsoleState:
@@ -232,7 +249,7 @@ class PromptBoard:
         name = ev.name
         if name in SHOWN_PADS:
             shown = self.shown()
-            if shown is not None and shown.rule.ackable:
+            if shown is not None and shown.rule.ackable and (name == "ack" or shown.rule.seen_clears):
                 self.waiting.remove(shown)
         else:
             self.waiting = [w for w in self.waiting if name not in w.rule.answered_by]
@@ -260,7 +277,7 @@ class PromptBoard:
         return self._state()
 
     def _arrive(self, code: str, message: str, seat: int | None, hand: int | None,
-                count: int | None = None) -> None:
+                count: int | None = None, game: str | None = None) -> None:
         rule, capture = rule_for(code, self.table)
         if rule.clears:
             gone = {c.replace("{}", capture) for c in rule.clears}
@@ -269,10 +286,10 @@ class PromptBoard:
             return
         for w in self.waiting:
             if w.code == code and w.seat == seat:  # said again: the same prompt, reworded
-                w.message, w.hand, w.count = message, hand, count
+                w.message, w.hand, w.count, w.game = message, hand, count, game
                 return
         self._seq += 1
-        self.waiting.append(_Waiting(code, message, rule, self._seq, seat, hand, count))
+        self.waiting.append(_Waiting(code, message, rule, self._seq, seat, hand, count, game))
         if rule.buzzer != "none":
             self._buzz = rule.buzzer
 
@@ -285,7 +302,7 @@ class PromptBoard:
             return ConsoleState(ready=ready, seat=self.seat, buzz=buzz, **more)
         return ConsoleState(ready=ready, prompt=shown.rule.prompt, alert=shown.rule.alert, seat=self.seat,
                             buzz=buzz, code=shown.code, message=shown.message, waiting=len(self.waiting),
-                            prompt_seat=shown.seat, prompt_count=shown.count, **more)
+                            prompt_seat=shown.seat, prompt_count=shown.count, prompt_game=shown.game, **more)
 
 
 def _public_figures(f: Figures, players: int) -> tuple[tuple[str, int], ...]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from controller.games import DEALT, Game, game_of
+from controller.mixed import Rotation
 from controller.zones import ZoneMap
 
 GAMES = DEALT  # game -> hole cards per seat, for the games the core deals today (controller.games)
@@ -51,6 +52,18 @@ ODD_CHIP_SETTINGS: dict[str, tuple[tuple[str, ...], str]] = {
     "hybrid_odd_chip": (("five_card", "button"), "five_card"),
 }
 
+#: RULES.md §20 settings of the colour-up race-off (controller/table_modes.py): name -> (choices, default)
+RACE_SETTINGS: dict[str, tuple[tuple[str, ...], str]] = {
+    # RACE-003 RACE_ONE_PER_PLAYER: one chip a player, by his best card (001, 002), or one a card (004)
+    "race_one_per_player": (("yes", "no"), "yes"),
+    # RACE-004 RACE_REMAINDER: the pooled leftover of half a chip or more makes a chip (001, 002), or
+    # the next-ranked holder's own leftover must be half a chip (004)
+    "race_remainder": (("pooled", "holder"), "pooled"),
+    # RACE-005 RACE_ALLIN: an all-in player in a race-off: the floor decides (001), or he gets the
+    # first chip whatever his card (002)
+    "race_allin": (("floor", "first_chip"), "floor"),
+}
+
 #: RULES.md §20 settings the rules use (the ``[rules]`` section): name -> (choices, default).
 #: The first choice is the proposed default.
 RULE_SETTINGS: dict[str, tuple[tuple[str, ...], str]] = {
@@ -67,7 +80,30 @@ RULE_SETTINGS: dict[str, tuple[tuple[str, ...], str]] = {
     "muck_retrieval": (("floor", "never", "dealer"), "floor"),
     # BOARD-002: who picks the burn out of a four-card flop: the floor (T, 002), the dealer (003)
     "four_flop_picker": (("floor", "dealer"), "floor"),
+    # DEAL-007 (cash games): a newcomer posts a big blind or waits for it (001), or comes in free
+    # unless his seat is the best position, as the game's placard says (002)
+    "cash_entry": (("post_or_wait", "placard"), "post_or_wait"),
+    # DEAL-008 (cash games): after a button buy the buyer gets the button the next hand (001, and
+    # both guides' §MISSED BLINDS), or the button jumps over him (002 §INCOMING PLAYER)
+    "buy_button_next": (("buyer", "skip"), "buyer"),
+    # STUD-011 STUD_ABSENT_BRINGIN: an absent seat that posted the bring-in is dealt on until it
+    # faces a bet (001) or dealt no further street (002)
+    "stud_absent_bringin": (("until_bet", "no_streets"), "until_bet"),
+    # DEAL-009 / STUD-011 ABSENT_DEADLINE: an absent player's hand is dead if he is not back by the
+    # last initial card (001, 002), by the first card of the deal (004), or by his turn to act
+    # (003: the table sees no turns, so the dealer is told at the last initial card to muck it then)
+    "absent_deadline": (("last_card", "first_card", "own_turn"), "last_card"),
+    # STUD-007 STUD_SHORT_STUB_METHOD: a stub short for 7th street that the burns make up: deal it
+    # down to its last card, mix that card with the burns, cut, deal on with no burn (001); or
+    # scramble the stub with the burns, cut, burn and deal (002)
+    "stud_short_stub_method": (("001", "002"), "001"),
     **ODD_CHIP_SETTINGS,
+    **RACE_SETTINGS,
+    # MISD-009 / DRAW-003 DRAW_EXPOSED_DEAL: a card the dealer exposes in a draw game's starting
+    # hand is replaced unless a wheel card (A-5), which the player keeps (001 lowball, cash); always
+    # replaced (001 lowball, tournaments); or a misdeal (001's misdeal table). ``by_event``: RULES.md
+    # §20's proposal, replace in a tournament and keep a wheel card in a cash game ([table] event)
+    "draw_exposed_deal": (("by_event", "wheel_kept", "replace", "misdeal"), "by_event"),
 }
 
 
@@ -86,6 +122,33 @@ class RuleSettings:
     stud_odd_chip_cards: str = field(default="received", repr=False)
     stud_odd_chip_low: str = field(default="lowest", repr=False)
     hybrid_odd_chip: str = field(default="five_card", repr=False)
+    #: the race-off (RACE-003..005: :data:`RACE_SETTINGS`) and the open-seat hold (BREAK-002:
+    #: OPEN_SEAT_HOLD, and LATE_STAGE_HOLD once the floor says twelve or fewer tables remain,
+    #: ``late_stage``). Out of the repr as the odd chip: the state keeps the seats open and the
+    #: race's deal, which read the same under other values
+    race_one_per_player: str = field(default="yes", repr=False)
+    race_remainder: str = field(default="pooled", repr=False)
+    race_allin: str = field(default="floor", repr=False)
+    open_seat_hold: int = field(default=3, repr=False)
+    late_stage_hold: int = field(default=2, repr=False)
+    late_stage: bool = field(default=False, repr=False)
+    #: cash games' entry and button buys (DEAL-007/008: :data:`RULE_SETTINGS`). Out of the repr
+    #: too: the state keeps who waits and what he missed, and these are read afresh at each hand
+    cash_entry: str = field(default="post_or_wait", repr=False)
+    buy_button_next: str = field(default="buyer", repr=False)
+    #: MISD-009 (DRAW_EXPOSED_DEAL). Out of the fingerprint as the odd chip is: a rule that judges
+    #: the next press, not what the saved state holds (so a saved state survives its change)
+    draw_exposed_deal: str = field(default="by_event", repr=False)
+    #: STUD-011 (:data:`RULE_SETTINGS`). Out of the repr too: the state keeps nothing it decided (it
+    #: is read at each card dealt to an absent seat), so a change keeps a saved state
+    stud_absent_bringin: str = field(default="until_bet", repr=False)
+    #: DEAL-009 (:data:`RULE_SETTINGS`). Out of the repr: the state keeps the absent seats, and
+    #: the deadline is read at each card and seat press
+    absent_deadline: str = field(default="last_card", repr=False)
+    #: STUD-007 (:data:`RULE_SETTINGS`). Out of the repr as well: a hand keeps the prompt it was
+    #: given, whose code says the method, so a change keeps a saved state (the next short stub
+    #: follows the new method)
+    stud_short_stub_method: str = field(default="001", repr=False)
     #: the dealer presses ``round_done`` before every burn (BURN-002's tap). With it the daemon
     #: tells a premature board card (BOARD-004..006) from a late one. None ("auto"): the checks
     #: are on once the daemon has seen a tap, so a table (or a deal script) that never taps is
@@ -102,6 +165,11 @@ class RuleSettings:
     offline_floor_after: float = 60.0
 
 
+#: ``[table] event``: a tournament (the default) or a cash game (DEAL-007/008: posting to come
+#: in, missed blinds; controller/cash.py)
+EVENTS = ("tournament", "cash")
+
+
 @dataclass(frozen=True)
 class TableSettings:
     game: str = "holdem"
@@ -114,6 +182,9 @@ class TableSettings:
     #: cycles without any read before a card counts as gone from the table
     gone_cycles: int = 20
     rules: RuleSettings = field(default_factory=RuleSettings)
+    #: ``tournament`` or ``cash`` (:data:`EVENTS`). Out of the repr (the state's fingerprint), so
+    #: that the states written before it keep loading; a tournament table ignores the cash fields
+    event: str = field(default="tournament", repr=False)
     #: the registered decks' ids, in play first (DECK-005: at most two); empty: every deck registered
     pair: tuple[str, ...] = ()
     #: a read at least this strong is a card lying on that antenna; one UID that strong in two
@@ -122,12 +193,23 @@ class TableSettings:
     #: antenna -> its own level (``tablectl calibrate``), replacing ``strong_rssi`` there. Left
     #: out of the settings' fingerprint (repr): a table calibrated again keeps its state.
     rssi_levels: dict[int, int] = field(default_factory=dict, repr=False, hash=False, compare=False)
+    #: mixed games (MIXED-001): the games in turn, the hands each lasts, whether a re-deal
+    #: counts. Out of the fingerprint (repr): the state holds the game of the next hand and its
+    #: place in the rotation, so a rotation edited between shifts keeps the table's state (the
+    #: game under way goes on; the next change takes the new list from that place)
+    rotation: Rotation = field(default_factory=Rotation, repr=False)
+    #: CHIN-002: two players of Chinese poker play two hands each (stacks 1 and 3, 2 and 4), not
+    #: one each with stacks 3 and 4 mucked. Out of the fingerprint (repr): a hand under way keeps
+    #: the cards a seat is due (Hand.hole_cards); the next hand follows the new setting.
+    chinese_two_hands: bool = field(default=False, repr=False)
 
     @property
     def hole_cards(self) -> int:
+        """The first game's (the table's own game, ``Table.game``, is the one of the next hand)."""
         return GAMES[self.game]
 
     @property
     def game_def(self) -> Game:
-        """The game's definition (:mod:`controller.games`)."""
+        """The first game's definition (:mod:`controller.games`): the game a fresh table deals.
+        The table's layers read the table's current game (``Table.game_def``), never this."""
         return game_of(self.game)

@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING
 
 from controller.evaluation import GAMES, EvaluationError
 from controller.rules import Finding
-from controller.rules.showdown import findings, seat_list, winner_guard
+from controller.rules.showdown import bad_beat, findings, seat_list, winner_guard
 from controller.showdown import OddChipRules, Showdown, verdicts
 
 if TYPE_CHECKING:
@@ -53,15 +53,21 @@ MAX_RUNS = 3
 _DEFAULT = OddChipRules()
 
 
-def _read(hand: Hand, zones: dict[str, list[str]], rules: OddChipRules) -> list[Showdown]:
-    """The verdict of each run of the board for the seats and board in ``zones``; none when
-    there is no showdown or the cards cannot be read (the record then says why)."""
+def _boards_read(hand: Hand, zones: dict[str, list[str]], rules: OddChipRules) \
+        -> tuple[list[list[str]], list[Showdown]]:
+    """Each run's board and its verdict for the seats and board in ``zones``; none when there is
+    no showdown or the cards cannot be read (the record then says why)."""
     record = {"game": hand.game, "button": hand.button, "zones": zones, "runs": hand.board.runs}
     try:
         read = verdicts(record, rules)
     except EvaluationError:
-        return []
-    return read[1] if read is not None else []
+        return [], []
+    return read if read is not None else ([], [])
+
+
+def _read(hand: Hand, zones: dict[str, list[str]], rules: OddChipRules) -> list[Showdown]:
+    """The verdict of each run of the board (:func:`_boards_read`)."""
+    return _boards_read(hand, zones, rules)[1]
 
 
 def _at_showdown(hand: Hand) -> dict[str, list[str]]:
@@ -117,13 +123,14 @@ def _once(hand: Hand, found: list[Finding]) -> list[Finding]:
     return out
 
 
-def on_press(hand: Hand, name: str, rules: OddChipRules = _DEFAULT) -> list[Finding]:
+def on_press(hand: Hand, name: str, rules: OddChipRules = _DEFAULT, *, cash: bool = False) -> list[Finding]:
     """A press of ``run_it`` (BOARD-011: one run more; the prompt when it cannot be), of
     ``allin`` (SHOW-005: all hands up) or of ``showdown``: the seats' hands are read as they lie
     now (or as the ``allin`` press found them) and the dealer is told the dead hands (SHOW-002)
     and the winners with the words to announce (SHOW-004, SPLIT-*, the odd chip by ``rules``),
-    per run. Pressed before the cards are all out, the dealer is told to deal them first. A
-    second press says nothing new: the record has it once."""
+    per run; at a ``cash`` table, a bad-beat candidate after them (SHOW-008). Pressed before the
+    cards are all out, the dealer is told to deal them first. A second press says nothing new:
+    the record has it once."""
     if name == "run_it":
         refused = hand.board.run_it(MAX_RUNS)
         return [refused] if refused is not None else []
@@ -134,7 +141,7 @@ def on_press(hand: Hand, name: str, rules: OddChipRules = _DEFAULT) -> list[Find
         what = "board" if GAMES[hand.game].board else "hands"
         return _once(hand, [Finding("showdown.not_dealt_out", "SHOW-004",
                                     f"showdown? the {what} not dealt out: deal the rest first")])
-    sds = _read(hand, zones, rules)
+    boards, sds = _boards_read(hand, zones, rules)
     if not sds:
         return []
     hand.shown = zones
@@ -145,6 +152,11 @@ def on_press(hand: Hand, name: str, rules: OddChipRules = _DEFAULT) -> list[Find
             said = [f if f.code == "showdown.dead_hand" else replace(f, message=f"run {i + 1}: {f.message}")
                     for f in said if i == 0 or f.code != "showdown.dead_hand"]
         out.extend(said)
+    if cash:
+        # SHOW-008: "only the first natural five community cards dealt. (If players run it twice
+        # the additional boards do not qualify)"; every seat dealt in at the start shares
+        hands = {int(z[5:]): cs for z, cs in zones.items() if z.startswith("seat:") and cs}
+        out.extend(bad_beat(sds[0], hands, boards[0], [s for s in hand.order if s not in hand.penalty]))
     return _once(hand, out)
 
 

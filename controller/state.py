@@ -35,7 +35,7 @@ from typing import Any
 
 #: The version of the state written by this release. A change to what the state holds bumps
 #: it, and :func:`migrate` learns to bring the previous version's states up to it.
-STATE_VERSION = 8
+STATE_VERSION = 12
 
 MAX_DEPTH = 48  # nesting: the deepest real state is about 8
 MAX_STR = 65536  # an alert's message is the longest string
@@ -352,7 +352,15 @@ def settings_key(settings: Any) -> str:
     """
     import hashlib
 
-    return hashlib.sha256(repr(settings).encode()).hexdigest()[:16]
+    text = repr(settings)
+    rotation = getattr(settings, "rotation", None)
+    if rotation is not None and rotation.on:
+        # (the rotation itself is out of the repr: its games and counts may be edited between
+        # shifts and the state carries on from its place; but a state saved on a rotation holds
+        # the rotation's next game, which a table without one would deal for ever, and the other
+        # way round: a mismatch, the table starts afresh, the history kept)
+        text += " rotation"
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def table_to_state(table: Any) -> dict[str, Any]:
@@ -471,6 +479,66 @@ def _draw_rounds(state: dict[str, Any]) -> dict[str, Any]:
 MIGRATIONS[7] = _draw_rounds
 
 
+def _no_missed_blinds(state: dict[str, Any]) -> dict[str, Any]:
+    """Version 8 -> 9 (issue 16, cash games): the blinds each seat missed while it sat out
+    (``missed_bb``, ``missed_sb``, DEAL-008), the seat that bought the button last hand
+    (``_buyer``) and the prompts told between hands for the next hand's record
+    (``_pending_prompts``, DEAL-007). A version 8 table was a tournament's: none of them."""
+    add_field(state, "missed_bb", set())
+    add_field(state, "missed_sb", set())
+    add_field(state, "_buyer", None)
+    return add_field(state, "_pending_prompts", [])
+
+
+MIGRATIONS[8] = _no_missed_blinds
+
+
+def _no_mode_on(state: dict[str, Any]) -> dict[str, Any]:
+    """Version 9 -> 10 (issue 16, the modes: controller/table_modes.py): the deal a ``mode`` press
+    announced (``mode``), the race-off's all-in seats (``_race_allin``, RACE-005), the open seats
+    and their notices (``open_seats``, ``_seat_notices``, BREAK-002/003) and the floor's go-ahead
+    during a hold (``_hold_released``). A version 9 table had no mode pad and counted no open
+    seat: none on, none open."""
+    for name, value in (("mode", None), ("_race_allin", []), ("open_seats", []), ("_seat_notices", {}),
+                        ("_hold_released", False)):
+        add_field(state, name, value)
+    return state
+
+
+MIGRATIONS[9] = _no_mode_on
+
+
+def _one_game(state: dict[str, Any]) -> dict[str, Any]:
+    """Version 10 -> 11 (issue 16, mixed games): the table holds the game of the next hand
+    (``game``), its place in a rotation (``_rotation_at``), the hands of that game counted
+    (``_game_hands``) and the seats that had the button in them (``_game_buttons``, an orbit);
+    a ``Prompt`` may name a game ("next: razz"). A version 10 table dealt its configuration's
+    game, and a state is only taken under the configuration it was written with (the game is
+    in the fingerprint): null here, the configuration's game when it is read
+    (:func:`table_from_state`); nothing counted; no prompt named a game."""
+    add_field(state, "game", None)
+    add_field(state, "_rotation_at", 0)
+    add_field(state, "_game_hands", 0)
+    add_field(state, "_game_buttons", set())
+    return add_field(state, "game", None, obj="Prompt")
+
+
+MIGRATIONS[10] = _one_game
+
+
+def _stud_incidents(state: dict[str, Any]) -> dict[str, Any]:
+    """Version 11 -> 12 (issue 16, stud's incidents): a hand keeps the seats pressed all in
+    (``all_in``: the bring-in all in for the ante, STUD-003; the table's ``_all_in_next``, pressed
+    before the hand's first card) and the cards set aside before the betting was done (``reserve``,
+    STUD-010). A version 11 table had none of them: none."""
+    add_field(state, "all_in", set(), obj="Hand")
+    add_field(state, "_all_in_next", set())
+    return add_field(state, "reserve", set(), obj="Hand")
+
+
+MIGRATIONS[11] = _stud_incidents
+
+
 def add_field(state: dict[str, Any], name: str, value: Any, *, obj: str = "table") -> dict[str, Any]:
     """A migration step's helper: give the table (``obj="table"``), or every object of the
     class named ``obj`` in the state, the field ``name`` set to ``value`` (encoded).
@@ -540,10 +608,12 @@ def table_from_state(cls: type, state: Any, settings: Any) -> Any:
     if type(registry) is not DeckRegistry:
         raise StateError("state.table.registry: missing, or not a DeckRegistry")
     table = cls(settings, registry)
-    expect(values, table, "state.table", nullable=("_next_button",))
+    expect(values, table, "state.table", nullable=("_next_button", "game"))
+    if values.get("game") is None:  # (a version 10 state: the configuration's game, see _one_game)
+        values["game"] = settings.game
     for name, want in (("hand", Hand), ("_redeal", Hand), ("_last_positions", Positions),
                        ("_last_report", tuple), ("_shuffler_fault", list), ("last_record", dict),
-                       ("_figures_key", tuple), ("_next_button", int)):
+                       ("_figures_key", tuple), ("_next_button", int), ("_buyer", int)):
         v = values[name]
         if v is not None and type(v) is not want:
             raise StateError(f"state.table.{name}: {_kind(v)}, want {want.__name__} or null")
@@ -562,6 +632,7 @@ def table_from_state(cls: type, state: Any, settings: Any) -> Any:
 
 def check_table(table: Any) -> None:
     """The ranges a state's values must keep: seats, hand numbers, zones, counts."""
+    from controller.pads import MODES
     from controller.zones import ALL_ZONES
 
     def seat(where: str, s: Any) -> None:
@@ -579,15 +650,29 @@ def check_table(table: Any) -> None:
     _typed(table, {k: v for k, v in _table_hints().items() if hasattr(table, k)}, "state.table")
     for s in table.seats:
         seat("state.table.seats", s)
-    for name in ("waiting", "_posted", "absent"):
+    for name in ("waiting", "_posted", "absent", "missed_bb", "missed_sb", "_race_allin", "open_seats",
+                 "_seat_notices", "_all_in_next"):
         for s in getattr(table, name):
             seat(f"state.table.{name}", s)
+    for s, n in table._seat_notices.items():
+        count(f"state.table._seat_notices[{s}]", n)
+    if table.mode is not None and table.mode not in MODES:
+        raise StateError(f"state.table.mode: {table.mode!r}, want one of {', '.join(MODES)} or null")
     for s, n in table.penalty.items():
         seat("state.table.penalty", s)
         count(f"state.table.penalty[{s}]", n)
-    if table._next_button is not None:
-        seat("state.table._next_button", table._next_button)
+    for name in ("_next_button", "_buyer"):
+        if getattr(table, name) is not None:
+            seat(f"state.table.{name}", getattr(table, name))
     count("state.table.hands_finished", table.hands_finished)
+    from controller.settings import GAMES
+
+    if table.game not in GAMES:
+        raise StateError(f"state.table.game: {table.game!r} is no game the table deals")
+    count("state.table._rotation_at", table._rotation_at)
+    count("state.table._game_hands", table._game_hands)
+    for s in table._game_buttons:
+        seat("state.table._game_buttons", s)
     for d in table.devices_offline:
         if type(d) is not str:
             raise StateError(f"state.table.devices_offline: {d!r} is no device name")
@@ -671,13 +756,13 @@ def _hand_hints() -> dict[str, Any]:
         "left": dict[str, tuple[str, float]], "off": dict[str, str], "deck": opt_str, "kind": str,
         "notes": list[str], "alerts": list[Alert], "prompts": list[Prompt], "flagged": set[tuple[str, str]],
         "dealer": opt_str, "shown": dict[str, list[str]] | None, "discards": dict[str, int], "draw_checked": int,
-        "draw_rebuilt": int,
+        "draw_rebuilt": int, "all_in": set[int], "reserve": set[str],
     }
 
 
 def _table_hints() -> dict[str, Any]:
     from controller.deck_rack import DeckRack
-    from controller.effects import Alert
+    from controller.effects import Alert, Prompt
     from controller.events import ButtonPress
     from controller.registry import DeckRegistry, TagInfo
     from controller.rules.stub import StubCounts
@@ -690,7 +775,11 @@ def _table_hints() -> dict[str, Any]:
         "_pending_alerts": list[Alert], "_figures_key": tuple[Any, ...] | None,
         "_offline_since": dict[str, list[Any]], "_retired_tags": dict[str, TagInfo],
         "_last_report": tuple[str, int, tuple[str, ...] | None] | None,
-        "dealer": str | None, "_next_dealer": str | None,
+        "dealer": str | None, "_next_dealer": str | None, "missed_bb": set[int], "missed_sb": set[int],
+        "_buyer": int | None, "_pending_prompts": list[Prompt],
+        "mode": str | None, "_race_allin": list[int], "open_seats": list[int], "_seat_notices": dict[int, int],
+        "_hold_released": bool,
+        "game": str, "_rotation_at": int, "_game_hands": int, "_game_buttons": set[int], "_all_in_next": set[int],
     }
 
 
@@ -724,11 +813,13 @@ def check_hand(hand: Any, where: str) -> None:
 
     if type(hand.number) is not int or hand.number < 1:
         raise StateError(f"{where}.number: {hand.number!r}, want 1 or more")
-    if hand.game not in GAMES or hand.hole_cards != GAMES[hand.game]:
+    # (Chinese poker, two players: two hands of 13 each, CHIN-002)
+    if hand.game not in GAMES or hand.hole_cards not in (GAMES[hand.game],
+                                                         2 * GAMES[hand.game] if hand.game == "chinese" else -1):
         raise StateError(f"{where}.game: {hand.game!r} with {hand.hole_cards!r} hole cards")
     if not hand.seats or any(type(s) is not int or not 1 <= s <= 10 for s in hand.seats):
         raise StateError(f"{where}.seats: {hand.seats!r}, want seats 1 to 10")
-    if hand.kind not in ("hand", "highcard"):
+    if hand.kind not in ("hand", "highcard", "race", "table_break"):
         raise StateError(f"{where}.kind: {hand.kind!r}")
     _dealer(hand.dealer, f"{where}.dealer")
     for z, uids in hand.zones.items():
@@ -740,7 +831,7 @@ def check_hand(hand: Any, where: str) -> None:
     # (a draw game deals a card again from a rebuilt stub, DRAW-005: up to 30 cards a round)
     if len(hand.where) > 2 * 52 or not 0 <= hand.hole_dealt <= 3 * 52:
         raise StateError(f"{where}: {len(hand.where)} cards out, {hand.hole_dealt} dealt: more than a deck")
-    for name in ("absent", "penalty", "waiting", "new_seats"):
+    for name in ("absent", "penalty", "waiting", "new_seats", "all_in"):
         if any(not 1 <= x <= 10 for x in getattr(hand, name)):
             raise StateError(f"{where}.{name}: a seat that is not 1 to 10")
     for name in ("dealt_to", "allowance", "exposed_from", "owed"):

@@ -70,7 +70,7 @@ class Table(Dealing):
         event that may have changed the hand, never on a quiet reader cycle."""
         hand = self.hand
         first = None
-        if hand is None and not self._highcard:
+        if hand is None and not self._highcard and self.mode is None:
             seats, pos, _ = self._plan()
             first = deal_order(seats, pos.button)[0] if seats else None
         self.tracker.expect(*expectation(hand, first))
@@ -84,17 +84,23 @@ class Table(Dealing):
         return out
 
     # -- views -----------------------------------------------------------------------------
+    @property
+    def game_now(self) -> str:
+        """The game of the hand under way, else of the next hand (as ``button`` is)."""
+        return self.hand.game if self.hand is not None else self.game
+
     def snapshot(self) -> dict[str, Any]:
         """The whole table for a private view (floor or technician): includes hole cards."""
         hand = self.hand
         snap: dict[str, Any] = {
-            "seats": list(self.seats), "button": self.button, "hands_finished": self.hands_finished,
+            "seats": list(self.seats), "button": self.button, "game": self.game_now,
+            "hands_finished": self.hands_finished,
             "devices_offline": sorted(self.devices_offline), "hand": None,
             "decks": self.rack.state(), "down": self.stub.down,
         }
         if hand is not None:
             snap["hand"] = {
-                "number": hand.number, "button": hand.button, "street": hand.street(),
+                "number": hand.number, "game": hand.game, "button": hand.button, "street": hand.street(),
                 "zones": hand.zone_labels(), "stub_count": hand.stub_count,
                 "next_to": hand.next_to(), "alerts": len(hand.alerts),
                 "first_to_act": hand.first_to_act(), "players": len(hand.live_seats()),

@@ -8,6 +8,13 @@ may use the ones below it:
 - :class:`controller.device_health.DeviceHealth`: devices offline and back, the shuffler's faults;
 - :class:`controller.deck_guard.DeckGuard`: deck integrity: labels, foul cards, counts, the pair;
 - :class:`controller.roster.Roster`: the seats, the button and blinds of the next hand;
+- :class:`controller.game_turns.GameTurns`: the game of the next hand, and a mixed game's
+  rotation (MIXED-001/002);
+- :class:`controller.draw.DrawRounds` and :class:`controller.chinese.ChineseStacks`: where the
+  draw games and Chinese poker differ from a deal in turn (DRAW, CHIN);
+- :class:`controller.table_modes.TableModes`: the deals a ``mode`` press announces instead of a
+  hand (the race-off, a table break's high card, the players' break) and the open seats;
+- :class:`controller.stud_rounds.StudRounds`: stud's incidents (STUD-003, 009..013);
 - :class:`controller.dealing.Dealing`: the dealing procedure, driven by the game's template
   (:mod:`controller.games`): hands, seats' cards, burns and the board.
 
@@ -23,6 +30,7 @@ from typing import Any
 from controller.deck_rack import DeckRack, pair_of
 from controller.effects import Alert, Effect, Prompt
 from controller.events import ButtonPress
+from controller.games import Game, game_of
 from controller.hand import Hand
 from controller.positions import Positions
 from controller.registry import DeckRegistry, TagInfo
@@ -56,15 +64,37 @@ class TableBase:
         self._last_positions: Positions | None = None  # the last hand's button and blinds
         self.waiting: set[int] = set()  # newcomers not dealt in yet (DEAL-006)
         self._posted: set[int] = set()  # newcomers who posted (DEAL-007)
-        self.absent: set[int] = set()  # DEAL-009
+        self.absent: set[int] = set()  # DEAL-009 (a cash game: seats sitting out, not dealt in)
+        # cash games (DEAL-008): the seats the big and the small blind went past while they sat out
+        self.missed_bb: set[int] = set()
+        self.missed_sb: set[int] = set()
+        self._buyer: int | None = None  # the seat that bought the button in the last hand (DEAL-007/008)
+        self._pending_prompts: list[Prompt] = []  # told between hands; kept in the next hand's record
         self.penalty: dict[int, int] = {}  # seat -> penalty hands left (DEAL-010)
         self._deferred: list[ButtonPress] = []  # seat changes waiting for the hand to end
         self._redeal: Hand | None = None  # the misdealt hand the next one replays (MISD-014)
         # the dealing
         self._highcard = False  # the next cards are a draw for the button (DEAL-011)
+        # stud: seats all in for the ante, pressed before the first card or on 3rd street before its
+        # action (STUD-003); kept until a hand is played out, so a re-deal keeps them (MISD-014)
+        self._all_in_next: set[int] = set()
         self._taps_seen = False  # a round_done press seen: this table taps (round_done_pad auto)
+        # the modes (controller.table_modes): the deal the table watches next instead of a hand
+        self.mode: str | None = None  # race | highcard | break (controller.pads.MODES) until its deal ends
+        self._race_allin: list[int] = []  # RACE-005: seats all in for the race-off, in press order
+        self.open_seats: list[int] = []  # BREAK-002/003: seats put out, not filled since, in order
+        self._seat_notices: dict[int, int] = {}  # BREAK-003: seat -> the hand at whose hand_end it is told again
+        self._hold_released = False  # BREAK-002: the floor's go-ahead (ack) while seats are open
         self.hand: Hand | None = None
         self.hands_finished = 0
+        # the game of the next hand (the hand under way keeps its own: Hand.game), and a mixed
+        # game's rotation (controller.game_turns): its place, the hands of this game counted and
+        # the seats that had the button in them (an orbit)
+        self.game: str = settings.game
+        rotation = settings.rotation.games
+        self._rotation_at = rotation.index(settings.game) if settings.game in rotation else 0
+        self._game_hands = 0
+        self._game_buttons: set[int] = set()
         self.last_record: dict[str, Any] | None = None
         # the roster: who deals (RELIEF-003)
         self.dealer: str | None = None  # who deals the next hand: the floor names them
@@ -77,6 +107,11 @@ class TableBase:
         # deck integrity
         self._last_report: tuple[str, int, tuple[str, ...] | None] | None = None
         self._retired_tags: dict[str, TagInfo] = {}  # tags of decks taken off this table (DECK-005)
+
+    @property
+    def game_def(self) -> Game:
+        """The definition of the next hand's game (:mod:`controller.games`)."""
+        return game_of(self.game)
 
     # -- alerts ----------------------------------------------------------------------------
     def _alert(self, out: list[Effect], alert: Alert) -> None:
@@ -99,11 +134,12 @@ class TableBase:
                                seat=finding.seat, card=finding.card, hand=hand.number if hand else None,
                                count=finding.count))
 
-    def _prompt(self, out: list[Effect], ts: float, hand: Hand, finding: Finding) -> None:
+    def _prompt(self, out: list[Effect], ts: float, hand: Hand, finding: Finding, game: str | None = None) -> None:
         """A routine instruction to the dealer, kept in the hand's record: a Prompt, not an
-        alert (a clean hand raises no alert, yet the dealer is still told what to do)."""
+        alert (a clean hand raises no alert, yet the dealer is still told what to do). ``game``:
+        the game it names (MIXED-001)."""
         prompt = Prompt(ts, finding.code, finding.message, finding.rule, hand.number, seat=finding.seat,
-                        count=finding.count)
+                        count=finding.count, game=game)
         hand.prompts.append(prompt)
         out.append(prompt)
 

@@ -341,6 +341,8 @@ class ScriptedDealer:
                 request["seat"] = action.seat
             if action.hands is not None:
                 request["hands"] = action.hands
+            if action.mode is not None:
+                request["mode"] = action.mode
             self.daemon.command(request)
             self._settle()
         elif isinstance(action, sc.Move):
@@ -356,6 +358,10 @@ class ScriptedDealer:
             else:  # like a deal, of the tag that is already out
                 self._put(key, self.reader.uid_of(key), action.to)
                 self._settle()
+        elif isinstance(action, sc.Stack):  # Chinese poker: a stack pushed whole (CHIN-001/002)
+            for card in action.cards:
+                self._put(str(card), self._uid(card), action.to)
+            self._settle()
         elif isinstance(action, sc.Discard):  # a draw: the seat's discards pushed into the muck
             for card in action.cards:
                 key = self._key_of(card)

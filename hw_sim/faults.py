@@ -44,10 +44,11 @@ from typing import Any
 from collections.abc import Callable, Iterator, Sequence
 
 from controller.cards import FULL_DECK
+from controller.games import GAMES
 from controller.settings import deal_order
 
-#: game -> hole cards per seat
-HOLE_CARDS = {"holdem": 2, "omaha": 4}
+#: game -> hole cards per seat, for the flop games the faults are written for (controller.games)
+HOLE_CARDS = {g.name: g.hole_cards for g in GAMES if g.family == "flop"}
 STREET_NAMES = ("flop", "turn", "river")
 
 Steps = list[dict[str, Any]]

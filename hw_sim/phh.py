@@ -23,9 +23,9 @@ Repair: a live player who never acts before the flop although not all-in from th
 antes has lost a fold (``wsop/2019/42/3/00-01-07.phh``: p8, the button). As pokerkit does, the
 fold is put back, as a muck just before the tap before the flop's burn, and a warning says so.
 
-Variants: ``NT``, ``FT`` (hold'em, 2 hole cards) and ``PO``, ``FO/8`` (Omaha, 4; Omaha hi-lo is
-dealt as Omaha). Stud, razz and stud 8 hands are ``hw_sim.phh_stud``'s; those, draw and
-short-deck hands raise :class:`UnsupportedHand` here, naming the variant.
+Variants: ``NT``, ``FT`` (hold'em, 2 hole cards) and ``PO``, ``FO/8`` (Omaha and Omaha hi-lo, 4).
+Stud, razz and stud 8 hands are ``hw_sim.phh_stud``'s; those, draw and short-deck hands raise
+:class:`UnsupportedHand` here, naming the variant.
 
 >>> import random
 >>> text = '''variant = "NT"
@@ -54,9 +54,10 @@ from typing import Any
 from collections.abc import Sequence
 
 from controller.cards import FULL_DECK, CardError, parse_card
+from controller.games import game_of
 
 #: PHH variant -> the deal script's game, for the flop games a script can deal.
-FLOP_VARIANTS = {"NT": "holdem", "FT": "holdem", "PO": "omaha", "FO/8": "omaha"}
+FLOP_VARIANTS = {"NT": "holdem", "FT": "holdem", "PO": "omaha", "FO/8": "omaha8"}
 #: Variants known not to be dealt as a script hand, and why.
 UNSUPPORTED_VARIANTS = {
     "NS": "short-deck hold'em, dealt from a 36-card deck",
@@ -67,7 +68,8 @@ UNSUPPORTED_VARIANTS = {
     "F2L3D": "deuce-to-seven triple draw",
     "FB": "badugi, a draw game",
 }
-HOLE_CARDS = {"holdem": 2, "omaha": 4}
+#: hole cards of each game PHH hands are dealt as (controller.games has them)
+HOLE_CARDS = {game: game_of(game).hole_cards for game in set(FLOP_VARIANTS.values())}
 #: board cards of each street: flop, turn, river
 STREETS = (3, 1, 1)
 

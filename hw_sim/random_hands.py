@@ -44,6 +44,7 @@ from controller.cards import FULL_DECK
 from controller.positions import initial_positions, next_positions
 from controller.settings import deal_order, next_button
 from hw_sim.generated import GeneratedHand
+from hw_sim.random_chinese import MAX_PLAYERS as CHINESE_MAX, random_chinese_hand
 from hw_sim.random_draw import DRAW_TEMPLATES, MAX_SITTING_OUT, random_draw_hand
 from hw_sim.random_stud import MAX_PLAYERS as STUD_MAX, STUD_GAMES, random_stud_hand
 
@@ -121,6 +122,8 @@ def most_seats(game: str) -> int:
         return STUD_MAX
     if game in DRAW_TEMPLATES:
         return min(10, DRAW_TEMPLATES[game].max_players + MAX_SITTING_OUT)
+    if game == "chinese":
+        return CHINESE_MAX  # (five: the button sits out, CHIN-002)
     return 10
 
 
@@ -128,13 +131,15 @@ def random_hand(rng: random.Random, *, game: str, seats: Sequence[int], button: 
                 fold_chance: float | None = None) -> GeneratedHand:
     """One clean hand of any game a script knows, with the prompts it must give (none expected
     in the flop games yet): :func:`random_hand_steps`, ``hw_sim.random_stud`` or
-    ``hw_sim.random_draw``. ``fold_chance``: the chance a live seat folds in a betting round
+    ``hw_sim.random_draw``, ``hw_sim.random_chinese``. ``fold_chance``: the chance a live seat folds in a betting round
     (None: each generator's own default)."""
     folding = {} if fold_chance is None else {"fold_chance": fold_chance}
     if game in STUD_GAMES:
         return random_stud_hand(rng, game=game, seats=seats, button=button, **folding)
     if game in DRAW_TEMPLATES:
         return random_draw_hand(rng, game=game, seats=seats, button=button, **folding)
+    if game == "chinese":  # (nobody folds: every hand is played, then thrown in)
+        return random_chinese_hand(rng, seats=seats, button=button)
     steps = random_hand_steps(rng, game=game, seats=seats, button=button, **folding)
     return GeneratedHand(steps, sorted(seats), button, deal_order(list(seats), button))
 
@@ -172,7 +177,8 @@ def random_script(seed: int, *, hands: int, game: str = "holdem", seats: Sequenc
         if vary_seats:
             hand_seats = _random_seats(rng, most)
             hand_button = rng.randint(1, 10)
-            while hand_button not in hand_seats and (game in DRAW_TEMPLATES or rng.random() < 0.7):
+            while hand_button not in hand_seats and (game in DRAW_TEMPLATES or game == "chinese"
+                                                     or rng.random() < 0.7):
                 hand_button = rng.randint(1, 10)  # now and then a dead button (never in a draw game)
         else:
             hand_seats, hand_button = list(fixed), button

@@ -9,10 +9,11 @@ dealer's tap (``{"press": "round_done"}``, BURN-002), a burn, an up card to each
 betting round after each. Seventh street: a down card to each live seat after the tap and a
 burn, unless the stub is short (STUD-006):
 
-- **STUD-007** (the stub and the burns are enough; RULES.md ``STUD_SHORT_STUB_METHOD``, default
-  001): no burn; deal from the stub until only its last card is left; gather that card and
-  the burns into a new stub (``{"restub": [...]}``, shuffled); deal the rest from it without a
-  burn and never its bottom card;
+- **STUD-007** (the stub and the burns are enough; RULES.md ``STUD_SHORT_STUB_METHOD``,
+  ``short_stub_method``): 001 (the default): no burn; deal from the stub until only its last
+  card is left; gather that card and the burns into a new stub (``{"restub": [...]}``,
+  shuffled); deal the rest from it without a burn and never its bottom card. 002: gather the
+  whole stub and the burns into a new stub, burn, and deal 7th street from it;
 - **STUD-008** (not enough even with the burns): one community card face up in the middle
   (``{"deal": C, "to": "board", "face_up": true}``) after a burn; with fewer than three stub
   cards, the stub and the burns first become a new stub (002, "SHORT STUB").
@@ -52,9 +53,12 @@ MAX_PLAYERS = 8
 
 
 def random_stud_hand(rng: random.Random, *, game: str, seats: Sequence[int], button: int,
-                     fold_chance: float = 0.2) -> GeneratedHand:
+                     fold_chance: float = 0.2, short_stub_method: str = "001") -> GeneratedHand:
     """One clean stud hand (see the module). ``seats``: 2 to 8 different seats 1..10;
-    ``button``: the dealer's position, any seat 1..10 (the deal starts left of it)."""
+    ``button``: the dealer's position, any seat 1..10 (the deal starts left of it);
+    ``short_stub_method``: STUD-007's, ``001`` or ``002``."""
+    if short_stub_method not in ("001", "002"):
+        raise ValueError(f"short-stub method {short_stub_method!r}: want 001 or 002 (STUD_SHORT_STUB_METHOD)")
     if game not in STUD_GAMES:
         raise ValueError(f"not a stud game: {game!r} (games: {', '.join(STUD_GAMES)})")
     if len(set(seats)) != len(seats) or not 2 <= len(seats) <= MAX_PLAYERS or not all(1 <= s <= 10 for s in seats):
@@ -100,7 +104,7 @@ def random_stud_hand(rng: random.Random, *, game: str, seats: Sequence[int], but
         expect.append({"rule": "STUD-004", "street": street, "seats": first, "hand": words})
         betting(live)
     if len(live) >= 2:
-        _seventh(rng, game, live, stub, burns, steps, expect, showing, len(order))
+        _seventh(rng, game, live, stub, burns, steps, expect, showing, len(order), short_stub_method)
         betting(live)
     steps.append({"end": True})
     return GeneratedHand(steps, sorted(seats), button, order, expect)
@@ -108,8 +112,8 @@ def random_stud_hand(rng: random.Random, *, game: str, seats: Sequence[int], but
 
 def _seventh(rng: random.Random, game: str, live: list[int], stub: list[str], burns: list[str],
              steps: list[dict[str, Any]], expect: list[dict[str, Any]], showing: dict[int, list[str]],
-             dealt: int) -> None:
-    """Seventh street, short stub or not (see the module)."""
+             dealt: int, method: str = "001") -> None:
+    """Seventh street, short stub or not (see the module); ``method``: STUD-007's."""
     procedure, need = short_stub(live=len(live), stub=len(stub), burns=len(burns))
     expect.append({"rule": "STUD-006", "street": 7, "stub": len(stub), "need": need, "procedure": procedure,
                    "dealt": dealt})
@@ -125,6 +129,10 @@ def _seventh(rng: random.Random, game: str, live: list[int], stub: list[str], bu
     if procedure is None:
         burned = stub.pop(0)
         steps.append({"deal": burned, "to": "burn"})
+        steps.extend({"deal": stub.pop(0), "to": f"seat:{s}"} for s in live)
+    elif procedure == "STUD-007" and method == "002":
+        rebuild(stub + burns)  # the stub and the burns scrambled and cut; then burn and deal
+        steps.append({"deal": stub.pop(0), "to": "burn"})
         steps.extend({"deal": stub.pop(0), "to": f"seat:{s}"} for s in live)
     elif procedure == "STUD-007":
         to_deal = list(live)

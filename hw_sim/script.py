@@ -8,7 +8,7 @@ e.g. ``hand 2, step 5: unknown card 'Zz' (ranks A23456789TJQK, suits shdc)`` or
 The step model: each step of a hand is a :class:`Step` ``(hand, index, action)``; ``hand`` and
 ``index`` are both counted from 1 (``index`` within its hand, as the report's ``step``), and
 ``action`` is one of :class:`Deal`, :class:`Muck`, :class:`Press`, :class:`Move`, :class:`Shuffler`,
-:class:`End`, :class:`Unplug`, :class:`Plug`, :class:`Discard`, :class:`Restub` (the union
+:class:`End`, :class:`Unplug`, :class:`Plug`, :class:`Discard`, :class:`Restub`, :class:`Stack` (the union
 :data:`Action`). :func:`action_of`
 gives the action of a step (or of a bare action).
 
@@ -54,6 +54,16 @@ Choices the contract leaves open (documented here, relied on by the simulator):
   at its seat; a ``restub`` is refused outside the stud and draw games and gathers only cards in
   the muck or the burns, or not on the table at all (the stub's last card, mixed in): a card at
   a seat or on the board is refused. Once gathered, a card may be dealt again.
+- Chinese poker (``chinese``): ``{"stack": [CARD, ...], "to": ZONE}`` pushes those cards off
+  the stub to a seat (or the muck) at once; it is refused in any other game. A ``deal`` to a
+  seat works too, a card at a time. ``"chinese_two_hands": true`` (top level) is the table's
+  ``[table] chinese_two_hands``: two players play two hands each (CHIN-002).
+
+>>> st = parse_script('{"format": 1, "game": "chinese", "seats": [1, 2], "button": 2, "chinese_two_hands": true, '
+...     '"hands": [{"steps": [{"stack": ["As", "Kd"], "to": "seat:1"}, {"stack": ["Kd"], "to": "muck"}]}]}')
+Traceback (most recent call last):
+...
+hw_sim.script.ScriptError: hand 1, step 2: Kd is already out (dealt at step 1 and not gathered)
 
 >>> h = parse_script('{"format": 1, "game": "draw27_triple", "seats": [1, 2], "button": 2, "hands": [{'
 ...     '"steps": [{"deal": "As", "to": "seat:1"}, {"deal": "Kd", "to": "seat:2"},'
@@ -73,7 +83,8 @@ Extensions (docs/daemon.md, "Extensions to the script format"):
   ``NAME`` is a pad of :data:`controller.pads.PADS` (checked with
   :func:`controller.pads.check_press`) or one of the ``buttons`` a configuration adds. A press
   may name ``"seat": N`` (the pads of a seat need one: ``{"press": "seat_out", "seat": 4}``) and
-  ``"hands": N`` (a count of hands, a penalty's).
+  ``"hands": N`` (a count of hands, a penalty's). The ``mode`` pad names its mode:
+  ``{"press": "mode", "mode": "race"}`` (race, highcard, break: docs/daemon.md, "Modes").
 - ``{"move": CARD, "to": ZONE}`` moves a card that is on the table (dealt in this hand, not
   gathered, not back on the stub) to another zone: an exposed card from its seat to the burn
   spot, a four-card flop's extra card from the board to the burn, a card taken back from the
@@ -112,9 +123,11 @@ FLOP_GAMES = ("holdem", "omaha", "omaha8")
 STUD_GAMES = ("stud", "stud8", "razz")
 #: The draw games: ``discard`` steps, and a ``restub`` when the stub runs out (DRAW-005).
 DRAW_GAMES = ("draw27_single", "draw27_triple", "draw_a5_triple", "badugi", "badeucy", "badacey", "draw5")
+#: Chinese poker: four stacks of 13 pushed whole to the seats (``stack`` steps), no burn, no board.
+CHINESE_GAMES = ("chinese",)
 #: Every game a script may name (deal-script.md), top level or per hand. Whether the daemon
 #: deals it is the daemon's business: its configuration refuses a game it does not know.
-GAMES = FLOP_GAMES + STUD_GAMES + DRAW_GAMES
+GAMES = FLOP_GAMES + STUD_GAMES + DRAW_GAMES + CHINESE_GAMES
 #: The pads every configuration knows (controller.pads); ``parse_script(buttons=...)`` adds others.
 DEFAULT_BUTTONS: tuple[str, ...] = tuple(PADS)
 DEVICES = ("reader", "shuffler", "display")
@@ -126,10 +139,10 @@ DECK_IN_PLAY = "A"
 ZONES_HELP = "seat:1..seat:10, board, burn, muck"
 #: ``{"move": CARD, "to": "stub"}``: the card goes back on the stub (not a zone: no antenna)
 STUB = "stub"
-STEP_KINDS = ("deal", "muck", "press", "move", "shuffler", "end", "unplug", "plug", "discard", "restub")
+STEP_KINDS = ("deal", "muck", "press", "move", "shuffler", "end", "unplug", "plug", "discard", "restub", "stack")
 _UID = re.compile(r"[0-9A-Fa-f]{16}")
 _ZONE = re.compile(r"seat:(?:10|[1-9])|board|burn|muck")
-_TOP_KEYS = ("format", "game", "seats", "button", "noise", "hands", "deck", "crash_after")
+_TOP_KEYS = ("format", "game", "seats", "button", "noise", "hands", "deck", "crash_after", "chinese_two_hands")
 _HAND_KEYS = ("steps", "seats", "button", "deck", "game")
 
 
@@ -180,6 +193,7 @@ class Press:
     long: bool = False
     seat: int | None = None
     hands: int | None = None
+    mode: str | None = None  # the ``mode`` pad's (controller.pads.MODES)
 
 
 @dataclass(frozen=True, slots=True)
@@ -236,7 +250,17 @@ class Restub:
     cards: tuple[CardRef, ...]
 
 
-Action = Deal | Muck | Press | Move | Shuffler | End | Unplug | Plug | Discard | Restub
+@dataclass(frozen=True, slots=True)
+class Stack:
+    """``{"stack": [CARD, ...], "to": ZONE}``: a stack of cards off the stub pushed whole to a
+    seat, or to the muck (Chinese poker's deal, CHIN-001/002: the reader hears them arrive
+    together, in no order)."""
+
+    cards: tuple[CardRef, ...]
+    to: str
+
+
+Action = Deal | Muck | Press | Move | Shuffler | End | Unplug | Plug | Discard | Restub | Stack
 
 
 @dataclass(frozen=True, slots=True)
@@ -292,6 +316,13 @@ class Script:
     hands: tuple[HandScript, ...]
     deck: DeckSpec | None = None
     crash_after: int | tuple[int, ...] | None = None
+    #: Chinese poker, two players: two hands each (``[table] chinese_two_hands``, CHIN-002)
+    chinese_two_hands: bool = False
+
+    @property
+    def table_lines(self) -> str:
+        """The ``[table]`` lines of the configuration the script asks for (one per setting it sets)."""
+        return "\nchinese_two_hands = true" if self.chinese_two_hands else ""
 
     @property
     def crash_steps(self) -> tuple[int, ...]:
@@ -504,7 +535,7 @@ def _zone(value: Any, where: str, *, stub: bool = False) -> str:
 
 def _press(d: dict[str, Any], where: str, buttons: Collection[str]) -> Press:
     """A press: a pad of PADS (checked as the daemon checks it) or one of ``buttons``."""
-    _keys(d, ("press", "long", "seat", "hands"), where, "a press")
+    _keys(d, ("press", "long", "seat", "hands", "mode"), where, "a press")
     name = d["press"]
     if not isinstance(name, str) or (name not in PADS and name not in buttons):
         known = dict.fromkeys([*buttons, *PADS])  # the configuration's names first, no repeats
@@ -514,12 +545,15 @@ def _press(d: dict[str, Any], where: str, buttons: Collection[str]) -> Press:
     hands = d.get("hands")
     if "hands" in d and (not _is_int(hands) or hands < 1):
         raise ScriptError(f'{where}: "hands" must be a whole number of hands, 1 or more, got {_show(hands)}')
+    mode = d.get("mode")
+    if "mode" in d and not isinstance(mode, str):
+        raise ScriptError(f'{where}: "mode" must be one of race, highcard, break, got {_show(mode)}')
     if name in PADS:
         try:
-            check_press(name, seat, hands)
+            check_press(name, seat, hands, mode=mode)
         except ValueError as exc:
             raise ScriptError(f"{where}: {exc}") from None
-    return Press(name, _flag(d, "long", where), seat, hands)
+    return Press(name, _flag(d, "long", where), seat, hands, mode)
 
 
 def parse_step(d: Any, *, where: str, buttons: Collection[str] = DEFAULT_BUTTONS) -> Action:
@@ -528,7 +562,14 @@ def parse_step(d: Any, *, where: str, buttons: Collection[str] = DEFAULT_BUTTONS
     >>> parse_step({"muck": "seat:4"}, where="hand 1, step 6")
     Muck(seat=4)
     >>> parse_step({"press": "seat_out", "seat": 4}, where="hand 2, step 1")
-    Press(name='seat_out', long=False, seat=4, hands=None)
+    Press(name='seat_out', long=False, seat=4, hands=None, mode=None)
+    >>> parse_step({"press": "mode", "mode": "race"}, where="hand 2, step 1").mode
+    'race'
+    >>> parse_step({"press": "mode", "mode": "chinese"}, where="hand 2, step 1")
+    Traceback (most recent call last):
+    ...
+    hw_sim.script.ScriptError: hand 2, step 1: press 'mode': a mode goes only with the mode pad, one of race, highcard,
+        break; got 'chinese'
     >>> parse_step({"press": "seat_out"}, where="hand 2, step 1")
     Traceback (most recent call last):
     ...
@@ -611,6 +652,11 @@ def parse_step(d: Any, *, where: str, buttons: Collection[str] = DEFAULT_BUTTONS
     if kind == "restub":
         _keys(d, ("restub",), where, "a restub")
         return Restub(_card_list(d["restub"], where, "a restub"))
+    if kind == "stack":
+        _keys(d, ("stack", "to"), where, "a stack")
+        if "to" not in d:
+            raise ScriptError(f'{where}: a stack needs "to" (zones: {ZONES_HELP})')
+        return Stack(_card_list(d["stack"], where, "a stack"), _zone(d["to"], where))
     _keys(d, (kind,), where, f"a{'n' if kind == 'unplug' else ''} {kind}")
     device = d[kind]
     if not isinstance(device, str) or device not in DEVICES:
@@ -744,6 +790,14 @@ def _hand(d: Any, number: int, buttons: Collection[str], script_game: str = "hol
                                       f"the burns or the stub)")
                 out.pop(key, None)  # off the table: it may be dealt again
                 zone_of.pop(key, None)
+        elif isinstance(action, Stack):
+            if game not in CHINESE_GAMES:
+                raise ScriptError(f"{at}: a stack is Chinese poker's step (CHIN-001), and this hand is {game}")
+            for card in action.cards:
+                key = physical_card(card)
+                if key in out:
+                    raise ScriptError(f"{at}: {card} is already out (dealt at step {out[key]} and not gathered)")
+                out[key], zone_of[key] = i, action.to
         elif isinstance(action, End):
             ended_at = i
         steps.append(Step(number, i, action))
@@ -791,12 +845,14 @@ def parse_script(text: str | bytes, *, buttons: Collection[str] = DEFAULT_BUTTON
     if not isinstance(hands_raw, list) or not hands_raw:
         raise ScriptError(f'{where}: "hands" must be a non-empty list of hands, got {_show(hands_raw)}')
     hands = tuple(_hand(h, i, buttons, game) for i, h in enumerate(hands_raw, 1))
+    two_hands = _flag(doc, "chinese_two_hands", where)
     total = sum(len(h.steps) for h in hands)
     if cuts is not None and cuts[-1] > total:
         raise ScriptError(f'{where}: "crash_after" is {cuts[-1]} but the script has only {total} steps '
                           f"(counting each hand's end)")
     return Script(format=FORMAT, game=game, seats=seats, button=button, noise=noise, hands=hands,
-                  deck=deck, crash_after=crash if crash is None or _is_int(crash) else cuts)
+                  deck=deck, crash_after=crash if crash is None or _is_int(crash) else cuts,
+                  chinese_two_hands=two_hands)
 
 
 # -- back to JSON -------------------------------------------------------------------------------
@@ -820,6 +876,8 @@ def action_to_dict(a: Action) -> dict[str, Any]:
             d["seat"] = a.seat
         if a.hands is not None:
             d["hands"] = a.hands
+        if a.mode is not None:
+            d["mode"] = a.mode
         return d
     if isinstance(a, Move):
         return {"move": str(a.card), "to": a.to}
@@ -835,6 +893,8 @@ def action_to_dict(a: Action) -> dict[str, Any]:
         return {"discard": [str(c) for c in a.cards], "from": f"seat:{a.seat}"}
     if isinstance(a, Restub):
         return {"restub": [str(c) for c in a.cards]}
+    if isinstance(a, Stack):
+        return {"stack": [str(c) for c in a.cards], "to": a.to}
     raise TypeError(f"not a script action: {a!r}")
 
 
@@ -866,6 +926,8 @@ def script_to_dict(s: Script) -> dict[str, Any]:
                                      **({"profile": s.noise.profile} if s.noise.profile != "standard" else {})}}
     if s.deck is not None:
         out["deck"] = _deck_to_dict(s.deck)
+    if s.chinese_two_hands:
+        out["chinese_two_hands"] = True
     if s.crash_after is not None:
         out["crash_after"] = s.crash_after if isinstance(s.crash_after, int) else list(s.crash_after)
     out["hands"] = hands

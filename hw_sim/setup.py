@@ -23,7 +23,7 @@ def write_setup(workdir: Path, *, game: str = "holdem",
                 seats: list[int] | tuple[int, ...] = (1, 2, 3, 4, 5, 6, 7, 8, 9), button: int = 9,
                 table_extra: str = "", reader_extra: str = "", outputs: str = "",
                 shuffler: bool = False, console: bool | str = True, journal: bool = False,
-                ready_wait: float = 0.5, shuffler_extra: str = "") -> Path:
+                ready_wait: float = 0.5, shuffler_extra: str = "", rules_extra: str = "") -> Path:
     """Write the manifests and ``tablectl.toml`` into ``workdir``; return the config's path.
 
     ``console``: True gives the dealer's console on gpiozero's MockFactory pins, wired as
@@ -32,7 +32,8 @@ def write_setup(workdir: Path, *, game: str = "holdem",
     a string is the ``[console]`` section itself.
 
     ``shuffler``: the table has an automatic shuffler, on the pseudo-terminal ``workdir/shuffler``;
-    ``shuffler_extra``: more lines for its ``[shuffler]`` section.
+    ``shuffler_extra``: more lines for its ``[shuffler]`` section. ``rules_extra``: the lines of a
+    ``[rules]`` section (RULES.md §20's settings; none: the defaults).
 
     ``ready_wait`` (``[outputs]``): the simulated devices answer at once, so the daemon need
     not wait long for them at start (the default 5 s is for real ones)."""
@@ -51,6 +52,7 @@ seats = [{", ".join(str(s) for s in seats)}]
 button = {button}
 deck_in_play = "A"
 {table_extra}
+{f'[rules]{chr(10)}{rules_extra}{chr(10)}' if rules_extra else ""}
 [reader]
 port = "{workdir / 'reader'}"
 parity = "N"  # a pseudo-terminal has no parity (see hw_sim/pty_device.py)

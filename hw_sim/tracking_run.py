@@ -180,7 +180,7 @@ class _Driver:
         for _ in range(self.idle):
             self.tick()
         ev = ButtonPress(float(self.cycle) + 0.5, action.name, long=action.long, seat=action.seat,
-                         hands=action.hands)
+                         hands=action.hands, mode=action.mode)
         for e in self.table.apply(ev):
             self._effect(e)
         self.tick()
@@ -223,6 +223,10 @@ def run_script(script: sc.Script, *, profile: str = "standard", seed: int | None
             elif isinstance(action, sc.Discard):  # a draw: the seat's discards pushed into the muck
                 for ref in action.cards:
                     d.lay(d.uid(ref), "muck")
+                d.settle()
+            elif isinstance(action, sc.Stack):  # Chinese poker: a stack pushed whole (CHIN-001)
+                for ref in action.cards:
+                    d.lay(d.uid(ref), action.to)
                 d.settle()
             elif isinstance(action, sc.Restub):  # the rebuilt stub (DRAW-005): off every antenna
                 d.restub([d.uid(ref) for ref in action.cards])

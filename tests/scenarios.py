@@ -31,6 +31,8 @@ def expected_hand(steps: list[dict]) -> dict:
     for step in steps:
         if "deal" in step:
             zones.setdefault(step["to"], []).append(step["deal"])
+        elif "stack" in step:  # Chinese poker: a stack pushed whole
+            zones.setdefault(step["to"], []).extend(step["stack"])
         elif "muck" in step:
             cards = zones.pop(step["muck"], [])
             zones.setdefault("muck", []).extend(cards)
@@ -58,8 +60,9 @@ def muck_order(steps: list[dict], muck: list[str]) -> list[str]:
     to a seat first, in the order of their first deal step, then the others as they came."""
     dealt: dict[str, int] = {}
     for step in steps:
-        if "deal" in step and step["to"].startswith("seat:"):
-            dealt.setdefault(step["deal"], len(dealt))
+        for card in step.get("stack") or [step.get("deal")]:
+            if card is not None and step["to"].startswith("seat:"):
+                dealt.setdefault(card, len(dealt))
     return sorted(muck, key=lambda c: dealt.get(c, _NOT_DEALT))
 
 
@@ -69,11 +72,22 @@ def check_report(script: dict, report: dict) -> None:
     assert len(report["hands"]) == len(script["hands"])
     for i, (hand, got) in enumerate(zip(script["hands"], report["hands"], strict=True), 1):
         want = expected_hand(hand["steps"])
-        assert got["zones"] == want["zones"], f"hand {i}"
+        if any("stack" in step for step in hand["steps"]):  # (Chinese poker's stacks)
+            check_stacks(got["zones"], want["zones"], f"hand {i}")
+        else:
+            assert got["zones"] == want["zones"], f"hand {i}"
         assert got["stub_count"] == want["stub_count"], f"hand {i}"
         assert got["button"] == hand["button"], f"hand {i}"
         loud = [a for a in got["alerts"] if a["audience"] in ("dealer", "floor")]
         assert loud == [], f"hand {i}: {loud}"
+
+
+def check_stacks(got: dict[str, list[str]], want: dict[str, list[str]], where: str) -> None:
+    """Chinese poker's zones: a stack's 13 cards arrive together, in an order the reader cannot
+    tell, and a card of one stack read weakly may be confirmed after the next stack's first
+    cards: each zone holds exactly the cards the script put there, in the order the daemon
+    confirmed them (the muck by that order of their arrival at the seats)."""
+    assert {z: sorted(c) for z, c in got.items()} == {z: sorted(c) for z, c in want.items()}, where
 
 
 # -- nothing secret on a public output ---------------------------------------------------------
@@ -83,6 +97,9 @@ _UID = re.compile(r"(?<![0-9A-Fa-f])[0-9A-Fa-f]{16}(?![0-9A-Fa-f])|tag:")
 
 #: games whose up cards every player sees (deal-script.md, "Stud and draw games")
 UP_CARD_GAMES = ("stud", "stud8", "razz")
+#: the games whose cards in the middle are public: the flop games' board, stud's community card
+#: (a card laid in the middle of a draw or Chinese poker hand is a player's, and secret)
+BOARD_GAMES = ("holdem", "omaha", "omaha8") + UP_CARD_GAMES
 
 
 def secret_cards(steps: list[dict], game: str = "holdem") -> set[str]:
@@ -98,6 +115,9 @@ def secret_cards(steps: list[dict], game: str = "holdem") -> set[str]:
     where: dict[str, str] = {}
     for step in steps:
         card, to = step.get("deal") or step.get("move"), step.get("to")
+        if "stack" in step:  # Chinese poker: every card is a hole card or a mucked stack's
+            secret.update(c.split("@")[0] for c in step["stack"])
+            continue
         if "restub" in step:  # back in a shuffled stub: unknown again, judged afresh when dealt
             for c in step["restub"]:
                 secret.discard(c.split("@")[0])
@@ -111,7 +131,7 @@ def secret_cards(steps: list[dict], game: str = "holdem") -> set[str]:
         name = card.split("@")[0]
         where[card] = to
         # (a stud up card is in every player's sight; a flop game's exposed card stays a secret here)
-        if to == "board" or (step.get("face_up") and game in UP_CARD_GAMES):
+        if (to == "board" and game in BOARD_GAMES) or (step.get("face_up") and game in UP_CARD_GAMES):
             if name not in secret:
                 public.add(name)
         elif to != "stub" and name not in public:
@@ -203,8 +223,8 @@ def assert_display_keeps_secrets(script: dict, played: Played, secrets: dict[int
     for (hand, step), state in played.screens:
         assert not (state.code or "").startswith("deck.") or state.code in ("deck.new_setup", "deck.not_rotated"), \
             f"hand {hand}, step {step}: a deck fault reached the dealer's console: {state.code}"
-        key = (state.code, state.prompt_seat, state.prompt_count, state.hand, state.seat, state.between,
-               state.waiting, state.figures)
+        key = (state.code, state.prompt_seat, state.prompt_count, state.prompt_game, state.hand, state.seat,
+               state.between, state.waiting, state.figures)
         if key in seen:  # (the same screen again: words are a function of these)
             continue
         seen.add(key)
@@ -284,24 +304,27 @@ def check_prompts(expect: list[dict], prompts: list[dict], where: str = "") -> N
     assert len(by_rule.get("DRAW-005", [])) == len(want), f"{where}: DRAW-005 prompts, expected {want}"
 
 
-def deal_and_check(script: dict, expect: list[list[dict]]) -> dict:
+def deal_and_check(script: dict, expect: list[list[dict]], rules_extra: str = "") -> dict:
     """Deal a generated script (``hw_sim.random_hands.random_script(..., expect=...)``, or real
     hands with their expectations) in process and check every hand: zones, stub count, no
     dealer or floor alert (:func:`check_report`), and the prompts the hand's oracle expects
     (:func:`check_prompts`). The stud and draw games' end-to-end check, once the daemon deals
-    them. Returns the report."""
-    report = play(script)
+    them. ``rules_extra``: the configuration's ``[rules]`` lines. Returns the report."""
+    report = play(script, rules_extra=rules_extra)
     check_report(script, report)
     for i, (want, got) in enumerate(zip(expect, report["hands"], strict=True), 1):
         check_prompts(want, got.get("prompts", []), f"hand {i}")
     return report
 
 
-def play(script: dict, *, console: bool = True, wire: bool = False) -> dict:
+def play(script: dict, *, console: bool = True, wire: bool = False, table_extra: str = "",
+         rules_extra: str = "") -> dict:
     """Deal ``script`` in process; check that nothing secret reached a public output; return
     the report (deal-script.md). The reader's records skip the FEIG frames unless ``wire``
-    (the harness's quick path: the same report, tests/test_harness.py checks it)."""
-    played = harness_play(script, console=console, wire=wire)
+    (the harness's quick path: the same report, tests/test_harness.py checks it).
+    ``table_extra``: more ``[table]`` lines (a mixed game's rotation, ``event = "cash"``);
+    ``rules_extra``: the ``[rules]`` lines."""
+    played = harness_play(script, console=console, wire=wire, table_extra=table_extra, rules_extra=rules_extra)
     assert played.screens or not console, "the console showed nothing: the display's check would be empty"
     assert_nothing_secret_public(script, played)
     PLAYED["scripts"] += 1

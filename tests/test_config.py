@@ -51,9 +51,11 @@ def test_a_good_file_loads(tmp_path):
 
 
 def test_rule_settings_are_read(tmp_path):
-    cfg = good(tmp_path, '[rules]\nlate_fault = "dead"\nmuck_retrieval = "never"\nround_done_pad = false\n')
+    cfg = good(tmp_path, '[rules]\nlate_fault = "dead"\nmuck_retrieval = "never"\nround_done_pad = false\n'
+                         'draw_exposed_deal = "misdeal"\n')
     rules = load_config(cfg).table.rules
     assert (rules.late_fault, rules.muck_retrieval, rules.round_done_pad) == ("dead", "never", False)
+    assert rules.draw_exposed_deal == "misdeal"  # MISD-009
 
 
 @pytest.mark.parametrize("old,new,needle", [

@@ -8,7 +8,7 @@ import pytest
 
 from controller.pads import PADS
 from controller.service.config import ConfigError, parse_config
-from controller.service.console_config import default_console
+from controller.service.console_config import NOT_ON_BUTTONS, default_console
 
 BASE = '[reader]\nport = "loop://"\n'
 
@@ -26,7 +26,8 @@ def test_the_recommended_wiring_parses_and_gives_every_pad():
     assert set(pins.values()) == set(range(2, 28))
     given = {b.name for b in lay.buttons} | {b.shifted for b in lay.buttons if b.shifted} \
         | {b.long for b in lay.buttons if b.long}
-    assert given >= set(PADS)  # every pad of controller/pads.py has a button
+    # every pad of controller/pads.py has a button, but those that carry a word a button cannot say
+    assert given >= set(PADS) - set(NOT_ON_BUTTONS) and not given & set(NOT_ON_BUTTONS)
     assert lay.confirm_long == {"misdeal"} and lay.discreet == {"floor"}
     assert lay.bounce_time == 0.02 and lay.hold_time == 1.0
 
@@ -114,3 +115,12 @@ def test_tablectl_run_refuses_a_pin_used_twice_with_one_line(tmp_path):
     assert r.returncode == 2
     assert r.stderr.strip().splitlines() == [
         f"tablectl: {cfg}: [console.leds] ready: pin 5 is already used by [console.buttons] round_done"]
+
+
+@pytest.mark.parametrize("section", ["buttons", "shift"])
+def test_the_mode_pad_is_refused_on_a_button(section):
+    # the mode pad carries its mode (race, highcard, break): no button can say which
+    console = ("[console]\n[console.buttons]\nmode = 5\n" if section == "buttons"
+               else "[console]\n[console.buttons]\nround_done = 5\nshift = 6\n[console.shift]\nmode = \"round_done\"\n")
+    with pytest.raises(ConfigError, match=rf"\[console.{section}\] mode: the mode pad takes a mode"):
+        parse(console)

@@ -317,7 +317,7 @@ BAD_REQUESTS = [
     ({"cmd": "setup", "seats": [1, True]}, "setup: 'seats' must list at least two different seats 1 to 10"),
     ({"cmd": "setup", "seats": [1, 2], "button": False}, "setup: 'button' must be a whole number 1 to 10, got False"),
     ({"cmd": "press", "name": "ack", "colour": "red"},
-     "press: unknown field 'colour' (fields: hands, long, name, reason, seat)"),
+     "press: unknown field 'colour' (fields: hands, long, mode, name, reason, seat)"),
     ({"cmd": "ping", "verbose": True}, "ping: unknown field 'verbose' (fields: none)"),
     ({"cmd": "decks", "decks": [{"id": "C", "back": "green", "manifest": "C.txt", "owner": "me"}], "in_play": "C"},
      "decks: a deck: unknown field 'owner' (fields: back, id, manifest)"),

@@ -15,14 +15,16 @@ from controller.prompts import PromptBoard
 
 ROOT = Path(__file__).resolve().parent.parent
 FAMILIES = ("misdeal", "late_fault", "deal", "burn", "board", "muck", "deck", "stub", "shuffler", "device",
-            "showdown")
+            "showdown", "mixed", "race", "break", "flow")
 #: deck faults and the floor's findings: the floor's channel only; the display must have no words
 #: for them (a foul deck shows "new setup", STUB-004), so a row for one fails here
 NEVER_SHOWN = {"deck.missing_card", "deck.extra_card", "deck.cloned_tag", "deck.count_wrong",
                "deck.retired_card", "deck.unknown_tag", "deck.wrong_deck", "deck.reintroduced_card",
                "deck.blocked_deck_dealt", "deck.changed", "deck.unknown_deck", "deck.setup_refused",
                "stub.sticky_deck", "shuffler.fault_persists", "muck.winner_mucked",
-               "showdown.bad_beat", "stub.draw_dead_card"}
+               "showdown.bad_beat", "stub.draw_dead_card", "deal.chinese_count_wrong",
+               # the modes' floor alerts (controller/table_modes.py)
+               "race.race_off", "race.allin", "break.seat_open", "break.seats_open", "break.dealt_in_hold"}
 #: what the rules build out of others: a late fault from each misdeal (controller/rules/misdeal.py
 #: ``late``), a shuffler stop from its state, a device's offline and online from its name
 DEVICES = ("reader", "shuffler", "console", "display")
@@ -58,7 +60,7 @@ def test_every_dealer_code_has_words_and_no_deck_fault_has_any() -> None:
 def test_every_text_fits_its_layout_at_its_widest(layout: str) -> None:
     t = text_table()
     lay = t.layouts[layout]
-    widest: dict[str, int | None] = dict(WIDEST)
+    widest: dict[str, int | str | None] = dict(WIDEST)
     # at their widest, and with the count unknown (an alert from before counts: other words)
     for values in (widest, {**widest, "count": None}):
         for code in [*t.prompts, None]:

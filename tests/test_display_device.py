@@ -88,7 +88,7 @@ def test_every_oled_screen_is_drawn_in_its_cells_through_lumas_dummy_device() ->
     t = text_table()
     lay = t.layouts["oled128x64"]
     device = dummy(width=128, height=64, mode="1")
-    widest: dict[str, int | None] = dict(WIDEST)
+    widest: dict[str, int | str | None] = dict(WIDEST)
     for code in [*t.prompts, None]:
         lines = lines_for(code, widest, "oled128x64")
         device.display(oled_image(lines))

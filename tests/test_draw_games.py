@@ -14,15 +14,15 @@ from pathlib import Path
 
 import pytest
 
-from controller.effects import Alert, HandFinished, HandStarted, Prompt
+from controller.effects import Alert, CardPlaced, HandFinished, HandStarted, Prompt
 from controller.games import game_of
-from controller.settings import TableSettings
+from controller.settings import RuleSettings, TableSettings
 from controller.state import STATE_VERSION
 from controller.table import Table
 from tests.stud_draw_e2e import deal_random_hands
 from tests.test_table import Feeder
 
-BURN, MUCK = 12, 13
+BOARD, BURN, MUCK = 11, 12, 13
 DATA = Path(__file__).parent / "data" / "state"
 DRAW_GAMES = ("draw5", "draw27_single", "draw27_triple", "draw_a5_triple", "badugi", "badeucy", "badacey")
 #: hands a game in the suite (issue 16's acceptance: at least 100 a game through the in-process
@@ -117,6 +117,19 @@ def test_DRAW_001_a_clean_single_draw_hand_raises_nothing_and_counts_its_stub() 
     assert done.record["alerts"] == []
 
 
+def test_DRAW_001_a_card_in_the_middle_is_prompted_and_the_hand_goes_on() -> None:
+    # the draw games deal no board (001 §LOWBALL GAMES: cards to the players and one burn a
+    # round); a card laid in the middle is prompted, and the table's views go on working
+    d = Draw("draw27_triple", (1, 2), 2)
+    deal_in(d, FIVE, [1, 2])
+    d.deal("Ah", BOARD)
+    assert [(a.code, a.rule) for a in d.alerts()] == [("deal.draw_board_card", "DRAW-001")]
+    hand = d.f.table.hand
+    assert hand is not None and hand.street() == "deal" and d.f.table.snapshot()["hand"]["street"] == "deal"
+    # a player's card, not a board's: it reaches no public output
+    assert not [e for e in d.f.of(CardPlaced) if e.audience == "public"]
+
+
 def test_DRAW_001_the_first_card_goes_to_the_small_blind() -> None:
     # 001: "The Dealer will always deal the first card to the 'live' player directly following
     # (clockwise) the Dealer button (Small Blind position)."
@@ -148,9 +161,10 @@ def test_DRAW_002_a_full_table_not_over_deals_everyone() -> None:
 
 
 # -- DRAW-003: exposed cards -------------------------------------------------------------------------
-def test_DRAW_003_an_exposed_wheel_card_on_the_deal_is_kept() -> None:
-    # 001: "if a card is exposed on the deal, it will be replaced unless it is a wheel card"
-    d = Draw("draw_a5_triple", (1, 2, 4), 4)
+def test_DRAW_003_an_exposed_wheel_card_on_the_deal_is_kept_in_a_cash_game() -> None:
+    # 001 (lowball, cash games): "if a card is exposed on the deal, it will be replaced unless it
+    # is a wheel card"
+    d = Draw("draw_a5_triple", (1, 2, 4), 4, event="cash")
     d.deal("2s", 1)
     d.deal("5s", 2)
     d.deal("4h", 4)
@@ -348,7 +362,7 @@ def test_a_version_7_hand_migrates_with_no_discards_and_its_prompts_no_count() -
     hand = table.hand
     assert hand is not None and (hand.discards, hand.draw_checked, hand.draw_rebuilt) == ({}, 0, 0)
     assert [(p.rule, p.count) for p in hand.prompts] == [("STUD-002", None)]
-    assert json.loads(json.dumps(table.to_state()))["version"] == STATE_VERSION == 8
+    assert json.loads(json.dumps(table.to_state()))["version"] == STATE_VERSION
 
 
 # -- the showdown's words for two badugi hands of different sizes ----------------------------------
@@ -362,3 +376,35 @@ def test_two_badugi_reads_of_different_sizes_are_worded_not_a_crash() -> None:
     reads = read_all("badugi", 0, {1: ["Qd", "Ac", "Jc", "3h"], 2: ["Qh", "9c", "4c", "3c"]})
     assert reads[1] is not None and reads[2] is not None
     assert (reads[1].words, reads[2].words) == ("three-card Q-3-A", "two-card Q-3")
+
+
+# -- MISD-009: an exposed card in a draw game's starting hand ---------------------------------------
+def test_MISD_009_under_001s_misdeal_table_an_exposed_starting_card_is_a_misdeal() -> None:
+    # 001 §GAME MISDEAL: any exposed card of a draw starting hand is a misdeal (DRAW_EXPOSED_DEAL
+    # "misdeal"), even a wheel card
+    d = Draw("draw_a5_triple", (1, 2, 4), 4, rules=RuleSettings(draw_exposed_deal="misdeal"))
+    d.deal("2s", 1)
+    d.deal("5s", 2)
+    d.deal("4h", 4)
+    d.f.press("exposed")
+    assert [(a.code, a.rule, a.seat) for a in d.alerts()] == [("misdeal.draw_exposed_card", "MISD-009", 4)]
+
+
+def test_MISD_009_in_tournaments_a_wheel_card_is_replaced_too() -> None:
+    # 001 §LOWBALL GAMES: in tournaments exposed cards are replaced on the deal: the flop games'
+    # replacement, the card the next burn (MISD-010); by the event (the default, a tournament's)
+    # or by DRAW_EXPOSED_DEAL "replace" whatever the event
+    for kw in ({}, {"event": "cash", "rules": RuleSettings(draw_exposed_deal="replace")}):
+        d = Draw("draw_a5_triple", (1, 2, 4), 4, **kw)
+        d.deal("2s", 1)
+        d.deal("5s", 2)
+        d.deal("4h", 4)
+        d.f.press("exposed")
+        assert [a.rule for a in d.alerts()] == ["MISD-010"], kw
+    d = Draw("draw_a5_triple", (1, 2, 4), 4, rules=RuleSettings(draw_exposed_deal="wheel_kept"))
+    d.deal("2s", 1)
+    d.deal("5s", 2)
+    d.deal("4h", 4)
+    d.f.press("exposed")
+    assert [a.code for a in d.alerts()] == ["deal.draw_exposed_keep"]  # kept in a tournament if the house says so
+

@@ -30,15 +30,20 @@ TEMPLATES = [
     ("badeucy", 5, 5, 3, 3, 0, 6),
     ("badacey", 5, 5, 3, 3, 0, 6),
     ("draw5", 5, 5, 1, 1, 0, 7),  # as single draw: no seed gives five-card draw
+    ("chinese", 13, 13, 0, 0, 0, 5),  # CHIN-001: four stacks of 13, no burn, no board; CHIN-002: five (the button out)
 ]
 
 
 def test_every_game_of_the_deal_script_contract_is_defined_once() -> None:
     # deal-script.md's list of game ids
     ids = ("holdem omaha omaha8 stud stud8 razz draw27_single draw27_triple draw_a5_triple badugi badeucy "
-           "badacey draw5").split()
+           "badacey draw5 chinese").split()
     assert [g.name for g in GAMES] == ids
-    assert list(EVALUATED) == ids  # the showdown's definitions (controller/evaluation.py): the same games
+    # the showdown's definitions (controller/evaluation.py): every game whose hands the table reads,
+    # that is all but Chinese poker, where the players score each other (001 §CHINESE POKER: "Players
+    # will table their hands and pay each other accordingly")
+    assert [g.name for g in GAMES if not g.showdown] == ["chinese"]
+    assert list(EVALUATED) == [g.name for g in GAMES if g.showdown]
     assert {row[0] for row in TEMPLATES} == set(ids)
     for g in GAMES:
         assert g.source, g.name
@@ -74,7 +79,7 @@ def test_the_stub_arithmetic_of_a_full_table() -> None:
 def test_the_configuration_takes_the_games_the_core_deals() -> None:
     assert DEALT_GAMES == {"holdem": 2, "omaha": 4, "omaha8": 4, "stud": 3, "stud8": 3, "razz": 3,
                            "draw27_single": 5, "draw27_triple": 5, "draw_a5_triple": 5, "badugi": 4,
-                           "badeucy": 5, "badacey": 5, "draw5": 5}
+                           "badeucy": 5, "badacey": 5, "draw5": 5, "chinese": 13}
 
 
 # -- STUD-002: the bring-in -------------------------------------------------------------------

@@ -17,6 +17,7 @@ from collections import Counter
 import pytest
 
 from controller.cards import FULL_DECK
+from hw_sim.random_chinese import random_chinese_hand
 from hw_sim.random_draw import DRAW_TEMPLATES, random_draw_hand, sitting_out
 from hw_sim.random_hands import most_seats, random_hand, random_mixed_script, random_script
 from hw_sim.random_stud import random_stud_hand
@@ -361,9 +362,39 @@ def test_a_round_where_all_stand_pat_still_burns():
     assert expected["stub_count"] == 52 - 12 - 3 and "muck" not in expected["zones"]
 
 
+# -- Chinese poker ------------------------------------------------------------------------------------
+
+def test_chinese_hands_push_the_whole_deck_in_the_guides_stacks():
+    """001 §CHINESE POKER: 52 cards in four stacks of 13; stack 1 left of the button, then round to
+    the button; three players muck stack 4, two muck 3 and 4 (or play 1+3 and 2+4), five leave the
+    button out; every card thrown to the muck at the end."""
+    rng = random.Random("chinese")
+    for k in range(40):
+        n, two = 2 + k % 4, k % 8 == 0
+        seats = sorted(rng.sample(range(1, 11), n))
+        button = rng.choice(seats)
+        h = random_chinese_hand(rng, seats=seats, button=button, two_hands=two)
+        at: dict[str, str] = {}  # (the whole deck is dealt, its bottom card too: not Table's stub)
+        for s in h.steps:
+            for card in s.get("stack", ()):
+                assert card not in at
+                at[card] = s["to"]
+            if "muck" in s:
+                at.update({c: "muck" for c, z in at.items() if z == s["muck"]})
+        stacks = [s for s in h.steps if "stack" in s]
+        assert [len(s["stack"]) for s in stacks] == [13] * 4
+        ring = clockwise(seats, button)
+        to = [s["to"] for s in stacks]
+        want = {2: [ring[0], ring[1], ring[0], ring[1]] if two else [ring[0], ring[1], "muck", "muck"],
+                3: ring + ["muck"], 4: ring, 5: ring[:4]}[n]
+        assert to == [w if w == "muck" else f"seat:{w}" for w in want]
+        assert sorted(at) == sorted(FULL_DECK) and set(at.values()) == {"muck"}
+        assert h.expect == []
+
+
 # -- scripts of every game -----------------------------------------------------------------------------
 
-@pytest.mark.parametrize("game", STUD + DRAW)
+@pytest.mark.parametrize("game", STUD + DRAW + ("chinese",))
 def test_a_random_script_of_every_game_parses_and_names_each_hands_table(game):
     expect: list = []
     s = random_script(11, hands=4, game=game, expect=expect)

@@ -184,7 +184,8 @@ def test_messages_stay_one_short_line_whatever_the_value():
 def test_refusals_cover_every_game_not_in_games():
     # the games deal-script.md names (its "Stud, draw and mixed games"), written out here
     named = {"holdem", "omaha", "omaha8", "stud", "stud8", "razz", "draw27_single", "draw27_triple",
-             "draw_a5_triple", "badugi", "badeucy", "badacey", "draw5"}
+             "draw_a5_triple", "badugi", "badeucy", "badacey", "draw5",
+             "chinese"}  # (ours, docs/deal-script.md "Chinese poker")
     assert set(GAMES) == named and len(GAMES) == len(named)
     for game in GAMES:
         assert parse_script(text(game=game)).game == game
@@ -323,7 +324,11 @@ PRESS_REFUSALS = [
      'hand 2, step 1: "hands" must be a whole number of hands, 1 or more, got 1.5'),
     ({"press": "seat_out", "seat": 2, "long": 1}, 'hand 2, step 1: "long" must be true or false, got 1'),
     ({"press": "seat_out", "seats": [2]},
-     "hand 2, step 1: unknown key 'seats' (a press takes press, long, seat, hands)"),
+     "hand 2, step 1: unknown key 'seats' (a press takes press, long, seat, hands, mode)"),
+    ({"press": "mode"}, "hand 2, step 1: press 'mode' needs a mode: one of race, highcard, break"),
+    ({"press": "mode", "mode": 3}, 'hand 2, step 1: "mode" must be one of race, highcard, break, got 3'),
+    ({"press": "ack", "mode": "race"},
+     "hand 2, step 1: press 'ack': a mode goes only with the mode pad, one of race, highcard, break; got 'race'"),
 ]
 
 

@@ -3,6 +3,7 @@ the settings-dependent ones on the pure core."""
 
 from __future__ import annotations
 
+import pytest
 
 from controller.effects import Alert, Figures
 from controller.settings import RuleSettings
@@ -42,6 +43,69 @@ def test_DEAL_006_a_newcomer_between_button_and_small_blind_waits(tmp_path):
 def test_DEAL_009_an_absent_seat_is_dealt_then_mucked(tmp_path):
     steps = [{"press": "seat_absent", "seat": 4}] + CLEAN[:10] + [{"muck": "seat:4"}] + CLEAN[10:]
     assert run(tmp_path, steps) == [("deal.muck_absent_seat", "DEAL-009", 4, "dealer", 11)]
+
+
+HOLE = [("As", 1), ("Kd", 2), ("7c", 4), ("2h", 1), ("3h", 2), ("Qs", 4)]  # seats 1, 2, 4; button 4
+
+
+def absent_said(f: Feeder) -> list[tuple[int | None, str]]:
+    return [(a.seat, a.message) for a in f.of(Alert) if a.rule == "DEAL-009"]
+
+
+def test_DEAL_009_absent_deadline_first_card_the_hand_is_dead_at_the_first_card():
+    # 004 §Poker Rules: "A player must be at his seat when the first card is dealt on the initial
+    # deal or he will have a dead hand"
+    f = Feeder(rules=RuleSettings(absent_deadline="first_card"))
+    f.press("seat_absent", seat=4)
+    f.put(*HOLE[0])
+    dead = [(4, "seat 4 was absent at the first card: its hand is dead; deal it in, then muck it")]
+    assert absent_said(f) == dead  # at the first card, before seat 4 has any
+    f.press("seat_in", seat=4)  # back during the deal: too late
+    f.press("seat_absent", seat=2)  # seat 2 was there at the first card: his hand plays
+    for card, seat in HOLE[1:]:
+        f.put(card, seat)
+    assert absent_said(f) == dead and len(f.of(Alert)) == 1
+    assert f.table.hand is not None and f.table.hand.absent == {4}
+
+
+def test_DEAL_009_absent_deadline_last_card_a_player_back_during_the_deal_plays():
+    # 001/002 (the default): the deadline is the last initial card (the button's second)
+    f = Feeder()
+    f.press("seat_absent", seat=4)
+    f.put(*HOLE[0])
+    f.press("seat_in", seat=4)
+    for card, seat in HOLE[1:]:
+        f.put(card, seat)
+    assert f.of(Alert) == []
+    g = Feeder()
+    g.press("seat_absent", seat=2)
+    for i, (card, seat) in enumerate(HOLE):
+        assert absent_said(g) == [], i  # nothing before the last initial card
+        g.put(card, seat)
+    assert absent_said(g) == [(2, "seat 2 is absent at the end of the deal: muck its hand")]
+
+
+def test_DEAL_009_absent_deadline_own_turn_is_told_at_the_last_card_to_wait_for_the_turn():
+    # 003: "the player's turn to act"; the table sees no turns: at the last initial card the
+    # dealer is told to muck the hand when its turn comes
+    f = Feeder(rules=RuleSettings(absent_deadline="own_turn"))
+    f.press("seat_absent", seat=2)
+    for card, seat in HOLE[:-1]:
+        f.put(card, seat)
+    assert absent_said(f) == []
+    f.put(*HOLE[-1])
+    assert absent_said(f) == [(2, "seat 2 is absent: muck its hand when its turn to act comes, unless he is back")]
+
+
+def test_DEAL_009_the_absent_deadline_setting_is_read_and_checked(tmp_path):
+    from controller.service.config import ConfigError, load_config
+    from tests.test_config import good
+
+    assert load_config(good(tmp_path)).table.rules.absent_deadline == "last_card"  # 001, 002: the default
+    assert load_config(good(tmp_path, '[rules]\nabsent_deadline = "first_card"\n')).table.rules.absent_deadline \
+        == "first_card"
+    with pytest.raises(ConfigError, match=r"\[rules\] absent_deadline: want one of last_card, first_card, own_turn"):
+        load_config(good(tmp_path, '[rules]\nabsent_deadline = "turn"\n'))
 
 
 def test_DEAL_010_a_penalised_seat_is_dealt_to_the_muck(tmp_path):
@@ -119,3 +183,29 @@ def test_DEAL_011_the_button_by_high_card(tmp_path):
     redo = draw[:3] + [deal("3c", 2)] + draw[3:] + [END]
     [hand] = run_hands(tmp_path / "b", [{"steps": redo}])["hands"]
     assert alerts_of(hand)[0] == ("deal.highcard_redo", "DEAL-011", 2, "dealer", 4)
+
+
+def test_MISD_005_a_tournament_newcomer_dealt_anyway_is_told_why_he_waits():
+    # DEAL-006: in the button-small blind gap he waits for the button to pass (002, 004); under
+    # LATE_ENTRY = wait_for_bb (001) he waits for the big blind
+    def hand(f: Feeder, order: list[int]) -> None:
+        for i, seat in enumerate(order * 2):
+            f.put(f"{'23456789TJ'[i]}s", seat)
+        f.field.clear()
+        f.tick(4)
+
+    f = Feeder(seats=(1, 2, 4), button=2)  # SB 4, BB 1; next hand button 4, SB 1, BB 2
+    hand(f, [4, 1, 2])
+    f.press("seat_in", seat=5)  # between the next button (4) and small blind (1)
+    f.put("Ah", 1)
+    f.put("Kh", 5)
+    assert [a.message for a in f.of(Alert) if a.rule == "MISD-005"] == [
+        "a card went to seat 5, which is not dealt in (waiting for the button to pass: his seat is between the "
+        "button and the small blind): misdeal"]
+    g = Feeder(seats=(1, 2, 4), button=4, rules=RuleSettings(late_entry="wait_for_bb"))  # next: 1, 2, 4
+    hand(g, [1, 2, 4])
+    g.press("seat_in", seat=5)  # the big blind reaches him in two hands
+    g.put("Ah", 2)
+    g.put("Kh", 5)
+    assert [a.message for a in g.of(Alert) if a.rule == "MISD-005"] == [
+        "a card went to seat 5, which is not dealt in (waiting for the big blind): misdeal"]

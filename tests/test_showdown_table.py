@@ -23,7 +23,7 @@ from controller.showdown_watch import MAX_RUNS, on_muck, on_press
 from controller.table import Table
 from tests.rules_common import (BUTTON, CLEAN, END, FLOP, RD, RIVER, SEATS, TURN, alerts_of, deal, hole, run_hands,
                                 street)
-from tests.scenarios import NOISE, assert_no_showdown_before_the_press, assert_nothing_secret_public
+from tests.scenarios import NOISE, assert_no_showdown_before_the_press, assert_nothing_secret_public, play
 from tests.test_table import Feeder
 
 STATES = Path(__file__).parent / "data" / "state"
@@ -216,3 +216,84 @@ def test_an_earlier_state_migrates_with_no_showdown_pressed_and_the_board_dealt_
     state = json.loads((STATES / "v5-mid-hand.json").read_text())
     table = Table.from_state(state, TableSettings(seats=(1, 2, 4, 6), button=6, confirm_cycles=2, gone_cycles=3))
     assert table.hand.shown is None and (table.hand.board.runs, table.hand.board.runs_dealt) == (1, 1)
+
+
+# -- SHOW-008: the bad-beat jackpot at a cash hold'em table --------------------------------------
+# 002 §BAD BEAT JACKPOT: cash hold'em only; aces full of kings or better beaten; four or more
+# dealt in; the first natural board; both hole cards of both players play. Seats 1, 2, 4, 6
+# (button 6): seat 1 Ac Kc makes aces full of kings (Ac Ah Ad Kc Kd), seat 2 Jd Td a royal flush
+# (Ad Kd Qd Jd Td): both hands use both hole cards. Seats 4 and 6 share the others' quarter.
+BAD_BEAT = {1: ["Ac", "Kc"], 2: ["Jd", "Td"], 4: ["2h", "3h"], 6: ["7s", "8s"]}
+
+
+def bad_beat_feeder(seats=(1, 2, 4, 6), board=("Ah", "Ad", "Kd", "Qd", "9c"), hands=BAD_BEAT, **kw) -> Feeder:
+    f = Feeder(seats=seats, button=seats[-1], **kw)
+    for r in range(2):
+        for seat in seats:
+            f.put(hands[seat][r], seat)
+    for burn, cards in (("4c", board[:3]), ("5c", board[3:4]), ("6c", board[4:])):
+        f.press("round_done")
+        f.put(burn, 12)
+        for card in cards:
+            f.put(card, 11)
+    return f
+
+
+def bad_beats(f: Feeder) -> list[tuple[str, str, int | None]]:
+    return [(a.code, a.audience, a.seat) for a in f.of(Alert) if a.rule == "SHOW-008"]
+
+
+def test_SHOW_008_a_bad_beat_at_a_cash_holdem_table_calls_the_floor_and_nobody_touches_the_cards():
+    script = {"format": 1, "game": "holdem", "seats": [1, 2, 4, 6], "button": 6, "noise": dict(NOISE, seed=5),
+              "hands": [{"steps": [deal(BAD_BEAT[s][r], s) for r in range(2) for s in (1, 2, 4, 6)]
+                         + [RD, deal("4c", "burn"), deal("Ah", "board"), deal("Ad", "board"), deal("Kd", "board"),
+                            RD, deal("5c", "burn"), deal("Qd", "board"), RD, deal("6c", "burn"), deal("9c", "board"),
+                            {"press": "showdown"}, END]}]}
+    [hand] = play(script, table_extra='event = "cash"')["hands"]  # (secrets checked: tests/scenarios.py)
+    found = [(code, audience, seat) for code, rule, seat, audience, _ in alerts_of(hand) if rule == "SHOW-008"]
+    assert found == [("showdown.bad_beat", "floor", 1), ("showdown.dont_touch", "dealer", 1)]
+
+
+def test_SHOW_008_at_a_cash_table_not_at_a_tournament_nor_with_three_dealt_in():
+    f = bad_beat_feeder(event="cash")
+    f.press("showdown")
+    assert bad_beats(f) == [("showdown.bad_beat", "floor", 1), ("showdown.dont_touch", "dealer", 1)]
+    [floor, dealer] = [a.message for a in f.of(Alert) if a.rule == "SHOW-008"]
+    assert floor.startswith("bad-beat candidate: seat 1 (") and " loses to seat 2 (" in floor
+    assert floor.endswith("the others dealt in: seats 4, 6; confirm the pot")
+    assert dealer == "bad beat? don't touch the cards: call the floor"
+    g = bad_beat_feeder()  # a tournament (the default event)
+    g.press("showdown")
+    assert bad_beats(g) == [] and [a.seat for a in g.of(Alert) if a.code == "showdown.winner"] == [2]
+    h = bad_beat_feeder(seats=(1, 2, 4), event="cash")  # three dealt in
+    h.press("showdown")
+    assert bad_beats(h) == [] and [a.seat for a in h.of(Alert) if a.code == "showdown.winner"] == [2]
+
+
+def test_SHOW_008_one_hole_card_of_the_loser_not_playing_does_not_qualify():
+    # seat 1 Ac 2c on Ah Ad Kd Kh Qd: aces full of kings with one hole card (Ac Ah Ad Kd Kh)
+    hands = {**BAD_BEAT, 1: ["Ac", "2c"]}
+    f = bad_beat_feeder(board=("Ah", "Ad", "Kd", "Kh", "Qd"), hands=hands, event="cash")
+    f.press("showdown")
+    assert bad_beats(f) == [] and [a.seat for a in f.of(Alert) if a.code == "showdown.winner"] == [2]
+
+
+def test_SHOW_008_a_bad_beat_on_the_second_run_does_not_qualify():
+    # all in on the flop Ah Ad Kd, run twice: run 1 (9c, 2s) seat 1's aces full of kings wins;
+    # run 2 (Qd, 3s) seat 2's royal flush beats it: "the additional boards do not qualify"
+    f = Feeder(seats=(1, 2, 4, 6), button=6, event="cash")
+    for r in range(2):
+        for seat in (1, 2, 4, 6):
+            f.put(BAD_BEAT[seat][r], seat)
+    f.press("round_done")
+    for card, antenna in (("4c", 12), ("Ah", 11), ("Ad", 11), ("Kd", 11)):
+        f.put(card, antenna)
+    f.press("run_it")
+    for burn, card in (("5c", "9c"), ("6c", "2s"), ("7c", "Qd"), ("8c", "3s")):
+        f.press("round_done")
+        f.put(burn, 12)
+        f.put(card, 11)
+    f.press("showdown")
+    winners = [a.message for a in f.of(Alert) if a.code == "showdown.winner"]
+    assert [m.split(":")[0] for m in winners] == ["run 1", "run 2"] and "seat 2 wins" in winners[1]
+    assert bad_beats(f) == []

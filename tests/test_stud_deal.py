@@ -6,12 +6,17 @@ STUB - Seven Card Games), never computed by the code under test."""
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 
+import pytest
+
 from controller.effects import Alert, HandFinished, Prompt
-from controller.settings import TableSettings
+from controller.settings import RuleSettings, TableSettings
 from controller.state import STATE_VERSION
 from controller.table import Table
+from hw_sim.random_stud import random_stud_hand
+from tests.scenarios import NOISE, deal_and_check
 from tests.test_state import SETTINGS as SETTINGS_V3
 from tests.test_table import Feeder
 
@@ -124,6 +129,81 @@ def test_STUD_007_seven_players_the_burns_make_up_the_stub() -> None:
     hand = f.table.hand
     assert all(hand.count(f"seat:{s}") == 7 for s in seats)
     assert not alerts(f), alerts(f)
+
+
+def seven_players_short(method: str) -> tuple[Feeder, list[int], dict[int, list[str]], list[str]]:
+    """Seven players to 6th street and the tap (as above: stub 7, burns 3), by ``method``; the
+    dealer has gathered the burns into the stub (002: scrambled, cut)."""
+    seats, hands = full_table(7, 7)
+    f = Feeder(game="stud", seats=tuple(seats), button=7, rules=RuleSettings(stud_short_stub_method=method))
+    deal_streets(f, seats, hands, range(3, 7))
+    f.press("round_done")
+    assert f.table.hand is not None
+    burns = list(f.table.hand.zones["burn"])
+    for uid in burns:
+        f.field.pop(uid)
+    f.tick(4)
+    return f, seats, hands, burns
+
+
+def test_STUD_007_by_002s_method_the_stub_and_burns_are_scrambled_cut_and_7th_is_burned() -> None:
+    # 002 §SHORT STUB: "put the stub together with the burn cards, scramble, cut, burn and deal";
+    # the 10 cards (stub 7 + 3 burns) give a burn and the seven 7th-street cards
+    f, seats, hands, burns = seven_players_short("002")
+    short = [p for p in prompts(f) if p.rule in ("STUD-007", "STUD-008")]
+    assert [(p.code, p.message) for p in short] == [(
+        "stub.stud_short_scramble",
+        "stub 7, need 9 (7 players + burn + bottom card): scramble the stub with the burns, cut, burn, and deal "
+        "7th street")]
+    f.field[burns[0]] = BURN  # the burn: an old burn, out of the scrambled stub
+    f.tick(3)
+    for seat in seats[:5]:
+        f.put(hands[seat][6], seat)
+    f.field[burns[1]] = seats[5]  # two more old burns, dealt as 7th-street cards
+    f.field[burns[2]] = seats[6]
+    f.tick(3)
+    hand = f.table.hand
+    assert hand is not None and all(hand.count(f"seat:{s}") == 7 for s in seats)
+    assert hand.board.burns_total == 4 and hand.next_to() is None
+    assert not alerts(f), alerts(f)
+
+
+def test_STUD_007_by_002s_method_7th_street_without_its_burn_is_prompted() -> None:
+    f, seats, hands, _ = seven_players_short("002")
+    f.put(hands[1][6], 1)  # 7th street dealt straight from the scrambled stub: no burn
+    assert [(a.code, a.rule, a.message) for a in alerts(f)] == [
+        ("burn.missing", "BURN-001", "7th street was dealt without its burn")]
+    g, seats, hands, _ = seven_players_short("001")  # 001's method deals the rest with no burn
+    g.put(hands[1][6], 1)
+    assert not alerts(g) and [p.code for p in prompts(g) if p.rule == "STUD-007"] == ["stub.stud_short_use_burns"]
+
+
+def test_STUD_007_by_002s_method_random_seven_player_hands_through_the_daemon_under_noise() -> None:
+    # the generator follows 002 (hw_sim/random_stud.py: the stub and the burns gathered off the
+    # table into a new stub, a burn, 7th street) and the daemon, configured so, prompts it and
+    # raises nothing: exact zones and stub counts, the expected prompts, no secret in public
+    rng = random.Random("stud-002")
+    hands = [random_stud_hand(rng, game=game, seats=list(range(1, 8)), button=7, fold_chance=0,
+                              short_stub_method="002") for game in ("stud", "razz")]
+    assert all(e["procedure"] == "STUD-007" for h in hands for e in h.expect if e["rule"] == "STUD-006")
+    script = {"format": 1, "game": "stud", "seats": hands[0].seats, "button": 7, "noise": dict(NOISE, seed=7),
+              "hands": [h.hand(game) for h, game in zip(hands, ("stud", "razz"), strict=True)]}
+    report = deal_and_check(script, [h.expect for h in hands], rules_extra='stud_short_stub_method = "002"')
+    for hand in report["hands"]:
+        assert [p["code"] for p in hand["prompts"] if p["rule"] == "STUD-007"] == ["stub.stud_short_scramble"]
+        assert len(hand["zones"]["burn"]) >= 1 and not hand["alerts"]
+
+
+def test_STUD_007_the_short_stub_method_is_read_and_checked(tmp_path: Path) -> None:
+    from controller.service.config import ConfigError, load_config
+    from tests.test_config import good
+
+    assert load_config(good(tmp_path)).table.rules.stud_short_stub_method == "001"  # the proposed default
+    cfg = good(tmp_path, '[rules]\nstud_short_stub_method = "002"\n')
+    assert load_config(cfg).table.rules.stud_short_stub_method == "002"
+    bad = good(tmp_path, '[rules]\nstud_short_stub_method = "003"\n')
+    with pytest.raises(ConfigError, match=r"\[rules\] stud_short_stub_method: want one of 001, 002"):
+        load_config(bad)
 
 
 def test_STUD_008_eight_players_one_community_card() -> None:
@@ -251,3 +331,51 @@ def test_STUD_006_the_players_are_those_left_after_6th_streets_betting() -> None
     want = "STUD-006: stub 1 before 7th street; 2 players + 2 = 4 needed"
     assert [n for n in notes if n.startswith("STUD-006")] == [want]
     assert [p.rule for p in prompts(f) if p.rule in ("STUD-007", "STUD-008")] == ["STUD-007"]
+
+
+# -- MISD-008: a down card exposed on 3rd street ------------------------------------------------
+def test_MISD_008_a_down_card_exposed_on_3rd_street_is_a_misdeal() -> None:
+    # 001 §GAME MISDEAL, 002 §MISDEALS: "the dealer exposes either of a player's two initial down
+    # cards": a misdeal. Seat 2's second card (its second down card) is exposed.
+    f = Feeder(game="stud", seats=(1, 2, 4), button=4)
+    for seat in (1, 2, 4):
+        f.put(THREE[seat][0], seat)
+    f.put(THREE[1][1], 1)
+    f.put(THREE[2][1], 2)
+    f.press("exposed")
+    assert [(a.code, a.rule, a.seat) for a in alerts(f)] == [("misdeal.stud_down_card_exposed", "MISD-008", 2)]
+
+
+def test_MISD_008_the_up_card_exposed_is_no_misdeal() -> None:
+    # the third card of 3rd street is dealt face up: a press for it is no misdeal, and no
+    # replacement (the flop games' MISD-010 would make it the next burn)
+    f = Feeder(game="stud", seats=(1, 2, 4), button=4)
+    for r in range(2):
+        for seat in (1, 2, 4):
+            f.put(THREE[seat][r], seat)
+    f.put(THREE[1][2], 1)
+    f.press("exposed")
+    assert alerts(f) == []
+    assert [(p.code, p.rule, p.seat) for p in prompts(f)] == [("deal.stud_up_card_exposed", "MISD-008", 1)]
+    hand = f.table.hand
+    assert hand is not None and hand.board.expected_burn is None
+    for seat in (2, 4):
+        f.put(THREE[seat][2], seat)
+    assert alerts(f) == []
+
+
+def test_MISD_008_a_press_that_beats_the_reader_is_judged_when_the_card_is_read() -> None:
+    # the dealer presses while the reader has only heard the card (a read at seat 2 with crosstalk
+    # at seat 4): the press is for that card, seat 2's first down card
+    from controller.events import ReaderCycle
+
+    f = Feeder(game="stud", seats=(1, 2, 4), button=4)
+    f.put(THREE[1][0], 1)
+    f.cycle += 1
+    reads = ((f.uid(THREE[1][0]), 1, 200), (f.uid(THREE[2][0]), 2, 200), (f.uid(THREE[2][0]), 4, 120))
+    f.effects += f.table.apply(ReaderCycle(float(f.cycle), "reader", f.cycle, reads))
+    assert f.table.tracker.pending_arrivals() == [(f.uid(THREE[2][0]), "seat:2")]  # heard, not yet placed
+    f.press("exposed")
+    assert alerts(f) == []
+    f.put(THREE[2][0], 2)
+    assert [(a.code, a.seat) for a in alerts(f)] == [("misdeal.stud_down_card_exposed", 2)]

@@ -85,7 +85,7 @@ def test_real_hands_under_the_harsh_profile():
     move, no alert."""
     run = TrackingRun()
     loaded = load_phh_hands(PHH)
-    for game in ("holdem", "omaha"):
+    for game in ("holdem", "omaha", "omaha8"):  # (the FO/8 hands are Omaha hi-lo's)
         mine = [h for _, h, g in loaded if g == game][::8]
         run.add(run_script(parse_script(json.dumps(phh_script(mine, game=game))), profile="harsh", seed=5, idle=5))
     assert run.hands > 40

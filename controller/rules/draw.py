@@ -201,3 +201,15 @@ def exposed(card: str | None, *, on_deal: bool, replace_wheel: bool) -> Finding:
     when = "deal" if on_deal else "draw"
     return Finding("deal.draw_exposed_replace", "DRAW-003",
                    f"an exposed card on the {when}: replace it (the exposed card is not kept)")
+
+
+def exposed_misdeal(seat: int | None) -> Finding:
+    """MISD-009 under 001's misdeal table (DRAW_EXPOSED_DEAL ``misdeal``): any card of a draw
+    game's starting hand exposed by the dealer is a misdeal.
+
+    >>> exposed_misdeal(3).message
+    'a card of the starting hand exposed (seat 3): misdeal'
+    """
+    where = f" (seat {seat})" if seat is not None else ""
+    return Finding("misdeal.draw_exposed_card", "MISD-009", f"a card of the starting hand exposed{where}: misdeal",
+                   seat)

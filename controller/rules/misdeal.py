@@ -26,7 +26,8 @@ from dataclasses import replace
 from controller.codes import late_code
 from controller.hand import Hand
 from controller.rules import Finding
-from controller.settings import deal_order
+from controller.positions import between
+from controller.settings import RULE_SETTINGS, deal_order
 
 
 def window_open(hand: Hand) -> bool:
@@ -34,13 +35,40 @@ def window_open(hand: Hand) -> bool:
     return not hand.deal_over
 
 
+def not_dealt_in_why(hand: Hand, seat: int, away: str = "") -> str:
+    """MISD-005's words for why ``seat`` has no hand: a penalty; a seat waiting to come in, for
+    the button to pass (it is on the hand's button, its small blind or between them: DEAL-006,
+    DEAL-007/008's gap) or for the big blind (001's late entry, a cash player who has not
+    posted); ``away``: what the table knows beyond the hand (a cash seat sitting out, what a
+    waiting one owes).
+
+    >>> from controller.positions import Positions
+    >>> h = Hand(1, "holdem", 2, (1, 2, 4), 4, 0.0, positions=Positions(4, 1, 2))
+    >>> h.waiting = {3, 6}
+    >>> not_dealt_in_why(h, 6)
+    ' (waiting for the button to pass: his seat is between the button and the small blind)'
+    >>> not_dealt_in_why(h, 3, "he has not posted")
+    ' (waiting for the big blind; he has not posted)'
+    """
+    if seat in hand.penalty:
+        return " (sitting out a penalty: its cards go to the muck)"
+    more = f"; {away}" if away else ""
+    if seat in hand.waiting:
+        pos = hand.positions
+        if between(seat, pos.button, pos.sb):
+            return f" (waiting for the button to pass: his seat is between the button and the small blind{more})"
+        return f" (waiting for the big blind{more})"
+    return f" ({away})" if away else ""
+
+
 def check_hole_card(hand: Hand, seat: int, same_cycle: frozenset[int] = frozenset(),
-                    fixes: str = "003") -> Finding | None:
+                    fixes: str = "003", away: str = "") -> Finding | None:
     """A card arrived at ``seat`` off the stub, before it is counted. What is wrong?
 
     ``same_cycle`` holds the seats that got a card confirmed in the same reader cycle: their
     order is unknown (a dealer may pitch faster than the reader cycles), so they count as one.
-    ``fixes`` is ``DEAL_COUNT_FIXES``.
+    ``fixes`` is ``DEAL_COUNT_FIXES``; ``away``, for a seat with no hand, what the table knows
+    of it (:func:`not_dealt_in_why`).
     """
     if hand.owed.get(seat, 0) > 0:
         return None  # the button's top-up or an exposed card's replacement, as prompted
@@ -49,11 +77,10 @@ def check_hole_card(hand: Hand, seat: int, same_cycle: frozenset[int] = frozense
             return Finding("misdeal.redeal_new_seat", "MISD-014",
                            f"a card went to seat {seat}, seated after the misdeal: the re-deal deals the "
                            f"same seats: misdeal", seat)
-        why = " (waiting for the button to pass)" if seat in hand.waiting else \
-            " (sitting out a penalty: its cards go to the muck)" if seat in hand.penalty else ""
         # MISD-005: an empty seat, an eliminated player, a newcomer waiting, a seat not dealt in
         return Finding("misdeal.card_to_seat_not_dealt_in", "MISD-005",
-                       f"a card went to seat {seat}, which is not dealt in{why}: misdeal", seat)
+                       f"a card went to seat {seat}, which is not dealt in{not_dealt_in_why(hand, seat, away)}: "
+                       f"misdeal", seat)
     if hand.hole_dealt == 0 and seat != hand.order[0] and hand.order[0] not in same_cycle:
         # MISD-004 (with DEAL-001/002/005 for the seat due); not if the due seat's card was
         # confirmed in the same cycle, which may well have come first
@@ -74,12 +101,41 @@ def check_hole_card(hand: Hand, seat: int, same_cycle: frozenset[int] = frozense
     return None
 
 
-def absent_deadline(hand: Hand) -> list[Finding]:
-    """DEAL-009 (``ABSENT_DEADLINE`` = the last initial card): absent seats are dealt in and
-    their hands are mucked if the player is not back when the deal is complete."""
-    return [Finding("deal.muck_absent_seat", "DEAL-009",
-                    f"seat {s} is absent at the end of the deal: muck its hand", s)
+#: ABSENT_DEADLINE (RULES.md §20, ``[rules] absent_deadline``): the last initial card (001, 002:
+#: the default), the first card of the deal (004), the player's turn to act (003)
+ABSENT_DEADLINES = RULE_SETTINGS["absent_deadline"][0]
+_ABSENT_WORDS = {"last_card": "is absent at the end of the deal: muck its hand",
+                 "first_card": "was absent at the first card: its hand is dead; deal it in, then muck it",
+                 "own_turn": "is absent: muck its hand when its turn to act comes, unless he is back"}
+
+
+def absent_deadline(hand: Hand, deadline: str = "last_card") -> list[Finding]:
+    """DEAL-009: absent seats are dealt in and their hands are mucked if the player is not back
+    in time (``deadline``: ``ABSENT_DEADLINE``). Called at each hole card once counted: the
+    absent seats' findings once the deadline is reached, the first card's or the last's. The
+    table sees no turn to act (003): the dealer is told at the last initial card to muck the
+    hand when its turn comes.
+
+    >>> from controller.hand import Hand
+    >>> h = Hand(1, "holdem", 2, (1, 2, 4), 4, 0.0)
+    >>> h.absent = {4}
+    >>> h.count_hole("u1", 1)
+    >>> absent_deadline(h), [f.message for f in absent_deadline(h, "first_card")]
+    ([], ['seat 4 was absent at the first card: its hand is dead; deal it in, then muck it'])
+    """
+    if deadline not in ABSENT_DEADLINES:
+        raise ValueError(f"absent_deadline {deadline!r}: want one of {', '.join(ABSENT_DEADLINES)}")
+    if hand.hole_dealt < (1 if deadline == "first_card" else hand.hole_target):
+        return []
+    return [Finding("deal.muck_absent_seat", "DEAL-009", f"seat {s} {_ABSENT_WORDS[deadline]}", s)
             for s in hand.order if s in hand.absent]
+
+
+def absence_counts(hand: Hand, deadline: str) -> bool:
+    """Whether a player leaving or coming back still changes the hand's absent seats (DEAL-009):
+    not once the first card is out when it is the deadline (004: "at his seat when the first
+    card is dealt ... or he will have a dead hand")."""
+    return not (deadline == "first_card" and hand.hole_dealt > 0)
 
 
 def end_of_deal(hand: Hand, *, closes_window: bool = True) -> list[Finding]:

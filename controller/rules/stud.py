@@ -19,6 +19,8 @@ The stub before 7th street: players still in, plus one burn and the bottom card 
 'stub.stud_short_use_burns'
 >>> short_stub(stub=9, players=5, burns=3) is None
 True
+>>> short_stub(stub=5, players=5, burns=3, method="002").message  # doctest: +ELLIPSIS
+'stub 5, need 7 (...): scramble the stub with the burns, cut, burn, and deal 7th street'
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from typing import TYPE_CHECKING
 from controller.cards import is_card
 from controller.games import Game
 from controller.rules import Finding
+from controller.settings import RULE_SETTINGS
 from controller.zones import SEAT_ZONES, Zone, seat_zone
 
 if TYPE_CHECKING:
@@ -41,10 +44,12 @@ _RANKS = "23456789TJQKA"
 RANK_HIGH = {r: i + 2 for i, r in enumerate(_RANKS)}  # the ace 14
 RANK_LOW = {**RANK_HIGH, "A": 1}  # the ace 1 (razz)
 
-#: STUD_SHORT_STUB_METHOD (RULES.md §20): 001 deals the stub down to its last card, mixes that
-#: card with the burns, and deals on without a burn; 002 scrambles the stub with the burns, cuts
-#: and burns. 001 is the proposed default.
-SHORT_STUB_METHODS = ("001", "002")
+#: STUD_SHORT_STUB_METHOD (RULES.md §20, ``[rules] stud_short_stub_method``): 001 deals the stub
+#: down to its last card, mixes that card with the burns, and deals on without a burn; 002
+#: scrambles the stub with the burns, cuts and burns. 001 is the proposed default.
+SHORT_STUB_METHODS = RULE_SETTINGS["stud_short_stub_method"][0]
+#: STUD-007 by 002's method: the prompt's code, by which the hand knows 7th street is burned
+SCRAMBLE = "stub.stud_short_scramble"
 
 
 def card_value(card: str, *, ace_low: bool) -> tuple[int, int]:
@@ -101,11 +106,11 @@ def short_stub(*, stub: int, players: int, burns: int, method: str = "001") -> F
     told = f"stub {stub}, need {need} ({players} players + burn + bottom card)"
     if stub + burns >= need:
         if method == "001":
-            how = ("deal from the stub but its last card; mix the last card with the burns, cut, and deal "
-                   "the rest with no burn, never the bottom card")
-        else:
-            how = "scramble the stub with the burns, cut, burn, and deal 7th street"
-        return Finding("stub.stud_short_use_burns", "STUD-007", f"{told}: {how}")
+            return Finding("stub.stud_short_use_burns", "STUD-007",
+                           f"{told}: deal from the stub but its last card; mix the last card with the burns, cut, "
+                           f"and deal the rest with no burn, never the bottom card")
+        return Finding(SCRAMBLE, "STUD-007",
+                       f"{told}: scramble the stub with the burns, cut, burn, and deal 7th street")
     if stub >= 3:
         how = "burn and deal one community card face up in the middle; announce it, not its rank"
     else:
@@ -141,12 +146,29 @@ def seat_cards(hand: Hand, seat: int) -> list[str]:
     return hand.zones.get(seat_zone(seat), [])
 
 
-def up_cards(hand: Hand, seat: int) -> list[str]:
-    """The labels of the seat's up cards, by the template: the table cannot see faces, it knows
-    which of a seat's cards were dealt up from the order they came in."""
+def up_uids(hand: Hand, seat: int) -> list[str]:
+    """The seat's up cards (their uids) still at its antenna, by the template: the table cannot
+    see faces, it knows which cards were dealt up from the order the seat received them. A
+    card's place is among the cards dealt to the seat, so an absent seat whose down cards went
+    to the muck still shows its up card (STUD-011), a card set aside (STUD-010) leaves its place
+    to the card that replaces it, and a card a player lifted and put back keeps its place."""
     pattern = hand.game_def.up_pattern
-    uids = seat_cards(hand, seat)
-    return [hand.labels[u] for i, u in enumerate(uids) if i < len(pattern) and pattern[i]]
+    held = seat_cards(hand, seat)
+    if not held:
+        return []
+    if len(held) == hand.dealt_to.get(seat, 0) and not hand.reserve:  # (every card it was dealt: in order)
+        return [u for i, u in enumerate(held) if i < len(pattern) and pattern[i]]
+    index, first = hand.deal_index, hand.first_seat
+    dealt = sorted((u for u, s in first.items() if s == seat and u not in hand.reserve), key=index.__getitem__)
+    dealt += [u for u in held if u not in first]  # (dealt again from a rebuilt stub: after the others)
+    on = set(held)
+    return [u for i, u in enumerate(dealt) if i < len(pattern) and pattern[i] and u in on]
+
+
+def up_cards(hand: Hand, seat: int) -> list[str]:
+    """The labels of the seat's up cards (:func:`up_uids`)."""
+    labels = hand.labels
+    return [labels[u] for u in up_uids(hand, seat)]
 
 
 def community_card(hand: Hand) -> bool:
@@ -175,9 +197,10 @@ def street_name(hand: Hand) -> str:
     return hand.game_def.streets[street_index(hand)].name
 
 
-def bring_in_seat(hand: Hand) -> int | None:
+def bring_in_owner(hand: Hand) -> int | None:
     """STUD-002 on the hand: once every seat has its 3rd-street cards, the seat whose up card
-    brings in (cards of another deck or no deck are left out)."""
+    brings in (cards of another deck or no deck are left out; an absent seat's up card counts,
+    STUD-011)."""
     if hand.hole_dealt < hand.hole_target:
         return None
     up = {}
@@ -186,6 +209,34 @@ def bring_in_seat(hand: Hand) -> int | None:
         if shown and is_card(shown[0]):
             up[seat] = shown[0]
     return bring_in(up, hand.game_def) if up else None
+
+
+def next_clockwise(hand: Hand, seat: int, skip: set[int] | frozenset[int] = frozenset()) -> int | None:
+    """The next seat after ``seat`` clockwise (the dealing order) that holds cards, leaving out
+    ``skip``; None if there is none.
+
+    >>> from controller.hand import Hand
+    >>> h = Hand(1, "stud", 3, (2, 5, 7), 7, 0.0)
+    >>> for i, s in enumerate((2, 5, 7)):
+    ...     _ = h.place(f"u{i}", "2c", f"seat:{s}")
+    >>> next_clockwise(h, 5), next_clockwise(h, 7), next_clockwise(h, 2, {5})
+    (7, 2, 7)
+    """
+    order = hand.order
+    if seat not in order:
+        return None
+    i = order.index(seat)
+    return next((s for s in order[i + 1:] + order[:i] if s not in skip and seat_cards(hand, s)), None)
+
+
+def bring_in_seat(hand: Hand) -> int | None:
+    """The seat that must bring in: the owner of the bring-in card (STUD-002), unless it is all
+    in for the ante; then the next player clockwise who is not, never the next card by rank
+    (STUD-003: 002 §ALL-IN for the ANTE, "Do not jump across the table")."""
+    owner = bring_in_owner(hand)
+    if owner is None or owner not in hand.all_in:
+        return owner
+    return next_clockwise(hand, owner, hand.all_in)
 
 
 def _shape(cards: Sequence[str], ranks: Mapping[str, int]) -> tuple[tuple[int, ...], tuple[int, ...]]:
@@ -275,9 +326,11 @@ def stud_first_to_act(hand: Hand) -> int | None:
 def on_seat_card(hand: Hand, seat: int, *, restubbed: bool = False) -> Finding | None:
     """A card off the stub to ``seat`` after 3rd street (before it is counted): the first card
     of a street that came with no burn (BURN-001, STUD-001). After a short stub's rebuild
-    (``restubbed``: STUD-007/008) 7th street is not checked for its burn: 001's method deals it
-    with none, and a burn drawn from the rebuilt stub may be an old burn, which never left the
-    burn spot as the reader sees it."""
+    (``restubbed``: STUD-007 by 001's method, STUD-008) 7th street is not checked for its burn:
+    001's method deals it with none, and a burn drawn from the rebuilt stub may be an old burn,
+    which never left the burn spot as the reader sees it. By 002's method (the burns scrambled
+    into the stub and cut, which takes them off the burn spot) 7th street is burned as any other,
+    and checked."""
     k = street_index(hand)
     if restubbed:
         return None
@@ -341,3 +394,35 @@ def sixth_street_out(hand: Hand) -> bool:
     """Every live seat has its 6th-street card and 7th street has not begun: the moment of the
     stub check (STUD-006)."""
     return street_out(hand, len(hand.game_def.streets) - 2)
+
+
+def on_exposed_third(hand: Hand) -> Finding | None:
+    """The dealer exposed the card just dealt (the ``exposed`` pad) on 3rd street: either of a
+    seat's two down cards is a misdeal (MISD-008; 004: any initial down card); its up card was
+    meant to be seen, so nothing. None after 3rd street, or with no hole card dealt yet: other
+    rules judge those.
+
+    >>> from controller.hand import Hand
+    >>> h = Hand(1, "stud", 7, (1, 2), 2, 0.0)
+    >>> for uid, seat in (("a", 1), ("b", 2), ("c", 1)):
+    ...     _ = h.place(uid, "2c", seat_zone(seat))
+    >>> on_exposed_third(h).code  # seat 1's second down card
+    'misdeal.stud_down_card_exposed'
+    >>> for uid, seat in (("d", 2), ("e", 1)):
+    ...     _ = h.place(uid, "2c", seat_zone(seat))
+    >>> on_exposed_third(h).code  # seat 1's up card
+    'deal.stud_up_card_exposed'
+    """
+    uid = hand.last_hole
+    if uid is None or street_index(hand) != 0:
+        return None
+    for seat in hand.order:
+        cards = seat_cards(hand, seat)
+        if uid in cards:
+            index = cards.index(uid)
+            if index < len(hand.game_def.up_pattern) and hand.game_def.up_pattern[index]:
+                return Finding("deal.stud_up_card_exposed", "MISD-008",
+                               f"seat {seat}'s up card: it is dealt face up, play on", seat)
+            return Finding("misdeal.stud_down_card_exposed", "MISD-008",
+                           f"a down card of seat {seat} was exposed on 3rd street: misdeal", seat)
+    return None

@@ -79,7 +79,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     from controller.service import simulate
 
     return simulate.main(args.script, as_json=args.json, keep=args.keep, broker=args.broker, room=args.room,
-                         table=args.table)
+                         table=args.table, rotation=args.rotation, change=args.change)
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
@@ -221,13 +221,20 @@ def build_parser() -> argparse.ArgumentParser:
                                     "30 s for its acknowledgements at the end, else exit status 3")
     s.add_argument("--room", default="sim", help="the room's name on the broker (with --broker)")
     s.add_argument("--table", default="t1", help="the table's name on the broker (with --broker)")
+    s.add_argument("--rotation", default=None, help="deal on a mixed game's configuration (MIXED-001): "
+                   "horse, 8game, or games joined by commas (holdem,razz,stud)")
+    s.add_argument("--change", default=None, help="with --rotation: orbit (the default) or the hands of each game")
     s.set_defaults(fn=cmd_simulate)
 
     d = sub.add_parser("demo", help="the daemon against a simulated table dealing random hands (the default)",
                        **fmt)
     d.add_argument("--hands", type=_count, default=None, help="stop after N hands (default: forever)")
     d.add_argument("--seed", type=int, default=None, help="the same seed deals the same hands (default: random)")
-    d.add_argument("--game", choices=("holdem", "omaha"), default="holdem", help="the game dealt")
+    from controller.games import GAMES
+    from controller.mixed import PRESETS
+
+    d.add_argument("--game", choices=(*(g.name for g in GAMES), *PRESETS), default="holdem",
+                   help="the game dealt, or a mixed game's rotation (horse, 8game: MIXED-001)")
     d.add_argument("--plain", action="store_true", help="print a line per hand instead of the live view")
     d.add_argument("--speed", type=_positive, default=1.0,
                    help="how fast the simulated dealer deals (1: about two cards a second)")

@@ -19,8 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from controller.deck_rack import ROTATIONS
+from controller.mixed import PRESETS, Rotation, rotation_of
 from controller.registry import MANIFEST_MAX_BYTES, Deck, DeckRegistry, RegistryError, parse_manifest
-from controller.settings import GAMES, RULE_SETTINGS, RuleSettings, TableSettings
+from controller.settings import EVENTS, GAMES, RULE_SETTINGS, RuleSettings, TableSettings
 from controller.text import NotUtf8, decode_utf8, shorten
 from controller.zones import ZoneError, ZoneMap
 
@@ -192,9 +193,12 @@ BOUNDS: dict[str, Bound] = {
     "table.button": Bound(1, 10, "(a seat number)", whole=True),
     "table.confirm_cycles": Bound(1, 20, "reader cycles", whole=True),
     "table.gone_cycles": Bound(1, 200, "reader cycles", whole=True),
+    "table.change": Bound(1, 100, 'hands of each game (or "orbit")', whole=True),
     "rules.seats_max": Bound(2, 10, "seats", whole=True),
     "rules.shuffler_floor_after": Bound(1, 3600, "s"),
     "rules.offline_floor_after": Bound(0.5, 3600, "s"),
+    "rules.open_seat_hold": Bound(1, 10, "open seats", whole=True),
+    "rules.late_stage_hold": Bound(1, 10, "open seats", whole=True),
     "reader.baudrate": Bound(4800, 115200, "(the FEIG baud rates)", whole=True,
                              choices=(4800, 9600, 19200, 38400, 57600, 115200)),
     "reader.address": Bound(0, 254, "(the reader's bus address, COM-ADR)", whole=True),
@@ -308,6 +312,30 @@ def _levels(s: _Section, zones: ZoneMap) -> dict[int, int]:
     return out
 
 
+def _rotation(t: _Section) -> Rotation:
+    """``[table] rotation`` (a preset's name or a list of games), ``change`` ("orbit" or the hands
+    of each game: MIXED_HANDS_PER_GAME) and ``count_redeal`` (MIXED_COUNT_REDEAL): MIXED-001."""
+    value = t.get("rotation", (str, list), None)
+    games: tuple[str, ...] = ()
+    if value is not None:
+        if isinstance(value, list):
+            bad = [g for g in value if not isinstance(g, str) or g not in GAMES]
+            if bad:
+                raise t.err("rotation", f"{show_value(bad[0])} is not a game (games: {', '.join(GAMES)})")
+        try:
+            games = rotation_of(value)
+        except ValueError:
+            raise t.err("rotation", f"{shorten(str(value))} is no rotation (presets: {', '.join(PRESETS)}; "
+                                    f"or a list of games)") from None
+        if len(games) < 2:
+            raise t.err("rotation", "a rotation needs two games or more (one game: [table] game)")
+    change = t.data.get("change", "orbit")
+    t.used.add("change")
+    hands = None if change == "orbit" else t.checked("change", change)
+    count_redeal = t.get("count_redeal", bool, False)
+    return Rotation(games, hands, count_redeal)
+
+
 def parse_config(text: str, *, path: Path) -> Config:
     """Parse and check a configuration. Relative paths are relative to the file's folder."""
     src = str(path)
@@ -330,6 +358,12 @@ def parse_config(text: str, *, path: Path) -> Config:
     game = t.get("game", str, "holdem")
     if game not in GAMES:
         raise t.err("game", f"{shorten(game)} is not supported (games: {', '.join(GAMES)})")
+    rotation = _rotation(t)
+    if rotation.games and "game" not in t.data:
+        game = rotation.games[0]  # (a mixed game starts with its rotation's first game)
+    elif rotation.games and game not in rotation.games:
+        raise t.err("game", f"{shorten(game)} is not in the rotation ({', '.join(rotation.games)}): the game "
+                            f"a mixed table starts with is one of its rotation's (leave it out: the first)")
     seats = t.get("seats", list, list(range(1, 10)))
     if not all(BOUNDS["table.seats"].accepts(seat) for seat in seats):
         raise t.out_of_bounds("seats", seats, BOUNDS["table.seats"])
@@ -341,6 +375,10 @@ def parse_config(text: str, *, path: Path) -> Config:
     deck_in_play = t.get("deck_in_play", str, "A")
     confirm = t.number("confirm_cycles", 2)  # (docs/tracking.md: the budget's)
     gone = t.number("gone_cycles", 20)
+    two_hands = t.get("chinese_two_hands", bool, False)  # CHIN-002 (docs/configuration.md)
+    event = t.get("event", str, "tournament")
+    if event not in EVENTS:
+        raise t.err("event", f"want one of {', '.join(EVENTS)}, got {shorten(event)}")
     t.finish()
 
     ru = _Section(src, "rules", doc.get("rules", {}))
@@ -360,9 +398,12 @@ def parse_config(text: str, *, path: Path) -> Config:
         raise ru.err("rotate_decks", f"want one of {', '.join(ROTATIONS)}, got {shorten(rotate)}")
     floor_after = ru.number("shuffler_floor_after", 30.0)
     offline_after = ru.number("offline_floor_after", 60.0)
+    open_hold, late_hold = ru.number("open_seat_hold", 3), ru.number("late_stage_hold", 2)  # BREAK-002
+    late_stage = ru.get("late_stage", bool, False)
     ru.finish()
     rules = RuleSettings(seats_max=seats_max, rotate_decks=rotate, shuffler_floor_after=floor_after,
-                         offline_floor_after=offline_after, **rule_values)
+                         offline_floor_after=offline_after, open_seat_hold=open_hold, late_stage_hold=late_hold,
+                         late_stage=late_stage, **rule_values)
 
     a = doc.get("antennas")
     if a is None:
@@ -497,8 +538,9 @@ def parse_config(text: str, *, path: Path) -> Config:
     control_cfg = _parse_control(_Section(src, "control", doc.get("control", {})), base)
 
     table = TableSettings(game=game, seats=tuple(seats), button=button, deck_in_play=deck_in_play,
-                          zones=zones, confirm_cycles=confirm, gone_cycles=gone, rules=rules,
-                          strong_rssi=reader.strong_rssi, rssi_levels=dict(reader.levels))
+                          zones=zones, confirm_cycles=confirm, gone_cycles=gone, rules=rules, event=event,
+                          strong_rssi=reader.strong_rssi, rssi_levels=dict(reader.levels), rotation=rotation,
+                          chinese_two_hands=two_hands)
     from controller.service.console_config import parse_console  # (it imports this module)
     from controller.service.room_config import parse_room  # (it imports this module)
     from controller.service.display_config import parse_display  # (it imports this module)

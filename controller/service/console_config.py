@@ -38,6 +38,9 @@ UART_PORTS = ("/dev/serial0", "/dev/ttyAMA0", "/dev/ttyS0", "/dev/ttyAMA10")
 CONFIRM_LONG = ("misdeal",)  # cannot be undone: a long press declares it (MISD-016)
 REPEAT_PADS = ("seat_penalty",)  # each press adds a hand of penalty
 DISCREET = ("floor",)  # calls the floor without a sign at the table
+#: pads a button cannot give: they carry a word the console has no way to say (the ``mode``
+#: pad's race, highcard or break: a floor's decision, given on the control socket)
+NOT_ON_BUTTONS = ("mode",)
 
 
 @dataclass(frozen=True)
@@ -95,6 +98,9 @@ def parse_console(doc: dict[str, Any], *, src: str) -> ConsoleConfig | None:
         b.used.add(name)
         if name not in names:
             raise b.err(name, f"unknown button name (a pad: {', '.join(PADS)}; or {SHIFT}, {SEAT})")
+        if name in NOT_ON_BUTTONS:
+            raise b.err(name, "the mode pad takes a mode (race, highcard, break) that a button cannot give: "
+                              "press it on the control socket (docs/daemon.md, \"Modes\")")
         pins[name] = pin(b, name, value)
 
     def meanings(key: str) -> dict[str, str]:
@@ -105,6 +111,9 @@ def parse_console(doc: dict[str, Any], *, src: str) -> ConsoleConfig | None:
             s.used.add(pad)
             if pad not in PADS:
                 raise s.err(pad, f"unknown pad (pads: {', '.join(PADS)})")
+            if pad in NOT_ON_BUTTONS:
+                raise s.err(pad, "the mode pad takes a mode (race, highcard, break) that a button cannot give: "
+                                 "press it on the control socket (docs/daemon.md, \"Modes\")")
             if not isinstance(button, str) or button not in pins or button in (SHIFT, SEAT):
                 raise s.err(pad, f"want the name of a button in [console.buttons] (not {SHIFT} or {SEAT}), "
                                  f"got {shorten(button)}")

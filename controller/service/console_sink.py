@@ -155,8 +155,8 @@ class ConsoleSink(Sink):
         from firmware_bridge.console import ConsoleError
 
         c = self.console
-        if c is None or ev.reason is not None or not c.can_drive(ev.name, long=ev.long, seat=ev.seat,
-                                                                 hands=ev.hands):
+        if c is None or ev.reason is not None or ev.mode is not None \
+                or not c.can_drive(ev.name, long=ev.long, seat=ev.seat, hands=ev.hands):
             return False
         with self._drive_lock:  # the press the pins give is journalled with the peer who asked for it
             self._driving = ev.peer_uid

@@ -4,10 +4,12 @@ Requests and answers (see docs/daemon.md, "The control socket"):
 
 - ``{"cmd": "ping"}`` -> ``{"ok": true, "hands_finished": N, "online": {...}}``
 - ``{"cmd": "setup", "seats": [1, 2, 4], "button": 4}`` -> seats (and the button, if given) from the
-  next hand on
+  next hand on; ``"game": "razz"`` (a game of controller/games.py) deals that game from the next
+  hand on (a mixed game's hand: MIXED-001)
 - ``{"cmd": "press", "name": "exposed"}`` -> as if the dealer pressed that pad; ``"long": true``
   for a long press, ``"seat": N`` for a seat pad (``seat_out``...), ``"hands": N`` for a penalty,
-  ``"reason": R`` for ``new_deck`` (RELIEF-002). With the dealer's console on mock pins, the
+  ``"reason": R`` for ``new_deck`` (RELIEF-002), ``"mode": M`` for ``mode`` (race, highcard,
+  break: RULES.md §13, §14, FLOW-005). With the dealer's console on mock pins, the
   press goes through those pins and the real gpiozero callbacks (docs/console.md)
 - ``{"cmd": "decks", "decks": [{"id": "C", "back": "green", "manifest": "C.txt"}, ...],
   "in_play": "C"}`` -> the floor's setup exchange: a new pair replaces the old, which is retired
@@ -55,6 +57,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from controller.dealers import check_dealer_name
+from controller.settings import GAMES
 from controller.events import ButtonPress, DealerNamed, DeckSetup, Event, TableSetup
 from controller.pads import check_press
 from controller.registry import Deck, DeckRegistry, RegistryError, parse_manifest
@@ -86,8 +89,8 @@ SO_PEERGROUPS = getattr(socket, "SO_PEERGROUPS", 59)
 _COMMANDS = "ping, setup, press, decks, dealer"
 _FIELDS: dict[str, frozenset[str]] = {
     "ping": frozenset(),
-    "setup": frozenset({"seats", "button"}),
-    "press": frozenset({"name", "long", "seat", "hands", "reason"}),
+    "setup": frozenset({"seats", "button", "game"}),
+    "press": frozenset({"name", "long", "seat", "hands", "reason", "mode"}),
     "decks": frozenset({"decks", "in_play"}),
     "dealer": frozenset({"name", "at_relief"}),
 }
@@ -193,7 +196,11 @@ def request_to_event(req: Any, *, now: float, peer_uid: int | None = None, manif
     the folder a ``decks`` request's manifests are read from.
 
     >>> request_to_event({"cmd": "press", "name": "ack", "long": True}, now=1.0, peer_uid=1000)
-    ButtonPress(ts=1.0, name='ack', long=True, seat=None, hands=None, reason=None, peer_uid=1000)
+    ButtonPress(ts=1.0, name='ack', long=True, seat=None, hands=None, reason=None, mode=None, peer_uid=1000)
+    >>> request_to_event({"cmd": "press", "name": "mode", "mode": "rac"}, now=1.0)
+    Traceback (most recent call last):
+    ...
+    ValueError: press 'mode': a mode goes only with the mode pad, one of race, highcard, break; got 'rac'
     >>> request_to_event({"cmd": "press", "name": "ack", "long": "false"}, now=1.0)
     Traceback (most recent call last):
     ...
@@ -201,7 +208,14 @@ def request_to_event(req: Any, *, now: float, peer_uid: int | None = None, manif
     >>> request_to_event({"cmd": "setup", "seats": [1, 2], "buton": 2}, now=1.0)
     Traceback (most recent call last):
     ...
-    ValueError: setup: unknown field 'buton' (fields: button, seats)
+    ValueError: setup: unknown field 'buton' (fields: button, game, seats)
+    >>> request_to_event({"cmd": "setup", "seats": [1, 2], "game": "razz"}, now=1.0).game
+    'razz'
+    >>> request_to_event({"cmd": "setup", "seats": [1, 2], "game": "pineapple"}, now=1.0)
+    Traceback (most recent call last):
+    ...
+    ValueError: setup: 'game' 'pineapple' is no game the table deals (games: holdem, omaha, omaha8, stud, stud8, \
+razz, draw27_single, draw27_triple, draw_a5_triple, badugi, badeucy, badacey, draw5, chinese)
     """
     if not isinstance(req, dict):  # (a ValueError, as every refusal: the socket answers those)
         raise ValueError("a request is a JSON object, e.g. {\"cmd\": \"ping\"}")  # noqa: TRY004
@@ -215,7 +229,10 @@ def request_to_event(req: Any, *, now: float, peer_uid: int | None = None, manif
                 not all(type(s) is int and 1 <= s <= 10 for s in seats) or len(set(seats)) != len(seats):
             raise ValueError("setup: 'seats' must list at least two different seats 1 to 10")
         button = _int(req, cmd, "button", 1, 10)
-        return TableSetup(ts=now, seats=tuple(seats), button=button, peer_uid=peer_uid)
+        game = _word(req, cmd, "game", required=False)
+        if game is not None and game not in GAMES:
+            raise ValueError(f"setup: 'game' {_show(game)} is no game the table deals (games: {', '.join(GAMES)})")
+        return TableSetup(ts=now, seats=tuple(seats), button=button, peer_uid=peer_uid, game=game)
     if cmd == "press":
         name = _word(req, cmd, "name", required=True)
         long = req.get("long", False)
@@ -223,9 +240,11 @@ def request_to_event(req: Any, *, now: float, peer_uid: int | None = None, manif
             raise ValueError(f"press: 'long' must be true or false, got {_show(long)}")
         seat, hands = _int(req, cmd, "seat", 1, 10), _int(req, cmd, "hands", 1, MAX_HANDS)
         reason = _word(req, cmd, "reason", required=False)
+        mode = _word(req, cmd, "mode", required=False)
         assert name is not None
-        check_press(name, seat, hands, reason)
-        return ButtonPress(ts=now, name=name, long=long, seat=seat, hands=hands, reason=reason, peer_uid=peer_uid)
+        check_press(name, seat, hands, reason, mode)
+        return ButtonPress(ts=now, name=name, long=long, seat=seat, hands=hands, reason=reason, mode=mode,
+                           peer_uid=peer_uid)
     if cmd == "dealer":
         if "name" not in req:
             raise ValueError("dealer: 'name' is required: the dealer's name (RELIEF-003)")

@@ -28,7 +28,9 @@ from hw_sim.dealer import ScriptedDealer, SimulationError
 from hw_sim.feig_reader import SimFeigReader
 from hw_sim.pty_device import PtyDevice
 from hw_sim.setup import ANTENNA_OF, ZONES, write_setup
-from hw_sim.random_hands import random_hand_steps
+from controller.games import game_of
+from controller.mixed import PRESETS
+from hw_sim.random_hands import random_hand
 
 DEMO_NOISE = sc.Noise(seed=0, miss=0.05, repeat=0.3, crosstalk=0.01)
 #: the faults the demo deals now and then (``--faults N``: one hand in N, on average)
@@ -108,15 +110,22 @@ class _InProcessDaemon:
 
 
 class Demo:
+    """``game``: a game of controller/games.py, or a rotation's name (``horse``, ``8game``: a
+    mixed game, MIXED-001): the dealer deals whatever game the daemon says is next, as a dealer
+    follows the plaque."""
+
     def __init__(self, *, seed: int, game: str, speed: float, faults: int = 0) -> None:
         self.rng = random.Random(seed)
         self.faults = faults  # one hand in N dealt with a fault; 0: none
         self.game = game
         self.speed = speed
         self.workdir = Path(tempfile.mkdtemp(prefix="tablectl-demo-"))
-        self.seats = sorted(self.rng.sample(range(1, 11), self.rng.randint(6, 9)))
+        games = PRESETS.get(game, (game,))
+        most = min(9, *(game_of(g).max_players for g in games))  # (no over-full table: DRAW-002)
+        self.seats = sorted(self.rng.sample(range(1, 11), self.rng.randint(min(6, most), most)))
         button = self.seats[-1]
-        cfg_path = write_setup(self.workdir, game=game, seats=self.seats, button=button,
+        cfg_path = write_setup(self.workdir, game=games[0], seats=self.seats, button=button,
+                               table_extra=f'rotation = "{game}"' if game in PRESETS else "",
                                # a dealer's pace at speed 1 (a real reader's 100 cycles a second at most);
                                # faster with --speed, so that a card is confirmed in step with the dealing
                                reader_extra=f"poll_interval = {min(0.01, 0.05 / speed):.4f}")
@@ -143,8 +152,8 @@ class Demo:
             pause = 0.5 / self.speed  # about a card every half second at speed 1
             while not self._stop.is_set() and (hands is None or self.hands_dealt < hands):
                 number = self.hands_dealt + 1
-                steps = random_hand_steps(self.rng, game=self.game, seats=self.seats,
-                                          button=self.daemon.table.button)
+                status = self.daemon.status()  # the next hand's game (a mixed game's turn) and button
+                steps = random_hand(self.rng, game=status["game"], seats=self.seats, button=status["button"]).steps
                 if self.faults and self.rng.randrange(self.faults) == 0:
                     steps = with_fault(steps, self.rng.choice(FAULTS))
                 for i, step in enumerate(steps, 1):

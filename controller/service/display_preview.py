@@ -17,8 +17,9 @@ from typing import Any
 from controller.display import LAYOUTS, lines_for, text_table
 
 #: the figures the previews show: a nine-handed hold'em hand at the river, a prompt waiting behind
-EXAMPLE: dict[str, int | None] = {"seat": 4, "next": 5, "hand": 112, "players": 9, "out": 26, "stub": 26,
-                                  "burns": 3, "board": 5, "hole": 18, "waiting": 1, "count": 1}
+EXAMPLE: dict[str, int | str | None] = {"seat": 4, "next": 5, "hand": 112, "players": 9, "out": 26, "stub": 26,
+                                        "burns": 3, "board": 5, "hole": 18, "waiting": 1, "count": 1,
+                                        "game": "razz"}
 SCALE = 3
 #: an HD44780's cell is 5x8 dots with a dot of gap; the bitmap font's glyph is drawn into it
 LCD_CELL_W, LCD_CELL_H = 6, 10
@@ -49,7 +50,7 @@ def screens() -> list[tuple[str, str | None, bool]]:
         [(code, code, False) for code in text_table().prompts]
 
 
-def write_previews(out: Path, values: dict[str, int | None] | None = None) -> list[Path]:
+def write_previews(out: Path, values: dict[str, int | str | None] | None = None) -> list[Path]:
     """Every screen of every layout under ``out``; the files written."""
     from PIL import Image
 

@@ -230,7 +230,8 @@ class Harness:
     """The daemon and the simulated devices in one thread (see the module)."""
 
     def __init__(self, script: sc.Script, *, console: bool = True, shuffler: bool = True,
-                 workdir: Path | None = None, wire: bool = True) -> None:
+                 workdir: Path | None = None, wire: bool = True, table_extra: str = "",
+                 rules_extra: str = "") -> None:
         if script.crash_steps:
             raise HarnessUnsupported("crash_after: a power cut needs the journal and a daemon process to kill; "
                                      "play this script with tablectl simulate")
@@ -241,8 +242,9 @@ class Harness:
         with tempfile.TemporaryDirectory(prefix="tablectl-harness-") as tmp:
             work = workdir or Path(tmp)
             cfg = write_setup(work, game=script.game, seats=script.seats, button=script.button,
-                              table_extra=f"confirm_cycles = {CONFIRM_CYCLES}\ngone_cycles = {GONE_CYCLES}",
-                              reader_extra="answer_timeout = 1.0", ready_wait=READY_WAIT,
+                              table_extra=f"confirm_cycles = {CONFIRM_CYCLES}\ngone_cycles = {GONE_CYCLES}\n"
+                                          f"{table_extra}" + script.table_lines,
+                              rules_extra=rules_extra, reader_extra="answer_timeout = 1.0", ready_wait=READY_WAIT,
                               shuffler=shuffler, journal=False,
                               console=default_console(pin_factory="mock", bounce_time=BOUNCE_S,
                                                       hold_time=HOLD_S) if console else False)
@@ -450,7 +452,8 @@ class Harness:
         return Played(report, {a: r.effects for a, r in self.recorders.items()}, self.cycles, topics, self.screens)
 
 
-def play(script: sc.Script | dict | str, *, console: bool = True, wire: bool = True) -> Played:
+def play(script: sc.Script | dict | str, *, console: bool = True, wire: bool = True,
+         table_extra: str = "", rules_extra: str = "") -> Played:
     """Play a deal script (parsed, or its JSON as a dict or text) in process; see the module.
     A script the parser refuses raises ``hw_sim.script.ScriptError``.
 
@@ -459,9 +462,13 @@ def play(script: sc.Script | dict | str, *, console: bool = True, wire: bool = T
     same draws, so the same report (tests/test_harness.py checks it), in about a third of the
     time; the frames are three quarters of a cycle's cost and have their own tests (golden
     frames, the fuzzer, the decoder's property test). The suite deals its many-hand scenarios
-    so; ``simulate`` and the scripts checked against it keep the wire."""
+    so; ``simulate`` and the scripts checked against it keep the wire.
+
+    ``table_extra``: more ``[table]`` lines for the daemon's configuration, settings no deal
+    script carries (a mixed game's rotation: ``controller.service.simulate.rotation_lines``;
+    ``event = "cash"``); ``rules_extra``: the ``[rules]`` lines (``stud_short_stub_method = "002"``)."""
     if isinstance(script, dict):
         script = json.dumps(script)
     if isinstance(script, str):
         script = sc.parse_script(script)
-    return Harness(script, console=console, wire=wire).play()
+    return Harness(script, console=console, wire=wire, table_extra=table_extra, rules_extra=rules_extra).play()

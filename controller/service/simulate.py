@@ -231,20 +231,55 @@ class _Daemon:
         return answer
 
 
+def rotation_lines(rotation: str | None, change: str | None = None) -> str:
+    """``[table]`` lines for a mixed game (MIXED-001, docs/configuration.md): ``rotation`` a
+    preset's name or games joined by commas, ``change`` "orbit" or a number of hands; ValueError
+    saying what is wrong.
+
+    >>> print(rotation_lines("holdem,razz", "3"))
+    rotation = ["holdem", "razz"]
+    change = 3
+    >>> rotation_lines("horse")
+    'rotation = "horse"'
+    """
+    from controller.mixed import rotation_of
+
+    lines = []
+    if rotation is not None:
+        value: str | list[str] = rotation if "," not in rotation else [g.strip() for g in rotation.split(",")]
+        try:
+            games = rotation_of(value)
+        except (KeyError, ValueError) as exc:
+            raise ValueError(f"--rotation: {exc.args[0]}") from None
+        if len(games) < 2:
+            raise ValueError("--rotation: a rotation needs two games or more")
+        lines.append("rotation = " + json.dumps(value))
+    if change is not None:
+        from controller.service.config import BOUNDS
+
+        low, high = int(BOUNDS["table.change"].lo), int(BOUNDS["table.change"].hi)
+        if change != "orbit" and not (change.isdigit() and low <= int(change) <= high):
+            raise ValueError(f"--change: want orbit or a number of hands {low} to {high}, got {change[:20]!r}")
+        lines.append(f'change = {json.dumps(change) if change == "orbit" else int(change)}')
+    return "\n".join(lines)
+
+
 def run_script(script: sc.Script, *, workdir: Path, log: TextIO | None = None,
                step_timeout: float = 30.0,
                on_hand: Callable[[int, subprocess.Popen], None] | None = None,
                room: str | None = None, ack_wait: float = ACK_WAIT,
-               on_step: Callable[[int], None] | None = None) -> dict[str, Any]:
+               on_step: Callable[[int], None] | None = None, table_extra: str = "") -> dict[str, Any]:
     """Play ``script`` and return the report (deal-script.md). Raises SimulationError, or
     :class:`Stopped` (a signal, under :func:`main`) once the daemon and the devices are stopped.
     ``room``: a ``[room]`` section for the daemon's configuration; then, before the daemon is
-    stopped, wait up to ``ack_wait`` s for the broker's acknowledgements (:class:`Unacknowledged`)."""
+    stopped, wait up to ``ack_wait`` s for the broker's acknowledgements (:class:`Unacknowledged`).
+    ``table_extra``: more ``[table]`` lines (a mixed game's rotation: :func:`rotation_lines`)."""
     started: list[Callable[[], None]] = []  # what to stop on the way out, in the order started
     try:
         with _SIGNALS.hold():  # a signal waits until what is started is in ``started``
             cfg = write_setup(workdir, game=script.game, seats=script.seats, button=script.button,
-                              table_extra=f"confirm_cycles = {CONFIRM_CYCLES}\ngone_cycles = {GONE_CYCLES}",
+                              table_extra=f"confirm_cycles = {CONFIRM_CYCLES}\ngone_cycles = {GONE_CYCLES}\n"
+                                          f"{table_extra}" + script.table_lines,
                               reader_extra="answer_timeout = 1.0",
                               # (the simulated devices answer from Python threads, which a loaded
                               # machine can stall for a second: a shuffler "lost" then would be a
@@ -358,15 +393,18 @@ def deal_hands(script: sc.Script, dealer: ScriptedDealer, daemon: DaemonView,
     ``simulate`` and the in-process harness both deal through here."""
     buttons: dict[int, int] = {}
     for number, hand in enumerate(script.hands, 1):
+        game = hand.game
+        if game is not None and daemon.command({"cmd": "ping"}).get("game") == game:
+            game = None  # the daemon deals it anyway (its rotation, MIXED-001): no word from the floor
         if hand.seats is not None or hand.button is not None:
             setup: dict[str, Any] = {"cmd": "setup", "seats": list(hand.seats or script.seats)}
             if hand.button is not None:
                 setup["button"] = hand.button  # else the daemon moves the button itself
-            if hand.game is not None:
-                setup["game"] = hand.game  # a mixed game: the hand's own game (deal-script.md)
+            if game is not None:
+                setup["game"] = game  # a mixed game: the hand's own game (deal-script.md)
             daemon.command(setup)
-        elif hand.game is not None:
-            daemon.command({"cmd": "setup", "seats": list(script.seats), "game": hand.game})
+        elif game is not None:
+            daemon.command({"cmd": "setup", "seats": list(script.seats), "game": game})
         buttons[number] = daemon.command({"cmd": "ping"}).get("button", script.button)
         dealer.deck = hand.deck or script.deck  # the physical deck the shuffler will read
         dealer.play_hand(number, hand)
@@ -492,7 +530,12 @@ def room_section(broker: str, room: str, table: str) -> str:
 
 
 def main(path: str, *, as_json: bool, keep: bool = False, broker: str | None = None, room: str = "sim",
-         table: str = "t1") -> int:
+         table: str = "t1", rotation: str | None = None, change: str | None = None) -> int:
+    try:
+        mixed = rotation_lines(rotation, change)
+    except ValueError as exc:
+        print(f"tablectl simulate: {exc}", file=sys.stderr)
+        return 2
     try:
         data = read_bounded(path, SCRIPT_MAX_BYTES)
     except OSError as exc:
@@ -523,7 +566,7 @@ def main(path: str, *, as_json: bool, keep: bool = False, broker: str | None = N
                 except ConfigError as exc:
                     print(f"tablectl simulate: {exc}", file=sys.stderr)
                     return 2
-            report = run_script(script, workdir=workdir, room=section, ack_wait=ACK_WAIT)
+            report = run_script(script, workdir=workdir, room=section, ack_wait=ACK_WAIT, table_extra=mixed)
         except Unacknowledged as exc:
             print(json.dumps(exc.report, indent=2) if as_json else format_report(exc.report))
             print(f"tablectl simulate: {exc}", file=sys.stderr)

@@ -161,7 +161,8 @@ def render(demo: Demo):  # type: ignore[no-untyped-def]
             panel.append(line.ljust(20), style="bold white on blue")
             panel.append("│", style="dim")
         panel.append("\n         └" + "─" * 20 + "┘", style="dim")
-    title = f"tablectl demo — {demo.game}, hand {hand['number'] if hand else snap['hands_finished'] + 1}"
+    game = hand["game"] if hand else snap["game"]  # (a mixed game's changes: MIXED-001)
+    title = f"tablectl demo — {game}, hand {hand['number'] if hand else snap['hands_finished'] + 1}"
     top = Table.grid(expand=True)
     top.add_column(ratio=3)
     top.add_column(ratio=2)
@@ -187,7 +188,7 @@ def summary_line(record: dict[str, Any]) -> str:
                       if z.startswith("seat:"))
     board = " ".join(pretty(c) for c in zones.get("board", []))
     alerts = ", ".join(a["code"] for a in record["alerts"]) or "clean"
-    return (f"hand {record['hand']:>4}  button {record['button']:>2}  board [{board:<14}]  "
+    return (f"hand {record['hand']:>4}  {record['game']:<14}  button {record['button']:>2}  board [{board:<14}]  "
             f"burns {len(zones.get('burn', []))}  muck {len(zones.get('muck', []))}  "
             f"stub {record['stub_count']:>2}  {alerts}  | {seats}")
 

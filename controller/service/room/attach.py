@@ -65,7 +65,7 @@ def public_state(d: Any) -> dict[str, Any]:
     with d._lock:
         table = d.table
         hand = table.hand
-        return {"devices": d.online(), "game": table.settings.game, "seats": list(table.seats),
+        return {"devices": d.online(), "game": table.game_now, "seats": list(table.seats),
                 "hand": hand.number if hand is not None else None, "button": table.button,
                 "hands_finished": table.hands_finished,
                 "stub_count": hand.stub_count if hand is not None else None,

@@ -48,7 +48,7 @@ MAX_COMMAND = 16 * 1024
 MAX_REPLAY = 5000
 _FIELDS = {
     "ack": frozenset({"seq"}),
-    "setup": frozenset({"seats", "button"}),
+    "setup": frozenset({"seats", "button", "game"}),
     "decks": frozenset({"decks", "in_play"}),
     "dealer": frozenset({"name", "at_relief"}),
     "replay": frozenset({"topic", "from"}),
