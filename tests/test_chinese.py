@@ -305,3 +305,16 @@ def test_six_players_are_too_many_for_four_stacks() -> None:
     hand = play(script([1, 2, 3, 4, 5, 6], 6, steps + [{"end": True}]))["hands"][0]
     codes = [(a["code"], a["audience"]) for a in loud(hand)]
     assert codes[0] == ("deal.too_many_players", "dealer") and ("deal.chinese_count_wrong", "floor") in codes
+
+
+def test_a_hundred_random_chinese_hands_end_exact_with_no_alert() -> None:
+    """Issue 16's hundred hands a game: 2 to 5 players (the table's size varying from hand to
+    hand) under the scenario noise, exact zones, no stub, no dealer or floor alert, nothing
+    secret on a public output."""
+    from tests.stud_draw_e2e import deal_random_hands
+
+    report = deal_random_hands("chinese", hands=100)
+    assert len(report["hands"]) == 100 and all(h["stub_count"] == 0 for h in report["hands"])
+    # (deal_random_hands checks that a five-handed table came up) every hand ends with the whole
+    # deck thrown in (CHIN-004), the stacks no player had among it
+    assert all({z: len(c) for z, c in h["zones"].items()} == {"muck": 52} for h in report["hands"])
