@@ -19,7 +19,7 @@ from controller.effects import Alert, HandFinished, Prompt
 from controller.events import ButtonPress
 from controller.settings import RuleSettings, TableSettings
 from controller.table import Table
-from tests.test_table import Feeder
+from tests.test_table import Feeder, deal_board
 
 HOLE = ["As", "Kd", "7c", "2h", "3h", "Qs", "Jd", "9c", "5s", "4d", "8c", "Ac", "Ad", "Kc", "Qc", "Qd", "2s", "2d"]
 DATA = Path(__file__).parent / "data" / "state"
@@ -35,16 +35,7 @@ def deal_hand(f: Feeder, order: list[int], *, extra: int | None = None) -> None:
     seats = order + ([extra] if extra is not None else [])
     for i in range(2 * len(seats)):
         f.put(HOLE[i], seats[i % len(seats)])
-    f.press("round_done")
-    f.put("9h", 12)
-    for c in ("Th", "Jh", "4s"):
-        f.put(c, 11)
-    f.press("round_done")
-    f.put("5c", 12)
-    f.put("6c", 11)
-    f.press("round_done")
-    f.put("8h", 12)
-    f.put("8d", 11)
+    deal_board(f, burns=("9h", "5c", "8h"))
     f.field.clear()
     f.tick(4)
 

@@ -51,16 +51,17 @@ class Feeder:
 def deal_clean_hand(f):
     for card, seat in [("As", 1), ("Kd", 2), ("7c", 4), ("2h", 1), ("3h", 2), ("Qs", 4)]:
         f.put(card, seat)
-    f.press("round_done")  # the dealer's tap before each burn (BURN-002)
-    f.put("9d", 12)  # burn
-    for c in ("Th", "Jh", "4s"):
-        f.put(c, 11)
-    f.press("round_done")
-    f.put("5c", 12)
-    f.put("6c", 11)
-    f.press("round_done")
-    f.put("8c", 12)
-    f.put("8d", 11)
+    deal_board(f)
+
+
+def deal_board(f, burns=("9d", "5c", "8c")):
+    """The flop, turn and river (Th Jh 4s, 6c, 8d), each after the dealer's tap (BURN-002) and
+    its burn."""
+    for burn, cards in zip(burns, (("Th", "Jh", "4s"), ("6c",), ("8d",)), strict=True):
+        f.press("round_done")
+        f.put(burn, 12)
+        for c in cards:
+            f.put(c, 11)
 
 
 def test_a_clean_hand_from_first_card_to_gathering():
