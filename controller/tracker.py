@@ -127,17 +127,53 @@ class Tracker:
         empty lists: do not modify them.
         """
         # Every read goes through here, so the common cycles are settled with C-level set
-        # operations; only the tags heard somewhere new are looked at one by one.
+        # operations; only the tags heard somewhere new are looked at one by one. One symmetric
+        # difference finds both the home tags unheard and the reads away from home.
         pairs = heard if heard is not None else frozenset(map(_UID_ANT, reads))
         home_pairs = self._home_pairs
-        if self._cands or not pairs <= home_pairs:
-            return self._busy_cycle(cycle, reads, pairs, pairs - home_pairs)
-        if len(pairs) == len(home_pairs):  # every card heard at home, nothing else heard
+        diff = home_pairs ^ pairs
+        extra = diff - home_pairs if diff else diff  # (diff is small: a few misses, a stray read)
+        missing = diff - extra if extra else diff
+        if self._cands or (extra and (self._twins or not self._only_crosstalk(reads, pairs, extra))):
+            return self._busy_cycle(cycle, reads, extra, missing)
+        if not missing:  # every card heard at home, nothing else heard (or only crosstalk)
             if self._absent:
                 self._absent = {}
             return _NOTHING
-        # Only misses: count them towards a departure.
-        return _NONE, self._count_absent(cycle, [uid for uid, _ in home_pairs - pairs])
+        # Only misses (and crosstalk): count them towards a departure.
+        return _NONE, self._count_absent(cycle, [uid for uid, _ in missing])
+
+    def _only_crosstalk(self, reads: Iterable[tuple[str, int, int]], pairs: frozenset[tuple[str, int]],
+                        extra: set[tuple[str, int]]) -> bool:
+        """True if every read away from home (``extra``) is of a tag heard at home more strongly
+        in the same cycle, and under the level of its antenna if that feeds another zone: what
+        crosstalk looks like, and a cycle in which the weighing of :meth:`_busy_cycle` changes
+        nothing (the tag's home read is its strongest, and no second zone hears it at full
+        strength). Crosstalk makes a cycle in four of a crowded table busy otherwise."""
+        home_ant = self._home_ant
+        watch: dict[str, int] = {}  # uid -> its home antenna
+        for uid, _ in extra:
+            ant = home_ant.get(uid)
+            if ant is None or (uid, ant) not in pairs:
+                return False
+            watch[uid] = ant
+        top: dict[str, int] = {}  # uid -> its strongest read at home
+        others = []
+        for r in [r for r in reads if r[0] in watch]:
+            uid, ant, rssi = r
+            if ant == watch[uid]:
+                if uid not in top or rssi > top[uid]:
+                    top[uid] = rssi
+            else:
+                others.append(r)
+        zone_of, level, strong_rssi, home = self._zone_of, self._levels.get, self.strong_rssi, self._home
+        for uid, ant, rssi in others:
+            if rssi >= top[uid]:
+                return False  # (equal: the read reported first is the strongest)
+            zone = zone_of(ant)
+            if zone is not None and zone != home[uid] and rssi >= level(ant, strong_rssi):
+                return False  # heard at full strength in a second zone (DECK-007's count)
+        return True
 
     def _count_absent(self, cycle: int, missing: Iterable[str]) -> list[tuple[str, str]]:
         """Note which tags on the table went unheard this cycle; return those now gone.
@@ -147,9 +183,16 @@ class Tracker:
         """
         prev = self._absent
         absent = self._absent = {uid: prev.get(uid, cycle) for uid in missing}
+        if not absent:
+            return _NONE
         limit = cycle + 1 - self.gone_cycles
-        gone = [uid for uid, first in absent.items() if first <= limit]
-        if self._gather and absent and len(absent) == len(self._home) \
+        if min(absent.values()) <= limit:
+            gone = [uid for uid, first in absent.items() if first <= limit]
+        elif self._gather and len(absent) == len(self._home):
+            gone = []
+        else:
+            return _NONE  # (the common case: nobody unheard for long, no gather)
+        if self._gather and len(absent) == len(self._home) \
                 and max(absent.values()) <= cycle + 1 - GATHER_CYCLES:
             gone = list(absent)  # the gather: every card of the table silent together
         if not gone:
@@ -189,8 +232,8 @@ class Tracker:
         self._home_ant[uid] = ant
         self._home_pairs.add((uid, ant))
 
-    def _busy_cycle(self, cycle: int, reads: Iterable[tuple[str, int, int]], pairs: frozenset[tuple[str, int]],
-                    extra: frozenset[tuple[str, int]]) -> tuple[list[Move], list[tuple[str, str]]]:
+    def _busy_cycle(self, cycle: int, reads: Iterable[tuple[str, int, int]], extra: set[tuple[str, int]],
+                    unheard: set[tuple[str, int]]) -> tuple[list[Move], list[tuple[str, str]]]:
         """A cycle in which some tag was heard away from home (an arrival, a move, crosstalk)
         or some tag is gathering evidence: those tags are weighed read by read."""
         zone_of = self._zone_of
@@ -259,7 +302,8 @@ class Tracker:
                 cands[uid] = (zone, points, cycle, first)
         # Tags on the table not heard at home, less those heard elsewhere, went unheard
         # (a watched tag may be gathering evidence yet not heard at all this cycle).
-        missing = {uid for uid, _ in self._home_pairs - pairs} - best.keys()
+        # (``unheard`` was taken before the moves: a tag that moved was heard, and is in ``best``)
+        missing = {uid for uid, _ in unheard} - best.keys()
         return moves, self._count_absent(cycle, missing)
 
 
