@@ -30,6 +30,7 @@ KeyError: "unknown game 'pineapple' (games: holdem, omaha, omaha8, stud, stud8, 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -228,6 +229,8 @@ GAMES: tuple[Game, ...] = (
     _chinese(),
 )
 _BY_NAME = {g.name: g for g in GAMES}
+#: name -> game, for the hot paths that know the name is one (``Hand.game_def``): no call
+GAMES_BY_NAME: Mapping[str, Game] = _BY_NAME
 
 HOLDEM = _BY_NAME["holdem"]
 OMAHA = _BY_NAME["omaha"]

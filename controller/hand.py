@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from controller.effects import Alert, Figures, alert_to_dict
-from controller.games import Game, game_of
+from controller.games import GAMES_BY_NAME, Game, game_of
 from controller.positions import Positions, initial_positions, next_live
 from controller.rules import stud
 from controller.rules.board import BoardState
@@ -179,7 +179,8 @@ class Hand:
     @property
     def game_def(self) -> Game:
         """The game's definition: its deal template (:mod:`controller.games`)."""
-        return game_of(self.game)
+        # (asked a dozen times a card: a lookup, not a call; a hand's game is always one)
+        return GAMES_BY_NAME.get(self.game) or game_of(self.game)
 
     def street(self) -> str:
         """The street under way, by the template's names: ``deal`` while the initial deal goes
