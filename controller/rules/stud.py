@@ -313,13 +313,17 @@ def showing_words(cards: Sequence[str]) -> str:
 
 def stud_first_to_act(hand: Hand) -> int | None:
     """3rd street: the bring-in (STUD-002); 4th-7th: the best (stud) or lowest (razz) showing
-    hand, through :data:`SHOWING_RANK` (STUD-004)."""
-    if street_index(hand) == 0:
+    hand, through :data:`SHOWING_RANK` (STUD-004), once the street under way is dealt out
+    (every live seat has its card of it, or the community card is out): None while it is
+    being dealt, when who acts first is not known yet (the STUD-004 prompt waits for it too)."""
+    k = street_index(hand)
+    if k == 0:
         return bring_in_seat(hand)
     rank = SHOWING_RANK.get(hand.game)
-    if rank is None:
+    live = hand.live_seats()
+    if rank is None or not (_dealt_out(hand, k, live) or community_card(hand)):
         return None
-    showing = {s: up_cards(hand, s) for s in hand.live_seats()}
+    showing = {s: up_cards(hand, s) for s in live}
     return first_to_act(showing, hand.order, rank)
 
 
@@ -363,8 +367,13 @@ def street_out(hand: Hand, street: int) -> bool:
     if street_index(hand) != street:
         return False
     live = hand.live_seats()
+    return len(live) >= 2 and _dealt_out(hand, street, live)
+
+
+def _dealt_out(hand: Hand, street: int, live: Sequence[int]) -> bool:
+    """Every seat of ``live`` has its cards of ``street`` (0 = 3rd)."""
     due, zones = hand.game_def.cards_after[street], hand.zones
-    return len(live) >= 2 and all(len(zones.get(SEAT_ZONES[s - 1], ())) >= due for s in live)
+    return all(len(zones.get(SEAT_ZONES[s - 1], ())) >= due for s in live)
 
 
 def first_to_act_due(hand: Hand) -> int | None:
