@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 
 from controller.cards import is_card
 from controller.rules import Finding
-from controller.zones import Zone, seat_zone
+from controller.zones import SEAT_ZONES, Zone, seat_zone
 
 if TYPE_CHECKING:
     from controller.hand import Hand
@@ -67,7 +67,7 @@ def in_draws(hand: Hand) -> bool:
 
 
 def held(hand: Hand, seat: int) -> int:
-    return hand.count(seat_zone(seat))
+    return len(hand.zones.get(SEAT_ZONES[seat - 1], ()))  # (hand.count(seat_zone(seat)), no call)
 
 
 def owed(hand: Hand) -> int:
@@ -148,7 +148,7 @@ def stub_short(hand: Hand) -> Finding | None:
 
 def _next_round_begun(hand: Hand, rnd: int) -> bool:
     """A seat has thrown cards (or folded) since the burn of round ``rnd``."""
-    return any(r > rnd for r in hand.discards.values())
+    return max(hand.discards.values(), default=0) > rnd  # (asked at every card: no loop in Python)
 
 
 def _prompted(hand: Hand, rnd: int) -> bool:
