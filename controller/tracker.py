@@ -140,8 +140,13 @@ class Tracker:
             if self._absent:
                 self._absent = {}
             return _NOTHING
-        # Only misses (and crosstalk): count them towards a departure.
-        return _NONE, self._count_absent(cycle, [uid for uid, _ in missing])
+        # Only misses (and crosstalk): count them towards a departure (_count_absent, inline
+        # up to its common end: nobody unheard for long, no gather)
+        prev = self._absent
+        absent = self._absent = {uid: prev.get(uid, cycle) for uid, _ in missing}
+        if min(absent.values()) > cycle + 1 - self.gone_cycles and not self._gather:
+            return _NOTHING
+        return _NONE, self._departures(cycle, absent)
 
     def _only_crosstalk(self, reads: Iterable[tuple[str, int, int]], pairs: frozenset[tuple[str, int]],
                         extra: set[tuple[str, int]]) -> bool:
@@ -183,8 +188,10 @@ class Tracker:
         """
         prev = self._absent
         absent = self._absent = {uid: prev.get(uid, cycle) for uid in missing}
-        if not absent:
-            return _NONE
+        return self._departures(cycle, absent) if absent else _NONE
+
+    def _departures(self, cycle: int, absent: dict[str, int]) -> list[tuple[str, str]]:
+        """The tags of ``absent`` (not empty: uid -> first cycle unheard) now gone, taken off."""
         limit = cycle + 1 - self.gone_cycles
         if min(absent.values()) <= limit:
             gone = [uid for uid, first in absent.items() if first <= limit]
