@@ -131,8 +131,10 @@ def street_index(hand: Hand) -> int:
     k = min(hand.board.burns_total, last)
     if k < last:
         due, zones = game.cards_after[k], hand.zones
-        if any(len(zones.get(SEAT_ZONES[s - 1], ())) > due for s in hand.order):  # (seat_zone(s), no call)
-            k += 1
+        # (asked several times a card: a plain loop, seat_zone(s) without the call)
+        for s in hand.order:
+            if len(zones.get(SEAT_ZONES[s - 1], ())) > due:
+                return k + 1
     return k
 
 
@@ -373,7 +375,10 @@ def street_out(hand: Hand, street: int) -> bool:
 def _dealt_out(hand: Hand, street: int, live: Sequence[int]) -> bool:
     """Every seat of ``live`` has its cards of ``street`` (0 = 3rd)."""
     due, zones = hand.game_def.cards_after[street], hand.zones
-    return all(len(zones.get(SEAT_ZONES[s - 1], ())) >= due for s in live)
+    for s in live:  # (a plain loop: asked several times a card)
+        if len(zones.get(SEAT_ZONES[s - 1], ())) < due:
+            return False
+    return True
 
 
 def first_to_act_due(hand: Hand) -> int | None:
