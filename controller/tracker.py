@@ -156,6 +156,23 @@ class Tracker:
         nothing (the tag's home read is its strongest, and no second zone hears it at full
         strength). Crosstalk makes a cycle in four of a crowded table busy otherwise."""
         home_ant = self._home_ant
+        if len(extra) == 1:  # (the common case: one stray read, of one tag)
+            ((uid, xant),) = extra
+            ant = home_ant.get(uid)
+            if ant is None or (uid, ant) not in pairs:
+                return False
+            at_home: int | None = None  # its strongest read at home, and away (at xant)
+            stray: int | None = None
+            for _, a, rssi in [r for r in reads if r[0] == uid]:
+                if a == ant:
+                    if at_home is None or rssi > at_home:
+                        at_home = rssi
+                elif stray is None or rssi > stray:
+                    stray = rssi
+            if at_home is None or stray is None or stray >= at_home:
+                return False  # (equal: the read reported first is the strongest)
+            zone = self._zone_of(xant)
+            return zone is None or zone == self._home[uid] or stray < self._levels.get(xant, self.strong_rssi)
         watch: dict[str, int] = {}  # uid -> its home antenna
         for uid, _ in extra:
             ant = home_ant.get(uid)
