@@ -164,7 +164,8 @@ class Hand:
             return stud.stud_first_to_act(self)
         if self.game_def.first_to_act == "none":
             return None  # Chinese poker: no betting in turn (CHIN-001)
-        live = [s for s in self.order if self.zones.get(seat_zone(s)) or not self.dealt_to.get(s)]
+        zones, dealt_to = self.zones, self.dealt_to  # (asked at every card: seat_zone(s) without the call)
+        live = [s for s in self.order if zones.get(SEAT_ZONES[s - 1]) or not dealt_to.get(s)]
         if len(live) < 2:
             return None
         after = self.positions.bb if self.board.street == 0 else self.positions.button
@@ -224,9 +225,10 @@ class Hand:
         return "burn" if burns < game.burns_before[min(begun + 1, len(ends))] else "board"
 
     def figures(self, ts: float) -> Figures:
+        zones = self.zones
         return Figures(ts=ts, hand=self.number, street=self.street(),
-                       counts={z: len(u) for z, u in self.zones.items()},
-                       burns=self.count("burn"), board=self.count("board"),
+                       counts={z: len(u) for z, u in zones.items()},
+                       burns=len(zones.get("burn", ())), board=len(zones.get("board", ())),
                        stub_count=self.stub_count, next_to=self.next_to(), button=self.button,
                        first_to_act=self.first_to_act(), players=len(self.live_seats()))
 
