@@ -73,8 +73,12 @@ def held(hand: Hand, seat: int) -> int:
 def owed(hand: Hand) -> int:
     """The cards the seats still in are owed in this round's draw, as far as the reader can
     tell: a seat holding none may have folded, and owes nothing until a card comes to it."""
-    full = hand.hole_cards
-    return sum(full - n for s in hand.order if 0 < (n := held(hand, s)) < full)
+    full, zones, total = hand.hole_cards, hand.zones, 0
+    for s in hand.order:  # (asked at every draw card: a plain loop, held() without the call)
+        n = len(zones.get(SEAT_ZONES[s - 1], ()))
+        if 0 < n < full:
+            total += full - n
+    return total
 
 
 def next_to(hand: Hand) -> str | None:
@@ -85,9 +89,9 @@ def next_to(hand: Hand) -> str | None:
     dealt."""
     rnd = draw_round(hand)
     if rnd >= 1 and not _next_round_begun(hand, rnd):
-        full = hand.hole_cards
+        full, zones = hand.hole_cards, hand.zones
         for s in hand.order:
-            if 0 < held(hand, s) < full:
+            if 0 < len(zones.get(SEAT_ZONES[s - 1], ())) < full:  # (held(), without the call)
                 return seat_zone(s)
     if rnd < hand.game_def.draws and len(hand.live_seats()) >= 2:
         return Zone.BURN
@@ -131,7 +135,7 @@ def stub_short(hand: Hand) -> Finding | None:
     shortfall is the same whenever it is seen (each card dealt takes one from the stub and one
     from what is owed)."""
     rnd = draw_round(hand)
-    if rnd < 1 or _prompted(hand, rnd) or _next_round_begun(hand, rnd):
+    if rnd < 1 or _next_round_begun(hand, rnd) or _prompted(hand, rnd):  # (the cheaper test first)
         return None
     if hand.draw_rebuilt == rnd:
         # the stub ran out before the shortfall could be seen (a seat drawing its whole hand):
@@ -152,7 +156,8 @@ def _next_round_begun(hand: Hand, rnd: int) -> bool:
 
 
 def _prompted(hand: Hand, rnd: int) -> bool:
-    return any(p.rule == "DRAW-005" and p.message.startswith(f"draw {rnd}:") for p in hand.prompts)
+    told = f"draw {rnd}:"
+    return any(p.rule == "DRAW-005" and p.message.startswith(told) for p in hand.prompts)
 
 
 def from_muck_or_burns(hand: Hand, uid: str, label: str, origin: str, seat: int) -> Finding | None:
