@@ -107,6 +107,14 @@ RULE_SETTINGS: dict[str, tuple[tuple[str, ...], str]] = {
 }
 
 
+#: the metadata of a setting left out of the saved state's fingerprint
+#: (:func:`controller.state.settings_key`): one that judges what comes next (a press, a card, the
+#: next hand), not what a saved state holds, so that changing it keeps a saved mid-hand state. The
+#: settings before issue 16's (the seats, the zones, the tracker's cycles, the first rules) are
+#: in it: a state is taken only under the configuration it was written with.
+UNKEYED: dict[str, bool] = {"fingerprint": False}
+
+
 @dataclass(frozen=True)
 class RuleSettings:
     """RULES.md §20 settings, with the proposed defaults (see :data:`RULE_SETTINGS`)."""
@@ -116,39 +124,33 @@ class RuleSettings:
     deal_count_fixes: str = "003"
     muck_retrieval: str = "floor"
     four_flop_picker: str = "floor"
-    #: the odd chip (SPLIT-006, SPLIT-008: :data:`ODD_CHIP_SETTINGS`). Out of the repr, which is the
-    #: saved state's fingerprint (controller/state.py settings_key): the state holds no odd chip
-    #: (a verdict is read again under the settings of the day), so a change here keeps the state
-    stud_odd_chip_cards: str = field(default="received", repr=False)
-    stud_odd_chip_low: str = field(default="lowest", repr=False)
-    hybrid_odd_chip: str = field(default="five_card", repr=False)
+    # -- below, the settings out of the fingerprint (:data:`UNKEYED`): each is read afresh at the
+    # press, card or hand it judges, and the state holds nothing they decided --
+    #: the odd chip (SPLIT-006, SPLIT-008: :data:`ODD_CHIP_SETTINGS`)
+    stud_odd_chip_cards: str = field(default="received", metadata=UNKEYED)
+    stud_odd_chip_low: str = field(default="lowest", metadata=UNKEYED)
+    hybrid_odd_chip: str = field(default="five_card", metadata=UNKEYED)
     #: the race-off (RACE-003..005: :data:`RACE_SETTINGS`) and the open-seat hold (BREAK-002:
     #: OPEN_SEAT_HOLD, and LATE_STAGE_HOLD once the floor says twelve or fewer tables remain,
-    #: ``late_stage``). Out of the repr as the odd chip: the state keeps the seats open and the
-    #: race's deal, which read the same under other values
-    race_one_per_player: str = field(default="yes", repr=False)
-    race_remainder: str = field(default="pooled", repr=False)
-    race_allin: str = field(default="floor", repr=False)
-    open_seat_hold: int = field(default=3, repr=False)
-    late_stage_hold: int = field(default=2, repr=False)
-    late_stage: bool = field(default=False, repr=False)
-    #: cash games' entry and button buys (DEAL-007/008: :data:`RULE_SETTINGS`). Out of the repr
-    #: too: the state keeps who waits and what he missed, and these are read afresh at each hand
-    cash_entry: str = field(default="post_or_wait", repr=False)
-    buy_button_next: str = field(default="buyer", repr=False)
-    #: MISD-009 (DRAW_EXPOSED_DEAL). Out of the fingerprint as the odd chip is: a rule that judges
-    #: the next press, not what the saved state holds (so a saved state survives its change)
-    draw_exposed_deal: str = field(default="by_event", repr=False)
-    #: STUD-011 (:data:`RULE_SETTINGS`). Out of the repr too: the state keeps nothing it decided (it
-    #: is read at each card dealt to an absent seat), so a change keeps a saved state
-    stud_absent_bringin: str = field(default="until_bet", repr=False)
-    #: DEAL-009 (:data:`RULE_SETTINGS`). Out of the repr: the state keeps the absent seats, and
-    #: the deadline is read at each card and seat press
-    absent_deadline: str = field(default="last_card", repr=False)
-    #: STUD-007 (:data:`RULE_SETTINGS`). Out of the repr as well: a hand keeps the prompt it was
-    #: given, whose code says the method, so a change keeps a saved state (the next short stub
-    #: follows the new method)
-    stud_short_stub_method: str = field(default="001", repr=False)
+    #: ``late_stage``)
+    race_one_per_player: str = field(default="yes", metadata=UNKEYED)
+    race_remainder: str = field(default="pooled", metadata=UNKEYED)
+    race_allin: str = field(default="floor", metadata=UNKEYED)
+    open_seat_hold: int = field(default=3, metadata=UNKEYED)
+    late_stage_hold: int = field(default=2, metadata=UNKEYED)
+    late_stage: bool = field(default=False, metadata=UNKEYED)
+    #: cash games' entry and button buys (DEAL-007/008: :data:`RULE_SETTINGS`)
+    cash_entry: str = field(default="post_or_wait", metadata=UNKEYED)
+    buy_button_next: str = field(default="buyer", metadata=UNKEYED)
+    #: MISD-009 (DRAW_EXPOSED_DEAL)
+    draw_exposed_deal: str = field(default="by_event", metadata=UNKEYED)
+    #: STUD-011 (STUD_ABSENT_BRINGIN)
+    stud_absent_bringin: str = field(default="until_bet", metadata=UNKEYED)
+    #: DEAL-009 (ABSENT_DEADLINE)
+    absent_deadline: str = field(default="last_card", metadata=UNKEYED)
+    #: STUD-007 (STUD_SHORT_STUB_METHOD; a hand keeps the prompt it was given, whose code says
+    #: the method)
+    stud_short_stub_method: str = field(default="001", metadata=UNKEYED)
     #: the dealer presses ``round_done`` before every burn (BURN-002's tap). With it the daemon
     #: tells a premature board card (BOARD-004..006) from a late one. None ("auto"): the checks
     #: are on once the daemon has seen a tap, so a table (or a deal script) that never taps is
@@ -182,26 +184,25 @@ class TableSettings:
     #: cycles without any read before a card counts as gone from the table
     gone_cycles: int = 20
     rules: RuleSettings = field(default_factory=RuleSettings)
-    #: ``tournament`` or ``cash`` (:data:`EVENTS`). Out of the repr (the state's fingerprint), so
-    #: that the states written before it keep loading; a tournament table ignores the cash fields
-    event: str = field(default="tournament", repr=False)
+    #: ``tournament`` or ``cash`` (:data:`EVENTS`; out of the fingerprint, :data:`UNKEYED`, as the
+    #: fields below marked so: a tournament table ignores the cash fields)
+    event: str = field(default="tournament", metadata=UNKEYED)
     #: the registered decks' ids, in play first (DECK-005: at most two); empty: every deck registered
     pair: tuple[str, ...] = ()
     #: a read at least this strong is a card lying on that antenna; one UID that strong in two
     #: zones at once is a cloned tag (DECK-007). The scale is the reader's (0..255 on FEIG).
     strong_rssi: int = 150
-    #: antenna -> its own level (``tablectl calibrate``), replacing ``strong_rssi`` there. Left
-    #: out of the settings' fingerprint (repr): a table calibrated again keeps its state.
-    rssi_levels: dict[int, int] = field(default_factory=dict, repr=False, hash=False, compare=False)
+    #: antenna -> its own level (``tablectl calibrate``), replacing ``strong_rssi`` there (a table
+    #: calibrated again keeps its state)
+    rssi_levels: dict[int, int] = field(default_factory=dict, hash=False, compare=False, metadata=UNKEYED)
     #: mixed games (MIXED-001): the games in turn, the hands each lasts, whether a re-deal
-    #: counts. Out of the fingerprint (repr): the state holds the game of the next hand and its
-    #: place in the rotation, so a rotation edited between shifts keeps the table's state (the
-    #: game under way goes on; the next change takes the new list from that place)
-    rotation: Rotation = field(default_factory=Rotation, repr=False)
+    #: counts. The state holds the game of the next hand and its place in the rotation, so a
+    #: rotation edited between shifts keeps it (the next change takes the new list from that
+    #: place); whether there is one is in the fingerprint (controller.state.settings_key)
+    rotation: Rotation = field(default_factory=Rotation, metadata=UNKEYED)
     #: CHIN-002: two players of Chinese poker play two hands each (stacks 1 and 3, 2 and 4), not
-    #: one each with stacks 3 and 4 mucked. Out of the fingerprint (repr): a hand under way keeps
-    #: the cards a seat is due (Hand.hole_cards); the next hand follows the new setting.
-    chinese_two_hands: bool = field(default=False, repr=False)
+    #: one each with stacks 3 and 4 mucked (a hand under way keeps the cards a seat is due)
+    chinese_two_hands: bool = field(default=False, metadata=UNKEYED)
 
     @property
     def hole_cards(self) -> int:

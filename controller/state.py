@@ -343,24 +343,40 @@ class StateMismatch(StateError):
 
 def settings_key(settings: Any) -> str:
     """A short fingerprint of the table's configuration: a state is taken only under the same.
+    It is the text of the settings as their repr writes it, less the fields marked out of it
+    (:data:`controller.settings.UNKEYED`): the same text, and key, as before those existed.
 
-    >>> from controller.settings import TableSettings
+    >>> from controller.settings import RuleSettings, TableSettings
     >>> settings_key(TableSettings()) == settings_key(TableSettings())
     True
     >>> settings_key(TableSettings()) == settings_key(TableSettings(button=3))
     False
+    >>> settings_key(TableSettings()) == settings_key(TableSettings(rules=RuleSettings(race_allin="first_chip")))
+    True
     """
     import hashlib
 
-    text = repr(settings)
+    text = _keyed(settings)
     rotation = getattr(settings, "rotation", None)
     if rotation is not None and rotation.on:
-        # (the rotation itself is out of the repr: its games and counts may be edited between
+        # (the rotation's games and counts are out of the fingerprint: they may be edited between
         # shifts and the state carries on from its place; but a state saved on a rotation holds
         # the rotation's next game, which a table without one would deal for ever, and the other
         # way round: a mismatch, the table starts afresh, the history kept)
         text += " rotation"
     return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _keyed(value: Any) -> str:
+    """``repr(value)``, a dataclass's written as its repr would be without its unkeyed fields."""
+    if not dataclasses.is_dataclass(value) or isinstance(value, type):
+        return repr(value)
+    fields = dataclasses.fields(value)
+    if all(f.metadata.get("fingerprint", True) for f in fields):
+        return repr(value)  # (its own repr: a ZoneMap's names)
+    shown = (f"{f.name}={_keyed(getattr(value, f.name))}" for f in fields
+             if f.repr and f.metadata.get("fingerprint", True))
+    return f"{type(value).__qualname__}({', '.join(shown)})"
 
 
 def table_to_state(table: Any) -> dict[str, Any]:
