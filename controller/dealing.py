@@ -22,7 +22,6 @@ from controller.rules.misdeal import (absent_deadline, check_hole_card, end_of_d
 from controller.rules.muck import retrieved
 from controller.pads import DECK_PADS, ROSTER_PADS, Pad
 from controller.rules import draw
-from controller.rules import stud_procedures
 from controller.stud_rounds import StudRounds
 from controller.table_modes import MODE_HANDS
 from controller.zones import Zone, seat_of
@@ -166,7 +165,7 @@ class Dealing(StudRounds):
             if seat in hand.absent:
                 self._stud_absent_dealt(ts, hand, seat, out)  # STUD-011
             # (after a rebuild by 002's method 7th street is burned as any street: STUD-007)
-            found = stud.on_seat_card(hand, seat, restubbed=_short_stub(hand) and not _prompted(hand, stud.SCRAMBLE))
+            found = stud.on_seat_card(hand, seat, restubbed=_short_stub(hand) and not _scrambled(hand))
             if found is not None:
                 self._flag_once(out, ts, hand, found, f"street:{stud.street_index(hand)}")
         elif seat is not None and hand.game_def.family == "draw" and draw.in_draws(hand):
@@ -279,7 +278,7 @@ class Dealing(StudRounds):
             if not _short_stub(hand):  # (after a rebuild the burn may be an old one: STUD-007/008)
                 self._flag(out, ts, hand, stud.on_burn(hand))
             hand.board.burns_total += 1
-        elif not _prompted(hand, "STUD-008") or hand.count("board") > 0:
+        elif not hand.prompted("STUD-008") or hand.count("board") > 0:
             self._flag(out, ts, hand, Finding("deal.stud_board_card", "STUD-008",
                                               "a card in the middle: stud deals one only when the stub is short "
                                               "for 7th street (the community card)"))
@@ -287,7 +286,7 @@ class Dealing(StudRounds):
     def _stud_prompts(self, ts: float, hand: Hand, out: list[Effect]) -> None:
         """After a seat's card in stud: the bring-in once 3rd street is out (STUD-002), the stub
         check once 6th street is (STUD-006..008). Each once a hand."""
-        if hand.hole_dealt >= hand.hole_target and not _prompted(hand, "STUD-002"):
+        if hand.hole_dealt >= hand.hole_target and not hand.prompted("STUD-002"):
             seat = stud.bring_in_owner(hand)
             if seat is not None:
                 card = stud.up_cards(hand, seat)[0]
@@ -295,7 +294,7 @@ class Dealing(StudRounds):
                 self._prompt(out, ts, hand, Finding("deal.bring_in", "STUD-002",
                                                     f"seat {seat} brings in: {card}, the {which} card showing", seat))
                 self._stud_bring_in_passes(ts, hand, out)  # STUD-003: unless all in for the ante
-        if not _prompted(hand, "STUD-005") and (pairs := stud.open_pairs(hand)):  # (the cheap test first)
+        if not hand.prompted("STUD-005") and (pairs := stud.open_pairs(hand)):  # (the cheap test first)
             self._prompt(out, ts, hand, Finding("deal.open_pair", "STUD-005",
                                                 f"open pair on 4th street (seat {pairs[0]}): the big bet is allowed",
                                                 pairs[0]))
@@ -314,7 +313,7 @@ class Dealing(StudRounds):
         6th street may fold some). Counted every hand (STUD_SHORT_STUB_MIN: "compute always"),
         prompted when short, with its procedure (STUD-007/008); once a hand."""
         if hand.kind == "hand" and hand.game_def.family == "stud" and stud.sixth_street_out(hand) \
-                and not _prompted(hand, "STUD-006"):
+                and not _stub_checked(hand):
             if self._stud_seventh_from_reserve(ts, hand, out):  # STUD-010: the set-aside cards
                 return
             players, stub_now = len(hand.live_seats()), hand.stub_count
@@ -614,17 +613,17 @@ class Dealing(StudRounds):
 
 def _short_stub(hand: Hand) -> bool:
     """A stud hand told to rebuild its stub or deal a community card (STUD-007/008)."""
-    return _prompted(hand, "STUD-007") or _prompted(hand, "STUD-008")
+    return hand.prompted("STUD-007") or hand.prompted("STUD-008")
 
 
-def _prompted(hand: Hand, rule: str) -> bool:
-    """The hand has prompted ``rule`` (or the short stub's procedure, for STUD-006; a prompt's
-    code, for one with a dot: ``stub.stud_short_scramble``)."""
-    if rule == "STUD-006":
-        return any(n.startswith("STUD-006:") for n in hand.notes)
-    if "." in rule:
-        return any(p.code == rule for p in hand.prompts)
-    return stud_procedures.prompted(hand, rule)
+def _stub_checked(hand: Hand) -> bool:
+    """STUD-006 was counted this hand: its note is in the record (prompted only when short)."""
+    return any(n.startswith("STUD-006:") for n in hand.notes)
+
+
+def _scrambled(hand: Hand) -> bool:
+    """The short stub was rebuilt by 002's method (STUD-007: its own prompt's code)."""
+    return any(p.code == stud.SCRAMBLE for p in hand.prompts)
 
 
 _RANK = {"burn": 0, "board": 1}

@@ -138,6 +138,10 @@ class Hand:
         return zone
 
     # -- derived figures -----------------------------------------------------------------
+    def prompted(self, rule: str, seat: int | None = None) -> bool:
+        """The hand has prompted ``rule`` (for ``seat``, if given): the rules told once a hand."""
+        return any(p.rule == rule and (seat is None or p.seat == seat) for p in self.prompts)
+
     def count(self, zone: str) -> int:
         return len(self.zones.get(zone, ()))
 

@@ -37,7 +37,7 @@ class StudRounds(TableModes):
         """Once 3rd street is out: the owner of the bring-in card all in for the ante passes the
         duty to the next player clockwise (once a hand)."""
         owner = stud.bring_in_owner(hand)
-        if owner is None or owner not in hand.all_in or proc.prompted(hand, "STUD-003"):
+        if owner is None or owner not in hand.all_in or hand.prompted("STUD-003"):
             return
         duty = stud.bring_in_seat(hand)
         if duty is not None:
@@ -59,7 +59,7 @@ class StudRounds(TableModes):
         if place is None or place < hand.game_def.cards_after[0]:
             return False
         if place == len(pattern) - 1:  # the 7th card
-            if not proc.prompted(hand, "STUD-009"):
+            if not hand.prompted("STUD-009"):
                 live = hand.live_seats()
                 self._prompt(out, ts, hand, proc.seventh_face_up(seat, first=bool(live) and live[0] == seat))
             return True
@@ -90,7 +90,7 @@ class StudRounds(TableModes):
         """STUD-006 after a card was set aside (STUD-010): 7th street is dealt from the
         set-aside cards, scrambled into a new stub; the stub's count is not the check (the cards
         dealt face down onto the set-aside card are read nowhere). True if so."""
-        if not proc.prompted(hand, "STUD-010"):
+        if not hand.prompted("STUD-010"):
             return False
         hand.notes.append("STUD-006: 7th street from the set-aside cards (STUD-010)")
         self._prompt(out, ts, hand, proc.new_stub_from_set_aside())
@@ -102,7 +102,7 @@ class StudRounds(TableModes):
         counts for the bring-in: STUD-002). Which seats are absent then follows ABSENT_DEADLINE
         (a player back after the first card is still absent under ``first_card``: the roster)."""
         for seat in hand.order:
-            if seat in hand.absent and not proc.prompted(hand, "STUD-011", seat):
+            if seat in hand.absent and not hand.prompted("STUD-011", seat):
                 self._prompt(out, ts, hand, proc.absent_down_cards(seat))
 
     def _stud_absent_dealt(self, ts: float, hand: Hand, seat: int, out: list[Effect]) -> None:
@@ -116,7 +116,7 @@ class StudRounds(TableModes):
         """The seatless ``allin`` (all in, the action complete) before 7th street: the rest face
         up until 7th (once a hand)."""
         if stud.street_index(hand) < len(hand.game_def.streets) - 1 and len(hand.live_seats()) >= 2 \
-                and not stud.community_card(hand) and not proc.prompted(hand, "STUD-012"):
+                and not stud.community_card(hand) and not hand.prompted("STUD-012"):
             self._prompt(out, ts, hand, proc.face_up_until_seventh())
 
     # -- STUD-013: folds and lifted cards ------------------------------------------------------------
@@ -138,7 +138,7 @@ class StudRounds(TableModes):
         zone = hand.where.get(uid)
         if hand.misdeal or hand.pot_pushed or hand.shown is not None or hand.hole_dealt < hand.hole_target \
                 or any(hand.where.get(u) == zone for u in arriving) \
-                or uid not in stud.up_uids(hand, seat) or proc.prompted(hand, "STUD-013", seat):
+                or uid not in stud.up_uids(hand, seat) or hand.prompted("STUD-013", seat):
             return
         self._prompt(out, ts, hand, proc.lifted(seat))
 
@@ -146,7 +146,7 @@ class StudRounds(TableModes):
     def _stud_finish(self, ts: float, hand: Hand, out: list[Effect]) -> None:
         """STUD-010: a hand that set a card aside and reached 7th street burned four cards (a
         burn fault already told is not told again)."""
-        if not proc.prompted(hand, "STUD-010") or any(a.code.startswith("burn.") for a in hand.alerts):
+        if not hand.prompted("STUD-010") or any(a.code.startswith("burn.") for a in hand.alerts):
             return
         last = hand.game_def.cards_after[-1]
         if any(len(stud.seat_cards(hand, s)) >= last for s in hand.seats) or stud.community_card(hand):

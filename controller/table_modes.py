@@ -208,7 +208,7 @@ class TableModes(ChineseStacks):
     def _race_ranked(self, ts: float, hand: Hand, out: list[Effect], *, again: bool = False) -> None:
         """RACE-002: the ranking, highest first, to the dealer and the floor (once; ``again``
         after an all-in player was put first)."""
-        if any(p.rule == "RACE-002" for p in hand.prompts) and not again:
+        if hand.prompted("RACE-002") and not again:
             return
         ranking = self._race_ranking(hand)
         if not ranking:
@@ -300,7 +300,7 @@ class TableModes(ChineseStacks):
             self._race_allin.append(seat)  # RACE_ALLIN first_chip: ranked first, whatever his card
         if hand is not None and hand.kind == "race":
             hand.notes.append(f"RACE-005: seat {seat} all in: the first chip")
-            self._race_ranked(ev.ts, hand, out, again=any(p.rule == "RACE-002" for p in hand.prompts))
+            self._race_ranked(ev.ts, hand, out, again=hand.prompted("RACE-002"))
 
     # -- the table break's high card (BREAK-001) ------------------------------------------------
     def _break_card(self, ts: float, hand: Hand, uid: str, label: str, zone: str, out: list[Effect]) -> None:

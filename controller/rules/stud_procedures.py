@@ -25,16 +25,11 @@ from typing import TYPE_CHECKING
 from controller.rules import Finding
 
 if TYPE_CHECKING:
-    from controller.hand import Hand
+    pass
 
 #: STUD_ABSENT_BRINGIN (RULES.md §20): an absent seat that posted the bring-in is dealt on until it
 #: faces a bet (001, the default), or dealt no further street (002)
 ABSENT_BRINGIN = ("until_bet", "no_streets")
-
-
-def prompted(hand: Hand, rule: str, seat: int | None = None) -> bool:
-    """The hand has prompted ``rule`` (for ``seat``, if given)."""
-    return any(p.rule == rule and (seat is None or p.seat == seat) for p in hand.prompts)
 
 
 def bring_in_passes(owner: int, duty: int) -> Finding:
