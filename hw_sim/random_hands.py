@@ -48,7 +48,8 @@ from hw_sim.random_chinese import MAX_PLAYERS as CHINESE_MAX, random_chinese_han
 from hw_sim.random_draw import DRAW_TEMPLATES, MAX_SITTING_OUT, random_draw_hand
 from hw_sim.random_stud import MAX_PLAYERS as STUD_MAX, STUD_GAMES, random_stud_hand
 
-#: game -> hole cards per seat (the flop games a deal script knows; Omaha hi-lo deals as Omaha)
+#: game -> hole cards per seat, the flop games (written here, not taken from controller.games: the
+#: generator is the tests' independent side)
 HOLE_CARDS = {"holdem": 2, "omaha": 4, "omaha8": 4}
 #: board cards per street after the hole cards: flop, turn, river
 STREETS = (3, 1, 1)
