@@ -76,7 +76,11 @@ class Dealing(StudRounds):
         # taken before the board, and seats are taken together for the first card (MISD-004).
         if len(moves) > 1:
             moves = sorted(moves, key=_arrival_rank)
-        new_seats = frozenset(seat for u, p, z in moves if p is None and (seat := seat_of(z)) is not None)
+        if len(moves) == 1:  # (nearly always: one card a cycle)
+            ((_, p, z),) = moves
+            new_seats = frozenset((seat,)) if p is None and (seat := seat_of(z)) is not None else _NO_SEATS
+        else:
+            new_seats = frozenset(seat for u, p, z in moves if p is None and (seat := seat_of(z)) is not None)
         folded = False
         for uid, _prev, zone in moves:
             hand = self.hand
@@ -143,7 +147,7 @@ class Dealing(StudRounds):
             key = hand.figures_key()
             if key != self._figures_key:
                 self._figures_key = key
-                out.append(hand.figures(ts))
+                out.append(hand.figures(ts, key))
         return out
 
     def _arrival(self, ts: float, hand: Hand, uid: str, label: str, zone: str, same_cycle: frozenset[int],
@@ -629,6 +633,7 @@ def _scrambled(hand: Hand) -> bool:
 _RANK = {"burn": 0, "board": 1}
 #: the families whose cards in the middle are public: the flop games' board, stud's community card
 _BOARD_FAMILIES = frozenset({"flop", "stud"})
+_NO_SEATS: frozenset[int] = frozenset()
 
 
 def _arrival_rank(move: tuple[str, str | None, str]) -> int:

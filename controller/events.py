@@ -33,6 +33,7 @@ from operator import itemgetter
 from typing import Any
 
 _UID_ANT = itemgetter(0, 1)
+_RSSI = itemgetter(2)
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,20 +44,37 @@ class ReaderCycle:
     the 1-based antenna number, the signal strength (0..255, larger is stronger). A tag
     seen by several antennas appears once per antenna; a tag not seen is absent.
 
-    ``heard`` is the set of ``(uid, antenna)`` pairs in ``reads``: derived, never journalled.
-    The reader link passes the set it already built while merging repeated reads, which spares
-    the core the work on every cycle; left out, it is computed here.
+    ``heard`` maps each ``(uid, antenna)`` pair in ``reads`` to its strongest signal there
+    (:func:`strongest`): derived, never journalled, not to be changed. The reader link passes
+    the map it already built while merging repeated reads, which spares the core the work on
+    every cycle; left out, it is computed here. The tracker takes its pairs for the set of tags
+    heard where, and looks a read's strength up in it rather than searching the reads.
     """
 
     ts: float
     device: str
     cycle: int
     reads: tuple[tuple[str, int, int], ...]
-    heard: frozenset[tuple[str, int]] | None = field(default=None, compare=False, repr=False)
+    heard: dict[tuple[str, int], int] | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.heard is None:
-            object.__setattr__(self, "heard", frozenset(map(_UID_ANT, self.reads)))
+            object.__setattr__(self, "heard", strongest(self.reads))
+
+
+def strongest(reads: tuple[tuple[str, int, int], ...]) -> dict[tuple[str, int], int]:
+    """``(uid, antenna) -> rssi`` of ``reads``, the strongest where a pair was read twice.
+
+    >>> strongest((("E004", 2, 150), ("E004", 3, 90), ("E004", 2, 170)))
+    {('E004', 2): 170, ('E004', 3): 90}
+    """
+    heard = dict(zip(map(_UID_ANT, reads), map(_RSSI, reads), strict=True))  # (the last read of a pair kept)
+    if len(heard) < len(reads):  # a pair read twice: its strongest, not its last
+        heard = {}
+        for uid, ant, rssi in reads:
+            if heard.get((uid, ant), -1) < rssi:
+                heard[(uid, ant)] = rssi
+    return heard
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,7 +16,6 @@ sooner; nothing here ever moves a card by itself (docs/tracking.md).
 from __future__ import annotations
 
 from controller.hand import Hand
-from controller.rules import draw
 from controller.zones import seat_zone
 
 #: (the zone the next card off the stub is due in, the seats whose cards may fold, gather)
@@ -32,14 +31,16 @@ def expectation(hand: Hand | None, next_first_seat: int | None) -> Expectation:
         return None, frozenset(), False
     live = hand.live_seats()
     won = len(live) < 2 and hand.hole_dealt >= hand.hole_target  # every seat folded but one
-    drawing = hand.game_def.family == "draw" and hand.hole_dealt >= hand.hole_target
-    # a draw game after the deal: each round's burn, then the seats' draws in order (DRAW-004);
-    # a seat's discards are expected in the muck as a fold is (``folds``: the seats in)
-    due = draw.next_to(hand) if drawing else hand.next_to()
+    # (a draw game after the deal: each round's burn, then the seats' draws in order, DRAW-004;
+    # a seat's discards are expected in the muck as a fold is, ``folds``: the seats in)
+    due = hand.next_to()
     # every card of the game's template is out (the river; stud's 7th street, or its community
     # card; a draw game's last draw)
     # (Chinese poker: no card is ever due, and the play goes on once the stacks are out: its
     # cards are gathered once thrown to the muck, ``won``)
     dealt_out = due is None and hand.hole_dealt >= hand.hole_target and hand.game_def.family != "chin"
     gather = hand.misdeal or hand.pot_pushed or won or dealt_out
-    return due, frozenset(map(seat_zone, live)), gather  # (zones: equal to their names, made once)
+    got = hand._memo.get("folds")  # (the seats' zones, made again only when the live seats change)
+    if got is None or got[0] is not live:
+        got = hand._memo["folds"] = (live, frozenset(map(seat_zone, live)))  # (zones: equal to their names)
+    return due, got[1], gather

@@ -12,7 +12,7 @@ from typing import Any
 from controller.effects import Alert, Figures, alert_to_dict
 from controller.games import GAMES_BY_NAME, Game, game_of
 from controller.positions import Positions, initial_positions, next_live
-from controller.rules import stud
+from controller.rules import draw, stud
 from controller.rules.board import BoardState
 from controller.settings import deal_order
 from controller.showdown import OddChipRules
@@ -26,6 +26,9 @@ _ZONE_RANK: dict[str, int] = {z: i for i, z in enumerate(ALL_ZONES)}
 
 class Hand:
     """The state of the hand in progress. Mutated only by :class:`controller.table.Table`."""
+
+    # not state: figures derived from the zones, kept until a card moves (:meth:`memo`)
+    _STATE_SKIP = ("_moved", "_memo")
 
     def __init__(self, number: int, game: str, hole_cards: int, seats: tuple[int, ...],
                  button: int, started: float, positions: Positions | None = None) -> None:
@@ -87,6 +90,8 @@ class Hand:
         self.shown: dict[str, list[str]] | None = None  # the seats' and board's cards at the press
         # -- cards that left the table while the hand went on --
         self.left: dict[str, tuple[str, float]] = {}  # uid -> (zone, ts): gone since the last arrival
+        self._moved = 0  # cards placed or taken off so far: what the memo's figures were worked out at
+        self._memo: dict[str, tuple[Any, Any]] = {}
         self.off: dict[str, str] = {}  # uid -> zone it left: back on the stub, or off the table
         self.deck: str | None = None  # the deck it is dealt from (its first card's)
         self.kind = "hand"  # or "highcard": a draw for the button (DEAL-011), not a hand
@@ -104,6 +109,7 @@ class Hand:
         if prev == zone:
             self.on_table.add(uid)
             return prev
+        self._moved += 1
         if prev is not None:
             self.zones[prev].remove(uid)
             if not self.zones[prev]:
@@ -130,6 +136,7 @@ class Hand:
     def take_off(self, uid: str) -> str:
         """``uid`` left the table for good (back on the stub, say): forget where it was."""
         zone = self.where.pop(uid)
+        self._moved += 1
         self.zones[zone].remove(uid)
         if not self.zones[zone]:
             del self.zones[zone]
@@ -155,8 +162,15 @@ class Hand:
         return self.hole_cards * len(self.seats)
 
     def live_seats(self) -> list[int]:
-        zones = self.zones  # (asked several times a card: the seats' zones by index, no call)
-        return [s for s in self.order if zones.get(SEAT_ZONES[s - 1])]
+        """The seats holding cards, in the deal's order. Asked a dozen times a card, so kept
+        until a card moves (:attr:`_memo`): the list is shared, read it and never change it."""
+        got = self._memo.get("live")
+        if got is not None and got[0] == self._moved:
+            return got[1]  # type: ignore[no-any-return]
+        zones = self.zones  # (the seats' zones by index, no call)
+        live = [s for s in self.order if zones.get(SEAT_ZONES[s - 1])]
+        self._memo["live"] = (self._moved, live)
+        return live
 
     def first_to_act(self) -> int | None:
         """DEAL-013: pre-flop the first live seat left of the big blind (heads-up the button),
@@ -193,9 +207,11 @@ class Hand:
         stud, the street the burns have reached). A mode's deal is its kind (``race``...)."""
         if self.kind in _NOT_A_HAND:
             return self.kind
-        if self.game_def.family == "stud":
-            return stud.street_name(self)
         game = self.game_def
+        if game.family == "stud":
+            return stud.street_name(self)
+        if game.family == "draw":  # the deal's, then each draw round's from its burn on (DRAW-004)
+            return game.streets[min(self.board.burns_total, len(game.streets) - 1)].name
         board = self.count("board")
         if board == 0 or not game.board_names:  # (a card in the middle of a draw game is a fault
             # its rule prompts, DRAW-001; it names no street)
@@ -209,17 +225,31 @@ class Hand:
 
     def next_to(self) -> str | None:
         """Where the next card should go: a seat during the deal, then burn/board (BURN-001),
-        street by street as the template deals them. A mode's deal follows no template, and
+        street by street as the template deals them (stud: a burn, then the seats; a draw game:
+        each round's burn, then the first seat short of its cards, DRAW-004). A mode's deal follows no template, and
         Chinese poker's stacks go to every seat at once, in no order the reader can tell (CHIN-002):
         None, no zone is due first."""
-        if self.kind in _NOT_A_HAND or self.game_def.family == "chin":
+        # (asked for the figures and again for the tracker's expectation after every card: kept
+        # until a card moves or a burn is counted)
+        key = (self._moved, self.board.burns_total, self.hole_dealt)
+        got = self._memo.get("next_to")
+        if got is not None and got[0] == key:
+            return got[1]  # type: ignore[no-any-return]
+        due = self._next_to()
+        self._memo["next_to"] = (key, due)
+        return due
+
+    def _next_to(self) -> str | None:
+        game = self.game_def
+        if self.kind in _NOT_A_HAND or game.family == "chin":
             return None
         if self.hole_dealt < self.hole_target:
             return seat_zone(self.order[self.hole_dealt % len(self.order)])
-        board, burns = self.count("board"), self.count("burn")
-        game = self.game_def
         if game.family == "stud":
             return stud.next_to(self)
+        if game.family == "draw":  # each round's burn, then the seats' draws in order (DRAW-004)
+            return draw.next_to(self)
+        board, burns = self.count("board"), self.count("burn")
         if board >= game.board_total or len(self.live_seats()) < 2:
             return None
         ends = game.board_ends
@@ -228,16 +258,20 @@ class Hand:
             return "board"  # the street under way is short of its cards
         return "burn" if burns < game.burns_before[min(begun + 1, len(ends))] else "board"
 
-    def figures(self, ts: float) -> Figures:
-        zones = self.zones
-        return Figures(ts=ts, hand=self.number, street=self.street(),
-                       counts={z: len(u) for z, u in zones.items()},
-                       burns=len(zones.get("burn", ())), board=len(zones.get("board", ())),
+    def figures(self, ts: float, key: tuple[Any, ...] | None = None) -> Figures:
+        """The live figures (:class:`Figures`); ``key``, the :meth:`figures_key` just taken,
+        spares counting the zones again."""
+        counts = dict((key or self.figures_key())[0])
+        return Figures(ts=ts, hand=self.number, street=self.street(), counts=counts,
+                       burns=counts.get("burn", 0), board=counts.get("board", 0),
                        stub_count=self.stub_count, next_to=self.next_to(), button=self.button,
                        first_to_act=self.first_to_act(), players=len(self.live_seats()))
 
     def figures_key(self) -> tuple[Any, ...]:
-        return (tuple((z, len(u)) for z, u in self.zones.items()), self.hole_dealt, self.board.street)
+        """What the figures change with: each zone's count, the cards dealt, the street (asked
+        after every card: the counts taken at C speed, no comprehension)."""
+        zones = self.zones
+        return (tuple(zip(zones, map(len, zones.values()), strict=True)), self.hole_dealt, self.board.street)
 
     def zone_labels(self) -> dict[str, list[str]]:
         """Each zone's cards as the record lists them: in the order they arrived, but the muck

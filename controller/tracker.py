@@ -47,8 +47,10 @@ noise, 1e-6 under its harsh profile) is worked out in docs/tracking.md.
 from __future__ import annotations
 
 from operator import itemgetter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Set as AbstractSet
 from typing import Any
+
+from controller.events import strongest
 
 #: A move: (uid, from_zone or None when it came from off the table, to_zone).
 Move = tuple[str, "str | None", str]
@@ -117,24 +119,35 @@ class Tracker:
         """``(uid, zone)`` of tags heard but not yet confirmed anywhere: cards on their way."""
         return [(u, c[0]) for u, c in self._cands.items() if u not in self._home]
 
-    def cycle(self, cycle: int, reads: Iterable[tuple[str, int, int]],
-              heard: frozenset[tuple[str, int]] | None = None) -> tuple[list[Move], list[tuple[str, str]]]:
+    def cycle(self, cycle: int, reads: tuple[tuple[str, int, int], ...],
+              heard: dict[tuple[str, int], int] | None = None) -> tuple[list[Move], list[tuple[str, str]]]:
         """Apply one inventory cycle. Returns (moves, departures).
 
-        ``heard`` is the set of ``(uid, antenna)`` pairs in ``reads``, if the caller has it.
+        ``heard`` maps the ``(uid, antenna)`` pairs in ``reads`` to their strongest rssi
+        (:func:`controller.events.strongest`), if the caller has it.
         ``departures`` lists ``(uid, last_zone)`` for tags that have left the table.
         Reads from antennas that feed no zone are ignored. The lists returned may be shared
         empty lists: do not modify them.
         """
         # Every read goes through here, so the common cycles are settled with C-level set
         # operations; only the tags heard somewhere new are looked at one by one. One symmetric
-        # difference finds both the home tags unheard and the reads away from home.
-        pairs = heard if heard is not None else frozenset(map(_UID_ANT, reads))
+        # difference finds both the home tags unheard and the reads away from home (a set's
+        # with a dict's keys: C-level, on the hashes the dict keeps).
+        pairs = heard if heard is not None else strongest(reads)
         home_pairs = self._home_pairs
-        diff = home_pairs ^ pairs
-        extra = diff - home_pairs if diff else diff  # (diff is small: a few misses, a stray read)
-        missing = diff - extra if extra else diff
-        if self._cands or (extra and (self._twins or not self._only_crosstalk(reads, pairs, extra))):
+        diff = home_pairs.copy()
+        diff.symmetric_difference_update(pairs)
+        # (diff is small: a few misses, a stray read.) As many pairs are heard as the home
+        # pairs less those missing plus those away, so the reads away from home are counted
+        # before a set is made of them: most cycles have only misses, and more of them the
+        # more cards lie out.
+        extra: AbstractSet[tuple[str, int]]
+        if len(pairs) - len(home_pairs) + len(diff):
+            extra = diff - home_pairs
+            missing = diff - extra
+        else:
+            extra, missing = _NO_PAIRS, diff
+        if self._cands or (extra and (self._twins or not self._only_crosstalk(pairs, extra))):
             return self._busy_cycle(cycle, reads, extra, missing)
         if not missing:  # every card heard at home, nothing else heard (or only crosstalk)
             if self._absent:
@@ -143,57 +156,41 @@ class Tracker:
         # Only misses (and crosstalk): count them towards a departure (_count_absent, inline
         # up to its common end: nobody unheard for long, no gather)
         prev = self._absent
-        absent = self._absent = {uid: prev.get(uid, cycle) for uid, _ in missing}
-        if min(absent.values()) > cycle + 1 - self.gone_cycles and not self._gather:
+        if len(missing) == 1:  # (the common case, and more common the more cards lie out: no comprehension)
+            ((uid, _),) = missing
+            first = prev.get(uid, cycle)
+            absent = self._absent = {uid: first}
+        else:
+            absent = self._absent = {}
+            first = cycle  # (the earliest, for a departure)
+            for uid, _ in missing:
+                since = absent[uid] = prev.get(uid, cycle)
+                if since < first:
+                    first = since
+        if first > cycle + 1 - self.gone_cycles and not self._gather:
             return _NOTHING
         return _NONE, self._departures(cycle, absent)
 
-    def _only_crosstalk(self, reads: Iterable[tuple[str, int, int]], pairs: frozenset[tuple[str, int]],
-                        extra: set[tuple[str, int]]) -> bool:
+    def _only_crosstalk(self, pairs: dict[tuple[str, int], int], extra: AbstractSet[tuple[str, int]]) -> bool:
         """True if every read away from home (``extra``) is of a tag heard at home more strongly
         in the same cycle, and under the level of its antenna if that feeds another zone: what
         crosstalk looks like, and a cycle in which the weighing of :meth:`_busy_cycle` changes
         nothing (the tag's home read is its strongest, and no second zone hears it at full
-        strength). Crosstalk makes a cycle in four of a crowded table busy otherwise."""
-        home_ant = self._home_ant
-        if len(extra) == 1:  # (the common case: one stray read, of one tag)
-            ((uid, xant),) = extra
+        strength). Crosstalk makes a cycle in four of a crowded table busy otherwise.
+
+        A tag whose home pair was heard has no read away from home but those of ``extra``
+        (every other pair of it is away), so its strengths are looked up in ``pairs``, not
+        searched for in the reads: the more cards lie out, the more often a cycle hears
+        crosstalk, and a search of every read each time would cost as the square of them."""
+        home_ant, home = self._home_ant, self._home
+        zone_of, level, strong_rssi = self._zone_of, self._levels.get, self.strong_rssi
+        for uid, xant in extra:
             ant = home_ant.get(uid)
-            if ant is None or (uid, ant) not in pairs:
-                return False
-            at_home: int | None = None  # its strongest read at home, and away (at xant)
-            stray: int | None = None
-            for _, a, rssi in [r for r in reads if r[0] == uid]:
-                if a == ant:
-                    if at_home is None or rssi > at_home:
-                        at_home = rssi
-                elif stray is None or rssi > stray:
-                    stray = rssi
-            if at_home is None or stray is None or stray >= at_home:
+            at_home = pairs.get((uid, ant)) if ant is not None else None  # its strongest read at home
+            if at_home is None or pairs[(uid, xant)] >= at_home:
                 return False  # (equal: the read reported first is the strongest)
-            zone = self._zone_of(xant)
-            return zone is None or zone == self._home[uid] or stray < self._levels.get(xant, self.strong_rssi)
-        watch: dict[str, int] = {}  # uid -> its home antenna
-        for uid, _ in extra:
-            ant = home_ant.get(uid)
-            if ant is None or (uid, ant) not in pairs:
-                return False
-            watch[uid] = ant
-        top: dict[str, int] = {}  # uid -> its strongest read at home
-        others = []
-        for r in [r for r in reads if r[0] in watch]:
-            uid, ant, rssi = r
-            if ant == watch[uid]:
-                if uid not in top or rssi > top[uid]:
-                    top[uid] = rssi
-            else:
-                others.append(r)
-        zone_of, level, strong_rssi, home = self._zone_of, self._levels.get, self.strong_rssi, self._home
-        for uid, ant, rssi in others:
-            if rssi >= top[uid]:
-                return False  # (equal: the read reported first is the strongest)
-            zone = zone_of(ant)
-            if zone is not None and zone != home[uid] and rssi >= level(ant, strong_rssi):
+            zone = zone_of(xant)
+            if zone is not None and zone != home[uid] and pairs[(uid, xant)] >= level(xant, strong_rssi):
                 return False  # heard at full strength in a second zone (DECK-007's count)
         return True
 
@@ -256,8 +253,8 @@ class Tracker:
         self._home_ant[uid] = ant
         self._home_pairs.add((uid, ant))
 
-    def _busy_cycle(self, cycle: int, reads: Iterable[tuple[str, int, int]], extra: set[tuple[str, int]],
-                    unheard: set[tuple[str, int]]) -> tuple[list[Move], list[tuple[str, str]]]:
+    def _busy_cycle(self, cycle: int, reads: Iterable[tuple[str, int, int]], extra: AbstractSet[tuple[str, int]],
+                    unheard: AbstractSet[tuple[str, int]]) -> tuple[list[Move], list[tuple[str, str]]]:
         """A cycle in which some tag was heard away from home (an arrival, a move, crosstalk)
         or some tag is gathering evidence: those tags are weighed read by read."""
         zone_of = self._zone_of
@@ -332,6 +329,6 @@ class Tracker:
 
 
 _RSSI = itemgetter(2)
-_UID_ANT = itemgetter(0, 1)
 _NONE: list[Any] = []  # shared; callers only read it
+_NO_PAIRS: frozenset[tuple[str, int]] = frozenset()
 _NOTHING: tuple[list[Move], list[tuple[str, str]]] = (_NONE, _NONE)

@@ -65,15 +65,15 @@ class LinkStats:
 
 
 def cycle_reads(tags: list[TagRecord], *, single_antenna: bool) -> tuple[tuple[tuple[str, int, int], ...],
-                                                                        frozenset[tuple[str, int]]]:
-    """One ``(uid, antenna, rssi)`` per tag and antenna, and the set of ``(uid, antenna)``
-    heard: a data set the reader repeated in the same answer is the same read, kept once at
-    its strongest.
+                                                                        dict[tuple[str, int], int]]:
+    """One ``(uid, antenna, rssi)`` per tag and antenna, and the map of ``(uid, antenna)``
+    heard to that rssi (a :class:`ReaderCycle`'s ``heard``): a data set the reader repeated in
+    the same answer is the same read, kept once at its strongest.
 
     >>> from firmware_bridge.feig import AntennaRead
     >>> t = TagRecord("E004", 3, 0, (AntennaRead(2, 0, 150),))
     >>> cycle_reads([t, t], single_antenna=False)
-    ((('E004', 2, 150),), frozenset({('E004', 2)}))
+    ((('E004', 2, 150),), {('E004', 2): 150})
     """
     best: dict[tuple[str, int], int] = {}
     if single_antenna:
@@ -85,7 +85,7 @@ def cycle_reads(tags: list[TagRecord], *, single_antenna: bool) -> tuple[tuple[t
                 key = (uid, a.antenna)
                 if best.get(key, -1) < a.rssi:
                     best[key] = a.rssi
-    return tuple((uid, ant, rssi) for (uid, ant), rssi in best.items()), frozenset(best)
+    return tuple((uid, ant, rssi) for (uid, ant), rssi in best.items()), best
 
 
 class ReaderLink(DeviceLink):

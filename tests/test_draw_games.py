@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.effects import Alert, CardPlaced, HandFinished, HandStarted, Prompt
+from controller.effects import Alert, CardPlaced, Figures, HandFinished, HandStarted, Prompt
 from controller.games import game_of
 from controller.settings import RuleSettings, TableSettings
 from controller.state import STATE_VERSION
@@ -115,6 +115,35 @@ def test_DRAW_001_a_clean_single_draw_hand_raises_nothing_and_counts_its_stub() 
     assert done.record["zones"]["seat:1"] == ["2s", "3h", "4d", "6c", "8s"]
     assert done.record["zones"]["muck"] == ["Kc", "Qd", "Js"]  # (in the order they were dealt)
     assert done.record["alerts"] == []
+
+
+def test_DRAW_004_the_figures_name_each_draw_round_and_the_seat_it_deals_to_next() -> None:
+    # what the dealer's display and the floor read: the street is the round the burns have
+    # reached (001 §LOWBALL GAMES: "one burn card is dealt before each draw"), and the next card
+    # is due at the first seat in the deal's order still short of its cards, then at the burn
+    d = Draw("draw27_triple", (1, 2, 4), 4)
+    deal_in(d, FIVE, [1, 2, 4])
+    last = d.f.of(Figures)[-1]
+    assert (last.street, last.next_to) == ("deal", "burn")  # every seat holds five: the first draw's burn
+    d.discard(1, ["Kc", "Qd"])
+    d.discard(2, ["Js"])  # seat 4 stands pat
+    d.f.press("round_done")
+    d.deal("Ah", BURN)
+    last = d.f.of(Figures)[-1]
+    assert (last.street, last.next_to) == ("draw 1", "seat:1")
+    d.deal("6c", 1)
+    d.deal("8s", 1)
+    assert d.f.of(Figures)[-1].next_to == "seat:2"
+    d.deal("4h", 2)
+    last = d.f.of(Figures)[-1]
+    assert (last.street, last.next_to) == ("draw 1", "burn")
+    assert d.f.table.snapshot()["hand"]["street"] == "draw 1"
+    d.discard(2, ["4h"])
+    d.f.press("round_done")
+    d.deal("Kd", BURN)
+    last = d.f.of(Figures)[-1]
+    assert (last.street, last.next_to) == ("draw 2", "seat:2")
+    assert d.alerts() == []
 
 
 def test_DRAW_001_a_card_in_the_middle_is_prompted_and_the_hand_goes_on() -> None:

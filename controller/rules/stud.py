@@ -126,15 +126,21 @@ def street_index(hand: Hand) -> int:
     """The street under way: 0 for 3rd street, then one more for each burn, at most 7th's; or
     the next street, if a seat already holds one of its cards (a street dealt without its burn,
     or 7th street dealt from a rebuilt stub with none: STUD-007)."""
+    # (asked half a dozen times a card: kept until a card moves or a burn is counted)
+    key = (hand._moved, hand.board.burns_total)
+    got = hand._memo.get("street")
+    if got is not None and got[0] == key:
+        return got[1]  # type: ignore[no-any-return]
     game = hand.game_def
     last = len(game.streets) - 1
     k = min(hand.board.burns_total, last)
     if k < last:
         due, zones = game.cards_after[k], hand.zones
-        # (asked several times a card: a plain loop, seat_zone(s) without the call)
-        for s in hand.order:
+        for s in hand.order:  # (a plain loop, seat_zone(s) without the call)
             if len(zones.get(SEAT_ZONES[s - 1], ())) > due:
-                return k + 1
+                k += 1
+                break
+    hand._memo["street"] = (key, k)
     return k
 
 
