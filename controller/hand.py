@@ -186,7 +186,9 @@ class Hand:
         live = [s for s in self.order if zones.get(SEAT_ZONES[s - 1]) or not dealt_to.get(s)]
         if len(live) < 2:
             return None
-        after = self.positions.bb if self.board.street == 0 else self.positions.button
+        # (a draw game's rounds are its draws: the first betting round's is the deal's, DEAL-013)
+        later = self.board.burns_total if self.game_def.family == "draw" else self.board.street
+        after = self.positions.bb if later == 0 else self.positions.button
         return next_live(after, live)
 
     def played_positions(self) -> Positions:

@@ -117,14 +117,16 @@ def test_DRAW_001_a_clean_single_draw_hand_raises_nothing_and_counts_its_stub() 
     assert done.record["alerts"] == []
 
 
-def test_DRAW_004_the_figures_name_each_draw_round_and_the_seat_it_deals_to_next() -> None:
+def test_DRAW_004_the_figures_name_each_draw_round_the_seat_it_deals_to_next_and_who_acts_first() -> None:
     # what the dealer's display and the floor read: the street is the round the burns have
     # reached (001 §LOWBALL GAMES: "one burn card is dealt before each draw"), and the next card
-    # is due at the first seat in the deal's order still short of its cards, then at the burn
+    # is due at the first seat in the deal's order still short of its cards, then at the burn;
+    # the first to act is DEAL-013's, each draw a later round
     d = Draw("draw27_triple", (1, 2, 4), 4)
     deal_in(d, FIVE, [1, 2, 4])
     last = d.f.of(Figures)[-1]
     assert (last.street, last.next_to) == ("deal", "burn")  # every seat holds five: the first draw's burn
+    assert last.first_to_act == 4  # DEAL-013: left of the big blind (seat 2) before the first draw
     d.discard(1, ["Kc", "Qd"])
     d.discard(2, ["Js"])  # seat 4 stands pat
     d.f.press("round_done")
@@ -137,6 +139,7 @@ def test_DRAW_004_the_figures_name_each_draw_round_and_the_seat_it_deals_to_next
     d.deal("4h", 2)
     last = d.f.of(Figures)[-1]
     assert (last.street, last.next_to) == ("draw 1", "burn")
+    assert last.first_to_act == 1  # DEAL-013: after a draw, the first live seat left of the button (4)
     assert d.f.table.snapshot()["hand"]["street"] == "draw 1"
     d.discard(2, ["4h"])
     d.f.press("round_done")
