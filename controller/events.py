@@ -28,6 +28,7 @@ Tick(ts=5.0, mono=None, boot=None)
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, fields
 from operator import itemgetter
 from typing import Any
@@ -62,7 +63,7 @@ class ReaderCycle:
             object.__setattr__(self, "heard", strongest(self.reads))
 
 
-def strongest(reads: tuple[tuple[str, int, int], ...]) -> dict[tuple[str, int], int]:
+def strongest(reads: Sequence[tuple[str, int, int]]) -> dict[tuple[str, int], int]:
     """``(uid, antenna) -> rssi`` of ``reads``, the strongest where a pair was read twice.
 
     >>> strongest((("E004", 2, 150), ("E004", 3, 90), ("E004", 2, 170)))

@@ -27,7 +27,9 @@ _ZONE_RANK: dict[str, int] = {z: i for i, z in enumerate(ALL_ZONES)}
 class Hand:
     """The state of the hand in progress. Mutated only by :class:`controller.table.Table`."""
 
-    # not state: figures derived from the zones, kept until a card moves (:meth:`memo`)
+    # not state: figures derived from the zones, kept until a card moves (``_memo``: name ->
+    # (the key it was worked out at, its value); read by live_seats, next_to, stud.street_index
+    # and the expectation's folds, each with a key that holds ``_moved``)
     _STATE_SKIP = ("_moved", "_memo")
 
     def __init__(self, number: int, game: str, hole_cards: int, seats: tuple[int, ...],

@@ -47,7 +47,7 @@ noise, 1e-6 under its harsh profile) is worked out in docs/tracking.md.
 from __future__ import annotations
 
 from operator import itemgetter
-from collections.abc import Callable, Iterable, Mapping, Set as AbstractSet
+from collections.abc import Callable, Iterable, Mapping, Sequence, Set as AbstractSet
 from typing import Any
 
 from controller.events import strongest
@@ -119,7 +119,7 @@ class Tracker:
         """``(uid, zone)`` of tags heard but not yet confirmed anywhere: cards on their way."""
         return [(u, c[0]) for u, c in self._cands.items() if u not in self._home]
 
-    def cycle(self, cycle: int, reads: tuple[tuple[str, int, int], ...],
+    def cycle(self, cycle: int, reads: Sequence[tuple[str, int, int]],
               heard: dict[tuple[str, int], int] | None = None) -> tuple[list[Move], list[tuple[str, str]]]:
         """Apply one inventory cycle. Returns (moves, departures).
 
