@@ -148,7 +148,7 @@ class Tracker:
         else:
             extra, missing = _NO_PAIRS, diff
         if self._cands or (extra and (self._twins or not self._only_crosstalk(pairs, extra))):
-            return self._busy_cycle(cycle, reads, extra, missing)
+            return self._busy_cycle(cycle, reads, pairs, extra, missing)
         if not missing:  # every card heard at home, nothing else heard (or only crosstalk)
             if self._absent:
                 self._absent = {}
@@ -253,7 +253,8 @@ class Tracker:
         self._home_ant[uid] = ant
         self._home_pairs.add((uid, ant))
 
-    def _busy_cycle(self, cycle: int, reads: Iterable[tuple[str, int, int]], extra: AbstractSet[tuple[str, int]],
+    def _busy_cycle(self, cycle: int, reads: Sequence[tuple[str, int, int]], pairs: dict[tuple[str, int], int],
+                    extra: AbstractSet[tuple[str, int]],
                     unheard: AbstractSet[tuple[str, int]]) -> tuple[list[Move], list[tuple[str, str]]]:
         """A cycle in which some tag was heard away from home (an arrival, a move, crosstalk)
         or some tag is gathering evidence: those tags are weighed read by read."""
@@ -269,15 +270,28 @@ class Tracker:
         watch = {uid for uid, _ in extra}
         if cands:
             watch.update(cands)
+        # The watched tags' reads: every pair of theirs away from home is in ``extra``, the rest
+        # is their home pair, so they are looked up in ``pairs`` rather than searched for among
+        # the reads (the more cards lie out, the more reads a search goes through). Two reads of
+        # one tag at one strength, or a pair reported twice, need the reader's order: then the
+        # reads are searched as they came.
+        mine = [(uid, ant, pairs[(uid, ant)]) for uid, ant in extra]
+        home_ant = self._home_ant
+        for uid in watch:
+            ant = home_ant.get(uid)
+            if ant is not None and (rssi := pairs.get((uid, ant))) is not None:
+                mine.append((uid, ant, rssi))
+        if len(pairs) < len(reads) or len({(uid, rssi) for uid, _, rssi in mine}) < len(mine):
+            mine = [r for r in reads if r[0] in watch][::-1]
         # The strongest antenna per watched tag: sorted weakest first, so stronger overwrites;
-        # reversed first, so that of two equal reads the one the reader reported first wins.
+        # (searched) reversed first, so that of two equal reads the one the reader reported first wins.
         best: dict[str, tuple[str, int, int, int]] = {}  # uid -> (zone, antenna, rssi, its level)
         strong: dict[str, str] = {}  # uid -> a zone that heard it at full strength
         twins: dict[str, tuple[str, str]] = {}
         contested: set[str] = set()  # tags heard in two zones or more this cycle
         strong_rssi = self.strong_rssi
         level = self._levels.get
-        for uid, ant, rssi in sorted([r for r in reads if r[0] in watch][::-1], key=_RSSI):
+        for uid, ant, rssi in sorted(mine, key=_RSSI):
             zone = zone_of(ant)
             if zone is not None:
                 was = best.get(uid)
