@@ -27,8 +27,9 @@ class DrawRounds(GameTurns):
 
     def _drawn_card(self, ts: float, hand: Hand, seat: int, out: list[Effect]) -> None:
         """A card off the stub to ``seat`` in the draws (DRAW-004), before it is placed."""
-        self._flag_once(out, ts, hand, draw.on_draw_card(hand, seat),
-                        f"draw:{draw.draw_round(hand)}:{seat}:{draw.held(hand, seat)}")
+        found = draw.on_draw_card(hand, seat)
+        if found is not None:  # (the key is made only for a finding: this is asked at every draw card)
+            self._flag_once(out, ts, hand, found, f"draw:{draw.draw_round(hand)}:{seat}:{draw.held(hand, seat)}")
 
     def _draw_move(self, ts: float, hand: Hand, uid: str, label: str, prev: str, zone: str,
                    out: list[Effect]) -> bool:

@@ -28,8 +28,9 @@ class Hand:
     """The state of the hand in progress. Mutated only by :class:`controller.table.Table`."""
 
     # not state: figures derived from the zones, kept until a card moves (``_memo``: name ->
-    # (the key it was worked out at, its value); read by live_seats, next_to, stud.street_index
-    # and the expectation's folds, each with a key that holds ``_moved``)
+    # (the key it was worked out at, its value); read by live_seats, next_to, stud.street_index,
+    # the draw rounds' latest discard and the expectation's folds, each with a key that holds
+    # ``_moved``)
     _STATE_SKIP = ("_moved", "_memo")
 
     def __init__(self, number: int, game: str, hole_cards: int, seats: tuple[int, ...],
@@ -180,16 +181,17 @@ class Hand:
         Stud: the bring-in, then the showing hands (STUD-002/004)."""
         if self.kind in _NOT_A_HAND:
             return None
-        if self.game_def.family == "stud":
+        game = self.game_def
+        if game.family == "stud":
             return stud.stud_first_to_act(self)
-        if self.game_def.first_to_act == "none":
+        if game.first_to_act == "none":
             return None  # Chinese poker: no betting in turn (CHIN-001)
         zones, dealt_to = self.zones, self.dealt_to  # (asked at every card: seat_zone(s) without the call)
         live = [s for s in self.order if zones.get(SEAT_ZONES[s - 1]) or not dealt_to.get(s)]
         if len(live) < 2:
             return None
         # (a draw game's rounds are its draws: the first betting round's is the deal's, DEAL-013)
-        later = self.board.burns_total if self.game_def.family == "draw" else self.board.street
+        later = self.board.burns_total if game.family == "draw" else self.board.street
         after = self.positions.bb if later == 0 else self.positions.button
         return next_live(after, live)
 

@@ -152,12 +152,20 @@ def stub_short(hand: Hand) -> Finding | None:
 
 def _next_round_begun(hand: Hand, rnd: int) -> bool:
     """A seat has thrown cards (or folded) since the burn of round ``rnd``."""
-    return max(hand.discards.values(), default=0) > rnd  # (asked at every card: no loop in Python)
+    # (asked two or three times a card: the latest round kept until a card moves; a discard is
+    # marked just before its card is placed, so no one asks in between)
+    key = (hand._moved, len(hand.discards))
+    got = hand._memo.get("discarded")
+    if got is None or got[0] != key:
+        got = hand._memo["discarded"] = (key, max(hand.discards.values(), default=0))
+    return got[1] > rnd
 
 
 def _prompted(hand: Hand, rnd: int) -> bool:
-    told = f"draw {rnd}:"
-    return any(p.rule == "DRAW-005" and p.message.startswith(told) for p in hand.prompts)
+    for p in hand.prompts:  # (asked at every draw card: a plain loop, the words made only for a DRAW-005)
+        if p.rule == "DRAW-005" and p.message.startswith(f"draw {rnd}:"):
+            return True
+    return False
 
 
 def from_muck_or_burns(hand: Hand, uid: str, label: str, origin: str, seat: int) -> Finding | None:
