@@ -281,7 +281,7 @@ class Tracker:
             ant = home_ant.get(uid)
             if ant is not None and (rssi := pairs.get((uid, ant))) is not None:
                 mine.append((uid, ant, rssi))
-        if len(pairs) < len(reads) or len({(uid, rssi) for uid, _, rssi in mine}) < len(mine):
+        if len(pairs) < len(reads) or (len(mine) > 1 and len({(uid, rssi) for uid, _, rssi in mine}) < len(mine)):
             mine = [r for r in reads if r[0] in watch][::-1]
         # The strongest antenna per watched tag: sorted weakest first, so stronger overwrites;
         # (searched) reversed first, so that of two equal reads the one the reader reported first wins.
