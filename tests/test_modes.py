@@ -362,8 +362,15 @@ def test_the_mode_press_through_tablectl_simulate_and_the_control_socket(tmp_pat
     r = simulate(tmp_path, script([{"steps": steps}]))
     assert r.returncode == 0, r.stderr
     [hand] = json.loads(r.stdout)["hands"]
-    assert [(p["code"], p.get("seat"), p["step"]) for p in hand["prompts"]] == [
-        ("race.ranking", 4, 7), ("race.next_seat", 2, 8)]
+    got = [(p["code"], p.get("seat"), p["step"]) for p in hand["prompts"]]
+    # The ranking comes with the press (step 7); the next seat with the muck (step 8). A race-off
+    # has no expected zone, so the muck takes two firm reads; the simulator's dealer, outside the
+    # daemon, paces itself on the reads it answers (two cycles the strongest, and one more), and
+    # on a loaded machine a weak read can put the daemon's confirmation a cycle after the dealer
+    # pressed the next pad: the prompt is then traced to that press (step 9). The in-process tests
+    # above trace it exactly.
+    assert got[0] == ("race.ranking", 4, 7) and len(got) == 2
+    assert got[1][:2] == ("race.next_seat", 2) and got[1][2] in (8, 9), got
 
 
 def test_a_mode_pressed_for_the_next_deal_outlives_the_one_under_way():
