@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import Field, dataclass, field
+from typing import Any
 
 from controller.games import DEALT, Game, game_of
 from controller.mixed import Rotation
@@ -113,6 +114,11 @@ RULE_SETTINGS: dict[str, tuple[tuple[str, ...], str]] = {
 #: settings before issue 16's (the seats, the zones, the tracker's cycles, the first rules) are
 #: in it: a state is taken only under the configuration it was written with.
 UNKEYED: dict[str, bool] = {"fingerprint": False}
+
+
+def keyed(f: Field[Any]) -> bool:
+    """The setting ``f`` is in the saved state's fingerprint (it is not marked :data:`UNKEYED`)."""
+    return bool(f.metadata.get("fingerprint", True))
 
 
 @dataclass(frozen=True)

@@ -369,13 +369,14 @@ def settings_key(settings: Any) -> str:
 
 def _keyed(value: Any) -> str:
     """``repr(value)``, a dataclass's written as its repr would be without its unkeyed fields."""
+    from controller.settings import keyed
+
     if not dataclasses.is_dataclass(value) or isinstance(value, type):
         return repr(value)
     fields = dataclasses.fields(value)
-    if all(f.metadata.get("fingerprint", True) for f in fields):
+    if all(map(keyed, fields)):
         return repr(value)  # (its own repr: a ZoneMap's names)
-    shown = (f"{f.name}={_keyed(getattr(value, f.name))}" for f in fields
-             if f.repr and f.metadata.get("fingerprint", True))
+    shown = (f"{f.name}={_keyed(getattr(value, f.name))}" for f in fields if f.repr and keyed(f))
     return f"{type(value).__qualname__}({', '.join(shown)})"
 
 

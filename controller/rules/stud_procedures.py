@@ -20,12 +20,7 @@ True
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from controller.rules import Finding
-
-if TYPE_CHECKING:
-    pass
 
 #: STUD_ABSENT_BRINGIN (RULES.md §20): an absent seat that posted the bring-in is dealt on until it
 #: faces a bet (001, the default), or dealt no further street (002)
