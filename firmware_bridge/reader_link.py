@@ -27,7 +27,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from collections.abc import Callable
 
-from controller.events import ReaderCycle
+from controller.events import ReaderCycle, strongest
 from firmware_bridge.backoff import Backoff
 from firmware_bridge.device_link import DeviceLink, Emit
 from firmware_bridge.errors import (BridgeError, CorruptAnswer, LinkError, ProtocolError, ReaderStatusError,
@@ -75,16 +75,10 @@ def cycle_reads(tags: list[TagRecord], *, single_antenna: bool) -> tuple[tuple[t
     >>> cycle_reads([t, t], single_antenna=False)
     ((('E004', 2, 150),), {('E004', 2): 150})
     """
-    best: dict[tuple[str, int], int] = {}
     if single_antenna:
         best = dict.fromkeys(((t.uid, 1) for t in tags), 0)
-    else:
-        for t in tags:
-            uid = t.uid
-            for a in t.antennas:
-                key = (uid, a.antenna)
-                if best.get(key, -1) < a.rssi:
-                    best[key] = a.rssi
+    else:  # (the merge is the core's own: controller.events.strongest)
+        best = strongest([(t.uid, a.antenna, a.rssi) for t in tags for a in t.antennas])
     return tuple((uid, ant, rssi) for (uid, ant), rssi in best.items()), best
 
 
