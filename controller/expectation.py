@@ -40,7 +40,9 @@ def expectation(hand: Hand | None, next_first_seat: int | None) -> Expectation:
     # cards are gathered once thrown to the muck, ``won``)
     dealt_out = due is None and hand.hole_dealt >= hand.hole_target and hand.game_def.family != "chin"
     gather = hand.misdeal or hand.pot_pushed or won or dealt_out
-    got = hand._memo.get("folds")  # (the seats' zones, made again only when the live seats change)
-    if got is None or got[0] is not live:
-        got = hand._memo["folds"] = (live, frozenset(map(seat_zone, live)))  # (zones: equal to their names)
-    return due, got[1], gather
+    return due, hand.kept("folds", hand._moved, _fold_zones), gather
+
+
+def _fold_zones(hand: Hand) -> frozenset[str]:
+    """The live seats' zones (equal to their names), made again only when a card moves."""
+    return frozenset(map(seat_zone, hand.live_seats()))

@@ -7,7 +7,8 @@ in no registered deck).
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from controller.effects import Alert, Figures, alert_to_dict
 from controller.games import GAMES_BY_NAME, Game, game_of
@@ -21,16 +22,14 @@ from controller.showdown_watch import hands_up
 from controller.zones import ALL_ZONES, SEAT_ZONES, seat_of, seat_zone
 
 DECK_SIZE = 52
+_T = TypeVar("_T")
 _ZONE_RANK: dict[str, int] = {z: i for i, z in enumerate(ALL_ZONES)}
 
 
 class Hand:
     """The state of the hand in progress. Mutated only by :class:`controller.table.Table`."""
 
-    # not state: figures derived from the zones, kept until a card moves (``_memo``: name ->
-    # (the key it was worked out at, its value); read by live_seats, next_to, stud.street_index,
-    # the draw rounds' latest discard and the expectation's folds, each with a key that holds
-    # ``_moved``)
+    # not state: figures derived from the zones, kept until a card moves (:meth:`kept`)
     _STATE_SKIP = ("_moved", "_memo")
 
     def __init__(self, number: int, game: str, hole_cards: int, seats: tuple[int, ...],
@@ -93,8 +92,8 @@ class Hand:
         self.shown: dict[str, list[str]] | None = None  # the seats' and board's cards at the press
         # -- cards that left the table while the hand went on --
         self.left: dict[str, tuple[str, float]] = {}  # uid -> (zone, ts): gone since the last arrival
-        self._moved = 0  # cards placed or taken off so far: what the memo's figures were worked out at
-        self._memo: dict[str, tuple[Any, Any]] = {}
+        self._moved = 0  # cards placed or taken off so far: what the kept figures were worked out at
+        self._memo: dict[str, tuple[Any, Any]] = {}  # name -> (its key, its value): :meth:`kept`
         self.off: dict[str, str] = {}  # uid -> zone it left: back on the stub, or off the table
         self.deck: str | None = None  # the deck it is dealt from (its first card's)
         self.kind = "hand"  # or "highcard": a draw for the button (DEAL-011), not a hand
@@ -148,6 +147,16 @@ class Hand:
         return zone
 
     # -- derived figures -----------------------------------------------------------------
+    def kept(self, name: str, key: Any, make: Callable[[Hand], _T]) -> _T:
+        """``make(self)``, worked out again only when ``key`` changes: a figure derived from the
+        zones and asked several times a card (the seats in, stud's street, the next card's
+        zone...). ``key`` holds :attr:`_moved`, which every card placed or taken off changes,
+        and whatever else the figure reads that changes without a card moving (the burns)."""
+        got = self._memo.get(name)
+        if got is None or got[0] != key:
+            got = self._memo[name] = (key, make(self))
+        return got[1]
+
     def prompted(self, rule: str, seat: int | None = None) -> bool:
         """The hand has prompted ``rule`` (for ``seat``, if given): the rules told once a hand."""
         return any(p.rule == rule and (seat is None or p.seat == seat) for p in self.prompts)
@@ -166,14 +175,12 @@ class Hand:
 
     def live_seats(self) -> list[int]:
         """The seats holding cards, in the deal's order. Asked a dozen times a card, so kept
-        until a card moves (:attr:`_memo`): the list is shared, read it and never change it."""
-        got = self._memo.get("live")
-        if got is not None and got[0] == self._moved:
-            return got[1]  # type: ignore[no-any-return]
+        until a card moves (:meth:`kept`): the list is shared, read it and never change it."""
+        return self.kept("live", self._moved, Hand._live_seats)
+
+    def _live_seats(self) -> list[int]:
         zones = self.zones  # (the seats' zones by index, no call)
-        live = [s for s in self.order if zones.get(SEAT_ZONES[s - 1])]
-        self._memo["live"] = (self._moved, live)
-        return live
+        return [s for s in self.order if zones.get(SEAT_ZONES[s - 1])]
 
     def first_to_act(self) -> int | None:
         """DEAL-013: pre-flop the first live seat left of the big blind (heads-up the button),
@@ -235,15 +242,8 @@ class Hand:
         each round's burn, then the first seat short of its cards, DRAW-004). A mode's deal follows no template, and
         Chinese poker's stacks go to every seat at once, in no order the reader can tell (CHIN-002):
         None, no zone is due first."""
-        # (asked for the figures and again for the tracker's expectation after every card: kept
-        # until a card moves or a burn is counted)
-        key = (self._moved, self.board.burns_total, self.hole_dealt)
-        got = self._memo.get("next_to")
-        if got is not None and got[0] == key:
-            return got[1]  # type: ignore[no-any-return]
-        due = self._next_to()
-        self._memo["next_to"] = (key, due)
-        return due
+        # (asked for the figures and again for the tracker's expectation after every card)
+        return self.kept("next_to", (self._moved, self.board.burns_total, self.hole_dealt), Hand._next_to)
 
     def _next_to(self) -> str | None:
         game = self.game_def

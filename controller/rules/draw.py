@@ -154,11 +154,11 @@ def _next_round_begun(hand: Hand, rnd: int) -> bool:
     """A seat has thrown cards (or folded) since the burn of round ``rnd``."""
     # (asked two or three times a card: the latest round kept until a card moves; a discard is
     # marked just before its card is placed, so no one asks in between)
-    key = (hand._moved, len(hand.discards))
-    got = hand._memo.get("discarded")
-    if got is None or got[0] != key:
-        got = hand._memo["discarded"] = (key, max(hand.discards.values(), default=0))
-    return got[1] > rnd
+    return hand.kept("discarded", (hand._moved, len(hand.discards)), _latest_discard) > rnd
+
+
+def _latest_discard(hand: Hand) -> int:
+    return max(hand.discards.values(), default=0)
 
 
 def _prompted(hand: Hand, rnd: int) -> bool:

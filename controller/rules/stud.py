@@ -127,10 +127,10 @@ def street_index(hand: Hand) -> int:
     the next street, if a seat already holds one of its cards (a street dealt without its burn,
     or 7th street dealt from a rebuilt stub with none: STUD-007)."""
     # (asked half a dozen times a card: kept until a card moves or a burn is counted)
-    key = (hand._moved, hand.board.burns_total)
-    got = hand._memo.get("street")
-    if got is not None and got[0] == key:
-        return got[1]  # type: ignore[no-any-return]
+    return hand.kept("street", (hand._moved, hand.board.burns_total), _street_index)
+
+
+def _street_index(hand: Hand) -> int:
     game = hand.game_def
     last = len(game.streets) - 1
     k = min(hand.board.burns_total, last)
@@ -138,9 +138,7 @@ def street_index(hand: Hand) -> int:
         due, zones = game.cards_after[k], hand.zones
         for s in hand.order:  # (a plain loop, seat_zone(s) without the call)
             if len(zones.get(SEAT_ZONES[s - 1], ())) > due:
-                k += 1
-                break
-    hand._memo["street"] = (key, k)
+                return k + 1
     return k
 
 
