@@ -47,7 +47,7 @@ noise, 1e-6 under its harsh profile) is worked out in docs/tracking.md.
 from __future__ import annotations
 
 from operator import itemgetter
-from collections.abc import Callable, Iterable, Mapping, Sequence, Set as AbstractSet
+from collections.abc import Callable, Container, Iterable, Mapping, Sequence, Set as AbstractSet
 from typing import Any
 
 from controller.events import strongest
@@ -153,23 +153,9 @@ class Tracker:
             if self._absent:
                 self._absent = {}
             return _NOTHING
-        # Only misses (and crosstalk): count them towards a departure (_count_absent, inline
-        # up to its common end: nobody unheard for long, no gather)
-        prev = self._absent
-        if len(missing) == 1:  # (the common case, and more common the more cards lie out: no comprehension)
-            ((uid, _),) = missing
-            first = prev.get(uid, cycle)
-            absent = self._absent = {uid: first}
-        else:
-            absent = self._absent = {}
-            first = cycle  # (the earliest, for a departure)
-            for uid, _ in missing:
-                since = absent[uid] = prev.get(uid, cycle)
-                if since < first:
-                    first = since
-        if first > cycle + 1 - self.gone_cycles and not self._gather:
-            return _NOTHING
-        return _NONE, self._departures(cycle, absent)
+        # Only misses (and crosstalk): count them towards a departure
+        gone = self._count_absent(cycle, missing)
+        return (_NONE, gone) if gone else _NOTHING
 
     def _only_crosstalk(self, pairs: dict[tuple[str, int], int], extra: AbstractSet[tuple[str, int]]) -> bool:
         """True if every read away from home (``extra``) is of a tag heard at home more strongly
@@ -194,20 +180,33 @@ class Tracker:
                 return False  # heard at full strength in a second zone (DECK-007's count)
         return True
 
-    def _count_absent(self, cycle: int, missing: Iterable[str]) -> list[tuple[str, str]]:
-        """Note which tags on the table went unheard this cycle; return those now gone.
+    def _count_absent(self, cycle: int, unheard: Iterable[tuple[str, int]],
+                      heard: Container[str] = ()) -> list[tuple[str, str]]:
+        """Note which tags on the table went unheard this cycle (their home pairs ``unheard``,
+        less the tags ``heard`` elsewhere); return those now gone.
 
         The map of unheard tags is rebuilt each cycle from the few missing this time, so a tag
-        heard again drops out of it without a search.
+        heard again drops out of it without a search. A plain loop, the earliest noted as it
+        goes: every cycle with a miss comes here, and most of them end at its first test
+        (nobody unheard for long, no gather).
         """
         prev = self._absent
-        absent = self._absent = {uid: prev.get(uid, cycle) for uid in missing}
-        return self._departures(cycle, absent) if absent else _NONE
+        absent = self._absent = {}
+        first = cycle
+        for uid, _ in unheard:
+            if uid not in heard:
+                since = absent[uid] = prev.get(uid, cycle)
+                if since < first:
+                    first = since
+        if not absent or (first > cycle + 1 - self.gone_cycles and not self._gather):
+            return _NONE
+        return self._departures(cycle, absent, first)
 
-    def _departures(self, cycle: int, absent: dict[str, int]) -> list[tuple[str, str]]:
-        """The tags of ``absent`` (not empty: uid -> first cycle unheard) now gone, taken off."""
+    def _departures(self, cycle: int, absent: dict[str, int], first: int) -> list[tuple[str, str]]:
+        """The tags of ``absent`` (not empty: uid -> first cycle unheard; ``first``, the
+        earliest) now gone, taken off."""
         limit = cycle + 1 - self.gone_cycles
-        if min(absent.values()) <= limit:
+        if first <= limit:
             gone = [uid for uid, first in absent.items() if first <= limit]
         elif self._gather and len(absent) == len(self._home):
             gone = []
@@ -338,8 +337,7 @@ class Tracker:
         # Tags on the table not heard at home, less those heard elsewhere, went unheard
         # (a watched tag may be gathering evidence yet not heard at all this cycle).
         # (``unheard`` was taken before the moves: a tag that moved was heard, and is in ``best``)
-        missing = {uid for uid, _ in unheard} - best.keys()
-        return moves, self._count_absent(cycle, missing)
+        return moves, self._count_absent(cycle, unheard, best)
 
 
 _RSSI = itemgetter(2)
