@@ -40,9 +40,10 @@ def expectation(hand: Hand | None, next_first_seat: int | None) -> Expectation:
     # cards are gathered once thrown to the muck, ``won``)
     dealt_out = due is None and hand.hole_dealt >= hand.hole_target and hand.game_def.family != "chin"
     gather = hand.misdeal or hand.pot_pushed or won or dealt_out
-    return due, hand.kept("folds", hand._moved, _fold_zones), gather
+    return due, hand.kept("folds", hand._zoned, _fold_zones), gather
 
 
 def _fold_zones(hand: Hand) -> frozenset[str]:
-    """The live seats' zones (equal to their names), made again only when a card moves."""
+    """The live seats' zones (equal to their names), made again only when a seat fills or
+    empties."""
     return frozenset(map(seat_zone, hand.live_seats()))

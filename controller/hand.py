@@ -30,7 +30,7 @@ class Hand:
     """The state of the hand in progress. Mutated only by :class:`controller.table.Table`."""
 
     # not state: figures derived from the zones, kept until a card moves (:meth:`kept`)
-    _STATE_SKIP = ("_moved", "_memo")
+    _STATE_SKIP = ("_moved", "_zoned", "_memo")
 
     def __init__(self, number: int, game: str, hole_cards: int, seats: tuple[int, ...],
                  button: int, started: float, positions: Positions | None = None) -> None:
@@ -93,6 +93,7 @@ class Hand:
         # -- cards that left the table while the hand went on --
         self.left: dict[str, tuple[str, float]] = {}  # uid -> (zone, ts): gone since the last arrival
         self._moved = 0  # cards placed or taken off so far: what the kept figures were worked out at
+        self._zoned = 0  # zones that filled or emptied so far: which seats hold cards changes with it
         self._memo: dict[str, tuple[Any, Any]] = {}  # name -> (its key, its value): :meth:`kept`
         self.off: dict[str, str] = {}  # uid -> zone it left: back on the stub, or off the table
         self.deck: str | None = None  # the deck it is dealt from (its first card's)
@@ -116,9 +117,13 @@ class Hand:
             self.zones[prev].remove(uid)
             if not self.zones[prev]:
                 del self.zones[prev]
+                self._zoned += 1
         elif count and (seat := seat_of(zone)) is not None:
             self.count_hole(uid, seat)
-        self.zones.setdefault(zone, []).append(uid)
+        cards = self.zones.setdefault(zone, [])
+        cards.append(uid)
+        if len(cards) == 1:
+            self._zoned += 1
         self.where[uid] = zone
         self.labels[uid] = label
         self.on_table.add(uid)
@@ -142,6 +147,7 @@ class Hand:
         self.zones[zone].remove(uid)
         if not self.zones[zone]:
             del self.zones[zone]
+            self._zoned += 1
         self.on_table.discard(uid)
         self.off[uid] = zone
         return zone
@@ -150,8 +156,10 @@ class Hand:
     def kept(self, name: str, key: Any, make: Callable[[Hand], _T]) -> _T:
         """``make(self)``, worked out again only when ``key`` changes: a figure derived from the
         zones and asked several times a card (the seats in, stud's street, the next card's
-        zone...). ``key`` holds :attr:`_moved`, which every card placed or taken off changes,
-        and whatever else the figure reads that changes without a card moving (the burns)."""
+        zone...). ``key`` holds :attr:`_moved`, which every card placed or taken off changes
+        (or :attr:`_zoned`, which every zone filled or emptied changes, for a figure that reads
+        only which zones hold cards), and whatever else the figure reads that changes without a
+        card moving (the burns)."""
         got = self._memo.get(name)
         if got is None or got[0] != key:
             got = self._memo[name] = (key, make(self))
@@ -175,8 +183,9 @@ class Hand:
 
     def live_seats(self) -> list[int]:
         """The seats holding cards, in the deal's order. Asked a dozen times a card, so kept
-        until a card moves (:meth:`kept`): the list is shared, read it and never change it."""
-        return self.kept("live", self._moved, Hand._live_seats)
+        until a seat fills or empties (:meth:`kept`): the list is shared, read it and never
+        change it."""
+        return self.kept("live", self._zoned, Hand._live_seats)
 
     def _live_seats(self) -> list[int]:
         zones = self.zones  # (the seats' zones by index, no call)
@@ -193,11 +202,18 @@ class Hand:
             return stud.stud_first_to_act(self)
         if game.first_to_act == "none":
             return None  # Chinese poker: no betting in turn (CHIN-001)
-        zones, dealt_to = self.zones, self.dealt_to  # (asked at every card: seat_zone(s) without the call)
+        # (a draw game's rounds are its draws: the first betting round's is the deal's, DEAL-013)
+        later = self.board.burns_total if game.family == "draw" else self.board.street
+        # (asked at every card: kept until a seat fills or empties, a card is dealt, which
+        # changes the seats dealt to, or the first betting round ends)
+        return self.kept("first", (self._zoned, self.hole_dealt, later == 0), Hand._first_to_act)
+
+    def _first_to_act(self) -> int | None:
+        zones, dealt_to = self.zones, self.dealt_to  # (seat_zone(s) without the call)
         live = [s for s in self.order if zones.get(SEAT_ZONES[s - 1]) or not dealt_to.get(s)]
         if len(live) < 2:
             return None
-        # (a draw game's rounds are its draws: the first betting round's is the deal's, DEAL-013)
+        game = self.game_def
         later = self.board.burns_total if game.family == "draw" else self.board.street
         after = self.positions.bb if later == 0 else self.positions.button
         return next_live(after, live)
@@ -268,10 +284,10 @@ class Hand:
         """The live figures (:class:`Figures`); ``key``, the :meth:`figures_key` just taken,
         spares counting the zones again."""
         counts = dict((key or self.figures_key())[0])
-        return Figures(ts=ts, hand=self.number, street=self.street(), counts=counts,
-                       burns=counts.get("burn", 0), board=counts.get("board", 0),
-                       stub_count=self.stub_count, next_to=self.next_to(), button=self.button,
-                       first_to_act=self.first_to_act(), players=len(self.live_seats()))
+        # (made at every card: the fields in order, not by name)
+        return Figures(ts, self.number, self.street(), counts, counts.get("burn", 0), counts.get("board", 0),
+                       self.stub_count, self.next_to(), self.button, self.first_to_act(),
+                       len(self.live_seats()))
 
     def figures_key(self) -> tuple[Any, ...]:
         """What the figures change with: each zone's count, the cards dealt, the street (asked

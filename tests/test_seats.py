@@ -6,6 +6,8 @@ from __future__ import annotations
 import pytest
 
 from controller.effects import Alert, Figures
+from controller.expectation import expectation
+from controller.hand import Hand
 from controller.settings import RuleSettings
 from tests.rules_common import CLEAN, END, alerts_of, clean_for, deal, run, run_hands
 from tests.test_table import Feeder
@@ -141,6 +143,25 @@ def test_DEAL_013_first_to_act_left_of_the_big_blind_then_left_of_the_button():
     h = Feeder(seats=(3, 7), button=7)  # heads-up: the button is the small blind and acts first
     h.put("As", 3)
     assert h.of(Figures)[-1].first_to_act == 7
+
+
+def test_DEAL_013_first_to_act_and_the_seats_in_follow_every_seat_dealt_in_or_out():
+    # The figures are kept (Hand.kept) until a seat fills or empties or a card is dealt: a
+    # penalised seat's card dealt to a muck already holding one changes neither, yet deals the
+    # seat out (DEAL-010).
+    hand = Hand(1, "holdem", 2, (1, 3, 5), 5, 0.0)  # button 5: SB 1, BB 3
+    assert hand.first_to_act() == 5  # nobody dealt yet, every seat in: left of the big blind
+    hand.place("M", "Qh", "muck")
+    hand.place("A", "As", "seat:1")
+    assert hand.live_seats() == [1] and hand.first_to_act() == 5
+    hand.count_hole("B", 5)  # DEAL-010: seat 5 is dealt to the muck
+    hand.place("B", "Kd", "muck")
+    assert hand.first_to_act() == 1  # seat 5 is out: the first seat in left of the big blind
+    hand.place("C", "7c", "seat:3")
+    assert hand.live_seats() == [1, 3] and expectation(hand, None)[1] == {"seat:1", "seat:3"}
+    hand.place("A", "As", "muck")  # seat 1 folds
+    assert hand.live_seats() == [3] and expectation(hand, None)[1] == {"seat:3"}
+    assert hand.first_to_act() is None  # one seat left: nobody to act
 
 
 def test_MISD_013_late_fault_dead_kills_the_misdealt_seats_hand():
