@@ -23,12 +23,13 @@ draw one with its discards in the muck, a hold'em one with 26; the core reads ev
 cycle, so the mixes are printed with their reads a cycle and their reads a second (docs/decisions.md,
 "Throughput of the stud and draw mixes").
 
-They are generated first, as the reader link builds them (repeated data sets merged, the set of
-``(uid, antenna)`` pairs heard attached), and timed alone; each figure is the best of seven
-runs, the mixes timed in turn, round by round, so that a slow spell of a shared machine falls on
-all of them alike, and each mix's share of the table mix's figure is printed with it (run it
-three times at a quiet moment, keep the best). The events are held in memory, about 6 kB each
-in the triple-draw mix: 0.8 GB at 200 hands; ``--hands 100`` on a Pi with 2 GB.
+They are generated first (untimed), as the reader link builds them (repeated data sets merged,
+the set of ``(uid, antenna)`` pairs heard attached); only applying them is timed. Each figure is
+the best of seven runs, the mixes timed in turn, round by round, so that a slow spell of a
+shared machine falls on all of them alike, and each game mix's share of the table mix's figure
+is printed with it (run it three times at a quiet moment, keep the best). Every mix's events
+are held in memory at once, about 6 kB an event in the triple-draw mix: the four mixes take
+1.6 GB at 200 hands, 2.4 GB at the default 300; on a Pi with 2 GB, ``--hands 100``.
 
     .venv/bin/python bench/core_throughput.py [--hands 300] [--betting 60] [--mix table dealing stud draw27_triple]
 """
@@ -36,6 +37,7 @@ in the triple-draw mix: 0.8 GB at 200 hands; ``--hands 100`` on a Pi with 2 GB.
 from __future__ import annotations
 
 import argparse
+import gc
 import random
 import sys
 import time
@@ -159,7 +161,7 @@ class Mix:
         rng = random.Random(1)
         self.hands, self.betting, self.game = hands, betting, game
         self.seats = list(range(1, players + 1))
-        self.events: list = []
+        self.events: list[ReaderCycle | ButtonPress] = []
         cycle, button = 0, self.seats[-1]
         for _ in range(hands):
             evs, cycle = hand_events(rng, cycle, self.seats, button, betting, game)
@@ -176,7 +178,8 @@ class Mix:
         return Table(TableSettings(game=self.game, seats=tuple(self.seats), button=self.seats[-1]), self.registry)
 
     def run(self) -> float:
-        """Apply every event to a new table, timed: events/s."""
+        """Apply every event to a new table, timed: this run's events/s (``best`` keeps the
+        best)."""
         table = self.table()
         apply = table.apply
         t0 = time.perf_counter()
@@ -184,8 +187,9 @@ class Mix:
             apply(ev)
         dt = time.perf_counter() - t0
         assert table.hands_finished == self.hands, table.hands_finished
-        self.best = max(self.best, len(self.events) / dt)
-        return self.best
+        rate = len(self.events) / dt
+        self.best = max(self.best, rate)
+        return rate
 
     def check(self) -> None:
         """Untimed: the table mix is clean play, and timing a flood of alerts would mislead (the
@@ -204,13 +208,17 @@ def time_mixes(mixes: list[Mix], rounds: int = 7) -> None:
     are steady from run to run."""
     for mix in mixes:
         mix.check()
+    # (the events are alive through every run, and none is garbage: out of the collector's sight,
+    # as a daemon holds no such pile)
+    gc.collect()
+    gc.freeze()
     for _ in range(rounds):
         for mix in mixes:
             mix.run()
 
 
 def measure(hands: int, betting: int, game: str = "holdem", players: int = 9) -> tuple[int, float, float]:
-    """One mix alone: (events, reads a cycle, events/s, the best of 7)."""
+    """One mix alone: (events, reads a cycle, events/s: the best of 7)."""
     mix = Mix(hands, betting, game, players)
     time_mixes([mix])
     return len(mix.events), mix.reads_a_cycle, mix.best
@@ -225,8 +233,10 @@ def main() -> None:
              "draw27_triple": (None, "draw27_triple", 6)}
     ap.add_argument("--mix", nargs="+", choices=tuple(kinds), default=list(kinds))
     args = ap.parse_args()
-    mixes = {name: Mix(args.hands, args.betting if betting is None else betting, game, players)
-             for name in args.mix for betting, game, players in (kinds[name],)}
+    mixes: dict[str, Mix] = {}
+    for name in args.mix:
+        betting, game, players = kinds[name]
+        mixes[name] = Mix(args.hands, args.betting if betting is None else betting, game, players)
     time_mixes(list(mixes.values()))
     table = mixes.get("table")
     for name, mix in mixes.items():

@@ -83,7 +83,10 @@ class CardLeft:
 
 @dataclass(frozen=True, slots=True)
 class Figures:
-    """The live figures a dealer and a floor supervisor watch. No card identities."""
+    """The live figures a dealer and a floor supervisor watch. No card identities.
+
+    :meth:`controller.hand.Hand.figures` makes one at every card with its fields in this order,
+    not by name: a field added goes last, or that call changes with it."""
 
     ts: float
     hand: int

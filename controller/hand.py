@@ -29,7 +29,8 @@ _ZONE_RANK: dict[str, int] = {z: i for i, z in enumerate(ALL_ZONES)}
 class Hand:
     """The state of the hand in progress. Mutated only by :class:`controller.table.Table`."""
 
-    # not state: figures derived from the zones, kept until a card moves (:meth:`kept`)
+    # not state: figures derived from the zones, kept until a card moves or a zone fills or
+    # empties (:meth:`kept`)
     _STATE_SKIP = ("_moved", "_zoned", "_memo")
 
     def __init__(self, number: int, game: str, hole_cards: int, seats: tuple[int, ...],
@@ -202,21 +203,21 @@ class Hand:
             return stud.stud_first_to_act(self)
         if game.first_to_act == "none":
             return None  # Chinese poker: no betting in turn (CHIN-001)
-        # (a draw game's rounds are its draws: the first betting round's is the deal's, DEAL-013)
-        later = self.board.burns_total if game.family == "draw" else self.board.street
         # (asked at every card: kept until a seat fills or empties, a card is dealt, which
         # changes the seats dealt to, or the first betting round ends)
-        return self.kept("first", (self._zoned, self.hole_dealt, later == 0), Hand._first_to_act)
+        return self.kept("first", (self._zoned, self.hole_dealt, self._first_round()), Hand._first_to_act)
+
+    def _first_round(self) -> bool:
+        """The first betting round is under way: the deal's (a draw game's rounds are its draws,
+        a flop game's its streets, DEAL-013)."""
+        return (self.board.burns_total if self.game_def.family == "draw" else self.board.street) == 0
 
     def _first_to_act(self) -> int | None:
         zones, dealt_to = self.zones, self.dealt_to  # (seat_zone(s) without the call)
         live = [s for s in self.order if zones.get(SEAT_ZONES[s - 1]) or not dealt_to.get(s)]
         if len(live) < 2:
             return None
-        game = self.game_def
-        later = self.board.burns_total if game.family == "draw" else self.board.street
-        after = self.positions.bb if later == 0 else self.positions.button
-        return next_live(after, live)
+        return next_live(self.positions.bb if self._first_round() else self.positions.button, live)
 
     def played_positions(self) -> Positions:
         """The button and blinds the hand was played from: its own, or after a deal from a

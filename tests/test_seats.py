@@ -162,6 +162,8 @@ def test_DEAL_013_first_to_act_and_the_seats_in_follow_every_seat_dealt_in_or_ou
     hand.place("A", "As", "muck")  # seat 1 folds
     assert hand.live_seats() == [3] and expectation(hand, None)[1] == {"seat:3"}
     assert hand.first_to_act() is None  # one seat left: nobody to act
+    hand.take_off("C")  # seat 3's card lifted off the table (an exposed card taken away)
+    assert hand.live_seats() == [] and expectation(hand, None)[1] == frozenset()
 
 
 def test_MISD_013_late_fault_dead_kills_the_misdealt_seats_hand():
