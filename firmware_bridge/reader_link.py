@@ -78,7 +78,10 @@ def cycle_reads(tags: list[TagRecord], *, single_antenna: bool) -> tuple[tuple[t
     if single_antenna:
         best = dict.fromkeys(((t.uid, 1) for t in tags), 0)
     else:  # (the merge is the core's own: controller.events.strongest)
-        best = strongest([(t.uid, a.antenna, a.rssi) for t in tags for a in t.antennas])
+        reads = tuple((t.uid, a.antenna, a.rssi) for t in tags for a in t.antennas)
+        best = strongest(reads)
+        if len(best) == len(reads):  # (nearly every cycle: no data set repeated, the reads as they came)
+            return reads, best
     return tuple((uid, ant, rssi) for (uid, ant), rssi in best.items()), best
 
 
