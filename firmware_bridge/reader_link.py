@@ -26,6 +26,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 from collections.abc import Callable
+from typing import Any
 
 from controller.events import ReaderCycle, strongest
 from firmware_bridge.backoff import Backoff
@@ -99,7 +100,9 @@ class FeigReaderLink(ReaderLink):
     def __init__(self, name: str, emit: Emit, port: PortSettings, *, antennas: int | None,
                  com_adr: int = 0x00, ant_sel_bytes: int = 2, answer_timeout: float = 0.5,
                  max_timeouts: int = 3, max_unusable: int = 10, poll_interval: float = 0.0,
-                 backoff: Backoff | None = None, clock: Callable[[], float] = time.time) -> None:
+                 backoff: Backoff | None = None, clock: Callable[[], float] = time.time,
+                 opener: Callable[[], Any] | None = None,
+                 client_factory: Callable[[Any], Any] | None = None) -> None:
         super().__init__(name, emit, clock=clock)
         self.port_settings = port
         self.antennas = antennas
@@ -113,6 +116,16 @@ class FeigReaderLink(ReaderLink):
         self._failures = 0  # cycles in a row without a usable answer, for whatever reason
         self.limiter = LogLimiter(log, prefix=f"{name}: ")
         self.stats.events = self.limiter.counts
+        #: opens the port (pyserial by URL); the in-process harness gives its in-memory line
+        self.opener: Callable[[], Any] = opener or (lambda: open_port(self.port_settings, device=self.name))
+        #: makes the client that speaks to the reader on an open port (python-can's virtual
+        #: backend: the harness may hand the simulated reader's records over without the frames)
+        self.client_factory: Callable[[Any], Any] = client_factory or self._feig_client
+        self._session: _Session | None = None  # the open port of :meth:`step`
+
+    def _feig_client(self, port: Any) -> FeigClient:
+        return FeigClient(port, device=self.name, com_adr=self.com_adr, ant_sel_bytes=self.ant_sel_bytes,
+                          limiter=self.limiter)
 
     def stop(self, timeout: float = 2.0) -> None:
         super().stop(timeout)
@@ -128,96 +141,142 @@ class FeigReaderLink(ReaderLink):
         self.limiter.note(kind, "%s", message)
         return self._failures
 
+    def _open_failed(self, exc: LinkError) -> None:
+        """The port would not open: said once the device is known gone (at once if it was online)."""
+        if self._failed(str(exc), "failed attempts to open the port") >= self.max_timeouts or self._reported:
+            self._set_online(False, str(exc))
+
+    def _opened(self, port: Any) -> _Session:
+        # (a cable that comes and goes must not flood the log either)
+        self.limiter.note("openings of the port", "%s: opened %s", self.name, self.port_settings.url,
+                          level=logging.INFO)
+        # the counts run on over reconnects
+        s = self.stats
+        return _Session(port, self.client_factory(port), s.frames_bad, s.unexpected, s.stale_bytes, s.foreign_answers)
+
+    def _close(self, session: _Session) -> None:
+        self.limiter.tick()
+        try:
+            session.port.close()
+        except Exception:  # closing a vanished device may fail; nothing to save
+            pass
+
     def run(self) -> None:
         while not self._stop.is_set():
             try:
-                port = open_port(self.port_settings, device=self.name)
+                port = self.opener()
             except LinkError as exc:
-                if self._failed(str(exc), "failed attempts to open the port") >= self.max_timeouts or self._reported:
-                    self._set_online(False, str(exc))
+                self._open_failed(exc)
                 self._stop.wait(self.backoff.next())
                 continue
-            # (a cable that comes and goes must not flood the log either)
-            self.limiter.note("openings of the port", "%s: opened %s", self.name, self.port_settings.url,
-                              level=logging.INFO)
+            session = self._opened(port)
             try:
-                self._poll(port)
+                while not self._stop.is_set():
+                    self.limiter.tick()  # the tail of a flood is told within a minute
+                    if not self._inventory(session, self.answer_timeout):
+                        break
+                    if self.poll_interval:
+                        self._stop.wait(self.poll_interval)
             finally:
-                self.limiter.tick()
-                try:
-                    port.close()
-                except Exception:  # closing a vanished device may fail; nothing to save
-                    pass
+                self._close(session)
             if not self._stop.is_set():
                 self.stats.reconnects += 1
                 self._stop.wait(self.backoff.next())
 
-    def _poll(self, port) -> None:  # type: ignore[no-untyped-def]
-        client = FeigClient(port, device=self.name, com_adr=self.com_adr, ant_sel_bytes=self.ant_sel_bytes,
-                            limiter=self.limiter)
-        # the counts run on over reconnects
-        frames_bad_before, unexpected_before = self.stats.frames_bad, self.stats.unexpected
-        stale_before, foreign_before = self.stats.stale_bytes, self.stats.foreign_answers
-        timeouts = 0
-        wrong_address = 0  # of the unanswered inventories in a row, those answered by another address
-        while not self._stop.is_set():
-            self.limiter.tick()  # the tail of a flood is told within a minute
+    def step(self, deadline_s: float | None = None) -> None:
+        """One inventory cycle, now, in the caller's thread: the paced simulator's beat
+        (``hw_sim.pacing``), where the simulated table, not this link's thread, says when the
+        reader is asked. The port is opened first if it is not open (one attempt: a cable that is
+        out stays out until a later step); a cycle that ends the session (the device gone, the
+        heartbeat lost) closes it. ``deadline_s``: how long to wait for the answer (the
+        configured ``answer_timeout`` by default)."""
+        if self._session is None:
             try:
-                tags = client.inventory(antennas=self.antennas, deadline_s=self.answer_timeout)
-            except ResponseTimeout as exc:
-                timeouts += 1
-                self.stats.timeouts += 1
-                self._failed(str(exc), "inventories unanswered")
-                if isinstance(exc, WrongAddress):
-                    wrong_address += 1
-                if timeouts >= self.max_timeouts and wrong_address == timeouts and isinstance(exc, WrongAddress):
-                    # Every answer came from another address: the technician's fix is the
-                    # reader's bus address or [reader] address, not the cable.
-                    self.limiter.note("answers from another address",
-                                      "%s: %d inventories answered only by address 0x%02X, expected 0x%02X "
-                                      "(set [reader] address, or the reader's bus address)",
-                                      self.name, timeouts, exc.seen, exc.expected)
-                    self._set_online(False, f"answers come from address 0x{exc.seen:02X}, "
-                                            f"expected 0x{exc.expected:02X}")
-                    return
-                if timeouts >= self.max_timeouts:
-                    self.limiter.note("heartbeats lost", "%s: heartbeat lost (%d inventories unanswered)",
-                                      self.name, timeouts)
-                    self._set_online(False, f"no answer to {timeouts} inventories")
-                    return
-                continue
+                port = self.opener()
             except LinkError as exc:
-                self._failed(str(exc), "link errors")  # the message names the device already
-                self._set_online(False, str(exc))
+                self._open_failed(exc)
                 return
-            except BridgeError as exc:
-                # A damaged answer, an error status, a malformed answer: the reader is alive, so
-                # no reconnect; but a reader that never gives a usable cycle leaves the table
-                # untracked, which the dealer must be told.
-                timeouts = wrong_address = 0
-                if isinstance(exc, ProtocolError):
-                    self.stats.protocol_errors += 1
-                if self._failed(str(exc), _DROPPED.get(type(exc), "cycles dropped")) >= self.max_unusable:
-                    self._set_online(False, f"no usable answer in {self._failures} inventories")
-                continue
-            finally:
-                self.stats.frames_bad = frames_bad_before + client.frames_bad
-                self.stats.unexpected = unexpected_before + client.unexpected
-                self.stats.stale_bytes = stale_before + client.stale_bytes
-                self.stats.foreign_answers = foreign_before + client.foreign_answers
-            timeouts = wrong_address = 0
-            self._failures = 0
-            if not self._reported:
-                self.backoff.reset()
-                self._set_online(True, f"answering on {self.port_settings.url}")
-            self.cycle += 1
-            reads, heard = cycle_reads(tags, single_antenna=self.antennas is None)
-            self.stats.cycles += 1
-            self.stats.reads += len(reads)
-            # The timestamp is taken once the whole answer is in, before the next request.
-            self.emit(ReaderCycle(ts=self.clock(), device=self.name, cycle=self.cycle, reads=reads, heard=heard))
-            if self.poll_interval:
-                self._stop.wait(self.poll_interval)
+            self._session = self._opened(port)
+        self.limiter.tick()
+        if not self._inventory(self._session, self.answer_timeout if deadline_s is None else deadline_s):
+            self._close(self._session)
+            self._session = None
+            self.stats.reconnects += 1
+
+    def _inventory(self, session: _Session, deadline_s: float) -> bool:
+        """Ask for one inventory and emit its cycle; False when the session is over (the device
+        went away, or its heartbeat was lost): the port is then closed and opened again."""
+        client = session.client
+        try:
+            tags = client.inventory(antennas=self.antennas, deadline_s=deadline_s)
+        except ResponseTimeout as exc:
+            session.timeouts += 1
+            self.stats.timeouts += 1
+            self._failed(str(exc), "inventories unanswered")
+            if isinstance(exc, WrongAddress):
+                session.wrong_address += 1
+            timeouts = session.timeouts
+            if timeouts >= self.max_timeouts and session.wrong_address == timeouts and isinstance(exc, WrongAddress):
+                # Every answer came from another address: the technician's fix is the
+                # reader's bus address or [reader] address, not the cable.
+                self.limiter.note("answers from another address",
+                                  "%s: %d inventories answered only by address 0x%02X, expected 0x%02X "
+                                  "(set [reader] address, or the reader's bus address)",
+                                  self.name, timeouts, exc.seen, exc.expected)
+                self._set_online(False, f"answers come from address 0x{exc.seen:02X}, "
+                                        f"expected 0x{exc.expected:02X}")
+                return False
+            if timeouts >= self.max_timeouts:
+                self.limiter.note("heartbeats lost", "%s: heartbeat lost (%d inventories unanswered)",
+                                  self.name, timeouts)
+                self._set_online(False, f"no answer to {timeouts} inventories")
+                return False
+            return True
+        except LinkError as exc:
+            self._failed(str(exc), "link errors")  # the message names the device already
+            self._set_online(False, str(exc))
+            return False
+        except BridgeError as exc:
+            # A damaged answer, an error status, a malformed answer: the reader is alive, so
+            # no reconnect; but a reader that never gives a usable cycle leaves the table
+            # untracked, which the dealer must be told.
+            session.timeouts = session.wrong_address = 0
+            if isinstance(exc, ProtocolError):
+                self.stats.protocol_errors += 1
+            if self._failed(str(exc), _DROPPED.get(type(exc), "cycles dropped")) >= self.max_unusable:
+                self._set_online(False, f"no usable answer in {self._failures} inventories")
+            return True
+        finally:
+            self.stats.frames_bad = session.frames_bad + client.frames_bad
+            self.stats.unexpected = session.unexpected + client.unexpected
+            self.stats.stale_bytes = session.stale_bytes + client.stale_bytes
+            self.stats.foreign_answers = session.foreign_answers + client.foreign_answers
+        session.timeouts = session.wrong_address = 0
+        self._failures = 0
+        if not self._reported:
+            self.backoff.reset()
+            self._set_online(True, f"answering on {self.port_settings.url}")
+        self.cycle += 1
+        reads, heard = cycle_reads(tags, single_antenna=self.antennas is None)
+        self.stats.cycles += 1
+        self.stats.reads += len(reads)
+        # The timestamp is taken once the whole answer is in, before the next request.
+        self.emit(ReaderCycle(ts=self.clock(), device=self.name, cycle=self.cycle, reads=reads, heard=heard))
+        return True
+
+
+@dataclass
+class _Session:
+    """An open port, its client, and the counts before it (they run on over reconnects)."""
+
+    port: Any
+    client: Any
+    frames_bad: int
+    unexpected: int
+    stale_bytes: int
+    foreign_answers: int
+    timeouts: int = 0  # inventories unanswered in a row
+    wrong_address: int = 0  # of those, the ones answered by another bus address
 
 
 #: the limiter's kind for each reason a cycle is dropped

@@ -29,6 +29,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 from collections.abc import Callable
+from typing import Any
 
 import serial
 
@@ -94,9 +95,12 @@ class SerialShufflerLink(ShufflerLink):
     def __init__(self, name: str, emit: Emit, port: PortSettings, *, poll_interval: float = 0.5,
                  answer_timeout: float = 0.3, max_timeouts: int = 3, fault_repeat: float = 2.0,
                  frame_gap: float = sp.FRAME_GAP_S, backoff: Backoff | None = None,
-                 clock: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.time, opener: Callable[[], Any] | None = None) -> None:
         super().__init__(name, emit, clock=clock)
         self.port_settings = port
+        #: opens the port (pyserial by URL); the in-process harness gives its in-memory line
+        self.opener: Callable[[], Any] = opener or (lambda: open_port(self.port_settings, device=self.name))
+        self._port: Any = None  # the port :meth:`poll_once` keeps open between its calls
         self.poll_interval = poll_interval
         self.answer_timeout = answer_timeout
         self.max_timeouts = max_timeouts
@@ -123,18 +127,10 @@ class SerialShufflerLink(ShufflerLink):
     # -- the connection ---------------------------------------------------------------------
     def run(self) -> None:
         while not self._stop.is_set():
-            try:
-                port = open_port(self.port_settings, device=self.name)
-            except LinkError as exc:
-                if self._failed(str(exc), "failed attempts to open the port") >= self.max_timeouts or self._reported:
-                    self._set_online(False, str(exc))
+            port = self._open()
+            if port is None:
                 self._stop.wait(self.backoff.next())
                 continue
-            # (a cable that comes and goes must not flood the log either)
-            self.limiter.note("openings of the port", "%s: opened %s", self.name, self.port_settings.url,
-                              level=logging.INFO)
-            self._decoder = sp.ShufflerDecoder()
-            self._backlog = []
             try:
                 self._serve(port)
             except LinkError as exc:
@@ -149,6 +145,78 @@ class SerialShufflerLink(ShufflerLink):
             if not self._stop.is_set():
                 self.stats.reconnects += 1
                 self._stop.wait(self.backoff.next())
+
+    def _open(self) -> Any:
+        """The port opened afresh (a new decoder), or None: the failure said as it is due."""
+        try:
+            port = self.opener()
+        except LinkError as exc:
+            if self._failed(str(exc), "failed attempts to open the port") >= self.max_timeouts or self._reported:
+                self._set_online(False, str(exc))
+            return None
+        # (a cable that comes and goes must not flood the log either)
+        self.limiter.note("openings of the port", "%s: opened %s", self.name, self.port_settings.url,
+                          level=logging.INFO)
+        self._decoder = sp.ShufflerDecoder()
+        self._backlog = []
+        return port
+
+    def _drop_port(self) -> None:
+        port, self._port = self._port, None
+        self.limiter.tick()
+        try:
+            port.close()
+        except Exception:  # closing a vanished device may fail; nothing to save
+            pass
+
+    # -- paced: the simulated table says when ----------------------------------------------------
+    def connect_once(self, deadline_s: float | None = None) -> bool:
+        """Open the port and shake hands, now (one attempt): True once a shuffler answered."""
+        if self._port is not None:
+            return True
+        port = self._open()
+        if port is None:
+            return False
+        self._port = port
+        try:
+            if self._handshake(port, deadline_s):
+                return True
+        except LinkError as exc:
+            self._failed(str(exc), "link errors")
+            self._set_online(False, str(exc))
+        self._drop_port()
+        return False
+
+    def poll_once(self, deadline_s: float | None = None) -> None:
+        """One status poll, now, in the caller's thread, and every deck report that came before
+        its answer (taken and acknowledged): the paced simulator's beat (``hw_sim.pacing``),
+        where the simulated table, not this link's thread, says when the shuffler is asked. The
+        port is opened and the hands shaken first if need be (one attempt each). ``deadline_s``:
+        how long to wait for the answer (``answer_timeout`` by default)."""
+        deadline_s = self.answer_timeout if deadline_s is None else deadline_s
+        try:
+            if self._port is None and not self.connect_once(deadline_s):
+                return
+            port = self._port
+            seq = self._next_seq()
+            self._send(port, sp.encode_get_status(seq))
+            self.stats.polls += 1
+            deadline = time.monotonic() + deadline_s
+            while not self.take(port, self._receive(port), seq):
+                if time.monotonic() >= deadline:
+                    self.stats.timeouts += 1
+                    self._failed(f"{self.name}: no answer to a status poll within {deadline_s:g} s",
+                                 "status polls unanswered")
+                    self._set_online(False, "no answer to a status poll")
+                    self._drop_port()
+                    return
+        except _Again as exc:  # it restarted: shake hands again at the next poll
+            self._failed(f"{self.name}: {exc}", "sessions lost")
+            self._drop_port()
+        except LinkError as exc:
+            self._failed(str(exc), "link errors")  # the message names the device already
+            self._set_online(False, str(exc))
+            self._drop_port()
 
     def _serve(self, port: serial.Serial) -> None:
         """Shake hands, then poll until the shuffler is lost; shake hands again if it restarts."""
@@ -223,12 +291,12 @@ class SerialShufflerLink(ShufflerLink):
         return msgs
 
     # -- the handshake ----------------------------------------------------------------------
-    def _handshake(self, port: serial.Serial) -> bool:
+    def _handshake(self, port: serial.Serial, deadline_s: float | None = None) -> bool:
         """HELLO until a HELLO_REPLY comes; True once a compatible shuffler answered."""
         for _ in range(self.max_timeouts):
             seq = self._next_seq()
             self._send(port, sp.encode_hello(seq))
-            deadline = time.monotonic() + self.answer_timeout
+            deadline = time.monotonic() + (self.answer_timeout if deadline_s is None else deadline_s)
             while time.monotonic() < deadline and not self._stop.is_set():
                 msgs = self._receive(port)
                 for i, msg in enumerate(msgs):

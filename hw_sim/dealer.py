@@ -1,34 +1,27 @@
 """The scripted dealer: plays deal-script steps onto the simulated devices.
 
-It pitches tags onto antennas, mucks seats, presses pads and pulls cables. It paces itself in
-reader cycles, not seconds: after each step it waits until the reader has *reported* every
-moved card at its new antenna, as the strongest read, for as many cycles as the daemon needs
-to believe it (``confirm_cycles``), and then one cycle more, so that the daemon has taken in
-that answer before anything else happens. The run is therefore as fast as the pseudo-terminal
-allows and, for a given noise seed, the same every time.
+It pitches tags onto antennas, mucks seats, presses pads and pulls cables, and paces itself on
+the daemon (``hw_sim.pacing``): the reader cycles run when the dealer asks for them, one after
+the other, each taken in by the daemon before the next. After a card is put, the dealer runs
+cycles until the daemon has confirmed it where it was put (:meth:`ScriptedDealer.daemon_placed`,
+told by the table of every CardPlaced), as a dealer watching the tracker would: a card confirmed
+on its first read takes one cycle. A card the daemon does not confirm (a foreign tag, a card it
+refuses, a clone) is waited for until the reader has *reported* it at its new antenna, as the
+strongest read, for as many cycles as the daemon needs to believe it (``confirm_cycles``), and
+one cycle more.
 
 A card moved back on the stub (``{"move": CARD, "to": "stub"}``), or gathered into a rebuilt
-stub (``{"restub": [...]}``), is no longer read anywhere;
-the dealer then waits ``gone_cycles`` + 2 cycles, the daemon's own patience for a card that is
-gone (``gone_cycles`` of the configuration) and two more, so that the daemon has taken in that
-the card left before anything else happens.
+stub (``{"restub": [...]}``), is no longer read anywhere; the dealer then lets ``gone_cycles`` + 2
+cycles pass, the daemon's own patience for a card that is gone (``gone_cycles`` of the
+configuration) and two more.
 
-Where the daemon says so itself (the in-process harness passes on every card the daemon
-confirmed: :meth:`ScriptedDealer.daemon_placed`), a card is settled as soon as the daemon has
-confirmed it where it was put, and no cycle more is needed: the harness's daemon takes in each
-answer in the cycle that brought it. A card the daemon has not confirmed (a foreign tag, a
-card it refuses, a clone) is waited for as above. The dealer is then as quick as the tracker
-(a card confirmed on its first read takes one cycle, not three), which is a stricter test of
-the daemon, not a looser one: the next card comes while the last one is still fresh.
+The same dealer serves the in-process harness (``controller.service.harness``) and ``tablectl
+simulate`` (``controller.service.simulate``); only the transport to the daemon differs, so the
+two give the same report by construction.
 
-The pacing ("wait for the next reader cycle") is pluggable, so that the step logic exists
-once: by default the reader answers the daemon from its own thread and the dealer waits on a
-condition the reader's cycles notify (``tablectl simulate``); given ``run_cycle``, the dealer
-runs each cycle itself, synchronously (the in-process harness, ``controller.service.harness``).
-
-Every answered cycle is logged with the step in force when the reader looked at its field, so
-that an alert, stamped by the daemon with the time of the cycle that raised it, can be traced
-back to a script step (:meth:`StepLog.step_at`).
+Every cycle is logged with the step in force when the reader looked at its field, and every
+operation with its instant, so that an alert, stamped by the daemon within the cycle or the
+operation that raised it, can be traced back to a script step (:meth:`StepLog.step_at`).
 """
 
 from __future__ import annotations
@@ -36,10 +29,9 @@ from __future__ import annotations
 import bisect
 import random
 import threading
-import time
 from collections import deque
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING
 from collections.abc import Callable
 
 from hw_sim import script as sc
@@ -47,6 +39,9 @@ from hw_sim.decks import sim_uid
 from hw_sim.feig_reader import CycleReads, SimFeigReader
 from hw_sim.shuffler import SimShuffler
 from controller.cards import setup_order
+
+if TYPE_CHECKING:
+    from hw_sim.pacing import PacedTable
 
 StepId = tuple[int, int]  # (hand, step), both counted from 1
 
@@ -77,14 +72,6 @@ class StepLog:
             return self._steps[i - 1] if i else None
 
 
-class DaemonView(Protocol):
-    """What the dealer needs to know of the daemon (see controller.service.simulate)."""
-
-    def wait_hand_finished(self, hand: int, timeout: float) -> bool: ...
-    def wait_alert(self, code: str, after: float, timeout: float) -> bool: ...
-    def command(self, request: dict) -> dict: ...
-
-
 class SimulationError(RuntimeError):
     """The simulated table could not go on (the daemon stopped answering, say)."""
 
@@ -102,26 +89,22 @@ class _Watch:
 class ScriptedDealer:
     """Deals a parsed script hand by hand onto a :class:`SimFeigReader`."""
 
-    def __init__(self, reader: SimFeigReader, antenna_of: dict[str, int], daemon: DaemonView, *,
+    def __init__(self, reader: SimFeigReader, antenna_of: dict[str, int], daemon: PacedTable, *,
                  confirm_cycles: int, gone_cycles: int = 8, deck_in_play: str = "A",
-                 step_timeout: float = 30.0, max_cycles_per_step: int = 200,
-                 shuffler: SimShuffler | None = None, clock: Callable[[], float] = time.time,
-                 run_cycle: Callable[[], None] | None = None) -> None:
-        """``clock`` stamps the dealer's own marks (a press, an unplug); ``run_cycle``, if
-        given, runs one reader cycle synchronously (see the module): the dealer then never
-        waits on a thread."""
+                 max_cycles_per_step: int = 200, shuffler: SimShuffler | None = None) -> None:
+        """``daemon``: the paced table (``hw_sim.pacing.PacedTable``) whose cycles the dealer
+        runs; its timeline stamps the dealer's marks and the reader's looks."""
         self.reader = reader
         self.antenna_of = antenna_of
         self.daemon = daemon
         self.confirm = confirm_cycles
         self.gone_cycles = gone_cycles
         self.deck_in_play = deck_in_play
-        self.step_timeout = step_timeout
         self.max_cycles = max_cycles_per_step
         self.log = StepLog()
         self.current: StepId = (0, 0)
         self._watch: dict[str, _Watch] = {}
-        self._cond = threading.Condition()
+        self._lock = threading.Lock()  # (the reader's thread reports its cycles under simulate)
         self._cycles = 0
         self._physical: dict[str, str] = {}  # physical tag key -> zone
         self._looks: list[float] = []  # when the reader looked at its field, cycle by cycle
@@ -135,15 +118,17 @@ class ScriptedDealer:
         self.shuffler = shuffler
         #: the physical deck (deal-script ``deck``): what the shuffler reads when it shuffles
         self.deck: sc.DeckSpec | None = None
-        self.clock = clock
-        self.run_cycle = run_cycle
+        time_ = daemon.time
+        self.clock: Callable[[], float] = time_.peek  # the instant the dealer's next operation has
+        reader.clock = lambda: time_.base  # the reader looks at its field at the cycle's instant
         reader.on_cycle = self._on_cycle
+        daemon.dealer = self
 
     # -- pacing ------------------------------------------------------------------------------
     def _on_cycle(self, n: int, reads: CycleReads, label: object, looked: float) -> None:
         if isinstance(label, tuple):
             self.log.mark(label, looked)  # type: ignore[arg-type]
-        with self._cond:
+        with self._lock:
             self._cycles += 1
             self._looks.append(looked)
             for uid, w in self._watch.items():
@@ -155,12 +140,11 @@ class ScriptedDealer:
                     self.placed.append((uid, w.label, w.zone, w.first))
                 best = max(heard, key=lambda ar: ar[1])[0]
                 w.streak = w.streak + 1 if best == w.antenna else 0
-            self._cond.notify_all()
 
     def daemon_placed(self, uid: str, card: str, zone: str) -> None:
         """The daemon confirmed ``card`` (tag ``uid``; empty on a public effect, which names the
         card only) in ``zone``: a card watched there is settled (see the module)."""
-        with self._cond:
+        with self._lock:
             if uid:
                 w = self._watch.get(uid)
                 if w is not None and w.zone == zone:
@@ -171,37 +155,27 @@ class ScriptedDealer:
                     w.placed = True
 
     def _until(self, done: Callable[[], bool], what: str) -> None:
-        """Pace the dealer: wait until ``done()`` holds, re-checked after every reader cycle.
-        Synchronously (``run_cycle``), the cycles are run here, at most ``max_cycles`` + the
-        daemon's patience beyond what any step needs; else on the condition the reader thread
-        notifies, for at most ``step_timeout`` seconds."""
-        run = self.run_cycle
-        if run is not None:
-            for _ in range(self.max_cycles + 4 * self.gone_cycles + 10):
-                if done():
-                    return
-                run()
+        """Pace the dealer: run reader cycles until ``done()`` holds, at most ``max_cycles`` + the
+        daemon's patience beyond what any step needs."""
+        limit = self.max_cycles + 4 * self.gone_cycles + 10
+        for _ in range(limit):
             if done():
                 return
-            raise SimulationError(f"hand {self.current[0]}, step {self.current[1]}: {what} never happened "
-                                  f"in {self.max_cycles + 4 * self.gone_cycles + 10} reader cycles")
-        deadline = time.monotonic() + self.step_timeout
-        with self._cond:
-            while not done():
-                if not self._cond.wait(max(0.0, deadline - time.monotonic())) and time.monotonic() >= deadline:
-                    raise SimulationError(f"no reader cycles for {self.step_timeout:g} s at hand "
-                                          f"{self.current[0]}, step {self.current[1]} ({what}): "
-                                          f"is the daemon polling?")
+            self.daemon.cycle()
+        if done():
+            return
+        raise SimulationError(f"hand {self.current[0]}, step {self.current[1]}: {what} never happened "
+                              f"in {limit} reader cycles")
 
     def _settle(self) -> None:
         """Wait until the daemon must have confirmed every watched card, then one cycle more;
         no cycle more when the daemon said it confirmed every one (see the module)."""
-        with self._cond:
+        with self._lock:
             start = self._cycles
         # (a cloned tag strong at two antennas has no single best: give up after max_cycles)
         self._until(lambda: self._cycles - start >= self.max_cycles
                     or all(w.placed or w.streak >= self.confirm for w in self._watch.values()), "the cards settling")
-        with self._cond:
+        with self._lock:
             told = bool(self._watch) and all(w.placed for w in self._watch.values())
             self._watch.clear()
             target = self._cycles + (0 if told else 1)
@@ -211,7 +185,7 @@ class ScriptedDealer:
         """Wait until the daemon must have noticed that a card left every antenna: it believes
         that after ``gone_cycles`` cycles without a read; one more for it to take that in, and
         one because the cycle in flight may have looked at the field before the card left."""
-        with self._cond:
+        with self._lock:
             target = self._cycles + self.gone_cycles + 2
         self._until(lambda: self._cycles >= target, "the card leaving")
 
@@ -222,7 +196,7 @@ class ScriptedDealer:
         feed has them, in order), both counted: 1 is a card confirmed on its first read."""
         from hw_sim.tracking_run import percentile
 
-        with self._cond:
+        with self._lock:
             looks = list(self._looks)
             cards = list(self.placed)
         # Each card is matched with the first effect not matched yet that names it (by its UID,
@@ -268,7 +242,7 @@ class ScriptedDealer:
         antenna = self.antenna_of[zone]
         self._physical[key] = zone
         self.reader.place(key, uid, antenna)
-        with self._cond:
+        with self._lock:
             self._watch[uid] = _Watch(antenna, label=key.split("#", 1)[0], zone=zone)
 
     def _key_of(self, ref: sc.CardRef) -> str:
@@ -298,15 +272,17 @@ class ScriptedDealer:
         t0 = self.clock()
         if action.action == "deck":
             uids = [self._uid(r) for r in action.cards] if action.cards is not None else self.physical_deck()
-            seq = sim.shuffle(uids)
-            self._until(lambda: sim.is_acked(seq), "the daemon acknowledging the shuffler's deck report")
+            before = self.daemon.shuffler_reports
+            sim.shuffle(uids)
+            # (the daemon's link takes the report at its next poll and acknowledges it there)
+            self._until(lambda: self.daemon.shuffler_reports > before, "the daemon taking the shuffler's deck report")
         elif action.action == "ready" and sim.state not in ("jam", "door_open", "error"):
             pass  # nothing to clear: the daemon hears nothing new
         else:
             {"jam": sim.jam, "door_open": sim.door_open, "ready": sim.clear,
              "error": lambda: sim.error(1)}[action.action]()
             code = "shuffler.cleared" if action.action == "ready" else f"shuffler.{action.action}"
-            if not self.daemon.wait_alert(code, t0, self.step_timeout):
+            if not self.daemon.wait_alert(code, t0, 0):
                 raise SimulationError(f"hand {self.current[0]}, step {self.current[1]}: the daemon never "
                                       f"heard the shuffler's {action.action.replace('_', ' ')}")
         self._settle()  # a reader cycle or two: the report is in before the next card
@@ -352,7 +328,7 @@ class ScriptedDealer:
                 uid = self.reader.uid_of(key)
                 self.reader.remove(key)
                 del self._physical[key]  # the key is free again: a later deal may pitch the card anew
-                with self._cond:
+                with self._lock:
                     self._watch.pop(uid, None)
                 self._wait_gone()
             else:  # like a deal, of the tag that is already out
@@ -377,7 +353,7 @@ class ScriptedDealer:
                 for key in [k for k in self._physical if self.reader.uid_of(k) == uid]:
                     self.reader.remove(key)
                     del self._physical[key]
-                    with self._cond:
+                    with self._lock:
                         self._watch.pop(uid, None)
                     gone = True
             if gone:
@@ -392,14 +368,14 @@ class ScriptedDealer:
             plugged = isinstance(action, sc.Plug)
             cable(plugged)
             code = "device.display_online" if plugged else "device.display_offline"
-            if not self.daemon.wait_alert(code, t0, self.step_timeout):
+            if not self.daemon.wait_alert(code, t0, 0):
                 raise SimulationError(f"hand {hand_no}, step {index}: the daemon never said {code}")
         elif isinstance(action, sc.Unplug):
             self.log.mark(self.current, self.clock())
             t0 = self.clock()
             if action.device == "reader":
                 self.reader.unplug()
-                if not self.daemon.wait_alert("device.reader_offline", t0, self.step_timeout):
+                if not self.daemon.wait_alert("device.reader_offline", t0, 0):
                     raise SimulationError(f"hand {hand_no}, step {index}: the daemon never noticed the "
                                           f"reader was unplugged")
         elif isinstance(action, sc.Plug):
@@ -407,23 +383,26 @@ class ScriptedDealer:
             t0 = self.clock()
             if action.device == "reader":
                 self.reader.plug()
-                if not self.daemon.wait_alert("device.reader_online", t0, self.step_timeout):
+                if not self.daemon.wait_alert("device.reader_online", t0, 0):
                     raise SimulationError(f"hand {hand_no}, step {index}: the daemon never found the "
                                           f"reader again")
                 self._settle()
         elif isinstance(action, sc.Shuffler):
             self.log.mark(self.current, self.clock())
             self._shuffler_step(action)
+        elif isinstance(action, sc.Wait):  # virtual time passes: the reader cycles on
+            self.log.mark(self.current, self.clock())
+            self.daemon.wait_cycles(action.cycles)
         elif isinstance(action, sc.End):
             had_cards = bool(self._physical)
             self.reader.clear()  # the dealer gathers every card
             self._physical.clear()
-            with self._cond:
+            with self._lock:
                 self._watch.clear()
             if had_cards:
                 # The daemon numbers the hands it saw; a scripted hand without cards is not one.
                 record = len(self.record_of) + 1
-                if not self.daemon.wait_hand_finished(record, self.step_timeout):
+                if not self.daemon.wait_hand_finished(record, 0):
                     raise SimulationError(f"hand {hand_no}, step {index}: the daemon did not close the "
                                           f"hand after the cards were gathered")
                 self.record_of[hand_no] = record

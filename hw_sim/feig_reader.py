@@ -233,9 +233,10 @@ class SimFeigReader(SimDevice):
         mode = frame.data[1]
         if mode & feig.MODE_MORE:
             if self._pending:
-                self._send(self._pending.pop(0))
+                part = self._pending.pop(0)
                 if not self._pending:
-                    self._cycle_complete()
+                    self._cycle_complete()  # (before the last part: see below)
+                self._send(part)
             else:
                 self._send(feig.encode_frame(frame.cmd, b"", com_adr=self.com_adr,
                                              status=feig.STATUS_NO_TRANSPONDER))
@@ -251,10 +252,12 @@ class SimFeigReader(SimDevice):
         reads = self._inventory(ant_sel)
         self._last_reads = reads
         parts = self._answer(reads, with_antennas)
-        self._send(parts[0])
         self._pending = parts[1:]
         if not self._pending:
+            # Told before the last part is on the line: whoever waits for the host to have the
+            # answer (the paced simulator, hw_sim.pacing) then knows the cycle's reads too.
             self._cycle_complete()
+        self._send(parts[0])
 
     def _cycle_complete(self) -> None:
         with self.cycle_done:

@@ -139,7 +139,12 @@ DECK_IN_PLAY = "A"
 ZONES_HELP = "seat:1..seat:10, board, burn, muck"
 #: ``{"move": CARD, "to": "stub"}``: the card goes back on the stub (not a zone: no antenna)
 STUB = "stub"
-STEP_KINDS = ("deal", "muck", "press", "move", "shuffler", "end", "unplug", "plug", "discard", "restub", "stack")
+STEP_KINDS = ("deal", "muck", "press", "move", "shuffler", "end", "unplug", "plug", "discard", "restub", "stack",
+              "wait")
+#: the longest ``wait`` (seconds): a device away, a player's clock; a session's break is no step
+MAX_WAIT_S = 900
+#: virtual seconds a reader cycle takes (hw_sim.pacing.CYCLE_S): a wait passes whole cycles
+WAIT_CYCLE_S = 0.05
 _UID = re.compile(r"[0-9A-Fa-f]{16}")
 _ZONE = re.compile(r"seat:(?:10|[1-9])|board|burn|muck")
 _TOP_KEYS = ("format", "game", "seats", "button", "noise", "hands", "deck", "crash_after", "chinese_two_hands")
@@ -260,7 +265,20 @@ class Stack:
     to: str
 
 
-Action = Deal | Muck | Press | Move | Shuffler | End | Unplug | Plug | Discard | Restub | Stack
+@dataclass(frozen=True, slots=True)
+class Wait:
+    """``{"wait": SECONDS}``: nothing happens at the table while that much simulated time
+    passes; the reader cycles on (a device left unplugged, a player's clock running)."""
+
+    seconds: float
+
+    @property
+    def cycles(self) -> int:
+        """The reader cycles that pass: the seconds in whole cycles, one at least."""
+        return max(1, round(self.seconds / WAIT_CYCLE_S))
+
+
+Action = Deal | Muck | Press | Move | Shuffler | End | Unplug | Plug | Discard | Restub | Stack | Wait
 
 
 @dataclass(frozen=True, slots=True)
@@ -652,6 +670,13 @@ def parse_step(d: Any, *, where: str, buttons: Collection[str] = DEFAULT_BUTTONS
     if kind == "restub":
         _keys(d, ("restub",), where, "a restub")
         return Restub(_card_list(d["restub"], where, "a restub"))
+    if kind == "wait":
+        _keys(d, ("wait",), where, "a wait")
+        v = d["wait"]
+        if not isinstance(v, (int, float)) or isinstance(v, bool) or not 0 < v <= MAX_WAIT_S:
+            raise ScriptError(f'{where}: "wait" is a number of seconds, more than 0 and at most {MAX_WAIT_S}, '
+                              f"got {_show(v)}")
+        return Wait(float(v))
     if kind == "stack":
         _keys(d, ("stack", "to"), where, "a stack")
         if "to" not in d:
@@ -895,6 +920,8 @@ def action_to_dict(a: Action) -> dict[str, Any]:
         return {"restub": [str(c) for c in a.cards]}
     if isinstance(a, Stack):
         return {"stack": [str(c) for c in a.cards], "to": a.to}
+    if isinstance(a, Wait):
+        return {"wait": int(a.seconds) if a.seconds == int(a.seconds) else a.seconds}
     raise TypeError(f"not a script action: {a!r}")
 
 

@@ -53,8 +53,13 @@ class SimShuffler(SimDevice):
     def __init__(self, device: PtyDevice, *, version: tuple[int, int] = sp.PROTOCOL_VERSION,
                  reads_tags: bool = True, ident: str = "tablectl SimShuffler",
                  resend_interval: float = sp.RESEND_INTERVAL_S, shuffle_time: float = 0.0,
-                 seed: int | None = None) -> None:
+                 seed: int | None = None, paced: bool = False) -> None:
+        """``paced``: a report is sent only when the host polls, just before the status answer
+        (never on the board's own timer, nor held back while the host is quiet): the paced
+        simulator's shuffler (``hw_sim.pacing``), whose report then arrives in a poll the
+        script decides, not one the machine's speed decides."""
         super().__init__(device)
+        self.paced = paced
         self.version = version  # may be changed while running (a re-flashed bridge)
         self.reads_tags = reads_tags
         self.ident = ident
@@ -218,6 +223,8 @@ class SimShuffler(SimDevice):
                 if not self._session:
                     self._send(sp.encode_nak(msg.seq, sp.T_GET_STATUS, sp.NAK_NO_SESSION))
                     return
+                if self.paced:
+                    self._send_report(polled=True)  # (its lock is this one: re-entrant)
                 self._send(sp.encode_status(msg.seq, self.state, self.code))
                 self.polls += 1
                 self._cond.notify_all()
@@ -234,11 +241,14 @@ class SimShuffler(SimDevice):
             else:  # a shuffler-to-host message sent to the shuffler
                 self._send(sp.encode_nak(msg.seq, sp.message_type(msg), sp.NAK_UNKNOWN_TYPE))
 
-    def _send_report(self) -> None:
-        """Send the oldest unacknowledged report if it is due."""
+    def _send_report(self, polled: bool = False) -> None:
+        """Send the oldest unacknowledged report if it is due (paced: only when ``polled``)."""
         with self._cond:
             now = time.monotonic()
-            if self.mute or not self._session or not self._queue or now - self._heard_at > sp.HOST_GONE_S:
+            if self.paced and not polled:
+                return
+            if self.mute or not self._session or not self._queue or (
+                    not self.paced and now - self._heard_at > sp.HOST_GONE_S):
                 return  # (no host has spoken for a while: no use filling a line nobody reads)
             if self._sent_at is not None and now - self._sent_at < self.resend_interval:
                 return

@@ -14,6 +14,7 @@ import pytest
 from firmware_bridge.feig_client import FeigClient
 from controller.service.harness import _HostPort, _SimEnd
 from hw_sim.dealer import ScriptedDealer
+from hw_sim.pacing import PacedTable
 from hw_sim.decks import card_of_uid, sim_uid
 from hw_sim.random_hands import random_hand
 from hw_sim.feig_reader import SimFeigReader
@@ -22,14 +23,24 @@ from hw_sim.setup import ANTENNA_OF, ZONES
 from tests.scenarios import expected_hand
 
 
-class _Daemon:
+class _Daemon(PacedTable):
+    """A stand-in daemon: each cycle is the simulated reader asked through the daemon's FEIG
+    client; every command answered, every alert and hand said."""
+
+    def __init__(self, client: FeigClient) -> None:
+        super().__init__()
+        self.client = client
+
+    def _cycle(self, instant: float) -> None:
+        self.client.inventory(antennas=ZONES.antenna_mask(), deadline_s=1.0)
+
     def wait_hand_finished(self, hand: int, timeout: float) -> bool:
         return True
 
     def wait_alert(self, code: str, after: float, timeout: float) -> bool:
         return True
 
-    def command(self, request: dict) -> dict:
+    def _command(self, instant: float, request: dict) -> dict:
         return {"ok": True}
 
 
@@ -38,9 +49,7 @@ def _table(seed: int):
     reader = SimFeigReader(end, antennas=ZONES.by_antenna,  # type: ignore[arg-type]
                            noise=Noise(seed=seed, miss=0.05, repeat=0.3, crosstalk=0.01))
     client = FeigClient(_HostPort(end, reader.receive, "reader"), device="reader")  # type: ignore[arg-type]
-    mask = ZONES.antenna_mask()
-    dealer = ScriptedDealer(reader, ANTENNA_OF, _Daemon(), confirm_cycles=3, gone_cycles=8,
-                            run_cycle=lambda: client.inventory(antennas=mask, deadline_s=1.0))
+    dealer = ScriptedDealer(reader, ANTENNA_OF, _Daemon(client), confirm_cycles=3, gone_cycles=8)
     return reader, dealer
 
 

@@ -457,8 +457,9 @@ class ControlServer:
 
     def __init__(self, path: str, submit: Callable[[Event], None], status: Callable[[], dict], *,
                  press: Callable[[ButtonPress], bool] | None = None, config: ControlConfig | None = None,
-                 max_connections: int = MAX_CONNECTIONS) -> None:
+                 max_connections: int = MAX_CONNECTIONS, clock: Callable[[], float] = time.time) -> None:
         cfg = config if config is not None else ControlConfig()
+        self.clock = clock  # stamps the events it makes (the daemon's wall clock)
         self.path = path
         self._submit, self._status, self._press = submit, status, press
         own = os.geteuid()
@@ -650,7 +651,7 @@ class ControlServer:
             if isinstance(req, dict) and req.get("cmd") == "ping":
                 _fields(req, "ping", _FIELDS["ping"])
                 return {"ok": True, **self._status(), "refused": dict(self.refused)}
-            event = request_to_event(req, now=time.time(), peer_uid=peer.uid, manifests=self.manifests)
+            event = request_to_event(req, now=self.clock(), peer_uid=peer.uid, manifests=self.manifests)
             if isinstance(event, ButtonPress):
                 if not self.limit.take(peer.uid):
                     self.refused["rate"] += 1

@@ -56,12 +56,16 @@ class Daemon:
     """
 
     def __init__(self, config: Config, *, sinks: list[Sink] | None = None,
-                 clock: Callable[[], float] = time.time, mono: MonoClock = monotonic) -> None:
-        """``clock`` stamps the events the device links and the console make (the in-process
-        harness, ``controller.service.harness``, gives a deterministic one) with wall time;
-        ``mono`` gives the monotonic reading (and boot) that the device events and the ticks
-        carry, which the core measures durations on (``firmware_bridge.clock``)."""
+                 clock: Callable[[], float] = time.time, mono: MonoClock = monotonic,
+                 display_bus: Any = None) -> None:
+        """``clock`` stamps the events the device links, the console and the control socket
+        make, and the daemon's own records, with wall time; ``mono`` gives the monotonic reading
+        (and boot) that the device events and the ticks carry, which the core measures durations
+        on (``firmware_bridge.clock``). The simulated table (``hw_sim.pacing``: the in-process
+        harness and ``tablectl simulate``) gives clocks it drives itself. ``display_bus``: an
+        smbus2-like bus for the dealer's display instead of ``/dev/i2c-N`` (the simulator's)."""
         self.config = config
+        self.clock = clock
         self.mono = mono
         self.events: queue.SimpleQueue[tuple[int, Event]] = queue.SimpleQueue()
         jc = config.journal
@@ -99,7 +103,7 @@ class Daemon:
         if config.console is not None:
             self.console = ConsoleSink(config.console, self.submit, in_hand=lambda: self.table.hand is not None,
                                        next_seat=self._next_first_seat, clock=clock, mono=mono,
-                                       display=self._display(config, clock, mono))
+                                       display=self._display(config, clock, mono, display_bus))
             self.sinks.append(self.console)
         self.events_applied = 0
         self._stop = threading.Event()
@@ -110,22 +114,22 @@ class Daemon:
 
             self.room = make_link(self, clock)
 
-    def _display(self, config: Config, clock: Callable[[], float], mono: MonoClock) -> Any:
+    def _display(self, config: Config, clock: Callable[[], float], mono: MonoClock, bus: Any) -> Any:
         """The dealer's display (docs/console.md, "The display"), if configured: a device of its
         own thread, fed by the console."""
         if config.display is None:
             return None
         from controller.service.display_sink import DisplayOutput
 
-        if config.display.sim_cable is not None:  # tablectl simulate's display (hw_sim/i2c_bus.py)
+        if bus is not None:
             from firmware_bridge.backoff import Backoff
-            from hw_sim.i2c_bus import CableFileBus
 
-            # a simulated bus answers at once and costs nothing to ask: probed and retried often,
-            # so that the simulated dealer's unplug and plug are told within a few reader cycles
-            return DisplayOutput(config.display, self.submit, clock=clock, mono=mono,
-                                 bus=CableFileBus(config.display.sim_cable, config.display.address),
+            # a simulated bus answers at once and costs nothing to ask: probed and retried often
+            return DisplayOutput(config.display, self.submit, clock=clock, mono=mono, bus=bus,
                                  probe_every=0.05, backoff=Backoff(0.01, 0.05))
+        if config.display.sim_cable is not None:
+            log.warning("display: [display] sim_cable is tablectl simulate's; ignored, the display is "
+                        "driven on i2c-%d", config.display.bus)
         return DisplayOutput(config.display, self.submit, clock=clock, mono=mono)
 
     def submit(self, event: Event, *, peer_uid: int | None = None) -> None:
@@ -178,7 +182,7 @@ class Daemon:
         self._cycle_offset = max(j.last_cycle(), self._last_cycle)
         late: list[Effect] = list(result.late)
         if result.lost:
-            alert = Alert(ts=time.time(), code="journal.damaged", audience="floor", hand=result.hand_affected,
+            alert = Alert(ts=self.clock(), code="journal.damaged", audience="floor", hand=result.hand_affected,
                           message=f"journal damaged: {result.summary()}")
             late.append(alert)
             logging.getLogger("tablectl.journal").error("journal: %s: %s", j.path, result.summary())
@@ -200,7 +204,10 @@ class Daemon:
         if type(event) is ReaderCycle and event.cycle > self._last_cycle:
             self._last_cycle = event.cycle
 
-    def start(self) -> None:
+    def start(self, *, links: bool = True) -> None:
+        """Recover, open the outputs and the device links, and say READY. ``links=False``: the
+        device links get no threads of their own (the paced simulator steps them itself,
+        ``hw_sim.pacing``), and READY does not wait for them."""
         self.recover()
         if self.room is not None:
             self.room.start()
@@ -212,17 +219,20 @@ class Daemon:
             self.sinks.append(self.feed)
         if out.control:
             self.control = ControlServer(out.control, self.submit, self.status, config=self.config.control,
-                                         press=self.console.drive if self.console is not None else None)
+                                         press=self.console.drive if self.console is not None else None,
+                                         clock=self.clock)
             self.control.start()
-        self.reader.start()
-        if self.shuffler is not None:
-            self.shuffler.start()
+        if links:
+            self.reader.start()
+            if self.shuffler is not None:
+                self.shuffler.start()
         if getattr(self, "_late", None):
             fan_out(self.sinks, self._late)  # a hand that ended just before the power went
             self._late = []
-        self._await_devices()
+        if links:
+            self._await_devices()
         if self.feed is not None:
-            self.feed.note({"type": "Ready", "ts": time.time()})
+            self.feed.note({"type": "Ready", "ts": self.clock()})
         sd_notify("READY=1\nSTATUS=" + self.status_line())
         log.info("daemon: ready; reader on %s, %d antennas, decks %s",
                  self.config.reader.port, len(self.config.table.zones.by_antenna),
@@ -281,7 +291,7 @@ class Daemon:
                     self.room.notify()
             if any(type(e) is HandFinished for e in effects) or j.due_snapshot():
                 settings = self.config.table
-                j.snapshot(eid, self.table, now=time.time(), last_cycle=self._last_cycle,
+                j.snapshot(eid, self.table, now=self.clock(), last_cycle=self._last_cycle,
                            check=lambda state: Table.from_state(state, settings))
         except Exception as exc:  # noqa: BLE001 (a full disk: one line and a count, not a traceback)
             self.journal_faults.failed(exc, "record")
@@ -312,7 +322,7 @@ class Daemon:
             if self.table.devices_offline and now - last_tick >= 1.0:
                 last_tick = now
                 mono, boot = self.mono()
-                self.submit(Tick(ts=time.time(), mono=mono, boot=boot))
+                self.submit(Tick(ts=self.clock(), mono=mono, boot=boot))
 
     def stop(self) -> None:
         self._stop.set()

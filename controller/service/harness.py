@@ -27,10 +27,13 @@ pieces in one thread, one reader cycle at a time, with a clock that only moves w
   told of every card the daemon confirms (``daemon_placed``): it moves on as soon as the
   daemon has confirmed what it put, as a dealer watching the tracker would.
 
-The clock starts at a fixed time, moves :data:`CYCLE_S` per reader cycle and a microsecond at
-every reading, so every timestamp, and so the step each alert is traced to, is the same from
-run to run. The report (deal-script.md, as ``simulate --json`` gives it) is built from the
-daemon's own HandFinished records by the same function as ``simulate``'s.
+Time is the simulated table's (``hw_sim.pacing``): it moves :data:`CYCLE_S` per reader cycle,
+each operation of the dealer between two cycles has its own instant, and each reading of the
+clock is a microsecond later, so every timestamp, and so the step each alert is traced to, is
+the same from run to run, and the same as ``tablectl simulate``'s: both pace the daemon with the
+same :class:`hw_sim.pacing.Beat` and the same dealer, over another transport. The report
+(deal-script.md, as ``simulate --json`` gives it) is built from the daemon's own HandFinished
+records by the same function as ``simulate``'s.
 
 Every effect is also kept per audience, filtered as the outputs filter them
 (:func:`controller.service.sinks.visible_to`): :attr:`Played.seen` says what a public screen, the
@@ -49,10 +52,7 @@ Not supported (refused with :class:`HarnessUnsupported`, never silently passed):
 from __future__ import annotations
 
 import json
-import queue
 import tempfile
-import time
-import threading
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -61,27 +61,23 @@ from collections.abc import Callable
 import serial
 
 from controller.effects import Alert, CardPlaced, Effect, HandFinished, HandStarted, effect_to_dict
-from controller.events import ButtonPress, ReaderCycle, Tick
+from controller.events import ButtonPress
 from controller.service.config import load_config
 from controller.service.console_config import default_console
 from controller.service.control import request_to_event
 from controller.service.daemon import Daemon
 from controller.service.simulate import CONFIRM_CYCLES, GONE_CYCLES, READY_WAIT, build_report, deal_hands
 from controller.service.sinks import Sink
-from firmware_bridge import shuffler as sp
-from firmware_bridge.errors import BridgeError
-from firmware_bridge.feig_client import FeigClient
-from firmware_bridge.reader_link import cycle_reads
+from firmware_bridge.errors import LinkError
 from hw_sim import script as sc
 from hw_sim.dealer import ScriptedDealer, SimulationError
 from hw_sim.feig_reader import SimFeigReader
+from hw_sim.pacing import CYCLE_S, EPOCH, Beat, PacedTable, SimClock
 from hw_sim.setup import ANTENNA_OF, ZONES, write_setup
 from hw_sim.shuffler import SimShuffler
 
-#: Seconds the clock moves per reader cycle (a FEIG reader with 13 antennas: about 50 ms).
-CYCLE_S = 0.05
-#: Where the clock starts (2026-01-01 00:00 UTC): any fixed time would do.
-EPOCH = 1_767_225_600.0
+__all__ = ["CYCLE_S", "EPOCH", "Harness", "HarnessUnsupported", "Played", "play"]
+
 AUDIENCES = ("public", "dealer", "floor")
 #: The console's debounce and long-press times here: the mock pins' presses take real time
 #: (a press settles after ``bounce_time``, a long one is held ``hold_time``), so they are short.
@@ -96,49 +92,6 @@ MOCK_BOUNCE_S = 0.0
 
 class HarnessUnsupported(SimulationError):
     """A script the harness cannot play faithfully (``crash_after``): use ``tablectl simulate``."""
-
-
-class FakeClock:
-    """A clock that moves only when read (a microsecond) or advanced: deterministic stamps.
-    Called, it is the wall clock; :meth:`monotonic` is the monotonic reading that moves with
-    it, save when the wall clock is set (:meth:`set_wall`: a Pi's clock set by NTP at boot).
-
-    >>> c = FakeClock(100.0)
-    >>> c(), c() > 100.0, c.advance(1.0) >= 101.0
-    (100.0, True, True)
-    >>> m = c.monotonic()[0]; _ = c.set_wall(-3600.0)
-    >>> c() < 100.0, m <= c.monotonic()[0] < m + 0.001
-    (True, True)
-    """
-
-    BOOT = "00000000"  # the harness's one boot
-
-    def __init__(self, start: float = EPOCH) -> None:
-        self._t = start
-        self._wall = 0.0  # what the wall clock was set by, in all
-        self._lock = threading.Lock()  # the console's debounce timer reads it from its thread
-
-    def __call__(self) -> float:
-        with self._lock:
-            t = self._t
-            self._t += 1e-6
-            return t + self._wall
-
-    def advance(self, seconds: float) -> float:
-        with self._lock:
-            self._t += seconds
-            return self._t + self._wall
-
-    def set_wall(self, seconds: float) -> float:
-        """The wall clock set forward (or back) by ``seconds``; the monotonic clock does not move."""
-        with self._lock:
-            self._wall += seconds
-            return self._t + self._wall
-
-    def monotonic(self) -> tuple[float, str]:
-        """The monotonic reading (seconds since the clock's start) and the harness's boot."""
-        with self._lock:
-            return self._t - EPOCH, self.BOOT
 
 
 class _SimEnd:
@@ -226,7 +179,22 @@ class Played:
     screens: list[tuple[tuple[int, int], Any]] = field(default_factory=list)
 
 
-class Harness:
+class _RecordsClient:
+    """The reader's records handed to the link without the FEIG frames (``wire=False``, see
+    :func:`play`): a client as :class:`firmware_bridge.feig_client.FeigClient` is to the link."""
+
+    frames_bad = unexpected = stale_bytes = foreign_answers = 0
+
+    def __init__(self, reader: SimFeigReader, port: _HostPort) -> None:
+        self.reader, self.port = reader, port
+
+    def inventory(self, *, antennas: int | None, deadline_s: float = 0.5) -> list[Any]:
+        if not self.port.end.is_open:  # (an unplugged cable fails as the line would)
+            raise LinkError(f"{self.port.name}: read failed: device unplugged")
+        return self.reader.answer_records(antennas, with_antennas=antennas is not None)
+
+
+class Harness(PacedTable):
     """The daemon and the simulated devices in one thread (see the module)."""
 
     def __init__(self, script: sc.Script, *, console: bool = True, shuffler: bool = True,
@@ -235,10 +203,11 @@ class Harness:
         if script.crash_steps:
             raise HarnessUnsupported("crash_after: a power cut needs the journal and a daemon process to kill; "
                                      "play this script with tablectl simulate")
+        super().__init__()
         self.script = script
         #: False: the reader's records are handed over without the FEIG frames (see :func:`play`)
         self.wire = wire
-        self.clock = FakeClock()
+        self.clock = SimClock()
         with tempfile.TemporaryDirectory(prefix="tablectl-harness-") as tmp:
             work = workdir or Path(tmp)
             cfg = write_setup(work, game=script.game, seats=script.seats, button=script.button,
@@ -253,52 +222,45 @@ class Harness:
             layout = replace(self.config.console.layout, bounce_time=MOCK_BOUNCE_S)
             self.config = replace(self.config, console=replace(self.config.console, layout=layout))
         self.recorders = {a: _Recorder(a, self._where) for a in AUDIENCES}
-        self.daemon = Daemon(self.config, sinks=list(self.recorders.values()), clock=self.clock,
-                             mono=self.clock.monotonic)
-        self.screens: list[tuple[tuple[int, int], Any]] = []
-        if self.daemon.console is not None:
-            self.daemon.console.on_state = lambda st: self.screens.append((self._where(), st))
         # the dealer's display, on a simulated I2C bus, when the script pulls its cable
         self.display_bus: Any = None
-        if self.daemon.console is not None and any(
-                isinstance(st.action, (sc.Unplug, sc.Plug)) and st.action.device == "display"
-                for h in script.hands for st in h.steps):
+        if console and any(isinstance(st.action, (sc.Unplug, sc.Plug)) and st.action.device == "display"
+                           for h in script.hands for st in h.steps):
             from controller.service.display_config import DisplayConfig
-            from controller.service.display_sink import DisplayOutput
-            from firmware_bridge.backoff import Backoff
             from hw_sim.i2c_bus import FakeSMBus
 
             self.display_bus = FakeSMBus(0x27)
-            self.daemon.console.display = DisplayOutput(
-                DisplayConfig("hd44780", 20, 4, 1, 0x27, "lcd20x4"), self.daemon.submit, clock=self.clock,
-                mono=self.clock.monotonic, bus=self.display_bus, backoff=Backoff(0.01, 0.05))
-        self.records: dict[int, dict[str, Any]] = {}
-        self.placed: list[dict[str, Any]] = []  # the CardPlaced effects, for the tracking block
-        self.alerts: list[tuple[str, float]] = []
-        self.cycles = 0
+            self.config = replace(self.config, display=DisplayConfig("hd44780", 20, 4, 1, 0x27, "lcd20x4"))
+        self.daemon = Daemon(self.config, sinks=list(self.recorders.values()), clock=self.clock,
+                             mono=self.clock.monotonic, display_bus=self.display_bus)
+        self.screens: list[tuple[tuple[int, int], Any]] = []
+        if self.daemon.console is not None:
+            self.daemon.console.on_state = lambda st: self.screens.append((self._where(), st))
         self.states: list[tuple[tuple[int, int], dict[str, Any]]] = []
-        self._last_tick = float("-inf")  # (the monotonic reading of the last tick: none yet)
         # the reader: the simulator's encoder, the daemon's client on the other end
         self.reader_end = _SimEnd()
         self.reader = SimFeigReader(self.reader_end, antennas=ZONES.by_antenna,  # type: ignore[arg-type]
                                     noise=script.noise)
-        self.reader.clock = self.clock
-        rc = self.config.reader
-        self.client = FeigClient(_HostPort(self.reader_end, self.reader.receive, "reader"),  # type: ignore[arg-type]
-                                 device=self.daemon.reader.name, com_adr=rc.address,
-                                 ant_sel_bytes=rc.antenna_select_bytes)
-        # the shuffler: the simulated bridge board, the daemon's link on the other end
+        link = self.daemon.reader
+        reader_port = _HostPort(self.reader_end, self.reader.receive, "reader")
+        link.opener = lambda: _open(reader_port)  # type: ignore[attr-defined]
+        if not wire:
+            link.client_factory = lambda port: _RecordsClient(self.reader, port)  # type: ignore[attr-defined]
+        # the shuffler: the simulated bridge board (paced: a report goes with a poll's answer, as
+        # under tablectl simulate), the daemon's link on the other end
         self.shuffler: SimShuffler | None = None
         if self.daemon.shuffler is not None:
             self.shuffler_end = _SimEnd()
-            self.shuffler = SimShuffler(self.shuffler_end, seed=script.noise.seed)  # type: ignore[arg-type]
+            self.shuffler = SimShuffler(self.shuffler_end, seed=script.noise.seed, paced=True)  # type: ignore[arg-type]
             self.shuffler_port = _HostPort(self.shuffler_end, self.shuffler.receive, "shuffler")
-        #: reader cycles per shuffler poll: the link polls every ``[shuffler] poll_interval``
-        sh = self.config.shuffler
-        self.poll_every = max(1, round(sh.poll_interval / CYCLE_S)) if sh is not None else 1
+            self.daemon.shuffler.opener = lambda: _open(self.shuffler_port)  # type: ignore[attr-defined]
+        self.beat = Beat(self.daemon, self.clock)
         self.dealer = ScriptedDealer(self.reader, ANTENNA_OF, self, confirm_cycles=CONFIRM_CYCLES,
-                                     gone_cycles=GONE_CYCLES, shuffler=self.shuffler, clock=self.clock,
-                                     run_cycle=self.cycle)
+                                     gone_cycles=GONE_CYCLES, shuffler=self.shuffler)
+
+    @property
+    def cycles(self) -> int:
+        return self.beat.cycles
 
     def _where(self) -> tuple[int, int]:
         """The script's (hand, step) in force: what each recorded effect is filed under."""
@@ -308,12 +270,11 @@ class Harness:
     # -- the daemon's side -----------------------------------------------------------------------
     def start(self) -> None:
         """What ``Daemon.start`` does that matters here: the console's pins, the devices' first
-        verdicts (one reader cycle; the shuffler's handshake)."""
+        verdicts (the shuffler's handshake; one reader cycle)."""
         if self.daemon.console is not None:
             self.daemon.console.open()
-        link = self.daemon.shuffler
-        if link is not None and not link._handshake(self.shuffler_port):  # type: ignore[attr-defined]
-            raise SimulationError("the shuffler link refused the simulated shuffler's handshake")
+        self.beat.start(self.op())
+        self.drain()
         self.cycle()
 
     def close(self) -> None:
@@ -322,108 +283,52 @@ class Harness:
 
     def drain(self) -> None:
         """The main loop: every event submitted so far, in order, through ``Daemon.handle``."""
-        events = self.daemon.events
-        while True:
-            try:
-                eid, event = events.get_nowait()
-            except queue.Empty:
-                return
-            effects = self.daemon.handle(event, eid)
-            if any(type(e) is HandFinished or type(e) is HandStarted for e in effects):
-                from controller.service.room.attach import public_state
+        self.beat.drain(self._effects)
 
-                self.states.append((self._where(), public_state(self.daemon)))  # (the room's ``state``)
-            for e in effects:
-                if type(e) is HandFinished:
-                    rec = json.loads(json.dumps(effect_to_dict(e), separators=(",", ":")))  # as the feed has it
-                    self.records[rec["hand"]] = rec["record"]
-                elif type(e) is Alert:
-                    self.alerts.append((e.code, e.ts))
-                elif type(e) is CardPlaced:
-                    self.placed.append(effect_to_dict(e))
-                    self.dealer.daemon_placed(e.uid, e.card, e.zone)  # (the dealer paces itself on it)
+    def _effects(self, effects: list[Effect]) -> None:
+        if any(type(e) is HandFinished or type(e) is HandStarted for e in effects):
+            from controller.service.room.attach import public_state
 
-    def cycle(self) -> None:
-        """One reader cycle (and one shuffler poll), then the main loop's turn."""
-        self.clock.advance(CYCLE_S)
-        self._reader_cycle()
-        if self.cycles % self.poll_every == 0:
-            self._shuffler_poll()
-        mono, boot = self.clock.monotonic()
-        if self.daemon.table.devices_offline and mono - self._last_tick >= 1.0:
-            self._last_tick = mono  # as Daemon.run does while a device is away
-            self.daemon.submit(Tick(ts=self.clock(), mono=mono, boot=boot))
+            self.states.append((self._where(), public_state(self.daemon)))  # (the room's ``state``)
+        for e in effects:
+            if type(e) is HandFinished:
+                rec = json.loads(json.dumps(effect_to_dict(e), separators=(",", ":")))  # as the feed has it
+                self.take_record(rec["hand"], rec["record"])
+            elif type(e) is Alert:
+                self.take_alert(e.code, e.ts)
+            elif type(e) is CardPlaced:
+                self.take_placed(effect_to_dict(e))  # (the dealer paces itself on it)
+
+    # -- the PacedTable's transport ----------------------------------------------------------------
+    def _cycle(self, instant: float) -> None:
+        """One reader cycle (and a shuffler poll when due), then the main loop's turn."""
+        self.beat.cycle(instant)
+        link = self.daemon.shuffler
+        if link is not None:
+            self.shuffler_reports = link.stats.reports
         self.drain()
 
-    def _reader_cycle(self) -> None:
-        link = self.daemon.reader
-        if not self.reader_end.is_open:
-            link._set_online(False, f"{link.name}: read failed: device unplugged")
-            return
-        try:
-            if self.wire:
-                tags = self.client.inventory(antennas=link.antennas,  # type: ignore[attr-defined]
-                                             deadline_s=self.config.reader.answer_timeout)
-            else:
-                tags = self.reader.answer_records(link.antennas, with_antennas=link.antennas is not None)  # type: ignore[attr-defined]
-        except BridgeError as exc:  # the simulated reader never fails unasked: that is a bug
-            raise SimulationError(f"the daemon's FEIG client refused the simulated reader's answer: {exc}") from exc
-        if not link._reported:
-            link._set_online(True, "answering on the in-process line")
-        link.cycle += 1
-        reads, heard = cycle_reads(tags, single_antenna=link.antennas is None)  # type: ignore[attr-defined]
-        link.stats.cycles += 1
-        self.cycles += 1
-        link.emit(ReaderCycle(ts=link.clock(), device=link.name, cycle=link.cycle, reads=reads, heard=heard))
-
-    def _shuffler_poll(self) -> None:
-        link = self.daemon.shuffler
-        if link is None:
-            return
-        seq = link._next_seq()  # type: ignore[attr-defined]
-        link._send(self.shuffler_port, sp.encode_get_status(seq))  # type: ignore[attr-defined]
-        # the board answers the poll and sends a report that is due; the link takes both
-        for _ in range(4):
-            msgs = link._receive(self.shuffler_port)  # type: ignore[attr-defined]
-            if not msgs:
-                break
-            link.take(self.shuffler_port, msgs, seq)  # type: ignore[attr-defined]
-
-    # -- the DaemonView the dealer talks to ------------------------------------------------------
-    def _run_until(self, done: Callable[[], bool], limit: int) -> bool:
-        for _ in range(limit):
-            if done():
-                return True
-            self.cycle()
-        return done()
-
-    def wait_hand_finished(self, hand: int, timeout: float) -> bool:
-        return self._run_until(lambda: hand in self.records, 4 * GONE_CYCLES + 20)
-
-    def display_cable(self, plugged: bool) -> None:
+    def _display(self, instant: float, plugged: bool) -> None:
         """The display's cable pulled or plugged back: its thread notices at once (poked, as its
         probe would within 2 s) and reports; the report is applied in this step."""
-        display = self.daemon.console.display if self.daemon.console is not None else None
-        if display is None or self.display_bus is None:
+        bus = self.display_bus
+        if bus is None or self.daemon.console is None:
             raise SimulationError("the script pulls the display's cable, but the table has no console")
-        self.display_bus.failing = not plugged
-        display.poke()
-        deadline = time.monotonic() + 10
-        while display.online is not plugged and time.monotonic() < deadline:
-            threading.Event().wait(0.002)  # (the display's own thread reports: a real-time wait)
-        if display.online is not plugged:
+
+        def cable() -> None:
+            bus.failing = not plugged
+
+        if not self.beat.display(instant, cable, plugged):
             raise SimulationError(f"the display was never reported {'online' if plugged else 'offline'}")
         self.drain()
 
-    def wait_alert(self, code: str, after: float, timeout: float) -> bool:
-        return self._run_until(lambda: any(c == code and ts >= after for c, ts in self.alerts),
-                               4 * GONE_CYCLES + 40)
+    def _ping(self) -> dict[str, Any]:
+        self.drain()
+        return {"ok": True, **self.daemon.status()}
 
-    def command(self, request: dict) -> dict:
+    def _command(self, instant: float, request: dict[str, Any]) -> dict[str, Any]:
         """The control socket's handling of one request, in process."""
-        if request.get("cmd") == "ping":
-            self.drain()
-            return {"ok": True, **self.daemon.status()}
+        self.clock.set(instant)
         try:
             event = request_to_event(request, now=self.clock())
             console = self.daemon.console
@@ -450,6 +355,14 @@ class Harness:
                 topics.setdefault(topic, []).append((where, body))
         topics["state"] = self.states  # (the table's part of it, at each hand's start and end)
         return Played(report, {a: r.effects for a, r in self.recorders.items()}, self.cycles, topics, self.screens)
+
+
+def _open(port: _HostPort) -> _HostPort:
+    """The in-memory line's port, as ``open_port`` gives a real one: a cable that is out is a
+    LinkError."""
+    if not port.end.is_open:
+        raise LinkError(f"{port.name}: device unplugged")
+    return port
 
 
 def play(script: sc.Script | dict | str, *, console: bool = True, wire: bool = True,

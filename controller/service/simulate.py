@@ -37,9 +37,11 @@ from controller.service.config import read_bounded
 from controller.service import control
 from controller.service.private import open_private
 from hw_sim import script as sc
-from hw_sim.dealer import DaemonView, ScriptedDealer, SimulationError
+from hw_sim.dealer import ScriptedDealer, SimulationError
 from hw_sim.feig_reader import SimFeigReader
 from hw_sim.i2c_bus import SimDisplayCable
+from hw_sim.paced_daemon import PaceLine
+from hw_sim.pacing import PACE_TIMEOUT, PacedTable
 from hw_sim.pty_device import PtyDevice
 from hw_sim.shuffler import SimShuffler
 from hw_sim.setup import ANTENNA_OF, ZONES, write_setup
@@ -122,113 +124,174 @@ class _Signals:
 _SIGNALS = _Signals()
 
 
-class FeedWatcher:
-    """Follows the daemon's feed file and keeps what the simulator needs from it."""
+class FeedReader:
+    """The daemon's feed, read to its end after each beat: the daemon answers a beat only once
+    every effect of it is written (a line each, flushed), so what is read then is complete."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, take: Callable[[dict[str, Any]], None]) -> None:
         self.path = path
-        self.records: dict[int, dict[str, Any]] = {}
-        self.alerts: list[dict[str, Any]] = []
-        self.placed: list[dict[str, Any]] = []  # CardPlaced, for the report's tracking block
+        self.take = take
         self.readies = 0  # one per daemon start (a power cut starts it again)
-        self._cond = threading.Condition()
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="feed", daemon=True)
+        self._f: TextIO | None = None
+        self._buf = ""
 
-    def start(self) -> None:
-        self._thread.start()
+    def read(self) -> None:
+        if self._f is None:
+            try:
+                self._f = open(self.path)
+            except FileNotFoundError:
+                return
+        while True:
+            chunk = self._f.readline()
+            if not chunk:
+                return
+            self._buf += chunk
+            if not self._buf.endswith("\n"):
+                continue  # a line still being written (a daemon killed mid-line: joined, then skipped)
+            line, self._buf = self._buf, ""
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if rec.get("type") == "Ready":
+                self.readies += 1
+            else:
+                self.take(rec)
 
-    def stop(self) -> None:
-        self._stop.set()
-        self._thread.join(2)
-
-    def _run(self) -> None:
-        while not self.path.exists() and not self._stop.is_set():
-            self._stop.wait(0.01)
-        if self._stop.is_set():
-            return
-        with open(self.path) as f:
-            buf = ""
-            while not self._stop.is_set():
-                chunk = f.readline()
-                if not chunk:
-                    self._stop.wait(0.002)
-                    continue
-                buf += chunk
-                if not buf.endswith("\n"):
-                    continue  # a line still being written
-                line, buf = buf, ""
-                try:
-                    rec = json.loads(line)
-                except json.JSONDecodeError:
-                    continue
-                with self._cond:
-                    kind = rec.get("type")
-                    if kind == "Ready":
-                        self.readies += 1
-                    elif kind == "HandFinished":
-                        self.records[rec["hand"]] = rec["record"]
-                    elif kind == "Alert":
-                        self.alerts.append(rec)
-                    elif kind == "CardPlaced":
-                        self.placed.append(rec)
-                    self._cond.notify_all()
-
-    def wait(self, predicate, timeout: float) -> bool:  # type: ignore[no-untyped-def]
-        with self._cond:
-            return self._cond.wait_for(predicate, timeout)
+    def close(self) -> None:
+        if self._f is not None:
+            self._f.close()
 
 
-class _Daemon:
-    """The daemon subprocess as the dealer sees it."""
+class _Daemon(PacedTable):
+    """The daemon subprocess as the dealer sees it: paced over the pipes only this process holds
+    (``hw_sim.paced_daemon``), commanded over its control socket, read through its feed."""
 
-    def __init__(self, proc: subprocess.Popen, feed: FeedWatcher, control_path: str,
-                 cable: SimDisplayCable | None = None) -> None:
-        self.proc, self.feed, self.control_path = proc, feed, control_path
-        self.cable = cable
+    def __init__(self, workdir: Path, config: Path, env: dict[str, str], log: TextIO) -> None:
+        super().__init__()
+        self.workdir, self.config, self.env, self.log = workdir, config, env, log
+        self.control_path = str(workdir / "control.sock")
+        self.feed = FeedReader(workdir / "feed.jsonl", self.take)
+        self.proc: subprocess.Popen | None = None
+        self.line: PaceLine | None = None
 
-    def display_cable(self, plugged: bool) -> None:
-        """The display's cable pulled or plugged back (the daemon's display probes its bus every
-        50 ms: the dealer waits for what it says)."""
-        self._alive()
-        if self.cable is None:  # (run_script gives one to every script that pulls it)
-            raise SimulationError("the script pulls the display's cable, but the table has no display")
-        if plugged:
-            self.cable.plug()
-        else:
-            self.cable.unplug()
+    # -- the process -----------------------------------------------------------------------------
+    def launch(self) -> None:
+        """Start the daemon (again, after a power cut) and wait until it is up; its clock starts at
+        the instant it is given (an operation of its own: the journal's recovery stamps there)."""
+        to_child, from_parent = os.pipe()
+        to_parent, from_child = os.pipe()
+        command = [sys.executable, "-m", "hw_sim.paced_daemon", "--config", str(self.config),
+                   "--pace-in", str(to_child), "--pace-out", str(from_child), "--start", repr(self.op())]
+        try:
+            with _SIGNALS.hold():
+                self.proc = subprocess.Popen(command, stdout=self.log, stderr=subprocess.STDOUT, env=self.env,
+                                             pass_fds=(to_child, from_child))
+        finally:
+            os.close(to_child)
+            os.close(from_child)
+        self.line = PaceLine(to_parent, from_parent)
+        hello = self._answer("its start")
+        if not hello.get("ready"):
+            raise SimulationError(f"the daemon did not start: it said {hello}")
+        self.feed.read()
 
     def stop(self) -> None:
         """SIGTERM (the daemon stops cleanly), SIGKILL if it has not within 5 s."""
         proc = self.proc
-        if proc.poll() is None:
+        if proc is not None and proc.poll() is None:
             proc.send_signal(signal.SIGTERM)
             try:
                 proc.wait(5)
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
+        if self.line is not None:
+            self.line.close()
+            self.line = None
+        self.feed.close()
 
-    def _alive(self) -> None:
+    def power_cut(self, step: int) -> None:
+        """SIGKILL after ``step``, then start again on the same configuration and journal."""
+        assert self.proc is not None
+        self.proc.kill()
+        self.proc.wait()
+        if self.line is not None:
+            self.line.close()
+        self.log.write(f"--- power cut after step {step}: SIGKILL, started again ---\n")
+        self.log.flush()
+        self.launch()
+        self._start(self.op())
+
+    def _where(self) -> str:
+        d = self.dealer
+        return f"hand {d.current[0]}, step {d.current[1]}: " if d is not None and d.current[0] else ""
+
+    def _answer(self, what: str) -> dict[str, Any]:
+        """The daemon's answer, within :data:`hw_sim.pacing.PACE_TIMEOUT` seconds of real time."""
+        assert self.line is not None and self.proc is not None
+        try:
+            answer = self.line.receive(PACE_TIMEOUT)
+        except ValueError as exc:
+            raise SimulationError(f"{self._where()}the daemon's answer to {what} is unreadable: {exc}") from exc
+        if answer is None:
+            said = _tail(self.workdir / "daemon.log", 1) or "nothing"
+            if self.proc.poll() is not None:
+                raise SimulationError(f"{self._where()}the daemon exited with status {self.proc.returncode} "
+                                      f"before it took in {what}; it last said: {said}")
+            raise SimulationError(f"{self._where()}the daemon did not take in {what} within {PACE_TIMEOUT:g} s; "
+                                  f"it last said: {said}")
+        return answer
+
+    def _ask(self, op: dict[str, Any], what: str) -> None:
+        assert self.line is not None and self.proc is not None
         if self.proc.poll() is not None:
-            raise SimulationError(f"the daemon exited with status {self.proc.returncode}")
+            raise SimulationError(f"{self._where()}the daemon exited with status {self.proc.returncode}")
+        try:
+            self.line.send(op)
+        except OSError as exc:  # (its end closed: it died)
+            raise SimulationError(f"{self._where()}the daemon is gone ({exc.strerror}); see its log") from exc
+        answer = self._answer(what)
+        if not answer.get("ok"):
+            raise SimulationError(f"{self._where()}the daemon refused {what}: {answer.get('error')}")
+        self.shuffler_reports = int(answer.get("reports", 0))
+        self.feed.read()
 
-    def wait_hand_finished(self, hand: int, timeout: float) -> bool:
-        self._alive()
-        return self.feed.wait(lambda: hand in self.feed.records or self.proc.poll() is not None, timeout) \
-            and hand in self.feed.records
+    # -- the PacedTable's transport ----------------------------------------------------------------
+    def _start(self, instant: float) -> None:
+        self._ask({"op": "start", "t": instant}, "the devices' start")
 
-    def wait_alert(self, code: str, after: float, timeout: float) -> bool:
-        self._alive()
-        return self.feed.wait(lambda: any(a["code"] == code and a["ts"] >= after for a in self.feed.alerts),
-                              timeout)
+    def start(self) -> None:
+        self._start(self.op())
+        self.cycle()
 
-    def command(self, request: dict) -> dict:
-        self._alive()
-        answer = control.send(self.control_path, request)
+    def _cycle(self, instant: float) -> None:
+        self._ask({"op": "cycle", "t": instant}, f"reader cycle {self.time.cycles}")
+
+    def _ping(self) -> dict[str, Any]:
+        return self._send({"cmd": "ping"})
+
+    def _send(self, request: dict[str, Any]) -> dict[str, Any]:
+        if self.proc is not None and self.proc.poll() is not None:
+            raise SimulationError(f"{self._where()}the daemon exited with status {self.proc.returncode}")
+        try:
+            answer = control.send(self.control_path, request, timeout=PACE_TIMEOUT)
+        except (OSError, ValueError) as exc:
+            raise SimulationError(f"{self._where()}the daemon's control socket did not answer "
+                                  f"{request.get('cmd')}: {exc}") from exc
         if not answer.get("ok"):
             raise SimulationError(f"the daemon refused {request}: {answer.get('error')}")
         return answer
+
+    def _command(self, instant: float, request: dict[str, Any]) -> dict[str, Any]:
+        self._ask({"op": "at", "t": instant}, f"the instant of {request.get('cmd')}")
+        answer = self._send(request)
+        self._ask({"op": "sync"}, f"the {request.get('cmd')} it was sent")
+        return answer
+
+    def _display(self, instant: float, plugged: bool) -> None:
+        self._ask({"op": "display", "t": instant, "plugged": plugged},
+                  f"the display's cable {'plugged' if plugged else 'pulled'}")
 
 
 def rotation_lines(rotation: str | None, change: str | None = None) -> str:
@@ -265,7 +328,6 @@ def rotation_lines(rotation: str | None, change: str | None = None) -> str:
 
 
 def run_script(script: sc.Script, *, workdir: Path, log: TextIO | None = None,
-               step_timeout: float = 30.0,
                on_hand: Callable[[int, subprocess.Popen], None] | None = None,
                room: str | None = None, ack_wait: float = ACK_WAIT,
                on_step: Callable[[int], None] | None = None, table_extra: str = "") -> dict[str, Any]:
@@ -280,23 +342,17 @@ def run_script(script: sc.Script, *, workdir: Path, log: TextIO | None = None,
             cfg = write_setup(workdir, game=script.game, seats=script.seats, button=script.button,
                               table_extra=f"confirm_cycles = {CONFIRM_CYCLES}\ngone_cycles = {GONE_CYCLES}\n"
                                           f"{table_extra}" + script.table_lines,
-                              reader_extra="answer_timeout = 1.0",
-                              # (the simulated devices answer from Python threads, which a loaded
-                              # machine can stall for a second: a shuffler "lost" then would be a
-                              # report that depends on the machine, not on the script)
-                              shuffler_extra="answer_timeout = 1.0",
+                              reader_extra="answer_timeout = 1.0", shuffler_extra="answer_timeout = 1.0",
                               outputs='feed = "feed.jsonl"\ncontrol = "control.sock"', shuffler=True,
                               journal=True, ready_wait=READY_WAIT)
             if room:
                 cfg.write_text(cfg.read_text() + "\n" + room)
-            cable = None
             if _pulls_the_display(script):
                 cable = SimDisplayCable(workdir / "display")
                 cable.plug()
                 cfg.write_text(cfg.read_text() + "\n" + display_section(cable))
             reader = SimFeigReader(PtyDevice(workdir / "reader"), antennas=ZONES.by_antenna, noise=script.noise)
-            shuffler = SimShuffler(PtyDevice(workdir / "shuffler"), seed=script.noise.seed)
-            feed = FeedWatcher(workdir / "feed.jsonl")
+            shuffler = SimShuffler(PtyDevice(workdir / "shuffler"), seed=script.noise.seed, paced=True)
             daemon_log = open_private(workdir / "daemon.log", "w")  # (the daemon's log: the floor's folder)
             started.append(daemon_log.close)
             env = dict(os.environ, PYTHONUNBUFFERED="1")
@@ -305,63 +361,42 @@ def run_script(script: sc.Script, *, workdir: Path, log: TextIO | None = None,
             started.append(reader.stop)
             shuffler.start()
             started.append(shuffler.stop)
-            feed.start()
-            started.append(feed.stop)
-            command = [sys.executable, "-m", "controller.service.cli", "run", "--config", str(cfg)]
-            daemon = _Daemon(subprocess.Popen(command, stdout=daemon_log, stderr=subprocess.STDOUT, env=env),
-                             feed, str(workdir / "control.sock"), cable)
+            daemon = _Daemon(workdir, cfg, env, daemon_log)
             started.append(daemon.stop)
-        return _play(script, workdir, daemon, command, env, daemon_log, reader, shuffler, feed,
-                     log=log, step_timeout=step_timeout, on_hand=on_hand, room=room, ack_wait=ack_wait,
-                     on_step=on_step)
+        return _play(script, workdir, daemon, reader, shuffler, log=log, on_hand=on_hand, room=room,
+                     ack_wait=ack_wait, on_step=on_step)
     finally:
         with _SIGNALS.hold():  # a second signal waits until the children are stopped
             for stop in reversed(started):
                 stop()
 
 
-def _play(script: sc.Script, workdir: Path, daemon: _Daemon, command: list[str], env: dict[str, str],
-          daemon_log: TextIO, reader: SimFeigReader, shuffler: SimShuffler, feed: FeedWatcher, *,
-          log: TextIO | None, step_timeout: float,
-          on_hand: Callable[[int, subprocess.Popen], None] | None, room: str | None, ack_wait: float,
-          on_step: Callable[[int], None] | None) -> dict[str, Any]:
-    proc = daemon.proc
+def _play(script: sc.Script, workdir: Path, daemon: _Daemon, reader: SimFeigReader, shuffler: SimShuffler, *,
+          log: TextIO | None, on_hand: Callable[[int, subprocess.Popen], None] | None, room: str | None,
+          ack_wait: float, on_step: Callable[[int], None] | None) -> dict[str, Any]:
     cuts = set(script.crash_steps)
 
     def power_cut(step: int) -> None:
-        """crash_after: SIGKILL after ``step``, and start again on the same journal."""
-        if step not in cuts:
-            return
-        before = feed.readies
-        daemon.proc.kill()
-        daemon.proc.wait()
-        daemon_log.write(f"--- power cut after step {step}: SIGKILL, started again ---\n")
-        daemon_log.flush()
-        with _SIGNALS.hold():
-            daemon.proc = subprocess.Popen(command, stdout=daemon_log, stderr=subprocess.STDOUT, env=env)
-        if not feed.wait(lambda: feed.readies > before or daemon.proc.poll() is not None, step_timeout) \
-                or feed.readies <= before:
-            raise SimulationError(f"the daemon did not start again after the power cut at step {step}")
-        if not reader.wait_cycles(2, step_timeout):  # polling again: the table is live
-            raise SimulationError("the daemon never polled the reader again after the power cut")
+        """crash_after: SIGKILL once the daemon has taken in ``step``, and start again."""
+        if step in cuts:
+            daemon.power_cut(step)
 
     try:
-        if not feed.wait(lambda: feed.readies or proc.poll() is not None, step_timeout) or not feed.readies:
-            raise SimulationError("the daemon did not start; see its log")
-        if not reader.wait_cycles(1, step_timeout):
-            raise SimulationError("the daemon never polled the simulated reader")
+        daemon.launch()
         dealer = ScriptedDealer(reader, ANTENNA_OF, daemon, confirm_cycles=CONFIRM_CYCLES,
-                                gone_cycles=GONE_CYCLES, step_timeout=step_timeout, shuffler=shuffler)
+                                gone_cycles=GONE_CYCLES, shuffler=shuffler)
         dealer.on_step = power_cut if on_step is None else (lambda step: (power_cut(step), on_step(step)) and None)
+        daemon.start()
 
         def played(number: int) -> None:
             if log is not None:
                 log.write(f"hand {number} played\n")
             if on_hand is not None:
+                assert daemon.proc is not None
                 on_hand(number, daemon.proc)
 
         buttons = deal_hands(script, dealer, daemon, after_hand=played)
-        report = build_report(script, feed.records, dealer, buttons, placed=feed.placed)
+        report = build_report(script, daemon.records, dealer, buttons, placed=daemon.placed)
         if room:
             left = _wait_acked(daemon, ack_wait)
             if left:
@@ -375,18 +410,21 @@ def _play(script: sc.Script, workdir: Path, daemon: _Daemon, command: list[str],
 
 
 def _wait_acked(daemon: _Daemon, timeout: float) -> int:
-    """Poll the daemon (ping) until its outbox holds nothing unacknowledged; what is left."""
+    """Poll the daemon (ping) until its outbox holds nothing unacknowledged; what is left. The
+    table's time runs on meanwhile, a reader cycle a poll (the broadcast feed's delay is
+    measured on it), while the broker answers in real time."""
     deadline = time.monotonic() + timeout
     left = -1
     while True:
-        room = daemon.command({"cmd": "ping"}).get("room") or {}
+        room = daemon._ping().get("room") or {}
         left = int(room.get("unacked", -1))
         if left == 0 or time.monotonic() >= deadline:
             return left if left >= 0 else 0
-        threading.Event().wait(0.05)
+        daemon.cycle()
+        threading.Event().wait(0.02)
 
 
-def deal_hands(script: sc.Script, dealer: ScriptedDealer, daemon: DaemonView,
+def deal_hands(script: sc.Script, dealer: ScriptedDealer, daemon: PacedTable,
                after_hand: Callable[[int], None] | None = None) -> dict[int, int]:
     """Play every hand of ``script``: a hand's ``seats``/``button`` as a set-up command, then
     its steps. Returns the button the daemon had at each hand's start (for the report).
