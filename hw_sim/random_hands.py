@@ -227,6 +227,28 @@ def random_mixed_script(seed: int, *, hands: int, rotation: Sequence[str], per: 
             "noise": noise if noise is not None else {"seed": seed}, "hands": out}
 
 
+def busy_night_script(seed: int, *, per: int = 2) -> dict[str, Any]:
+    """The determinism check's script (bench/determinism.py, tests/test_determinism.py): a mixed
+    table of hold'em, stud and 2-7 triple draw, ``per`` hands each, under the harsh noise, with a
+    power cut in the middle of the second game's first hand, the shuffler shuffling before the
+    first hand, and the reader away while simulated time passes.
+
+    >>> s = busy_night_script(3, per=1)
+    >>> [h["game"] for h in s["hands"]], s["noise"]["profile"], s["crash_after"] > 0
+    (['holdem', 'stud', 'draw27_triple'], 'harsh', True)
+    """
+    script = random_mixed_script(seed, hands=3 * per, rotation=["holdem", "stud", "draw27_triple"], per=per,
+                                 noise={"seed": seed, "miss": 0.05, "repeat": 0.3, "crosstalk": 0.01,
+                                        "profile": "harsh"})
+    first = script["hands"][0]["steps"]
+    first[:0] = [{"shuffler": "deck"}]
+    cut = next(i for i, st in enumerate(first) if st.get("to") == "burn")
+    first[cut:cut] = [{"unplug": "reader"}, {"wait": 2}, {"plug": "reader"}]
+    before = sum(len(h["steps"]) for h in script["hands"][:per])
+    script["crash_after"] = before + len(script["hands"][per]["steps"]) // 2
+    return script
+
+
 # -- a session: one table, players eliminated between hands ----------------------------------
 
 def random_session(seed: int, *, hands: int, game: str = "holdem", noise: dict[str, Any] | None = None,

@@ -1,0 +1,65 @@
+"""A report that depends only on its script (docs/deal-script.md, "How the simulated table keeps
+time"): the same mixed script, under the harsh noise, with the shuffler, a reader away while
+time passes and a power cut, gives byte-identical ``tablectl simulate --json`` output run after
+run, and the in-process harness gives the same report for it without the cut. The bench
+(bench/determinism.py) plays a longer one ten times with every core busy."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from controller.service.harness import play
+from hw_sim.random_hands import busy_night_script
+from tests.test_simulate_e2e import simulate
+
+
+@pytest.mark.e2e
+def test_the_same_script_gives_the_same_bytes_three_times(tmp_path):
+    script = busy_night_script(11, per=1)
+    outputs = []
+    for run in range(3):
+        r = simulate(tmp_path / f"run{run}", script)
+        assert r.returncode == 0, r.stderr
+        outputs.append(r.stdout)
+    assert outputs[0] == outputs[1] == outputs[2]
+    report = json.loads(outputs[0])
+    assert [len(h["zones"]) > 0 for h in report["hands"]] == [True, True, True]
+    codes = {a["code"] for h in report["hands"] for a in h["alerts"]}
+    assert {"device.reader_offline", "device.reader_online"} <= codes
+    # The power cut changes nothing (deal-script.md, crash_after), and the harness, which cannot
+    # cut the power, deals the same table: the same report, every field.
+    uncut = dict(script)
+    del uncut["crash_after"]
+    assert play(uncut).report == report
+
+
+def test_the_script_is_not_trivial():
+    script = busy_night_script(11, per=1)
+    assert [h["game"] for h in script["hands"]] == ["holdem", "stud", "draw27_triple"]
+    assert script["noise"]["profile"] == "harsh" and script["crash_after"] > len(script["hands"][0]["steps"])
+    kinds = {next(iter(st)) for h in script["hands"] for st in h["steps"]}
+    assert {"shuffler", "unplug", "wait", "plug", "discard", "press"} <= kinds
+
+
+def test_the_daemon_of_tablectl_run_never_loads_the_simulator_or_its_pacing():
+    """The pacing is the simulator's (hw_sim/paced_daemon.py): ``tablectl run``'s daemon, its
+    control socket and its room link load none of it, so nothing can switch it on there."""
+    import subprocess
+    import sys
+
+    code = ("import sys, controller.service.cli, controller.service.daemon, controller.service.control, "
+            "controller.service.room.link; print(sorted(m for m in sys.modules if m.startswith('hw_sim')))")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("request_", [{"cmd": "cycle"}, {"op": "cycle", "t": 1.0}, {"cmd": "at", "t": 1.0},
+                                      {"cmd": "sync"}])
+def test_the_control_socket_has_no_pacing_command(request_):
+    from controller.service.control import request_to_event
+
+    with pytest.raises(ValueError):
+        request_to_event(request_, now=0.0)
