@@ -26,6 +26,24 @@ def sim_reader(tmp_path):
         r.stop()
 
 
+def pytest_sessionfinish(session, exitstatus):
+    """Under pytest-xdist, each worker hands its scenario counts to the controller."""
+    from tests.scenarios import PLAYED
+
+    out = getattr(session.config, "workeroutput", None)
+    if out is not None:
+        out["played"] = dict(PLAYED)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    """(pytest-xdist's hook, in the controller) a worker's counts added to the session's."""
+    from tests.scenarios import PLAYED
+
+    for key, value in getattr(node, "workeroutput", {}).get("played", {}).items():
+        PLAYED[key] += value
+
+
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
     """How many deal scripts and hands the session played in process (tests.scenarios.play): the
     scenario count the issues ask to keep from falling, printed where a CI log shows it."""

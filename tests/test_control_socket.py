@@ -575,3 +575,14 @@ def test_a_press_given_through_the_mock_pins_is_journalled_with_the_peer_who_ask
     assert [(p.name, p.seat, p.peer_uid) for p in presses] == [("seat_out", 3, 1234), ("round_done", None, None)]
 
 
+
+
+def test_a_socket_path_too_long_for_unix_is_said_in_words(tmp_path):
+    """Linux binds a Unix socket at 107 bytes of path at most; bind() itself would say "None"."""
+    from controller.service.control import ControlServer
+
+    path = str(tmp_path / ("x" * (120 - len(str(tmp_path)))) / "control.sock")
+    with pytest.raises(OSError) as err:
+        ControlServer(path, lambda e: None, dict)
+    assert "at most 107 bytes" in str(err.value) and "[outputs] control" in str(err.value)
+    assert err.value.filename == path

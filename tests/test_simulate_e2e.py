@@ -14,6 +14,7 @@ import os
 import shutil
 import signal
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -167,9 +168,11 @@ def _gone(pid: int) -> bool:
 def test_simulate_stopped_by_a_signal_stops_the_daemon_and_removes_its_work_folder(tmp_path, signum, status):
     from tests.waiting import wait_until
 
-    tmp = tmp_path / "tmp"
-    tmp.mkdir()
+    # (a short folder: the control socket's path has 107 bytes at most, and pytest's are long)
+    tmp = Path(tempfile.mkdtemp(prefix="sig-"))
     script = random_script(5, hands=40, game="holdem", seats=[1, 2, 3, 4], noise=dict(NOISE, seed=5))
+    # (a long pause after the first cards: the signal comes mid-run however fast the machine deals)
+    script["hands"][0]["steps"][3:3] = [{"wait": 900}] * 20
     path = tmp_path / "long.json"
     path.write_text(json.dumps(script))
     proc = subprocess.Popen([*TABLECTL, "simulate", str(path), "--json"], stdout=subprocess.PIPE,
@@ -183,7 +186,8 @@ def test_simulate_stopped_by_a_signal_stops_the_daemon_and_removes_its_work_fold
             f = folder()
             return f is not None and (f / "journal.sqlite3").exists() and (f / "feed.jsonl").exists() \
                 and '"CardPlaced"' in (f / "feed.jsonl").read_text()
-        wait_until(dealing, 120, what="the simulation dealing")
+        wait_until(lambda: dealing() or proc.poll() is not None, 120, what="the simulation dealing")
+        assert proc.poll() is None, proc.communicate()[1]
         work = folder()
         assert work is not None
         daemons = _children(proc.pid)
@@ -197,6 +201,7 @@ def test_simulate_stopped_by_a_signal_stops_the_daemon_and_removes_its_work_fold
     assert proc.returncode == status, err
     assert not work.exists(), sorted(p.name for p in work.iterdir())
     assert list(tmp.iterdir()) == []
+    tmp.rmdir()
     assert all(_gone(pid) for pid in daemons)
     assert "Traceback" not in err
     assert err.strip().splitlines()[-1] == (f"tablectl simulate: stopped by {signal.Signals(signum).name}; "

@@ -446,6 +446,10 @@ class _Conn:
     thread: threading.Thread | None = None
 
 
+#: the longest path a Unix socket can be bound at (Linux's sun_path: 108 bytes with its NUL)
+MAX_SOCKET_PATH = 107
+
+
 class ControlServer:
     """The control socket's listener and its connections (see the module for the limits).
 
@@ -477,6 +481,9 @@ class ControlServer:
         self._stopping = threading.Event()
         self._warn = LogLimiter(log, prefix="control: ")  # a peer refused a thousand times a second
         # must not flood the technician's log: one line per kind, then a count a minute
+        if len(os.fsencode(path)) > MAX_SOCKET_PATH:  # (bind() would say only "None")
+            raise OSError(errno.ENAMETOOLONG, f"a Unix socket's path is at most {MAX_SOCKET_PATH} bytes, this one "
+                          f"has {len(os.fsencode(path))}: give [outputs] control a shorter one", path)
         _clear_stale(path)
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
