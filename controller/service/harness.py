@@ -23,9 +23,9 @@ pieces in one thread, one reader cycle at a time, with a clock that only moves w
 - the reader unplugged: the ``DeviceStatus`` the link reports when its port fails, and again
   when the first inventory is answered after the plug; while a device is offline the main
   loop's once-a-second ``Tick``;
-- the dealer is ``hw_sim.dealer.ScriptedDealer`` itself, paced synchronously (``run_cycle``) and
-  told of every card the daemon confirms (``daemon_placed``): it moves on as soon as the
-  daemon has confirmed what it put, as a dealer watching the tracker would.
+- the dealer is ``hw_sim.dealer.ScriptedDealer`` itself, running the cycles it needs and told of
+  every card the daemon confirms (``daemon_placed``): it moves on as soon as the daemon has
+  confirmed what it put, as a dealer watching the tracker would.
 
 Time is the simulated table's (``hw_sim.pacing``): it moves :data:`CYCLE_S` per reader cycle,
 each operation of the dealer between two cycles has its own instant, and each reading of the
