@@ -167,9 +167,11 @@ class _Daemon(PacedTable):
     """The daemon subprocess as the dealer sees it: paced over the pipes only this process holds
     (``hw_sim.paced_daemon``), commanded over its control socket, read through its feed."""
 
-    def __init__(self, workdir: Path, config: Path, env: dict[str, str], log: TextIO) -> None:
+    def __init__(self, workdir: Path, config: Path, env: dict[str, str], log: TextIO,
+                 pace_timeout: float = PACE_TIMEOUT) -> None:
         super().__init__()
         self.workdir, self.config, self.env, self.log = workdir, config, env, log
+        self.pace_timeout = pace_timeout
         self.control_path = str(workdir / "control.sock")
         self.feed = FeedReader(workdir / "feed.jsonl", self.take)
         self.proc: subprocess.Popen | None = None
@@ -225,13 +227,16 @@ class _Daemon(PacedTable):
 
     def _where(self) -> str:
         d = self.dealer
-        return f"hand {d.current[0]}, step {d.current[1]}: " if d is not None and d.current[0] else ""
+        if d is None or not d.current[0]:
+            return ""
+        hand, step = d.current
+        return f"hand {hand}, step {step}: " if step else f"hand {hand}, before its first step: "
 
     def _answer(self, what: str) -> dict[str, Any]:
         """The daemon's answer, within :data:`hw_sim.pacing.PACE_TIMEOUT` seconds of real time."""
         assert self.line is not None and self.proc is not None
         try:
-            answer = self.line.receive(PACE_TIMEOUT)
+            answer = self.line.receive(self.pace_timeout)
         except ValueError as exc:
             raise SimulationError(f"{self._where()}the daemon's answer to {what} is unreadable: {exc}") from exc
         if answer is None:
@@ -239,7 +244,7 @@ class _Daemon(PacedTable):
             if self.proc.poll() is not None:
                 raise SimulationError(f"{self._where()}the daemon exited with status {self.proc.returncode} "
                                       f"before it took in {what}; it last said: {said}")
-            raise SimulationError(f"{self._where()}the daemon did not take in {what} within {PACE_TIMEOUT:g} s; "
+            raise SimulationError(f"{self._where()}the daemon did not take in {what} within {self.pace_timeout:g} s; "
                                   f"it last said: {said}")
         return answer
 
@@ -275,7 +280,7 @@ class _Daemon(PacedTable):
         if self.proc is not None and self.proc.poll() is not None:
             raise SimulationError(f"{self._where()}the daemon exited with status {self.proc.returncode}")
         try:
-            answer = control.send(self.control_path, request, timeout=PACE_TIMEOUT)
+            answer = control.send(self.control_path, request, timeout=self.pace_timeout)
         except (OSError, ValueError) as exc:
             raise SimulationError(f"{self._where()}the daemon's control socket did not answer "
                                   f"{request.get('cmd')}: {exc}") from exc
@@ -330,12 +335,14 @@ def rotation_lines(rotation: str | None, change: str | None = None) -> str:
 def run_script(script: sc.Script, *, workdir: Path, log: TextIO | None = None,
                on_hand: Callable[[int, subprocess.Popen], None] | None = None,
                room: str | None = None, ack_wait: float = ACK_WAIT,
-               on_step: Callable[[int], None] | None = None, table_extra: str = "") -> dict[str, Any]:
+               on_step: Callable[[int], None] | None = None, table_extra: str = "",
+               pace_timeout: float = PACE_TIMEOUT) -> dict[str, Any]:
     """Play ``script`` and return the report (deal-script.md). Raises SimulationError, or
     :class:`Stopped` (a signal, under :func:`main`) once the daemon and the devices are stopped.
     ``room``: a ``[room]`` section for the daemon's configuration; then, before the daemon is
     stopped, wait up to ``ack_wait`` s for the broker's acknowledgements (:class:`Unacknowledged`).
-    ``table_extra``: more ``[table]`` lines (a mixed game's rotation: :func:`rotation_lines`)."""
+    ``table_extra``: more ``[table]`` lines (a mixed game's rotation: :func:`rotation_lines`).
+    ``pace_timeout``: real seconds the daemon may take to take in one beat before the run fails."""
     started: list[Callable[[], None]] = []  # what to stop on the way out, in the order started
     try:
         with _SIGNALS.hold():  # a signal waits until what is started is in ``started``
@@ -361,7 +368,7 @@ def run_script(script: sc.Script, *, workdir: Path, log: TextIO | None = None,
             started.append(reader.stop)
             shuffler.start()
             started.append(shuffler.stop)
-            daemon = _Daemon(workdir, cfg, env, daemon_log)
+            daemon = _Daemon(workdir, cfg, env, daemon_log, pace_timeout)
             started.append(daemon.stop)
         return _play(script, workdir, daemon, reader, shuffler, log=log, on_hand=on_hand, room=room,
                      ack_wait=ack_wait, on_step=on_step)
@@ -431,6 +438,7 @@ def deal_hands(script: sc.Script, dealer: ScriptedDealer, daemon: PacedTable,
     ``simulate`` and the in-process harness both deal through here."""
     buttons: dict[int, int] = {}
     for number, hand in enumerate(script.hands, 1):
+        dealer.current = (number, 0)  # (the hand's set-up: what a failure names)
         game = hand.game
         if game is not None and daemon.command({"cmd": "ping"}).get("game") == game:
             game = None  # the daemon deals it anyway (its rotation, MIXED-001): no word from the floor
