@@ -141,6 +141,21 @@ def test_ack_names_a_floor_alert_by_seq_and_says_who_on_events_floor(daemon):
                                                                                           "a2", 3)
 
 
+def test_five_acknowledgements_on_one_table_each_land_with_their_own_seq(daemon):
+    """Every acknowledgment is its own outbox row: the second and later no longer collide with
+    the first (they were all keyed (event 0, index 0) and refused by the journal)."""
+    for eid in range(20, 25):
+        a = Alert(ts=float(eid), code="deck.extra_card", audience="floor", message="a tag of no deck", hand=1)
+        daemon.journal.record([a], outbox=daemon.room.rows([a]), event_id=eid)
+    replies = [cmd(daemon, {"id": f"ack-{s}", "user": "floor:ann", "cmd": "ack", "seq": s}) for s in range(1, 6)]
+    assert [r["ok"] for r in replies] == [True] * 5, replies
+    rows = daemon.journal.with_db(lambda db: db.execute(
+        "SELECT payload FROM outbox WHERE topic = 'events/floor' ORDER BY seq").fetchall())
+    acks = [json.loads(p) for (p,) in rows if json.loads(p)["type"] == "Ack"]
+    assert [(a["ack_seq"], a["command"], a["seq"]) for a in acks] == [(s, f"ack-{s}", 5 + s) for s in range(1, 6)]
+    assert [c[0] for c in commands_journalled(daemon)] == [f"ack-{s}" for s in range(1, 6)]
+
+
 def test_replay_sends_a_topic_again_from_a_seq(daemon):
     for eid in range(10, 15):
         a = Alert(ts=float(eid), code="misdeal.x", audience="public", message="m", hand=1)

@@ -62,11 +62,25 @@ def hand_hash(body: dict[str, Any]) -> str:
 
 def insert_rows(db: sqlite3.Connection, event_id: int, rows: list[tuple[str, int, float, dict[str, Any]]]) -> int:
     """Number and keep ``rows`` (``topic, index, ts, body``) of event ``event_id``, inside the
-    caller's transaction; a row already there is left as it is. Returns the rows added."""
+    caller's transaction; a row already there is left as it is. Returns the rows added.
+
+    ``event_id`` 0: rows of no journalled event (a command's acknowledgment, what a recovery
+    says): each gets a key of its own, below every key in the outbox, so that two never collide.
+
+    >>> db = sqlite3.connect(":memory:", isolation_level=None); _ = db.executescript(SCHEMA)
+    >>> [insert_rows(db, 0, [("events/floor", 0, 1.0, {"type": "Ack"})]) for _ in range(5)]
+    [1, 1, 1, 1, 1]
+    >>> [r[0] for r in db.execute("SELECT event_id FROM outbox ORDER BY id")]
+    [-1, -2, -3, -4, -5]
+    """
     added = 0
     for topic, idx, ts, body in rows:
-        if event_id and db.execute("SELECT 1 FROM outbox WHERE event_id = ? AND idx = ? AND topic = ?",
-                                   (event_id, idx, topic)).fetchone():
+        key = event_id
+        if not event_id:
+            low = db.execute("SELECT min(event_id) FROM outbox").fetchone()[0]
+            key = min(int(low or 0), 0) - 1
+        elif db.execute("SELECT 1 FROM outbox WHERE event_id = ? AND idx = ? AND topic = ?",
+                        (event_id, idx, topic)).fetchone():
             continue
         row = db.execute("SELECT last_seq, head FROM outbox_topics WHERE topic = ?", (topic,)).fetchone()
         seq, head = (int(row[0]) + 1, row[1]) if row else (1, None)
@@ -75,7 +89,7 @@ def insert_rows(db: sqlite3.Connection, event_id: int, rows: list[tuple[str, int
             body["prev"] = head or GENESIS
             body["hash"] = head = hand_hash(body)
         db.execute("INSERT INTO outbox (topic, seq, event_id, idx, ts, payload) VALUES (?, ?, ?, ?, ?, ?)",
-                   (topic, seq, event_id, idx, ts, canonical(body)))
+                   (topic, seq, key, idx, ts, canonical(body)))
         db.execute("INSERT INTO outbox_topics (topic, last_seq, head) VALUES (?, ?, ?) ON CONFLICT (topic) "
                    "DO UPDATE SET last_seq = excluded.last_seq, head = excluded.head", (topic, seq, head))
         added += 1
