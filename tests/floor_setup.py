@@ -123,11 +123,37 @@ class FakeTable:
             self.client.tls_set(ca_certs=str(ca))
         self.ready = threading.Event()
         self.last_state: dict[str, Any] | None = None
+        #: a table that takes its commands in and never answers (a command that times out)
+        self.silent = False
         self.client.on_subscribe = self._on_subscribe
         self.client.on_connect = lambda c, *a: c.subscribe(f"{self.prefix}/cmd", qos=1)
-        self.client.connect("127.0.0.1", broker.tls_port if ca is not None else broker.port)
+        self._port = broker.tls_port if ca is not None else broker.port
+        self._connect()
         self.client.loop_start()
         wait_until(self.ready.is_set, 10, what="the fake table's subscription")
+
+    def _connect(self) -> None:
+        """A persistent session, as the real link keeps (docs/room.md, "Commands"): commands
+        sent while the table is away wait in the broker for it."""
+        from paho.mqtt.packettypes import PacketTypes
+        from paho.mqtt.properties import Properties
+
+        props = Properties(PacketTypes.CONNECT)
+        props.SessionExpiryInterval = 3600
+        self.client.connect("127.0.0.1", self._port, clean_start=False, properties=props)
+
+    def go_offline(self) -> None:
+        """The table vanishes: the broker's will (its retained offline state), the link gone."""
+        self.publish("state", {"online": False, "room": self.room, "table": self.table}, retain=True)
+        self.ready.clear()
+        self.client.disconnect()
+        self.client.loop_stop()
+
+    def come_back(self) -> None:
+        """The table back: the same session (its queued commands delivered), its state again."""
+        self._connect()
+        self.client.loop_start()
+        wait_until(self.ready.is_set, 10, what="the fake table back on the broker")
 
     def _on_subscribe(self, client: Any, *args: Any) -> None:
         """Connected and listening to its cmd (again, after a broker restart): the table's link
@@ -191,6 +217,8 @@ class FakeTable:
         body = json.loads(msg.payload)
         with self._lock:
             self.commands.append(body)
+        if self.silent:
+            return
         reply: dict[str, Any] = {"ok": True, "id": body.get("id"), "cmd": body.get("cmd")}
         if body.get("cmd") == "decks" and any("/" in str(d.get("manifest")) for d in body.get("decks", [])):
             reply = {"ok": False, "id": body.get("id"), "error": "decks: a manifest is a file name, not a path"}

@@ -39,7 +39,7 @@ def setup(tmp_path_factory):
     (folder / "broker").mkdir()
     broker = Broker(folder / "broker")
     broker.start()
-    floor = FloorProc(folder, broker)
+    floor = FloorProc(folder, broker, extra="command_timeout = 2")  # (a command unanswered for 2 s: failed)
     add_users(floor)
     floor.start()
     table = FakeTable(broker)
@@ -227,6 +227,82 @@ def test_seats_and_decks_sent_from_the_page_are_confirmed_or_refused_by_the_tabl
         maria.page.locator("#cmd-status", has_text="refused by the table: decks: a manifest is a file name").wait_for()
     finally:
         maria.page.click("#manage-close")
+
+
+def test_five_acknowledgements_on_one_table_each_confirmed_on_a_second_page(setup):
+    floor, table, browser, person = setup
+    maria, ana = person("maria"), person("ana")
+    seqs = [table.foul_card(card, seat=s) for card, s in (("2c", 1), ("3d", 2), ("4h", 3), ("5s", 4), ("6c", 5))]
+    for seq in seqs:
+        maria.page.click(f'li[data-alert="main/t7#{seq}"] button.ack')
+    for seq in seqs:  # each one confirmed by the table, on the other floor user's page
+        done = ana.page.wait_for_selector(f'li[data-alert="main/t7#{seq}"].acked')
+        assert "acknowledged by floor:maria" in done.inner_text()
+    acks = [c for c in table.commands if c.get("cmd") == "ack" and c.get("seq") in seqs]
+    assert sorted(c["seq"] for c in acks) == seqs and len({c["id"] for c in acks}) == 5
+
+
+def test_a_command_to_a_table_offline_is_queued_then_delivered_when_it_is_back(setup):
+    floor, _, browser, person = setup
+    maria, ana = person("maria"), person("ana")
+    t8 = FakeTable(floor.broker, table="t8")
+    try:
+        t8.state()
+        seq = t8.foul_card("8c", seat=3)
+        sel = f'li[data-alert="main/t8#{seq}"]'
+        maria.page.wait_for_selector(sel)
+        t8.go_offline()
+        maria.page.wait_for_selector('div[data-table="main/t8"].offline')
+        maria.page.click(f"{sel} button.ack")
+        maria.page.locator(f"{sel} .cmd-status.queued", has_text="queued: table offline").wait_for()
+        assert not any(c.get("cmd") == "ack" for c in t8.commands)  # (not delivered: the table is away)
+        t8.come_back()
+        t8.state()
+        wait_until(lambda: any(c.get("cmd") == "ack" and c.get("seq") == seq for c in t8.commands), 15,
+                   what="the queued ack delivered to the table once back")
+        for w in (maria, ana):
+            done = w.page.wait_for_selector(f"{sel}.acked")
+            assert "acknowledged by floor:maria" in done.inner_text()
+    finally:
+        t8.stop()
+
+
+def test_a_command_that_times_out_is_shown_failed_then_retried_and_confirmed(setup):
+    floor, table, browser, person = setup
+    maria, ana = person("maria"), person("ana")
+    seq = table.foul_card("9h", seat=2)
+    sel = f'li[data-alert="main/t7#{seq}"]'
+    table.silent = True
+    try:
+        maria.page.click(f"{sel} button.ack")
+        maria.page.locator(f"{sel} .cmd-status.failed", has_text="no answer from the table within 2 s").wait_for()
+    finally:
+        table.silent = False
+    first = [c["id"] for c in table.commands if c.get("cmd") == "ack" and c.get("seq") == seq]
+    assert len(first) == 1
+    maria.page.click(f"{sel} button.retry")
+    for w in (maria, ana):
+        done = w.page.wait_for_selector(f"{sel}.acked")
+        assert "acknowledged by floor:maria" in done.inner_text()
+    ids = [c["id"] for c in table.commands if c.get("cmd") == "ack" and c.get("seq") == seq]
+    assert len(ids) == 2 and ids[0] == first[0] and ids[1] != ids[0]  # sent again under a new id
+
+
+def test_a_forged_ack_with_the_tables_credentials_is_never_shown_as_a_floor_users(setup):
+    floor, table, browser, person = setup
+    maria, ana = person("maria"), person("ana")
+    seq = table.foul_card("Td", seat=5)
+    sel = f'li[data-alert="main/t7#{seq}"]'
+    ana.page.wait_for_selector(sel)
+    table.publish("events/floor", {"type": "Ack", "ts": 1767225999.0, "audience": "floor", "ack_seq": seq,
+                                   "code": "deck.foreign_card", "user": "floor:maria", "command": "forged-1",
+                                   "seq": table.next_seq()})
+    tile = maria.page.locator('div[data-table="main/t7"]', has_text="the table had no right to send")
+    tile.wait_for()
+    for w in (maria, ana):
+        assert w.page.query_selector(f"{sel}.acked") is None
+        assert w.page.query_selector(f"{sel} button.ack") is not None  # still open, still answerable
+    assert "a message refused" in floor.log.read_text() and "forged-1" in floor.log.read_text()
 
 
 def test_a_wrong_password_is_refused_on_the_page(setup):

@@ -99,6 +99,7 @@ def test_an_ack_marks_the_alert_and_the_open_count(tmp_path):
     st.ingest(T + "events/floor", alert(2))
     st.ingest(T + "state", msg(online=True, room="main", table="t7"))
     assert st.tables()[0]["open_alerts"] == 2
+    st.command_sent("c-1", "main", "t7", "floor:maria", {"user": "floor:maria", "cmd": "ack", "seq": 1})
     st.ingest(T + "events/floor", msg(type="Ack", seq=3, ts=200.0, ack_seq=1, code="deck.foreign_card",
                                       user="floor:maria", command="c-1"))
     got = {a["seq"]: a for a in st.alerts()}
@@ -110,6 +111,71 @@ def test_an_ack_marks_the_alert_and_the_open_count(tmp_path):
     st.ingest(T + "state", msg(online=False, room="main", table="t7"))
     tile = st.tables()[0]
     assert (tile["online"], tile["hand"], tile["game"]) == (False, 14, "holdem")
+
+
+def test_an_ack_is_a_floor_users_only_when_this_floor_sent_its_command(tmp_path):
+    """A table's credentials can publish on its own events/floor; what it claims there is not
+    the floor's history. An Ack counts only as the confirmation of an ``ack`` command this floor
+    sent (its id, its table, its alert), under the user the floor's own record names."""
+    st = Store(tmp_path / "floor.db")
+    for seq in (1, 2, 3):
+        st.ingest(T + "events/floor", alert(seq))
+    st.ingest(T + "state", msg(online=True, room="main", table="t7"))
+    st.command_sent("c-9", "main", "t7", "floor:ana", {"user": "floor:ana", "cmd": "ack", "seq": 2})
+    forged = [msg(type="Ack", seq=4, ts=1.0, ack_seq=1, user="floor:maria", command="never-sent"),  # no command
+              msg(type="Ack", seq=5, ts=1.0, ack_seq=1, user="floor:maria", command="c-9"),  # another alert's
+              msg(type="Ack", seq=6, ts=1.0, ack_seq=3, user="floor:maria")]  # no command at all
+    kinds = [st.ingest(T + "events/floor", m).kind for m in forged]
+    assert kinds == ["suspect"] * 3
+    got = st.ingest(T + "events/floor", msg(type="Ack", seq=7, ts=5.0, ack_seq=2, user="floor:maria", command="c-9"))
+    assert got.kind == "ack"
+    acked = {a["seq"]: a["acked_by"] for a in st.alerts()}
+    assert acked == {1: None, 2: "floor:ana", 3: None}  # the floor's record names the user, not the table
+    tile = st.tables()[0]
+    assert (tile["open_alerts"], tile["suspects"]) == (2, 3)
+
+
+def test_a_command_unanswered_fails_after_its_time_or_waits_queued_while_its_table_is_offline(tmp_path):
+    now = [1000.0]
+    st = Store(tmp_path / "floor.db", clock=lambda: now[0])
+    st.ingest(T + "state", msg(online=True, room="main", table="t7"))
+    st.ingest("tablectl/main/t8/state", msg(online=False, room="main", table="t8"))
+    st.command_sent("a", "main", "t7", "floor:ana", {"cmd": "setup", "seats": [1, 2]})
+    st.command_sent("b", "main", "t8", "floor:ana", {"cmd": "setup", "seats": [1, 2]})
+    st.command_sent("c", "main", "t7", "floor:ana", {"cmd": "setup", "seats": [1, 2]})
+    st.ingest(T + "cmd/reply", msg(ok=True, id="c", cmd="setup"))
+    now[0] += 9.0
+    assert st.expire_commands() == []
+    now[0] += 2.0
+    assert sorted(st.expire_commands()) == ["a", "b"]
+    assert [(st.command(i)["status"], st.command(i)["reason"]) for i in "abc"] == [
+        ("failed", "no answer from the table within 10 s"), ("queued", "queued: table offline"), ("confirmed", None)]
+    st.ingest("tablectl/main/t8/cmd/reply", msg(ok=False, id="b", error="setup: seat 11 is not a seat"))
+    assert (st.command("b")["status"], st.command("b")["reason"]) == (
+        "refused", "refused by the table: setup: seat 11 is not a seat")
+    assert st.expire_commands() == []
+
+
+def test_a_database_of_the_last_release_migrates_in_place(tmp_path):
+    """Version 0 (no schema version; commands without a status): opened, its rows kept, its
+    answered commands confirmed or refused."""
+    import sqlite3
+
+    path = tmp_path / "floor.db"
+    db = sqlite3.connect(path)
+    db.executescript("""CREATE TABLE commands (id TEXT PRIMARY KEY, room TEXT, tbl TEXT, user TEXT, body TEXT,
+                        sent REAL, reply TEXT, replied REAL);
+                        CREATE TABLE alerts (room TEXT, tbl TEXT, seq INTEGER, ts REAL, hand INTEGER, seat INTEGER,
+                        rule TEXT, code TEXT, card TEXT, message TEXT, PRIMARY KEY (room, tbl, seq));""")
+    db.execute("INSERT INTO commands VALUES ('x', 'main', 't7', 'floor:ana', '{}', 1.0, '{\"ok\": true}', 2.0)")
+    db.execute("INSERT INTO commands VALUES ('y', 'main', 't7', 'floor:ana', '{}', 1.0, NULL, NULL)")
+    db.execute("INSERT INTO alerts VALUES ('main', 't7', 1, 1.0, 2, 3, 'DECK-006', 'deck.foreign_card', '7h', 'm')")
+    db.commit()
+    db.close()
+    st = Store(path)
+    assert st.db.execute("PRAGMA user_version").fetchone()[0] >= 1
+    assert (st.command("x")["status"], st.command("y")["status"]) == ("confirmed", "sent")
+    assert st.alerts()[0]["dealer"] is None and st.alerts()[0]["card"] == "7h"
 
 
 def test_bad_messages_are_ignored_without_a_traceback(tmp_path):

@@ -73,8 +73,36 @@ class FloorService:
         for gap_topic, start in ([got.gap] if got.gap is not None else []) + got.regaps:
             self.ask_replay(got.room, got.table, gap_topic, start)
         for p in got.breaks:
-            log.error("floor: %s/%s: the hand chain is broken: %s", got.room, got.table, p)
+            if got.kind == "suspect":
+                log.error("floor: %s/%s: a message refused: %s", got.room, got.table, p)
+            else:
+                log.error("floor: %s/%s: the hand chain is broken: %s", got.room, got.table, p)
         self._push(got)
+
+    async def commands_again(self, stop: asyncio.Event) -> None:
+        """Every second, the commands unanswered for :data:`COMMAND_TIMEOUT` marked failed (or
+        queued while their table is offline), and the floor's pages told."""
+        while not stop.is_set():
+            try:
+                await asyncio.wait_for(stop.wait(), timeout=1.0)
+            except TimeoutError:
+                pass
+            if stop.is_set():
+                return
+            try:
+                for cmd_id in self.store.expire_commands(self.cfg.command_timeout):
+                    self.push_command(cmd_id)
+            except sqlite3.Error as exc:
+                log.error("floor: could not read the commands in flight: %s", exc)
+
+    def push_command(self, cmd_id: str) -> None:
+        """A command's state to every page that may send commands."""
+        done = self.store.command(cmd_id)
+        if done is None:
+            return
+        for ws, sess in self._live():
+            if roles.can_command(sess.role):
+                asyncio.ensure_future(self._send(ws, {"type": "reply", "command": done}))
 
     def ask_replay(self, room: str, table: str, topic: str, start: int) -> None:
         if self.link is None:
@@ -101,18 +129,15 @@ class FloorService:
     def _push(self, got: Ingested) -> None:
         """Tell every open page what changed, each as its role may see it."""
         if got.kind == "reply" and isinstance(got.body.get("id"), str):
-            done = self.store.command(got.body["id"])
-            if done is not None:  # (a command from the page: its answer to the floor's pages)
-                for ws, sess in self._live():
-                    if roles.can_command(sess.role):
-                        asyncio.ensure_future(self._send(ws, {"type": "reply", "command": done}))
+            self.push_command(got.body["id"])  # (a command from the page: its answer to the floor's pages)
             return
         alerts: list[dict[str, Any]] = []
         if got.kind == "alert":
             alerts = self.store.alerts(1, room=got.room, table=got.table, seq=got.body["seq"])
         elif got.kind == "ack":
             alerts = self.store.alerts(1, room=got.room, table=got.table, seq=got.body["ack_seq"])
-        tiles = self.store.tables(got.room, got.table) if got.kind in ("state", "alert", "ack", "hand") else []
+        tiles = self.store.tables(got.room, got.table) if got.kind in ("state", "alert", "ack", "hand",
+                                                                       "suspect") else []
         for ws, sess in self._live():
             msgs: list[dict[str, Any]] = [{"type": "tile", "tile": roles.tile_for(sess.role, t)} for t in tiles]
             for a in alerts:
@@ -269,9 +294,41 @@ async def api_ack(request: web.Request) -> web.Response:
         return _refuse(404, f"no alert {room}/{table} seq {seq}")
     if svc.link is None:
         return _refuse(503, "no broker link")
-    cmd_id = svc.link.command(room, table, {"user": f"floor:{sess.user}", "cmd": "ack", "seq": seq})
+    command = {"user": f"floor:{sess.user}", "cmd": "ack", "seq": seq}
+    cmd_id = svc.link.command(room, table, command)
+    svc.store.command_sent(cmd_id, room, table, command["user"], command)
     svc.store.audit(sess.user, "ack", f"{room}/{table} seq {seq} command {cmd_id}")
     return _json({"ok": True, "id": cmd_id})
+
+
+async def api_retry(request: web.Request) -> web.Response:
+    """A command that failed (no answer in time), was refused, or waits queued, sent again under
+    a new id: ``{"id": ...}``; the answer names the new id."""
+    svc = request.app[SERVICE_KEY]
+    sess = _change(request, roles.can_command, "send commands to a table")
+    if isinstance(sess, web.Response):
+        return sess
+    try:
+        body = await request.json()
+        old = body["id"]
+        if not isinstance(old, str) or len(old) > 64:
+            raise TypeError
+    except (ValueError, KeyError, TypeError):
+        return _refuse(400, "want {\"id\": the command's id}")
+    found = svc.store.command(old)
+    if found is None:
+        return _refuse(404, "no such command")
+    if found["status"] not in ("failed", "refused", "queued"):
+        return _refuse(409, f"command {old} is {found['status']}: nothing to retry")
+    if svc.link is None:
+        return _refuse(503, "no broker link")
+    user = f"floor:{sess.user}"
+    command = {**found["command"], "user": user}
+    command.pop("id", None)
+    cmd_id = svc.link.command(found["room"], found["table"], command)
+    svc.store.command_sent(cmd_id, found["room"], found["table"], user, command, retry_of=old)
+    svc.store.audit(sess.user, "retry", f"{found['room']}/{found['table']} command {old} again as {cmd_id}")
+    return _json({"ok": True, "id": cmd_id, "retry_of": old})
 
 
 def _when(text: str, key: str) -> float | None:
@@ -444,6 +501,7 @@ def make_app(svc: FloorService) -> web.Application:
     app.router.add_get("/", index)
     app.router.add_get("/api/room", api_room)
     app.router.add_post("/api/ack", api_ack)
+    app.router.add_post("/api/retry", api_retry)
     app.router.add_get("/ws", websocket)
     app.router.add_post("/api/cmd", api_cmd)
     app.router.add_get("/api/cmd", api_cmd_get)
@@ -471,10 +529,12 @@ async def serve(cfg: FloorConfig, stop: asyncio.Event) -> None:
     svc.link.start()
     log.info("floor: listening on %s://%s:%d", "https" if context else "http", cfg.listen, cfg.port)
     again = asyncio.ensure_future(svc.gaps_again(stop))
+    expiry = asyncio.ensure_future(svc.commands_again(stop))
     try:
         await stop.wait()
     finally:
         await again
+        await expiry
         svc.link.stop()
         for ws in list(svc.sockets):
             await ws.close()

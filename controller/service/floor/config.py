@@ -50,6 +50,9 @@ class FloorConfig:
     session_seconds: int
     #: the session cookie's Secure flag: on with HTTPS here, or set behind a TLS reverse proxy
     secure_cookie: bool
+    #: seconds a table has to answer a command before the page shows it failed (or queued, the
+    #: table offline)
+    command_timeout: int = 10
 
     @property
     def https(self) -> bool:
@@ -120,12 +123,14 @@ def parse_floor(doc: dict[str, Any], *, src: str, base: Path) -> FloorConfig:
     session_seconds = _whole(s, "session_minutes", 720, 1, 10080) * 60
     database = path("database", must_exist=False) or str(base / "floor.db")
     secure_cookie = s.get("secure_cookie", bool, tls_cert is not None)
+    command_timeout = _whole(s, "command_timeout", 10, 1, 300)
     s.finish()
     return FloorConfig(broker=broker, host=url.hostname, port_mqtt=port_given or (8883 if mqtt_tls else 1883),
                        mqtt_tls=mqtt_tls, username=username, password_file=password_file, ca_file=ca_file,
                        cert_file=cert_file, key_file=key_file, client_id=client_id, room=room, listen=listen,
                        port=port, database=database, tls_cert=tls_cert, tls_key=tls_key,
-                       session_seconds=session_seconds, secure_cookie=secure_cookie)
+                       session_seconds=session_seconds, secure_cookie=secure_cookie,
+                       command_timeout=command_timeout)
 
 
 def parse_floor_text(text: str, *, path: Path) -> FloorConfig:

@@ -24,7 +24,7 @@ ALERT_TECH = ("room", "table", "seq", "ts", "hand", "seat", "rule", "code", "ack
 ALERT_FLOOR = (*ALERT_TECH, "card", "message")
 TILE_VIEWER = ("room", "table", "online", "game", "hand", "button", "stub_count", "deck_in_play")
 TILE_TECH = (*TILE_VIEWER, "devices", "seats", "hands_finished", "clock", "outbox", "open_alerts", "chain_breaks",
-             "updated", "dealer", "dealer_next")
+             "suspects", "updated", "dealer", "dealer_next")
 TILE_FLOOR = TILE_TECH
 
 

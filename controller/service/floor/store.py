@@ -25,6 +25,11 @@ NUMBERED = ("events/floor", "events/dealer", "hands")
 SUBSCRIBED = ("state", *NUMBERED, "cmd/reply")
 #: the same gap is asked again only after this many seconds (a replay in flight fills it)
 REPLAY_AGAIN = 10.0
+#: a command the table has not answered within this many seconds is shown as failed (or, the
+#: table offline, as queued: the broker keeps it in the table's session until it is back)
+COMMAND_TIMEOUT = 10.0
+#: the floor database's schema version (PRAGMA user_version), migrated in place at open
+SCHEMA_VERSION = 1
 ZERO_HASH = "0" * 64
 
 #: the dealer a hand record names (RELIEF-003: the table's own, from its core)
@@ -49,7 +54,9 @@ CREATE TABLE IF NOT EXISTS users (name TEXT PRIMARY KEY, role TEXT NOT NULL, has
 CREATE TABLE IF NOT EXISTS sessions (token TEXT PRIMARY KEY, user TEXT NOT NULL, csrf TEXT NOT NULL,
     created REAL, seen REAL);
 CREATE TABLE IF NOT EXISTS commands (id TEXT PRIMARY KEY, room TEXT, tbl TEXT, user TEXT, body TEXT, sent REAL,
-    reply TEXT, replied REAL);
+    reply TEXT, replied REAL, status TEXT NOT NULL DEFAULT 'sent', reason TEXT, retry_of TEXT);
+CREATE TABLE IF NOT EXISTS suspects (id INTEGER PRIMARY KEY, room TEXT, tbl TEXT, topic TEXT, seq INTEGER,
+    problem TEXT, found REAL);
 CREATE TABLE IF NOT EXISTS audit (id INTEGER PRIMARY KEY, ts REAL, user TEXT, action TEXT, detail TEXT);
 """
 
@@ -79,8 +86,10 @@ def _depth(value: Any) -> int:
 
 @dataclass
 class Ingested:
-    """What one message changed: ``kind`` is state, alert, ack, hand, reply, other, duplicate or
-    ignored; ``gap``: ``(topic, from)`` to ask again with ``replay``; ``breaks``: chain problems."""
+    """What one message changed: ``kind`` is state, alert, ack, hand, reply, other, duplicate,
+    ignored, or suspect (a message the table had no right to send: an Ack of a command this floor
+    never sent); ``gap``: ``(topic, from)`` to ask again with ``replay``; ``breaks``: chain
+    problems, or what is suspect."""
 
     kind: str
     room: str = ""
@@ -120,9 +129,23 @@ class Store:
         self.clock = clock
         self.db = open_private(self.path)
         self.db.executescript(SCHEMA)
+        self._migrate()
+
+    def _migrate(self) -> None:
+        """Bring an older database to :data:`SCHEMA_VERSION` in place (nothing it holds is lost)."""
+        version = self.db.execute("PRAGMA user_version").fetchone()[0]
+        if version >= SCHEMA_VERSION:
+            return
         if "dealer" not in {r[1] for r in self.db.execute("PRAGMA table_info(alerts)")}:
             # (a database of the first release: its alerts name no dealer)
             self.db.execute("ALTER TABLE alerts ADD COLUMN dealer TEXT")
+        have = {r[1] for r in self.db.execute("PRAGMA table_info(commands)")}
+        for column, decl in (("status", "TEXT NOT NULL DEFAULT 'sent'"), ("reason", "TEXT"), ("retry_of", "TEXT")):
+            if column not in have:  # (version 0: commands had no status; those answered are confirmed)
+                self.db.execute(f"ALTER TABLE commands ADD COLUMN {column} {decl}")
+        self.db.execute("UPDATE commands SET status = CASE WHEN json_extract(reply, '$.ok') THEN 'confirmed' "
+                        "ELSE 'refused' END WHERE reply IS NOT NULL AND status = 'sent'")
+        self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
     def close(self) -> None:
         self.db.close()
@@ -174,10 +197,14 @@ class Store:
                                 (room, table, seq, _num(body.get("ts")), _int(body.get("hand")),
                                  _int(body.get("seat")), _str(body.get("rule")), _str(body.get("code")),
                                  _str(body.get("card")), _str(body.get("message")), _str(body.get("dealer"))))
-            elif rest == "events/floor" and body.get("type") == "Ack" and type(body.get("ack_seq")) is int:
+            elif rest == "events/floor" and body.get("type") == "Ack":
                 out.kind = "ack"
-                self.db.execute("INSERT OR IGNORE INTO acks VALUES (?, ?, ?, ?, ?)",
-                                (room, table, body["ack_seq"], _str(body.get("user")), _num(body.get("ts"))))
+                problem = self._ack(room, table, body)
+                if problem is not None:
+                    out.kind = "suspect"
+                    out.breaks = [problem]
+                    self.db.execute("INSERT INTO suspects (room, tbl, topic, seq, problem, found) "
+                                    "VALUES (?, ?, ?, ?, ?, ?)", (room, table, rest, seq, problem, now))
             elif rest == "hands":
                 out.kind = "hand"
                 out.breaks = self._hand(room, table, seq, body, now)
@@ -261,25 +288,73 @@ class Store:
                             (room, table, seq, p, now))
         return problems
 
-    def command_sent(self, cmd_id: str, room: str, table: str, user: str, body: dict[str, Any]) -> None:
-        self.db.execute("INSERT OR IGNORE INTO commands (id, room, tbl, user, body, sent) VALUES (?, ?, ?, ?, ?, ?)",
-                        (cmd_id, room, table, user, json.dumps(body), self.clock()))
+    def _ack(self, room: str, table: str, body: dict[str, Any]) -> str | None:
+        """An ``Ack`` from a table: kept as acknowledged by the floor's user only when it confirms
+        an ``ack`` command this floor sent (its id, its table, its alert), and then under the user
+        the floor's own record names, never the one the message claims. Else what is wrong."""
+        seq, cmd_id = body.get("seq"), body.get("command")
+        ack_seq = body.get("ack_seq")
+        if type(ack_seq) is not int or not isinstance(cmd_id, str):
+            return f"events/floor seq {seq}: an Ack without its alert's seq or its command's id"
+        row = self.db.execute("SELECT user, body FROM commands WHERE id = ? AND room = ? AND tbl = ?",
+                              (cmd_id, room, table)).fetchone()
+        if row is None:
+            return (f"events/floor seq {seq}: an Ack of alert {ack_seq} for command {cmd_id[:40]!r}, which this "
+                    f"floor never sent to {room}/{table}: not shown as acknowledged")
+        sent = json.loads(row[1])
+        if sent.get("cmd") != "ack" or sent.get("seq") != ack_seq:
+            return (f"events/floor seq {seq}: an Ack of alert {ack_seq} for command {cmd_id[:40]!r}, which "
+                    f"acknowledged another alert: not shown as acknowledged")
+        self.db.execute("INSERT OR IGNORE INTO acks VALUES (?, ?, ?, ?, ?)",
+                        (room, table, ack_seq, row[0], _num(body.get("ts"))))
+        return None
+
+    def command_sent(self, cmd_id: str, room: str, table: str, user: str, body: dict[str, Any], *,
+                     retry_of: str | None = None) -> None:
+        self.db.execute("INSERT OR IGNORE INTO commands (id, room, tbl, user, body, sent, retry_of) "
+                        "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                        (cmd_id, room, table, user, json.dumps(body), self.clock(), retry_of))
 
     def command(self, cmd_id: str) -> dict[str, Any] | None:
-        """A command the page sent, with the table's reply once it came (None: not yet)."""
-        row = self.db.execute("SELECT room, tbl, user, body, sent, reply, replied FROM commands WHERE id = ?",
-                              (cmd_id,)).fetchone()
+        """A command the page sent, with the table's reply once it came (None: not yet), and its
+        status: ``sent``, ``queued`` (the table offline), ``confirmed``, ``refused``, ``failed``
+        (no answer in time), each but ``sent`` and ``confirmed`` with its ``reason``."""
+        row = self.db.execute("SELECT room, tbl, user, body, sent, reply, replied, status, reason, retry_of "
+                              "FROM commands WHERE id = ?", (cmd_id,)).fetchone()
         if row is None:
             return None
         return {"id": cmd_id, "room": row[0], "table": row[1], "user": row[2], "command": json.loads(row[3]),
-                "sent": row[4], "reply": json.loads(row[5]) if row[5] else None, "replied": row[6]}
+                "sent": row[4], "reply": json.loads(row[5]) if row[5] else None, "replied": row[6],
+                "status": row[7], "reason": row[8], "retry_of": row[9]}
+
+    def expire_commands(self, timeout: float = COMMAND_TIMEOUT) -> list[str]:
+        """Commands unanswered ``timeout`` seconds after they were sent: ``failed`` ("no answer from
+        the table"), or ``queued`` while their table is offline (the broker keeps them for it).
+        Returns the ids whose status changed."""
+        now = self.clock()
+        changed = []
+        for cmd_id, room, table, status in self.db.execute(
+                "SELECT id, room, tbl, status FROM commands WHERE reply IS NULL AND status IN ('sent', 'queued') "
+                "AND sent <= ?", (now - timeout,)).fetchall():
+            state = self.db.execute("SELECT state FROM tables WHERE room = ? AND tbl = ?", (room, table)).fetchone()
+            online = state is not None and json.loads(state[0]).get("online") is not False
+            new, reason = (("failed", f"no answer from the table within {timeout:g} s") if online
+                           else ("queued", "queued: table offline"))
+            if new != status:
+                self.db.execute("UPDATE commands SET status = ?, reason = ? WHERE id = ?", (new, reason, cmd_id))
+                changed.append(cmd_id)
+        return changed
 
     def _reply(self, room: str, table: str, body: dict[str, Any]) -> None:
         """A command's answer, kept with the command; a replay's answer that says the table no
         longer has the start closes the gap there."""
         if isinstance(body.get("id"), str):
-            self.db.execute("UPDATE commands SET reply = ?, replied = ? WHERE id = ? AND room = ? AND tbl = ? "
-                            "AND reply IS NULL", (json.dumps(body), self.clock(), body["id"], room, table))
+            ok = body.get("ok") is True
+            self.db.execute("UPDATE commands SET reply = ?, replied = ?, status = ?, reason = ? WHERE id = ? "
+                            "AND room = ? AND tbl = ? AND reply IS NULL",
+                            (json.dumps(body), self.clock(), "confirmed" if ok else "refused",
+                             None if ok else f"refused by the table: {_str(body.get('error')) or 'no reason given'}",
+                             body["id"], room, table))
         start, topic = body.get("compacted_before"), body.get("topic")
         if body.get("ok") is True and type(start) is int and topic in NUMBERED:
             self.db.execute("INSERT OR IGNORE INTO cursors VALUES (?, ?, ?, 0, NULL, NULL)", (room, table, topic))
@@ -296,7 +371,9 @@ class Store:
             s = json.loads(state)
             s.update(room=r, table=t, updated=updated, open_alerts=self.open_alerts(r, t),
                      chain_breaks=self.db.execute("SELECT COUNT(*) FROM chain_breaks WHERE room = ? AND tbl = ?",
-                                                  (r, t)).fetchone()[0])
+                                                  (r, t)).fetchone()[0],
+                     suspects=self.db.execute("SELECT COUNT(*) FROM suspects WHERE room = ? AND tbl = ?",
+                                              (r, t)).fetchone()[0])
             out.append(s)
         return out
 

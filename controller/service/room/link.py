@@ -43,6 +43,8 @@ log = logging.getLogger("tablectl.room")
 
 #: rows published and not yet acknowledged, at most
 WINDOW = 200
+#: how long the broker keeps a table's session (its queued commands) while the table is away: a day
+SESSION_EXPIRY = 24 * 3600
 #: the earliest a clock may say before it is taken as set (2026-01-01 UTC): a Pi without NTP
 #: starts at its image's date or 1970
 CLOCK_SET_AFTER = 1_767_225_600.0
@@ -112,7 +114,8 @@ class RoomLink:
     def _make_client(self) -> mqtt.Client:
         cfg = self.cfg
         c = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"tablectl-{cfg.room}-{cfg.table}",
-                        protocol=self._protocol)
+                        protocol=self._protocol,
+                        **({} if self._protocol == mqtt.MQTTv5 else {"clean_session": False}))
         c.max_inflight_messages_set(WINDOW)
         c.max_queued_messages_set(0)
         if cfg.tls:
@@ -288,7 +291,15 @@ class RoomLink:
     def _connect(self) -> bool:
         """Open the connection (TCP, TLS, CONNECT); the CONNACK comes through :meth:`_pump`."""
         try:
-            self._client.connect(self.cfg.host, self.cfg.port, keepalive=15)
+            if self._protocol == mqtt.MQTTv5:
+                # A persistent session: the floor's commands to a table that is away wait in the
+                # broker (QoS 1) and are delivered when it is back (docs/room.md, "Commands").
+                props = Properties(PacketTypes.CONNECT)
+                props.SessionExpiryInterval = SESSION_EXPIRY
+                self._client.connect(self.cfg.host, self.cfg.port, keepalive=15, clean_start=False,
+                                     properties=props)
+            else:
+                self._client.connect(self.cfg.host, self.cfg.port, keepalive=15)
         except (OSError, ValueError) as exc:  # (ssl.SSLError is an OSError)
             error = f"cannot reach the broker: {exc}"
             if error != self.last_error:

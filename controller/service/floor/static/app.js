@@ -44,6 +44,7 @@
     row("relief", t.dealer_next);
     if (t.devices) row("devices", Object.keys(devices).map((k) => k + (devices[k] ? " ok" : " DOWN")).join(", "));
     if (t.chain_breaks) row("chain", "BROKEN (" + t.chain_breaks + ")");
+    if (t.suspects) row("refused", t.suspects + " message(s) the table had no right to send");
     d.append(dl);
     if (role === "floor") {
       const b = el("button", "manage", "Seats / decks");
@@ -80,7 +81,9 @@
       const w = el("span", "waiting", "waiting " + waited(Date.now() / 1000 - a.ts));
       w.dataset.since = String(a.ts);
       li.append(w);
-      if (role === "floor") {
+      if (ackState(li, a)) {
+        // (an answer in flight)
+      } else if (role === "floor") {
         const b = el("button", "ack", "Answer");
         b.addEventListener("click", () => acknowledge(a, b));
         li.append(b);
@@ -94,6 +97,25 @@
     });
   }, 1000);
 
+  // An acknowledgement in flight: the alert's id -> the command's state, as the service says it
+  // (sent, queued: table offline, failed with its reason and a Retry, refused).
+  const acking = new Map();
+  const ackOf = new Map();  // command id -> the alert's id
+  function ackState(li, a) {
+    const id = key(a.room, a.table) + "#" + a.seq;
+    const c = acking.get(id);
+    if (!c || a.acked_by) return false;
+    const s = el("span", "cmd-status " + c.status, c.status === "sent" ? "sent, waiting for the table"
+      : (c.reason || c.status));
+    li.append(s);
+    if (c.status === "failed" || c.status === "refused" || c.status === "queued") {
+      const b = el("button", "retry", "Retry");
+      b.addEventListener("click", () => retry(c.id, b));
+      li.append(b);
+    }
+    return true;
+  }
+
   function alertElement(a, fresh) {
     if (a.code === "floor.call") return callElement(a, fresh);
     const li = el("li", "alert" + (a.acked_by ? " acked" : "") + (fresh ? " flash" : ""));
@@ -105,6 +127,8 @@
     li.append(el("span", "code", a.code + (a.dealer ? " · dealer " + a.dealer : "")));
     if (a.acked_by) {
       li.append(el("span", "acked-by", "acknowledged by " + a.acked_by + " at " + when(a.acked_at)));
+    } else if (ackState(li, a)) {
+      // (an acknowledgement in flight: its state instead of the button)
     } else if (role === "floor") {
       const b = el("button", "ack", "Acknowledge");
       b.addEventListener("click", () => acknowledge(a, b));
@@ -137,15 +161,45 @@
     }
   }
 
+  async function post(url, body) {
+    const r = await fetch(url, {
+      method: "POST", credentials: "same-origin",
+      headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf },
+      body: JSON.stringify(body),
+    });
+    let out = {};
+    try { out = await r.json(); } catch (e) { out = { error: "no answer from the floor service" }; }
+    return [r.ok, out];
+  }
+
   async function acknowledge(a, button) {
     button.disabled = true;
     button.textContent = "sending";
-    const r = await fetch("/api/ack", {
-      method: "POST", credentials: "same-origin",
-      headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf },
-      body: JSON.stringify({ room: a.room, table: a.table, seq: a.seq }),
-    });
-    button.textContent = r.ok ? "sent" : "refused";
+    const [ok, out] = await post("/api/ack", { room: a.room, table: a.table, seq: a.seq });
+    if (!ok) { button.textContent = "refused: " + (out.error || ""); return; }
+    const id = key(a.room, a.table) + "#" + a.seq;
+    acking.set(id, { id: out.id, status: "sent" });
+    ackOf.set(out.id, id);
+    const shown = alerts.get(id);
+    if (shown) putAlert(shown, false);
+  }
+
+  async function retry(cmdId, button) {
+    button.disabled = true;
+    const [ok, out] = await post("/api/retry", { id: cmdId });
+    if (!ok) { button.textContent = "refused: " + (out.error || ""); return; }
+    const alertId = ackOf.get(cmdId);
+    if (alertId) {
+      acking.set(alertId, { id: out.id, status: "sent" });
+      ackOf.set(out.id, alertId);
+      const shown = alerts.get(alertId);
+      if (shown) putAlert(shown, false);
+    } else if (cmdId === waiting) {
+      waiting = out.id;
+      const status = document.getElementById("cmd-status");
+      status.textContent = "sent again, waiting for the table's answer";
+      status.className = "cmd-status sent";
+    }
   }
 
   // Seat changes and the deck-pair exchange: sent over the table's cmd, confirmed by its reply.
@@ -160,21 +214,31 @@
   async function send(body) {
     const status = document.getElementById("cmd-status");
     status.textContent = "sending";
-    const r = await fetch("/api/cmd", {
-      method: "POST", credentials: "same-origin",
-      headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf },
-      body: JSON.stringify(Object.assign({ room: managed.room, table: managed.table }, body)),
-    });
-    const out = await r.json();
-    if (!r.ok) { status.textContent = "refused: " + out.error; return; }
+    document.querySelectorAll("#manage .retry").forEach((b) => b.remove());
+    const [ok, out] = await post("/api/cmd", Object.assign({ room: managed.room, table: managed.table }, body));
+    if (!ok) { status.textContent = "refused: " + out.error; return; }
     waiting = out.id;
     status.textContent = "sent, waiting for the table's answer";
+    status.className = "cmd-status sent";
   }
   function answered(c) {
+    const alertId = ackOf.get(c.id);
+    if (alertId) {  // an acknowledgement's state; once confirmed, the alert itself says who
+      acking.set(alertId, c);
+      const shown = alerts.get(alertId);
+      if (shown) putAlert(shown, false);
+      return;
+    }
     if (c.id !== waiting) return;
     const status = document.getElementById("cmd-status");
-    status.textContent = c.reply.ok ? "confirmed by the table" : "refused by the table: " + c.reply.error;
-    status.className = "cmd-status " + (c.reply.ok ? "ok" : "refused");
+    status.textContent = c.status === "confirmed" ? "confirmed by the table" : (c.reason || c.status);
+    status.className = "cmd-status " + (c.status === "confirmed" ? "ok" : c.status);
+    document.querySelectorAll("#manage .retry").forEach((b) => b.remove());
+    if (c.status === "failed" || c.status === "refused" || c.status === "queued") {
+      const b = el("button", "retry", "Retry");
+      b.addEventListener("click", () => retry(c.id, b));
+      status.after(b);
+    }
   }
   document.getElementById("dealer-form").addEventListener("submit", (ev) => {
     ev.preventDefault();
