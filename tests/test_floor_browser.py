@@ -305,6 +305,60 @@ def test_a_forged_ack_with_the_tables_credentials_is_never_shown_as_a_floor_user
     assert "a message refused" in floor.log.read_text() and "forged-1" in floor.log.read_text()
 
 
+def test_a_seq_of_a_billion_is_flagged_once_and_asks_no_replay(setup):
+    floor, table, browser, person = setup
+    maria = person("maria")
+    t9 = FakeTable(floor.broker, table="t9")
+    try:
+        t9.state()
+        t9.foul_card("3s", seat=1)
+        maria.page.wait_for_selector('li[data-alert="main/t9#1"]')
+        for _ in range(3):
+            t9.publish("events/floor", {"type": "Alert", "ts": 1767225999.0, "audience": "floor", "code": "floor.call",
+                                        "hand": 1, "message": "the dealer calls the floor", "seq": 10 ** 9})
+        maria.page.locator('div[data-table="main/t9"]', has_text="1 message(s) the table had no right").wait_for()
+        t9.foul_card("4s", seat=2)  # the table's next real alert still lands, and nothing is asked again
+        maria.page.wait_for_selector('li[data-alert="main/t9#2"]')
+        assert not any(c.get("cmd") == "replay" for c in t9.commands)
+        assert floor.log.read_text().count("is more than 10,000 ahead of the last seen") == 1
+    finally:
+        t9.stop()
+
+
+@pytest.mark.e2e
+def test_a_table_run_twice_with_fresh_journals_keeps_every_alert_of_both(setup, tmp_path):
+    """The same table name simulated twice (a new SD card, a reinstalled Pi): the second
+    journal numbers its messages from 1 again under a new epoch; the page shows every alert of
+    both runs, and the tile that the journal started over."""
+    import json
+
+    from controller.service.simulate import room_section, run_script
+    from hw_sim.script import parse_script
+    from tests.rules_common import BUTTON, CLEAN, END, SEATS, deal, hole
+    from tests.scenarios import NOISE
+
+    floor, _, browser, person = setup
+    maria, ana = person("maria"), person("ana")
+    foul = hole()[:3] + [deal("2h@B", 6)] + CLEAN[4:-1] + [END]
+    script = parse_script(json.dumps({"format": 1, "game": "holdem", "seats": SEATS, "button": BUTTON,
+                                      "noise": dict(NOISE, seed=3), "hands": [{"steps": foul}]}))
+    for run in ("one", "two"):
+        work = tmp_path / run
+        work.mkdir()
+        run_script(script, workdir=work, room=room_section(floor.broker.url, "r2", "t1"))
+    wanted = 'li.alert[data-alert^="r2/t1#"]'
+    wait_until(lambda: len({e.get_attribute("data-alert").split("@")[1]
+                            for e in ana.page.query_selector_all(wanted)}) == 2, 20,
+               what="the alerts of both journals on the page")
+    items = ana.page.query_selector_all(wanted)
+    by_epoch: dict[str, list[str]] = {}
+    for e in items:
+        seq, epoch = e.get_attribute("data-alert").split("#")[1].split("@")
+        by_epoch.setdefault(epoch, []).append(seq)
+    assert len(by_epoch) == 2 and sorted(by_epoch[next(iter(by_epoch))]) == sorted(list(by_epoch.values())[1])
+    maria.page.locator('div[data-table="r2/t1"]', has_text="started over").wait_for()
+
+
 def test_a_wrong_password_is_refused_on_the_page(setup):
     floor, _, browser, _ = setup
     context = browser.new_context()
@@ -396,7 +450,9 @@ def test_the_real_daemon_a_foul_card_acknowledged_from_the_page_is_journalled_wi
     db = sqlite3.connect(tmp_path / "journal.sqlite3")
     rows = db.execute("SELECT user, cmd FROM room_commands ORDER BY ts").fetchall()
     assert [(u, json.loads(c)["cmd"]) for u, c in rows] == [("floor:maria", "ack"), ("floor:maria", "dealer")]
-    assert json.loads(rows[0][1])["seq"] == int(seen["id"].split("#")[1])
+    seq, epoch = seen["id"].split("#")[1].split("@")  # (a real table's journal has its own epoch)
+    assert (json.loads(rows[0][1])["seq"], json.loads(rows[0][1])["epoch"]) == (int(seq), epoch)
+    assert epoch == db.execute("SELECT value FROM meta WHERE key = 'epoch'").fetchone()[0]
     assert json.loads(rows[1][1]) == {"cmd": "dealer", "name": "Bo Chen", "at_relief": True}
     records = [json.loads(r) for r, in db.execute("SELECT record FROM hands ORDER BY number")]
     assert [(r["hand"], r.get("dealer")) for r in records] == [(1, "Ann Lee"), (2, "Ann Lee")]

@@ -304,3 +304,37 @@ def test_nan_and_deep_nesting_from_the_broker_are_refused_and_the_room_still_rea
     tiles = st.tables()
     assert [(t["game"], t["hand"]) for t in tiles] == [("holdem", 4)]
     json.dumps(tiles, allow_nan=False)  # (what the page receives is JSON)
+
+
+def test_a_journal_that_starts_over_loses_no_alert_and_its_tile_says_so(tmp_path):
+    """The same table, a fresh journal (a new SD card): its seq start from 1 again under a new
+    epoch. Both journals' alerts are kept and shown; only the current journal's gaps are asked."""
+    st = Store(tmp_path / "floor.db")
+    st.ingest(T + "state", msg(online=True, room="main", table="t7"))  # (a release before epochs: "0")
+    for seq in (1, 2, 3):
+        st.ingest(T + "events/floor", alert(seq, "7h"))
+    st.ingest(T + "state", msg(online=True, room="main", table="t7", epoch="e0a1b2c3d4e5f"))
+    got = [st.ingest(T + "events/floor", msg(**json.loads(alert(seq, "9c")), epoch="e0a1b2c3d4e5f")).kind
+           for seq in (1, 2)]
+    assert got == ["alert", "alert"]  # (seq 1 and 2 again: not duplicates, another journal's)
+    shown = sorted((a["epoch"], a["seq"], a["card"]) for a in st.alerts())
+    assert shown == [("0", 1, "7h"), ("0", 2, "7h"), ("0", 3, "7h"), ("e0a1b2c3d4e5f", 1, "9c"),
+                     ("e0a1b2c3d4e5f", 2, "9c")]
+    tile = st.tables()[0]
+    assert (tile["epoch"], tile["started_over"], tile["open_alerts"]) == ("e0a1b2c3d4e5f", 1, 5)
+    # a gap in the old journal is never asked (it is gone); one in the new one is
+    assert st.ingest(T + "events/floor", alert(9)).gap is None
+    assert st.ingest(T + "events/floor", msg(**json.loads(alert(5)), epoch="e0a1b2c3d4e5f")).gap == ("events/floor", 3)
+    assert st.due_gaps(force=True) == [("main", "t7", "events/floor", 3)]
+
+
+def test_a_seq_far_ahead_is_flagged_once_and_never_asked_for(tmp_path):
+    st = Store(tmp_path / "floor.db")
+    st.ingest(T + "state", msg(online=True, room="main", table="t7"))
+    st.ingest(T + "events/floor", alert(1))
+    far = [st.ingest(T + "events/floor", alert(10 ** 9)) for _ in range(3)]
+    assert [g.kind for g in far] == ["suspect", "ignored", "ignored"]
+    assert all(g.gap is None for g in far) and st.due_gaps(force=True) == []
+    assert "more than 10,000 ahead of the last seen (1)" in far[0].breaks[0]
+    assert st.tables()[0]["suspects"] == 1 and [a["seq"] for a in st.alerts()] == [1]
+    assert st.ingest(T + "events/floor", alert(2)).kind == "alert"  # the table's next real alert still lands

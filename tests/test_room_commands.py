@@ -204,3 +204,41 @@ def test_commands_through_the_broker(broker, tmp_path):
     db = sqlite3.connect(tmp_path / "journal.sqlite3")
     assert db.execute("SELECT cmd_id, user FROM room_commands").fetchall() == [("ack-1", "floor:ann")]
     sub.stop()
+
+
+def test_every_message_carries_its_journals_epoch_and_a_command_of_another_journal_is_refused(daemon, tmp_path):
+    epoch = daemon.journal.epoch
+    assert epoch.startswith("e") and len(epoch) == 13
+    floor_alert(daemon)
+    body = json.loads(daemon.journal.with_db(lambda db: db.execute("SELECT payload FROM outbox").fetchone())[0])
+    assert body["epoch"] == epoch
+    assert daemon.room.state()["epoch"] == epoch
+    wrong = cmd(daemon, {"id": "a1", "user": "floor:ann", "cmd": "ack", "seq": 1, "epoch": "e000000000000"})
+    assert wrong["ok"] is False and "an earlier journal of this table" in wrong["error"]
+    assert cmd(daemon, {"id": "a2", "user": "floor:ann", "cmd": "ack", "seq": 1, "epoch": epoch})["ok"] is True
+    again = cmd(daemon, {"id": "r1", "user": "floor:ann", "cmd": "replay", "topic": "events/floor", "from": 1,
+                         "epoch": "e000000000000"})
+    assert again["ok"] is False and "an earlier journal" in again["error"]
+
+
+def test_a_new_journal_gets_a_new_epoch_and_one_from_before_epochs_keeps_0(tmp_path):
+    import sqlite3
+
+    from controller.service.journal import Journal
+
+    a, b = Journal(tmp_path / "a.sqlite3"), Journal(tmp_path / "b.sqlite3")
+    a.open(), b.open()
+    assert a.epoch != b.epoch
+    a.close(), b.close()
+    old = tmp_path / "old.sqlite3"  # a journal of the release before: its meta has no epoch
+    j = Journal(old)
+    j.open()
+    j.close()
+    db = sqlite3.connect(old)
+    db.execute("DELETE FROM meta WHERE key = 'epoch'")
+    db.commit()
+    db.close()
+    j = Journal(old)
+    j.open()
+    assert j.epoch == "0"
+    j.close()

@@ -36,6 +36,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import secrets
 import sqlite3
 import struct
 import threading
@@ -196,6 +197,12 @@ def writable_problem(path: Path) -> str | None:
     return None
 
 
+def new_epoch() -> str:
+    """A new journal's epoch: ``e`` and 12 random hex digits (docs/room.md, "A journal has an
+    identity"; never 16 hex digits, which a UID has)."""
+    return "e" + secrets.token_hex(6)
+
+
 class Journal:
     """One table's journal in one SQLite file. Thread-safe: device threads append events, the
     main loop records effects and snapshots."""
@@ -212,6 +219,7 @@ class Journal:
         self.skipped_ids: list[int] = []
         self.snapshot_failures = 0
         self._hand_noted = 0
+        self._epoch: str | None = None  # (read at the first use after open)
 
     # -- opening, checking, salvaging ------------------------------------------------------
     def _connect(self, path: Path) -> sqlite3.Connection:
@@ -234,6 +242,7 @@ class Journal:
         if problem is not None:
             raise JournalError(problem)
         self._hand_noted = self._hands_file()
+        self._epoch = None
         try:
             return self._open()
         except sqlite3.OperationalError as exc:  # locked by another daemon, a read-only filesystem...
@@ -315,6 +324,9 @@ class Journal:
             db.execute("COMMIT")
         db.executescript(_SCHEMA)
         db.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+        # The journal's identity (docs/room.md, "A journal has an identity"): a new journal a
+        # new epoch; one of a release before epochs keeps "0", the epoch its messages had.
+        db.execute("INSERT OR IGNORE INTO meta VALUES ('epoch', ?)", (new_epoch() if not had else "0",))
         self._migrate_pickles(lost)
         return version
 
@@ -495,6 +507,7 @@ class Journal:
         if not rows_a and not rows_h and not outbox:
             return
         top = max([r[1] for r in rows_a if type(r[1]) is int] + [r[0] for r in rows_h], default=0)
+        epoch = self.epoch if outbox else None
         with self._lock:
             assert self._db is not None
             self._db.execute("BEGIN")
@@ -503,7 +516,7 @@ class Journal:
                                      rows_a)
                 self._db.executemany("INSERT INTO hands (number, ended, record) VALUES (?, ?, ?)", rows_h)
                 if outbox:
-                    insert_rows(self._db, event_id, outbox)
+                    insert_rows(self._db, event_id, outbox, epoch=epoch)
                 if top:
                     self._db.execute("INSERT OR REPLACE INTO meta VALUES ('max_hand', ?)",
                                      (str(max(top, self._meta_int("max_hand"))),))
@@ -585,6 +598,20 @@ class Journal:
             return fn(self._db)
 
     # -- reading -----------------------------------------------------------------------------
+    @property
+    def epoch(self) -> str:
+        """This journal's epoch: made with it, carried by every room message (room/outbox.py). A
+        salvaged journal whose meta could not be read starts a new one (its seq start over too)."""
+        if self._epoch is None:
+            assert self._db is not None, "journal not open"
+            with self._lock:
+                row = self._db.execute("SELECT value FROM meta WHERE key = 'epoch'").fetchone()
+                if row is None:
+                    row = (new_epoch(),)
+                    self._db.execute("INSERT OR IGNORE INTO meta VALUES ('epoch', ?)", row)
+            self._epoch = str(row[0])
+        return self._epoch
+
     def _meta_int(self, key: str) -> int:
         assert self._db is not None
         row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()

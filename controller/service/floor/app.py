@@ -107,7 +107,11 @@ class FloorService:
     def ask_replay(self, room: str, table: str, topic: str, start: int) -> None:
         if self.link is None:
             return
-        self.link.command(room, table, {"user": "floor:service", "cmd": "replay", "topic": topic, "from": start})
+        command: dict[str, Any] = {"user": "floor:service", "cmd": "replay", "topic": topic, "from": start}
+        epoch = self.store.epoch(room, table)
+        if epoch != "0":  # (a table of a release before epochs knows no such field)
+            command["epoch"] = epoch
+        self.link.command(room, table, command)
         log.info("floor: %s/%s %s: asked a replay from seq %d", room, table, topic, start)
 
     async def gaps_again(self, stop: asyncio.Event) -> None:
@@ -132,10 +136,11 @@ class FloorService:
             self.push_command(got.body["id"])  # (a command from the page: its answer to the floor's pages)
             return
         alerts: list[dict[str, Any]] = []
+        epoch = got.body.get("epoch", "0")
         if got.kind == "alert":
-            alerts = self.store.alerts(1, room=got.room, table=got.table, seq=got.body["seq"])
+            alerts = self.store.alerts(1, room=got.room, table=got.table, seq=got.body["seq"], epoch=epoch)
         elif got.kind == "ack":
-            alerts = self.store.alerts(1, room=got.room, table=got.table, seq=got.body["ack_seq"])
+            alerts = self.store.alerts(1, room=got.room, table=got.table, seq=got.body["ack_seq"], epoch=epoch)
         tiles = self.store.tables(got.room, got.table) if got.kind in ("state", "alert", "ack", "hand",
                                                                        "suspect") else []
         for ws, sess in self._live():
@@ -286,15 +291,28 @@ async def api_ack(request: web.Request) -> web.Response:
     try:
         body = await request.json()
         room, table, seq = body["room"], body["table"], body["seq"]
-        if not isinstance(room, str) or not isinstance(table, str) or type(seq) is not int:
+        epoch = body.get("epoch", "0")
+        if not isinstance(room, str) or not isinstance(table, str) or type(seq) is not int \
+                or not isinstance(epoch, str):
             raise TypeError
-    except (ValueError, KeyError, TypeError):
-        return _refuse(400, "want {\"room\": ..., \"table\": ..., \"seq\": N}")
-    if not svc.store.alerts(1, room=room, table=table, seq=seq):
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return _refuse(400, "want {\"room\": ..., \"table\": ..., \"seq\": N, \"epoch\": ...}")
+    if not svc.store.alerts(1, room=room, table=table, seq=seq, epoch=epoch):
         return _refuse(404, f"no alert {room}/{table} seq {seq}")
+    if epoch != svc.store.epoch(room, table):
+        # An alert of an earlier journal of the table (it started over): that journal is gone,
+        # no table can confirm it; the floor acknowledges it itself, and says so in the audit log.
+        user = f"floor:{sess.user}"
+        svc.store.ack_here(room, table, epoch, seq, user)
+        svc.store.audit(sess.user, "ack", f"{room}/{table} epoch {epoch} seq {seq}: of an earlier journal, "
+                                          f"acknowledged at the floor")
+        svc._push(Ingested("ack", room, table, {"ack_seq": seq, "epoch": epoch}))
+        return _json({"ok": True, "id": None, "here": True})
     if svc.link is None:
         return _refuse(503, "no broker link")
-    command = {"user": f"floor:{sess.user}", "cmd": "ack", "seq": seq}
+    command: dict[str, Any] = {"user": f"floor:{sess.user}", "cmd": "ack", "seq": seq}
+    if epoch != "0":
+        command["epoch"] = epoch
     cmd_id = svc.link.command(room, table, command)
     svc.store.command_sent(cmd_id, room, table, command["user"], command)
     svc.store.audit(sess.user, "ack", f"{room}/{table} seq {seq} command {cmd_id}")
@@ -376,7 +394,7 @@ async def api_hand(request: web.Request) -> web.Response:
         return _refuse(403, f"a {sess.role} does not see hand records (they name the cards)")
     q = request.query
     try:
-        found = svc.store.hand(q["room"], q["table"], int(q["seq"]))
+        found = svc.store.hand(q["room"], q["table"], int(q["seq"]), q.get("epoch", "0"))
     except (KeyError, ValueError):
         return _refuse(400, "want room, table and seq")
     if found is None:

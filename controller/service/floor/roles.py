@@ -9,7 +9,8 @@ record with the secret parts hidden in the browser).
 >>> a = {"room": "main", "table": "t7", "seq": 4, "ts": 1.0, "hand": 3, "seat": 2, "rule": "DECK-006",
 ...      "code": "deck.foreign_card", "card": "7h", "message": "7h is foreign", "acked_by": None, "acked_at": None}
 >>> sorted(alert_for("technician", a))  # doctest: +NORMALIZE_WHITESPACE
-['acked_at', 'acked_by', 'code', 'dealer', 'hand', 'meaning', 'room', 'rule', 'seat', 'seq', 'table', 'ts']
+['acked_at', 'acked_by', 'code', 'dealer', 'epoch', 'hand', 'meaning', 'room', 'rule', 'seat', 'seq', 'table',
+ 'ts']
 >>> alert_for("floor", a)["card"], alert_for("viewer", a)
 ('7h', None)
 """
@@ -20,11 +21,11 @@ from typing import Any
 
 from controller.service.floor.rules import meaning
 
-ALERT_TECH = ("room", "table", "seq", "ts", "hand", "seat", "rule", "code", "acked_by", "acked_at", "dealer")
+ALERT_TECH = ("room", "table", "epoch", "seq", "ts", "hand", "seat", "rule", "code", "acked_by", "acked_at", "dealer")
 ALERT_FLOOR = (*ALERT_TECH, "card", "message")
 TILE_VIEWER = ("room", "table", "online", "game", "hand", "button", "stub_count", "deck_in_play")
 TILE_TECH = (*TILE_VIEWER, "devices", "seats", "hands_finished", "clock", "outbox", "open_alerts", "chain_breaks",
-             "suspects", "updated", "dealer", "dealer_next")
+             "suspects", "epoch", "started_over", "updated", "dealer", "dealer_next")
 TILE_FLOOR = TILE_TECH
 
 

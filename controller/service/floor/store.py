@@ -29,36 +29,48 @@ REPLAY_AGAIN = 10.0
 #: table offline, as queued: the broker keeps it in the table's session until it is back)
 COMMAND_TIMEOUT = 10.0
 #: the floor database's schema version (PRAGMA user_version), migrated in place at open
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 ZERO_HASH = "0" * 64
 
 #: the dealer a hand record names (RELIEF-003: the table's own, from its core)
 RECORD_DEALER = "json_extract(record, '$.dealer')"
 
 SCHEMA = """
-CREATE TABLE IF NOT EXISTS messages (room TEXT, tbl TEXT, topic TEXT, seq INTEGER, received REAL, payload TEXT,
-    PRIMARY KEY (room, tbl, topic, seq));
-CREATE TABLE IF NOT EXISTS cursors (room TEXT, tbl TEXT, topic TEXT, contiguous INTEGER,
-    asked_from INTEGER, asked_at REAL, PRIMARY KEY (room, tbl, topic));
+CREATE TABLE IF NOT EXISTS messages (room TEXT, tbl TEXT, epoch TEXT NOT NULL DEFAULT '0', topic TEXT, seq INTEGER,
+    received REAL, payload TEXT, PRIMARY KEY (room, tbl, epoch, topic, seq));
+CREATE TABLE IF NOT EXISTS cursors (room TEXT, tbl TEXT, epoch TEXT NOT NULL DEFAULT '0', topic TEXT,
+    contiguous INTEGER, asked_from INTEGER, asked_at REAL, PRIMARY KEY (room, tbl, epoch, topic));
 CREATE TABLE IF NOT EXISTS tables (room TEXT, tbl TEXT, state TEXT, updated REAL, PRIMARY KEY (room, tbl));
-CREATE TABLE IF NOT EXISTS alerts (room TEXT, tbl TEXT, seq INTEGER, ts REAL, hand INTEGER, seat INTEGER,
-    rule TEXT, code TEXT, card TEXT, message TEXT, dealer TEXT, PRIMARY KEY (room, tbl, seq));
-CREATE TABLE IF NOT EXISTS acks (room TEXT, tbl TEXT, ack_seq INTEGER, user TEXT, ts REAL,
-    PRIMARY KEY (room, tbl, ack_seq));
-CREATE TABLE IF NOT EXISTS hands (room TEXT, tbl TEXT, seq INTEGER, hand INTEGER, ts REAL, hash TEXT, prev TEXT,
-    record TEXT, PRIMARY KEY (room, tbl, seq));
-CREATE TABLE IF NOT EXISTS chain_breaks (id INTEGER PRIMARY KEY, room TEXT, tbl TEXT, seq INTEGER, problem TEXT,
-    found REAL);
+CREATE TABLE IF NOT EXISTS epochs (room TEXT, tbl TEXT, epoch TEXT, first_seen REAL, n INTEGER,
+    PRIMARY KEY (room, tbl, epoch));
+CREATE TABLE IF NOT EXISTS alerts (room TEXT, tbl TEXT, epoch TEXT NOT NULL DEFAULT '0', seq INTEGER, ts REAL,
+    hand INTEGER, seat INTEGER, rule TEXT, code TEXT, card TEXT, message TEXT, dealer TEXT,
+    PRIMARY KEY (room, tbl, epoch, seq));
+CREATE TABLE IF NOT EXISTS acks (room TEXT, tbl TEXT, epoch TEXT NOT NULL DEFAULT '0', ack_seq INTEGER, user TEXT,
+    ts REAL, PRIMARY KEY (room, tbl, epoch, ack_seq));
+CREATE TABLE IF NOT EXISTS hands (room TEXT, tbl TEXT, epoch TEXT NOT NULL DEFAULT '0', seq INTEGER, hand INTEGER,
+    ts REAL, hash TEXT, prev TEXT, record TEXT, PRIMARY KEY (room, tbl, epoch, seq));
+CREATE TABLE IF NOT EXISTS chain_breaks (id INTEGER PRIMARY KEY, room TEXT, tbl TEXT, epoch TEXT NOT NULL DEFAULT '0',
+    seq INTEGER, problem TEXT, found REAL);
 CREATE TABLE IF NOT EXISTS users (name TEXT PRIMARY KEY, role TEXT NOT NULL, hash TEXT NOT NULL,
     failures INTEGER NOT NULL DEFAULT 0, locked_until REAL NOT NULL DEFAULT 0, created REAL);
 CREATE TABLE IF NOT EXISTS sessions (token TEXT PRIMARY KEY, user TEXT NOT NULL, csrf TEXT NOT NULL,
     created REAL, seen REAL);
 CREATE TABLE IF NOT EXISTS commands (id TEXT PRIMARY KEY, room TEXT, tbl TEXT, user TEXT, body TEXT, sent REAL,
     reply TEXT, replied REAL, status TEXT NOT NULL DEFAULT 'sent', reason TEXT, retry_of TEXT);
-CREATE TABLE IF NOT EXISTS suspects (id INTEGER PRIMARY KEY, room TEXT, tbl TEXT, topic TEXT, seq INTEGER,
-    problem TEXT, found REAL);
+CREATE TABLE IF NOT EXISTS suspects (id INTEGER PRIMARY KEY, room TEXT, tbl TEXT, epoch TEXT NOT NULL DEFAULT '0',
+    topic TEXT, seq INTEGER, problem TEXT, found REAL);
 CREATE TABLE IF NOT EXISTS audit (id INTEGER PRIMARY KEY, ts REAL, user TEXT, action TEXT, detail TEXT);
 """
+#: the tables keyed by a journal's epoch since schema 2, rebuilt from schema 0 and 1 in place
+#: (their rows taken as of epoch "0": a table of a release before epochs)
+EPOCH_TABLES = ("messages", "cursors", "alerts", "acks", "hands", "chain_breaks", "suspects")
+#: a seq this far ahead of the last one seen on its topic is refused and flagged once, not
+#: answered with a replay of everything between (a table that lies, or a corrupted counter)
+MAX_JUMP = 10_000
+#: a journal's epoch as the tables write it (``e`` and 12 hex digits; "0" before epochs); at most
+#: this long, of these characters
+EPOCH_CHARS = frozenset("0123456789abcdefghijklmnopqrstuvwxyz-")
 
 
 #: the deepest nesting a table's message has (a hand record: record, zones, a zone's list) with
@@ -139,6 +151,20 @@ class Store:
         if "dealer" not in {r[1] for r in self.db.execute("PRAGMA table_info(alerts)")}:
             # (a database of the first release: its alerts name no dealer)
             self.db.execute("ALTER TABLE alerts ADD COLUMN dealer TEXT")
+        for name in EPOCH_TABLES:
+            cols = [r[1] for r in self.db.execute(f"PRAGMA table_info({name})")]
+            if "epoch" in cols:
+                continue
+            # (schema 0 and 1: keyed without the journal's epoch; rebuilt with it, every row kept)
+            self.db.execute("BEGIN")
+            self.db.execute(f"ALTER TABLE {name} RENAME TO {name}_v1")
+            create = next(stmt for stmt in SCHEMA.split(";") if f"EXISTS {name} (" in stmt)
+            self.db.execute(create)
+            new_cols = [r[1] for r in self.db.execute(f"PRAGMA table_info({name})")]
+            common = ", ".join(c for c in cols if c in new_cols)
+            self.db.execute(f"INSERT INTO {name} ({common}, epoch) SELECT {common}, '0' FROM {name}_v1")
+            self.db.execute(f"DROP TABLE {name}_v1")
+            self.db.execute("COMMIT")
         have = {r[1] for r in self.db.execute("PRAGMA table_info(commands)")}
         for column, decl in (("status", "TEXT NOT NULL DEFAULT 'sent'"), ("reason", "TEXT"), ("retry_of", "TEXT")):
             if column not in have:  # (version 0: commands had no status; those answered are confirmed)
@@ -166,10 +192,15 @@ class Store:
             # to parse on the web server's deeper stack, and take the room's page down with it)
             return Ingested("ignored", room, table)
         now = self.clock()
+        epoch = body.get("epoch", "0")
+        if not (type(epoch) is str and 0 < len(epoch) <= 32 and set(epoch) <= EPOCH_CHARS):
+            return Ingested("ignored", room, table)
         if rest == "state":
             if body.get("online") is False:  # (the will says only that: the tile keeps what was last known)
                 row = self.db.execute("SELECT state FROM tables WHERE room = ? AND tbl = ?", (room, table)).fetchone()
                 body = {**json.loads(row[0]), **body} if row is not None else body
+            else:
+                self._note_epoch(room, table, epoch, now)
             self.db.execute("INSERT OR REPLACE INTO tables (room, tbl, state, updated) VALUES (?, ?, ?, ?)",
                             (room, table, json.dumps(body), now))
             regaps = self.due_gaps(room=room, table=table, force=True) if body.get("online") is True else []
@@ -180,86 +211,123 @@ class Store:
         if rest not in NUMBERED:
             return Ingested("ignored", room, table)
         seq = body.get("seq")
-        if type(seq) is not int or seq < 1:
+        if type(seq) is not int or seq < 1 or seq > 2 ** 62:
             return Ingested("ignored", room, table)
         self.db.execute("BEGIN IMMEDIATE")
         try:
-            cur = self.db.execute("INSERT OR IGNORE INTO messages VALUES (?, ?, ?, ?, ?, ?)",
-                                  (room, table, rest, seq, now, payload.decode("utf-8")))
-            if cur.rowcount == 0:
-                self.db.execute("COMMIT")
-                return Ingested("duplicate", room, table, body)
-            out = Ingested("other", room, table, body)
-            if rest == "events/floor" and body.get("type") == "Alert":
-                out.kind = "alert"
-                self.db.execute("INSERT OR IGNORE INTO alerts (room, tbl, seq, ts, hand, seat, rule, code, card, "
-                                "message, dealer) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                                (room, table, seq, _num(body.get("ts")), _int(body.get("hand")),
-                                 _int(body.get("seat")), _str(body.get("rule")), _str(body.get("code")),
-                                 _str(body.get("card")), _str(body.get("message")), _str(body.get("dealer"))))
-            elif rest == "events/floor" and body.get("type") == "Ack":
-                out.kind = "ack"
-                problem = self._ack(room, table, body)
-                if problem is not None:
-                    out.kind = "suspect"
-                    out.breaks = [problem]
-                    self.db.execute("INSERT INTO suspects (room, tbl, topic, seq, problem, found) "
-                                    "VALUES (?, ?, ?, ?, ?, ?)", (room, table, rest, seq, problem, now))
-            elif rest == "hands":
-                out.kind = "hand"
-                out.breaks = self._hand(room, table, seq, body, now)
-            out.gap = self._advance(room, table, rest, seq, now)
+            out = self._numbered(room, table, epoch, rest, seq, body, payload, now)
             self.db.execute("COMMIT")
         except BaseException:
             self.db.execute("ROLLBACK")
             raise
         return out
 
-    def _advance(self, room: str, table: str, topic: str, seq: int, now: float) -> tuple[str, int] | None:
+    def _numbered(self, room: str, table: str, epoch: str, rest: str, seq: int, body: dict[str, Any],
+                  payload: bytes, now: float) -> Ingested:
+        row = self.db.execute("SELECT contiguous FROM cursors WHERE room = ? AND tbl = ? AND epoch = ? AND topic = ?",
+                              (room, table, epoch, rest)).fetchone()
+        last = self.db.execute("SELECT max(seq) FROM messages WHERE room = ? AND tbl = ? AND epoch = ? AND topic = ?",
+                               (room, table, epoch, rest)).fetchone()[0]
+        if seq > max(row[0] if row else 0, last or 0) + MAX_JUMP:
+            # (a table that lies, or a counter gone wrong: not the records, and no replay of a
+            # billion messages asked for; said once per journal and topic)
+            problem = (f"{rest} seq {seq} is more than {MAX_JUMP:,} ahead of the last seen "
+                       f"({max(row[0] if row else 0, last or 0)}): refused")
+            said = self.db.execute("SELECT 1 FROM suspects WHERE room = ? AND tbl = ? AND epoch = ? AND topic = ? "
+                                   "AND problem LIKE '%ahead of the last seen%'", (room, table, epoch, rest)).fetchone()
+            if said is not None:
+                return Ingested("ignored", room, table, body)
+            self.db.execute("INSERT INTO suspects (room, tbl, epoch, topic, seq, problem, found) "
+                            "VALUES (?, ?, ?, ?, ?, ?, ?)", (room, table, epoch, rest, seq, problem, now))
+            return Ingested("suspect", room, table, body, breaks=[problem])
+        self._note_epoch(room, table, epoch, now)
+        cur = self.db.execute("INSERT OR IGNORE INTO messages VALUES (?, ?, ?, ?, ?, ?, ?)",
+                              (room, table, epoch, rest, seq, now, payload.decode("utf-8")))
+        if cur.rowcount == 0:
+            return Ingested("duplicate", room, table, body)
+        out = Ingested("other", room, table, body)
+        if rest == "events/floor" and body.get("type") == "Alert":
+            out.kind = "alert"
+            self.db.execute("INSERT OR IGNORE INTO alerts (room, tbl, epoch, seq, ts, hand, seat, rule, code, card, "
+                            "message, dealer) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                            (room, table, epoch, seq, _num(body.get("ts")), _int(body.get("hand")),
+                             _int(body.get("seat")), _str(body.get("rule")), _str(body.get("code")),
+                             _str(body.get("card")), _str(body.get("message")), _str(body.get("dealer"))))
+        elif rest == "events/floor" and body.get("type") == "Ack":
+            out.kind = "ack"
+            problem = self._ack(room, table, epoch, body)
+            if problem is not None:
+                out.kind = "suspect"
+                out.breaks = [problem]
+                self.db.execute("INSERT INTO suspects (room, tbl, epoch, topic, seq, problem, found) "
+                                "VALUES (?, ?, ?, ?, ?, ?, ?)", (room, table, epoch, rest, seq, problem, now))
+        elif rest == "hands":
+            out.kind = "hand"
+            out.breaks = self._hand(room, table, epoch, seq, body, now)
+        out.gap = self._advance(room, table, epoch, rest, seq, now)
+        return out
+
+    def _note_epoch(self, room: str, table: str, epoch: str, now: float) -> None:
+        """A journal's epoch seen: a new one is the table's journal started over (a new SD card,
+        a reinstalled Pi): its tile says so; what the earlier journals sent stays."""
+        n = self.db.execute("SELECT count(*) FROM epochs WHERE room = ? AND tbl = ?", (room, table)).fetchone()[0]
+        self.db.execute("INSERT OR IGNORE INTO epochs VALUES (?, ?, ?, ?, ?)", (room, table, epoch, now, n + 1))
+
+    def epoch(self, room: str, table: str) -> str:
+        """The table's journal now: the epoch seen last for the first time ("0" before any)."""
+        row = self.db.execute("SELECT epoch FROM epochs WHERE room = ? AND tbl = ? ORDER BY n DESC LIMIT 1",
+                              (room, table)).fetchone()
+        return row[0] if row is not None else "0"
+
+    def _advance(self, room: str, table: str, epoch: str, topic: str, seq: int,
+                 now: float) -> tuple[str, int] | None:
         """Move the topic's contiguous mark past ``seq`` and what follows it; a gap before it:
-        ``(topic, first missing)``, unless that very gap was asked less than REPLAY_AGAIN ago."""
+        ``(topic, first missing)``, unless that very gap was asked less than REPLAY_AGAIN ago, or
+        it is in an earlier journal of the table (gone: nothing can fill it)."""
         row = self.db.execute("SELECT contiguous, asked_from, asked_at FROM cursors WHERE room = ? AND tbl = ? "
-                              "AND topic = ?", (room, table, topic)).fetchone()
+                              "AND epoch = ? AND topic = ?", (room, table, epoch, topic)).fetchone()
         contiguous, asked_from, asked_at = row if row is not None else (0, None, None)
-        while self.db.execute("SELECT 1 FROM messages WHERE room = ? AND tbl = ? AND topic = ? AND seq = ?",
-                              (room, table, topic, contiguous + 1)).fetchone():
+        while self.db.execute("SELECT 1 FROM messages WHERE room = ? AND tbl = ? AND epoch = ? AND topic = ? "
+                              "AND seq = ?", (room, table, epoch, topic, contiguous + 1)).fetchone():
             contiguous += 1
         gap = None
-        if seq > contiguous + 1 or self._beyond(room, table, topic, contiguous):
+        if (seq > contiguous + 1 or self._beyond(room, table, epoch, topic, contiguous)) \
+                and epoch == self.epoch(room, table):
             first = contiguous + 1
             if asked_from != first or asked_at is None or now - asked_at >= REPLAY_AGAIN:
                 gap = (topic, first)
                 asked_from, asked_at = first, now
-        self.db.execute("INSERT OR REPLACE INTO cursors VALUES (?, ?, ?, ?, ?, ?)",
-                        (room, table, topic, contiguous, asked_from, asked_at))
+        self.db.execute("INSERT OR REPLACE INTO cursors VALUES (?, ?, ?, ?, ?, ?, ?)",
+                        (room, table, epoch, topic, contiguous, asked_from, asked_at))
         return gap
 
     def due_gaps(self, *, room: str | None = None, table: str | None = None,
                  force: bool = False) -> list[tuple[str, str, str, int]]:
-        """Open gaps ``(room, table, topic, first missing)`` to ask again: those last asked
-        REPLAY_AGAIN ago or more (every one of the table given with ``force``); marked asked now."""
+        """Open gaps ``(room, table, topic, first missing)`` of each table's journal now, to ask
+        again: those last asked REPLAY_AGAIN ago or more (every one of the table given with
+        ``force``); marked asked now."""
         now = self.clock()
-        sql = "SELECT room, tbl, topic, contiguous, asked_at FROM cursors"
+        sql = "SELECT room, tbl, epoch, topic, contiguous, asked_at FROM cursors"
         args: tuple[Any, ...] = ()
         if room is not None:
             sql += " WHERE room = ? AND tbl = ?"
             args = (room, table)
         out = []
-        for r, t, topic, contiguous, asked_at in self.db.execute(sql, args).fetchall():
-            if not self._beyond(r, t, topic, contiguous):
+        for r, t, epoch, topic, contiguous, asked_at in self.db.execute(sql, args).fetchall():
+            if epoch != self.epoch(r, t) or not self._beyond(r, t, epoch, topic, contiguous):
                 continue
             if force or asked_at is None or now - asked_at >= REPLAY_AGAIN:
                 out.append((r, t, topic, contiguous + 1))
                 self.db.execute("UPDATE cursors SET asked_from = ?, asked_at = ? WHERE room = ? AND tbl = ? "
-                                "AND topic = ?", (contiguous + 1, now, r, t, topic))
+                                "AND epoch = ? AND topic = ?", (contiguous + 1, now, r, t, epoch, topic))
         return out
 
-    def _beyond(self, room: str, table: str, topic: str, contiguous: int) -> bool:
-        return self.db.execute("SELECT 1 FROM messages WHERE room = ? AND tbl = ? AND topic = ? AND seq > ? LIMIT 1",
-                               (room, table, topic, contiguous)).fetchone() is not None
+    def _beyond(self, room: str, table: str, epoch: str, topic: str, contiguous: int) -> bool:
+        return self.db.execute("SELECT 1 FROM messages WHERE room = ? AND tbl = ? AND epoch = ? AND topic = ? "
+                               "AND seq > ? LIMIT 1", (room, table, epoch, topic, contiguous)).fetchone() is not None
 
-    def _hand(self, room: str, table: str, seq: int, body: dict[str, Any], now: float) -> list[str]:
-        """Keep a hand record and check its link in the table's chain, both ways."""
+    def _hand(self, room: str, table: str, epoch: str, seq: int, body: dict[str, Any], now: float) -> list[str]:
+        """Keep a hand record and check its link in the journal's chain, both ways."""
         problems = []
         h, prev = body.get("hash"), body.get("prev")
         try:
@@ -268,27 +336,27 @@ class Store:
             expected = None
         if h != expected:
             problems.append(f"hands seq {seq}: its hash does not match its content (changed after the fact)")
-        self.db.execute("INSERT OR IGNORE INTO hands VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                        (room, table, seq, _int(body.get("hand")), _num(body.get("ts")), _str(h), _str(prev),
+        self.db.execute("INSERT OR IGNORE INTO hands VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        (room, table, epoch, seq, _int(body.get("hand")), _num(body.get("ts")), _str(h), _str(prev),
                          json.dumps(body.get("record"))))
-        before = self.db.execute("SELECT hash FROM hands WHERE room = ? AND tbl = ? AND seq = ?",
-                                 (room, table, seq - 1)).fetchone()
+        before = self.db.execute("SELECT hash FROM hands WHERE room = ? AND tbl = ? AND epoch = ? AND seq = ?",
+                                 (room, table, epoch, seq - 1)).fetchone()
         if seq == 1 and prev != ZERO_HASH:
             problems.append(f"hands seq {seq}: the first record's prev is not 64 zeros")
         elif before is not None and prev != before[0]:
             problems.append(f"hands seq {seq}: prev is not the hash of the record before it "
                             f"(a record removed, added or reordered)")
-        after = self.db.execute("SELECT prev FROM hands WHERE room = ? AND tbl = ? AND seq = ?",
-                                (room, table, seq + 1)).fetchone()
+        after = self.db.execute("SELECT prev FROM hands WHERE room = ? AND tbl = ? AND epoch = ? AND seq = ?",
+                                (room, table, epoch, seq + 1)).fetchone()
         if after is not None and after[0] != h:
             problems.append(f"hands seq {seq + 1}: prev is not the hash of the record before it "
                             f"(a record removed, added or reordered)")
         for p in problems:
-            self.db.execute("INSERT INTO chain_breaks (room, tbl, seq, problem, found) VALUES (?, ?, ?, ?, ?)",
-                            (room, table, seq, p, now))
+            self.db.execute("INSERT INTO chain_breaks (room, tbl, epoch, seq, problem, found) "
+                            "VALUES (?, ?, ?, ?, ?, ?)", (room, table, epoch, seq, p, now))
         return problems
 
-    def _ack(self, room: str, table: str, body: dict[str, Any]) -> str | None:
+    def _ack(self, room: str, table: str, epoch: str, body: dict[str, Any]) -> str | None:
         """An ``Ack`` from a table: kept as acknowledged by the floor's user only when it confirms
         an ``ack`` command this floor sent (its id, its table, its alert), and then under the user
         the floor's own record names, never the one the message claims. Else what is wrong."""
@@ -302,12 +370,18 @@ class Store:
             return (f"events/floor seq {seq}: an Ack of alert {ack_seq} for command {cmd_id[:40]!r}, which this "
                     f"floor never sent to {room}/{table}: not shown as acknowledged")
         sent = json.loads(row[1])
-        if sent.get("cmd") != "ack" or sent.get("seq") != ack_seq:
+        if sent.get("cmd") != "ack" or sent.get("seq") != ack_seq or sent.get("epoch", "0") != epoch:
             return (f"events/floor seq {seq}: an Ack of alert {ack_seq} for command {cmd_id[:40]!r}, which "
                     f"acknowledged another alert: not shown as acknowledged")
-        self.db.execute("INSERT OR IGNORE INTO acks VALUES (?, ?, ?, ?, ?)",
-                        (room, table, ack_seq, row[0], _num(body.get("ts"))))
+        self.db.execute("INSERT OR IGNORE INTO acks VALUES (?, ?, ?, ?, ?, ?)",
+                        (room, table, epoch, ack_seq, row[0], _num(body.get("ts"))))
         return None
+
+    def ack_here(self, room: str, table: str, epoch: str, seq: int, user: str) -> None:
+        """An alert of an earlier journal of its table acknowledged by the floor alone (that
+        journal is gone: no table can confirm it); the audit log says so too."""
+        self.db.execute("INSERT OR IGNORE INTO acks VALUES (?, ?, ?, ?, ?, ?)",
+                        (room, table, epoch, seq, user, self.clock()))
 
     def command_sent(self, cmd_id: str, room: str, table: str, user: str, body: dict[str, Any], *,
                      retry_of: str | None = None) -> None:
@@ -357,47 +431,54 @@ class Store:
                              body["id"], room, table))
         start, topic = body.get("compacted_before"), body.get("topic")
         if body.get("ok") is True and type(start) is int and topic in NUMBERED:
-            self.db.execute("INSERT OR IGNORE INTO cursors VALUES (?, ?, ?, 0, NULL, NULL)", (room, table, topic))
+            epoch = body.get("epoch") if isinstance(body.get("epoch"), str) else self.epoch(room, table)
+            self.db.execute("INSERT OR IGNORE INTO cursors VALUES (?, ?, ?, ?, 0, NULL, NULL)",
+                            (room, table, epoch, topic))
             self.db.execute("UPDATE cursors SET contiguous = MAX(contiguous, ?) WHERE room = ? AND tbl = ? "
-                            "AND topic = ?", (start - 1, room, table, topic))
+                            "AND epoch = ? AND topic = ?", (start - 1, room, table, epoch, topic))
 
     # -- to the page ---------------------------------------------------------------------------
     def tables(self, room: str | None = None, table: str | None = None) -> list[dict[str, Any]]:
-        """Every table's last state (or that one table's) with its open-alert count and chain problems."""
+        """Every table's last state (or that one table's) with its open-alert count, chain
+        problems, refused messages, and how often its journal started over."""
         out = []
         where, args = (" WHERE room = ? AND tbl = ?", (room, table)) if room is not None else ("", ())
         for r, t, state, updated in self.db.execute(
                 "SELECT room, tbl, state, updated FROM tables" + where + " ORDER BY room, tbl", args):
             s = json.loads(state)
+            count = self.db.execute
             s.update(room=r, table=t, updated=updated, open_alerts=self.open_alerts(r, t),
-                     chain_breaks=self.db.execute("SELECT COUNT(*) FROM chain_breaks WHERE room = ? AND tbl = ?",
-                                                  (r, t)).fetchone()[0],
-                     suspects=self.db.execute("SELECT COUNT(*) FROM suspects WHERE room = ? AND tbl = ?",
-                                              (r, t)).fetchone()[0])
+                     chain_breaks=count("SELECT COUNT(*) FROM chain_breaks WHERE room = ? AND tbl = ?",
+                                        (r, t)).fetchone()[0],
+                     suspects=count("SELECT COUNT(*) FROM suspects WHERE room = ? AND tbl = ?", (r, t)).fetchone()[0],
+                     epoch=self.epoch(r, t),
+                     started_over=max(0, count("SELECT COUNT(*) FROM epochs WHERE room = ? AND tbl = ?",
+                                               (r, t)).fetchone()[0] - 1))
             out.append(s)
         return out
 
     def open_alerts(self, room: str, table: str) -> int:
         return int(self.db.execute(
-            "SELECT COUNT(*) FROM alerts a LEFT JOIN acks k ON k.room = a.room AND k.tbl = a.tbl "
+            "SELECT COUNT(*) FROM alerts a LEFT JOIN acks k ON k.room = a.room AND k.tbl = a.tbl AND k.epoch = a.epoch "
             "AND k.ack_seq = a.seq WHERE a.room = ? AND a.tbl = ? AND k.user IS NULL", (room, table)).fetchone()[0])
 
     def alerts(self, limit: int = 200, *, room: str | None = None, table: str | None = None,
-               seq: int | None = None, dealer: str | None = None) -> list[dict[str, Any]]:
+               seq: int | None = None, epoch: str = "0", dealer: str | None = None) -> list[dict[str, Any]]:
         """The newest alerts first, each with who acknowledged it and when (None: open): all, one
-        (``room``, ``table``, ``seq``), or those raised while ``dealer`` dealt (RELIEF-003: the
-        table names the dealer in each alert)."""
-        sql = ("SELECT a.room, a.tbl, a.seq, a.ts, a.hand, a.seat, a.rule, a.code, a.card, a.message, k.user, k.ts, "
-               "a.dealer FROM alerts a LEFT JOIN acks k ON k.room = a.room AND k.tbl = a.tbl AND k.ack_seq = a.seq")
+        (``room``, ``table``, ``seq`` of the journal ``epoch``), or those raised while ``dealer``
+        dealt (RELIEF-003: the table names the dealer in each alert)."""
+        sql = ("SELECT a.room, a.tbl, a.epoch, a.seq, a.ts, a.hand, a.seat, a.rule, a.code, a.card, a.message, "
+               "k.user, k.ts, a.dealer FROM alerts a LEFT JOIN acks k ON k.room = a.room AND k.tbl = a.tbl "
+               "AND k.epoch = a.epoch AND k.ack_seq = a.seq")
         args: list[Any] = []
         if room is not None:
-            sql += " WHERE a.room = ? AND a.tbl = ? AND a.seq = ?"
-            args = [room, table, seq]
+            sql += " WHERE a.room = ? AND a.tbl = ? AND a.epoch = ? AND a.seq = ?"
+            args = [room, table, epoch, seq]
         elif dealer is not None:
             sql += " WHERE a.dealer = ?"
             args = [dealer]
         sql += " ORDER BY a.ts DESC, a.seq DESC LIMIT ?"
-        keys = ("room", "table", "seq", "ts", "hand", "seat", "rule", "code", "card", "message", "acked_by",
+        keys = ("room", "table", "epoch", "seq", "ts", "hand", "seat", "rule", "code", "card", "message", "acked_by",
                 "acked_at", "dealer")
         return [dict(zip(keys, r, strict=True)) for r in self.db.execute(sql, [*args, limit])]
 
@@ -408,7 +489,7 @@ class Store:
         ``main/t7``), ``hand`` number, finished between ``since`` and ``until`` (epoch seconds),
         a ``card`` anywhere in the record (``Ah``), an ``alert`` (a rule id or a code, or its start),
         the ``dealer`` the record names (RELIEF-003)."""
-        sql = "SELECT room, tbl, seq, hand, ts, record, " + RECORD_DEALER + " FROM hands WHERE 1 = 1"
+        sql = "SELECT room, tbl, epoch, seq, hand, ts, record, " + RECORD_DEALER + " FROM hands WHERE 1 = 1"
         args: list[Any] = []
         if table:
             room, _, tbl = table.rpartition("/")
@@ -435,26 +516,28 @@ class Store:
         sql += " ORDER BY ts DESC, seq DESC LIMIT ?"
         args.append(limit)
         out = []
-        for room, tbl, seq, number, ts, record, who in self.db.execute(sql, args):
+        for room, tbl, epoch, seq, number, ts, record, who in self.db.execute(sql, args):
             rec = json.loads(record) if record else {}
             rec = rec if isinstance(rec, dict) else {}
             alerts = [a.get("rule") or a.get("code") for a in rec.get("alerts", []) if isinstance(a, dict)]
-            out.append({"room": room, "table": tbl, "seq": seq, "hand": number, "ts": ts, "game": rec.get("game"),
-                        "alerts": alerts, "stub_count": rec.get("stub_count"), "dealer": who})
+            out.append({"room": room, "table": tbl, "epoch": epoch, "seq": seq, "hand": number, "ts": ts,
+                        "game": rec.get("game"), "alerts": alerts, "stub_count": rec.get("stub_count"),
+                        "dealer": who})
         return out
 
-    def hand(self, room: str, table: str, seq: int) -> dict[str, Any] | None:
+    def hand(self, room: str, table: str, seq: int, epoch: str = "0") -> dict[str, Any] | None:
         """One hand's record with its place in the chain (its problems, if any)."""
         row = self.db.execute("SELECT hand, ts, hash, prev, record, " + RECORD_DEALER +
-                              " FROM hands WHERE room = ? AND tbl = ? AND seq = ?", (room, table, seq)).fetchone()
+                              " FROM hands WHERE room = ? AND tbl = ? AND epoch = ? AND seq = ?",
+                              (room, table, epoch, seq)).fetchone()
         if row is None:
             return None
         problems = [r[0] for r in self.db.execute(
-            "SELECT problem FROM chain_breaks WHERE room = ? AND tbl = ? AND seq IN (?, ?) ORDER BY id",
-            (room, table, seq, seq - 1)) if r[0].startswith(f"hands seq {seq}:")]
-        return {"room": room, "table": table, "seq": seq, "hand": row[0], "ts": row[1], "hash": row[2],
-                "prev": row[3], "record": json.loads(row[4]) if row[4] else None, "chain_problems": problems,
-                "dealer": row[5]}
+            "SELECT problem FROM chain_breaks WHERE room = ? AND tbl = ? AND epoch = ? AND seq IN (?, ?) ORDER BY id",
+            (room, table, epoch, seq, seq - 1)) if r[0].startswith(f"hands seq {seq}:")]
+        return {"room": room, "table": table, "epoch": epoch, "seq": seq, "hand": row[0], "ts": row[1],
+                "hash": row[2], "prev": row[3], "record": json.loads(row[4]) if row[4] else None,
+                "chain_problems": problems, "dealer": row[5]}
 
     def chain_breaks(self, room: str, table: str) -> list[str]:
         return [r[0] for r in self.db.execute("SELECT problem FROM chain_breaks WHERE room = ? AND tbl = ? ORDER BY id",

@@ -44,7 +44,7 @@ class Room:
             j.record([], outbox=self.rows(said), event_id=0)
 
     def state(self) -> dict[str, Any]:
-        return public_state(self.daemon)
+        return {**public_state(self.daemon), "epoch": self.daemon.journal.epoch}
 
     def status(self, text: str) -> None:
         """systemd's STATUS line: the devices' (``Daemon.status_line``), then the link's."""

@@ -4,7 +4,7 @@ A command is one JSON object of at most :data:`MAX_COMMAND` bytes, read with the
 socket's own parser and checks (:mod:`controller.service.control`: bounded numbers, no
 duplicate field, no deep nesting, strict types, no unknown field)::
 
-    {"id": "c-0001", "user": "floor:maria", "cmd": "ack", "seq": 12}
+    {"id": "c-0001", "user": "floor:maria", "cmd": "ack", "seq": 12, "epoch": "e3fa9b01c2d4e"}
     {"id": "c-0002", "user": "floor:maria", "cmd": "setup", "seats": [1, 2, 4], "button": 4}
     {"id": "c-0003", "user": "floor:maria", "cmd": "decks", "decks": [{"id": "C", "back": "green",
      "manifest": "C.txt"}, {"id": "D", "back": "red", "manifest": "D.txt"}], "in_play": "C"}
@@ -47,11 +47,11 @@ MAX_COMMAND = 16 * 1024
 #: the most messages one ``replay`` sends
 MAX_REPLAY = 5000
 _FIELDS = {
-    "ack": frozenset({"seq"}),
+    "ack": frozenset({"seq", "epoch"}),
     "setup": frozenset({"seats", "button", "game"}),
     "decks": frozenset({"decks", "in_play"}),
     "dealer": frozenset({"name", "at_relief"}),
-    "replay": frozenset({"topic", "from"}),
+    "replay": frozenset({"topic", "from", "epoch"}),
 }
 _COMMANDS = ", ".join(_FIELDS)
 
@@ -103,7 +103,20 @@ class Commands:
             return {"ok": False, "id": cmd_id, "error": str(exc)}
 
     # -- the commands --------------------------------------------------------------------------
+    def _same_journal(self, body: dict[str, Any], cmd: str) -> None:
+        """A command naming a seq may say of which journal (``epoch``): one of an earlier journal
+        of this table names messages this one never had, and is refused."""
+        if "epoch" not in body:
+            return
+        epoch, mine = body["epoch"], self.daemon.journal.epoch
+        if type(epoch) is not str:
+            raise ValueError(f"{cmd}: 'epoch' must be a journal's epoch, got {_show(epoch)}")
+        if epoch != mine:
+            raise ValueError(f"{cmd}: epoch {_show(epoch)} is an earlier journal of this table (this one's is "
+                             f"{mine}): its messages are not here")
+
     def _ack(self, body: dict[str, Any], user: str, cmd_id: str) -> dict[str, Any]:
+        self._same_journal(body, "ack")
         seq = body.get("seq")
         if type(seq) is not int or seq < 1:
             raise ValueError(f"ack: 'seq' must be the whole number of an alert on events/floor, got {_show(seq)}")
@@ -138,6 +151,7 @@ class Commands:
         return {"name": event.name, "at_relief": event.at_relief}  # (the name as the records keep it)
 
     def _replay(self, body: dict[str, Any], user: str, cmd_id: str) -> dict[str, Any]:
+        self._same_journal(body, "replay")
         topic, start = body.get("topic"), body.get("from")
         if type(topic) is not str or topic not in SEQ_TOPICS:
             raise ValueError(f"replay: 'topic' must be one of {', '.join(SEQ_TOPICS)}, got {_show(topic)}")

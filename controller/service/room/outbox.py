@@ -60,9 +60,13 @@ def hand_hash(body: dict[str, Any]) -> str:
     return hashlib.sha256(canonical({k: v for k, v in body.items() if k != "hash"}).encode()).hexdigest()
 
 
-def insert_rows(db: sqlite3.Connection, event_id: int, rows: list[tuple[str, int, float, dict[str, Any]]]) -> int:
+def insert_rows(db: sqlite3.Connection, event_id: int, rows: list[tuple[str, int, float, dict[str, Any]]], *,
+                epoch: str | None = None) -> int:
     """Number and keep ``rows`` (``topic, index, ts, body``) of event ``event_id``, inside the
     caller's transaction; a row already there is left as it is. Returns the rows added.
+
+    ``epoch``: the journal's (Journal.epoch), carried by every message, inside what a hand's
+    hash and signature cover.
 
     ``event_id`` 0: rows of no journalled event (a command's acknowledgment, what a recovery
     says): each gets a key of its own, below every key in the outbox, so that two never collide.
@@ -85,6 +89,8 @@ def insert_rows(db: sqlite3.Connection, event_id: int, rows: list[tuple[str, int
         row = db.execute("SELECT last_seq, head FROM outbox_topics WHERE topic = ?", (topic,)).fetchone()
         seq, head = (int(row[0]) + 1, row[1]) if row else (1, None)
         body = dict(body, seq=seq)
+        if epoch is not None:
+            body["epoch"] = epoch
         if topic == "hands":
             body["prev"] = head or GENESIS
             body["hash"] = head = hand_hash(body)

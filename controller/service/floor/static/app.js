@@ -16,6 +16,11 @@
     return e;
   }
   function key(room, table) { return room + "/" + table; }
+  // An alert is named by its table, its seq and its table's journal (epoch): a journal that
+  // starts over numbers its messages from 1 again, and both journals' alerts stay.
+  function alertKey(a) {
+    return key(a.room, a.table) + "#" + a.seq + (a.epoch && a.epoch !== "0" ? "@" + a.epoch : "");
+  }
   function when(ts) { return ts ? new Date(ts * 1000).toLocaleTimeString() : ""; }
 
   // Each tile and each alert is one element, replaced alone when it changes: a room of a
@@ -45,6 +50,7 @@
     if (t.devices) row("devices", Object.keys(devices).map((k) => k + (devices[k] ? " ok" : " DOWN")).join(", "));
     if (t.chain_breaks) row("chain", "BROKEN (" + t.chain_breaks + ")");
     if (t.suspects) row("refused", t.suspects + " message(s) the table had no right to send");
+    if (t.started_over) row("journal", "started over" + (t.started_over > 1 ? " (" + t.started_over + " times)" : ""));
     d.append(dl);
     if (role === "floor") {
       const b = el("button", "manage", "Seats / decks");
@@ -73,7 +79,7 @@
   // A floor call (the dealer's floor pad): the table and how long it has waited, until answered.
   function callElement(a, fresh) {
     const li = el("li", "alert call" + (a.acked_by ? " acked" : "") + (fresh ? " flash" : ""));
-    li.dataset.alert = key(a.room, a.table) + "#" + a.seq;
+    li.dataset.alert = alertKey(a);
     li.append(el("span", "where", a.table + " calls the floor"));
     if (a.acked_by) {
       li.append(el("span", "acked-by", "answered by " + a.acked_by + " after " + waited(a.acked_at - a.ts)));
@@ -102,7 +108,7 @@
   const acking = new Map();
   const ackOf = new Map();  // command id -> the alert's id
   function ackState(li, a) {
-    const id = key(a.room, a.table) + "#" + a.seq;
+    const id = alertKey(a);
     const c = acking.get(id);
     if (!c || a.acked_by) return false;
     const s = el("span", "cmd-status " + c.status, c.status === "sent" ? "sent, waiting for the table"
@@ -119,7 +125,7 @@
   function alertElement(a, fresh) {
     if (a.code === "floor.call") return callElement(a, fresh);
     const li = el("li", "alert" + (a.acked_by ? " acked" : "") + (fresh ? " flash" : ""));
-    li.dataset.alert = key(a.room, a.table) + "#" + a.seq;
+    li.dataset.alert = alertKey(a);
     li.append(el("span", "where", a.table + (a.seat ? " seat " + a.seat : "") + " · " + (a.rule || a.code)));
     li.append(el("span", "time", when(a.ts)));
     if (a.card) li.append(el("span", "card", a.card));
@@ -141,7 +147,7 @@
 
   function putAlert(a, fresh) {
     const box = document.getElementById(a.code === "floor.call" ? "calls" : "alerts");
-    const id = key(a.room, a.table) + "#" + a.seq;
+    const id = alertKey(a);
     alerts.set(id, a);
     const li = alertElement(a, fresh);
     const old = alertEls.get(id);
@@ -175,9 +181,10 @@
   async function acknowledge(a, button) {
     button.disabled = true;
     button.textContent = "sending";
-    const [ok, out] = await post("/api/ack", { room: a.room, table: a.table, seq: a.seq });
+    const [ok, out] = await post("/api/ack", { room: a.room, table: a.table, seq: a.seq, epoch: a.epoch || "0" });
     if (!ok) { button.textContent = "refused: " + (out.error || ""); return; }
-    const id = key(a.room, a.table) + "#" + a.seq;
+    if (out.here) return;  // (an earlier journal's alert, acknowledged at the floor: its update comes)
+    const id = alertKey(a);
     acking.set(id, { id: out.id, status: "sent" });
     ackOf.set(out.id, id);
     const shown = alerts.get(id);
@@ -295,7 +302,7 @@
       } else if (m.type === "reply") {
         answered(m.command);
       } else if (m.type === "alert") {
-        const fresh = !alerts.has(key(m.alert.room, m.alert.table) + "#" + m.alert.seq);
+        const fresh = !alerts.has(alertKey(m.alert));
         putAlert(m.alert, fresh);
         if (fresh) beep();
       }

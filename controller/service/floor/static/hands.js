@@ -21,7 +21,7 @@
     tbody.replaceChildren();
     (body.hands || []).forEach((h) => {
       const tr = el("tr", "hand-row");
-      tr.dataset.hand = h.room + "/" + h.table + "#" + h.seq;
+      tr.dataset.hand = h.room + "/" + h.table + "#" + h.seq + (h.epoch && h.epoch !== "0" ? "@" + h.epoch : "");
       tr.append(el("td", "", h.table), el("td", "", h.hand), el("td", "", when(h.ts)), el("td", "", h.game),
                 el("td", "", h.stub_count), el("td", "", h.dealer), el("td", "", h.alerts.join(", ")));
       tr.addEventListener("click", () => open(h));
@@ -30,7 +30,7 @@
   }
 
   async function open(h) {
-    const q = new URLSearchParams({ room: h.room, table: h.table, seq: String(h.seq) });
+    const q = new URLSearchParams({ room: h.room, table: h.table, seq: String(h.seq), epoch: h.epoch || "0" });
     const r = await fetch("/api/hand?" + q.toString(), { credentials: "same-origin" });
     const body = await r.json();
     const box = document.getElementById("hand");
