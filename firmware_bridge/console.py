@@ -227,6 +227,7 @@ class _Button:
         self.held = False  # held past hold_time in this press
         self.shifted = False  # shift was held when this press began
         self.cue = False  # this press holds the hold cue on
+        self.tapped = False  # driven as a short press (mock pins, :meth:`Console.drive`): never held
 
 
 class _Led:
@@ -266,6 +267,7 @@ class Console:
         self.clock = clock
         self._cond = threading.Condition(threading.RLock())
         self._drive_lock = threading.Lock()
+        self._gesture = False  # a driven gesture (mock pins) under way: the seat selection does not lapse
         self.state = ConsoleState()
         self.selected: int | None = None  # the seat the seat key selected
         self._repeat: tuple[str, int] | None = None  # (pad, presses) counted on the selection
@@ -420,8 +422,8 @@ class Console:
             self._timers.set((b.spec.name, "hold"), self.layout.hold_time, lambda: self._hold(b))
 
     def _hold(self, b: _Button) -> None:
-        if not b.pressed or not b.device.is_active:
-            return  # on its way up: the release decides
+        if not b.pressed or not b.device.is_active or b.tapped:
+            return  # on its way up: the release decides (a driven short press is one, however slow)
         b.held = True
         if b.spec.name == SEAT:
             self._select(None)
@@ -467,9 +469,17 @@ class Console:
         if seat is None:
             self._timers.cancel("seat")
         else:
-            self._timers.set("seat", self.layout.seat_timeout, lambda: self._select(None))
+            self._timers.set("seat", self.layout.seat_timeout, self._lapse)
         self._refresh()
         self._cond.notify_all()
+
+    def _lapse(self) -> None:
+        """The seat selection lapses, unless a driven gesture is under way (mock pins: a busy
+        machine must not let the selection lapse between the seat key and the pad)."""
+        if self._gesture:
+            self._timers.set("seat", self.layout.seat_timeout, self._lapse)
+        else:
+            self._select(None)
 
     def _give(self, pad: str, long: bool, b: _Button) -> bool:
         """Give the press to ``on_press``; False if it cannot be given (a seat pad, no seat)."""
@@ -540,7 +550,15 @@ class Console:
                                + ("" if self.is_mock else ": its pins are not mock pins"))
         spec, shifted, hold = self.gesture(name, long=long)  # type: ignore[misc]
         with self._drive_lock, self._cond:  # (the waits let go of the lock)
-            deadline = time.monotonic() + timeout
+            self._gesture = True
+            try:
+                self._drive(spec, shifted, hold, name, seat, hands, bounces, time.monotonic() + timeout)
+            finally:
+                self._gesture = False
+
+    def _drive(self, spec: ButtonSpec, shifted: bool, hold: bool, name: str, seat: int | None,
+               hands: int | None, bounces: int, deadline: float) -> None:
+        with self._cond:
             if self.selected is not None:  # a fresh selection: no count carried over
                 self._tap(self.buttons[SEAT], hold=True, deadline=deadline)
             if seat is not None:
@@ -581,10 +599,16 @@ class Console:
         """Press and release. The lock is held from the moment the press has settled to the
         release, so that a busy machine cannot turn a short press into a long one."""
         with self._cond:
-            self._set(b, True, bounces, deadline)
-            if hold:
-                self._wait(lambda: b.held, deadline, f"{b.spec.name} held")
-            self._set(b, False, bounces, deadline)
+            # (the lock is let go while waiting for the debounce: a machine too busy to take the
+            # release within hold_time must not turn this short press into a long one)
+            b.tapped = not hold
+            try:
+                self._set(b, True, bounces, deadline)
+                if hold:
+                    self._wait(lambda: b.held, deadline, f"{b.spec.name} held")
+                self._set(b, False, bounces, deadline)
+            finally:
+                b.tapped = False
 
     def _set(self, b: _Button, down: bool, bounces: int, deadline: float) -> None:
         """Bounce the pin, then leave it ``down`` (pressed) or up; wait until it has settled.
