@@ -200,6 +200,91 @@ def _session(request: web.Request) -> auth.Session | None:
     return auth.session(svc.store, request.cookies.get(COOKIE), svc.cfg.session_seconds)
 
 
+#: the largest whole number a request may carry (a seq, a hand number): SQLite's integers are 64-bit
+MAX_INT = 2 ** 62
+#: the deepest a request's JSON body may nest (the page's deepest, a deck pair, is 3)
+MAX_BODY_DEPTH = 8
+
+
+class BadRequest(ValueError):
+    """A request the service cannot take: answered 400 with this reason (no traceback)."""
+
+
+async def _body(request: web.Request) -> dict[str, Any]:
+    """The request's JSON object: bounded in size (the app's ``client_max_size``), in depth and
+    in its numbers; BadRequest saying what is wrong."""
+    try:
+        text = await request.text()
+    except UnicodeDecodeError:
+        raise BadRequest("the body is not UTF-8 text") from None
+    if len(text) > 2 * MAX_BODY_DEPTH and _nesting(text) > MAX_BODY_DEPTH:
+        raise BadRequest(f"the body nests more than {MAX_BODY_DEPTH} deep")
+    try:
+        value = json.loads(text, parse_constant=_no_constant)
+    except (ValueError, RecursionError):
+        raise BadRequest("the body is not JSON") from None
+    if not isinstance(value, dict):
+        raise BadRequest("the body is a JSON object")
+    return value
+
+
+def _nesting(text: str) -> int:
+    """How deep brackets nest in ``text``, counted without parsing (strings skipped)."""
+    deepest = depth = 0
+    in_string = escaped = False
+    for c in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif c == "\\":
+                escaped = True
+            elif c == '"':
+                in_string = False
+        elif c == '"':
+            in_string = True
+        elif c in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif c in "]}":
+            depth -= 1
+    return deepest
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _whole(value: Any, what: str, lo: int = 1, hi: int = MAX_INT) -> int:
+    """``value`` as a whole number ``lo``..``hi`` (a JSON number or a query's text); BadRequest."""
+    if isinstance(value, str):
+        if not value.isdigit() or len(value) > 19:
+            raise BadRequest(f"{what}: want a whole number from {lo} to {hi}, got {value[:30]!r}")
+        value = int(value)
+    if type(value) is not int or not lo <= value <= hi:
+        raise BadRequest(f"{what}: want a whole number from {lo} to {hi}, got {str(value)[:30]}")
+    return value
+
+
+def _word(value: Any, what: str, most: int = 64) -> str:
+    """``value`` as a short printable string (a room, a table, an epoch); BadRequest."""
+    if not isinstance(value, str) or not 0 < len(value) <= most or not value.isprintable():
+        raise BadRequest(f"{what}: want a name of 1 to {most} printable characters")
+    return value
+
+
+@web.middleware
+async def refuse_bad_input(request: web.Request, handler: Callable[[web.Request], Any]) -> web.StreamResponse:
+    """Bad input answered 400 with its reason, never a 500 and a traceback: what a handler's
+    own checks missed (a number SQLite cannot hold, a body nested too deep) is caught here."""
+    try:
+        return await handler(request)
+    except BadRequest as exc:
+        return _refuse(400, str(exc))
+    except (OverflowError, RecursionError, UnicodeError, ValueError) as exc:
+        log.warning("floor: %s %s refused: %s", request.method, request.path, type(exc).__name__)
+        return _refuse(400, f"bad request ({type(exc).__name__})")
+
+
 def _json(data: Any, status: int = 200) -> web.Response:
     return web.json_response(data, status=status, headers=HEADERS)
 
@@ -223,8 +308,11 @@ async def login_post(request: web.Request) -> web.StreamResponse:
     svc = request.app[SERVICE_KEY]
     if not _same_origin(request):
         return _refuse(403, "a cross-site request")
-    form = await request.post()
-    name, password = str(form.get("name", "")), str(form.get("password", ""))
+    try:
+        form = await request.post()
+    except (ValueError, UnicodeError, AssertionError, LookupError) as exc:  # (a malformed form or multipart body)
+        raise BadRequest(f"a login is a form with name and password ({type(exc).__name__})") from None
+    name, password = str(form.get("name", ""))[:200], str(form.get("password", ""))[:1024]
     try:
         token, _ = auth.login(svc.store, name, password)
     except auth.AuthError as exc:
@@ -288,15 +376,11 @@ async def api_ack(request: web.Request) -> web.Response:
     sess = _change(request, roles.can_ack, "acknowledge alerts")
     if isinstance(sess, web.Response):
         return sess
-    try:
-        body = await request.json()
-        room, table, seq = body["room"], body["table"], body["seq"]
-        epoch = body.get("epoch", "0")
-        if not isinstance(room, str) or not isinstance(table, str) or type(seq) is not int \
-                or not isinstance(epoch, str):
-            raise TypeError
-    except (ValueError, KeyError, TypeError, AttributeError):
+    body = await _body(request)
+    if not {"room", "table", "seq"} <= set(body) or set(body) - {"room", "table", "seq", "epoch"}:
         return _refuse(400, "want {\"room\": ..., \"table\": ..., \"seq\": N, \"epoch\": ...}")
+    room, table = _word(body["room"], "room"), _word(body["table"], "table")
+    seq, epoch = _whole(body["seq"], "seq"), _word(body.get("epoch", "0"), "epoch", 32)
     if not svc.store.alerts(1, room=room, table=table, seq=seq, epoch=epoch):
         return _refuse(404, f"no alert {room}/{table} seq {seq}")
     if epoch != svc.store.epoch(room, table):
@@ -326,13 +410,10 @@ async def api_retry(request: web.Request) -> web.Response:
     sess = _change(request, roles.can_command, "send commands to a table")
     if isinstance(sess, web.Response):
         return sess
-    try:
-        body = await request.json()
-        old = body["id"]
-        if not isinstance(old, str) or len(old) > 64:
-            raise TypeError
-    except (ValueError, KeyError, TypeError):
+    body = await _body(request)
+    if set(body) != {"id"}:
         return _refuse(400, "want {\"id\": the command's id}")
+    old = _word(body["id"], "id")
     found = svc.store.command(old)
     if found is None:
         return _refuse(404, "no such command")
@@ -373,8 +454,8 @@ async def api_hands(request: web.Request) -> web.Response:
     if not roles.sees_hands(sess.role):
         return _refuse(403, f"a {sess.role} does not see hand records (they name the cards)")
     q = request.query
+    hand = _whole(q["hand"], "hand") if q.get("hand") else None
     try:
-        hand = int(q["hand"]) if q.get("hand") else None
         since, until = _when(q.get("since", ""), "since"), _when(q.get("until", ""), "until")
         dealer = check_dealer_name(q["dealer"]) if q.get("dealer") else None  # (as the records keep it)
     except ValueError as exc:
@@ -393,10 +474,10 @@ async def api_hand(request: web.Request) -> web.Response:
     if not roles.sees_hands(sess.role):
         return _refuse(403, f"a {sess.role} does not see hand records (they name the cards)")
     q = request.query
-    try:
-        found = svc.store.hand(q["room"], q["table"], int(q["seq"]), q.get("epoch", "0"))
-    except (KeyError, ValueError):
+    if not {"room", "table", "seq"} <= set(q):
         return _refuse(400, "want room, table and seq")
+    found = svc.store.hand(_word(q["room"], "room"), _word(q["table"], "table"), _whole(q["seq"], "seq"),
+                           _word(q.get("epoch", "0"), "epoch", 32))
     if found is None:
         return _refuse(404, "no such hand")
     svc.store.audit(sess.user, "hand viewed", f"{q['room']}/{q['table']} seq {q['seq']}")
@@ -425,13 +506,15 @@ async def api_cmd(request: web.Request) -> web.Response:
     sess = _change(request, roles.can_command, "send commands to a table")
     if isinstance(sess, web.Response):
         return sess
+    body = await _body(request)
     try:
-        body = await request.json()
         room, table, cmd = body.pop("room"), body.pop("table"), body.pop("cmd")
-        if not isinstance(room, str) or not isinstance(table, str) or cmd not in PAGE_COMMANDS:
+        if not isinstance(room, str) or not isinstance(table, str) or not isinstance(cmd, str) \
+                or cmd not in PAGE_COMMANDS:
             raise TypeError
-    except (ValueError, KeyError, TypeError, AttributeError):
+    except (KeyError, TypeError):
         return _refuse(400, f"want {{\"room\", \"table\", \"cmd\": one of {', '.join(PAGE_COMMANDS)}, ...}}")
+    room, table = _word(room, "room"), _word(table, "table")
     unknown = sorted(set(body) - PAGE_COMMANDS[cmd])
     if unknown:
         return _refuse(400, f"{cmd}: unknown field {unknown[0]!r}")
@@ -511,7 +594,7 @@ async def static(request: web.Request) -> web.StreamResponse:
 
 
 def make_app(svc: FloorService) -> web.Application:
-    app = web.Application(client_max_size=64 * 1024)
+    app = web.Application(client_max_size=64 * 1024, middlewares=[refuse_bad_input])
     app[SERVICE_KEY] = svc
     app.router.add_get("/login", login_page)
     app.router.add_post("/login", login_post)
