@@ -376,6 +376,37 @@ def test_a_wrong_password_is_refused_on_the_page(setup):
         context.close()
 
 
+def test_a_login_throttled_is_not_an_account_locked_out(setup):
+    """Wrong passwords from this browser's address: then even the right one is refused, with the
+    same words, until the delay has passed; then it logs in (no lock to wait out, no admin)."""
+    floor, _, browser, _ = setup
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        page.set_default_timeout(TIMEOUT_MS)
+
+        def try_login(password: str) -> str:
+            page.goto(floor.url + "/login")
+            page.fill("#name", "vic")
+            page.fill("#password", password)
+            page.click("#login")
+            page.wait_for_load_state()
+            return page.url
+
+        for i in range(4):
+            assert try_login(f"not it {i}").endswith("/login")
+            assert "wrong name or password" in page.inner_text("#error")
+        assert try_login(PASSWORDS["vic"]).endswith("/login")  # throttled: the right one refused alike
+        assert "wrong name or password" in page.inner_text("#error")
+        wait_until(lambda: not try_login(PASSWORDS["vic"]).endswith("/login"), 30,
+                   what="the right password accepted once the delay has passed")
+        page.wait_for_selector("#tiles")
+    finally:
+        context.close()
+    log = floor.log.read_text()
+    assert "Traceback" not in log
+
+
 @pytest.mark.e2e
 def test_the_real_daemon_a_foul_card_acknowledged_from_the_page_is_journalled_with_the_user(setup, tmp_path):
     """The table is the daemon itself, a subprocess (tablectl simulate's run_script with the room

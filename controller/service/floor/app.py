@@ -51,6 +51,7 @@ class FloorService:
     def __init__(self, cfg: FloorConfig, *, link: bool = True) -> None:
         self.cfg = cfg
         self.store = Store(cfg.database)
+        self.throttle = auth.Throttle()  # failed logins by client address (auth.BY_ADDRESS)
         self.sockets: dict[web.WebSocketResponse, auth.Session] = {}
         self.tokens: dict[web.WebSocketResponse, str] = {}  # each socket's session cookie, to close at logout
         self.loop: asyncio.AbstractEventLoop | None = None
@@ -313,8 +314,14 @@ async def login_post(request: web.Request) -> web.StreamResponse:
     except (ValueError, UnicodeError, AssertionError, LookupError) as exc:  # (a malformed form or multipart body)
         raise BadRequest(f"a login is a form with name and password ({type(exc).__name__})") from None
     name, password = str(form.get("name", ""))[:200], str(form.get("password", ""))[:1024]
+    address = request.remote or "unknown"
+    attempt = auth.begin(svc.store, svc.throttle, name, address)  # (throttled: no hashing at all)
+    # argon2 costs tens of milliseconds of CPU on purpose: in a worker thread, never on the event
+    # loop that serves every page and every table's message
+    ok = False if attempt.throttled else await asyncio.get_running_loop().run_in_executor(
+        None, auth.check, attempt, password)
     try:
-        token, _ = auth.login(svc.store, name, password)
+        token, _ = auth.finish(svc.store, svc.throttle, attempt, ok)
     except auth.AuthError as exc:
         resp = _page("login.html", error=str(exc))
         resp.set_status(401)

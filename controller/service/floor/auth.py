@@ -2,9 +2,14 @@
 
 Passwords are hashed with argon2id (argon2-cffi's defaults, RFC 9106's second recommended
 parameters); a session is a random token whose SHA-256 alone is stored, with its own CSRF token.
-Five wrong passwords in a row lock the account for 15 minutes (while locked, even the right
-password is refused); an unknown name costs the same argon2 work and gets the same answer, so
-the answers do not tell which names exist.
+
+Wrong passwords are slowed, never locked out (OWASP's authentication guidance: a lock anyone can
+trigger locks the floor out on a busy night). Per client address and per account, after a few
+failures each next attempt must wait a delay that doubles with every failure, up to a bound
+(:class:`Throttle`); an attempt that comes sooner is refused before any hashing. An unknown
+name, a wrong password and a throttled attempt get the same answer ("wrong name or password")
+and an unknown name costs the same argon2 work, so the answers tell nothing of which names
+exist or which are being slowed. Every failure goes to the audit log, with the address.
 """
 
 from __future__ import annotations
@@ -19,10 +24,9 @@ from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatc
 from controller.service.floor.store import Store
 
 ROLES = ("floor", "technician", "viewer")
-#: wrong passwords in a row before the account locks, and for how long
-MAX_FAILURES = 5
-LOCK_SECONDS = 15 * 60
 NAME_MAX = 64
+#: the answer to every refused login, whatever was wrong
+REFUSED = "wrong name or password"
 
 _hasher = PasswordHasher()
 _DUMMY = _hasher.hash("not a password: the work an unknown name costs")
@@ -48,7 +52,7 @@ def valid_name(name: str) -> bool:
 
 
 def add_user(store: Store, name: str, role: str, password: str, *, by: str = "cli") -> None:
-    """Create ``name`` or set its role and password (and unlock it)."""
+    """Create ``name`` or set its role and password (and lift any slowdown on it)."""
     if not valid_name(name):
         raise ValueError(f"a user name is 1 to {NAME_MAX} letters, digits, '.', '_' or '-', got {name!r}")
     if role not in ROLES:
@@ -65,39 +69,114 @@ def add_user(store: Store, name: str, role: str, password: str, *, by: str = "cl
     store.audit(by, "adduser", f"{name} role={role}")
 
 
-def login(store: Store, name: str, password: str) -> tuple[str, Session]:
-    """Check a password; returns (the cookie's token, the session). Raises :class:`AuthError`."""
+@dataclass(frozen=True)
+class Slowdown:
+    """After ``free`` failures in a row, each next attempt waits ``first`` seconds, doubled with
+    every further failure, up to ``most``."""
+
+    free: int
+    first: float
+    most: float
+
+    def delay(self, failures: int) -> float:
+        if failures < self.free:
+            return 0.0
+        return min(self.most, self.first * 2 ** (failures - self.free))
+
+
+#: per client address: three free tries, then 1 s, 2 s, 4 s ... at most a minute
+BY_ADDRESS = Slowdown(free=3, first=1.0, most=60.0)
+#: per account (from any address): five free tries, then 1 s, 2 s ... at most 30 s: slowed, never locked
+BY_ACCOUNT = Slowdown(free=5, first=1.0, most=30.0)
+
+
+class Throttle:
+    """The failures of each client address, in memory (a restart forgets them: the accounts'
+    own, in the database, remain). Bounded: the oldest addresses are forgotten first."""
+
+    MAX_ADDRESSES = 10_000
+
+    def __init__(self) -> None:
+        self._by_address: dict[str, tuple[int, float]] = {}  # address -> (failures, not before)
+
+    def wait(self, address: str, now: float) -> float:
+        """Seconds this address must still wait (0: it may try now)."""
+        entry = self._by_address.get(address)
+        return max(0.0, entry[1] - now) if entry is not None else 0.0
+
+    def failed(self, address: str, now: float) -> None:
+        failures = self._by_address.pop(address, (0, 0.0))[0] + 1
+        self._by_address[address] = (failures, now + BY_ADDRESS.delay(failures))
+        while len(self._by_address) > self.MAX_ADDRESSES:
+            self._by_address.pop(next(iter(self._by_address)))
+
+    def succeeded(self, address: str) -> None:
+        self._by_address.pop(address, None)
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """A login as :func:`begin` found it: the hash to check the password against (a dummy one
+    for an unknown name), or throttled (no hash checked at all)."""
+
+    name: str
+    address: str
+    stored: str
+    known: bool
+    throttled: bool
+
+
+def begin(store: Store, throttle: Throttle, name: str, address: str) -> Attempt:
+    """The first half of a login, on the service's thread: who, and whether this attempt is
+    throttled (too soon after failures from this address or on this account)."""
     now = store.clock()
-    row = store.db.execute("SELECT role, hash, failures, locked_until FROM users WHERE name = ?",
+    row = store.db.execute("SELECT hash, locked_until FROM users WHERE name = ?",
                            (name,)).fetchone() if valid_name(name) else None
-    if row is None:
-        try:
-            _hasher.verify(_DUMMY, password)
-        except VerificationError:
-            pass
-        store.audit(name[:NAME_MAX], "login refused", "unknown user")
-        raise AuthError("wrong name or password")
-    role, stored, failures, locked_until = row
+    throttled = throttle.wait(address, now) > 0 or (row is not None and row[1] > now)
+    return Attempt(name, address, row[0] if row is not None else _DUMMY, row is not None, throttled)
+
+
+def check(attempt: Attempt, password: str) -> bool:
+    """The password against the hash: argon2's work, for a worker thread (never the event loop)."""
+    if attempt.throttled:
+        return False
     try:
-        ok = _hasher.verify(stored, password)
+        return bool(_hasher.verify(attempt.stored, password)) and attempt.known
     except (VerifyMismatchError, VerificationError, InvalidHashError):
-        ok = False
-    if locked_until > now:
-        store.audit(name, "login refused", "locked")
-        raise AuthError("too many wrong passwords: this account is locked for a while")
+        return False
+
+
+def finish(store: Store, throttle: Throttle, attempt: Attempt, ok: bool) -> tuple[str, Session]:
+    """The second half, on the service's thread: the session, or :class:`AuthError` with the one
+    answer for every refusal; the failure counted and audited with its reason and address."""
+    now, name, address = store.clock(), attempt.name, attempt.address
     if not ok:
-        failures += 1
-        locked = now + LOCK_SECONDS if failures >= MAX_FAILURES else 0
-        store.db.execute("UPDATE users SET failures = ?, locked_until = ? WHERE name = ?",
-                         (0 if locked else failures, locked, name))
-        store.audit(name, "login refused", "wrong password" + (" (locked)" if locked else ""))
-        raise AuthError("wrong name or password")
-    store.db.execute("UPDATE users SET failures = 0 WHERE name = ?", (name,))
+        why = "throttled" if attempt.throttled else "wrong password" if attempt.known else "unknown user"
+        if not attempt.throttled:  # (a throttled attempt adds nothing: it was never checked)
+            throttle.failed(address, now)
+            if attempt.known:
+                failures = store.db.execute("SELECT failures FROM users WHERE name = ?", (name,)).fetchone()[0] + 1
+                store.db.execute("UPDATE users SET failures = ?, locked_until = ? WHERE name = ?",
+                                 (failures, now + BY_ACCOUNT.delay(failures), name))
+        store.audit(name[:NAME_MAX] if valid_name(name) else "?", "login refused", f"{why} from {address[:64]}")
+        raise AuthError(REFUSED)
+    throttle.succeeded(address)
+    role = store.db.execute("SELECT role FROM users WHERE name = ?", (name,)).fetchone()[0]
+    store.db.execute("UPDATE users SET failures = 0, locked_until = 0 WHERE name = ?", (name,))
     token, csrf = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
     store.db.execute("INSERT INTO sessions (token, user, csrf, created, seen) VALUES (?, ?, ?, ?, ?)",
                      (_digest(token), name, csrf, now, now))
-    store.audit(name, "login", role)
+    store.audit(name, "login", f"{role} from {address[:64]}")
     return token, Session(name, role, csrf)
+
+
+def login(store: Store, name: str, password: str, *, throttle: Throttle | None = None,
+          address: str = "local") -> tuple[str, Session]:
+    """A whole login in the caller's thread (the tests, a tool): :func:`begin`, :func:`check`,
+    :func:`finish`. Returns (the cookie's token, the session); raises :class:`AuthError`."""
+    throttle = throttle if throttle is not None else Throttle()
+    attempt = begin(store, throttle, name, address)
+    return finish(store, throttle, attempt, check(attempt, password))
 
 
 def session(store: Store, token: str | None, max_idle: float) -> Session | None:
