@@ -136,3 +136,41 @@ def test_a_table_cannot_publish_as_another_table(room_broker):
     t1.loop_stop()
     t1.disconnect()
     floor.stop()
+
+
+def test_simulate_logs_in_to_a_password_broker_and_a_wrong_password_is_one_line_exit_3(room_broker, tmp_path):
+    """``tablectl simulate --broker`` logs in as ``tablectl run`` does (a user, a password file,
+    the room CA): everything acknowledged, exit 0. With a wrong password: the broker's refusal in
+    one line, exit 3 without waiting out the acknowledgements, and the outbox kept where it says."""
+    import re
+    import sys
+
+    b = room_broker
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"format": 1, "game": "holdem", "seats": SEATS, "button": BUTTON,
+                                  "hands": [{"steps": CLEAN}]}))
+    right, wrong = tmp_path / "t1.password", tmp_path / "wrong.password"
+    right.write_text(PASSWORDS[username("r1", "t1")] + "\n")
+    wrong.write_text("not-the-password\n")
+    for f in (right, wrong):
+        f.chmod(0o600)
+
+    def simulate(password: Path) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "controller.service.cli", "simulate", str(script), "--json",
+                               "--broker", f"mqtts://127.0.0.1:{b.tls_port}", "--room", "r1", "--table", "t1",
+                               "--username", username("r1", "t1"), "--password-file", str(password),
+                               "--ca-file", str(b.pki["ca"])],  # type: ignore[attr-defined]
+                              capture_output=True, text=True, timeout=300)
+
+    ok = simulate(right)
+    assert ok.returncode == 0, ok.stderr
+    assert json.loads(ok.stdout)["hands"][0]["stub_count"] > 0
+    refused = simulate(wrong)
+    assert refused.returncode == 3, refused.stderr
+    lines = [line for line in refused.stderr.splitlines() if line.startswith("tablectl simulate:")]
+    assert re.match(r"tablectl simulate: the broker refused the connection: .*(authori|password)", lines[0], re.I), lines
+    assert "within 30 s" not in refused.stderr  # (the refusal, not 30 s of waiting)
+    kept = re.search(r"is kept in (\S+journal\.sqlite3)", refused.stderr)
+    assert kept is not None and Path(kept.group(1)).exists()
+    assert json.loads(refused.stdout)["hands"][0]["stub_count"] > 0  # the report is still printed
+    shutil.rmtree(Path(kept.group(1)).parent)

@@ -79,7 +79,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     from controller.service import simulate
 
     return simulate.main(args.script, as_json=args.json, keep=args.keep, broker=args.broker, room=args.room,
-                         table=args.table, rotation=args.rotation, change=args.change)
+                         table=args.table, rotation=args.rotation, change=args.change, username=args.username,
+                         password_file=args.password_file, ca_file=args.ca_file)
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
@@ -221,6 +222,10 @@ def build_parser() -> argparse.ArgumentParser:
                                     "30 s for its acknowledgements at the end, else exit status 3")
     s.add_argument("--room", default="sim", help="the room's name on the broker (with --broker)")
     s.add_argument("--table", default="t1", help="the table's name on the broker (with --broker)")
+    s.add_argument("--username", default=None, help="the table's broker user (with --broker), as [room] username")
+    s.add_argument("--password-file", default=None,
+                   help="a file holding that user's password on its first line (0600), as [room] password_file")
+    s.add_argument("--ca-file", default=None, help="the room CA's certificate for mqtts:// (as [room] ca_file)")
     s.add_argument("--rotation", default=None, help="deal on a mixed game's configuration (MIXED-001): "
                    "horse, 8game, or games joined by commas (holdem,razz,stud)")
     s.add_argument("--change", default=None, help="with --rotation: orbit (the default) or the hands of each game")

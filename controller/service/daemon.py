@@ -160,7 +160,8 @@ class Daemon:
                       "button": self.table.button, "game": self.table.game_now, "online": self.online()}
         if self.room is not None:  # (the outbox's counts: tablectl simulate --broker waits on them)
             link = self.room.link
-            status["room"] = {**link.counts(), "connected": link.connected, "waiting_for_clock": link.waiting_for_clock}
+            status["room"] = {**link.counts(), "connected": link.connected, "waiting_for_clock": link.waiting_for_clock,
+                              "last_error": link.last_error}
         return status
 
     def online(self) -> dict[str, bool]:

@@ -59,12 +59,17 @@ EXIT_UNACKED = 3
 
 
 class Unacknowledged(SimulationError):
-    """``--broker``: the broker did not acknowledge everything in time (exit status 3)."""
+    """``--broker``: the broker did not acknowledge everything in time, or refused the table's
+    login (exit status 3)."""
 
-    def __init__(self, left: int, report: dict[str, Any]) -> None:
-        super().__init__(f"the broker did not acknowledge {left} message(s) within {ACK_WAIT:g} s "
-                         f"(the table's outbox keeps them for the next start)")
-        self.left, self.report = left, report
+    def __init__(self, left: int, report: dict[str, Any], refused: str | None = None) -> None:
+        if refused is not None:
+            super().__init__(f"{refused}; {left} message(s) not delivered (check --username, --password-file "
+                             f"and the broker's password and ACL files: docs/room.md)")
+        else:
+            super().__init__(f"the broker did not acknowledge {left} message(s) within {ACK_WAIT:g} s "
+                             f"(the table's outbox keeps them for the next start)")
+        self.left, self.report, self.refused = left, report, refused
 
 
 class Stopped(BaseException):
@@ -405,9 +410,9 @@ def _play(script: sc.Script, workdir: Path, daemon: _Daemon, reader: SimFeigRead
         buttons = deal_hands(script, dealer, daemon, after_hand=played)
         report = build_report(script, daemon.records, dealer, buttons, placed=daemon.placed)
         if room:
-            left = _wait_acked(daemon, ack_wait)
+            left, refused = _wait_acked(daemon, ack_wait)
             if left:
-                raise Unacknowledged(left, report)
+                raise Unacknowledged(left, report, refused)
     except Unacknowledged:
         raise
     except SimulationError as exc:
@@ -416,17 +421,22 @@ def _play(script: sc.Script, workdir: Path, daemon: _Daemon, reader: SimFeigRead
     return report
 
 
-def _wait_acked(daemon: _Daemon, timeout: float) -> int:
-    """Poll the daemon (ping) until its outbox holds nothing unacknowledged; what is left. The
-    table's time runs on meanwhile, a reader cycle a poll (the broadcast feed's delay is
+def _wait_acked(daemon: _Daemon, timeout: float) -> tuple[int, str | None]:
+    """Poll the daemon (ping) until its outbox holds nothing unacknowledged: what is left, and
+    the broker's refusal of the table's login if that is why (then at once: no wait can help).
+    The table's time runs on meanwhile, a reader cycle a poll (the broadcast feed's delay is
     measured on it), while the broker answers in real time."""
     deadline = time.monotonic() + timeout
     left = -1
     while True:
         room = daemon._ping().get("room") or {}
         left = int(room.get("unacked", -1))
+        error = room.get("last_error")
+        if left and isinstance(error, str) and error.startswith("the broker refused the connection") \
+                and not room.get("connected"):
+            return max(left, 0), error
         if left == 0 or time.monotonic() >= deadline:
-            return left if left >= 0 else 0
+            return (left if left >= 0 else 0), None
         daemon.cycle()
         threading.Event().wait(0.02)
 
@@ -570,13 +580,21 @@ def display_section(cable: SimDisplayCable) -> str:
             f'sim_cable = {json.dumps(str(cable.path))}\n')
 
 
-def room_section(broker: str, room: str, table: str) -> str:
-    """The ``[room]`` section ``--broker`` gives the simulated table."""
-    return f'[room]\nbroker = {json.dumps(broker)}\nroom = {json.dumps(room)}\ntable = {json.dumps(table)}\n'
+def room_section(broker: str, room: str, table: str, *, username: str | None = None,
+                 password_file: str | None = None, ca_file: str | None = None) -> str:
+    """The ``[room]`` section ``--broker`` gives the simulated table: logged in as ``tablectl run``
+    is (a user and its password file, the room CA for mqtts://)."""
+    lines = [f"broker = {json.dumps(broker)}", f"room = {json.dumps(room)}", f"table = {json.dumps(table)}"]
+    for key, value in (("username", username), ("password_file", password_file), ("ca_file", ca_file)):
+        if value is not None:
+            path = value if key == "username" else str(Path(value).resolve())
+            lines.append(f"{key} = {json.dumps(path)}")
+    return "[room]\n" + "\n".join(lines) + "\n"
 
 
 def main(path: str, *, as_json: bool, keep: bool = False, broker: str | None = None, room: str = "sim",
-         table: str = "t1", rotation: str | None = None, change: str | None = None) -> int:
+         table: str = "t1", rotation: str | None = None, change: str | None = None, username: str | None = None,
+         password_file: str | None = None, ca_file: str | None = None) -> int:
     try:
         mixed = rotation_lines(rotation, change)
     except ValueError as exc:
@@ -601,7 +619,11 @@ def main(path: str, *, as_json: bool, keep: bool = False, broker: str | None = N
         try:
             with _SIGNALS.hold():  # the folder is known to the finally below before a signal can stop us
                 workdir = Path(tempfile.mkdtemp(prefix="tablectl-sim-"))
-            section = room_section(broker, room, table) if broker else None
+            if not broker and (username or password_file or ca_file):
+                print("tablectl simulate: --username, --password-file and --ca-file go with --broker", file=sys.stderr)
+                return 2
+            section = room_section(broker, room, table, username=username, password_file=password_file,
+                                   ca_file=ca_file) if broker else None
             if section is not None:  # (checked before the daemon starts: a bad URL is one line, status 2)
                 from controller.service.config import ConfigError
                 from controller.service.room_config import parse_room
@@ -616,6 +638,9 @@ def main(path: str, *, as_json: bool, keep: bool = False, broker: str | None = N
         except Unacknowledged as exc:
             print(json.dumps(exc.report, indent=2) if as_json else format_report(exc.report))
             print(f"tablectl simulate: {exc}", file=sys.stderr)
+            keep = True  # (what the broker never took is in the table's outbox: kept, and said where)
+            print(f"tablectl simulate: the table's outbox, with what the broker did not acknowledge, is kept in "
+                  f"{workdir / 'journal.sqlite3'}", file=sys.stderr)
             return EXIT_UNACKED
         except SimulationError as exc:
             print(f"tablectl simulate: {exc}", file=sys.stderr)
