@@ -104,8 +104,10 @@ class FakeTable:
     """A table's link as the floor sees it (docs/room.md's topics and payloads)."""
 
     def __init__(self, broker: Broker, room: str = "main", table: str = "t7", *, user: str | None = None,
-                 password: str | None = None, ca: Path | None = None) -> None:
+                 password: str | None = None, ca: Path | None = None, signer: Any = None) -> None:
         self.prefix = f"tablectl/{room}/{table}"
+        #: the table's signing key (controller.service.room.signing.Signer): its records signed
+        self.signer = signer
         self.room, self.table = room, table
         self.seq = 0
         self.sent: dict[int, dict[str, Any]] = {}  # events/floor by seq: the outbox a replay reads
@@ -162,7 +164,9 @@ class FakeTable:
         if self.last_state is not None:
             client.publish(f"{self.prefix}/state", json.dumps(self.last_state), qos=1, retain=True)
 
-    def publish(self, topic: str, body: dict[str, Any], *, retain: bool = False) -> None:
+    def publish(self, topic: str, body: dict[str, Any], *, retain: bool = False, sign: bool = True) -> None:
+        if sign and self.signer is not None and topic in ("hands", "events/floor", "events/dealer"):
+            body = {**body, "sig": self.signer.sign(body)}
         self.client.publish(f"{self.prefix}/{topic}", json.dumps(body), qos=1, retain=retain).wait_for_publish(10)
 
     def state(self, **extra: Any) -> None:
@@ -200,9 +204,10 @@ class FakeTable:
         self.publish("events/floor", body)
         return seq
 
-    def hand(self, *, prev: str | None = None, record: dict[str, Any] | None = None) -> int:
+    def hand(self, *, prev: str | None = None, record: dict[str, Any] | None = None, sign: bool = True) -> int:
         """A finished hand on ``hands``, chained (docs/room.md: SHA-256 of the canonical JSON
-        without ``hash``, written out here); ``prev`` given: a broken link."""
+        without ``hash``, written out here); ``prev`` given: a broken link; ``sign`` False: no
+        signature, however valid the chain."""
         self.hand_seq += 1
         number = record.get("hand", self.hand_seq) if record else self.hand_seq
         body = {"type": "HandFinished", "hand": number, "ts": time.time(),
@@ -210,7 +215,7 @@ class FakeTable:
                 "prev": self.last_hash if prev is None else prev}
         body["hash"] = hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
         self.last_hash = body["hash"]
-        self.publish("hands", body)
+        self.publish("hands", body, sign=sign)
         return self.hand_seq
 
     def _on_message(self, client: Any, userdata: Any, msg: Any) -> None:
@@ -225,14 +230,17 @@ class FakeTable:
         if body.get("cmd") == "replay" and body.get("topic") == "events/floor":
             again = [self.sent[s] for s in sorted(self.sent) if s >= body["from"]]
             for m in again:
-                client.publish(f"{self.prefix}/events/floor", json.dumps(m), qos=1)
+                client.publish(f"{self.prefix}/events/floor", json.dumps(self._signed(m)), qos=1)
             reply.update(topic="events/floor", sent=len(again))
         if body.get("cmd") == "ack":
             seq = self.next_seq()
             self.sent[seq] = {"type": "Ack", "ts": 1767225700.0 + seq, "audience": "floor", "ack_seq": body["seq"],
                               "code": "deck.foreign_card", "user": body["user"], "command": body["id"], "seq": seq}
-            client.publish(f"{self.prefix}/events/floor", json.dumps(self.sent[seq]), qos=1)
+            client.publish(f"{self.prefix}/events/floor", json.dumps(self._signed(self.sent[seq])), qos=1)
         client.publish(f"{self.prefix}/cmd/reply", json.dumps(reply), qos=1)
+
+    def _signed(self, body: dict[str, Any]) -> dict[str, Any]:
+        return {**body, "sig": self.signer.sign(body)} if self.signer is not None else body
 
     def stop(self) -> None:
         self.client.disconnect()

@@ -39,10 +39,16 @@ def setup(tmp_path_factory):
     (folder / "broker").mkdir()
     broker = Broker(folder / "broker")
     broker.start()
-    floor = FloorProc(folder, broker, extra="command_timeout = 2")  # (a command unanswered for 2 s: failed)
+    # main/t7 (the fake table) and r1/t5 (the real daemon) sign their records; the floor has their keys
+    from controller.service.room.signing import Signer, new_key_pair
+
+    keys = {name: new_key_pair() for name in ("main/t7", "r1/t5")}
+    tables = "".join(f'"{name}" = "{public}"\n' for name, (_, public) in keys.items())
+    floor = FloorProc(folder, broker, extra=f"command_timeout = 2\n[floor.tables]\n{tables}")  # (2 s: failed)
+    floor.keys = keys  # type: ignore[attr-defined]
     add_users(floor)
     floor.start()
-    table = FakeTable(broker)
+    table = FakeTable(broker, signer=Signer(bytes.fromhex(keys["main/t7"][0])))
     table.state()
     with sync_api.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, headless=True,
@@ -359,6 +365,36 @@ def test_a_table_run_twice_with_fresh_journals_keeps_every_alert_of_both(setup, 
     maria.page.locator('div[data-table="r2/t1"]', has_text="started over").wait_for()
 
 
+def test_a_hand_record_with_a_valid_chain_but_no_valid_signature_is_flagged(setup):
+    """Whoever can publish on the table's topics (the broker's owner, another client's password)
+    can compute a valid hash chain; only the table can sign. The floor, which has the table's
+    public key, flags the record on its hand page and the tile."""
+    floor, table, browser, person = setup
+    maria = person("maria")
+    table.hand(record={"hand": 51, "game": "holdem", "zones": {"seat:2": ["Qs", "Qd"]}, "alerts": [], "stub_count": 40})
+    forged = table.hand(record={"hand": 52, "game": "holdem", "zones": {"seat:2": ["As", "Ad"]}, "alerts": [],
+                                "stub_count": 40}, sign=False)
+    maria.page.locator('div[data-table="main/t7"]', has_text="BROKEN").wait_for()
+    page = maria.context.new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    try:
+        page.goto(floor.url + "/hands")
+        page.fill("#q-card", "Ad")
+        page.click("#q-go")
+        wait_until(lambda: len(page.query_selector_all("tr.hand-row")) == 1, 10, what="the forged hand found")
+        page.click("tr.hand-row")
+        page.locator("#hand", has_text="no signature").wait_for()
+        page.fill("#q-card", "Qd")
+        page.click("#q-go")
+        wait_until(lambda: len(page.query_selector_all("tr.hand-row")) == 1, 10, what="the signed hand found")
+        page.click("tr.hand-row")
+        page.locator("#hand", has_text="intact").wait_for()
+        assert "no signature" not in page.inner_text("#hand")
+    finally:
+        page.close()
+    assert f"hands seq {forged}: no signature" in floor.log.read_text()
+
+
 def test_a_wrong_password_is_refused_on_the_page(setup):
     floor, _, browser, _ = setup
     context = browser.new_context()
@@ -465,8 +501,11 @@ def test_the_real_daemon_a_foul_card_acknowledged_from_the_page_is_journalled_wi
         finally:
             maria.page.click("#manage-close")
 
+    key = tmp_path / "t5.signing-key"
+    key.write_text(floor.keys["r1/t5"][0] + "\n")
+    key.chmod(0o600)
     run_script(parse_script(json.dumps(script)), workdir=tmp_path, on_hand=after, on_step=step,
-               room=room_section(floor.broker.url, "r1", "t5"))
+               room=room_section(floor.broker.url, "r1", "t5") + f'signing_key = "{key}"\n')
     assert "DECK-006" in seen["text"] and "2h@B" in seen["text"]
     assert not has_card(seen["tom"], "2h@B") and "DECK-006" in seen["tom"]
     assert "acknowledged by floor:maria" in seen["ana"]
@@ -485,6 +524,16 @@ def test_the_real_daemon_a_foul_card_acknowledged_from_the_page_is_journalled_wi
     assert (json.loads(rows[0][1])["seq"], json.loads(rows[0][1])["epoch"]) == (int(seq), epoch)
     assert epoch == db.execute("SELECT value FROM meta WHERE key = 'epoch'").fetchone()[0]
     assert json.loads(rows[1][1]) == {"cmd": "dealer", "name": "Bo Chen", "at_relief": True}
+    # every record the real table signed checked out at the floor, which has its public key
+    fdb = sqlite3.connect(f"file:{floor.database}?mode=ro", uri=True)
+    try:
+        signed = fdb.execute("SELECT count(*) FROM messages WHERE room = 'r1' AND tbl = 't5' AND topic = 'hands' "
+                             "AND json_extract(payload, '$.sig') IS NOT NULL").fetchone()[0]
+        bad = fdb.execute("SELECT count(*) FROM chain_breaks WHERE room = 'r1' AND tbl = 't5'").fetchone()[0] + \
+            fdb.execute("SELECT count(*) FROM suspects WHERE room = 'r1' AND tbl = 't5'").fetchone()[0]
+    finally:
+        fdb.close()
+    assert signed == 2 and bad == 0
     records = [json.loads(r) for r, in db.execute("SELECT record FROM hands ORDER BY number")]
     assert [(r["hand"], r.get("dealer")) for r in records] == [(1, "Ann Lee"), (2, "Ann Lee")]
     foul_alerts = [json.loads(d) for d, in db.execute("SELECT data FROM alerts WHERE code = 'deck.wrong_deck'")]

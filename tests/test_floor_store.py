@@ -338,3 +338,30 @@ def test_a_seq_far_ahead_is_flagged_once_and_never_asked_for(tmp_path):
     assert "more than 10,000 ahead of the last seen (1)" in far[0].breaks[0]
     assert st.tables()[0]["suspects"] == 1 and [a["seq"] for a in st.alerts()] == [1]
     assert st.ingest(T + "events/floor", alert(2)).kind == "alert"  # the table's next real alert still lands
+
+
+def test_with_the_tables_key_an_unsigned_alert_is_kept_out_and_an_unsigned_hand_flagged(tmp_path):
+    from controller.service.room.signing import Signer, new_key_pair
+
+    private, public = new_key_pair()
+    signer = Signer(bytes.fromhex(private))
+    st = Store(tmp_path / "floor.db", keys={"main/t7": public})
+    st.ingest(T + "state", msg(online=True, room="main", table="t7"))
+
+    def signed(body: bytes) -> bytes:
+        b = json.loads(body)
+        return json.dumps({**b, "sig": signer.sign(b)}).encode()
+
+    assert st.ingest(T + "events/floor", signed(alert(1))).kind == "alert"
+    assert st.ingest(T + "events/floor", alert(2)).kind == "suspect"  # no signature
+    forged = json.loads(signed(alert(3)))
+    forged["card"] = "As"  # changed after signing
+    assert st.ingest(T + "events/floor", json.dumps(forged).encode()).kind == "suspect"
+    assert [a["seq"] for a in st.alerts()] == [1]
+    first = hand(1, "0" * 64)
+    assert st.ingest(T + "hands", json.dumps({**first, "sig": signer.sign(first)}).encode()).breaks == []
+    second = hand(2, first["hash"])  # a valid chain, no signature
+    got = st.ingest(T + "hands", json.dumps(second).encode())
+    assert got.breaks == ["hands seq 2: no signature: not shown as the table's record"]
+    assert st.hand("main", "t7", 2)["chain_problems"] == got.breaks and st.hand("main", "t7", 1)["chain_problems"] == []
+    assert st.tables()[0]["suspects"] == 2

@@ -168,7 +168,8 @@ def test_simulate_logs_in_to_a_password_broker_and_a_wrong_password_is_one_line_
     refused = simulate(wrong)
     assert refused.returncode == 3, refused.stderr
     lines = [line for line in refused.stderr.splitlines() if line.startswith("tablectl simulate:")]
-    assert re.match(r"tablectl simulate: the broker refused the connection: .*(authori|password)", lines[0], re.I), lines
+    refusal = r"tablectl simulate: the broker refused the connection: .*(authori|password)"
+    assert re.match(refusal, lines[0], re.I), lines
     assert "within 30 s" not in refused.stderr  # (the refusal, not 30 s of waiting)
     kept = re.search(r"is kept in (\S+journal\.sqlite3)", refused.stderr)
     assert kept is not None and Path(kept.group(1)).exists()

@@ -89,3 +89,35 @@ def test_a_table_with_a_client_certificate_from_the_room_ca(room_broker, tmp_pat
         link.stop()
         floor.stop()
         j.close()
+
+
+def test_enroll_makes_the_tables_signing_key_and_the_floors_line_for_it(tmp_path):
+    """The private key stays with the table (0600, never printed); the public key is printed in
+    the floor's [floor.tables] line, which the floor's configuration reads; a record the key
+    signed verifies with it there (a second library's check: cryptography's own Ed25519)."""
+    import re
+    import tomllib
+
+    from controller.service.floor.config import parse_floor_text
+    from controller.service.room.signing import Signer, verify
+
+    r = enroll("t7", "--room", "main", "--dir", str(tmp_path), cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    key = tmp_path / "t7.signing-key"
+    assert stat.S_IMODE(key.stat().st_mode) == 0o600
+    private = key.read_text().strip()
+    assert len(private) == 64 and private not in r.stdout
+    line = re.search(r'^"main/t7" = "([0-9a-f]{64})"$', r.stdout, re.M)
+    assert line is not None
+    floor_toml = f'[floor]\nbroker = "mqtt://127.0.0.1:1883"\n[floor.tables]\n{line.group(0)}\n'
+    cfg = parse_floor_text(floor_toml, path=tmp_path / "floor.toml")
+    assert cfg.table_keys == {"main/t7": line.group(1)}
+    signer = Signer.from_file(key)
+    body = {"type": "HandFinished", "hand": 3, "seq": 9}
+    assert verify(cfg.table_keys["main/t7"], {**body, "sig": signer.sign(body)})
+    assert tomllib.loads(floor_toml)["floor"]["tables"]["main/t7"] == signer.public()
+    key.chmod(0o644)
+    with pytest.raises(ValueError, match="readable by others"):
+        Signer.from_file(key)
+    with pytest.raises(Exception, match="tables.main/t7"):
+        parse_floor_text(floor_toml.replace(line.group(1), "xyz"), path=tmp_path / "floor.toml")

@@ -220,6 +220,8 @@ class Journal:
         self.snapshot_failures = 0
         self._hand_noted = 0
         self._epoch: str | None = None  # (read at the first use after open)
+        #: signs the room messages it numbers (room/signing.py; the room link sets it)
+        self.sign: Callable[[dict[str, Any]], str] | None = None
 
     # -- opening, checking, salvaging ------------------------------------------------------
     def _connect(self, path: Path) -> sqlite3.Connection:
@@ -516,7 +518,7 @@ class Journal:
                                      rows_a)
                 self._db.executemany("INSERT INTO hands (number, ended, record) VALUES (?, ?, ?)", rows_h)
                 if outbox:
-                    insert_rows(self._db, event_id, outbox, epoch=epoch)
+                    insert_rows(self._db, event_id, outbox, epoch=epoch, sign=self.sign)
                 if top:
                     self._db.execute("INSERT OR REPLACE INTO meta VALUES ('max_hand', ?)",
                                      (str(max(top, self._meta_int("max_hand"))),))

@@ -52,6 +52,8 @@ class RoomConfig:
     outbox_days: float = 7.0
     #: seconds after a card is dealt before ``broadcast`` may carry it; None: no ``broadcast``
     broadcast_delay: float | None = None
+    #: the table's Ed25519 private key (room/signing.py): its records signed; None: unsigned
+    signing_key: str | None = None
 
     @property
     def prefix(self) -> str:
@@ -135,6 +137,14 @@ def parse_room(doc: dict[str, Any], *, src: str, base: Path) -> RoomConfig | Non
         raise s.err("password_file", "a password needs a username")
     if (ca_file or cert_file) and not tls:
         raise s.err("ca_file" if ca_file else "cert_file", "certificates need an mqtts:// broker")
+    signing_key = path("signing_key")
+    if signing_key is not None:  # (read now: a key the daemon cannot use is one line here, not a crash later)
+        from controller.service.room.signing import Signer
+
+        try:
+            Signer.from_file(signing_key)
+        except (OSError, ValueError) as exc:
+            raise s.err("signing_key", str(getattr(exc, "strerror", None) or exc)) from None
     days = s.number("outbox_days", 7.0)  # (bounds: config.BOUNDS, docs/configuration.md)
     delay = s.number("broadcast_delay", None)
     s.finish()
@@ -143,4 +153,4 @@ def parse_room(doc: dict[str, Any], *, src: str, base: Path) -> RoomConfig | Non
                           f"(nothing is published that is not on disk first)")
     return RoomConfig(broker=broker, host=host, port=port, tls=tls, room=names["room"], table=names["table"],
                       username=username, password_file=password_file, cert_file=cert_file, key_file=key_file,
-                      ca_file=ca_file, outbox_days=days, broadcast_delay=delay)
+                      ca_file=ca_file, outbox_days=days, broadcast_delay=delay, signing_key=signing_key)

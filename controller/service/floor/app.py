@@ -50,7 +50,7 @@ class FloorService:
 
     def __init__(self, cfg: FloorConfig, *, link: bool = True) -> None:
         self.cfg = cfg
-        self.store = Store(cfg.database)
+        self.store = Store(cfg.database, keys=cfg.table_keys)
         self.throttle = auth.Throttle()  # failed logins by client address (auth.BY_ADDRESS)
         self.sockets: dict[web.WebSocketResponse, auth.Session] = {}
         self.tokens: dict[web.WebSocketResponse, str] = {}  # each socket's session cookie, to close at logout

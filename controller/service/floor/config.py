@@ -15,7 +15,7 @@ controller.service.config.ConfigError: f.toml: [floor] port: want a whole number
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -53,6 +53,9 @@ class FloorConfig:
     #: seconds a table has to answer a command before the page shows it failed (or queued, the
     #: table offline)
     command_timeout: int = 10
+    #: "room/table" -> the table's public signing key (``[floor.tables]``, from ``tablectl room
+    #: enroll``): its records' signatures are checked (room/signing.py)
+    table_keys: dict[str, str] = field(default_factory=dict)
 
     @property
     def https(self) -> bool:
@@ -124,13 +127,31 @@ def parse_floor(doc: dict[str, Any], *, src: str, base: Path) -> FloorConfig:
     database = path("database", must_exist=False) or str(base / "floor.db")
     secure_cookie = s.get("secure_cookie", bool, tls_cert is not None)
     command_timeout = _whole(s, "command_timeout", 10, 1, 300)
+    table_keys = _table_keys(s)
     s.finish()
     return FloorConfig(broker=broker, host=url.hostname, port_mqtt=port_given or (8883 if mqtt_tls else 1883),
                        mqtt_tls=mqtt_tls, username=username, password_file=password_file, ca_file=ca_file,
                        cert_file=cert_file, key_file=key_file, client_id=client_id, room=room, listen=listen,
                        port=port, database=database, tls_cert=tls_cert, tls_key=tls_key,
                        session_seconds=session_seconds, secure_cookie=secure_cookie,
-                       command_timeout=command_timeout)
+                       command_timeout=command_timeout, table_keys=table_keys)
+
+
+def _table_keys(s: _Section) -> dict[str, str]:
+    """``[floor.tables]``: ``"room/table" = "64 hex digits"``, each table's public signing key."""
+    s.used.add("tables")
+    raw = s.data.get("tables", {})
+    if not isinstance(raw, dict):
+        raise s.err("tables", 'want a table of "room/table" = "the table\'s public key (64 hex digits)"')
+    out = {}
+    for name, key in raw.items():
+        room, _, table = str(name).partition("/")
+        if not room or not table or "/" in table or len(name) > 129:
+            raise s.err(f"tables.{name}"[:80], 'want "room/table" as the key, e.g. "main/t7"')
+        if not isinstance(key, str) or len(key) != 64 or any(c not in "0123456789abcdef" for c in key.lower()):
+            raise s.err(f"tables.{name}"[:80], "want the table's public key: 64 hex digits (tablectl room enroll)")
+        out[name] = key.lower()
+    return out
 
 
 def parse_floor_text(text: str, *, path: Path) -> FloorConfig:

@@ -136,9 +136,11 @@ def open_private(path: str) -> sqlite3.Connection:
 class Store:
     """The floor's database. One thread uses it at a time (the service's event loop)."""
 
-    def __init__(self, path: str | Path, *, clock: Any = time.time) -> None:
+    def __init__(self, path: str | Path, *, clock: Any = time.time, keys: dict[str, str] | None = None) -> None:
         self.path = str(path)
         self.clock = clock
+        #: "room/table" -> its public signing key: its records' signatures checked (room/signing.py)
+        self.keys = dict(keys or {})
         self.db = open_private(self.path)
         self.db.executescript(SCHEMA)
         self._migrate()
@@ -240,6 +242,11 @@ class Store:
             self.db.execute("INSERT INTO suspects (room, tbl, epoch, topic, seq, problem, found) "
                             "VALUES (?, ?, ?, ?, ?, ?, ?)", (room, table, epoch, rest, seq, problem, now))
             return Ingested("suspect", room, table, body, breaks=[problem])
+        unsigned = self._unsigned(room, table, rest, seq, body)
+        if unsigned is not None and rest != "hands":  # (an alert or an Ack not the table's: kept out)
+            self.db.execute("INSERT INTO suspects (room, tbl, epoch, topic, seq, problem, found) "
+                            "VALUES (?, ?, ?, ?, ?, ?, ?)", (room, table, epoch, rest, seq, unsigned, now))
+            return Ingested("suspect", room, table, body, breaks=[unsigned])
         self._note_epoch(room, table, epoch, now)
         cur = self.db.execute("INSERT OR IGNORE INTO messages VALUES (?, ?, ?, ?, ?, ?, ?)",
                               (room, table, epoch, rest, seq, now, payload.decode("utf-8")))
@@ -264,8 +271,25 @@ class Store:
         elif rest == "hands":
             out.kind = "hand"
             out.breaks = self._hand(room, table, epoch, seq, body, now)
+            if unsigned is not None:  # (kept, for the record, and flagged on the hand and the tile)
+                self.db.execute("INSERT INTO chain_breaks (room, tbl, epoch, seq, problem, found) "
+                                "VALUES (?, ?, ?, ?, ?, ?)", (room, table, epoch, seq, unsigned, now))
+                out.breaks.append(unsigned)
         out.gap = self._advance(room, table, epoch, rest, seq, now)
         return out
+
+    def _unsigned(self, room: str, table: str, topic: str, seq: int, body: dict[str, Any]) -> str | None:
+        """What is wrong with a signed topic's message of a table whose key the floor has: its
+        signature missing or not the table's (room/signing.py). None: signed, or no key known."""
+        key = self.keys.get(f"{room}/{table}")
+        if key is None or topic not in ("hands", "events/floor", "events/dealer"):
+            return None
+        from controller.service.room.signing import verify
+
+        if verify(key, body):
+            return None
+        why = "no signature" if "sig" not in body else "a signature that is not the table's"
+        return f"{topic} seq {seq}: {why}: not shown as the table's record"
 
     def _note_epoch(self, room: str, table: str, epoch: str, now: float) -> None:
         """A journal's epoch seen: a new one is the table's journal started over (a new SD card,

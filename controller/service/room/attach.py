@@ -24,6 +24,10 @@ class Room:
         self.link = RoomLink(self.cfg, daemon.journal, state=self.state, on_command=self.commands.handle,
                              clock=clock, on_status=self.status)
         self.commands.link = self.link
+        if self.cfg.signing_key is not None:  # (checked when the configuration was read)
+            from controller.service.room.signing import Signer
+
+            daemon.journal.sign = Signer.from_file(self.cfg.signing_key).sign
 
     def rows(self, effects: Sequence[Effect]) -> list[Row]:
         return route(effects, broadcast=self.broadcast)

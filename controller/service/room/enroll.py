@@ -52,6 +52,29 @@ def acl_lines(room: str, table: str) -> str:
                       f"topic read {prefix}/cmd"])
 
 
+def signing_key(table: str, room: str, folder: Path) -> tuple[Path, str]:
+    """The table's Ed25519 key pair (room/signing.py): the private key written to
+    ``DIR/TABLE.signing-key`` (0600, made so before a byte is in it); returns its path and the
+    public key, for the floor's ``[floor.tables]``."""
+    from controller.service.room.signing import new_key_pair
+
+    path = folder / f"{table}.signing-key"
+    if path.exists():
+        raise ValueError(f"{path} exists: remove it first to make a new key (and give the floor the new public key)")
+    private, public = new_key_pair()
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w") as f:
+        f.write(private + "\n")
+    return path, public
+
+
+def _signing_lines(room: str, table: str, path: Path, public: str) -> str:
+    return (f"# the table's signing key: {path} (mode 0600; copy it to the table as its [room] signing_key):\n"
+            f"signing_key = \"/etc/tablectl/room.signing-key\"\n\n"
+            f"# on the floor, in floor.toml (its records' signatures are checked: docs/room.md):\n"
+            f"[floor.tables]\n\"{room}/{table}\" = \"{public}\"\n\n")
+
+
 def enroll(table: str, room: str, folder: Path) -> str:
     """Make the table's password file in ``folder``; return what to add where (printed)."""
     for what, value in (("TABLE", table), ("--room", room)):
@@ -63,15 +86,20 @@ def enroll(table: str, room: str, folder: Path) -> str:
     if path.exists():
         raise ValueError(f"{path} exists: remove it first to make a new password (the old one stops working "
                          f"once its line is replaced in the broker's password file)")
+    key_path = folder / f"{table}.signing-key"
+    if key_path.exists():
+        raise ValueError(f"{key_path} exists: remove it first to make a new key")
     password = secrets.token_urlsafe(32)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "w") as f:
         f.write(password + "\n")
+    key_path, public = signing_key(table, room, folder)
     user = username(room, table)
     return (f"# the table's password: {path} (mode 0600; copy it to the table as its [room] password_file)\n"
             f"# on the table, in tablectl.toml:\n[room]\nbroker = \"mqtts://BROKER:8883\"\nroom = \"{room}\"\n"
             f"table = \"{table}\"\nusername = \"{user}\"\npassword_file = \"/etc/tablectl/room.password\"\n"
-            f"ca_file = \"/etc/tablectl/room-ca.crt\"\n\n"
+            f"ca_file = \"/etc/tablectl/room-ca.crt\"\n"
+            + _signing_lines(room, table, key_path, public) +
             f"# on the broker, append to /etc/mosquitto/tablectl.passwd:\n{password_line(user, password)}\n\n"
             f"# on the broker, append to /etc/mosquitto/tablectl.acl:\n{acl_lines(room, table)}\n\n"
             f"# then: systemctl reload mosquitto\n")
@@ -113,10 +141,12 @@ def enroll_cert(table: str, room: str, folder: Path, ca_cert: Path, ca_key: Path
     finally:
         csr.unlink(missing_ok=True)
     os.chmod(key, 0o600)
+    key_path, public = signing_key(table, room, folder)
     return (f"# the table's key and certificate: {key} (mode 0600), {crt}; copy both to the table\n"
             f"# on the table, in tablectl.toml:\n[room]\nbroker = \"mqtts://BROKER:8883\"\nroom = \"{room}\"\n"
             f"table = \"{table}\"\ncert_file = \"/etc/tablectl/room.crt\"\nkey_file = \"/etc/tablectl/room.key\"\n"
-            f"ca_file = \"/etc/tablectl/room-ca.crt\"\n\n"
+            f"ca_file = \"/etc/tablectl/room-ca.crt\"\n"
+            + _signing_lines(room, table, key_path, public) +
             f"# on the broker: require_certificate true and use_identity_as_username true (docs/room/mosquitto.conf)\n"
             f"# on the broker, append to /etc/mosquitto/tablectl.acl:\n{acl_lines(room, table)}\n\n"
             f"# then: systemctl reload mosquitto\n")

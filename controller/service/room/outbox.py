@@ -29,8 +29,10 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS outbox (id INTEGER PRIMARY KEY AUTOINCREMENT, topic TEXT NOT NULL, seq INTEGER NOT NULL,
@@ -47,6 +49,8 @@ CREATE TABLE IF NOT EXISTS room_commands (cmd_id TEXT PRIMARY KEY, ts REAL NOT N
 #: the tables a salvage copies (journal._salvage)
 TABLES = ("outbox", "outbox_topics", "room_commands")
 GENESIS = "0" * 64
+#: the topics whose messages a table signs (room/signing.py, imported only by a table with a key)
+SIGNED = ("hands", "events/floor", "events/dealer")
 #: acked: 0 not yet, 1 the broker acknowledged it, 2 the broker refused it (counted, not resent)
 ACKED, REFUSED = 1, 2
 
@@ -56,17 +60,19 @@ def canonical(body: dict[str, Any]) -> str:
 
 
 def hand_hash(body: dict[str, Any]) -> str:
-    """The hash a ``hands`` message carries: SHA-256 of its canonical JSON without ``hash``."""
-    return hashlib.sha256(canonical({k: v for k, v in body.items() if k != "hash"}).encode()).hexdigest()
+    """The hash a ``hands`` message carries: SHA-256 of its canonical JSON without ``hash`` (nor
+    ``sig``, the table's signature, which is made after it and covers it: room/signing.py)."""
+    return hashlib.sha256(canonical({k: v for k, v in body.items() if k not in ("hash", "sig")}).encode()).hexdigest()
 
 
 def insert_rows(db: sqlite3.Connection, event_id: int, rows: list[tuple[str, int, float, dict[str, Any]]], *,
-                epoch: str | None = None) -> int:
+                epoch: str | None = None, sign: Callable[[dict[str, Any]], str] | None = None) -> int:
     """Number and keep ``rows`` (``topic, index, ts, body``) of event ``event_id``, inside the
     caller's transaction; a row already there is left as it is. Returns the rows added.
 
     ``epoch``: the journal's (Journal.epoch), carried by every message, inside what a hand's
-    hash and signature cover.
+    hash and signature cover. ``sign``: the table's signer (room/signing.py): the messages of
+    the topics it signs get their ``sig``, over everything else they carry.
 
     ``event_id`` 0: rows of no journalled event (a command's acknowledgment, what a recovery
     says): each gets a key of its own, below every key in the outbox, so that two never collide.
@@ -94,6 +100,8 @@ def insert_rows(db: sqlite3.Connection, event_id: int, rows: list[tuple[str, int
         if topic == "hands":
             body["prev"] = head or GENESIS
             body["hash"] = head = hand_hash(body)
+        if sign is not None and topic in SIGNED:
+            body["sig"] = sign(body)
         db.execute("INSERT INTO outbox (topic, seq, event_id, idx, ts, payload) VALUES (?, ?, ?, ?, ?, ?)",
                    (topic, seq, key, idx, ts, canonical(body)))
         db.execute("INSERT INTO outbox_topics (topic, last_seq, head) VALUES (?, ?, ?) ON CONFLICT (topic) "
