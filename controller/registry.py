@@ -143,9 +143,11 @@ class DeckRegistry:
                                 f"registered: {', '.join(self.decks)}")
         clash = [u for u in deck.cards if u in self._by_uid]
         if clash:
-            other = self._by_uid[clash[0]].deck
-            raise RegistryError(f"deck {deck.id!r} shares {len(clash)} tag(s) with deck {other!r}, "
-                                f"e.g. {clash[0]}")
+            # (by card, never by UID: a registered tag's UID is the key to reading a deck from
+            # outside, and this refusal reaches the floor: docs/room.md, "UIDs")
+            other = self._by_uid[clash[0]]
+            raise RegistryError(f"deck {deck.id!r} shares {len(clash)} tag(s) with deck {other.deck!r}, "
+                                f"e.g. its {deck.cards[clash[0]]} is {other.card} of deck {other.deck!r}")
         self.decks[deck.id] = deck
         for uid, card in deck.cards.items():
             self._by_uid[uid] = TagInfo(uid, card, deck.id, deck.back)

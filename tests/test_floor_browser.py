@@ -463,8 +463,13 @@ def test_the_real_daemon_a_foul_card_acknowledged_from_the_page_is_journalled_wi
     from tests.rules_common import BUTTON, CLEAN, END, SEATS, deal, hole
     from tests.scenarios import NOISE
 
+    from controller.cards import setup_order
+    from hw_sim.decks import sim_uid
+    from tests.broker import Subscriber
+
     floor, _, browser, person = setup
-    maria, ana, tom = person("maria"), person("ana"), person("tom")
+    maria, ana, tom, vic = person("maria"), person("ana"), person("tom"), person("vic")
+    everything = Subscriber(floor.broker.port, ["tablectl/r1/t5/#"]).start()  # (the plain test broker: all topics)
     foul = hole()[:3] + [deal("2h@B", 6)] + CLEAN[4:-1] + [END]
     relieved = CLEAN[:5] + [{"press": "relief"}] + CLEAN[5:]
     script = {"format": 1, "game": "holdem", "seats": SEATS, "button": BUTTON, "noise": dict(NOISE, seed=3),
@@ -534,6 +539,16 @@ def test_the_real_daemon_a_foul_card_acknowledged_from_the_page_is_journalled_wi
     finally:
         fdb.close()
     assert signed == 2 and bad == 0
+    # No registered card's UID (decks A and B) in any message the table sent, nor anything any role's
+    # browser received (pages, frames, search results): a registered card is named by its card.
+    registered = {sim_uid(d, c).lower() for d in "AB" for c in setup_order()}
+    everything.stop()
+    sent = [m.decode(errors="replace").lower() for msgs in everything.messages.values() for m in msgs]
+    assert sum(len(v) for v in everything.messages.values()) > 20
+    seen = [r.lower() for w in (maria, ana, tom, vic) for r in w.received]
+    for text in sent + seen:
+        found = set(re.findall(r"(?<![0-9a-f])[0-9a-f]{16}(?![0-9a-f])", text)) & registered
+        assert not found, text[:200]
     records = [json.loads(r) for r, in db.execute("SELECT record FROM hands ORDER BY number")]
     assert [(r["hand"], r.get("dealer")) for r in records] == [(1, "Ann Lee"), (2, "Ann Lee")]
     foul_alerts = [json.loads(d) for d, in db.execute("SELECT data FROM alerts WHERE code = 'deck.wrong_deck'")]
