@@ -186,7 +186,32 @@ def test_bad_messages_are_ignored_without_a_traceback(tmp_path):
                            (T + "hands", b'{"type": "HandFinished", "seq": 2, "hash": "x", "record": {"a": NaN}}')]:
         st.ingest(topic, payload)
     assert st.alerts() == []
-    assert len(st.chain_breaks("main", "t7")) >= 2  # (kept, and flagged: neither hash can be right)
+    # (a hand whose hash is no hash fails the schema: kept out of the records, counted and said)
+    assert st.db.execute("SELECT count(*) FROM hands").fetchone()[0] == 0
+    problems = [r[0] for r in st.db.execute("SELECT problem FROM suspects ORDER BY id")]
+    assert problems == ["events/floor: seq: want a whole number 1 to 4611686018427387904",
+                        "hands seq 1: type: want one of HandFinished on hands"]  # (NaN: not JSON, ignored)
+
+
+def test_a_table_speaks_only_for_itself_in_its_own_fields(tmp_path):
+    """Every field checked against its schema (bounded numbers, codes, seats), and a message on a
+    table's topic that speaks for another table: counted, said, kept out of the records."""
+    st = Store(tmp_path / "floor.db")
+    st.ingest(T + "state", msg(online=True, room="main", table="t7", hand=3))
+    bad = [(T + "state", msg(online=True, room="main", table="t8", hand=99)),
+           (T + "state", msg(online=True, room="main", table="t7", seats=[1, 1, 2])),
+           (T + "state", msg(online=True, room="main", table="t7", button=11)),
+           (T + "events/floor", msg(**{**json.loads(alert(1)), "seat": 40})),
+           (T + "events/floor", msg(**{**json.loads(alert(2)), "hand": 10 ** 30})),
+           (T + "events/floor", msg(**{**json.loads(alert(3)), "code": "<img src=x>"})),
+           (T + "events/floor", msg(**{**json.loads(alert(4)), "ts": -5})),
+           (T + "events/floor", msg(**{**json.loads(alert(5)), "type": "HandFinished"})),
+           (T + "events/dealer", msg(type="Ack", seq=1, ts=1.0, ack_seq=1, command="c"))]
+    kinds = [st.ingest(topic, payload).kind for topic, payload in bad]
+    assert kinds == ["suspect"] * len(bad)
+    assert st.alerts() == [] and st.tables()[0]["hand"] == 3  # the state as the table last said it
+    assert st.tables()[0]["suspects"] == len(bad)
+    assert st.ingest(T + "events/floor", alert(6)).kind == "alert"
 
 
 def test_every_rule_id_an_alert_can_carry_has_a_meaning():

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from controller.service.floor import schema
 from controller.service.room.outbox import hand_hash
 
 #: the topics with a ``seq`` the floor receives
@@ -197,6 +198,14 @@ class Store:
         epoch = body.get("epoch", "0")
         if not (type(epoch) is str and 0 < len(epoch) <= 32 and set(epoch) <= EPOCH_CHARS):
             return Ingested("ignored", room, table)
+        wrong = schema.check(rest, body, room, table) if rest in ("state", "cmd/reply", *NUMBERED) else None
+        if wrong is not None:
+            # (a table speaks only for itself, in its own fields: anything else is kept out)
+            seq = body.get("seq") if type(body.get("seq")) is int else None
+            problem = f"{rest}{f' seq {seq}' if seq is not None else ''}: {wrong}"
+            self.db.execute("INSERT INTO suspects (room, tbl, epoch, topic, seq, problem, found) "
+                            "VALUES (?, ?, ?, ?, ?, ?, ?)", (room, table, epoch, rest, seq, problem[:300], now))
+            return Ingested("suspect", room, table, body, breaks=[problem[:300]])
         if rest == "state":
             if body.get("online") is False:  # (the will says only that: the tile keeps what was last known)
                 row = self.db.execute("SELECT state FROM tables WHERE room = ? AND tbl = ?", (room, table)).fetchone()
