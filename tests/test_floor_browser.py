@@ -541,11 +541,14 @@ def test_the_real_daemon_a_foul_card_acknowledged_from_the_page_is_journalled_wi
     assert signed == 2 and bad == 0
     # No registered card's UID (decks A and B) in any message the table sent, nor anything any role's
     # browser received (pages, frames, search results): a registered card is named by its card.
+    found_hands = maria.page.request.get(floor.url + "/api/hands?table=r1/t5").text()  # the hands search too
+    assert '"table": "t5"' in found_hands
+    seen_extra = [found_hands]
     registered = {sim_uid(d, c).lower() for d in "AB" for c in setup_order()}
     everything.stop()
     sent = [m.decode(errors="replace").lower() for msgs in everything.messages.values() for m in msgs]
     assert sum(len(v) for v in everything.messages.values()) > 20
-    seen = [r.lower() for w in (maria, ana, tom, vic) for r in w.received]
+    seen = [r.lower() for w in (maria, ana, tom, vic) for r in w.received] + [t.lower() for t in seen_extra]
     for text in sent + seen:
         found = set(re.findall(r"(?<![0-9a-f])[0-9a-f]{16}(?![0-9a-f])", text)) & registered
         assert not found, text[:200]
