@@ -15,6 +15,8 @@ import json
 import logging
 import sqlite3
 import ssl
+import threading
+import time
 from datetime import datetime
 from pathlib import Path
 from collections.abc import Callable
@@ -42,6 +44,12 @@ HEADERS = {
     "Cache-Control": "no-store",
 }
 SESSION_KEY = web.AppKey("session", object)
+#: the pages are told what changed at most this often (seconds): a busy room's messages coalesce
+PUSH_EVERY = 0.25
+#: the open pages' sessions are read again at least this often (seconds)
+SESSIONS_AGAIN = 5.0
+#: the most messages taken in one transaction
+INBOX_BATCH = 500
 SERVICE_KEY: web.AppKey[FloorService] = web.AppKey("service")
 
 
@@ -56,11 +64,44 @@ class FloorService:
         self.tokens: dict[web.WebSocketResponse, str] = {}  # each socket's session cookie, to close at logout
         self.loop: asyncio.AbstractEventLoop | None = None
         self.link = FloorLink(cfg, self._from_thread) if link else None
+        self._inbox: list[tuple[str, bytes]] = []  # messages from paho's thread, not yet taken in
+        self._inbox_lock = threading.Lock()
+        self._inbox_due = False
+        self._dirty_tiles: dict[tuple[str, str], None] = {}  # what changed since the pages were told
+        self._dirty_alerts: dict[tuple[str, str, str, int], None] = {}
+        self._push_due = False
+        self._pushed_at = 0.0
+        self._data_version: int | None = None  # (the database as the sessions were last read)
+        self._sessions_at = 0.0
 
     # -- the broker's messages ----------------------------------------------------------------
     def _from_thread(self, topic: str, payload: bytes) -> None:
-        if self.loop is not None:
-            self.loop.call_soon_threadsafe(self.on_message, topic, payload)
+        """(paho's thread) A message for the event loop: queued, and taken in with whatever else
+        came meanwhile, in one transaction (:meth:`_take_inbox`)."""
+        if self.loop is None:
+            return
+        with self._inbox_lock:
+            self._inbox.append((topic, payload))
+            if self._inbox_due:
+                return
+            self._inbox_due = True
+        self.loop.call_soon_threadsafe(self._take_inbox)
+
+    def _take_inbox(self) -> None:
+        """Every message queued so far, in one transaction: a busy room (tables catching up after
+        an outage) costs one commit a batch, not one a message."""
+        with self._inbox_lock:
+            batch, self._inbox = self._inbox[:INBOX_BATCH], self._inbox[INBOX_BATCH:]
+            more = bool(self._inbox)
+            self._inbox_due = more
+        if more and self.loop is not None:
+            self.loop.call_soon(self._take_inbox)  # (the rest after the pages have had a turn)
+        try:
+            with self.store.batch():
+                for topic, payload in batch:
+                    self.on_message(topic, payload)
+        except sqlite3.Error as exc:
+            log.error("floor: could not commit a batch of %d messages: %s", len(batch), exc)
 
     def on_message(self, topic: str, payload: bytes) -> None:
         try:
@@ -132,31 +173,63 @@ class FloorService:
                 log.error("floor: could not read the open gaps: %s", exc)
 
     def _push(self, got: Ingested) -> None:
-        """Tell every open page what changed, each as its role may see it."""
+        """Note what changed for the open pages; they are told at most every :data:`PUSH_EVERY`
+        seconds, each tile and alert once however often it changed meanwhile (:meth:`_push_now`)."""
         if got.kind == "reply" and isinstance(got.body.get("id"), str):
             self.push_command(got.body["id"])  # (a command from the page: its answer to the floor's pages)
             return
-        alerts: list[dict[str, Any]] = []
         epoch = got.body.get("epoch", "0")
         if got.kind == "alert":
-            alerts = self.store.alerts(1, room=got.room, table=got.table, seq=got.body["seq"], epoch=epoch)
+            self._dirty_alerts[(got.room, got.table, epoch, got.body["seq"])] = None
         elif got.kind == "ack":
-            alerts = self.store.alerts(1, room=got.room, table=got.table, seq=got.body["ack_seq"], epoch=epoch)
-        tiles = self.store.tables(got.room, got.table) if got.kind in ("state", "alert", "ack", "hand",
-                                                                       "suspect") else []
+            self._dirty_alerts[(got.room, got.table, epoch, got.body["ack_seq"])] = None
+        if got.kind in ("state", "alert", "ack", "hand", "suspect"):
+            self._dirty_tiles[(got.room, got.table)] = None
+        if (self._dirty_alerts or self._dirty_tiles) and not self._push_due and self.loop is not None:
+            self._push_due = True
+            wait = max(0.0, self._pushed_at + PUSH_EVERY - time.monotonic())
+            self.loop.call_later(wait, self._push_now)
+
+    def _push_now(self) -> None:
+        """Every page told what changed since the last time: the tiles and alerts read once, worded
+        once per role, sent to each page as its role may see them."""
+        self._push_due = False
+        self._pushed_at = time.monotonic()
+        tiles_changed, self._dirty_tiles = list(self._dirty_tiles), {}
+        alerts_changed, self._dirty_alerts = list(self._dirty_alerts), {}
+        try:
+            tiles = [t for room, table in tiles_changed for t in self.store.tables(room, table)]
+            alerts = [a for room, table, epoch, seq in alerts_changed
+                      for a in self.store.alerts(1, room=room, table=table, seq=seq, epoch=epoch)]
+        except sqlite3.Error as exc:
+            log.error("floor: could not read what changed: %s", exc)
+            return
+        by_role: dict[str, list[str]] = {}
         for ws, sess in self._live():
-            msgs: list[dict[str, Any]] = [{"type": "tile", "tile": roles.tile_for(sess.role, t)} for t in tiles]
-            for a in alerts:
-                shown = roles.alert_for(sess.role, a)
-                if shown is not None:
-                    msgs.append({"type": "alert", "alert": shown})
-            for m in msgs:
-                asyncio.ensure_future(self._send(ws, m))
+            frames = by_role.get(sess.role)
+            if frames is None:
+                msgs: list[dict[str, Any]] = [{"type": "tile", "tile": roles.tile_for(sess.role, t)} for t in tiles]
+                for a in alerts:
+                    shown = roles.alert_for(sess.role, a)
+                    if shown is not None:
+                        msgs.append({"type": "alert", "alert": shown})
+                frames = by_role[sess.role] = [json.dumps(m) for m in msgs]
+            for frame in frames:
+                asyncio.ensure_future(self._send_text(ws, frame))
 
     def _live(self) -> list[tuple[web.WebSocketResponse, auth.Session]]:
         """The open pages with their sessions as they are now: a page whose session ended (logged
         out, expired, the user removed, given a new role or password) is closed, and a page
-        whose user's role changed gets what the new role may see, not what it connected with."""
+        whose user's role changed gets what the new role may see, not what it connected with.
+        The sessions are read again only when the database was changed by another process (a
+        user added or given a new role or password: SQLite's ``data_version``) or every
+        :data:`SESSIONS_AGAIN` seconds (expiry; an open page keeps its session alive): not once a
+        message for every page."""
+        version = self.store.db.execute("PRAGMA data_version").fetchone()[0]
+        now = time.monotonic()
+        if version == self._data_version and now - self._sessions_at < SESSIONS_AGAIN:
+            return [(ws, sess) for ws, sess in self.sockets.items()]
+        self._data_version, self._sessions_at = version, now
         out = []
         for ws in list(self.sockets):
             sess = auth.session(self.store, self.tokens.get(ws), self.cfg.session_seconds)
@@ -170,8 +243,11 @@ class FloorService:
         return out
 
     async def _send(self, ws: web.WebSocketResponse, msg: dict[str, Any]) -> None:
+        await self._send_text(ws, json.dumps(msg))
+
+    async def _send_text(self, ws: web.WebSocketResponse, text: str) -> None:
         try:
-            await ws.send_str(json.dumps(msg))
+            await ws.send_str(text)
         except (ConnectionError, RuntimeError):
             self.sockets.pop(ws, None)
             self.tokens.pop(ws, None)

@@ -9,12 +9,14 @@ seq)`` (a redelivery is dropped), and a ``seq`` beyond the next one expected is 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sqlite3
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from collections.abc import Iterator
 from typing import Any
 
 from controller.service.floor import schema
@@ -142,6 +144,7 @@ class Store:
         self.clock = clock
         #: "room/table" -> its public signing key: its records' signatures checked (room/signing.py)
         self.keys = dict(keys or {})
+        self._in_batch = False
         self.db = open_private(self.path)
         self.db.executescript(SCHEMA)
         self._migrate()
@@ -178,6 +181,21 @@ class Store:
 
     def close(self) -> None:
         self.db.close()
+
+    @contextlib.contextmanager
+    def batch(self) -> Iterator[None]:
+        """Many :meth:`ingest` calls in one transaction (each message its own savepoint: one that
+        fails is undone alone)."""
+        self.db.execute("BEGIN IMMEDIATE")
+        self._in_batch = True
+        try:
+            yield
+        except BaseException:
+            self._in_batch = False
+            self.db.execute("ROLLBACK")
+            raise
+        self._in_batch = False
+        self.db.execute("COMMIT")
 
     # -- from the broker -----------------------------------------------------------------------
     def ingest(self, topic: str, payload: bytes) -> Ingested:
@@ -224,12 +242,16 @@ class Store:
         seq = body.get("seq")
         if type(seq) is not int or seq < 1 or seq > 2 ** 62:
             return Ingested("ignored", room, table)
-        self.db.execute("BEGIN IMMEDIATE")
+        begin, commit, undo = (("SAVEPOINT msg", "RELEASE msg", "ROLLBACK TO msg") if self._in_batch
+                               else ("BEGIN IMMEDIATE", "COMMIT", "ROLLBACK"))
+        self.db.execute(begin)
         try:
             out = self._numbered(room, table, epoch, rest, seq, body, payload, now)
-            self.db.execute("COMMIT")
+            self.db.execute(commit)
         except BaseException:
-            self.db.execute("ROLLBACK")
+            self.db.execute(undo)
+            if self._in_batch:
+                self.db.execute(commit)
             raise
         return out
 
