@@ -1,18 +1,29 @@
 """The floor's service under a room's load (docs/floor.md): one mosquitto, ``tablectl floor`` as
-a subprocess, ``--tables`` tables (default 100) publishing as docs/room.md describes, and
-``--browsers`` floor browsers (default 5, Debian's chromium through Playwright) on the page.
+a subprocess, ``--tables`` tables (default 100) publishing as docs/room.md describes, ``--fast``
+tables more (default 5) publishing at ``tablectl simulate``'s pace (a table catching up after an
+outage: ``--fast-rate`` messages a second each), ``--browsers`` floor browsers (default 10,
+Debian's chromium through Playwright) on the page, and ``--logins`` login attempts in flight all
+along (default 10: argon2's work on the service).
 
-Two figures:
+The figures:
 
-- **latency**: alert published at the table to alert rendered in every browser (a
+- **alert latency**: alert published at the table to alert rendered in every browser (a
   MutationObserver in each page notes when an alert's item first appears; both clocks are this
-  host's), p50/p99 over ``--alerts`` alerts, while every table also publishes its floor events
-  at a realistic rate (``--events`` messages a second per table: a hand every 90 s with about 30
-  floor-addressed effects is 0.33) and a state per hand. Target: p99 under 250 ms on loopback.
+  host's), over ``--alerts`` alerts, while every table also publishes its floor events at a
+  realistic rate (``--events`` messages a second per table) and a state per 30. Target: p99
+  under 250 ms on loopback.
+- **acknowledgement latency**: Acknowledge clicked in the first browser to the alert shown
+  acknowledged in every other browser, for ``--acks`` alerts. Target: p99 under 500 ms.
+- **/api/room**: its answer time, asked every 50 ms all along. Target: p99 under 50 ms.
 - **memory**: the service's resident memory (VmRSS) before and after ``--hands`` hand records
   (default 10,000, generated faster than real time, 2 KB each), once all are stored.
 
-    .venv/bin/python bench/floor.py [--tables 100] [--browsers 5] [--alerts 300] [--hands 10000]
+``--compare DIR`` runs the same load, in the same run of the bench, first against the floor
+service of another checkout (``DIR``: ``git worktree add DIR a74abed``), then against this one,
+and prints both.
+
+    .venv/bin/python bench/floor.py [--compare DIR] [--tables 100] [--fast 5] [--browsers 10]
+        [--logins 10] [--alerts 300] [--acks 30] [--hands 10000]
 """
 
 from __future__ import annotations
@@ -27,6 +38,7 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.request
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -39,13 +51,16 @@ from tests.broker import Broker  # noqa: E402
 from tests.floor_setup import FloorProc, adduser  # noqa: E402
 from tests.waiting import wait_until  # noqa: E402
 
-#: notes when each alert's item first appears (the page's own script re-renders the list)
+#: notes when each alert's item first appears, and first appears acknowledged (the page's own
+#: script re-renders the list)
 OBSERVER = """
 window.__seen = {};
+window.__acked = {};
 new MutationObserver(() => {
   const now = Date.now();
   document.querySelectorAll('li.alert').forEach((li) => {
     if (!(li.dataset.alert in window.__seen)) window.__seen[li.dataset.alert] = now;
+    if (li.classList.contains('acked') && !(li.dataset.alert in window.__acked)) window.__acked[li.dataset.alert] = now;
   });
 }).observe(document, {childList: true, subtree: true});
 """
@@ -65,21 +80,40 @@ def pct(values: list[float], q: float) -> float:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--compare", type=Path, default=None, help="another checkout's floor service, measured first")
     ap.add_argument("--tables", type=int, default=100)
-    ap.add_argument("--browsers", type=int, default=5)
+    ap.add_argument("--fast", type=int, default=5, help="tables at tablectl simulate's pace")
+    ap.add_argument("--fast-rate", type=float, default=60.0, help="messages a second of each fast table")
+    ap.add_argument("--browsers", type=int, default=10)
+    ap.add_argument("--logins", type=int, default=10, help="login attempts in flight all along")
     ap.add_argument("--alerts", type=int, default=300)
     ap.add_argument("--alert-rate", type=float, default=10.0, help="alerts a second, the whole room")
+    ap.add_argument("--acks", type=int, default=30)
     ap.add_argument("--events", type=float, default=0.33, help="floor events a second per table")
     ap.add_argument("--hands", type=int, default=10_000)
     args = ap.parse_args()
+    results = []
+    if args.compare is not None:
+        results.append(("before (" + str(args.compare) + ")", measure(args, args.compare)))
+    results.append(("this checkout", measure(args, None)))
+    print()
+    for name, r in results:
+        print(f"{name}:")
+        for line in r:
+            print("  " + line)
+    return 0
+
+
+def measure(args: argparse.Namespace, code: Path | None) -> list[str]:
+    out: list[str] = []
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         (folder / "broker").mkdir()
         broker = Broker(folder / "broker", extra="max_queued_messages 200000\nmax_inflight_messages 200")
         broker.start()
-        floor = FloorProc(folder, broker)
+        floor = FloorProc(folder, broker, code=code)
         names = [f"floor{i}" for i in range(args.browsers)]
-        for n in names:
+        for n in names + [f"login{i}" for i in range(args.logins)] + ["poller"]:
             adduser(floor.config, n, "floor", "bench-password")
         floor.start()
         assert floor.proc is not None
@@ -88,7 +122,8 @@ def main() -> int:
         pub.connect("127.0.0.1", broker.port)
         pub.loop_start()
         tables = [f"t{i:03d}" for i in range(args.tables)]
-        seqs = {t: 0 for t in tables}
+        fast = [f"f{i:02d}" for i in range(args.fast)]
+        seqs = {t: 0 for t in tables + fast}
         lock = threading.Lock()
 
         def floor_msg(t: str, body: dict) -> int:
@@ -98,10 +133,13 @@ def main() -> int:
             pub.publish(f"tablectl/bench/{t}/events/floor", json.dumps(body), qos=1)
             return body["seq"]
 
-        for t in tables:
+        def state(t: str, hand: int) -> None:
             pub.publish(f"tablectl/bench/{t}/state", json.dumps(
                 {"online": True, "room": "bench", "table": t, "devices": {"reader": True, "shuffler": True},
-                 "game": "holdem", "hand": 1, "stub_count": 36, "deck_in_play": "A"}), qos=1, retain=True)
+                 "game": "holdem", "hand": hand, "stub_count": 36, "deck_in_play": "A"}), qos=1, retain=True)
+
+        for t in tables + fast:
+            state(t, 1)
         rss_start = rss_kb(floor.proc.pid)
         published: dict[str, float] = {}
         stop = threading.Event()
@@ -114,12 +152,45 @@ def main() -> int:
                 floor_msg(t, {"type": "CardPlaced", "ts": time.time(), "hand": 2, "card": "As", "zone": "seat:1",
                               "prev_zone": None, "audience": "floor"})
                 if n % 30 == 0:
-                    pub.publish(f"tablectl/bench/{t}/state", json.dumps(
-                        {"online": True, "room": "bench", "table": t, "devices": {"reader": True, "shuffler": True},
-                         "game": "holdem", "hand": 2 + n // 30, "stub_count": 36, "deck_in_play": "A"}),
-                        qos=1, retain=True)
+                    state(t, 2 + n // 30)
                 n += 1
                 stop.wait(period)
+
+        def fast_tables() -> None:  # tables catching up: simulate's pace, a state every 10 messages
+            period = 1.0 / max(args.fast_rate * len(fast), 0.001)
+            n = 0
+            while not stop.is_set() and fast:
+                t = fast[n % len(fast)]
+                floor_msg(t, {"type": "Figures", "ts": time.time(), "hand": 2 + n // 400, "street": "flop",
+                              "counts": {"seat:1": 2}, "burns": 1, "board": 3, "stub_count": 36, "next_to": None,
+                              "button": 1, "audience": "floor"})
+                if n % 10 == 0:
+                    state(t, 2 + n // 400)
+                n += 1
+                stop.wait(period)
+
+        def logins(i: int) -> None:  # a login in flight all along: argon2's work on the service
+            data = f"name=login{i}&password=bench-password".encode()
+            while not stop.is_set():
+                try:
+                    urllib.request.urlopen(urllib.request.Request(floor.url + "/login", data=data), timeout=30).close()
+                except OSError:
+                    pass
+
+        room_times: list[float] = []
+
+        def poll_room() -> None:  # /api/room asked every 50 ms
+            opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor())
+            opener.open(urllib.request.Request(floor.url + "/login", data=b"name=poller&password=bench-password"),
+                        timeout=30).close()
+            while not stop.is_set():
+                t0 = time.perf_counter()
+                try:
+                    opener.open(floor.url + "/api/room", timeout=30).read()
+                    room_times.append((time.perf_counter() - t0) * 1000.0)
+                except OSError:
+                    pass
+                stop.wait(0.05)
 
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path="/usr/bin/chromium", headless=True,
@@ -135,8 +206,14 @@ def main() -> int:
                 pg.click("#login")
                 pg.wait_for_selector("#link.up")
                 pages.append(pg)
-            bg = threading.Thread(target=background, daemon=True)
-            bg.start()
+            workers = [threading.Thread(target=background, daemon=True),
+                       threading.Thread(target=fast_tables, daemon=True),
+                       threading.Thread(target=poll_room, daemon=True)]
+            workers += [threading.Thread(target=logins, args=(i,), daemon=True) for i in range(args.logins)]
+            for w in workers:
+                w.start()
+            clicked: dict[str, float] = {}
+            every = max(1, args.alerts // max(args.acks, 1))
             for i in range(args.alerts):
                 t = tables[(i * 7) % len(tables)]
                 now = time.time()
@@ -144,24 +221,45 @@ def main() -> int:
                                     "code": "deck.foreign_card", "hand": 2, "rule": "DECK-006", "seat": 3,
                                     "message": "7h is not a card of deck A"})
                 published[f"bench/{t}#{seq}"] = now * 1000.0
+                if i >= 10 and i % every == 0 and len(clicked) < args.acks:
+                    # an alert of ten before, on a table of its own (each table's first ack)
+                    key = list(published)[i - 10]
+                    button = pages[0].query_selector(f'li[data-alert="{key}"] button.ack')
+                    if button is not None:
+                        clicked[key] = time.time() * 1000.0
+                        button.click()
                 time.sleep(1.0 / args.alert_rate)
             stop.set()
-            bg.join()
+            for w in workers:
+                w.join(30)
 
             def all_seen() -> bool:
                 # (the page lists the newest 200: older ones may have scrolled off before a slow render)
                 return all(pg.evaluate("Object.keys(window.__seen).length") >= min(len(published), 200)
                            for pg in pages)
 
-            wait_until(all_seen, 60, what="the alerts rendered in every browser")
+            wait_until(all_seen, 120, what="the alerts rendered in every browser")
+            wait_until(lambda: all(pg.evaluate("Object.keys(window.__acked).length") >= len(clicked)
+                                   for pg in pages[1:]), 120, what="the acknowledgements shown in every browser")
             lat: list[float] = []
+            acks: list[float] = []
             for pg in pages:
                 seen = pg.evaluate("window.__seen")
                 lat += [seen[k] - published[k] for k in published if k in seen]
+            for pg in pages[1:]:
+                acked = pg.evaluate("window.__acked")
+                acks += [acked[k] - clicked[k] for k in clicked if k in acked]
             browser.close()
-        print(f"latency, alert published -> rendered, {args.tables} tables, {args.browsers} browsers, "
-              f"{len(lat)} renderings: p50 {statistics.median(lat):.1f} ms, p99 {pct(lat, 0.99):.1f} ms, "
-              f"max {max(lat):.1f} ms")
+        out.append(f"alert published -> rendered, {args.tables} + {args.fast} fast tables, {args.browsers} browsers, "
+                   f"{args.logins} logins in flight, {len(lat)} renderings: p50 {statistics.median(lat):.1f} ms, "
+                   f"p99 {pct(lat, 0.99):.1f} ms, max {max(lat):.1f} ms")
+        if acks:
+            out.append(f"Acknowledge clicked -> shown acknowledged on the other {args.browsers - 1} browsers, "
+                       f"{len(clicked)} acks, {len(acks)} renderings: p50 {statistics.median(acks):.1f} ms, "
+                       f"p99 {pct(acks, 0.99):.1f} ms, max {max(acks):.1f} ms")
+        if room_times:
+            out.append(f"/api/room answered, {len(room_times)} requests: p50 {statistics.median(room_times):.1f} ms, "
+                       f"p99 {pct(room_times, 0.99):.1f} ms, max {max(room_times):.1f} ms")
 
         prev = {t: "0" * 64 for t in tables}
         hand_seq = {t: 0 for t in tables}
@@ -185,12 +283,14 @@ def main() -> int:
         took = time.monotonic() - t0
         with sqlite3.connect(floor.database) as db:
             breaks = db.execute("SELECT COUNT(*) FROM chain_breaks").fetchone()[0]
-        print(f"memory: VmRSS {rss_start / 1024:.1f} MB at the start, {rss_kb(floor.proc.pid) / 1024:.1f} MB "
-              f"after {args.hands} hands ({args.hands / took:.0f} hands/s stored, chain breaks {breaks})")
+        out.append(f"memory: VmRSS {rss_start / 1024:.1f} MB at the start, {rss_kb(floor.proc.pid) / 1024:.1f} MB "
+                   f"after {args.hands} hands ({args.hands / took:.0f} hands/s stored, chain breaks {breaks})")
         pub.loop_stop()
         floor.stop()
         broker.stop()
-    return 0
+    for line in out:
+        print(("before: " if code is not None else "") + line, flush=True)
+    return out
 
 
 if __name__ == "__main__":

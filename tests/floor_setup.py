@@ -65,6 +65,8 @@ class FloorProc:
     proc: subprocess.Popen[bytes] | None = None
     #: more lines of [floor] (tls_cert and tls_key: HTTPS; a broker = of its own)
     extra: str = ""
+    #: another checkout to run ``tablectl floor`` from (bench/floor.py --compare): its folder
+    code: Path | None = None
 
     def __post_init__(self) -> None:
         self.config = self.folder / "floor.toml"
@@ -79,8 +81,12 @@ class FloorProc:
         return f"{'https' if 'tls_cert' in self.extra else 'http'}://127.0.0.1:{self.port}"
 
     def start(self) -> None:
+        import os
+
+        env = dict(os.environ, PYTHONPATH=str(self.code)) if self.code is not None else None
         self.proc = subprocess.Popen([*CLI, "floor", "--config", str(self.config)], stdout=subprocess.DEVNULL,
-                                     stderr=self.log.open("ab"))
+                                     stderr=self.log.open("ab"), env=env,
+                                     cwd=str(self.code) if self.code is not None else None)
 
         def up() -> bool:
             assert self.proc is not None
@@ -166,7 +172,7 @@ class FakeTable:
 
     def publish(self, topic: str, body: dict[str, Any], *, retain: bool = False, sign: bool = True) -> None:
         if sign and self.signer is not None and topic in ("hands", "events/floor", "events/dealer"):
-            body = {**body, "sig": self.signer.sign(body)}
+            body = {**body, "sig": self.signer.sign(body, f"{self.room}/{self.table}/{topic}")}
         self.client.publish(f"{self.prefix}/{topic}", json.dumps(body), qos=1, retain=retain).wait_for_publish(10)
 
     def state(self, **extra: Any) -> None:
@@ -230,17 +236,20 @@ class FakeTable:
         if body.get("cmd") == "replay" and body.get("topic") == "events/floor":
             again = [self.sent[s] for s in sorted(self.sent) if s >= body["from"]]
             for m in again:
-                client.publish(f"{self.prefix}/events/floor", json.dumps(self._signed(m)), qos=1)
+                client.publish(f"{self.prefix}/events/floor", json.dumps(self._signed(m, "events/floor")), qos=1)
             reply.update(topic="events/floor", sent=len(again))
         if body.get("cmd") == "ack":
             seq = self.next_seq()
             self.sent[seq] = {"type": "Ack", "ts": 1767225700.0 + seq, "audience": "floor", "ack_seq": body["seq"],
                               "code": "deck.foreign_card", "user": body["user"], "command": body["id"], "seq": seq}
-            client.publish(f"{self.prefix}/events/floor", json.dumps(self._signed(self.sent[seq])), qos=1)
+            client.publish(f"{self.prefix}/events/floor", json.dumps(self._signed(self.sent[seq], "events/floor")),
+                           qos=1)
         client.publish(f"{self.prefix}/cmd/reply", json.dumps(reply), qos=1)
 
-    def _signed(self, body: dict[str, Any]) -> dict[str, Any]:
-        return {**body, "sig": self.signer.sign(body)} if self.signer is not None else body
+    def _signed(self, body: dict[str, Any], topic: str) -> dict[str, Any]:
+        if self.signer is None:
+            return body
+        return {**body, "sig": self.signer.sign(body, f"{self.room}/{self.table}/{topic}")}
 
     def stop(self) -> None:
         self.client.disconnect()

@@ -71,14 +71,31 @@ def test_wrong_passwords_are_slowed_per_address_and_per_account_never_locked(tmp
         assert attempt("maria", f"guess {i}", f"10.0.1.{i}") == auth.REFUSED
     row = st.db.execute("SELECT failures, locked_until FROM users WHERE name = 'maria'").fetchone()
     assert row[0] == 12 and 0 < row[1] - now[0] <= auth.BY_ACCOUNT.most  # slowed at most 30 s, no lock
-    assert attempt("maria", "a long password", "10.0.0.5") == auth.REFUSED  # within the delay
-    now[0] += auth.BY_ACCOUNT.most
+    # within the account's delay: an address that guessed before is held back, even with the
+    # right password; the owner at a fresh address is not (someone else's guesses lock nobody out)
+    assert attempt("maria", "a long password", "10.0.1.11") == auth.REFUSED
     assert attempt("maria", "a long password", "10.0.0.5") == "in"
+    now[0] += auth.BY_ACCOUNT.most + auth.BY_ADDRESS.most
+    assert attempt("maria", "a long password", "10.0.1.11") == "in"
     refused = [a for a in st.audit_log() if a[1] == "login refused"]
     reasons = {detail.split(" from ")[0] for _, _, detail in refused}
     assert reasons == {"wrong password", "throttled", "unknown user"}
     assert all(" from 10.0." in detail for _, _, detail in refused)
     assert len(refused) == 3 + 1 + 1 + 12 + 1
+
+
+def test_attempts_sent_at_once_cannot_all_be_checked(tmp_path):
+    """Each attempt is counted against its address when it begins, not when its check ends: forty
+    wrong passwords sent at once from one address get three checks, not forty."""
+    st = Store(tmp_path / "floor.db")
+    auth.add_user(st, "maria", "floor", "a long password")
+    throttle = auth.Throttle()
+    begun = [auth.begin(st, throttle, "maria", "10.9.9.9") for _ in range(40)]
+    assert sum(not a.throttled for a in begun) == auth.BY_ADDRESS.free
+    for a in begun:
+        with pytest.raises(auth.AuthError, match=auth.REFUSED):
+            auth.finish(st, throttle, a, auth.check(a, "guess"))
+    assert auth.check_seconds() > 0
 
 
 @pytest.fixture(scope="module")

@@ -44,7 +44,7 @@ def test_the_database_is_private_and_a_redelivery_is_kept_once(tmp_path):
     assert [a["seq"] for a in st.alerts()] == [1]
     # the same seq on another table or another topic is another message
     assert st.ingest("tablectl/main/t8/events/floor", alert(1)).kind == "alert"
-    assert st.ingest(T + "events/dealer", msg(type="Prompt", seq=1)).kind == "other"
+    assert st.ingest(T + "events/dealer", msg(type="Prompt", seq=1, ts=1.0, code="stub.count_due")).kind == "other"
     assert len(st.alerts()) == 2
 
 
@@ -62,7 +62,12 @@ def test_a_gap_asks_for_a_replay_once_and_closes_when_filled(tmp_path):
     assert st.ingest(T + "events/floor", alert(7)).gap is None
     # the floor service started late: the first message it sees is seq 40 -> replay from 1
     assert st.ingest("tablectl/main/t9/hands", json.dumps(hand(40, "a" * 64)).encode()).gap == ("hands", 1)
-    # the table's answer says its outbox starts at 38: the gap closes there
+    # the table's answer says its outbox starts at 38: the gap closes there (the answer to a replay
+    # this floor asked for; another "answer" closes nothing)
+    st.ingest("tablectl/main/t9/cmd/reply", msg(ok=True, id="forged", cmd="replay", topic="hands", sent=3,
+                                                first=38, last=40, compacted_before=38))
+    assert st.due_gaps(force=True) == [("main", "t9", "hands", 1)]
+    st.command_sent("x", "main", "t9", "floor:service", {"cmd": "replay", "topic": "hands", "from": 1, "epoch": "0"})
     st.ingest("tablectl/main/t9/cmd/reply", msg(ok=True, id="x", cmd="replay", topic="hands", sent=3, first=38,
                                                 last=40, compacted_before=38))
     st.ingest("tablectl/main/t9/hands", json.dumps(hand(38, "b" * 64)).encode())
@@ -189,7 +194,7 @@ def test_bad_messages_are_ignored_without_a_traceback(tmp_path):
     # (a hand whose hash is no hash fails the schema: kept out of the records, counted and said)
     assert st.db.execute("SELECT count(*) FROM hands").fetchone()[0] == 0
     problems = [r[0] for r in st.db.execute("SELECT problem FROM suspects ORDER BY id")]
-    assert problems == ["events/floor: seq: want a whole number 1 to 4611686018427387904",
+    assert problems == ["events/floor: ts: missing",
                         "hands seq 1: type: want one of HandFinished on hands"]  # (NaN: not JSON, ignored)
 
 
@@ -375,7 +380,7 @@ def test_with_the_tables_key_an_unsigned_alert_is_kept_out_and_an_unsigned_hand_
 
     def signed(body: bytes) -> bytes:
         b = json.loads(body)
-        return json.dumps({**b, "sig": signer.sign(b)}).encode()
+        return json.dumps({**b, "sig": signer.sign(b, "main/t7/events/floor")}).encode()
 
     assert st.ingest(T + "events/floor", signed(alert(1))).kind == "alert"
     assert st.ingest(T + "events/floor", alert(2)).kind == "suspect"  # no signature
@@ -384,9 +389,18 @@ def test_with_the_tables_key_an_unsigned_alert_is_kept_out_and_an_unsigned_hand_
     assert st.ingest(T + "events/floor", json.dumps(forged).encode()).kind == "suspect"
     assert [a["seq"] for a in st.alerts()] == [1]
     first = hand(1, "0" * 64)
-    assert st.ingest(T + "hands", json.dumps({**first, "sig": signer.sign(first)}).encode()).breaks == []
+    assert st.ingest(T + "hands", json.dumps({**first, "sig": signer.sign(first, "main/t7/hands")}).encode()).breaks \
+        == []
     second = hand(2, first["hash"])  # a valid chain, no signature
     got = st.ingest(T + "hands", json.dumps(second).encode())
-    assert got.breaks == ["hands seq 2: no signature: not shown as the table's record"]
-    assert st.hand("main", "t7", 2)["chain_problems"] == got.breaks and st.hand("main", "t7", 1)["chain_problems"] == []
-    assert st.tables()[0]["suspects"] == 2
+    assert (got.kind, got.breaks) == ("suspect", ["hands seq 2: no signature: not the table's record, kept out"])
+    assert st.hand("main", "t7", 2) is None and st.hand("main", "t7", 1)["chain_problems"] == []
+    # the table's own record with that seq still lands (the forgery took no place)
+    assert st.ingest(T + "hands", json.dumps({**second, "sig": signer.sign(second, "main/t7/hands")}).encode()).kind \
+        == "hand"
+    assert st.hand("main", "t7", 2)["chain_problems"] == []
+    # signed for another topic (an events/dealer alert re-sent on events/floor): not the table's there
+    moved = json.loads(alert(7))
+    assert st.ingest(T + "events/floor", json.dumps({**moved, "sig": signer.sign(moved, "main/t7/events/dealer")})
+                     .encode()).kind == "suspect"
+    assert st.tables()[0]["suspects"] == 4

@@ -43,6 +43,10 @@ def daemon(tmp_path):
 
 
 def cmd(d, payload) -> dict:
+    """One command as the floor sends it: an ack or a replay names the journal's epoch (unless the
+    test gives one)."""
+    if isinstance(payload, dict) and payload.get("cmd") in ("ack", "replay") and "epoch" not in payload:
+        payload = {**payload, "epoch": d.journal.epoch}
     data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
     return d.room.commands.handle(data)
 
@@ -130,9 +134,10 @@ def test_ack_names_a_floor_alert_by_seq_and_says_who_on_events_floor(daemon):
     f = Figures(ts=2.0, hand=1, street="pre", counts={}, burns=0, board=0, stub_count=52, next_to=None, button=1,
                 audience="floor")
     daemon.journal.record([f], outbox=daemon.room.rows([f]), event_id=6)
-    assert cmd(daemon, {"id": "a1", "user": "floor:ann", "cmd": "ack", "seq": 2})["error"] == \
+    e = daemon.journal.epoch
+    assert cmd(daemon, {"id": "a1", "user": "floor:ann", "cmd": "ack", "seq": 2, "epoch": e})["error"] == \
         "ack: message 2 on events/floor is a Figures, not an alert"
-    reply = cmd(daemon, {"id": "a2", "user": "floor:ann", "cmd": "ack", "seq": 1})
+    reply = cmd(daemon, {"id": "a2", "user": "floor:ann", "cmd": "ack", "seq": 1, "epoch": e})
     assert reply == {"ok": True, "id": "a2", "cmd": "ack", "seq": 1, "code": "deck.extra_card"}
     rows = daemon.journal.with_db(lambda db: db.execute(
         "SELECT payload FROM outbox WHERE topic = 'events/floor' ORDER BY seq").fetchall())
@@ -147,7 +152,9 @@ def test_five_acknowledgements_on_one_table_each_land_with_their_own_seq(daemon)
     for eid in range(20, 25):
         a = Alert(ts=float(eid), code="deck.extra_card", audience="floor", message="a tag of no deck", hand=1)
         daemon.journal.record([a], outbox=daemon.room.rows([a]), event_id=eid)
-    replies = [cmd(daemon, {"id": f"ack-{s}", "user": "floor:ann", "cmd": "ack", "seq": s}) for s in range(1, 6)]
+    e = daemon.journal.epoch
+    replies = [cmd(daemon, {"id": f"ack-{s}", "user": "floor:ann", "cmd": "ack", "seq": s, "epoch": e})
+               for s in range(1, 6)]
     assert [r["ok"] for r in replies] == [True] * 5, replies
     rows = daemon.journal.with_db(lambda db: db.execute(
         "SELECT payload FROM outbox WHERE topic = 'events/floor' ORDER BY seq").fetchall())
@@ -160,7 +167,8 @@ def test_replay_sends_a_topic_again_from_a_seq(daemon):
     for eid in range(10, 15):
         a = Alert(ts=float(eid), code="misdeal.x", audience="public", message="m", hand=1)
         daemon.journal.record([a], outbox=daemon.room.rows([a]), event_id=eid)
-    reply = cmd(daemon, {"id": "r1", "user": "floor:ann", "cmd": "replay", "topic": "events/public", "from": 3})
+    reply = cmd(daemon, {"id": "r1", "user": "floor:ann", "cmd": "replay", "topic": "events/public", "from": 3,
+                         "epoch": daemon.journal.epoch})
     assert reply == {"ok": True, "id": "r1", "cmd": "replay", "topic": "events/public", "sent": 3, "first": 3,
                      "last": 5}
     assert [json.loads(p)["seq"] for t, p in daemon.sent] == [3, 4, 5]
@@ -186,8 +194,9 @@ def test_commands_through_the_broker(broker, tmp_path):
             return
         sub.wait(lambda: any(m.get("code") == "deck.wrong_deck" for m in sub.json(f"{prefix}/events/floor")),
                  what="the deck fault on events/floor")
-        seq = next(m["seq"] for m in sub.json(f"{prefix}/events/floor") if m.get("code") == "deck.wrong_deck")
-        ack = json.dumps({"id": "ack-1", "user": "floor:ann", "cmd": "ack", "seq": seq})
+        fault = next(m for m in sub.json(f"{prefix}/events/floor") if m.get("code") == "deck.wrong_deck")
+        ack = json.dumps({"id": "ack-1", "user": "floor:ann", "cmd": "ack", "seq": fault["seq"],
+                          "epoch": fault["epoch"]})
         for payload in (ack, "{oops", ack):
             floor.publish(f"{prefix}/cmd", payload, qos=1).wait_for_publish(5)
         sub.wait(lambda: len(sub.json(f"{prefix}/cmd/reply")) >= 3, what="three replies")
@@ -215,6 +224,8 @@ def test_every_message_carries_its_journals_epoch_and_a_command_of_another_journ
     assert daemon.room.state()["epoch"] == epoch
     wrong = cmd(daemon, {"id": "a1", "user": "floor:ann", "cmd": "ack", "seq": 1, "epoch": "e000000000000"})
     assert wrong["ok"] is False and "an earlier journal of this table" in wrong["error"]
+    none = daemon.room.commands.handle(json.dumps({"id": "a0", "user": "floor:ann", "cmd": "ack", "seq": 1}).encode())
+    assert none["ok"] is False and "epoch '0' is an earlier journal" in none["error"]  # (a floor before epochs)
     assert cmd(daemon, {"id": "a2", "user": "floor:ann", "cmd": "ack", "seq": 1, "epoch": epoch})["ok"] is True
     again = cmd(daemon, {"id": "r1", "user": "floor:ann", "cmd": "replay", "topic": "events/floor", "from": 1,
                          "epoch": "e000000000000"})

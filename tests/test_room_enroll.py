@@ -114,7 +114,7 @@ def test_enroll_makes_the_tables_signing_key_and_the_floors_line_for_it(tmp_path
     assert cfg.table_keys == {"main/t7": line.group(1)}
     signer = Signer.from_file(key)
     body = {"type": "HandFinished", "hand": 3, "seq": 9}
-    assert verify(cfg.table_keys["main/t7"], {**body, "sig": signer.sign(body)})
+    assert verify(cfg.table_keys["main/t7"], {**body, "sig": signer.sign(body, "main/t7/hands")}, "main/t7/hands")
     assert tomllib.loads(floor_toml)["floor"]["tables"]["main/t7"] == signer.public()
     key.chmod(0o644)
     with pytest.raises(ValueError, match="readable by others"):

@@ -221,7 +221,7 @@ class Journal:
         self._hand_noted = 0
         self._epoch: str | None = None  # (read at the first use after open)
         #: signs the room messages it numbers (room/signing.py; the room link sets it)
-        self.sign: Callable[[dict[str, Any]], str] | None = None
+        self.sign: Callable[[str, dict[str, Any]], str] | None = None
 
     # -- opening, checking, salvaging ------------------------------------------------------
     def _connect(self, path: Path) -> sqlite3.Connection:
@@ -611,6 +611,10 @@ class Journal:
                 if row is None:
                     row = (new_epoch(),)
                     self._db.execute("INSERT OR IGNORE INTO meta VALUES ('epoch', ?)", row)
+                    # A new identity numbers its messages afresh: what the outbox held (of the old
+                    # epoch, whose seq a subscriber knows) is not sent again under the new one.
+                    self._db.execute("DELETE FROM outbox")
+                    self._db.execute("DELETE FROM outbox_topics")
             self._epoch = str(row[0])
         return self._epoch
 

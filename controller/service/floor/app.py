@@ -50,6 +50,8 @@ PUSH_EVERY = 0.25
 SESSIONS_AGAIN = 5.0
 #: the most messages taken in one transaction
 INBOX_BATCH = 500
+#: password checks (argon2) in flight at once; more wait their turn
+HASHING_AT_ONCE = 2
 SERVICE_KEY: web.AppKey[FloorService] = web.AppKey("service")
 
 
@@ -58,7 +60,9 @@ class FloorService:
 
     def __init__(self, cfg: FloorConfig, *, link: bool = True) -> None:
         self.cfg = cfg
-        self.store = Store(cfg.database, keys=cfg.table_keys)
+        self.store = Store(cfg.database, keys=cfg.table_keys, require_signatures=cfg.require_signatures)
+        #: argon2 checks running at once, at most (each costs its memory and a core's time)
+        self.hashing = asyncio.Semaphore(HASHING_AT_ONCE)
         self.throttle = auth.Throttle()  # failed logins by client address (auth.BY_ADDRESS)
         self.sockets: dict[web.WebSocketResponse, auth.Session] = {}
         self.tokens: dict[web.WebSocketResponse, str] = {}  # each socket's session cookie, to close at logout
@@ -149,11 +153,10 @@ class FloorService:
     def ask_replay(self, room: str, table: str, topic: str, start: int) -> None:
         if self.link is None:
             return
-        command: dict[str, Any] = {"user": "floor:service", "cmd": "replay", "topic": topic, "from": start}
-        epoch = self.store.epoch(room, table)
-        if epoch != "0":  # (a table of a release before epochs knows no such field)
-            command["epoch"] = epoch
-        self.link.command(room, table, command)
+        command: dict[str, Any] = {"user": "floor:service", "cmd": "replay", "topic": topic, "from": start,
+                                   "epoch": self.store.epoch(room, table)}
+        cmd_id = self.link.command(room, table, command)
+        self.store.command_sent(cmd_id, room, table, "floor:service", command)  # (its answer is matched to it)
         log.info("floor: %s/%s %s: asked a replay from seq %d", room, table, topic, start)
 
     async def gaps_again(self, stop: asyncio.Event) -> None:
@@ -291,7 +294,7 @@ async def _body(request: web.Request) -> dict[str, Any]:
     """The request's JSON object: bounded in size (the app's ``client_max_size``), in depth and
     in its numbers; BadRequest saying what is wrong."""
     try:
-        text = await request.text()
+        text = (await request.read()).decode("utf-8")  # (UTF-8 whatever the charset claimed)
     except UnicodeDecodeError:
         raise BadRequest("the body is not UTF-8 text") from None
     if len(text) > 2 * MAX_BODY_DEPTH and _nesting(text) > MAX_BODY_DEPTH:
@@ -357,7 +360,7 @@ async def refuse_bad_input(request: web.Request, handler: Callable[[web.Request]
         return await handler(request)
     except BadRequest as exc:
         return _refuse(400, str(exc))
-    except (OverflowError, RecursionError, UnicodeError, ValueError) as exc:
+    except (OverflowError, RecursionError, UnicodeError, ValueError, LookupError) as exc:
         log.warning("floor: %s %s refused: %s", request.method, request.path, type(exc).__name__)
         return _refuse(400, f"bad request ({type(exc).__name__})")
 
@@ -392,10 +395,15 @@ async def login_post(request: web.Request) -> web.StreamResponse:
     name, password = str(form.get("name", ""))[:200], str(form.get("password", ""))[:1024]
     address = request.remote or "unknown"
     attempt = auth.begin(svc.store, svc.throttle, name, address)  # (throttled: no hashing at all)
-    # argon2 costs tens of milliseconds of CPU on purpose: in a worker thread, never on the event
-    # loop that serves every page and every table's message
-    ok = False if attempt.throttled else await asyncio.get_running_loop().run_in_executor(
-        None, auth.check, attempt, password)
+    if attempt.throttled:
+        # as long as a check takes, so that the answer's time tells nothing (no hashing: cheap)
+        await asyncio.sleep(auth.check_seconds())
+        ok = False
+    else:
+        # argon2 costs tens of milliseconds of CPU on purpose: in a worker thread, never on the
+        # event loop that serves every page and every table's message, a few at a time
+        async with svc.hashing:
+            ok = await asyncio.get_running_loop().run_in_executor(None, auth.check, attempt, password)
     try:
         token, _ = auth.finish(svc.store, svc.throttle, attempt, ok)
     except auth.AuthError as exc:
@@ -477,9 +485,7 @@ async def api_ack(request: web.Request) -> web.Response:
         return _json({"ok": True, "id": None, "here": True})
     if svc.link is None:
         return _refuse(503, "no broker link")
-    command: dict[str, Any] = {"user": f"floor:{sess.user}", "cmd": "ack", "seq": seq}
-    if epoch != "0":
-        command["epoch"] = epoch
+    command: dict[str, Any] = {"user": f"floor:{sess.user}", "cmd": "ack", "seq": seq, "epoch": epoch}
     cmd_id = svc.link.command(room, table, command)
     svc.store.command_sent(cmd_id, room, table, command["user"], command)
     svc.store.audit(sess.user, "ack", f"{room}/{table} seq {seq} command {cmd_id}")

@@ -104,7 +104,13 @@ class Throttle:
         entry = self._by_address.get(address)
         return max(0.0, entry[1] - now) if entry is not None else 0.0
 
-    def failed(self, address: str, now: float) -> None:
+    def failures(self, address: str) -> int:
+        entry = self._by_address.get(address)
+        return entry[0] if entry is not None else 0
+
+    def reserve(self, address: str, now: float) -> None:
+        """An attempt from ``address`` is being checked: counted as failed until it succeeds, so
+        that attempts sent at once cannot all pass before the first failure is counted."""
         failures = self._by_address.pop(address, (0, 0.0))[0] + 1
         self._by_address[address] = (failures, now + BY_ADDRESS.delay(failures))
         while len(self._by_address) > self.MAX_ADDRESSES:
@@ -132,7 +138,12 @@ def begin(store: Store, throttle: Throttle, name: str, address: str) -> Attempt:
     now = store.clock()
     row = store.db.execute("SELECT hash, locked_until FROM users WHERE name = ?",
                            (name,)).fetchone() if valid_name(name) else None
-    throttled = throttle.wait(address, now) > 0 or (row is not None and row[1] > now)
+    # The account's slowdown holds back only addresses that have failed already: the owner at a
+    # fresh address (or after a success) is never kept out by someone else's guesses.
+    throttled = throttle.wait(address, now) > 0 or (
+        row is not None and row[1] > now and throttle.failures(address) > 0)
+    if not throttled:
+        throttle.reserve(address, now)
     return Attempt(name, address, row[0] if row is not None else _DUMMY, row is not None, throttled)
 
 
@@ -153,7 +164,7 @@ def finish(store: Store, throttle: Throttle, attempt: Attempt, ok: bool) -> tupl
     if not ok:
         why = "throttled" if attempt.throttled else "wrong password" if attempt.known else "unknown user"
         if not attempt.throttled:  # (a throttled attempt adds nothing: it was never checked)
-            throttle.failed(address, now)
+            # (the address's failure was counted when the attempt began: Throttle.reserve)
             if attempt.known:
                 failures = store.db.execute("SELECT failures FROM users WHERE name = ?", (name,)).fetchone()[0] + 1
                 store.db.execute("UPDATE users SET failures = ?, locked_until = ? WHERE name = ?",
@@ -168,6 +179,24 @@ def finish(store: Store, throttle: Throttle, attempt: Attempt, ok: bool) -> tupl
                      (_digest(token), name, csrf, now, now))
     store.audit(name, "login", f"{role} from {address[:64]}")
     return token, Session(name, role, csrf)
+
+
+_CHECK_SECONDS: list[float] = []
+
+
+def check_seconds() -> float:
+    """How long one password check takes here (measured once): a throttled attempt is answered
+    after as long, so that the time of an answer tells nothing."""
+    if not _CHECK_SECONDS:
+        import time
+
+        t0 = time.perf_counter()
+        try:
+            _hasher.verify(_DUMMY, "a timing probe")
+        except VerificationError:
+            pass
+        _CHECK_SECONDS.append(time.perf_counter() - t0)
+    return _CHECK_SECONDS[0]
 
 
 def login(store: Store, name: str, password: str, *, throttle: Throttle | None = None,

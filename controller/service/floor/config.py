@@ -56,6 +56,9 @@ class FloorConfig:
     #: "room/table" -> the table's public signing key (``[floor.tables]``, from ``tablectl room
     #: enroll``): its records' signatures are checked (room/signing.py)
     table_keys: dict[str, str] = field(default_factory=dict)
+    #: refuse the records of a table with no key in ``table_keys`` (a broker's owner cannot
+    #: invent a table then)
+    require_signatures: bool = False
 
     @property
     def https(self) -> bool:
@@ -128,13 +131,15 @@ def parse_floor(doc: dict[str, Any], *, src: str, base: Path) -> FloorConfig:
     secure_cookie = s.get("secure_cookie", bool, tls_cert is not None)
     command_timeout = _whole(s, "command_timeout", 10, 1, 300)
     table_keys = _table_keys(s)
+    require_signatures = s.get("require_signatures", bool, False)
     s.finish()
     return FloorConfig(broker=broker, host=url.hostname, port_mqtt=port_given or (8883 if mqtt_tls else 1883),
                        mqtt_tls=mqtt_tls, username=username, password_file=password_file, ca_file=ca_file,
                        cert_file=cert_file, key_file=key_file, client_id=client_id, room=room, listen=listen,
                        port=port, database=database, tls_cert=tls_cert, tls_key=tls_key,
                        session_seconds=session_seconds, secure_cookie=secure_cookie,
-                       command_timeout=command_timeout, table_keys=table_keys)
+                       command_timeout=command_timeout, table_keys=table_keys,
+                       require_signatures=require_signatures)
 
 
 def _table_keys(s: _Section) -> dict[str, str]:

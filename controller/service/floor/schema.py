@@ -125,6 +125,10 @@ STATE: dict[str, Check] = {
     "hand": HAND, "button": SEAT, "hands_finished": _int(), "stub_count": _int(0, 104, none=True),
     "deck_in_play": _text(8), "clock": _text(32), "outbox": _counts, "dealer": _text(64),
     "dealer_next": _text(64)}
+#: the fields a message of each type must have (beyond ``type``, ``seq`` and ``ts``)
+REQUIRED = {"Alert": ("code",), "Prompt": ("code",), "Ack": ("ack_seq", "command"),
+            "HandFinished": ("hand", "record", "prev", "hash"), "CardPlaced": ("card", "zone"),
+            "CardLeft": ("card",)}
 #: what a numbered topic may carry
 TOPIC_TYPES = {"hands": frozenset({"HandFinished"}),
                "events/floor": TYPES - {"HandFinished"}, "events/dealer": TYPES - {"HandFinished", "Ack"}}
@@ -134,6 +138,8 @@ def check(topic: str, body: dict[str, Any], room: str, table: str) -> str | None
     """What is wrong with ``body`` on ``topic`` of table ``room/table`` (the first thing found),
     or None. Fields the schema does not know are left alone (a later release's additions)."""
     if topic == "state":
+        if "online" not in body:
+            return "online: missing"
         for name in ("room", "table"):
             want = room if name == "room" else table
             if name in body and body[name] != want:
@@ -146,6 +152,9 @@ def check(topic: str, body: dict[str, Any], room: str, table: str) -> str | None
     allowed = TOPIC_TYPES.get(topic)
     if allowed is not None and kind not in allowed:
         return f"type: want one of {', '.join(sorted(allowed))} on {topic}"
+    missing = [f for f in ("seq", "ts", *REQUIRED.get(str(kind), ())) if f not in body]
+    if missing:
+        return f"{missing[0]}: missing"
     return _fields(body, COMMON) or _fields(body, BY_TYPE.get(str(kind), {}))
 
 

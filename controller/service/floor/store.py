@@ -86,6 +86,14 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object without a key given twice (what is checked is then what is stored)."""
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        raise ValueError("a key given twice")
+    return out
+
+
 def _depth(value: Any) -> int:
     """How deep ``value`` nests (a scalar: 0), without recursion."""
     deepest, stack = 0, [(value, 1)]
@@ -139,11 +147,14 @@ def open_private(path: str) -> sqlite3.Connection:
 class Store:
     """The floor's database. One thread uses it at a time (the service's event loop)."""
 
-    def __init__(self, path: str | Path, *, clock: Any = time.time, keys: dict[str, str] | None = None) -> None:
+    def __init__(self, path: str | Path, *, clock: Any = time.time, keys: dict[str, str] | None = None,
+                 require_signatures: bool = False) -> None:
         self.path = str(path)
         self.clock = clock
         #: "room/table" -> its public signing key: its records' signatures checked (room/signing.py)
         self.keys = dict(keys or {})
+        #: a table with no key in ``keys``: its records refused (``[floor] require_signatures``)
+        self.require_signatures = require_signatures
         self._in_batch = False
         self.db = open_private(self.path)
         self.db.executescript(SCHEMA)
@@ -205,7 +216,7 @@ class Store:
             return Ingested("ignored")
         room, table, rest = where
         try:
-            body = json.loads(payload, parse_constant=_no_constant)
+            body = json.loads(payload, parse_constant=_no_constant, object_pairs_hook=_no_duplicates)
         except (ValueError, UnicodeDecodeError, RecursionError):
             return Ingested("ignored", room, table)
         if not isinstance(body, dict) or _depth(body) > MAX_DEPTH:
@@ -228,8 +239,8 @@ class Store:
             if body.get("online") is False:  # (the will says only that: the tile keeps what was last known)
                 row = self.db.execute("SELECT state FROM tables WHERE room = ? AND tbl = ?", (room, table)).fetchone()
                 body = {**json.loads(row[0]), **body} if row is not None else body
-            else:
-                self._note_epoch(room, table, epoch, now)
+            # (the epoch of a table's journal is taken from its numbered messages only: those are
+            # signed, the retained state is not)
             self.db.execute("INSERT OR REPLACE INTO tables (room, tbl, state, updated) VALUES (?, ?, ?, ?)",
                             (room, table, json.dumps(body), now))
             regaps = self.due_gaps(room=room, table=table, force=True) if body.get("online") is True else []
@@ -257,15 +268,23 @@ class Store:
 
     def _numbered(self, room: str, table: str, epoch: str, rest: str, seq: int, body: dict[str, Any],
                   payload: bytes, now: float) -> Ingested:
+        unsigned = self._unsigned(room, table, rest, seq, body)
+        if unsigned is not None:
+            # (not the table's record: kept out, so that the table's own message with this seq
+            # still lands, and counted on the tile; it moves no mark, no epoch, no gap)
+            self.db.execute("INSERT INTO suspects (room, tbl, epoch, topic, seq, problem, found) "
+                            "VALUES (?, ?, ?, ?, ?, ?, ?)", (room, table, epoch, rest, seq, unsigned, now))
+            return Ingested("suspect", room, table, body, breaks=[unsigned])
         row = self.db.execute("SELECT contiguous FROM cursors WHERE room = ? AND tbl = ? AND epoch = ? AND topic = ?",
                               (room, table, epoch, rest)).fetchone()
         last = self.db.execute("SELECT max(seq) FROM messages WHERE room = ? AND tbl = ? AND epoch = ? AND topic = ?",
                                (room, table, epoch, rest)).fetchone()[0]
-        if seq > max(row[0] if row else 0, last or 0) + MAX_JUMP:
+        base = max(row[0] if row else 0, last or 0)
+        if (row is not None or last is not None) and seq > base + MAX_JUMP:
             # (a table that lies, or a counter gone wrong: not the records, and no replay of a
-            # billion messages asked for; said once per journal and topic)
-            problem = (f"{rest} seq {seq} is more than {MAX_JUMP:,} ahead of the last seen "
-                       f"({max(row[0] if row else 0, last or 0)}): refused")
+            # billion messages asked for; said once per journal and topic. A topic with no history
+            # yet, a new floor database, takes its first seq as it comes.)
+            problem = f"{rest} seq {seq} is more than {MAX_JUMP:,} ahead of the last seen ({base}): refused"
             said = self.db.execute("SELECT 1 FROM suspects WHERE room = ? AND tbl = ? AND epoch = ? AND topic = ? "
                                    "AND problem LIKE '%ahead of the last seen%'", (room, table, epoch, rest)).fetchone()
             if said is not None:
@@ -273,11 +292,11 @@ class Store:
             self.db.execute("INSERT INTO suspects (room, tbl, epoch, topic, seq, problem, found) "
                             "VALUES (?, ?, ?, ?, ?, ?, ?)", (room, table, epoch, rest, seq, problem, now))
             return Ingested("suspect", room, table, body, breaks=[problem])
-        unsigned = self._unsigned(room, table, rest, seq, body)
-        if unsigned is not None and rest != "hands":  # (an alert or an Ack not the table's: kept out)
-            self.db.execute("INSERT INTO suspects (room, tbl, epoch, topic, seq, problem, found) "
-                            "VALUES (?, ?, ?, ?, ?, ?, ?)", (room, table, epoch, rest, seq, unsigned, now))
-            return Ingested("suspect", room, table, body, breaks=[unsigned])
+        if row is None and last is None and seq > MAX_JUMP:
+            # (the first message seen of a topic far along, a new floor database: taken as the
+            # start; what came before it, more than a replay can bring, is not asked for)
+            self.db.execute("INSERT OR IGNORE INTO cursors VALUES (?, ?, ?, ?, ?, NULL, NULL)",
+                            (room, table, epoch, rest, seq - 1))
         self._note_epoch(room, table, epoch, now)
         cur = self.db.execute("INSERT OR IGNORE INTO messages VALUES (?, ?, ?, ?, ?, ?, ?)",
                               (room, table, epoch, rest, seq, now, payload.decode("utf-8")))
@@ -302,25 +321,25 @@ class Store:
         elif rest == "hands":
             out.kind = "hand"
             out.breaks = self._hand(room, table, epoch, seq, body, now)
-            if unsigned is not None:  # (kept, for the record, and flagged on the hand and the tile)
-                self.db.execute("INSERT INTO chain_breaks (room, tbl, epoch, seq, problem, found) "
-                                "VALUES (?, ?, ?, ?, ?, ?)", (room, table, epoch, seq, unsigned, now))
-                out.breaks.append(unsigned)
         out.gap = self._advance(room, table, epoch, rest, seq, now)
         return out
 
     def _unsigned(self, room: str, table: str, topic: str, seq: int, body: dict[str, Any]) -> str | None:
         """What is wrong with a signed topic's message of a table whose key the floor has: its
         signature missing or not the table's (room/signing.py). None: signed, or no key known."""
+        if topic not in ("hands", "events/floor", "events/dealer"):
+            return None
         key = self.keys.get(f"{room}/{table}")
-        if key is None or topic not in ("hands", "events/floor", "events/dealer"):
+        if key is None:
+            if self.require_signatures:
+                return f"{topic} seq {seq}: a table the floor has no key for ([floor.tables]): refused"
             return None
         from controller.service.room.signing import verify
 
-        if verify(key, body):
+        if verify(key, body, f"{room}/{table}/{topic}"):
             return None
-        why = "no signature" if "sig" not in body else "a signature that is not the table's"
-        return f"{topic} seq {seq}: {why}: not shown as the table's record"
+        why = "no signature" if "sig" not in body else "a signature that is not the table's (or not for this topic)"
+        return f"{topic} seq {seq}: {why}: not the table's record, kept out"
 
     def _note_epoch(self, room: str, table: str, epoch: str, now: float) -> None:
         """A journal's epoch seen: a new one is the table's journal started over (a new SD card,
@@ -464,7 +483,7 @@ class Store:
         changed = []
         for cmd_id, room, table, status in self.db.execute(
                 "SELECT id, room, tbl, status FROM commands WHERE reply IS NULL AND status IN ('sent', 'queued') "
-                "AND sent <= ?", (now - timeout,)).fetchall():
+                "AND sent <= ? AND user != 'floor:service'", (now - timeout,)).fetchall():
             state = self.db.execute("SELECT state FROM tables WHERE room = ? AND tbl = ?", (room, table)).fetchone()
             online = state is not None and json.loads(state[0]).get("online") is not False
             new, reason = (("failed", f"no answer from the table within {timeout:g} s") if online
@@ -485,8 +504,13 @@ class Store:
                              None if ok else f"refused by the table: {_str(body.get('error')) or 'no reason given'}",
                              body["id"], room, table))
         start, topic = body.get("compacted_before"), body.get("topic")
-        if body.get("ok") is True and type(start) is int and topic in NUMBERED:
-            epoch = body.get("epoch") if isinstance(body.get("epoch"), str) else self.epoch(room, table)
+        sent = self.db.execute("SELECT body FROM commands WHERE id = ? AND room = ? AND tbl = ?",
+                               (body.get("id") if isinstance(body.get("id"), str) else "", room, table)).fetchone()
+        asked = json.loads(sent[0]) if sent is not None else {}
+        if body.get("ok") is True and type(start) is int and topic in NUMBERED and asked.get("cmd") == "replay" \
+                and asked.get("topic") == topic and asked.get("from", 0) < start <= asked.get("from", 0) + MAX_JUMP:
+            # (only the answer to a replay this floor asked for, within its range, closes a gap)
+            epoch = asked.get("epoch", "0")
             self.db.execute("INSERT OR IGNORE INTO cursors VALUES (?, ?, ?, ?, 0, NULL, NULL)",
                             (room, table, epoch, topic))
             self.db.execute("UPDATE cursors SET contiguous = MAX(contiguous, ?) WHERE room = ? AND tbl = ? "

@@ -27,7 +27,9 @@ class Room:
         if self.cfg.signing_key is not None:  # (checked when the configuration was read)
             from controller.service.room.signing import Signer
 
-            daemon.journal.sign = Signer.from_file(self.cfg.signing_key).sign
+            signer = Signer.from_file(self.cfg.signing_key)
+            prefix = f"{self.cfg.room}/{self.cfg.table}"
+            daemon.journal.sign = lambda topic, body: signer.sign(body, f"{prefix}/{topic}")
 
     def rows(self, effects: Sequence[Effect]) -> list[Row]:
         return route(effects, broadcast=self.broadcast)

@@ -106,9 +106,7 @@ class Commands:
     def _same_journal(self, body: dict[str, Any], cmd: str) -> None:
         """A command naming a seq may say of which journal (``epoch``): one of an earlier journal
         of this table names messages this one never had, and is refused."""
-        if "epoch" not in body:
-            return
-        epoch, mine = body["epoch"], self.daemon.journal.epoch
+        epoch, mine = body.get("epoch", "0"), self.daemon.journal.epoch  # (a floor before epochs: "0")
         if type(epoch) is not str:
             raise ValueError(f"{cmd}: 'epoch' must be a journal's epoch, got {_show(epoch)}")
         if epoch != mine:

@@ -66,7 +66,7 @@ def hand_hash(body: dict[str, Any]) -> str:
 
 
 def insert_rows(db: sqlite3.Connection, event_id: int, rows: list[tuple[str, int, float, dict[str, Any]]], *,
-                epoch: str | None = None, sign: Callable[[dict[str, Any]], str] | None = None) -> int:
+                epoch: str | None = None, sign: Callable[[str, dict[str, Any]], str] | None = None) -> int:
     """Number and keep ``rows`` (``topic, index, ts, body``) of event ``event_id``, inside the
     caller's transaction; a row already there is left as it is. Returns the rows added.
 
@@ -101,7 +101,7 @@ def insert_rows(db: sqlite3.Connection, event_id: int, rows: list[tuple[str, int
             body["prev"] = head or GENESIS
             body["hash"] = head = hand_hash(body)
         if sign is not None and topic in SIGNED:
-            body["sig"] = sign(body)
+            body["sig"] = sign(topic, body)
         db.execute("INSERT INTO outbox (topic, seq, event_id, idx, ts, payload) VALUES (?, ?, ?, ?, ?, ?)",
                    (topic, seq, key, idx, ts, canonical(body)))
         db.execute("INSERT INTO outbox_topics (topic, last_seq, head) VALUES (?, ?, ?) ON CONFLICT (topic) "

@@ -12,9 +12,11 @@ record whose signature is missing or wrong.
 >>> private, public = new_key_pair()
 >>> signer = Signer(bytes.fromhex(private))
 >>> body = {"type": "Alert", "code": "deck.foreign_card", "seq": 3}
->>> body["sig"] = signer.sign(body)
->>> verify(public, body), verify(public, {**body, "code": "deck.clean"})
+>>> body["sig"] = signer.sign(body, "main/t7/events/floor")
+>>> verify(public, body, "main/t7/events/floor"), verify(public, {**body, "code": "deck.clean"}, "main/t7/events/floor")
 (True, False)
+>>> verify(public, body, "main/t7/events/dealer"), verify(public, body, "main/t8/events/floor")  # not signed for there
+(False, False)
 """
 
 from __future__ import annotations
@@ -33,9 +35,11 @@ from controller.service.room.outbox import SIGNED  # noqa: E402,F401 (the topics
 HEX = frozenset("0123456789abcdef")
 
 
-def _signed_bytes(body: dict[str, Any]) -> bytes:
-    return json.dumps({k: v for k, v in body.items() if k != "sig"}, sort_keys=True, separators=(",", ":"),
-                      allow_nan=False).encode()
+def _signed_bytes(body: dict[str, Any], where: str) -> bytes:
+    """What is signed: where the message goes (``room/table/topic``: a message signed for one
+    topic does not verify on another) and its canonical JSON without ``sig``."""
+    return where.encode() + b"\n" + json.dumps({k: v for k, v in body.items() if k != "sig"}, sort_keys=True,
+                                               separators=(",", ":"), allow_nan=False).encode()
 
 
 def new_key_pair() -> tuple[str, str]:
@@ -69,20 +73,23 @@ class Signer:
             raise ValueError(f"{path} does not hold a signing key (64 hex digits, as tablectl room enroll writes)")
         return cls(bytes.fromhex(text))
 
-    def sign(self, body: dict[str, Any]) -> str:
-        return self._key.sign(_signed_bytes(body)).hex()
+    def sign(self, body: dict[str, Any], where: str) -> str:
+        """The signature of ``body`` published at ``where`` (``room/table/topic``)."""
+        return self._key.sign(_signed_bytes(body, where)).hex()
 
     def public(self) -> str:
         return self._key.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw).hex()
 
 
-def verify(public_hex: str, body: dict[str, Any]) -> bool:
-    """Whether ``body`` carries a valid signature (``sig``) by the key ``public_hex``."""
+def verify(public_hex: str, body: dict[str, Any], where: str) -> bool:
+    """Whether ``body``, received at ``where`` (``room/table/topic``), carries a valid signature
+    (``sig``) by the key ``public_hex``."""
     sig = body.get("sig")
     if not isinstance(sig, str) or len(sig) != 128 or not set(sig) <= HEX:
         return False
     try:
-        Ed25519PublicKey.from_public_bytes(bytes.fromhex(public_hex)).verify(bytes.fromhex(sig), _signed_bytes(body))
+        Ed25519PublicKey.from_public_bytes(bytes.fromhex(public_hex)).verify(bytes.fromhex(sig),
+                                                                            _signed_bytes(body, where))
     except (InvalidSignature, ValueError, TypeError):
         return False
     return True
