@@ -114,7 +114,7 @@ def measure(args: argparse.Namespace, code: Path | None) -> list[str]:
         floor = FloorProc(folder, broker, code=code)
         names = [f"floor{i}" for i in range(args.browsers)]
         for n in names + [f"login{i}" for i in range(args.logins)] + ["poller"]:
-            adduser(floor.config, n, "floor", "bench-password")
+            assert adduser(floor.config, n, "floor", "bench-password", code=code).returncode == 0
         floor.start()
         assert floor.proc is not None
         pub = mqtt.Client(CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5, client_id="bench-tables")
@@ -140,6 +140,23 @@ def measure(args: argparse.Namespace, code: Path | None) -> list[str]:
 
         for t in tables + fast:
             state(t, 1)
+
+        def answer(client: mqtt.Client, userdata: object, msg: mqtt.MQTTMessage) -> None:
+            """The tables' side of a command: an ack answered with its Ack (as a table's link does)."""
+            body = json.loads(msg.payload)
+            t = msg.topic.split("/")[2]
+            if body.get("cmd") == "ack":
+                floor_msg(t, {"type": "Ack", "ts": time.time(), "audience": "floor", "ack_seq": body["seq"],
+                              "code": "deck.foreign_card", "user": body.get("user"), "command": body.get("id"),
+                              **({"epoch": body["epoch"]} if "epoch" in body else {})})
+            client.publish(f"tablectl/bench/{t}/cmd/reply", json.dumps({"ok": True, "id": body.get("id"),
+                                                                         "cmd": body.get("cmd")}), qos=1)
+
+        responder = mqtt.Client(CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5, client_id="bench-answers")
+        responder.on_message = answer
+        responder.on_connect = lambda c, *a: c.subscribe("tablectl/bench/+/cmd", qos=1)
+        responder.connect("127.0.0.1", broker.port)
+        responder.loop_start()
         rss_start = rss_kb(floor.proc.pid)
         published: dict[str, float] = {}
         stop = threading.Event()
@@ -286,6 +303,7 @@ def measure(args: argparse.Namespace, code: Path | None) -> list[str]:
         out.append(f"memory: VmRSS {rss_start / 1024:.1f} MB at the start, {rss_kb(floor.proc.pid) / 1024:.1f} MB "
                    f"after {args.hands} hands ({args.hands / took:.0f} hands/s stored, chain breaks {breaks})")
         pub.loop_stop()
+        responder.loop_stop()
         floor.stop()
         broker.stop()
     for line in out:

@@ -35,10 +35,16 @@ ROLES = {"maria": "floor", "tom": "technician", "vic": "viewer", "ana": "floor"}
 CLI = [sys.executable, "-m", "controller.service.cli"]
 
 
-def adduser(config: Path, name: str, role: str, password: str) -> subprocess.CompletedProcess[str]:
-    """``tablectl floor adduser`` itself (a subprocess, the password on its standard input)."""
+def adduser(config: Path, name: str, role: str, password: str, *,
+            code: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """``tablectl floor adduser`` itself (a subprocess, the password on its standard input);
+    ``code``: another checkout's (bench/floor.py --compare: its database, its schema)."""
+    import os
+
+    env = dict(os.environ, PYTHONPATH=str(code)) if code is not None else None
     return subprocess.run([*CLI, "floor", "adduser", name, "--role", role, "--config", str(config)],
-                          input=password + "\n", capture_output=True, text=True, timeout=30)
+                          input=password + "\n", capture_output=True, text=True, timeout=30, env=env,
+                          cwd=str(code) if code is not None else None)
 
 
 def add_users(floor: FloorProc, names: list[str] | None = None) -> None:

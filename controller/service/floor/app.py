@@ -44,8 +44,11 @@ HEADERS = {
     "Cache-Control": "no-store",
 }
 SESSION_KEY = web.AppKey("session", object)
-#: the pages are told what changed at most this often (seconds): a busy room's messages coalesce
+#: the pages are told of changed tiles at most this often (seconds): a busy room's messages
+#: coalesce, each tile sent once however often it changed meanwhile
 PUSH_EVERY = 0.25
+#: an alert or an acknowledgement is told within this (seconds), with whatever else changed
+ALERT_EVERY = 0.05
 #: the open pages' sessions are read again at least this often (seconds)
 SESSIONS_AGAIN = 5.0
 #: the most messages taken in one transaction
@@ -74,6 +77,8 @@ class FloorService:
         self._dirty_tiles: dict[tuple[str, str], None] = {}  # what changed since the pages were told
         self._dirty_alerts: dict[tuple[str, str, str, int], None] = {}
         self._push_due = False
+        self._push_at = 0.0
+        self._push_handle: asyncio.TimerHandle | None = None
         self._pushed_at = 0.0
         self._data_version: int | None = None  # (the database as the sessions were last read)
         self._sessions_at = 0.0
@@ -188,15 +193,21 @@ class FloorService:
             self._dirty_alerts[(got.room, got.table, epoch, got.body["ack_seq"])] = None
         if got.kind in ("state", "alert", "ack", "hand", "suspect"):
             self._dirty_tiles[(got.room, got.table)] = None
-        if (self._dirty_alerts or self._dirty_tiles) and not self._push_due and self.loop is not None:
-            self._push_due = True
-            wait = max(0.0, self._pushed_at + PUSH_EVERY - time.monotonic())
-            self.loop.call_later(wait, self._push_now)
+        if (self._dirty_alerts or self._dirty_tiles) and self.loop is not None:
+            # an alert or an acknowledgement within ALERT_EVERY, the tiles alone within PUSH_EVERY
+            every = ALERT_EVERY if self._dirty_alerts else PUSH_EVERY
+            due = self._pushed_at + every
+            if self._push_due and self._push_at <= due:
+                return
+            self._push_due, self._push_at = True, due
+            if self._push_handle is not None:
+                self._push_handle.cancel()
+            self._push_handle = self.loop.call_later(max(0.0, due - time.monotonic()), self._push_now)
 
     def _push_now(self) -> None:
         """Every page told what changed since the last time: the tiles and alerts read once, worded
         once per role, sent to each page as its role may see them."""
-        self._push_due = False
+        self._push_due, self._push_handle = False, None
         self._pushed_at = time.monotonic()
         tiles_changed, self._dirty_tiles = list(self._dirty_tiles), {}
         alerts_changed, self._dirty_alerts = list(self._dirty_alerts), {}
