@@ -54,7 +54,7 @@ SESSIONS_AGAIN = 5.0
 #: the most messages taken in one transaction
 INBOX_BATCH = 500
 #: password checks (argon2) in flight at once; more wait their turn
-HASHING_AT_ONCE = 2
+HASHING_AT_ONCE = 1
 SERVICE_KEY: web.AppKey[FloorService] = web.AppKey("service")
 
 
