@@ -44,7 +44,8 @@ def setup(tmp_path_factory):
 
     keys = {name: new_key_pair() for name in ("main/t7", "r1/t5")}
     tables = "".join(f'"{name}" = "{public}"\n' for name, (_, public) in keys.items())
-    floor = FloorProc(folder, broker, extra=f"command_timeout = 2\n[floor.tables]\n{tables}")  # (2 s: failed)
+    # (a command unanswered for 2 s: failed; a throttled address waits 20 s, whatever the machine's speed)
+    floor = FloorProc(folder, broker, extra=f"command_timeout = 2\nlogin_delay = 20\n[floor.tables]\n{tables}")
     floor.keys = keys  # type: ignore[attr-defined]
     add_users(floor)
     floor.start()
@@ -440,12 +441,12 @@ def test_a_login_throttled_is_not_an_account_locked_out(setup):
             page.wait_for_load_state()
             return page.url
 
-        for i in range(4):
+        for i in range(3):  # (three free tries from one address; then 20 s to wait: login_delay)
             assert try_login(f"not it {i}").endswith("/login")
             assert "wrong name or password" in page.inner_text("#error")
         assert try_login(PASSWORDS["vic"]).endswith("/login")  # throttled: the right one refused alike
         assert "wrong name or password" in page.inner_text("#error")
-        wait_until(lambda: not try_login(PASSWORDS["vic"]).endswith("/login"), 30,
+        wait_until(lambda: not try_login(PASSWORDS["vic"]).endswith("/login"), 60,
                    what="the right password accepted once the delay has passed")
         page.wait_for_selector("#tiles")
     finally:

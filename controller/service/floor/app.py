@@ -66,7 +66,9 @@ class FloorService:
         self.store = Store(cfg.database, keys=cfg.table_keys, require_signatures=cfg.require_signatures)
         #: argon2 checks running at once, at most (each costs its memory and a core's time)
         self.hashing = asyncio.Semaphore(HASHING_AT_ONCE)
-        self.throttle = auth.Throttle()  # failed logins by client address (auth.BY_ADDRESS)
+        # failed logins by client address (auth.BY_ADDRESS; [floor] login_delay, its first delay)
+        self.throttle = auth.Throttle(auth.Slowdown(auth.BY_ADDRESS.free, float(cfg.login_delay),
+                                                    max(auth.BY_ADDRESS.most, float(cfg.login_delay))))
         self.sockets: dict[web.WebSocketResponse, auth.Session] = {}
         self.tokens: dict[web.WebSocketResponse, str] = {}  # each socket's session cookie, to close at logout
         self.loop: asyncio.AbstractEventLoop | None = None

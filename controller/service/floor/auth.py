@@ -96,7 +96,8 @@ class Throttle:
 
     MAX_ADDRESSES = 10_000
 
-    def __init__(self) -> None:
+    def __init__(self, slowdown: Slowdown = BY_ADDRESS) -> None:
+        self.slowdown = slowdown
         self._by_address: dict[str, tuple[int, float]] = {}  # address -> (failures, not before)
 
     def wait(self, address: str, now: float) -> float:
@@ -112,7 +113,7 @@ class Throttle:
         """An attempt from ``address`` is being checked: counted as failed until it succeeds, so
         that attempts sent at once cannot all pass before the first failure is counted."""
         failures = self._by_address.pop(address, (0, 0.0))[0] + 1
-        self._by_address[address] = (failures, now + BY_ADDRESS.delay(failures))
+        self._by_address[address] = (failures, now + self.slowdown.delay(failures))
         while len(self._by_address) > self.MAX_ADDRESSES:
             self._by_address.pop(next(iter(self._by_address)))
 

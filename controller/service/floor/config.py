@@ -59,6 +59,8 @@ class FloorConfig:
     #: refuse the records of a table with no key in ``table_keys`` (a broker's owner cannot
     #: invent a table then)
     require_signatures: bool = False
+    #: seconds an address waits after its free login tries, doubled with each further failure
+    login_delay: int = 1
 
     @property
     def https(self) -> bool:
@@ -132,6 +134,7 @@ def parse_floor(doc: dict[str, Any], *, src: str, base: Path) -> FloorConfig:
     command_timeout = _whole(s, "command_timeout", 10, 1, 300)
     table_keys = _table_keys(s)
     require_signatures = s.get("require_signatures", bool, False)
+    login_delay = _whole(s, "login_delay", 1, 1, 60)
     s.finish()
     return FloorConfig(broker=broker, host=url.hostname, port_mqtt=port_given or (8883 if mqtt_tls else 1883),
                        mqtt_tls=mqtt_tls, username=username, password_file=password_file, ca_file=ca_file,
@@ -139,7 +142,7 @@ def parse_floor(doc: dict[str, Any], *, src: str, base: Path) -> FloorConfig:
                        port=port, database=database, tls_cert=tls_cert, tls_key=tls_key,
                        session_seconds=session_seconds, secure_cookie=secure_cookie,
                        command_timeout=command_timeout, table_keys=table_keys,
-                       require_signatures=require_signatures)
+                       require_signatures=require_signatures, login_delay=login_delay)
 
 
 def _table_keys(s: _Section) -> dict[str, str]:
