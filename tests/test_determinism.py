@@ -68,8 +68,8 @@ def test_the_control_socket_has_no_pacing_command(request_):
 @pytest.mark.e2e
 def test_a_daemon_that_stops_taking_steps_in_ends_the_run_naming_the_step(tmp_path):
     """The daemon frozen (SIGSTOP) after the first hand: the simulator gives up after its bound
-    (here 2 s of real time; 30 s by default) with one line naming where it stopped and what the
-    daemon last said, instead of hanging."""
+    (here 10 s of real time, room enough for a beat on a busy machine; 30 s by default) with one
+    line naming where it stopped and what the daemon last said, instead of hanging."""
     import os
     import signal
     import time
@@ -90,13 +90,13 @@ def test_a_daemon_that_stops_taking_steps_in_ends_the_run_naming_the_step(tmp_pa
     try:
         with pytest.raises(SimulationError) as err:
             run_script(script, workdir=tmp_path, on_hand=lambda n, p: freeze(n, p) if n == 1 else None,
-                       pace_timeout=2.0)
+                       pace_timeout=10.0)
     finally:
         for proc in frozen:
             if proc.poll() is None:
                 os.kill(proc.pid, signal.SIGCONT)
     first = str(err.value).splitlines()[0]
     assert first.startswith("hand 2, before its first step: the daemon did not take in "), first
-    assert "within 2 s; it last said: " in first
+    assert "within 10 s; it last said: " in first
     assert time.monotonic() - t0 < 120  # (a bound, not a timing: it did not hang)
     assert frozen and frozen[0].poll() is not None  # and the frozen daemon was stopped on the way out
