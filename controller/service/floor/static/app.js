@@ -107,6 +107,9 @@
   // (sent, queued: table offline, failed with its reason and a Retry, refused).
   const acking = new Map();
   const ackOf = new Map();  // command id -> the alert's id
+  // Every command state the service told of, by id: an answer can come over the WebSocket before
+  // the POST that sent the command has returned its id (a busy machine), and is then taken up.
+  const replies = new Map();
   function ackState(li, a) {
     const id = alertKey(a);
     const c = acking.get(id);
@@ -189,6 +192,7 @@
     ackOf.set(out.id, id);
     const shown = alerts.get(id);
     if (shown) putAlert(shown, false);
+    if (replies.has(out.id)) answered(replies.get(out.id));
   }
 
   async function retry(cmdId, button) {
@@ -207,6 +211,7 @@
       status.textContent = "sent again, waiting for the table's answer";
       status.className = "cmd-status sent";
     }
+    if (replies.has(out.id)) answered(replies.get(out.id));
   }
 
   // Seat changes and the deck-pair exchange: sent over the table's cmd, confirmed by its reply.
@@ -227,6 +232,7 @@
     waiting = out.id;
     status.textContent = "sent, waiting for the table's answer";
     status.className = "cmd-status sent";
+    if (replies.has(out.id)) answered(replies.get(out.id));
   }
   function answered(c) {
     const alertId = ackOf.get(c.id);
@@ -300,6 +306,7 @@
       } else if (m.type === "tile") {
         putTile(m.tile);
       } else if (m.type === "reply") {
+        replies.set(m.command.id, m.command);
         answered(m.command);
       } else if (m.type === "alert") {
         const fresh = !alerts.has(alertKey(m.alert));
