@@ -168,8 +168,7 @@ class PacedDaemon:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from controller.service.cli import _setup_logging
-    from controller.service.config import ConfigError, load_config
+    from controller.service.cli import daemon_config
     from controller.service.daemon import Daemon
     from controller.service.journal import JournalError
 
@@ -179,13 +178,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--pace-out", type=int, required=True)
     ap.add_argument("--start", type=float, required=True)
     args = ap.parse_args(argv)
-    os.umask(0o077)  # as tablectl run
-    try:
-        config = load_config(args.config)
-    except ConfigError as exc:
-        print(f"tablectl: {exc}", file=sys.stderr)
+    config = daemon_config(args.config)  # (as tablectl run: its umask, its configuration, its logging)
+    if config is None:
         return 2
-    _setup_logging(config.outputs.log_level)
     clock = SimClock(args.start)
     bus = None
     if config.display is not None and config.display.sim_cable is not None:

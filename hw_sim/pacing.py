@@ -37,6 +37,7 @@ True
 from __future__ import annotations
 
 import math
+import queue
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -186,8 +187,6 @@ class Beat:
 
     def drain(self, on_effects: Callable[[list[Any]], None] | None = None) -> None:
         """The main loop's turn: every event submitted so far, in order, through ``handle``."""
-        import queue
-
         events = self.daemon.events
         handle = self.daemon.handle
         while True:

@@ -23,6 +23,7 @@ import os
 import signal
 import sys
 import threading
+from typing import Any
 
 
 def _setup_logging(level: str) -> None:
@@ -30,20 +31,31 @@ def _setup_logging(level: str) -> None:
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 
 
-def cmd_run(args: argparse.Namespace) -> int:
+def daemon_config(path: str) -> Any:
+    """What a daemon does before anything else (``tablectl run``, and the simulator's paced
+    daemon): its umask, its configuration read and checked, its logging; None (said in one line)
+    if the configuration is refused."""
     from controller.service.config import ConfigError, load_config
-    from controller.service.daemon import Daemon
-    from controller.service.journal import JournalError
 
     # Everything the daemon creates is its own only (the journal, the feed, the control socket's
     # folder aside): run outside the unit, under a umask of 022, nothing would be 0644.
     os.umask(0o077)
     try:
-        config = load_config(args.config)
+        config = load_config(path)
     except ConfigError as exc:
         print(f"tablectl: {exc}", file=sys.stderr)
-        return 2
+        return None
     _setup_logging(config.outputs.log_level)
+    return config
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from controller.service.daemon import Daemon
+    from controller.service.journal import JournalError
+
+    config = daemon_config(args.config)
+    if config is None:
+        return 2
     daemon = Daemon(config)
     if not config.decks:
         logging.getLogger("tablectl.daemon").warning(

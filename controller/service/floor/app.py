@@ -29,7 +29,8 @@ from controller.dealers import check_dealer_name
 from controller.service.floor import auth, roles
 from controller.service.floor.broker import FloorLink
 from controller.service.floor.config import FloorConfig
-from controller.service.floor.store import REPLAY_AGAIN, Ingested, Store
+from controller.service.floor.schema import MAX_INT  # (the largest whole number a request may carry)
+from controller.service.floor.store import REPLAY_AGAIN, Ingested, Store, _no_constant
 
 log = logging.getLogger("tablectl.floor")
 STATIC = Path(__file__).parent / "static"
@@ -293,8 +294,6 @@ def _session(request: web.Request) -> auth.Session | None:
     return auth.session(svc.store, request.cookies.get(COOKIE), svc.cfg.session_seconds)
 
 
-#: the largest whole number a request may carry (a seq, a hand number): SQLite's integers are 64-bit
-MAX_INT = 2 ** 62
 #: the deepest a request's JSON body may nest (the page's deepest, a deck pair, is 3)
 MAX_BODY_DEPTH = 8
 
@@ -341,10 +340,6 @@ def _nesting(text: str) -> int:
         elif c in "]}":
             depth -= 1
     return deepest
-
-
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
 
 
 def _whole(value: Any, what: str, lo: int = 1, hi: int = MAX_INT) -> int:

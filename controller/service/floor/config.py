@@ -147,6 +147,8 @@ def parse_floor(doc: dict[str, Any], *, src: str, base: Path) -> FloorConfig:
 
 def _table_keys(s: _Section) -> dict[str, str]:
     """``[floor.tables]``: ``"room/table" = "64 hex digits"``, each table's public signing key."""
+    from controller.service.room.signing import is_key  # (the floor's service, not the table: no cost to a Pi)
+
     s.used.add("tables")
     raw = s.data.get("tables", {})
     if not isinstance(raw, dict):
@@ -156,7 +158,7 @@ def _table_keys(s: _Section) -> dict[str, str]:
         room, _, table = str(name).partition("/")
         if not room or not table or "/" in table or len(name) > 129:
             raise s.err(f"tables.{name}"[:80], 'want "room/table" as the key, e.g. "main/t7"')
-        if not isinstance(key, str) or len(key) != 64 or any(c not in "0123456789abcdef" for c in key.lower()):
+        if not isinstance(key, str) or not is_key(key.lower()):
             raise s.err(f"tables.{name}"[:80], "want the table's public key: 64 hex digits (tablectl room enroll)")
         out[name] = key.lower()
     return out

@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from controller.service.floor import schema
-from controller.service.room.outbox import hand_hash
+from controller.service.room.outbox import SIGNED, hand_hash
 
 #: the topics with a ``seq`` the floor receives
 NUMBERED = ("events/floor", "events/dealer", "hands")
@@ -327,7 +327,7 @@ class Store:
     def _unsigned(self, room: str, table: str, topic: str, seq: int, body: dict[str, Any]) -> str | None:
         """What is wrong with a signed topic's message of a table whose key the floor has: its
         signature missing or not the table's (room/signing.py). None: signed, or no key known."""
-        if topic not in ("hands", "events/floor", "events/dealer"):
+        if topic not in SIGNED:
             return None
         key = self.keys.get(f"{room}/{table}")
         if key is None:
