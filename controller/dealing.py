@@ -37,7 +37,8 @@ class Dealing(StudRounds):
             info = self.registry.lookup(uid)
             label = info.card if info is not None else f"tag:{uid}"
             self._deck_fault(out, ts, "deck.cloned_tag", uid, "DECK-007", label,
-                             f"the tag of {label} is on two cards: read at {zones[0]} and {zones[1]} at once")
+                             f"the tag of {label} is on two cards: read at {zones[0]} and {zones[1]} at once",
+                             seat_of(zones[1]))  # (the second card's place: the first's, if known, is zones[0])
             hand = self.hand
             twin = f"{uid}#2"
             if hand is not None and hand.kind == "hand" and uid in hand.where and twin not in hand.where:
@@ -86,7 +87,7 @@ class Dealing(StudRounds):
             hand = self.hand
             if hand is None:
                 hand = self._start_hand(ts, out)
-            label = hand.labels.get(uid) or self._label(uid, ts, out)
+            label = hand.labels.get(uid) or self._label(uid, ts, out, seat_of(zone))
             hand.left.pop(uid, None)
             hand.now = ts
             prev = hand.where.get(uid)

@@ -18,8 +18,9 @@ from controller.device_health import DeviceHealth
 class DeckGuard(DeviceHealth):
     """The decks (layer 3 of the table: see :mod:`controller.table_base`)."""
 
-    def _label(self, uid: str, ts: float, out: list[Effect]) -> str:
-        """The card a tag new to the hand is, and whether it may be in play (DECK-005..007)."""
+    def _label(self, uid: str, ts: float, out: list[Effect], seat: int | None = None) -> str:
+        """The card a tag new to the hand is, and whether it may be in play (DECK-005..007);
+        ``seat``, the seat it was read at (None off the seats), named by a foul card's alert."""
         info = self.registry.lookup(uid)
         hand = self.hand
         if info is None:
@@ -28,11 +29,11 @@ class DeckGuard(DeviceHealth):
                 label = f"{old.card}@{old.deck}"
                 self._deck_fault(out, ts, "deck.retired_card", uid, "DECK-005", label,
                                  f"{old.card} of deck {old.deck} ({old.back} back), taken off this table, "
-                                 f"is in play again")
+                                 f"is in play again", seat)
                 return label
             label = f"tag:{uid}"
             self._deck_fault(out, ts, "deck.unknown_tag", uid, "DECK-006", label,
-                             f"tag {uid} belongs to no registered deck")
+                             f"tag {uid} belongs to no registered deck", seat)
             return label
         if hand is not None and hand.deck is None:
             self._adopt_deck(ts, hand, info.deck, out)
@@ -41,17 +42,18 @@ class DeckGuard(DeviceHealth):
             label = f"{info.card}@{info.deck}"
             self._deck_fault(out, ts, "deck.wrong_deck", uid, "DECK-006", label,
                              f"{info.card} of deck {info.deck} ({info.back} back) is in play; "
-                             f"this hand is dealt from deck {deck}")
+                             f"this hand is dealt from deck {deck}", seat)
             return label
         if uid in self.rack.missing.get(info.deck, ()):  # STUB-005: held out, and back
             self._deck_fault(out, ts, "deck.reintroduced_card", uid, "STUB-005", info.card,
-                             f"{info.card} of deck {info.deck}, missing at the last count, is in play")
+                             f"{info.card} of deck {info.deck}, missing at the last count, is in play", seat)
         return info.card
 
     def _deck_fault(self, out: list[Effect], ts: float, code: str, uid: str, rule: str, card: str,
-                    message: str) -> None:
-        """A foul card: the floor is told what and where; the dealer only to change decks."""
-        self._alert_once(out, ts, code, uid, rule=rule, audience="floor", card=card, message=message)
+                    message: str, seat: int | None = None) -> None:
+        """A foul card: the floor is told what and where (``seat``: the seat it reached, if it
+        did); the dealer only to change decks."""
+        self._alert_once(out, ts, code, uid, rule=rule, audience="floor", card=card, message=message, seat=seat)
         self._new_setup(out, ts, rule)
 
     def _new_setup(self, out: list[Effect], ts: float, rule: str) -> None:

@@ -13,7 +13,7 @@ import json
 
 from controller.effects import Alert, effect_to_dict
 from controller.service.harness import play
-from tests.rules_common import BUTTON, CLEAN, END, HOLE, SEATS, deal, hole, run, run_hands
+from tests.rules_common import BUTTON, CLEAN, END, HOLE, SEATS, clean_for, deal, hole, run, run_hands
 from tests.scenarios import NOISE, assert_nothing_secret_public
 
 
@@ -49,6 +49,26 @@ def test_deck_006_a_tag_of_no_deck(tmp_path):
         ("deck.unknown_tag", FOREIGN, "floor", 18),
         ("deck.new_setup", None, "dealer", 18),
     ]
+
+
+def test_a_foul_card_alert_names_its_seat_and_hand_through_the_daemon():
+    """Issue 29, played through the daemon: the second hand's card of the spare at seat 6 and
+    its foreign tag on the turn. The floor hears seat 6 and hand 2 for the first, hand 2 and no
+    seat for the second; the report lists them so; the dealer's "new setup" names neither."""
+    steps = clean_for([2, 4, 6, 9, 1])  # the button moved to seat 1
+    assert steps[2] == deal("7c", 6) and steps[17] == deal("Jc", "board")
+    steps[2], steps[17] = deal("7c@B", 6), deal(FOREIGN, "board")
+    script = {"format": 1, "game": "holdem", "seats": SEATS, "button": BUTTON, "noise": dict(NOISE, seed=3),
+              "hands": [{"steps": CLEAN}, {"steps": steps}]}
+    played = play(script)
+    assert_nothing_secret_public(script, played)
+    floor = [e for _, e in played.seen["floor"] if type(e) is Alert and e.code.startswith("deck.")]
+    assert [(e.code, e.card, e.seat, e.hand) for e in floor] == [
+        ("deck.wrong_deck", "7c@B", 6, 2), ("deck.new_setup", None, None, 2), ("deck.unknown_tag", FOREIGN, None, 2)]
+    assert [e.audience for e in floor] == ["floor", "dealer", "floor"]  # (the floor hears the dealer's too)
+    assert [(a["code"], a.get("seat"), a["step"]) for a in played.report["hands"][1]["alerts"]] == [
+        ("deck.wrong_deck", 6, 3), ("deck.new_setup", None, 3), ("deck.unknown_tag", None, 18)]
+    assert played.report["hands"][0]["alerts"] == []
 
 
 def test_deck_007_a_cloned_tag(tmp_path):

@@ -123,6 +123,7 @@ def test_a_card_missing_at_the_count_that_comes_back_into_play_alerts_the_floor(
     f.effects.clear()
     deal_clean_hand(f)  # 7c goes to seat 4
     assert ("deck.reintroduced_card", "STUB-005", "floor", "7c") in alerts(f)
+    assert [(a.seat, a.hand) for a in f.of(Alert) if a.code == "deck.reintroduced_card"] == [(4, 1)]  # issue 29
     assert_discreet(f)
 
 
@@ -143,6 +144,7 @@ def test_a_cloned_tag_read_strong_in_two_zones_is_a_floor_alert_naming_the_card(
     assert alerts(f) == [("deck.cloned_tag", "DECK-007", "floor", "As"),
                          ("deck.new_setup", "DECK-007", "dealer", None)]
     assert "seat:1" in f.of(Alert)[0].message and "seat:4" in f.of(Alert)[0].message
+    assert (f.of(Alert)[0].seat, f.of(Alert)[0].hand) == (4, 1)  # the second card's seat (issue 29)
     assert f.table.hand.zone_labels()["seat:1"] == ["As"]  # the tag makes no move meanwhile
     f.tick(10)
     assert len([a for a in f.of(Alert) if a.code == "deck.cloned_tag"]) == 1
@@ -176,6 +178,7 @@ def test_a_tag_of_a_retired_deck_is_a_floor_alert():
     f.put("Kd", second)  # deck A is retired
     assert alerts(f) == [("deck.retired_card", "DECK-005", "floor", "Kd@A"),
                          ("deck.new_setup", "DECK-005", "dealer", None)]
+    assert (f.of(Alert)[0].seat, f.of(Alert)[0].hand) == (second, 2)  # issue 29
     assert f.table.rack.pair == ("C", "B") and f.table.rack.in_play == "C"
 
 
@@ -231,6 +234,50 @@ def test_a_card_of_the_spare_in_a_hand_of_the_deck_in_play_is_a_wrong_deck_card(
     f.put("As", 1)
     f.put("Kd", 2, deck="B")
     assert alerts(f, "floor") == [("deck.wrong_deck", "DECK-006", "floor", "Kd@B")]
+
+
+def test_a_foul_card_alert_names_the_seat_it_reached_and_the_hand_number():
+    """Issue 29: a foreign tag and a card of the spare dealt to seat 6 are floor alerts naming
+    seat 6 and the hand; one on the burn or the board names no seat. The dealer's "new setup"
+    gains neither the seat nor the card."""
+    f = Feeder(seats=(1, 2, 4, 6), button=4)
+    order = deal_order(f.table.seats, f.table.button)
+    for card, seat in zip(("As", "Kd", "7c", "2h", "3h", "Qs", "Jd", "9c"), order * 2, strict=True):
+        f.put(card, seat)
+    gather(f)
+    f.effects.clear()
+    order = deal_order(f.table.seats, f.table.button)
+    assert 6 in order
+    foreign = {"seat": "E0040150A05F02B7", "burn": "E0040150A05F02B8", "board": "E0040150A05F02B9"}
+    cards = iter(("As", "Kd", "7c", "Qs", "Jd", "9c"))
+    for rnd in (1, 2):
+        for seat in order:
+            if seat == 6:  # a card of the spare deck first, then a tag of no deck
+                f.put("2h" if rnd == 1 else f"tag:{foreign['seat']}", 6, deck="B")
+            else:
+                f.put(next(cards), seat)
+    f.press("round_done")
+    f.put(f"tag:{foreign['burn']}", 12)
+    for card, deck in (("Th", "A"), ("Jh", "A"), ("4s", "B")):
+        f.put(card, 11, deck=deck)
+    f.put(f"tag:{foreign['board']}", 11)
+    assert f.table.hand.number == 2
+    assert [(a.code, a.card, a.seat, a.hand) for a in f.of(Alert) if a.audience == "floor"] == [
+        ("deck.wrong_deck", "2h@B", 6, 2),
+        ("deck.unknown_tag", f"tag:{foreign['seat']}", 6, 2),
+        ("deck.unknown_tag", f"tag:{foreign['burn']}", None, 2),
+        ("deck.wrong_deck", "4s@B", None, 2),
+        ("deck.unknown_tag", f"tag:{foreign['board']}", None, 2),
+    ]
+    dealer = [a for a in f.of(Alert) if a.audience == "dealer" and a.code.startswith("deck.")]
+    assert [(a.code, a.message, a.seat, a.card, a.hand) for a in dealer] == [
+        ("deck.new_setup", NEW_SETUP, None, None, 2)]
+    assert_discreet(f)
+    gather(f)
+    [record] = [e.record for e in f.effects if type(e).__name__ == "HandFinished"]
+    assert [(a["code"], a.get("seat")) for a in record["alerts"] if a["audience"] == "floor"] == [
+        ("deck.wrong_deck", 6), ("deck.unknown_tag", 6), ("deck.unknown_tag", None), ("deck.wrong_deck", None),
+        ("deck.unknown_tag", None)]
 
 
 def test_a_marked_card_change_is_logged_for_the_floor_and_blocks_the_deck():
