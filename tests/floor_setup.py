@@ -124,6 +124,7 @@ class FakeTable:
         self.seq = 0
         self.sent: dict[int, dict[str, Any]] = {}  # events/floor by seq: the outbox a replay reads
         self.hand_seq = 0
+        self.dealer_seq = 0  # events/dealer's own numbering
         self.last_hash = "0" * 64
         self.commands: list[dict[str, Any]] = []  # what the table journalled (room_commands)
         self._lock = threading.Lock()
@@ -207,13 +208,26 @@ class FakeTable:
             self.publish("events/floor", body)
         return seq
 
-    def floor_call(self) -> int:
-        """The dealer's ``floor`` pad: a ``floor.call`` alert (controller/table.py)."""
+    def floor_call(self, *, ago: float = 0.0) -> int:
+        """The dealer's ``floor`` pad: a ``floor.call`` alert (controller/table.py), raised ``ago``
+        seconds before now (a call that has waited)."""
         seq = self.next_seq()
-        body = {"type": "Alert", "ts": time.time(), "audience": "floor", "code": "floor.call", "hand": 12,
+        body = {"type": "Alert", "ts": time.time() - ago, "audience": "floor", "code": "floor.call", "hand": 12,
                 "message": "the dealer calls the floor", "rule": None, "seat": None, "card": None, "seq": seq}
         self.sent[seq] = body
         self.publish("events/floor", body)
+        return seq
+
+    def incident(self, code: str = "misdeal.seat_skipped", rule: str | None = "MISD-006", *, seat: int | None = 4,
+                 hand: int = 12, message: str = "seat 4 was skipped: misdeal", count: int | None = None) -> int:
+        """A dealer's alert on ``events/dealer`` (a misdeal, a procedure, a device), numbered on
+        that topic, as the table routes an alert addressed to the dealer."""
+        with self._lock:
+            self.dealer_seq += 1
+            seq = self.dealer_seq
+        body = {"type": "Alert", "ts": time.time(), "audience": "dealer", "code": code, "rule": rule, "seat": seat,
+                "hand": hand, "message": message, "seq": seq, **({"count": count} if count is not None else {})}
+        self.publish("events/dealer", body)
         return seq
 
     def hand(self, *, prev: str | None = None, record: dict[str, Any] | None = None, sign: bool = True) -> int:

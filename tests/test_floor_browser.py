@@ -26,6 +26,8 @@ from tests.waiting import wait_until
 
 CHROMIUM = "/usr/bin/chromium"
 TIMEOUT_MS = 15_000
+#: the room's sections (pits) in the floor's configuration; other tables are in none
+SECTIONS = '"Pit A" = ["main/t7", "t8", "t9"]\n"High limit" = ["main/h1", "main/h2"]\n'
 
 
 @pytest.fixture(scope="module")
@@ -45,7 +47,8 @@ def setup(tmp_path_factory):
     keys = {name: new_key_pair() for name in ("main/t7", "r1/t5")}
     tables = "".join(f'"{name}" = "{public}"\n' for name, (_, public) in keys.items())
     # (a command unanswered for 2 s: failed; a throttled address waits 20 s, whatever the machine's speed)
-    floor = FloorProc(folder, broker, extra=f"command_timeout = 2\nlogin_delay = 20\n[floor.tables]\n{tables}")
+    floor = FloorProc(folder, broker, extra=f"command_timeout = 2\nlogin_delay = 20\n[floor.tables]\n{tables}"
+                                            f"[floor.sections]\n{SECTIONS}")
     floor.keys = keys  # type: ignore[attr-defined]
     add_users(floor)
     floor.start()
@@ -76,8 +79,9 @@ class Watched:
     """A logged-in page and everything its browser received: each response's body and each
     WebSocket frame."""
 
-    def __init__(self, browser: Any, floor: FloorProc, name: str) -> None:
-        self.context = browser.new_context()
+    def __init__(self, browser: Any, floor: FloorProc, name: str, *, viewport: tuple[int, int] | None = None) -> None:
+        self.context = browser.new_context(**({"viewport": {"width": viewport[0], "height": viewport[1]}}
+                                              if viewport else {}))
         self.page = self.context.new_page()
         self.page.set_default_timeout(TIMEOUT_MS)
         self.received: list[str] = []
@@ -407,6 +411,73 @@ def test_a_hand_record_with_a_valid_chain_but_no_valid_signature_is_flagged(setu
     assert f"hands seq {seq}: no signature" in floor.log.read_text()
 
 
+def test_the_hands_search_pages_its_results_with_a_count_and_takes_a_card_in_any_case(setup):
+    """Issue 29: a table's 60 hands, 50 a page: the count, the newest 50, Next the other 10,
+    Previous back; a card typed in lower case ("as") finds the hand with the ace of spades; what
+    is not a card is refused with its field named."""
+    floor, _, browser, person = setup
+    maria = person("maria")
+    t29 = FakeTable(floor.broker, table="t29")  # (a table of its own: the other tests' hands stay out)
+    try:
+        t29.state()
+        for n in range(1, 61):
+            t29.hand(record={"hand": n, "game": "holdem", "alerts": [], "stub_count": 30,
+                             "zones": {"seat:1": ["As", "Kd"] if n == 3 else ["7c", "8d"]}})
+        api = floor.url + "/api/hands?table=main/t29&limit=1"
+        wait_until(lambda: maria.context.request.get(api).json()["total"] == 60, 15, what="the 60 hands at the floor")
+    finally:
+        t29.stop()
+    # the API: a page of 2 from the 58th of the 59 hands with the 8 of diamonds (all but hand 3)
+    got = maria.context.request.get(floor.url + "/api/hands?table=main/t29&card=8D&limit=2&offset=57").json()
+    assert [(h["hand"], got["total"], got["offset"], got["limit"]) for h in got["hands"]] == [(2, 59, 57, 2),
+                                                                                              (1, 59, 57, 2)]
+    for bad, why in (("limit=0", "limit: want a whole number from 1 to 200"), ("limit=201", "limit: want"),
+                     ("offset=-1", "offset: want a whole number from 0"), ("offset=1e3", "offset: want"),
+                     ("card=A", "card: want a card like Ah or 7c, got 'A'"), ("card=1h", "card: want")):
+        answer = maria.context.request.get(floor.url + "/api/hands?" + bad)
+        assert answer.status == 400 and answer.json()["error"].startswith(why), (bad, answer.text())
+    page = maria.context.new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+
+    def rows() -> list[str | None]:
+        return [r.get_attribute("data-hand") for r in page.query_selector_all("tr.hand-row")]
+
+    def shown(first: int, last: int) -> list[str | None]:  # hands first..last, newest (the highest) first
+        return [f"main/t29#{n}" for n in range(first, last - 1, -1)]
+
+    try:
+        page.goto(floor.url + "/hands")
+        page.fill("#q-table", "main/t29")
+        page.click("#q-go")
+        page.locator("#hands-count", has_text="60 hands (1–50 shown)").wait_for()
+        wait_until(lambda: rows() == shown(60, 11), 10, what="the newest 50 hands")
+        assert page.is_disabled("#hands-prev") and page.is_enabled("#hands-next")
+        page.fill("#q-table", "t7")  # (typed, not searched: Next pages the search made)
+        page.click("#hands-next")
+        page.locator("#hands-count", has_text="60 hands (51–60 shown)").wait_for()
+        wait_until(lambda: rows() == shown(10, 1), 10, what="the other 10 hands")
+        assert page.is_enabled("#hands-prev") and page.is_disabled("#hands-next")
+        page.click("#hands-prev")
+        wait_until(lambda: rows() == shown(60, 11), 10, what="the newest 50 hands again")
+        page.fill("#q-table", "main/t29")
+        page.fill("#q-card", "as")
+        page.click("#q-go")
+        page.locator("#hands-count", has_text="1 hand").wait_for()
+        wait_until(lambda: rows() == ["main/t29#3"], 10, what="the hand with the ace of spades")
+        assert page.inner_text("#hands-count") == "1 hand"
+        assert page.is_disabled("#hands-prev") and page.is_disabled("#hands-next")
+        page.fill("#q-card", "AS")
+        page.click("#q-go")
+        wait_until(lambda: rows() == ["main/t29#3"], 10, what="the same hand, typed in capitals")
+        page.fill("#q-card", "Ax")
+        page.click("#q-go")
+        page.locator("#error", has_text="card: want a card like Ah or 7c, got 'Ax'").wait_for()
+        wait_until(lambda: rows() == [], 10, what="no hand listed for what is not a card")
+        assert page.inner_text("#hands-count") == "" and page.is_disabled("#hands-next")
+    finally:
+        page.close()
+
+
 def test_a_wrong_password_is_refused_on_the_page(setup):
     floor, _, browser, _ = setup
     context = browser.new_context()
@@ -572,3 +643,261 @@ def test_the_real_daemon_a_foul_card_acknowledged_from_the_page_is_journalled_wi
     assert sorted(h["hand"] for h in found["hands"]) == [1, 2]
     alerts = maria.context.request.get(floor.url + "/api/alerts?dealer=Ann%20Lee").json()["alerts"]
     assert any(a["table"] == "t5" and a["rule"] == "DECK-006" for a in alerts)
+
+
+# -- the board (issue 29) ----------------------------------------------------------------------
+def audit(floor: FloorProc) -> list[tuple[str, str, str]]:
+    """The floor's audit log, read from its database as a supervisor's report would."""
+    import sqlite3
+
+    db = sqlite3.connect(f"file:{floor.database}?mode=ro", uri=True)
+    try:
+        return [tuple(r) for r in db.execute("SELECT user, action, detail FROM audit ORDER BY id")]
+    finally:
+        db.close()
+
+
+def order_of(page: Any, selector: str, keys: list[str]) -> list[str]:
+    """``keys`` in the order the page lists them (``selector``'s items, by data-alert or data-table)."""
+    found = [e.get_attribute("data-alert") or e.get_attribute("data-table") for e in page.query_selector_all(selector)]
+    return [k for k in found if k in keys]
+
+
+def test_calls_are_listed_oldest_first_each_with_its_wait_and_their_tiles_lead(setup):
+    """Three tables call the floor, raised 6:40, 2:00 and 0:30 ago, out of order: the list has the
+    longest wait on top, each with its wait, and the calling tables' tiles lead the board in that
+    order, marked as calling."""
+    floor, _, browser, person = setup
+    ana = person("ana")
+    tables = {name: FakeTable(floor.broker, table=name) for name in ("c1", "c2", "c3")}
+    try:
+        for t in tables.values():
+            t.state()
+        waits = {"c2": 30, "c3": 400, "c1": 120}
+        seqs = {name: tables[name].floor_call(ago=ago) for name, ago in waits.items()}
+        keys = [f"main/{name}#{seqs[name]}" for name in ("c3", "c1", "c2")]
+        for k in keys:
+            ana.page.wait_for_selector(f'#calls li[data-alert="{k}"]')
+        wait_until(lambda: order_of(ana.page, "#calls li", keys) == keys, 10, what="the calls oldest first")
+        assert re.search(r"waiting 6:\d\d", ana.page.inner_text(f'#calls li[data-alert="{keys[0]}"]'))
+        assert re.search(r"waiting 2:\d\d", ana.page.inner_text(f'#calls li[data-alert="{keys[1]}"]'))
+        tiles = ["main/c3", "main/c1", "main/c2"]
+        wait_until(lambda: order_of(ana.page, "#tiles .tile", tiles) == tiles, 10, what="the calling tiles in order")
+        first = [e.get_attribute("data-table") for e in ana.page.query_selector_all("#tiles .tile.calling")]
+        assert first[:3] == tiles or set(tiles) <= set(first)  # (another test's open calls may lead)
+        # answered, the oldest leaves the top: the next wait leads
+        ana.page.click(f'#calls li[data-alert="{keys[0]}"] button.ack')
+        ana.page.wait_for_selector(f'#calls li[data-alert="{keys[0]}"].acked')
+        wait_until(lambda: order_of(ana.page, "#calls li", keys) == keys[1:] + keys[:1], 10,
+                   what="the answered call below the waiting ones")
+    finally:
+        for t in tables.values():
+            t.stop()
+
+
+def test_a_misdeal_is_in_the_dealer_lane_for_the_floor_only(setup):
+    """The dealer's incidents (events/dealer's alerts) reach the floor's lane with table, seat and
+    hand; the technician's lane has only the devices' own; the viewer receives none. The lane
+    folds away and is not an alert to acknowledge."""
+    floor, table, browser, person = setup
+    maria, tom, vic = person("maria"), person("tom"), person("vic")
+    misdeal = table.incident("misdeal.seat_skipped", "MISD-006", seat=4, hand=31,
+                             message="seat 4 was skipped: misdeal")
+    device = table.incident("device.reader_offline", None, seat=None, hand=31, message="the reader is offline")
+    item = maria.page.wait_for_selector(f'#incidents li[data-incident="main/t7#{misdeal}"]')
+    text = item.inner_text()
+    assert "t7 · seat 4 · hand 31 · MISD-006" in text and "An entitled seat is skipped" in text
+    assert "seat 4 was skipped: misdeal" in text
+    maria.page.wait_for_selector(f'#incidents li[data-incident="main/t7#{device}"]')
+    assert maria.page.locator("#alerts li", has_text="seat 4 was skipped").count() == 0  # (not an alert)
+    tom.page.wait_for_selector(f'#incidents li[data-incident="main/t7#{device}"]')
+    assert tom.page.query_selector(f'#incidents li[data-incident="main/t7#{misdeal}"]') is None
+    assert not any("misdeal.seat_skipped" in r for r in tom.received)  # (not sent, not merely hidden)
+    assert not any("the reader is offline" in r for r in tom.received)  # (a technician: codes, no message)
+    assert vic.page.query_selector("li.incident") is None
+    assert not any("misdeal.seat_skipped" in r or "reader_offline" in r for r in vic.received)
+    # folded away and back: lower priority, out of the way
+    maria.page.click("#incidents-section > summary")
+    assert not maria.page.is_visible(f'#incidents li[data-incident="main/t7#{misdeal}"]')
+    maria.page.click("#incidents-section > summary")
+    assert maria.page.is_visible(f'#incidents li[data-incident="main/t7#{misdeal}"]')
+
+
+@pytest.mark.parametrize("size", [(1024, 768), (390, 844)], ids=["tablet", "phone"])
+def test_a_call_is_in_view_and_answered_on_a_tablet_and_a_phone(setup, size):
+    """On a tablet on its side the calls stand beside the tables; on a phone they come first:
+    either way the call and its Answer are on the first screen, and answering works."""
+    floor, _, browser, person = setup
+    w = Watched(browser, floor, "ana", viewport=size)
+    t = FakeTable(floor.broker, table=f"v{size[0]}")
+    try:
+        t.state()
+        seq = t.floor_call(ago=50)
+        sel = f'#calls li[data-alert="main/v{size[0]}#{seq}"]'
+        w.page.wait_for_selector(sel)
+        calls, tiles = w.page.locator("#calls").bounding_box(), w.page.locator("#tiles").bounding_box()
+        if size[0] < 900:
+            assert calls["y"] < tiles["y"]  # the calls first
+        else:
+            assert calls["x"] > tiles["x"] and calls["y"] < size[1]  # beside the tables
+        w.page.locator(sel).scroll_into_view_if_needed()
+        box = w.page.locator(f"{sel} button.ack").bounding_box()
+        assert box["x"] >= 0 and box["x"] + box["width"] <= size[0]  # (no sideways scrolling to reach it)
+        width = w.page.evaluate("document.documentElement.scrollWidth")
+        assert width <= size[0], f"the page is {width} px wide on a {size[0]} px screen"
+        w.page.click(f"{sel} button.ack")
+        done = w.page.wait_for_selector(f"{sel}.acked")
+        assert "answered by floor:ana" in done.inner_text()
+    finally:
+        t.stop()
+        w.close()
+
+
+def test_sections_filter_the_tables_calls_and_alerts(setup):
+    """[floor.sections]: the filter narrows the board to one pit (its tiles, its calls, its
+    alerts) or to the tables in none, and stays chosen when the page is opened again."""
+    floor, table, browser, person = setup
+    w = Watched(browser, floor, "maria")
+    h1, x5 = FakeTable(floor.broker, table="h1"), FakeTable(floor.broker, table="x5")
+    try:
+        h1.state()
+        x5.state()
+        high = h1.foul_card("Ks", seat=3)
+        pit_a = table.foul_card("Qh", seat=2)
+        lone = x5.floor_call()
+        for sel in (f'li[data-alert="main/h1#{high}"]', f'li[data-alert="main/t7#{pit_a}"]',
+                    f'li[data-alert="main/x5#{lone}"]'):
+            w.page.wait_for_selector(sel)
+        options = [o.inner_text() for o in w.page.query_selector_all("#section-filter option")]
+        assert options == ["All sections", "Pit A", "High limit", "No section"]
+        w.page.select_option("#section-filter", "High limit")
+        wait_until(lambda: w.page.is_hidden('div[data-table="main/t7"]'), 10, what="Pit A's table hidden")
+        assert w.page.is_visible('div[data-table="main/h1"]') and w.page.is_visible(f'li[data-alert="main/h1#{high}"]')
+        assert w.page.is_hidden(f'li[data-alert="main/t7#{pit_a}"]')
+        assert w.page.is_hidden(f'li[data-alert="main/x5#{lone}"]')
+        w.page.reload()
+        w.page.wait_for_selector("#link.up")
+        w.page.wait_for_selector('div[data-table="main/h1"]')
+        assert w.page.input_value("#section-filter") == "High limit"
+        assert w.page.is_hidden('div[data-table="main/t7"]')
+        w.page.select_option("#section-filter", label="No section")
+        wait_until(lambda: w.page.is_visible(f'li[data-alert="main/x5#{lone}"]'), 10, what="the table in no section")
+        assert w.page.is_hidden('div[data-table="main/h1"]') and w.page.is_visible('div[data-table="main/x5"]')
+        w.page.select_option("#section-filter", "")
+        wait_until(lambda: w.page.is_visible('div[data-table="main/t7"]'), 10, what="every table again")
+    finally:
+        h1.stop()
+        x5.stop()
+        w.close()
+
+
+def test_an_offline_tables_call_is_marked_stops_counting_and_is_dismissed(setup):
+    """A table gone offline cannot answer: its call says so, its wait stops, and the floor can
+    dismiss it (audit-logged, shown on every page); a table online is answered instead."""
+    floor, table, browser, person = setup
+    maria, ana = person("maria"), person("ana")
+    o1 = FakeTable(floor.broker, table="o1")
+    try:
+        o1.state()
+        seq = o1.floor_call(ago=65)
+        sel = f'#calls li[data-alert="main/o1#{seq}"]'
+        maria.page.wait_for_selector(sel)
+        assert maria.page.query_selector(f"{sel} button.dismiss") is None  # online: answered, not dismissed
+        csrf = maria.page.get_attribute('meta[name="csrf-token"]', "content")
+        early = maria.context.request.post(floor.url + "/api/dismiss", data={"room": "main", "table": "o1", "seq": seq},
+                                           headers={"X-CSRF-Token": csrf, "Origin": floor.url})
+        assert early.status == 409 and "is online" in early.json()["error"]
+        o1.go_offline()
+        marked = maria.page.wait_for_selector(f"{sel}.offline")
+        assert re.search(r"table offline · waited 1:\d\d", marked.inner_text())
+        assert "waiting" not in marked.inner_text()
+        maria.page.click(f"{sel} button.dismiss")
+        for w in (maria, ana):
+            done = w.page.wait_for_selector(f"{sel}.acked")
+            assert "dismissed by floor:maria (table offline)" in done.inner_text()
+        assert any(u == "maria" and a == "dismiss" and f"main/o1 epoch 0 seq {seq}" in d for u, a, d in audit(floor))
+        assert not any(c.get("cmd") == "ack" for c in o1.commands)  # (nothing sent to a table that is away)
+    finally:
+        o1.stop()
+
+
+def test_a_table_retired_from_the_board_and_back(setup):
+    """Retired (closed for the night): its tile leaves the board for the retired strip on every
+    page, with who did it; back on the board from there. Both audit-logged."""
+    floor, _, browser, person = setup
+    maria, ana = person("maria"), person("ana")
+    r9 = FakeTable(floor.broker, table="r9")
+    try:
+        r9.state(hand=77)
+        tile = 'div[data-table="main/r9"]'
+        maria.page.wait_for_selector(f"#tiles {tile}")
+        maria.page.click(f"#tiles {tile} button.manage")
+        maria.page.click("#retire-send")
+        for w in (maria, ana):
+            w.page.wait_for_selector(f"#retired {tile}", state="attached")
+            assert w.page.query_selector(f"#tiles {tile}") is None
+        assert not maria.page.is_hidden("#retired-section")
+        maria.page.click("#retired-section > summary")
+        assert "by floor:maria" in maria.page.inner_text(f"#retired {tile}")
+        maria.page.click(f"#retired {tile} button.restore")
+        for w in (maria, ana):
+            w.page.wait_for_selector(f"#tiles {tile}")
+        log = [(u, a, d) for u, a, d in audit(floor) if "main/r9" in d]
+        assert [(u, a) for u, a, _ in log] == [("maria", "retire"), ("maria", "restore")]
+    finally:
+        r9.stop()
+
+
+def test_five_tables_at_simulate_pace_every_alert_on_three_pages_and_acks_confirmed(setup):
+    """Five tables publishing at tablectl simulate's pace (a card event, a dealer prompt and a
+    state each second, about 60 messages a second each) with alerts among them: every alert
+    reaches all three pages, and an acknowledgement of one alert per table from one page is
+    shown confirmed on the two others."""
+    import json
+    import threading
+    import time
+
+    floor, _, browser, person = setup
+    pages = [person("maria"), person("ana"), person("tom")]
+    tables = [FakeTable(floor.broker, table=f"s{i}") for i in range(1, 6)]
+    stop = threading.Event()
+
+    def deal_fast(t: FakeTable) -> None:
+        hand, n = 100, 0
+        while not stop.is_set():
+            n += 1
+            seq = t.next_seq()
+            body = {"type": "CardPlaced", "ts": time.time(), "hand": hand, "card": "As", "zone": f"seat:{n % 9 + 1}",
+                    "prev_zone": None, "audience": "floor", "seq": seq}
+            t.sent[seq] = body
+            t.client.publish(f"{t.prefix}/events/floor", json.dumps(body), qos=1)
+            if n % 20 == 0:
+                hand += 1
+                t.state(hand=hand)
+            time.sleep(1 / 60)
+
+    threads = [threading.Thread(target=deal_fast, args=(t,), daemon=True) for t in tables]
+    try:
+        for t in tables:
+            t.state()
+        for th in threads:
+            th.start()
+        raised = [(t, t.foul_card(card, seat=s)) for t in tables for card, s in (("2d", 1), ("3h", 2), ("4s", 3))]
+        for w in pages:
+            for t, seq in raised:
+                w.page.wait_for_selector(f'li[data-alert="main/{t.table}#{seq}"]', state="attached")
+        for t, seq in raised[::3]:  # the first alert of each table, acknowledged by maria
+            pages[0].page.click(f'li[data-alert="main/{t.table}#{seq}"] button.ack')
+        for w in pages[1:]:
+            for t, seq in raised[::3]:
+                done = w.page.wait_for_selector(f'li[data-alert="main/{t.table}#{seq}"].acked', state="attached")
+                assert "acknowledged by floor:maria" in done.inner_text()
+            for t, seq in raised:
+                if (t, seq) not in raised[::3]:
+                    assert w.page.query_selector(f'li[data-alert="main/{t.table}#{seq}"].acked') is None
+    finally:
+        stop.set()
+        for th in threads:
+            th.join(5)
+        for t in tables:
+            t.stop()

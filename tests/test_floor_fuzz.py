@@ -35,11 +35,13 @@ BODIES = (st.dictionaries(st.sampled_from(KEYS), JSONS, max_size=6)
           | JSONS)
 RAW = st.sampled_from([b"[" * 60000 + b"]" * 60000, b'{"a":' * 5000 + b"1" + b"}" * 5000, b"\xff\xfe",
                        b'{"room": "main", "table": "t7", "seq": 1180591620717411303424}', b"NaN", b"{", b""])
-QUERY_KEYS = ("room", "table", "seq", "epoch", "hand", "since", "until", "card", "alert", "dealer", "id")
+QUERY_KEYS = ("room", "table", "seq", "epoch", "hand", "since", "until", "card", "alert", "dealer", "id", "retired",
+              "limit", "offset")
 QUERY_VALUES = st.text(max_size=40) | st.sampled_from(["1" * 30, "-1", "0", "2026-01-01", "inf", "nan", "1e400",
                                                         "9223372036854775808", "main", "t7"])
 QUERIES = st.dictionaries(st.sampled_from(QUERY_KEYS), QUERY_VALUES, max_size=5)
-POSTS = ("/api/ack", "/api/retry", "/api/cmd", "/logout")  # (/logout last: it ends the session)
+#: (/logout last: it ends the session)
+POSTS = ("/api/ack", "/api/retry", "/api/cmd", "/api/dismiss", "/api/retire", "/logout")
 GETS = ("/api/hands", "/api/hand", "/api/alerts", "/api/cmd", "/api/room", "/hands", "/", "/login",
         "/static/app.js", "/static/../floor.db", "/ws")
 

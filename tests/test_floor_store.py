@@ -10,6 +10,8 @@ import re
 import stat
 from pathlib import Path
 
+import pytest
+
 from controller.service.floor.rules import MEANINGS, meaning
 from controller.service.floor.store import Store
 
@@ -251,20 +253,69 @@ def test_the_hands_search(tmp_path):
         st.ingest(("tablectl/main/t8/" if i == 3 else T) + "hands", json.dumps(h).encode())
 
     def found(**q: object) -> list[tuple[str, int]]:
-        return [(h["table"], h["hand"]) for h in st.search_hands(**q)]  # type: ignore[arg-type]
+        return [(h["table"], h["hand"]) for h in st.search_hands(**q)["hands"]]  # type: ignore[arg-type]
 
     assert found() == [("t8", 3), ("t7", 2), ("t7", 1)]
     assert found(table="t7") == [("t7", 2), ("t7", 1)] and found(table="main/t8") == [("t8", 3)]
     assert found(table="other/t7") == []
     assert found(card="As") == [("t7", 1)]
     assert found(card="Ah") == [("t7", 2)]  # (a clone "Ah#2" and the alert's card)
-    assert found(card="A") == []  # a card is a whole card, not a letter of one
+    with pytest.raises(ValueError, match="not a card"):  # a card is a whole card, not a letter of one
+        found(card="A")
     assert found(alert="DECK-007") == [("t7", 2)] and found(alert="deck.duplicate") == [("t7", 2)]
     assert found(hand=3) == [("t8", 3)]
     assert found(since=1500.0, until=2500.0) == [("t7", 2)]
     one = st.hand("main", "t7", 2)
     assert one is not None and one["record"]["zones"]["seat:2"] == ["Ah#2", "Qs"] and one["chain_problems"] == []
     assert st.hand("main", "t7", 9) is None
+
+
+def test_the_hands_search_pages_with_a_count_and_takes_a_card_in_any_case(tmp_path):
+    """Issue 29: pages of 50 over 120 hands (on two tables, four at a time finishing at the same
+    second) give each hand once, newest first, with the count of them all; a card is found
+    whatever its case, and what is not a card is refused."""
+    st = Store(tmp_path / "floor.db")
+    prev = {"t7": "0" * 64, "t8": "0" * 64}
+    seqs = {"t7": 0, "t8": 0}
+    with_ah = set()
+    for i in range(1, 121):
+        tbl = "t7" if i % 2 else "t8"
+        seqs[tbl] += 1
+        cards = ["7c", "8d"]
+        if i % 10 == 0:  # the ace of hearts, itself, a clone of it or another deck's
+            cards = [["Ah", "Kd"], ["Ah#2", "Kd"], ["Ah@B", "Kd"]][i // 10 % 3]
+            with_ah.add((tbl, seqs[tbl]))
+        record = {"hand": i, "game": "holdem", "zones": {"seat:1": cards}, "stub_count": 30,
+                  "alerts": [{"code": "floor.note", "message": "ah"}] if i == 7 else []}  # (not a card)
+        h = hand(seqs[tbl], prev[tbl], record=record)
+        h["ts"] = 1000.0 + i // 4  # (four hands a second: the order's ties broken by seq and table)
+        h["hash"] = hashlib.sha256(json.dumps({k: v for k, v in h.items() if k != "hash"}, sort_keys=True,
+                                              separators=(",", ":")).encode()).hexdigest()
+        prev[tbl] = h["hash"]
+        assert st.ingest(f"tablectl/main/{tbl}/hands", json.dumps(h).encode()).kind != "duplicate"
+
+    pages = [st.search_hands(limit=50, offset=o) for o in (0, 50, 100, 150)]
+    assert [(p["total"], p["offset"], p["limit"], len(p["hands"])) for p in pages] == [
+        (120, 0, 50, 50), (120, 50, 50, 50), (120, 100, 50, 20), (120, 150, 50, 0)]
+    seen = [(h["ts"], h["seq"], h["table"]) for p in pages for h in p["hands"]]
+    assert len(set(seen)) == 120  # each hand once: no page repeats or skips one
+    assert seen == sorted(seen, reverse=True)  # newest first, then seq, then table
+    assert st.search_hands()["limit"] == 50 and len(st.search_hands()["hands"]) == 50  # (the default page)
+
+    def ah(spelt: str) -> set[tuple[str, int]]:
+        found = st.search_hands(card=spelt, limit=200)
+        assert found["total"] == len(found["hands"])
+        return {(h["table"], h["seq"]) for h in found["hands"]}
+
+    assert len(with_ah) == 12 and ah("Ah") == with_ah  # (itself, its clones, another deck's)
+    assert ah("ah") == ah("AH") == ah("aH") == ah(" Ah ") == with_ah  # (never hand 7's alert text "ah")
+    assert st.search_hands(card="ah", limit=5, offset=10) == {"hands": st.search_hands(card="Ah")["hands"][10:],
+                                                              "total": 12, "offset": 10, "limit": 5}
+    assert ah("kd") == with_ah and ah("7C") == ah("8d") and len(ah("8D")) == 108
+    assert ah("10c") == ah("Tc") == set()  # (ten written either way)
+    for bad in ("A", "h", "Zz", "1h", "Ahh", "Ah#2", "Ax", '"Ah"'):
+        with pytest.raises(ValueError, match="not a card"):
+            st.search_hands(card=bad)
 
 
 def test_hands_and_alerts_are_the_dealers_their_table_names(tmp_path):
@@ -277,9 +328,9 @@ def test_hands_and_alerts_are_the_dealers_their_table_names(tmp_path):
         h = hand(i, prev, record={"hand": i, **({"dealer": who} if who else {})})
         prev = h["hash"]
         st.ingest(T + "hands", json.dumps(h).encode())
-    assert [(h["hand"], h["dealer"]) for h in st.search_hands()] == [(3, "Bo Chen"), (2, "Ann Lee"), (1, None)]
-    assert [h["hand"] for h in st.search_hands(dealer="Ann Lee")] == [2]
-    assert st.search_hands(dealer="Cy Diaz") == []
+    assert [(h["hand"], h["dealer"]) for h in st.search_hands()["hands"]] == [(3, "Bo Chen"), (2, "Ann Lee"), (1, None)]
+    assert [h["hand"] for h in st.search_hands(dealer="Ann Lee")["hands"]] == [2]
+    assert st.search_hands(dealer="Cy Diaz")["hands"] == []
     assert st.hand("main", "t7", 3)["dealer"] == "Bo Chen"  # type: ignore[index]
     st.ingest(T + "events/floor", json.dumps({"type": "Alert", "seq": 1, "ts": 1999.0, "code": "deck.x",
                                               "dealer": "Ann Lee"}).encode())
@@ -404,3 +455,69 @@ def test_with_the_tables_key_an_unsigned_alert_is_kept_out_and_an_unsigned_hand_
     assert st.ingest(T + "events/floor", json.dumps({**moved, "sig": signer.sign(moved, "main/t7/events/dealer")})
                      .encode()).kind == "suspect"
     assert st.tables()[0]["suspects"] == 4
+
+
+def call(seq: int, ts: float) -> bytes:
+    return msg(type="Alert", seq=seq, ts=ts, hand=3, code="floor.call", message="the dealer calls the floor",
+               audience="floor")
+
+
+def test_a_tile_counts_its_calls_apart_and_its_worst_open_alert(tmp_path):
+    """What the board sorts by: open calls, open alerts without the calls, the worst open alert's
+    severity (a foul deck 3, a device 2, a procedure 1), none once acknowledged."""
+    st = Store(tmp_path / "floor.db")
+    st.ingest(T + "state", msg(online=True, room="main", table="t7", seats=[1, 3, 4], button=3))
+    st.ingest(T + "events/floor", call(1, 100.0))
+    st.ingest(T + "events/floor", call(2, 101.0))
+    st.ingest(T + "events/floor", msg(type="Alert", seq=3, ts=102.0, code="burn.missing", rule="BURN-001",
+                                      audience="floor"))
+    tile = st.tables()[0]
+    assert (tile["open_calls"], tile["open_alerts"], tile["severity"]) == (2, 1, 1)
+    assert (tile["seats"], tile["button"], tile["retired"]) == ([1, 3, 4], 3, None)
+    st.ingest(T + "events/floor", alert(4))
+    assert st.tables()[0]["severity"] == 3
+    assert st.ack_here("main", "t7", "0", 4, "floor:ana", how="dismissed")
+    assert not st.ack_here("main", "t7", "0", 4, "floor:ana", how="dismissed")  # (closed once)
+    assert [a["acked_how"] for a in st.alerts() if a["seq"] == 4] == ["dismissed"]
+    assert (st.tables()[0]["open_alerts"], st.tables()[0]["severity"]) == (1, 1)
+    assert [a["seq"] for a in st.alerts(open_only=True)] == [3, 2, 1]
+    assert [a["seq"] for a in st.alerts(closed_only=True)] == [4]
+    # retired from the board and back: said on the tile, once each
+    assert st.retire("main", "t7", "floor:ana") and not st.retire("main", "t7", "floor:bo")
+    assert st.tables()[0]["retired"]["by"] == "floor:ana"
+    assert st.restore("main", "t7") and not st.restore("main", "t7")
+    assert st.tables()[0]["retired"] is None
+
+
+def test_the_dealers_incidents_are_kept_for_the_floors_lane(tmp_path):
+    """An alert on events/dealer (a misdeal) is an incident: kept with its seat, hand and rule,
+    never an alert to acknowledge; a prompt on events/dealer is not an incident."""
+    st = Store(tmp_path / "floor.db")
+    got = st.ingest(T + "events/dealer", msg(type="Alert", seq=1, ts=100.0, hand=31, seat=4, rule="MISD-006",
+                                             code="misdeal.seat_skipped", message="seat 4 was skipped",
+                                             audience="dealer"))
+    st.ingest(T + "events/dealer", msg(type="Prompt", seq=2, ts=101.0, hand=31, code="stub.count_due",
+                                       rule="STUB-001", message="count the stub", audience="dealer"))
+    assert got.kind == "incident"
+    assert [(i["seq"], i["hand"], i["seat"], i["rule"], i["code"]) for i in st.incidents()] == [
+        (1, 31, 4, "MISD-006", "misdeal.seat_skipped")]
+    assert st.alerts() == []
+
+
+def test_a_database_of_schema_2_gets_its_incidents_from_its_messages(tmp_path):
+    """Schema 2 kept events/dealer as messages only and its acks without how: opened, the lane
+    has the dealer's alerts it had, and each acknowledgement is the table's."""
+    path = tmp_path / "floor.db"
+    st = Store(path)
+    st.ingest(T + "events/dealer", msg(type="Alert", seq=1, ts=100.0, hand=31, seat=4, rule="MISD-006",
+                                       code="misdeal.seat_skipped", message="seat 4 was skipped", audience="dealer"))
+    st.ingest(T + "events/floor", alert(1))
+    st.db.execute("DROP TABLE incidents")
+    st.db.execute("ALTER TABLE acks DROP COLUMN how")
+    st.db.execute("INSERT INTO acks VALUES ('main', 't7', '0', 1, 'floor:ana', 5.0)")
+    st.db.execute("PRAGMA user_version = 2")
+    st.close()
+    st = Store(path)
+    assert st.db.execute("PRAGMA user_version").fetchone()[0] == 3
+    assert [(i["seq"], i["seat"], i["code"]) for i in st.incidents()] == [(1, 4, "misdeal.seat_skipped")]
+    assert [(a["acked_by"], a["acked_how"]) for a in st.alerts()] == [("floor:ana", "table")]

@@ -25,10 +25,12 @@ from urllib.parse import urlsplit
 
 from aiohttp import WSMsgType, web
 
+from controller.cards import CardError, parse_card
 from controller.dealers import check_dealer_name
 from controller.service.floor import auth, roles
 from controller.service.floor.broker import FloorLink
 from controller.service.floor.config import FloorConfig
+from controller.service.floor.rules import CALL
 from controller.service.floor.schema import MAX_INT  # (the largest whole number a request may carry)
 from controller.service.floor.store import REPLAY_AGAIN, Ingested, Store, _no_constant
 
@@ -56,6 +58,9 @@ SESSIONS_AGAIN = 5.0
 INBOX_BATCH = 500
 #: password checks (argon2) in flight at once; more wait their turn
 HASHING_AT_ONCE = 1
+#: what a page gets when it connects: the open alerts and calls (at most), the newest closed ones,
+#: the newest dealer's incidents
+SNAPSHOT_OPEN, SNAPSHOT_CLOSED, SNAPSHOT_INCIDENTS = 1000, 100, 100
 SERVICE_KEY: web.AppKey[FloorService] = web.AppKey("service")
 
 
@@ -79,6 +84,7 @@ class FloorService:
         self._inbox_due = False
         self._dirty_tiles: dict[tuple[str, str], None] = {}  # what changed since the pages were told
         self._dirty_alerts: dict[tuple[str, str, str, int], None] = {}
+        self._dirty_incidents: dict[tuple[str, str, str, int], None] = {}
         self._push_due = False
         self._push_at = 0.0
         self._push_handle: asyncio.TimerHandle | None = None
@@ -194,9 +200,11 @@ class FloorService:
             self._dirty_alerts[(got.room, got.table, epoch, got.body["seq"])] = None
         elif got.kind == "ack":
             self._dirty_alerts[(got.room, got.table, epoch, got.body["ack_seq"])] = None
-        if got.kind in ("state", "alert", "ack", "hand", "suspect"):
+        elif got.kind == "incident":  # (the lane: lower priority, with the tiles)
+            self._dirty_incidents[(got.room, got.table, epoch, got.body["seq"])] = None
+        if got.kind in ("state", "alert", "ack", "hand", "suspect", "retired"):
             self._dirty_tiles[(got.room, got.table)] = None
-        if (self._dirty_alerts or self._dirty_tiles) and self.loop is not None:
+        if (self._dirty_alerts or self._dirty_tiles or self._dirty_incidents) and self.loop is not None:
             # an alert or an acknowledgement within ALERT_EVERY, the tiles alone within PUSH_EVERY
             every = ALERT_EVERY if self._dirty_alerts else PUSH_EVERY
             due = self._pushed_at + every
@@ -214,10 +222,13 @@ class FloorService:
         self._pushed_at = time.monotonic()
         tiles_changed, self._dirty_tiles = list(self._dirty_tiles), {}
         alerts_changed, self._dirty_alerts = list(self._dirty_alerts), {}
+        incidents_changed, self._dirty_incidents = list(self._dirty_incidents), {}
         try:
-            tiles = [t for room, table in tiles_changed for t in self.store.tables(room, table)]
+            tiles = self._sectioned([t for room, table in tiles_changed for t in self.store.tables(room, table)])
             alerts = [a for room, table, epoch, seq in alerts_changed
                       for a in self.store.alerts(1, room=room, table=table, seq=seq, epoch=epoch)]
+            incidents = [i for room, table, epoch, seq in incidents_changed
+                         for i in self.store.incidents(1, room=room, table=table, seq=seq, epoch=epoch)]
         except sqlite3.Error as exc:
             log.error("floor: could not read what changed: %s", exc)
             return
@@ -230,6 +241,10 @@ class FloorService:
                     shown = roles.alert_for(sess.role, a)
                     if shown is not None:
                         msgs.append({"type": "alert", "alert": shown})
+                for i in incidents:
+                    seen = roles.incident_for(sess.role, i)
+                    if seen is not None:
+                        msgs.append({"type": "incident", "incident": seen})
                 frames = by_role[sess.role] = [json.dumps(m) for m in msgs]
             for frame in frames:
                 asyncio.ensure_future(self._send_text(ws, frame))
@@ -269,10 +284,24 @@ class FloorService:
             self.sockets.pop(ws, None)
             self.tokens.pop(ws, None)
 
+    def _sectioned(self, tiles: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Each tile with its section (``[floor.sections]``; None: in none)."""
+        for t in tiles:
+            t["section"] = self.cfg.section_of(t["room"], t["table"])
+        return tiles
+
     def snapshot(self, role: str) -> dict[str, Any]:
-        alerts = [a for a in (roles.alert_for(role, a) for a in self.store.alerts()) if a is not None]
-        return {"type": "snapshot", "role": role, "tiles": [roles.tile_for(role, t) for t in self.store.tables()],
-                "alerts": alerts}
+        """The room as ``role`` may see it: every tile, every open alert and call (however old:
+        an open call never falls off the board), the newest closed ones, the newest incidents,
+        and the sections in the configuration's order."""
+        found = self.store.alerts(SNAPSHOT_OPEN, open_only=True) + self.store.alerts(SNAPSHOT_CLOSED,
+                                                                                     closed_only=True)
+        alerts = [a for a in (roles.alert_for(role, a) for a in found) if a is not None]
+        incidents = [i for i in (roles.incident_for(role, i) for i in self.store.incidents(SNAPSHOT_INCIDENTS))
+                     if i is not None]
+        return {"type": "snapshot", "role": role,
+                "tiles": [roles.tile_for(role, t) for t in self._sectioned(self.store.tables())],
+                "alerts": alerts, "incidents": incidents, "sections": list(self.cfg.sections)}
 
 
 # -- requests ---------------------------------------------------------------------------------
@@ -500,6 +529,59 @@ async def api_ack(request: web.Request) -> web.Response:
     return _json({"ok": True, "id": cmd_id})
 
 
+async def api_dismiss(request: web.Request) -> web.Response:
+    """A call or alert of a table that is offline closed at the floor (``{"room", "table", "seq",
+    "epoch"}``): the table cannot answer it, so its wait stops here; audit-logged. A table online
+    is answered with Acknowledge, which the table confirms."""
+    svc = request.app[SERVICE_KEY]
+    sess = _change(request, roles.can_ack, "dismiss calls")
+    if isinstance(sess, web.Response):
+        return sess
+    body = await _body(request)
+    if not {"room", "table", "seq"} <= set(body) or set(body) - {"room", "table", "seq", "epoch"}:
+        return _refuse(400, "want {\"room\": ..., \"table\": ..., \"seq\": N, \"epoch\": ...}")
+    room, table = _word(body["room"], "room"), _word(body["table"], "table")
+    seq, epoch = _whole(body["seq"], "seq"), _word(body.get("epoch", "0"), "epoch", 32)
+    found = svc.store.alerts(1, room=room, table=table, seq=seq, epoch=epoch)
+    if not found:
+        return _refuse(404, f"no alert {room}/{table} seq {seq}")
+    tile = svc.store.tables(room, table)
+    if tile and tile[0].get("online") is not False and epoch == svc.store.epoch(room, table):
+        return _refuse(409, f"{room}/{table} is online: answer it (the table confirms)")
+    if not svc.store.ack_here(room, table, epoch, seq, f"floor:{sess.user}", how="dismissed"):
+        return _refuse(409, f"alert {room}/{table} seq {seq} is closed already")
+    what = "call" if found[0]["code"] == CALL else "alert"
+    svc.store.audit(sess.user, "dismiss", f"{room}/{table} epoch {epoch} seq {seq}: a {what} of a table offline, "
+                                          f"dismissed at the floor")
+    svc._push(Ingested("ack", room, table, {"ack_seq": seq, "epoch": epoch}))
+    return _json({"ok": True})
+
+
+async def api_retire(request: web.Request) -> web.Response:
+    """A table off the board (``{"room", "table", "retired": true}``: closed for the night,
+    moved, replaced) or back on it (``false``); audit-logged. Whatever the table raises still
+    shows in the calls and alerts."""
+    svc = request.app[SERVICE_KEY]
+    sess = _change(request, roles.can_command, "retire tables")
+    if isinstance(sess, web.Response):
+        return sess
+    body = await _body(request)
+    if set(body) != {"room", "table", "retired"} or not isinstance(body["retired"], bool):
+        return _refuse(400, "want {\"room\": ..., \"table\": ..., \"retired\": true or false}")
+    room, table = _word(body["room"], "room"), _word(body["table"], "table")
+    if not svc.store.tables(room, table):
+        return _refuse(404, f"no table {room}/{table}")
+    if body["retired"]:
+        changed = svc.store.retire(room, table, f"floor:{sess.user}")
+    else:
+        changed = svc.store.restore(room, table)
+    if changed:
+        svc.store.audit(sess.user, "retire" if body["retired"] else "restore",
+                        f"{room}/{table} {'off' if body['retired'] else 'back on'} the board")
+        svc._push(Ingested("retired", room, table))
+    return _json({"ok": True, "changed": changed})
+
+
 async def api_retry(request: web.Request) -> web.Response:
     """A command that failed (no answer in time), was refused, or waits queued, sent again under
     a new id: ``{"id": ...}``; the answer names the new id."""
@@ -558,9 +640,19 @@ async def api_hands(request: web.Request) -> web.Response:
     except ValueError as exc:
         text = str(exc)
         return _refuse(400, text if "want" in text or text.startswith("dealer:") else "hand: want a whole number")
-    hands = svc.store.search_hands(table=q.get("table") or None, hand=hand, since=since, until=until,
-                                   card=q.get("card") or None, alert=q.get("alert") or None, dealer=dealer)
-    return _json({"hands": hands})
+    # one page: at most 200 hands, from the offset-th match (the page's Previous / Next)
+    limit = _whole(q["limit"], "limit", 1, 200) if q.get("limit") else 50
+    offset = _whole(q["offset"], "offset", 0) if q.get("offset") else 0
+    card = None
+    if q.get("card"):  # in any case ("ah", "AH", "10h"), spelt as the records spell it: "Ah", "Th"
+        try:
+            card = parse_card(q["card"])
+        except CardError:
+            return _refuse(400, f"card: want a card like Ah or 7c, got {q['card'][:30]!r}")
+    found = svc.store.search_hands(table=q.get("table") or None, hand=hand, since=since, until=until,
+                                   card=card, alert=q.get("alert") or None, dealer=dealer,
+                                   limit=limit, offset=offset)
+    return _json(found)  # {"hands": [...], "total": N, "offset": offset, "limit": limit}
 
 
 async def api_hand(request: web.Request) -> web.Response:
@@ -700,6 +792,8 @@ def make_app(svc: FloorService) -> web.Application:
     app.router.add_get("/api/room", api_room)
     app.router.add_post("/api/ack", api_ack)
     app.router.add_post("/api/retry", api_retry)
+    app.router.add_post("/api/dismiss", api_dismiss)
+    app.router.add_post("/api/retire", api_retire)
     app.router.add_get("/ws", websocket)
     app.router.add_post("/api/cmd", api_cmd)
     app.router.add_get("/api/cmd", api_cmd_get)

@@ -61,6 +61,22 @@ class FloorConfig:
     require_signatures: bool = False
     #: seconds an address waits after its free login tries, doubled with each further failure
     login_delay: int = 1
+    #: the room's sections (pits), in the configuration's order: a name -> its tables, each
+    #: "room/table" or "table" (that table name in any room) (``[floor.sections]``)
+    sections: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+    def section_of(self, room: str, table: str) -> str | None:
+        """The section ``room/table`` is in, or None.
+
+        >>> c = parse_floor_text('[floor]\\nbroker = "mqtt://127.0.0.1"\\n[floor.sections]\\n'
+        ...                      '"Pit A" = ["main/t1", "t2"]\\n', path=Path("f.toml"))
+        >>> c.section_of("main", "t1"), c.section_of("east", "t2"), c.section_of("east", "t1")
+        ('Pit A', 'Pit A', None)
+        """
+        for name, tables in self.sections.items():
+            if f"{room}/{table}" in tables or table in tables:
+                return name
+        return None
 
     @property
     def https(self) -> bool:
@@ -135,6 +151,7 @@ def parse_floor(doc: dict[str, Any], *, src: str, base: Path) -> FloorConfig:
     table_keys = _table_keys(s)
     require_signatures = s.get("require_signatures", bool, False)
     login_delay = _whole(s, "login_delay", 1, 1, 60)
+    sections = _sections(s)
     s.finish()
     return FloorConfig(broker=broker, host=url.hostname, port_mqtt=port_given or (8883 if mqtt_tls else 1883),
                        mqtt_tls=mqtt_tls, username=username, password_file=password_file, ca_file=ca_file,
@@ -142,7 +159,7 @@ def parse_floor(doc: dict[str, Any], *, src: str, base: Path) -> FloorConfig:
                        port=port, database=database, tls_cert=tls_cert, tls_key=tls_key,
                        session_seconds=session_seconds, secure_cookie=secure_cookie,
                        command_timeout=command_timeout, table_keys=table_keys,
-                       require_signatures=require_signatures, login_delay=login_delay)
+                       require_signatures=require_signatures, login_delay=login_delay, sections=sections)
 
 
 def _table_keys(s: _Section) -> dict[str, str]:
@@ -161,6 +178,36 @@ def _table_keys(s: _Section) -> dict[str, str]:
         if not isinstance(key, str) or not is_key(key.lower()):
             raise s.err(f"tables.{name}"[:80], "want the table's public key: 64 hex digits (tablectl room enroll)")
         out[name] = key.lower()
+    return out
+
+
+#: the most sections, and the most tables in one
+MAX_SECTIONS, MAX_SECTION_TABLES = 100, 500
+
+
+def _sections(s: _Section) -> dict[str, tuple[str, ...]]:
+    """``[floor.sections]``: ``"Pit A" = ["main/t1", "t2"]``, each table in one section at most."""
+    s.used.add("sections")
+    raw = s.data.get("sections", {})
+    if not isinstance(raw, dict) or len(raw) > MAX_SECTIONS:
+        raise s.err("sections", f'want up to {MAX_SECTIONS} sections: "Pit A" = ["main/t1", "t2"]')
+    out: dict[str, tuple[str, ...]] = {}
+    where: dict[str, str] = {}
+    for name, tables in raw.items():
+        key = f"sections.{name}"[:80]
+        if not 0 < len(name) <= 40 or not name.isprintable():
+            raise s.err(key, "want a section's name of 1 to 40 printable characters")
+        if not isinstance(tables, list) or not tables or len(tables) > MAX_SECTION_TABLES:
+            raise s.err(key, f'want a list of 1 to {MAX_SECTION_TABLES} tables, "room/table" or "table"')
+        for t in tables:
+            parts = t.split("/") if isinstance(t, str) else []
+            if not 1 <= len(parts) <= 2 or not all(p and len(p) <= 64 and p.isprintable() and "+" not in p
+                                                   and "#" not in p for p in parts):
+                raise s.err(key, f'want "room/table" or "table", got {str(t)[:40]!r}')
+            if t in where:
+                raise s.err(key, f"{t} is in section {where[t]!r} already: a table is in one section")
+            where[t] = name
+        out[name] = tuple(tables)
     return out
 
 

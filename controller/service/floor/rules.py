@@ -163,3 +163,22 @@ MEANINGS: dict[str, str] = {
 def meaning(rule: str | None) -> str | None:
     """The one-line meaning of ``rule``, or None for an unknown id (or none)."""
     return MEANINGS.get(rule) if rule else None
+
+
+#: the dealer's floor pad (controller/table.py): a call, listed apart from alerts and first
+CALL = "floor.call"
+#: how urgent an open alert is, by its code's family (controller/codes.py): the board sorts its
+#: tiles by it and colours them; 3, a foul deck or hand (the game must not go on as it is); 2, a
+#: device or the shuffler (the table runs blind); 1, a procedure
+SEVERITY = {"deck": 3, "misdeal": 3, "late_fault": 3, "stub": 3, "device": 2, "shuffler": 2}
+#: the families a technician is shown in the dealer's incidents: the devices' own
+TECHNICIAN_FAMILIES = frozenset({"device", "shuffler"})
+
+
+def severity(code: str | None) -> int:
+    """How urgent an alert of ``code`` is (3, 2 or 1; a call is not ranked here).
+
+    >>> severity("deck.foreign_card"), severity("device.reader_offline"), severity("burn.missing")
+    (3, 2, 1)
+    """
+    return SEVERITY.get((code or "").partition(".")[0], 1)

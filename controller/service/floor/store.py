@@ -19,7 +19,9 @@ from pathlib import Path
 from collections.abc import Iterator
 from typing import Any
 
+from controller.cards import parse_card
 from controller.service.floor import schema
+from controller.service.floor.rules import CALL, severity
 from controller.service.room.outbox import SIGNED, hand_hash
 
 #: the topics with a ``seq`` the floor receives
@@ -32,7 +34,7 @@ REPLAY_AGAIN = 10.0
 #: table offline, as queued: the broker keeps it in the table's session until it is back)
 COMMAND_TIMEOUT = 10.0
 #: the floor database's schema version (PRAGMA user_version), migrated in place at open
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 ZERO_HASH = "0" * 64
 
 #: the dealer a hand record names (RELIEF-003: the table's own, from its core)
@@ -50,7 +52,7 @@ CREATE TABLE IF NOT EXISTS alerts (room TEXT, tbl TEXT, epoch TEXT NOT NULL DEFA
     hand INTEGER, seat INTEGER, rule TEXT, code TEXT, card TEXT, message TEXT, dealer TEXT,
     PRIMARY KEY (room, tbl, epoch, seq));
 CREATE TABLE IF NOT EXISTS acks (room TEXT, tbl TEXT, epoch TEXT NOT NULL DEFAULT '0', ack_seq INTEGER, user TEXT,
-    ts REAL, PRIMARY KEY (room, tbl, epoch, ack_seq));
+    ts REAL, how TEXT, PRIMARY KEY (room, tbl, epoch, ack_seq));
 CREATE TABLE IF NOT EXISTS hands (room TEXT, tbl TEXT, epoch TEXT NOT NULL DEFAULT '0', seq INTEGER, hand INTEGER,
     ts REAL, hash TEXT, prev TEXT, record TEXT, PRIMARY KEY (room, tbl, epoch, seq));
 CREATE TABLE IF NOT EXISTS chain_breaks (id INTEGER PRIMARY KEY, room TEXT, tbl TEXT, epoch TEXT NOT NULL DEFAULT '0',
@@ -64,7 +66,21 @@ CREATE TABLE IF NOT EXISTS commands (id TEXT PRIMARY KEY, room TEXT, tbl TEXT, u
 CREATE TABLE IF NOT EXISTS suspects (id INTEGER PRIMARY KEY, room TEXT, tbl TEXT, epoch TEXT NOT NULL DEFAULT '0',
     topic TEXT, seq INTEGER, problem TEXT, found REAL);
 CREATE TABLE IF NOT EXISTS audit (id INTEGER PRIMARY KEY, ts REAL, user TEXT, action TEXT, detail TEXT);
+CREATE TABLE IF NOT EXISTS incidents (room TEXT, tbl TEXT, epoch TEXT NOT NULL DEFAULT '0', seq INTEGER, ts REAL,
+    hand INTEGER, seat INTEGER, rule TEXT, code TEXT, count INTEGER, message TEXT, dealer TEXT,
+    PRIMARY KEY (room, tbl, epoch, seq));
+CREATE TABLE IF NOT EXISTS retired (room TEXT, tbl TEXT, user TEXT, ts REAL, PRIMARY KEY (room, tbl));
 """
+#: made after the migration (a table rebuilt by it would lose its index)
+INDEXES = """
+CREATE INDEX IF NOT EXISTS incidents_by_time ON incidents (ts);
+CREATE INDEX IF NOT EXISTS chain_breaks_by_table ON chain_breaks (room, tbl);
+CREATE INDEX IF NOT EXISTS suspects_by_table ON suspects (room, tbl);
+CREATE INDEX IF NOT EXISTS alerts_by_time ON alerts (ts);
+"""
+#: what the floor keeps of a dealer's incident (an ``Alert`` on ``events/dealer``: a misdeal, a
+#: procedure, a device), in the incidents table's order after its key
+INCIDENT_FIELDS = ("ts", "hand", "seat", "rule", "code", "count", "message", "dealer")
 #: the tables keyed by a journal's epoch since schema 2, rebuilt from schema 0 and 1 in place
 #: (their rows taken as of epoch "0": a table of a release before epochs)
 EPOCH_TABLES = ("messages", "cursors", "alerts", "acks", "hands", "chain_breaks", "suspects")
@@ -159,6 +175,7 @@ class Store:
         self.db = open_private(self.path)
         self.db.executescript(SCHEMA)
         self._migrate()
+        self.db.executescript(INDEXES)
 
     def _migrate(self) -> None:
         """Bring an older database to :data:`SCHEMA_VERSION` in place (nothing it holds is lost)."""
@@ -188,6 +205,13 @@ class Store:
                 self.db.execute(f"ALTER TABLE commands ADD COLUMN {column} {decl}")
         self.db.execute("UPDATE commands SET status = CASE WHEN json_extract(reply, '$.ok') THEN 'confirmed' "
                         "ELSE 'refused' END WHERE reply IS NOT NULL AND status = 'sent'")
+        if "how" not in {r[1] for r in self.db.execute("PRAGMA table_info(acks)")}:
+            # (schema 2: every acknowledgement was the table's, or the floor's of an earlier journal)
+            self.db.execute("ALTER TABLE acks ADD COLUMN how TEXT")
+        # (schema 2 kept the dealer's incidents as messages only: the lane gets them from there)
+        self.db.execute("INSERT OR IGNORE INTO incidents SELECT room, tbl, epoch, seq, " + ", ".join(
+            f"json_extract(payload, '$.{f}')" for f in INCIDENT_FIELDS) + " FROM messages "
+            "WHERE topic = 'events/dealer' AND json_extract(payload, '$.type') = 'Alert'")
         self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
     def close(self) -> None:
@@ -318,6 +342,12 @@ class Store:
                 out.breaks = [problem]
                 self.db.execute("INSERT INTO suspects (room, tbl, epoch, topic, seq, problem, found) "
                                 "VALUES (?, ?, ?, ?, ?, ?, ?)", (room, table, epoch, rest, seq, problem, now))
+        elif rest == "events/dealer" and body.get("type") == "Alert":
+            out.kind = "incident"  # (a misdeal, a procedure, a device: the dealer's, and the floor's lane)
+            self.db.execute("INSERT OR IGNORE INTO incidents VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                            (room, table, epoch, seq, _num(body.get("ts")), _int(body.get("hand")),
+                             _int(body.get("seat")), _str(body.get("rule")), _str(body.get("code")),
+                             _int(body.get("count")), _str(body.get("message")), _str(body.get("dealer"))))
         elif rest == "hands":
             out.kind = "hand"
             out.breaks = self._hand(room, table, epoch, seq, body, now)
@@ -447,15 +477,18 @@ class Store:
         if sent.get("cmd") != "ack" or sent.get("seq") != ack_seq or sent.get("epoch", "0") != epoch:
             return (f"events/floor seq {seq}: an Ack of alert {ack_seq} for command {cmd_id[:40]!r}, which "
                     f"acknowledged another alert: not shown as acknowledged")
-        self.db.execute("INSERT OR IGNORE INTO acks VALUES (?, ?, ?, ?, ?, ?)",
+        self.db.execute("INSERT OR IGNORE INTO acks VALUES (?, ?, ?, ?, ?, ?, 'table')",
                         (room, table, epoch, ack_seq, row[0], _num(body.get("ts"))))
         return None
 
-    def ack_here(self, room: str, table: str, epoch: str, seq: int, user: str) -> None:
-        """An alert of an earlier journal of its table acknowledged by the floor alone (that
-        journal is gone: no table can confirm it); the audit log says so too."""
-        self.db.execute("INSERT OR IGNORE INTO acks VALUES (?, ?, ?, ?, ?, ?)",
-                        (room, table, epoch, seq, user, self.clock()))
+    def ack_here(self, room: str, table: str, epoch: str, seq: int, user: str, how: str = "floor") -> bool:
+        """An alert closed by the floor alone, ``how``: ``floor``, of an earlier journal of its
+        table (that journal is gone: no table can confirm it); ``dismissed``, a call or an alert
+        of a table offline (it cannot answer). The audit log says so too. False: it was closed
+        already."""
+        cur = self.db.execute("INSERT OR IGNORE INTO acks VALUES (?, ?, ?, ?, ?, ?, ?)",
+                              (room, table, epoch, seq, user, self.clock(), how))
+        return cur.rowcount == 1
 
     def command_sent(self, cmd_id: str, room: str, table: str, user: str, body: dict[str, Any], *,
                      retry_of: str | None = None) -> None:
@@ -518,57 +551,118 @@ class Store:
 
     # -- to the page ---------------------------------------------------------------------------
     def tables(self, room: str | None = None, table: str | None = None) -> list[dict[str, Any]]:
-        """Every table's last state (or that one table's) with its open-alert count, chain
-        problems, refused messages, and how often its journal started over."""
+        """Every table's last state (or that one table's) with what the board sorts by: its open
+        calls and open alerts (calls apart) and the worst open alert's severity; and its chain
+        problems, refused messages, how often its journal started over, and whether the floor
+        retired it from the board (who, when)."""
+        where, args = (" WHERE x.room = ? AND x.tbl = ?", (room, table)) if room is not None else ("", ())
+        rows = self.db.execute("SELECT room, tbl, state, updated FROM tables x" + where + " ORDER BY room, tbl",
+                               args).fetchall()
+
+        def per_table(sql: str) -> dict[tuple[str, str], Any]:
+            """``sql`` grouped by (room, tbl), for the tables asked (one query, not one a table)."""
+            return {(r[0], r[1]): r[2:] for r in self.db.execute(sql.format(where=where), args)}
+
+        breaks = per_table("SELECT room, tbl, COUNT(*) FROM chain_breaks x{where} GROUP BY room, tbl")
+        suspects = per_table("SELECT room, tbl, COUNT(*) FROM suspects x{where} GROUP BY room, tbl")
+        epochs = per_table("SELECT room, tbl, COUNT(*) FROM epochs x{where} GROUP BY room, tbl")
+        retired = per_table("SELECT room, tbl, user, ts FROM retired x{where}")
+        open_by_code: dict[tuple[str, str], list[tuple[str, int]]] = {}
+        for r, t, code, n in self.db.execute(
+                "SELECT x.room, x.tbl, x.code, COUNT(*) FROM alerts x LEFT JOIN acks k ON k.room = x.room "
+                "AND k.tbl = x.tbl AND k.epoch = x.epoch AND k.ack_seq = x.seq"
+                + (where + " AND" if where else " WHERE")
+                + " k.user IS NULL GROUP BY x.room, x.tbl, x.code", args):
+            open_by_code.setdefault((r, t), []).append((code or "", n))
         out = []
-        where, args = (" WHERE room = ? AND tbl = ?", (room, table)) if room is not None else ("", ())
-        for r, t, state, updated in self.db.execute(
-                "SELECT room, tbl, state, updated FROM tables" + where + " ORDER BY room, tbl", args):
+        for r, t, state, updated in rows:
             s = json.loads(state)
-            count = self.db.execute
-            s.update(room=r, table=t, updated=updated, open_alerts=self.open_alerts(r, t),
-                     chain_breaks=count("SELECT COUNT(*) FROM chain_breaks WHERE room = ? AND tbl = ?",
-                                        (r, t)).fetchone()[0],
-                     suspects=count("SELECT COUNT(*) FROM suspects WHERE room = ? AND tbl = ?", (r, t)).fetchone()[0],
-                     epoch=self.epoch(r, t),
-                     started_over=max(0, count("SELECT COUNT(*) FROM epochs WHERE room = ? AND tbl = ?",
-                                               (r, t)).fetchone()[0] - 1))
+            codes = open_by_code.get((r, t), [])
+            calls = sum(n for code, n in codes if code == CALL)
+            gone = retired.get((r, t))
+            s.update(room=r, table=t, updated=updated, open_calls=calls,
+                     open_alerts=sum(n for code, n in codes if code != CALL),
+                     severity=max((severity(code) for code, _ in codes if code != CALL), default=0),
+                     chain_breaks=breaks.get((r, t), (0,))[0], suspects=suspects.get((r, t), (0,))[0],
+                     epoch=self.epoch(r, t), started_over=max(0, epochs.get((r, t), (0,))[0] - 1),
+                     retired={"by": gone[0], "at": gone[1]} if gone else None)
             out.append(s)
         return out
 
     def open_alerts(self, room: str, table: str) -> int:
+        """The table's open alerts, its open calls among them."""
         return int(self.db.execute(
             "SELECT COUNT(*) FROM alerts a LEFT JOIN acks k ON k.room = a.room AND k.tbl = a.tbl AND k.epoch = a.epoch "
             "AND k.ack_seq = a.seq WHERE a.room = ? AND a.tbl = ? AND k.user IS NULL", (room, table)).fetchone()[0])
 
     def alerts(self, limit: int = 200, *, room: str | None = None, table: str | None = None,
-               seq: int | None = None, epoch: str = "0", dealer: str | None = None) -> list[dict[str, Any]]:
-        """The newest alerts first, each with who acknowledged it and when (None: open): all, one
-        (``room``, ``table``, ``seq`` of the journal ``epoch``), or those raised while ``dealer``
-        dealt (RELIEF-003: the table names the dealer in each alert)."""
+               seq: int | None = None, epoch: str = "0", dealer: str | None = None,
+               open_only: bool = False, closed_only: bool = False) -> list[dict[str, Any]]:
+        """The newest alerts first, each with who acknowledged it, when and ``acked_how``
+        (``table``: the table confirmed it; ``floor``: closed at the floor, of an earlier journal;
+        ``dismissed``: closed at the floor, the table offline; None: open): all, one (``room``,
+        ``table``, ``seq`` of the journal ``epoch``), those raised while ``dealer`` dealt
+        (RELIEF-003: the table names the dealer in each alert), the open ones or the closed ones."""
         sql = ("SELECT a.room, a.tbl, a.epoch, a.seq, a.ts, a.hand, a.seat, a.rule, a.code, a.card, a.message, "
-               "k.user, k.ts, a.dealer FROM alerts a LEFT JOIN acks k ON k.room = a.room AND k.tbl = a.tbl "
-               "AND k.epoch = a.epoch AND k.ack_seq = a.seq")
+               "k.user, k.ts, a.dealer, k.how FROM alerts a LEFT JOIN acks k ON k.room = a.room AND k.tbl = a.tbl "
+               "AND k.epoch = a.epoch AND k.ack_seq = a.seq WHERE 1 = 1")
         args: list[Any] = []
         if room is not None:
-            sql += " WHERE a.room = ? AND a.tbl = ? AND a.epoch = ? AND a.seq = ?"
+            sql += " AND a.room = ? AND a.tbl = ? AND a.epoch = ? AND a.seq = ?"
             args = [room, table, epoch, seq]
         elif dealer is not None:
-            sql += " WHERE a.dealer = ?"
+            sql += " AND a.dealer = ?"
             args = [dealer]
+        if open_only:
+            sql += " AND k.user IS NULL"
+        elif closed_only:
+            sql += " AND k.user IS NOT NULL"
         sql += " ORDER BY a.ts DESC, a.seq DESC LIMIT ?"
         keys = ("room", "table", "epoch", "seq", "ts", "hand", "seat", "rule", "code", "card", "message", "acked_by",
-                "acked_at", "dealer")
+                "acked_at", "dealer", "acked_how")
+        out = [dict(zip(keys, r, strict=True)) for r in self.db.execute(sql, [*args, limit])]
+        for a in out:
+            if a["acked_by"] is not None and a["acked_how"] is None:
+                a["acked_how"] = "table"  # (an acknowledgement kept before schema 3)
+        return out
+
+    def incidents(self, limit: int = 100, *, room: str | None = None, table: str | None = None,
+                  seq: int | None = None, epoch: str = "0") -> list[dict[str, Any]]:
+        """The dealer's incidents (a misdeal, a procedure, a device; ``events/dealer``'s alerts),
+        newest first: all, or one (``room``, ``table``, ``seq`` of the journal ``epoch``)."""
+        sql = "SELECT room, tbl, epoch, seq, " + ", ".join(INCIDENT_FIELDS) + " FROM incidents"
+        args: list[Any] = []
+        if room is not None:
+            sql += " WHERE room = ? AND tbl = ? AND epoch = ? AND seq = ?"
+            args = [room, table, epoch, seq]
+        sql += " ORDER BY ts DESC, seq DESC LIMIT ?"
+        keys = ("room", "table", "epoch", "seq", *INCIDENT_FIELDS)
         return [dict(zip(keys, r, strict=True)) for r in self.db.execute(sql, [*args, limit])]
+
+    def retire(self, room: str, table: str, user: str) -> bool:
+        """The table off the board (closed for the night, moved): its tile in the retired strip,
+        everything it raised still shown. False: it was retired already."""
+        return self.db.execute("INSERT OR IGNORE INTO retired VALUES (?, ?, ?, ?)",
+                               (room, table, user, self.clock())).rowcount == 1
+
+    def restore(self, room: str, table: str) -> bool:
+        """A retired table back on the board. False: it was not retired."""
+        return self.db.execute("DELETE FROM retired WHERE room = ? AND tbl = ?", (room, table)).rowcount == 1
 
     def search_hands(self, *, table: str | None = None, hand: int | None = None, since: float | None = None,
                      until: float | None = None, card: str | None = None, alert: str | None = None,
-                     dealer: str | None = None, limit: int = 200) -> list[dict[str, Any]]:
+                     dealer: str | None = None, limit: int = 50, offset: int = 0) -> dict[str, Any]:
         """Hand records matching every filter given, newest first: ``table`` (``t7`` or
         ``main/t7``), ``hand`` number, finished between ``since`` and ``until`` (epoch seconds),
-        a ``card`` anywhere in the record (``Ah``), an ``alert`` (a rule id or a code, or its start),
-        the ``dealer`` the record names (RELIEF-003)."""
-        sql = "SELECT room, tbl, epoch, seq, hand, ts, record, " + RECORD_DEALER + " FROM hands WHERE 1 = 1"
+        a ``card`` anywhere in the record (``Ah``, written in any case: ``ah``, ``AH``, ``10h``),
+        an ``alert`` (a rule id or a code, or its start), the ``dealer`` the record names (RELIEF-003).
+
+        One page of them: ``{"hands": [...], "total": N, "offset": offset, "limit": limit}``, ``total``
+        all the matches. The order is total (ts, then seq, room, table, epoch, all descending: the
+        key's every column), so the pages of one set of records neither repeat nor skip a hand.
+        A ``card`` that is not a card: :class:`controller.cards.CardError` (a ValueError)."""
+
+        sql = " FROM hands WHERE 1 = 1"
         args: list[Any] = []
         if table:
             room, _, tbl = table.rpartition("/")
@@ -587,22 +681,24 @@ class Store:
             sql += " AND ts <= ?"
             args.append(until)
         if card:  # (a card is a JSON string in the record: "Ah", or a clone "Ah#2", or of a deck "Ah@B")
+            card = parse_card(card)  # (the query spelt as the records are: never a case-blind scan of them)
             sql += " AND (instr(record, ?) OR instr(record, ?) OR instr(record, ?))"
             args += [f'"{card}"', f'"{card}#', f'"{card}@']
         if alert:
             sql += " AND (instr(record, ?) OR instr(record, ?))"
             args += [f'"rule": "{alert}', f'"code": "{alert}']
-        sql += " ORDER BY ts DESC, seq DESC LIMIT ?"
-        args.append(limit)
+        total = self.db.execute("SELECT count(*)" + sql, args).fetchone()[0]
+        sql = ("SELECT room, tbl, epoch, seq, hand, ts, record, " + RECORD_DEALER + sql +
+               " ORDER BY ts DESC, seq DESC, room DESC, tbl DESC, epoch DESC LIMIT ? OFFSET ?")
         out = []
-        for room, tbl, epoch, seq, number, ts, record, who in self.db.execute(sql, args):
+        for room, tbl, epoch, seq, number, ts, record, who in self.db.execute(sql, [*args, limit, offset]):
             rec = json.loads(record) if record else {}
             rec = rec if isinstance(rec, dict) else {}
             alerts = [a.get("rule") or a.get("code") for a in rec.get("alerts", []) if isinstance(a, dict)]
             out.append({"room": room, "table": tbl, "epoch": epoch, "seq": seq, "hand": number, "ts": ts,
                         "game": rec.get("game"), "alerts": alerts, "stub_count": rec.get("stub_count"),
                         "dealer": who})
-        return out
+        return {"hands": out, "total": total, "offset": offset, "limit": limit}
 
     def hand(self, room: str, table: str, seq: int, epoch: str = "0") -> dict[str, Any] | None:
         """One hand's record with its place in the chain (its problems, if any)."""

@@ -1,11 +1,26 @@
-// The floor's page: one WebSocket brings the room (tiles, alerts) as this user's role may see it;
-// the only change it makes is Acknowledge, a POST with the session's CSRF token. Text is set with
-// textContent only (a table's message never becomes markup).
+// The floor's page: one WebSocket brings the room (tiles, calls, alerts, the dealer's incidents)
+// as this user's role may see it; every change is a POST with the session's CSRF token. Text is
+// set with textContent only (a table's message never becomes markup).
+//
+// The board, at a glance (docs/floor.md, "The board"): the floor calls oldest first, each with
+// its wait; the open alerts by severity; the tiles sorted by urgency (calls, then the worst
+// open alert, then offline, devices down, quiet), each coloured by it; the dealer's incidents in
+// their own lane below. A section filter narrows all of it to one pit.
 "use strict";
 (function () {
   const csrf = document.querySelector('meta[name="csrf-token"]').content;
   const role = document.querySelector('meta[name="role"]').content;
-  const alerts = new Map();
+  const NO_SECTION = "\u0001none";  // the filter's value for the tables in no section
+  const MAX_CLOSED = 100;  // acknowledged alerts (and answered calls) kept on the page
+  const MAX_INCIDENTS = 100;
+  const tiles = new Map();  // "room/table" -> the tile as last told
+  const tileEls = new Map();
+  const alerts = new Map();  // alertKey -> the alert as last told (calls among them)
+  const alertEls = new Map();
+  const incidents = new Map();
+  const incidentEls = new Map();
+  let sections = [];
+  let filter = localStorage.getItem("floor.section") || "";
   let muted = false;
   let audio = null;
 
@@ -22,87 +37,162 @@
     return key(a.room, a.table) + "#" + a.seq + (a.epoch && a.epoch !== "0" ? "@" + a.epoch : "");
   }
   function when(ts) { return ts ? new Date(ts * 1000).toLocaleTimeString() : ""; }
-
-  // Each tile and each alert is one element, replaced alone when it changes: a room of a
-  // hundred tables re-renders one tile per message, not the whole room.
-  const MAX_ALERTS = 200;
-  const tileEls = new Map();
-  const alertEls = new Map();
-
-  function tileElement(t) {
-    const d = el("div", "tile");
-    d.dataset.table = key(t.room, t.table);
-    const devices = t.devices || {};
-    const down = Object.keys(devices).filter((k) => !devices[k]);
-    if (!t.online) d.classList.add("offline");
-    else if (down.length) d.classList.add("device-down");
-    d.append(el("h3", "", t.table + (t.room ? " · " + t.room : "")));
-    if (t.open_alerts) d.append(el("span", "badge", t.open_alerts));
-    const dl = el("dl");
-    const row = (k, v) => { if (v !== undefined && v !== null) { dl.append(el("dt", "", k), el("dd", "", v)); } };
-    row("status", t.online ? "online" : "OFFLINE");
-    row("game", t.game);
-    row("hand", t.hand);
-    row("stub", t.stub_count);
-    row("deck", t.deck_in_play);
-    row("dealer", t.dealer);
-    row("relief", t.dealer_next);
-    if (t.devices) row("devices", Object.keys(devices).map((k) => k + (devices[k] ? " ok" : " DOWN")).join(", "));
-    if (t.chain_breaks) row("chain", "BROKEN (" + t.chain_breaks + ")");
-    if (t.suspects) row("refused", t.suspects + " message(s) the table had no right to send");
-    if (t.started_over) row("journal", "started over" + (t.started_over > 1 ? " (" + t.started_over + " times)" : ""));
-    d.append(dl);
-    if (role === "floor") {
-      const b = el("button", "manage", "Seats / decks");
-      b.addEventListener("click", () => manage(t));
-      d.append(b);
-    }
-    return d;
-  }
-
-  function putTile(t) {
-    const box = document.getElementById("tiles");
-    const k = key(t.room, t.table);
-    const d = tileElement(t);
-    const old = tileEls.get(k);
-    tileEls.set(k, d);
-    if (old) { old.replaceWith(d); return; }
-    const after = [...tileEls.keys()].filter((o) => o > k && o !== k).sort()[0];
-    box.insertBefore(d, after ? tileEls.get(after) : null);
-  }
-
   function waited(seconds) {
     const s = Math.max(0, Math.round(seconds));
     return Math.floor(s / 60) + ":" + String(s % 60).padStart(2, "0");
   }
+  function isCall(a) { return a.code === "floor.call"; }
+  // How urgent an alert is, by its code's family (the service's floor/rules.py SEVERITY).
+  const SEVERITY = { deck: 3, misdeal: 3, late_fault: 3, stub: 3, device: 2, shuffler: 2 };
+  function severity(a) { return SEVERITY[String(a.code || "").split(".")[0]] || 1; }
+  function tableOf(x) { return tiles.get(key(x.room, x.table)); }
+  function offline(x) { const t = tableOf(x); return !!t && t.online === false; }
+  function sectionOf(x) { const t = tableOf(x); return t && t.section ? t.section : null; }
+  function shown(x) {
+    if (!filter) return true;
+    const s = sectionOf(x);
+    return filter === NO_SECTION ? s === null : s === filter;
+  }
+  // "t7 · seat 4 · hand 12": where it happened, as a floor person walks to it
+  function where(x) {
+    return x.table + (x.seat ? " · seat " + x.seat : "") + (x.hand !== null && x.hand !== undefined ? " · hand " + x.hand : "");
+  }
 
-  // A floor call (the dealer's floor pad): the table and how long it has waited, until answered.
-  function callElement(a, fresh) {
-    const li = el("li", "alert call" + (a.acked_by ? " acked" : "") + (fresh ? " flash" : ""));
-    li.dataset.alert = alertKey(a);
-    li.append(el("span", "where", a.table + " calls the floor"));
-    if (a.acked_by) {
-      li.append(el("span", "acked-by", "answered by " + a.acked_by + " after " + waited(a.acked_at - a.ts)));
-    } else {
-      const w = el("span", "waiting", "waiting " + waited(Date.now() / 1000 - a.ts));
-      w.dataset.since = String(a.ts);
-      li.append(w);
-      if (ackState(li, a)) {
-        // (an answer in flight)
-      } else if (role === "floor") {
-        const b = el("button", "ack", "Answer");
-        b.addEventListener("click", () => acknowledge(a, b));
-        li.append(b);
+  // -- what changed, rendered together: a burst of frames (the service sends at most one
+  // batch every 250 ms, an alert within 50 ms) costs one pass over the board
+  const dirtyTiles = new Set();
+  const dirtyAlerts = new Map();  // id -> whether it is new (it flashes, once)
+  const dirtyIncidents = new Map();
+  let renderDue = false;
+  function later() {
+    if (renderDue) return;
+    renderDue = true;
+    setTimeout(render, 0);
+  }
+
+  // -- tiles ---------------------------------------------------------------------------------
+  function devicesDown(t) {
+    const d = t.devices || {};
+    return Object.keys(d).filter((k) => !d[k]);
+  }
+  // The tile's place on the board: calls first, then the worst open alert, then offline, then a
+  // device down, then the quiet tables by name.
+  // When the table's oldest open call was made (Infinity: none): the longest wait leads.
+  const oldestCall = new Map();
+  function callSince(t) { return oldestCall.get(key(t.room, t.table)) ?? Infinity; }
+  function urgency(t) {
+    if (t.open_calls) return 0;
+    if (t.severity >= 3) return 1;
+    if (t.online === false) return 2;
+    if (t.severity === 2 || devicesDown(t).length) return 3;
+    if (t.open_alerts) return 4;
+    return 5;
+  }
+  function tileOrder(a, b) {
+    return (urgency(a) - urgency(b)) || (callSince(a) - callSince(b)) || ((b.severity || 0) - (a.severity || 0))
+      || ((b.open_alerts || 0) - (a.open_alerts || 0)) || key(a.room, a.table).localeCompare(key(b.room, b.table));
+  }
+
+  function seatsElement(t) {
+    const taken = new Set((t.seats || []).map(Number));
+    const most = Math.max(9, ...taken, Number(t.button) || 0);
+    const ol = el("ol", "seats");
+    ol.setAttribute("aria-label", "seats");
+    for (let s = 1; s <= most; s++) {
+      const li = el("li", (taken.has(s) ? "in" : "out") + (t.button === s ? " button" : ""), s);
+      li.title = "seat " + s + (taken.has(s) ? "" : " (empty)") + (t.button === s ? ", the button" : "");
+      ol.append(li);
+    }
+    return ol;
+  }
+
+  function tileElement(t) {
+    const d = el("div", "tile u" + urgency(t));
+    d.dataset.table = key(t.room, t.table);
+    const down = devicesDown(t);
+    if (t.online === false) d.classList.add("offline");
+    else if (down.length) d.classList.add("device-down");
+    if (t.open_calls) d.classList.add("calling");
+    if (t.severity) d.classList.add("sev-" + t.severity);
+    const head = el("div", "tile-head");
+    head.append(el("h3", "", t.table + (t.room ? " · " + t.room : "")));
+    if (t.open_alerts) {
+      const b = el("span", "badge", t.open_alerts);
+      b.title = t.open_alerts + " open alert(s)";
+      head.append(b);
+    }
+    if (t.open_calls) {
+      const b = el("span", "badge call-badge", t.open_calls);
+      b.title = t.open_calls + " open floor call(s)";
+      head.append(b);
+    }
+    d.append(head);
+    if (t.online === false) d.append(el("p", "state-line", "OFFLINE"));
+    d.append(seatsElement(t));
+    // the figures in one line; below it only what is wrong or worth a word (a device down, a
+    // broken chain, refused messages, a journal started over, the next dealer)
+    const facts = [t.game, t.hand !== undefined && t.hand !== null ? "hand " + t.hand : null,
+                   t.stub_count !== undefined && t.stub_count !== null ? "stub " + t.stub_count : null,
+                   t.deck_in_play ? "deck " + t.deck_in_play : null].filter(Boolean);
+    d.append(el("p", "facts", facts.join(" · ")));
+    const dl = el("dl");
+    const row = (k, v) => { if (v !== undefined && v !== null) { dl.append(el("dt", "", k), el("dd", "", v)); } };
+    row("dealer", t.dealer);
+    row("relief", t.dealer_next);
+    if (down.length) row("devices", down.map((k) => k + " DOWN").join(", "));
+    if (t.chain_breaks) row("chain", "BROKEN (" + t.chain_breaks + ")");
+    if (t.suspects) row("refused", t.suspects + " message(s) the table had no right to send");
+    if (t.started_over) row("journal", "started over" + (t.started_over > 1 ? " (" + t.started_over + " times)" : ""));
+    if (t.retired && t.retired.by) row("retired", "by " + t.retired.by + " at " + when(t.retired.at));
+    d.append(dl);
+    if (role === "floor") {
+      if (t.retired) {
+        const b = el("button", "restore", "Back on the board");
+        b.addEventListener("click", () => retire(t, false, b));
+        d.append(b);
+      } else {
+        const b = el("button", "manage", "Manage");
+        b.addEventListener("click", () => manage(t));
+        d.append(b);
       }
     }
-    return li;
+    return d;
   }
-  setInterval(() => {
-    document.querySelectorAll("#calls .waiting").forEach((w) => {
-      w.textContent = "waiting " + waited(Date.now() / 1000 - Number(w.dataset.since));
-    });
-  }, 1000);
 
+  function renderTiles() {
+    for (const k of dirtyTiles) {
+      const t = tiles.get(k);
+      const d = tileElement(t);
+      const old = tileEls.get(k);
+      tileEls.set(k, d);
+      if (old) old.replaceWith(d);
+    }
+    oldestCall.clear();
+    for (const a of alerts.values()) {
+      if (isCall(a) && !a.acked_by) {
+        const k = key(a.room, a.table);
+        oldestCall.set(k, Math.min(oldestCall.get(k) ?? Infinity, a.ts));
+      }
+    }
+    const board = document.getElementById("tiles");
+    const gone = document.getElementById("retired");
+    const all = [...tiles.values()].sort(tileOrder);
+    let i = 0;
+    let j = 0;
+    let quiet = 0;
+    for (const t of all) {
+      const d = tileEls.get(key(t.room, t.table));
+      d.hidden = !shown(t);
+      const box = t.retired ? gone : board;
+      const at = t.retired ? j++ : i++;
+      if (box.children[at] !== d) box.insertBefore(d, box.children[at] || null);
+      if (t.retired && !d.hidden) quiet++;
+    }
+    document.getElementById("retired-section").hidden = quiet === 0;
+    document.getElementById("retired-count").textContent = String(quiet);
+  }
+
+  // -- calls and alerts ------------------------------------------------------------------------
   // An acknowledgement in flight: the alert's id -> the command's state, as the service says it
   // (sent, queued: table offline, failed with its reason and a Retry, refused).
   const acking = new Map();
@@ -111,12 +201,9 @@
   // the POST that sent the command has returned its id (a busy machine), and is then taken up.
   const replies = new Map();
   function ackState(li, a) {
-    const id = alertKey(a);
-    const c = acking.get(id);
+    const c = acking.get(alertKey(a));
     if (!c || a.acked_by) return false;
-    const s = el("span", "cmd-status " + c.status, c.status === "sent" ? "sent, waiting for the table"
-      : (c.reason || c.status));
-    li.append(s);
+    li.append(el("span", "cmd-status " + c.status, c.status === "sent" ? "sent, waiting for the table" : (c.reason || c.status)));
     if (c.status === "failed" || c.status === "refused" || c.status === "queued") {
       const b = el("button", "retry", "Retry");
       b.addEventListener("click", () => retry(c.id, b));
@@ -124,52 +211,212 @@
     }
     return true;
   }
+  function closedBy(a) {
+    if (a.acked_how === "dismissed") return "dismissed by " + a.acked_by + " (table offline)";
+    return (isCall(a) ? "answered by " : "acknowledged by ") + a.acked_by;
+  }
+  // The buttons of an open alert or call: Acknowledge (Answer), and Dismiss while its table is
+  // offline (it cannot answer: the floor closes it here, audit-logged).
+  function actions(li, a, label) {
+    if (ackState(li, a) || role !== "floor") return;
+    const b = el("button", "ack", label);
+    b.addEventListener("click", () => acknowledge(a, b));
+    li.append(b);
+    if (offline(a)) {
+      const d = el("button", "dismiss", "Dismiss");
+      d.title = "the table is offline and cannot answer: close it at the floor";
+      d.addEventListener("click", () => dismiss(a, d));
+      li.append(d);
+    }
+  }
+
+  // A floor call (the dealer's floor pad): the table and how long it has waited, until answered.
+  // A table offline stops the clock: its call is marked, and can be dismissed.
+  function callElement(a, fresh) {
+    const li = el("li", "alert call" + (a.acked_by ? " acked" : "") + (fresh ? " flash" : ""));
+    li.dataset.alert = alertKey(a);
+    li.append(el("span", "where", a.table + " calls the floor"));
+    if (a.acked_by) {
+      li.append(el("span", "acked-by", closedBy(a) + " after " + waited(a.acked_at - a.ts)));
+    } else if (offline(a)) {
+      li.classList.add("offline");
+      const t = tableOf(a);
+      const stopped = t && t.updated ? t.updated : Date.now() / 1000;
+      li.append(el("span", "waited", "table offline · waited " + waited(stopped - a.ts)));
+    } else {
+      const w = el("span", "waiting", "waiting " + waited(Date.now() / 1000 - a.ts));
+      w.dataset.since = String(a.ts);
+      li.append(w);
+    }
+    li.append(el("span", "detail", [where(a).slice(a.table.length + 3) || null, sectionOf(a), when(a.ts)]
+      .filter(Boolean).join(" · ")));
+    if (!a.acked_by) actions(li, a, "Answer");
+    return li;
+  }
+  setInterval(() => {
+    document.querySelectorAll("#calls .waiting").forEach((w) => {
+      w.textContent = "waiting " + waited(Date.now() / 1000 - Number(w.dataset.since));
+    });
+  }, 1000);
 
   function alertElement(a, fresh) {
-    if (a.code === "floor.call") return callElement(a, fresh);
-    const li = el("li", "alert" + (a.acked_by ? " acked" : "") + (fresh ? " flash" : ""));
+    if (isCall(a)) return callElement(a, fresh);
+    const li = el("li", "alert sev-" + severity(a) + (a.acked_by ? " acked" : "") + (fresh ? " flash" : ""));
     li.dataset.alert = alertKey(a);
-    li.append(el("span", "where", a.table + (a.seat ? " seat " + a.seat : "") + " · " + (a.rule || a.code)));
+    li.append(el("span", "where", where(a) + " · " + (a.rule || a.code)));
     li.append(el("span", "time", when(a.ts)));
     if (a.card) li.append(el("span", "card", a.card));
     li.append(el("span", "meaning", (a.meaning || "") + (a.message ? ": " + a.message : "")));
-    li.append(el("span", "code", a.code + (a.dealer ? " · dealer " + a.dealer : "")));
+    li.append(el("span", "code", a.code + (a.dealer ? " · dealer " + a.dealer : "") + (sectionOf(a) ? " · " + sectionOf(a) : "")));
     if (a.acked_by) {
-      li.append(el("span", "acked-by", "acknowledged by " + a.acked_by + " at " + when(a.acked_at)));
-    } else if (ackState(li, a)) {
-      // (an acknowledgement in flight: its state instead of the button)
-    } else if (role === "floor") {
-      const b = el("button", "ack", "Acknowledge");
-      b.addEventListener("click", () => acknowledge(a, b));
-      li.append(b);
+      li.append(el("span", "acked-by", closedBy(a) + " at " + when(a.acked_at)));
+    } else {
+      if (offline(a)) {
+        li.classList.add("offline");
+        li.append(el("span", "offline-mark", "table offline"));
+      }
+      actions(li, a, "Acknowledge");
     }
     return li;
   }
 
-  function newer(a, b) { return (a.ts - b.ts) || (a.seq - b.seq); }
+  // Calls: the open ones oldest first (the longest wait on top), then the answered ones, newest
+  // first. Alerts: the open ones by severity, newest first within it, then the closed ones.
+  function callOrder(a, b) {
+    if (!a.acked_by !== !b.acked_by) return a.acked_by ? 1 : -1;
+    return a.acked_by ? (b.ts - a.ts) || (b.seq - a.seq) : (a.ts - b.ts) || (a.seq - b.seq);
+  }
+  function alertOrder(a, b) {
+    if (!a.acked_by !== !b.acked_by) return a.acked_by ? 1 : -1;
+    return (a.acked_by ? 0 : severity(b) - severity(a)) || (b.ts - a.ts) || (b.seq - a.seq);
+  }
 
-  function putAlert(a, fresh) {
-    const box = document.getElementById(a.code === "floor.call" ? "calls" : "alerts");
-    const id = alertKey(a);
-    alerts.set(id, a);
-    const li = alertElement(a, fresh);
-    const old = alertEls.get(id);
-    alertEls.set(id, li);
-    if (old) { old.replaceWith(li); return; }
-    let before = null;  // newest first: before the first item older than this one
-    for (const item of box.children) {
-      const other = alerts.get(item.dataset.alert);
-      if (other && newer(a, other) > 0) { before = item; break; }
-    }
-    box.insertBefore(li, before);
-    while (box.children.length > MAX_ALERTS) {
-      const last = box.lastElementChild;
-      alertEls.delete(last.dataset.alert);
-      alerts.delete(last.dataset.alert);
-      last.remove();
+  function place(box, items, order, els) {
+    items.sort(order);
+    let i = 0;
+    for (const x of items) {
+      const e = els.get(x.__key);
+      e.hidden = !shown(x);
+      if (box.children[i] !== e) box.insertBefore(e, box.children[i] || null);
+      i++;
     }
   }
 
+  function renderAlerts() {
+    for (const [k, fresh] of dirtyAlerts) {
+      const a = alerts.get(k);
+      if (!a) continue;
+      const li = alertElement(a, fresh);
+      const old = alertEls.get(k);
+      alertEls.set(k, li);
+      if (old) old.replaceWith(li);
+    }
+    // (the closed ones beyond MAX_CLOSED leave the page; an open one never does)
+    const closed = [...alerts.values()].filter((a) => a.acked_by).sort((a, b) => b.ts - a.ts);
+    for (const a of closed.slice(MAX_CLOSED)) {
+      alertEls.get(a.__key).remove();
+      alertEls.delete(a.__key);
+      alerts.delete(a.__key);
+    }
+    const all = [...alerts.values()];
+    place(document.getElementById("calls"), all.filter(isCall), callOrder, alertEls);
+    place(document.getElementById("alerts"), all.filter((a) => !isCall(a)), alertOrder, alertEls);
+  }
+
+  // -- the dealer's incidents: misdeals, procedures, devices (the floor's lane; a technician
+  // sees the devices' own)
+  function incidentElement(i, fresh) {
+    const li = el("li", "incident" + (fresh ? " flash" : ""));
+    li.dataset.incident = alertKey(i);
+    li.append(el("span", "where", where(i) + " · " + (i.rule || i.code)));
+    li.append(el("span", "time", when(i.ts)));
+    li.append(el("span", "meaning", (i.meaning || "") + (i.message ? ": " + i.message : "")));
+    li.append(el("span", "code", i.code + (i.dealer ? " · dealer " + i.dealer : "") + (sectionOf(i) ? " · " + sectionOf(i) : "")));
+    return li;
+  }
+  function renderIncidents() {
+    for (const [k, fresh] of dirtyIncidents) {
+      const i = incidents.get(k);
+      const li = incidentElement(i, fresh);
+      const old = incidentEls.get(k);
+      incidentEls.set(k, li);
+      if (old) old.replaceWith(li);
+    }
+    const all = [...incidents.values()].sort((a, b) => (b.ts - a.ts) || (b.seq - a.seq));
+    for (const i of all.slice(MAX_INCIDENTS)) {
+      incidentEls.get(i.__key).remove();
+      incidentEls.delete(i.__key);
+      incidents.delete(i.__key);
+    }
+    place(document.getElementById("incidents"), all.slice(0, MAX_INCIDENTS), () => 0, incidentEls);
+  }
+
+  function renderSummary() {
+    const open = [...alerts.values()].filter((a) => !a.acked_by && shown(a));
+    const calls = open.filter(isCall).length;
+    const ts = [...tiles.values()].filter((t) => !t.retired && shown(t));
+    const parts = [[calls, "call", "calls"], [open.length - calls, "open alert", "open alerts"],
+                   [ts.filter((t) => t.online === false).length, "table offline", "tables offline"],
+                   [ts.length, "table", "tables"]];
+    const box = document.getElementById("summary");
+    box.replaceChildren(...parts.map(([n, one, many], i) =>
+      el("span", ["n-calls", "n-alerts", "n-offline", "n-tables"][i] + (n && i < 3 ? " hot" : ""), n + " " + (n === 1 ? one : many))));
+    document.getElementById("calls-count").textContent = calls ? "(" + calls + ")" : "";
+    document.getElementById("incidents-count").textContent = "(" + [...incidents.values()].filter(shown).length + ")";
+  }
+
+  function renderSections() {
+    const pick = document.getElementById("section-filter");
+    const none = [...tiles.values()].some((t) => !t.section);
+    const want = [["", "All sections"], ...sections.map((s) => [s, s]), ...(none && sections.length ? [[NO_SECTION, "No section"]] : [])];
+    if (pick.options.length !== want.length || want.some(([v], i) => pick.options[i].value !== v)) {
+      pick.replaceChildren(...want.map(([v, label]) => { const o = el("option", "", label); o.value = v; return o; }));
+    }
+    if (!want.some(([v]) => v === filter)) filter = "";
+    pick.value = filter;
+    pick.hidden = sections.length === 0;
+  }
+
+  let everything = false;
+  function render() {
+    renderDue = false;
+    if (everything) {  // (the filter or a table's state changed: every item's visibility and marks)
+      for (const k of alerts.keys()) if (!dirtyAlerts.has(k)) dirtyAlerts.set(k, false);
+      for (const k of incidents.keys()) if (!dirtyIncidents.has(k)) dirtyIncidents.set(k, false);
+      everything = false;
+    }
+    renderSections();
+    renderTiles();
+    renderAlerts();
+    renderIncidents();
+    renderSummary();
+    dirtyTiles.clear();
+    dirtyAlerts.clear();
+    dirtyIncidents.clear();
+  }
+
+  function takeTile(t) {
+    const k = key(t.room, t.table);
+    const before = tiles.get(k);
+    tiles.set(k, t);
+    dirtyTiles.add(k);
+    // a table gone offline or back, or moved to another section: its calls' and alerts' marks
+    if (!before || before.online !== t.online || before.section !== t.section) {
+      for (const [ak, a] of alerts) if (key(a.room, a.table) === k && !dirtyAlerts.has(ak)) dirtyAlerts.set(ak, false);
+    }
+  }
+  function takeAlert(a, fresh) {
+    a.__key = alertKey(a);
+    alerts.set(a.__key, a);
+    dirtyAlerts.set(a.__key, fresh || dirtyAlerts.get(a.__key) || false);
+  }
+  function takeIncident(i, fresh) {
+    i.__key = alertKey(i);
+    incidents.set(i.__key, i);
+    dirtyIncidents.set(i.__key, fresh);
+  }
+
+  // -- changes -------------------------------------------------------------------------------
   async function post(url, body) {
     const r = await fetch(url, {
       method: "POST", credentials: "same-origin",
@@ -179,6 +426,9 @@
     let out = {};
     try { out = await r.json(); } catch (e) { out = { error: "no answer from the floor service" }; }
     return [r.ok, out];
+  }
+  function redraw(id) {
+    if (alerts.has(id)) { dirtyAlerts.set(id, dirtyAlerts.get(id) || false); later(); }
   }
 
   async function acknowledge(a, button) {
@@ -190,9 +440,27 @@
     const id = alertKey(a);
     acking.set(id, { id: out.id, status: "sent" });
     ackOf.set(out.id, id);
-    const shown = alerts.get(id);
-    if (shown) putAlert(shown, false);
+    redraw(id);
     if (replies.has(out.id)) answered(replies.get(out.id));
+  }
+
+  async function dismiss(a, button) {
+    button.disabled = true;
+    const [ok, out] = await post("/api/dismiss", { room: a.room, table: a.table, seq: a.seq, epoch: a.epoch || "0" });
+    if (!ok) button.textContent = "refused: " + (out.error || "");
+    // (done: the alert comes back closed, "dismissed by ...", on every page)
+  }
+
+  async function retire(t, off, button) {
+    if (button) button.disabled = true;
+    const [ok, out] = await post("/api/retire", { room: t.room, table: t.table, retired: off });
+    const status = document.getElementById("cmd-status");
+    if (!ok) {
+      if (button) button.textContent = "refused: " + (out.error || "");
+      else status.textContent = "refused: " + (out.error || "");
+      return;
+    }
+    if (off) document.getElementById("manage").close();
   }
 
   async function retry(cmdId, button) {
@@ -203,8 +471,7 @@
     if (alertId) {
       acking.set(alertId, { id: out.id, status: "sent" });
       ackOf.set(out.id, alertId);
-      const shown = alerts.get(alertId);
-      if (shown) putAlert(shown, false);
+      redraw(alertId);
     } else if (cmdId === waiting) {
       waiting = out.id;
       const status = document.getElementById("cmd-status");
@@ -214,7 +481,7 @@
     if (replies.has(out.id)) answered(replies.get(out.id));
   }
 
-  // Seat changes and the deck-pair exchange: sent over the table's cmd, confirmed by its reply.
+  // Seat changes, the deck-pair exchange, the dealer, retiring the table: from the Manage dialog.
   let managed = null;
   let waiting = null;
   function manage(t) {
@@ -238,8 +505,7 @@
     const alertId = ackOf.get(c.id);
     if (alertId) {  // an acknowledgement's state; once confirmed, the alert itself says who
       acking.set(alertId, c);
-      const shown = alerts.get(alertId);
-      if (shown) putAlert(shown, false);
+      redraw(alertId);
       return;
     }
     if (c.id !== waiting) return;
@@ -253,26 +519,29 @@
       status.after(b);
     }
   }
-  document.getElementById("dealer-form").addEventListener("submit", (ev) => {
-    ev.preventDefault();
-    const f = new FormData(ev.target);
-    send({ cmd: "dealer", name: String(f.get("name")), at_relief: f.get("at_relief") !== null });
-  });
-  document.getElementById("setup-form").addEventListener("submit", (ev) => {
-    ev.preventDefault();
-    const f = new FormData(ev.target);
-    const body = { cmd: "setup", seats: String(f.get("seats")).split(/[ ,]+/).filter(Boolean).map(Number) };
-    if (f.get("button")) body.button = Number(f.get("button"));
-    send(body);
-  });
-  document.getElementById("decks-form").addEventListener("submit", (ev) => {
-    ev.preventDefault();
-    const f = new FormData(ev.target);
-    const deck = (n) => ({ id: String(f.get("id" + n)), back: String(f.get("back" + n)),
-                           manifest: String(f.get("manifest" + n)) });
-    send({ cmd: "decks", in_play: String(f.get("in_play")), decks: [deck(1), deck(2)] });
-  });
-  document.getElementById("manage-close").addEventListener("click", () => document.getElementById("manage").close());
+  if (role === "floor") {
+    document.getElementById("dealer-form").addEventListener("submit", (ev) => {
+      ev.preventDefault();
+      const f = new FormData(ev.target);
+      send({ cmd: "dealer", name: String(f.get("name")), at_relief: f.get("at_relief") !== null });
+    });
+    document.getElementById("setup-form").addEventListener("submit", (ev) => {
+      ev.preventDefault();
+      const f = new FormData(ev.target);
+      const body = { cmd: "setup", seats: String(f.get("seats")).split(/[ ,]+/).filter(Boolean).map(Number) };
+      if (f.get("button")) body.button = Number(f.get("button"));
+      send(body);
+    });
+    document.getElementById("decks-form").addEventListener("submit", (ev) => {
+      ev.preventDefault();
+      const f = new FormData(ev.target);
+      const deck = (n) => ({ id: String(f.get("id" + n)), back: String(f.get("back" + n)),
+                             manifest: String(f.get("manifest" + n)) });
+      send({ cmd: "decks", in_play: String(f.get("in_play")), decks: [deck(1), deck(2)] });
+    });
+    document.getElementById("retire-send").addEventListener("click", () => retire(managed, true, null));
+    document.getElementById("manage-close").addEventListener("click", () => document.getElementById("manage").close());
+  }
 
   function beep() {
     if (muted) return;
@@ -297,25 +566,41 @@
     ws.onmessage = (ev) => {
       const m = JSON.parse(ev.data);
       if (m.type === "snapshot") {
-        alerts.clear(); tileEls.clear(); alertEls.clear();
-        document.getElementById("tiles").replaceChildren();
-        document.getElementById("alerts").replaceChildren();
-        document.getElementById("calls").replaceChildren();
-        m.tiles.forEach((t) => putTile(t));
-        m.alerts.forEach((a) => putAlert(a, false));
+        tiles.clear(); tileEls.clear(); alerts.clear(); alertEls.clear(); incidents.clear(); incidentEls.clear();
+        for (const id of ["tiles", "retired", "alerts", "calls", "incidents"]) document.getElementById(id).replaceChildren();
+        sections = m.sections || [];
+        m.tiles.forEach((t) => takeTile(t));
+        m.alerts.forEach((a) => takeAlert(a, false));
+        (m.incidents || []).forEach((i) => takeIncident(i, false));
+        render();
       } else if (m.type === "tile") {
-        putTile(m.tile);
+        takeTile(m.tile);
+        later();
       } else if (m.type === "reply") {
         replies.set(m.command.id, m.command);
         answered(m.command);
       } else if (m.type === "alert") {
         const fresh = !alerts.has(alertKey(m.alert));
-        putAlert(m.alert, fresh);
+        takeAlert(m.alert, fresh);
+        later();
         if (fresh) beep();
+      } else if (m.type === "incident") {
+        takeIncident(m.incident, !incidents.has(alertKey(m.incident)));
+        later();
       }
     };
   }
 
+  document.getElementById("section-filter").addEventListener("change", (ev) => {
+    filter = ev.target.value;
+    localStorage.setItem("floor.section", filter);
+    for (const k of tiles.keys()) dirtyTiles.add(k);
+    everything = true;
+    later();
+  });
+  const lane = document.getElementById("incidents-section");
+  if (localStorage.getItem("floor.incidents") === "closed") lane.open = false;
+  lane.addEventListener("toggle", () => localStorage.setItem("floor.incidents", lane.open ? "open" : "closed"));
   document.getElementById("mute").addEventListener("click", (ev) => {
     muted = !muted;
     ev.target.textContent = muted ? "Sound off" : "Sound on";

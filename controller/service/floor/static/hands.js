@@ -10,16 +10,39 @@
   }
   function when(ts) { return ts ? new Date(ts * 1000).toLocaleString() : ""; }
 
-  async function search(ev) {
+  // The search as last submitted (Previous / Next page through it, whatever is typed since), the
+  // page shown (its offset and size, as the server answered) and the request last sent: an answer
+  // to an older one, come late, is dropped.
+  let query = new URLSearchParams();
+  let page = { offset: 0, limit: 50, total: 0 };
+  let asked = 0;
+
+  function search(ev) {
     if (ev) ev.preventDefault();
-    const params = new URLSearchParams();
-    new FormData(document.getElementById("search")).forEach((v, k) => { if (v) params.set(k, String(v)); });
+    query = new URLSearchParams();
+    new FormData(document.getElementById("search")).forEach((v, k) => { if (v) query.set(k, String(v)); });
+    return show(0);
+  }
+
+  async function show(offset) {
+    const params = new URLSearchParams(query);
+    if (offset > 0) params.set("offset", String(offset));
+    const mine = ++asked;
     const r = await fetch("/api/hands?" + params.toString(), { credentials: "same-origin" });
     const body = await r.json();
+    if (mine !== asked) return;
     document.getElementById("error").textContent = r.ok ? "" : body.error;
+    const hands = r.ok ? body.hands : [];
+    page = r.ok ? { offset: body.offset, limit: body.limit, total: body.total } : { offset: 0, limit: 50, total: 0 };
+    document.getElementById("hands-count").textContent = !r.ok ? ""
+      : (page.total === 1 ? "1 hand" : page.total + " hands")
+        + (hands.length && hands.length < page.total
+          ? " (" + (page.offset + 1) + "–" + (page.offset + hands.length) + " shown)" : "");
+    document.getElementById("hands-prev").disabled = !r.ok || page.offset <= 0;
+    document.getElementById("hands-next").disabled = !r.ok || page.offset + hands.length >= page.total;
     const tbody = document.querySelector("#results tbody");
     tbody.replaceChildren();
-    (body.hands || []).forEach((h) => {
+    hands.forEach((h) => {
       const tr = el("tr", "hand-row");
       tr.dataset.hand = h.room + "/" + h.table + "#" + h.seq + (h.epoch && h.epoch !== "0" ? "@" + h.epoch : "");
       tr.append(el("td", "", h.table), el("td", "", h.hand), el("td", "", when(h.ts)), el("td", "", h.game),
@@ -108,5 +131,7 @@
   }
 
   document.getElementById("search").addEventListener("submit", search);
+  document.getElementById("hands-prev").addEventListener("click", () => show(Math.max(0, page.offset - page.limit)));
+  document.getElementById("hands-next").addEventListener("click", () => show(page.offset + page.limit));
   search();
 })();
