@@ -595,6 +595,11 @@ def test_the_real_daemon_a_foul_card_acknowledged_from_the_page_is_journalled_wi
     run_script(parse_script(json.dumps(script)), workdir=tmp_path, on_hand=after, on_step=step,
                room=room_section(floor.broker.url, "r1", "t5") + f'signing_key = "{key}"\n')
     assert "DECK-006" in seen["text"] and "2h@B" in seen["text"]
+    assert "t5 · seat 6 · hand 1 · DECK-006" in seen["text"]  # (the seat the card reached, read by the table)
+    # the dealer's "new setup" (an alert to the dealer: events/dealer) in the floor's incident lane,
+    # never in the technician's (a deck's, not a device's)
+    maria.page.locator('#incidents li[data-incident^="r1/t5#"]', has_text="deck.new_setup").wait_for()
+    assert tom.page.query_selector('#incidents li[data-incident^="r1/t5#"]') is None
     assert not has_card(seen["tom"], "2h@B") and "DECK-006" in seen["tom"]
     assert "acknowledged by floor:maria" in seen["ana"]
     assert not any(has_card(r, "2h") for r in tom.received)  # (2h@B included: "@" ends a word)
