@@ -26,7 +26,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from firmware_bridge import feig, shuffler  # noqa: E402
+from tablectl.devices import feig
+from tablectl.devices import shuffler  # noqa: E402
 
 Feeder = Callable[[], tuple[Callable[[bytes], object], Callable[[], object]]]
 

@@ -2,11 +2,11 @@ import sys
 
 import pytest
 
-from hw_sim.feig_reader import NoiseModel, SimFeigReader
-from hw_sim.pty_device import PtyDevice
+from tablectl.sim.feig_reader import NoiseModel, SimFeigReader
+from tablectl.sim.pty_device import PtyDevice
 from tests.broker import broker as broker  # the room link's mosquitto (tests/broker.py)
 
-TABLECTL = [sys.executable, "-m", "controller.service.cli"]
+TABLECTL = [sys.executable, "-m", "tablectl.cli.main"]
 
 
 @pytest.fixture

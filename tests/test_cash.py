@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from controller.effects import Alert, HandFinished, Prompt
-from controller.events import ButtonPress
-from controller.settings import RuleSettings, TableSettings
-from controller.table import Table
+from tablectl.core.effects import Alert, HandFinished, Prompt
+from tablectl.core.events import ButtonPress
+from tablectl.core.settings import RuleSettings, TableSettings
+from tablectl.core.table import Table
 from tests.test_table import Feeder, deal_board
 
 HOLE = ["As", "Kd", "7c", "2h", "3h", "Qs", "Jd", "9c", "5s", "4d", "8c", "Ac", "Ad", "Kc", "Qc", "Qd", "2s", "2d"]
@@ -244,14 +244,14 @@ def test_the_state_of_a_cash_table_written_by_release_9_loads_and_plays_on():
 def test_a_state_of_release_8_migrates_with_no_missed_blinds():
     state = json.loads((DATA / "v8-draw-mid-hand.json").read_text())
     assert state["version"] == 8 and "missed_bb" not in json.dumps(state)
-    from controller.state import migrate
+    from tablectl.core.state import migrate
     body = migrate(state)["table"]
     assert (body["missed_bb"], body["missed_sb"], body["_buyer"], body["_pending_prompts"]) == \
         ({"s": []}, {"s": []}, None, [])
 
 
 def test_the_cash_settings_are_read_and_a_bad_word_is_refused_naming_the_key(tmp_path):
-    from controller.service.config import ConfigError, parse_config
+    from tablectl.config.daemon import ConfigError, parse_config
 
     base = '[reader]\nport = "loop://"\n'
     t = parse_config(base, path=tmp_path / "t.toml").table
@@ -268,8 +268,8 @@ def test_the_cash_settings_are_read_and_a_bad_word_is_refused_naming_the_key(tmp
 
 
 def test_the_cash_prompts_on_the_dealers_display():
-    from controller.display import render
-    from controller.prompts import PromptBoard
+    from tablectl.core.display import render
+    from tablectl.core.prompts import PromptBoard
 
     f = cash()
     deal_hand(f, [2, 3, 4, 5, 6, 1])
@@ -286,7 +286,7 @@ def test_the_cash_prompts_on_the_dealers_display():
 
 
 def test_the_floors_setup_keeps_a_player_sitting_out_out_and_a_button_set_clears_what_is_owed():
-    from controller.events import TableSetup
+    from tablectl.core.events import TableSetup
 
     f = cash()
     deal_hand(f, [2, 3, 4, 5, 6, 1])

@@ -4,7 +4,7 @@ The reference decoders (:func:`ref_feig`, :func:`ref_shuffler`) follow the resyn
 docs/protocols/feig.md and docs/protocols/shuffler.md step by step, the slow way: every candidate's
 CRC computed afresh over its bytes with a CRC written in this file (checked against the published
 check value). The codecs check a candidate's CRC in constant time from prefix states
-(firmware_bridge/crc.py, ``crc16_span``); whatever the input and however it is cut into pieces,
+(tablectl/devices/crc.py, ``crc16_span``); whatever the input and however it is cut into pieces,
 their output (frames, corrupt reports with their bytes and reasons, counters) must be the
 reference's. Round trips, the errors the parsers may raise, and a valid frame between two runs
 of garbage are tested too. Examples are few (a few hundred) so that the suite stays fast.
@@ -18,10 +18,10 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from firmware_bridge import feig
-from firmware_bridge import shuffler as sp
-from firmware_bridge.crc import crc16_prefix, crc16_span
-from firmware_bridge.errors import ProtocolError
+from tablectl.devices import feig
+from tablectl.devices import shuffler as sp
+from tablectl.devices.crc import crc16_prefix, crc16_span
+from tablectl.devices.errors import ProtocolError
 
 FUZZ = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from controller.service import config as config_mod
-from controller.service.config import BOUNDS, ConfigError, parse_config
+from tablectl.config import daemon as config_mod
+from tablectl.config.daemon import BOUNDS, ConfigError, parse_config
 from tests.paths import ROOT
 
 DOC = ROOT / "docs" / "configuration.md"
@@ -212,7 +212,7 @@ def test_an_integer_for_a_float_key_is_taken_as_seconds(tmp_path):
 
 def test_the_module_has_no_other_numeric_reader():
     """No ``get(key, int/float)`` left: numbers go through the bounds."""
-    for path in (Path(config_mod.__file__), Path(config_mod.__file__).with_name("console_config.py")):
+    for path in (Path(config_mod.__file__), Path(config_mod.__file__).with_name("console.py")):
         text = path.read_text()
         assert not re.search(r"\.get\(\"\w+\", \(?(int|float)", text), path
         assert ".positive(" not in text, path

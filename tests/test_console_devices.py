@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 from gpiozero.pins.mock import MockFactory
 
-from controller.events import ButtonPress
-from controller.pads import PADS, SEAT_PADS
-from controller.prompts import ConsoleState
-from controller.service.config import parse_config
-from controller.service.console_config import NOT_ON_BUTTONS, default_console
-from firmware_bridge.console import Console, ConsoleError, make_pin_factory
+from tablectl.core.events import ButtonPress
+from tablectl.core.pads import PADS, SEAT_PADS
+from tablectl.core.prompts import ConsoleState
+from tablectl.config.daemon import parse_config
+from tablectl.config.console import NOT_ON_BUTTONS, default_console
+from tablectl.devices.console import Console, ConsoleError, make_pin_factory
 from tests.waiting import elapse, wait_until
 
 DEADLINE = 10.0
@@ -254,8 +254,8 @@ def test_pin_factories_by_name_and_from_the_environment(monkeypatch):
 
 
 def test_a_console_that_cannot_open_is_reported_and_the_table_runs_on():
-    from controller.service.daemon import Daemon
-    from controller.service.sinks import CallbackSink
+    from tablectl.daemon.main import Daemon
+    from tablectl.daemon.sinks import CallbackSink
 
     text = '[reader]\nport = "loop://"\n' + default_console(pin_factory="mock").replace(
         'pin_factory = "mock"', 'pin_factory = "rpigpio"')

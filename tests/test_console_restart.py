@@ -15,14 +15,14 @@ import sqlite3
 import subprocess
 import time
 
-from controller.effects import Alert
-from controller.events import Tick
-from controller.service.config import load_config
-from controller.service.console_config import default_console
-from controller.service.daemon import Daemon
-from controller.service.sinks import Sink
-from firmware_bridge.clock import monotonic
-from hw_sim.setup import write_setup
+from tablectl.core.effects import Alert
+from tablectl.core.events import Tick
+from tablectl.config.daemon import load_config
+from tablectl.config.console import default_console
+from tablectl.daemon.main import Daemon
+from tablectl.daemon.sinks import Sink
+from tablectl.devices.clock import monotonic
+from tablectl.sim.setup import write_setup
 from tests.conftest import TABLECTL
 from tests.waiting import wait_until
 

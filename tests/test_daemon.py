@@ -2,10 +2,10 @@
 
 from pathlib import Path
 
-from controller.events import DeviceStatus
-from controller.service.config import parse_config
-from controller.service.daemon import Daemon
-from controller.service.sinks import CallbackSink, Sink
+from tablectl.core.events import DeviceStatus
+from tablectl.config.daemon import parse_config
+from tablectl.daemon.main import Daemon
+from tablectl.daemon.sinks import CallbackSink, Sink
 
 
 class FullDisk(Sink):

@@ -1,4 +1,4 @@
-"""The scripted dealer (hw_sim/dealer.py) plays a draw round and a rebuilt stub onto the simulated
+"""The scripted dealer (tablectl/sim/dealer.py) plays a draw round and a rebuilt stub onto the simulated
 reader's field: discards land on the muck's antenna, gathered cards leave every antenna, and a
 gathered card dealt again lies at its new seat. The daemon is left out (a stand-in that answers
 every command): what is checked is the physical table the reader sees, through the daemon's own
@@ -11,15 +11,15 @@ import random
 
 import pytest
 
-from firmware_bridge.feig_client import FeigClient
-from controller.service.harness import _HostPort, _SimEnd
-from hw_sim.dealer import ScriptedDealer
-from hw_sim.pacing import PacedTable
-from hw_sim.decks import card_of_uid, sim_uid
-from hw_sim.random_hands import random_hand
-from hw_sim.feig_reader import SimFeigReader
-from hw_sim.script import Noise, action_of, parse_script
-from hw_sim.setup import ANTENNA_OF, ZONES
+from tablectl.devices.feig_client import FeigClient
+from tablectl.sim.harness import _HostPort, _SimEnd
+from tablectl.sim.dealer import ScriptedDealer
+from tablectl.sim.pacing import PacedTable
+from tablectl.sim.decks import card_of_uid, sim_uid
+from tablectl.sim.random_hands import random_hand
+from tablectl.sim.feig_reader import SimFeigReader
+from tablectl.sim.script import Noise, action_of, parse_script
+from tablectl.sim.setup import ANTENNA_OF, ZONES
 from tests.scenarios import expected_hand
 
 

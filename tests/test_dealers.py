@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from controller.dealers import check_dealer_name
-from controller.effects import Alert, HandFinished, effect_to_dict
-from controller.events import DealerNamed, event_from_dict, event_to_dict
-from controller.state import STATE_VERSION, StateError
-from controller.table import Table
+from tablectl.core.dealers import check_dealer_name
+from tablectl.core.effects import Alert, HandFinished, effect_to_dict
+from tablectl.core.events import DealerNamed, event_from_dict, event_to_dict
+from tablectl.core.state import STATE_VERSION, StateError
+from tablectl.core.table import Table
 from tests.test_state import SETTINGS
 from tests.test_table import Feeder, deal_clean_hand
 
@@ -140,7 +140,7 @@ def test_a_dealer_name_no_input_would_take_is_refused_in_a_state(where, value):
 
 
 def test_tablectl_history_lists_each_hands_dealer():
-    from controller.service.history import line_of
+    from tablectl.cli.history import line_of
 
     f = Feeder()
     name(f, "Ann Lee")

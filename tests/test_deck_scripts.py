@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 
 
-from controller.effects import Alert, effect_to_dict
-from controller.service.harness import play
+from tablectl.core.effects import Alert, effect_to_dict
+from tablectl.sim.harness import play
 from tests.rules_common import BUTTON, CLEAN, END, HOLE, SEATS, clean_for, deal, hole, run, run_hands
 from tests.scenarios import NOISE, assert_nothing_secret_public
 

@@ -1,13 +1,13 @@
-"""The display's drivers over a fake smbus2 bus (hw_sim/i2c_bus.py): the HD44780 path against
+"""The display's drivers over a fake smbus2 bus (tablectl/sim/i2c_bus.py): the HD44780 path against
 bytes written here from the data sheets, the OLED's drawing through luma's own test device."""
 
 from __future__ import annotations
 
 import pytest
 
-from controller.display import LAYOUTS, WIDEST, lines_for, text_table
-from firmware_bridge.display import CELL_H, CELL_W, CharLcd, DisplayError, Oled, oled_image, open_display
-from hw_sim.i2c_bus import FakeSMBus
+from tablectl.core.display import LAYOUTS, WIDEST, lines_for, text_table
+from tablectl.devices.display import CELL_H, CELL_W, CharLcd, DisplayError, Oled, oled_image, open_display
+from tablectl.sim.i2c_bus import FakeSMBus
 
 # PCF8574 backpack wiring (the common one; RPLCD's): P0 RS, P1 R/W, P2 E, P3 backlight, P4-P7 D4-D7.
 BL, E, RS = 0x08, 0x04, 0x01
@@ -101,7 +101,7 @@ def test_every_oled_screen_is_drawn_in_its_cells_through_lumas_dummy_device() ->
 def test_tablectl_display_preview_writes_every_screen(tmp_path, capsys) -> None:
     from PIL import Image
 
-    from controller.service.cli import main
+    from tablectl.cli.main import main
 
     assert main(["display", "--preview", str(tmp_path / "p")]) == 0
     t = text_table()
@@ -153,14 +153,14 @@ def test_a_power_cycled_oled_is_lit_again_with_its_screen_by_the_next_probe(kind
 
 
 def test_the_display_thread_lights_a_power_cycled_oled_on_its_own() -> None:
-    """Through the display's thread (controller/service/display_sink.py): no bus error, no
+    """Through the display's thread (tablectl/daemon/display_sink.py): no bus error, no
     report, the screen back within a probe."""
     import queue
 
-    from controller.service.display_config import DisplayConfig
-    from controller.service.display_sink import DisplayOutput
-    from controller.prompts import ConsoleState
-    from controller.display import render
+    from tablectl.config.display import DisplayConfig
+    from tablectl.daemon.display_sink import DisplayOutput
+    from tablectl.core.prompts import ConsoleState
+    from tablectl.core.display import render
     from tests.waiting import wait_until
 
     bus = FakeSMBus(0x3C)

@@ -16,13 +16,13 @@ from types import SimpleNamespace
 import pytest
 import serial
 
-from controller.service import doctor
-from controller.service.config import JournalConfig
-from controller.service.control import ControlServer
-from controller.service.doctor import Check, Identity
-from hw_sim.pty_device import PtyDevice
+from tablectl.cli import doctor
+from tablectl.config.daemon import JournalConfig
+from tablectl.daemon.control import ControlServer
+from tablectl.cli.doctor import Check, Identity
+from tablectl.sim.pty_device import PtyDevice
 
-TABLECTL = [sys.executable, "-m", "controller.service.cli"]
+TABLECTL = [sys.executable, "-m", "tablectl.cli.main"]
 ROOT = Path(__file__).resolve().parent.parent
 ME = pwd.getpwuid(os.geteuid()).pw_name
 IS_ROOT = os.geteuid() == 0

@@ -1,4 +1,4 @@
-"""Dealer errors injected into clean hands (hw_sim/faults.py): every faulty hand is a script the
+"""Dealer errors injected into clean hands (tablectl/sim/faults.py): every faulty hand is a script the
 parser accepts, ``info`` points at a step of the kind each fault commits, and each fault does
 physically what its name says. What the daemon should say about a fault is for the rule tests.
 
@@ -16,11 +16,11 @@ from typing import Any
 
 import pytest
 
-from controller.settings import deal_order
-from hw_sim.faults import FAULTS, FaultInfo, inject
-from hw_sim.phh import load_phh_hands
-from hw_sim.random_hands import random_hand_steps
-from hw_sim.script import parse_script
+from tablectl.core.settings import deal_order
+from tablectl.sim.faults import FAULTS, FaultInfo, inject
+from tablectl.sim.phh import load_phh_hands
+from tablectl.sim.random_hands import random_hand_steps
+from tablectl.sim.script import parse_script
 from tests.scenarios import PHH_DIR, muck_order, play
 
 HOLE = {"holdem": 2, "omaha": 4}
@@ -407,7 +407,7 @@ def expected_zones(steps: list[dict]) -> dict[str, Any]:
 def arrival_after_last_stub_move(steps: list[dict]) -> bool:
     """Whether a card arrives somewhere after the last move back on the stub. The daemon takes
     a card that left as gone for good only once something arrives after it: until then it may
-    be the first card of the gather (controller/table.py, ``Table._on_moves``)."""
+    be the first card of the gather (tablectl/core/table.py, ``Table._on_moves``)."""
     last = max((i for i, s in enumerate(steps) if s.get("to") == "stub"), default=None)
     return last is None or any("deal" in s or "muck" in s or ("move" in s and s["to"] != "stub")
                                for s in steps[last + 1:])

@@ -1,4 +1,4 @@
-"""Every dealer error of :mod:`hw_sim.faults`, injected into random clean hands of both games
+"""Every dealer error of :mod:`tablectl.sim.faults`, injected into random clean hands of both games
 and dealt in process (the harness) under noise: the daemon raises the rule's alert at the
 step where the error is committed (or where it can first be known), for the right seat, and
 nothing before it. One script per game holds one hand per fault, each with its own seats."""
@@ -9,9 +9,9 @@ import random
 
 import pytest
 
-from controller.positions import initial_positions
-from hw_sim.faults import FAULTS, inject
-from hw_sim.random_hands import random_hand_steps
+from tablectl.core.positions import initial_positions
+from tablectl.sim.faults import FAULTS, inject
+from tablectl.sim.random_hands import random_hand_steps
 from tests.scenarios import NOISE, play
 
 # fault -> (alert code, rule, where: "step" = the fault's step, "tap" = the end of the deal,

@@ -10,10 +10,10 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from firmware_bridge import feig
-from firmware_bridge.crc import crc16_mcrf4xx
-from firmware_bridge.errors import BridgeError, DeviceNotFound, LinkError, ProtocolError, ResponseTimeout
-from firmware_bridge.feig import (
+from tablectl.devices import feig
+from tablectl.devices.crc import crc16_mcrf4xx
+from tablectl.devices.errors import BridgeError, DeviceNotFound, LinkError, ProtocolError, ResponseTimeout
+from tablectl.devices.feig import (
     AntennaRead,
     Corrupt,
     Frame,

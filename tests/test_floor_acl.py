@@ -10,7 +10,7 @@ import shutil
 
 import pytest
 
-from controller.service.room.enroll import username
+from tablectl.room.enroll import username
 from tests.broker import have_mosquitto
 from tests.floor_setup import PASSWORDS, FakeTable, FloorProc, add_users, request
 from tests.test_room_broker import PASSWORDS as BROKER_PASSWORDS

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from controller.service.harness import play
+from tablectl.sim.harness import play
 from tests.rules_common import BUTTON, CLEAN, SEATS
 
 

@@ -1,4 +1,4 @@
-"""``[floor]`` (controller/service/floor/config.py) and ``tablectl floor`` started with a bad
+"""``[floor]`` (tablectl/config/floor.py) and ``tablectl floor`` started with a bad
 configuration (with TLS: tests/test_floor_acl.py)."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import subprocess
 
 import pytest
 
-from controller.service.config import ConfigError
-from controller.service.floor.config import parse_floor_text
+from tablectl.config.daemon import ConfigError
+from tablectl.config.floor import parse_floor_text
 from tests.floor_setup import CLI
 
 GOOD = '[floor]\nbroker = "mqtt://127.0.0.1:1883"\n'

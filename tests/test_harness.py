@@ -1,4 +1,4 @@
-"""The in-process harness (``controller.service.harness``): the 500 clean noisy hands, reports that
+"""The in-process harness (``tablectl.sim.harness``): the 500 clean noisy hands, reports that
 are a function of their script, the harness and ``tablectl simulate`` agreeing, what each
 audience receives, and the scripts it refuses."""
 
@@ -8,10 +8,10 @@ import json
 
 import pytest
 
-from controller.effects import CardPlaced
-from controller.service.harness import HarnessUnsupported, Played
-from controller.service.harness import play as harness_play
-from hw_sim.random_hands import random_script
+from tablectl.core.effects import CardPlaced
+from tablectl.sim.harness import HarnessUnsupported, Played
+from tablectl.sim.harness import play as harness_play
+from tablectl.sim.random_hands import random_script
 from tests.rules_common import BUTTON, CLEAN, END, SEATS, deal, hole
 from tests.scenarios import NOISE, assert_nothing_secret_public, check_report, play, secret_cards
 from tests.test_simulate_e2e import simulate
@@ -103,7 +103,7 @@ def test_the_harness_and_simulate_give_the_same_report(tmp_path, name):
     r = simulate(tmp_path, script)
     assert r.returncode == 0, r.stderr
     got, want = json.loads(r.stdout), play(script, wire=True)  # the daemon's own path, frames and all
-    # Every field, the tracking block's cycles too: both pace the daemon alike (hw_sim.pacing).
+    # Every field, the tracking block's cycles too: both pace the daemon alike (tablectl.sim.pacing).
     assert want["tracking"]["cards"] > 0
     assert got == want
 

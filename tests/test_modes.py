@@ -1,4 +1,4 @@
-"""The ``mode`` pad and the deals it watches instead of a hand (controller/table_modes.py): the
+"""The ``mode`` pad and the deals it watches instead of a hand (tablectl/core/table_modes.py): the
 colour-up race-off (RULES.md §13, RACE-001..006), the table break's high card and the open seats
 (§14, BREAK-001..004), the button before a break (FLOW-005). Dealt in process under noise (the
 harness, with the check that nothing secret reached a public output); the settings' other
@@ -17,12 +17,12 @@ from typing import Any
 
 import pytest
 
-from controller.effects import Alert, HandStarted, Prompt
-from controller.events import ButtonPress, event_from_dict, event_to_dict
-from controller.service.config import ConfigError, parse_config
-from controller.service.harness import Played, play as harness_play
-from controller.settings import RuleSettings, TableSettings
-from controller.table import Table
+from tablectl.core.effects import Alert, HandStarted, Prompt
+from tablectl.core.events import ButtonPress, event_from_dict, event_to_dict
+from tablectl.config.daemon import ConfigError, parse_config
+from tablectl.sim.harness import Played, play as harness_play
+from tablectl.core.settings import RuleSettings, TableSettings
+from tablectl.core.table import Table
 from tests.rules_common import END, clean_for, deal
 from tests.scenarios import NOISE, assert_nothing_secret_public, play
 from tests.test_table import Feeder
@@ -296,7 +296,7 @@ def test_BREAK_003_a_seat_out_during_a_hand_is_told_again_after_the_next_hand():
 
 def test_BREAK_004_the_player_count_reaches_the_floor_every_hand():
     # the count is in what the floor has every hand already: each hand's start (public), its
-    # record, and the room's retained state (controller/service/room/attach.py public_state)
+    # record, and the room's retained state (tablectl/room/attach.py public_state)
     hands = [{"steps": clean_for([1, 2, 4, 6])},
              {"steps": [{"press": "seat_out", "seat": 2}] + clean_for([4, 6, 1])}]  # button 1, no SB (2 out)
     p = played(hands)
@@ -504,12 +504,12 @@ def test_MODE_a_mode_the_core_does_not_know_is_ignored_and_the_state_still_loads
 
 # -- BREAK-002: the ack during a hold, as the dealer's console takes it ------------------------------
 class Console:
-    """The core and the dealer's console (controller.prompts.PromptBoard) fed the same presses and
+    """The core and the dealer's console (tablectl.core.prompts.PromptBoard) fed the same presses and
     effects, as the daemon feeds them: after every step, the hold waits on the console exactly
     while the core holds (so the ack the console gives the hold is the one the core takes)."""
 
     def __init__(self, f: Feeder) -> None:
-        from controller.prompts import PromptBoard
+        from tablectl.core.prompts import PromptBoard
 
         self.f, self.board, self.seen = f, PromptBoard(), 0
         self.sync()
@@ -525,7 +525,7 @@ class Console:
         self.sync()
 
     def device(self, name: str, online: bool) -> None:
-        from controller.events import DeviceStatus
+        from tablectl.core.events import DeviceStatus
 
         self.f.effects += self.f.table.apply(DeviceStatus(float(self.f.cycle) + 0.5, name, online))
         self.sync()

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from controller.effects import Alert
-from controller.settings import RuleSettings
+from tablectl.core.effects import Alert
+from tablectl.core.settings import RuleSettings
 from tests.rules_common import CLEAN, run
 from tests.test_table import Feeder
 

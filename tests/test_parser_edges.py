@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from controller.registry import RegistryError, parse_manifest
-from controller.service.config import ConfigError, load_config
-from controller.zones import ZoneError, ZoneMap
-from hw_sim.decks import manifest_text
-from hw_sim.script import ScriptError, parse_script
+from tablectl.core.registry import RegistryError, parse_manifest
+from tablectl.config.daemon import ConfigError, load_config
+from tablectl.core.zones import ZoneError, ZoneMap
+from tablectl.sim.decks import manifest_text
+from tablectl.sim.script import ScriptError, parse_script
 from tests.conftest import TABLECTL
 
 DEEP = "[" * 100_000 + "]" * 100_000
@@ -82,7 +82,7 @@ def test_a_configuration_that_never_ends_is_not_read_to_its_end(tmp_path):
     assert msg.endswith("tablectl.toml: not a configuration: larger than 1048576 bytes")
 
 
-# -- [antennas] (controller/zones.py) -----------------------------------------------------------
+# -- [antennas] (tablectl/core/zones.py) -----------------------------------------------------------
 
 def test_an_antenna_key_of_5000_digits_is_quoted_shortened():
     with pytest.raises(ZoneError) as info:
@@ -116,7 +116,7 @@ def test_a_seat_led_key_of_5000_digits(tmp_path):
                         "number 1 to 10 = its LED's pin")
 
 
-# -- deck manifests (controller/registry.py, read by [[decks]], tablectl verify, `decks`) --------
+# -- deck manifests (tablectl/core/registry.py, read by [[decks]], tablectl verify, `decks`) --------
 
 def manifest_error(data: bytes) -> str:
     with pytest.raises(RegistryError) as info:
@@ -154,7 +154,7 @@ def test_a_manifest_of_the_configuration_that_never_ends(tmp_path):
     assert msg.endswith("[decks #1] manifest: /dev/zero: larger than 65536 bytes; a manifest is at most that")
 
 
-# -- deal scripts (hw_sim/script.py) ------------------------------------------------------------
+# -- deal scripts (tablectl/sim/script.py) ------------------------------------------------------------
 
 HEAD = '{"format": 1, "seats": [1, 2], "button": 2, "hands": [{"steps": [{"deal": "As", "to": "seat:1"}, '
 

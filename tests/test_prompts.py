@@ -5,17 +5,17 @@ from pathlib import Path
 
 import pytest
 
-from controller import effects as fx
-from controller.effects import Alert, HandStarted
-from controller.events import ButtonPress, ReaderCycle
-from controller.prompts import PROMPT_TABLE, PromptBoard, rule_for
-from controller.service.config import load_config, parse_config
-from controller.service.console_config import default_console
-from controller.service.console_sink import ConsoleSink
-from controller.service.daemon import Daemon
-from controller.settings import deal_order
-from hw_sim.decks import sim_uid
-from hw_sim.setup import ANTENNA_OF, write_setup
+from tablectl.core import effects as fx
+from tablectl.core.effects import Alert, HandStarted
+from tablectl.core.events import ButtonPress, ReaderCycle
+from tablectl.core.prompts import PROMPT_TABLE, PromptBoard, rule_for
+from tablectl.config.daemon import load_config, parse_config
+from tablectl.config.console import default_console
+from tablectl.daemon.console_sink import ConsoleSink
+from tablectl.daemon.main import Daemon
+from tablectl.core.settings import deal_order
+from tablectl.sim.decks import sim_uid
+from tablectl.sim.setup import ANTENNA_OF, write_setup
 from tests.waiting import wait_until
 
 DEADLINE = 10.0

@@ -8,7 +8,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hw_sim.random_hands import random_session
+from tablectl.sim.random_hands import random_session
 from tests.dead_button import session_expectations
 from tests.scenarios import NOISE, expected_hand, play
 

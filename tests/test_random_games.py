@@ -1,5 +1,5 @@
-"""Random hands of the stud and draw games (hw_sim/random_stud.py, hw_sim/random_draw.py) and
-their oracle (hw_sim/stud_oracle.py).
+"""Random hands of the stud and draw games (tablectl/sim/random_stud.py, tablectl/sim/random_draw.py) and
+their oracle (tablectl/sim/stud_oracle.py).
 
 Every hand is replayed here card by card against a model deck kept by the test: every card comes
 off the top of the stub once, a rebuilt stub holds what the guides allow, the burns fall where
@@ -16,13 +16,13 @@ from collections import Counter
 
 import pytest
 
-from controller.cards import FULL_DECK
-from hw_sim.random_chinese import random_chinese_hand
-from hw_sim.random_draw import DRAW_TEMPLATES, random_draw_hand, sitting_out
-from hw_sim.random_hands import most_seats, random_hand, random_mixed_script, random_script
-from hw_sim.random_stud import random_stud_hand
-from hw_sim.script import parse_script
-from hw_sim.stud_oracle import bring_in, first_to_act, short_stub
+from tablectl.core.cards import FULL_DECK
+from tablectl.sim.random_chinese import random_chinese_hand
+from tablectl.sim.random_draw import DRAW_TEMPLATES, random_draw_hand, sitting_out
+from tablectl.sim.random_hands import most_seats, random_hand, random_mixed_script, random_script
+from tablectl.sim.random_stud import random_stud_hand
+from tablectl.sim.script import parse_script
+from tablectl.sim.stud_oracle import bring_in, first_to_act, short_stub
 from tests.scenarios import check_prompts, deal_and_check, expected_hand, secret_cards
 from tests.stud_draw_e2e import deal_random_hands
 

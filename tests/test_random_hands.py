@@ -1,7 +1,7 @@
-"""Random clean hands (hw_sim/random_hands.py): legal deals by every rule a clean hand must keep.
+"""Random clean hands (tablectl/sim/random_hands.py): legal deals by every rule a clean hand must keep.
 
 The expected dealing order is recomputed here from DEAL-001/002 by walking round the table,
-independently of controller.settings.
+independently of tablectl.core.settings.
 """
 
 from __future__ import annotations
@@ -13,14 +13,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from controller.cards import FULL_DECK
-from hw_sim.random_hands import (
+from tablectl.core.cards import FULL_DECK
+from tablectl.sim.random_hands import (
     random_hand_steps,
     random_hand_steps_in_order,
     random_script,
     random_session,
 )
-from hw_sim.script import Deal, End, Muck, Press, action_of, parse_script
+from tablectl.sim.script import Deal, End, Muck, Press, action_of, parse_script
 from tests.dead_button import Reference, session_expectations
 
 HOLE = {"holdem": 2, "omaha": 4}

@@ -20,16 +20,16 @@ from pathlib import Path
 import pytest
 import serial
 
-from controller.events import DeviceStatus, ReaderCycle
-from controller.service.config import ConfigError, load_config
-from firmware_bridge.backoff import Backoff
-from firmware_bridge.errors import ResponseTimeout, WrongAddress
-from firmware_bridge.feig_client import FeigClient
-from firmware_bridge.reader_link import FeigReaderLink
-from firmware_bridge.serial_port import PortSettings
-from hw_sim.decks import sim_uid
-from hw_sim.feig_reader import BusNeighbour, NoiseModel, SimFeigReader
-from hw_sim.pty_device import PtyDevice
+from tablectl.core.events import DeviceStatus, ReaderCycle
+from tablectl.config.daemon import ConfigError, load_config
+from tablectl.devices.backoff import Backoff
+from tablectl.devices.errors import ResponseTimeout, WrongAddress
+from tablectl.devices.feig_client import FeigClient
+from tablectl.devices.reader_link import FeigReaderLink
+from tablectl.devices.serial_port import PortSettings
+from tablectl.sim.decks import sim_uid
+from tablectl.sim.feig_reader import BusNeighbour, NoiseModel, SimFeigReader
+from tablectl.sim.pty_device import PtyDevice
 from tests.conftest import TABLECTL
 from tests.test_reader_link import Events
 from tests.waiting import wait_until
@@ -232,7 +232,7 @@ def test_a_reader_at_another_address_stays_silent_and_the_link_says_no_answer(bu
 # --- configuration -------------------------------------------------------------------------------
 
 def write_config(folder: Path, reader: str) -> Path:
-    from hw_sim.decks import manifest_text
+    from tablectl.sim.decks import manifest_text
     (folder / "A.txt").write_text(manifest_text("A"))
     (folder / "B.txt").write_text(manifest_text("B"))
     path = folder / "tablectl.toml"

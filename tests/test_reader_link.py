@@ -6,11 +6,11 @@ import threading
 
 import pytest
 
-from controller.events import DeviceStatus, ReaderCycle
-from firmware_bridge.backoff import Backoff
-from firmware_bridge.reader_link import FeigReaderLink
-from firmware_bridge.serial_port import PortSettings
-from hw_sim.decks import sim_uid
+from tablectl.core.events import DeviceStatus, ReaderCycle
+from tablectl.devices.backoff import Backoff
+from tablectl.devices.reader_link import FeigReaderLink
+from tablectl.devices.serial_port import PortSettings
+from tablectl.sim.decks import sim_uid
 from tests.waiting import wait_for
 
 
@@ -66,7 +66,7 @@ def test_one_event_per_cycle_with_antenna_uid_rssi(sim_reader, link):
 
 
 def test_repeated_data_sets_are_one_read(sim_reader, link):
-    from hw_sim.feig_reader import NoiseModel
+    from tablectl.sim.feig_reader import NoiseModel
     r = sim_reader(noise=NoiseModel(seed=1, repeat=1.0))
     r.place("a", sim_uid("A", "As"), 3)
     ev = Events()
@@ -143,8 +143,8 @@ def test_unplugged_device_reconnects_with_backoff(sim_reader, link):
 
 
 def test_a_port_missing_at_start_is_waited_for(tmp_path, link):
-    from hw_sim.feig_reader import SimFeigReader
-    from hw_sim.pty_device import PtyDevice
+    from tablectl.sim.feig_reader import SimFeigReader
+    from tablectl.sim.pty_device import PtyDevice
     ev = Events()
     link(ev)
     r = SimFeigReader(PtyDevice(tmp_path / "reader"), antennas=range(1, 14))
@@ -193,9 +193,9 @@ def test_a_late_answer_does_not_leave_the_client_one_answer_behind(sim_reader, t
     """The reader answers after the deadline once; the next inventory discards the late bytes
     (the stale-bytes path, seen in the log) and gets its own answer."""
     caplog.set_level(logging.WARNING, logger="tablectl.bridge")
-    from firmware_bridge.errors import ResponseTimeout
-    from firmware_bridge.feig_client import FeigClient
-    from firmware_bridge.serial_port import open_port
+    from tablectl.devices.errors import ResponseTimeout
+    from tablectl.devices.feig_client import FeigClient
+    from tablectl.devices.serial_port import open_port
     r = sim_reader()
     r.place("a", sim_uid("A", "As"), 3)
     with open_port(PortSettings(url=str(tmp_path / "reader"), parity="N"), device="reader") as port:
@@ -206,7 +206,7 @@ def test_a_late_answer_does_not_leave_the_client_one_answer_behind(sim_reader, t
             client.inventory(antennas=0x1FFF, deadline_s=0.1)
         r.mute = False
         # the answer to the timed-out request arrives late, naming a card no longer there
-        from firmware_bridge import feig
+        from tablectl.devices import feig
         late = feig.encode_inventory_reply(
             [feig.TagRecord(sim_uid("B", "2c"), 3, 0, (feig.AntennaRead(5, 0, 200),))], with_antennas=True)
         r.device.write(late)

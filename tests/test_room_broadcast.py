@@ -7,11 +7,11 @@ from __future__ import annotations
 import json
 import logging
 
-from controller.effects import CardPlaced, HandStarted
-from controller.service.journal import Journal
-from controller.service.room.link import RoomLink
-from controller.service.room.topics import route
-from controller.service.room_config import RoomConfig
+from tablectl.core.effects import CardPlaced, HandStarted
+from tablectl.daemon.journal import Journal
+from tablectl.room.link import RoomLink
+from tablectl.room.topics import route
+from tablectl.config.room import RoomConfig
 from tests.broker import Subscriber
 from tests.waiting import wait_until
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 import socket
 import threading
 
-from controller.service.journal import Journal
-from controller.service.room.link import RoomLink
-from controller.service.room_config import RoomConfig
+from tablectl.daemon.journal import Journal
+from tablectl.room.link import RoomLink
+from tablectl.config.room import RoomConfig
 from tests.waiting import wait_until
 
 REFUSE_VERSION = bytes([0x20, 0x02, 0x00, 0x01])

@@ -9,10 +9,10 @@ import sqlite3
 
 import pytest
 
-from controller.service.room.outbox import check_chain
-from controller.service.simulate import room_section, run_script
-from hw_sim.random_hands import random_script
-from hw_sim.script import parse_script
+from tablectl.room.outbox import check_chain
+from tablectl.sim.simulate import room_section, run_script
+from tablectl.sim.random_hands import random_script
+from tablectl.sim.script import parse_script
 from tests.broker import Broker, Subscriber, have_mosquitto
 from tests.scenarios import NOISE
 

@@ -1,4 +1,4 @@
-"""The room link's outbox in the journal (controller/service/room/outbox.py): numbered per
+"""The room link's outbox in the journal (tablectl/room/outbox.py): numbered per
 topic, the same numbers after a replay, the hands' chain across restarts, the bound, and a
 schema-2 journal opened and migrated."""
 
@@ -9,12 +9,12 @@ import sqlite3
 
 import pytest
 
-from controller.effects import Alert, HandFinished
-from controller.events import ButtonPress
-from controller.service.config import ConfigError, parse_config
-from controller.service.journal import SCHEMA_VERSION, Journal
-from controller.service.room import outbox as ob
-from controller.service.room.topics import route
+from tablectl.core.effects import Alert, HandFinished
+from tablectl.core.events import ButtonPress
+from tablectl.config.daemon import ConfigError, parse_config
+from tablectl.daemon.journal import SCHEMA_VERSION, Journal
+from tablectl.room import outbox as ob
+from tablectl.room.topics import route
 
 
 def _journal(tmp_path):
@@ -122,7 +122,7 @@ def test_a_schema_2_journal_opens_and_gets_its_outbox(tmp_path):
 
 
 def test_no_uid_field_on_any_topic():
-    from controller.effects import CardLeft, CardPlaced
+    from tablectl.core.effects import CardLeft, CardPlaced
 
     effects = [CardPlaced(1.0, 1, "E004015000000001", "As", "seat:1", None, "floor"),
                CardLeft(1.0, 1, "E004015000000001", "As", "seat:1")]

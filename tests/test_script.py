@@ -1,4 +1,4 @@
-"""Deal scripts (hw_sim/script.py): the contract's example parses, every kind of bad script is
+"""Deal scripts (tablectl/sim/script.py): the contract's example parses, every kind of bad script is
 refused with one line naming the step, and a parsed script goes back to the same JSON."""
 
 from __future__ import annotations
@@ -8,10 +8,10 @@ import re
 
 import pytest
 
-from hw_sim.decks import sim_uid
+from tablectl.sim.decks import sim_uid
 from tests.paths import DEAL_SCRIPT_DOC
-from controller.pads import PADS
-from hw_sim.script import (
+from tablectl.core.pads import PADS
+from tablectl.sim.script import (
     DEFAULT_BUTTONS, GAMES, STEP_KINDS, CardRef, Deal, DeckSpec, End, Move, Muck, Noise, Plug, Press, Script,
     ScriptError, Shuffler, Step, Unplug, action_of, parse_script, script_to_dict,
 )

@@ -1,4 +1,4 @@
-"""Deal scripts of stud and draw games (hw_sim/script.py; deal-script.md "Stud, draw and mixed
+"""Deal scripts of stud and draw games (tablectl/sim/script.py; deal-script.md "Stud, draw and mixed
 games"): a hand's own game, face-up cards, discards and the rebuilt stub parse, go back to the
 same JSON, and a bad one is refused with one line naming the step."""
 
@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from hw_sim.script import CardRef, Deal, Discard, Restub, ScriptError, action_of, parse_script
+from tablectl.sim.script import CardRef, Deal, Discard, Restub, ScriptError, action_of, parse_script
 
 DEAL = [{"deal": "As", "to": "seat:1"}, {"deal": "Kd", "to": "seat:2"}, {"deal": "7h", "to": "seat:1"},
         {"deal": "2c", "to": "seat:2"}]
@@ -98,7 +98,7 @@ def test_a_bad_game_of_a_hand_is_refused_naming_the_hand():
 
 
 def test_the_text_report_lists_each_prompt_after_the_alerts():
-    from controller.service.simulate import format_report
+    from tablectl.sim.simulate import format_report
 
     report = {"hands": [{"button": 8, "zones": {"seat:1": ["As"]}, "stub_count": 51, "alerts": [],
                          "prompts": [{"code": "stud.bring_in", "rule": "STUD-002", "seat": 3, "step": 24,

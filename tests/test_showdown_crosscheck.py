@@ -14,9 +14,9 @@ from itertools import combinations
 
 from pokerkit import Card
 
-from controller.cards import FULL_DECK
-from controller.evaluation import GAMES, best_hand, kind_of
-from controller.showdown import showdown
+from tablectl.core.cards import FULL_DECK
+from tablectl.core.evaluation import GAMES, best_hand, kind_of
+from tablectl.core.showdown import showdown
 
 RANK = {r: i for i, r in enumerate("23456789TJQKA", 2)}
 

@@ -22,7 +22,7 @@ from collections import defaultdict
 
 import pytest
 
-from controller.showdown import showdown, split_pot
+from tablectl.core.showdown import showdown, split_pot
 from tests.paths import PHH_DIR
 
 #: PHH variant -> the deal script's game (deal-script.md). FT is fixed-limit hold'em.

@@ -3,9 +3,9 @@ additions"), dealt in process: the hands still at the seats when the hand ends a
 
 from __future__ import annotations
 
-from controller.effects import HandFinished
-from controller.service.harness import play as harness_play
-from controller.service.simulate import format_report
+from tablectl.core.effects import HandFinished
+from tablectl.sim.harness import play as harness_play
+from tablectl.sim.simulate import format_report
 from tests.rules_common import CLEAN, END, run_hands
 from tests.scenarios import NOISE
 

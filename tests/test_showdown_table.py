@@ -15,12 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from controller.effects import Alert, HandFinished
-from controller.hand import Hand
-from controller.service.harness import play as harness_play
-from controller.settings import TableSettings
-from controller.showdown_watch import MAX_RUNS, on_muck, on_press
-from controller.table import Table
+from tablectl.core.effects import Alert, HandFinished
+from tablectl.core.hand import Hand
+from tablectl.sim.harness import play as harness_play
+from tablectl.core.settings import TableSettings
+from tablectl.core.showdown_watch import MAX_RUNS, on_muck, on_press
+from tablectl.core.table import Table
 from tests.rules_common import (BUTTON, CLEAN, END, FLOP, RD, RIVER, SEATS, TURN, alerts_of, deal, hole, run_hands,
                                 street)
 from tests.scenarios import NOISE, assert_no_showdown_before_the_press, assert_nothing_secret_public, play

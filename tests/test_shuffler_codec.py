@@ -14,10 +14,10 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from firmware_bridge import shuffler as sp
-from firmware_bridge.crc import crc16_mcrf4xx
-from firmware_bridge.errors import ProtocolError
-from firmware_bridge.shuffler import (
+from tablectl.devices import shuffler as sp
+from tablectl.devices.crc import crc16_mcrf4xx
+from tablectl.devices.errors import ProtocolError
+from tablectl.devices.shuffler import (
     AckReport,
     Corrupt,
     DeckReport,
@@ -107,7 +107,7 @@ def test_the_documented_types_states_and_version_match_the_code() -> None:
     states = dict(re.findall(r"`(0[0-4])` (ready|shuffling|jam|door_open|error)", DOC))
     assert {int(code, 16): name for code, name in states.items()} == sp.STATE_CODES
     assert f"version {sp.PROTOCOL_VERSION[0]}.{sp.PROTOCOL_VERSION[1]}" in DOC.splitlines()[0]
-    from controller.events import SHUFFLER_STATES
+    from tablectl.core.events import SHUFFLER_STATES
     assert tuple(sp.STATE_CODES.values()) == SHUFFLER_STATES
 
 

@@ -11,14 +11,14 @@ import time
 
 import pytest
 
-from controller.cards import setup_order
-from controller.events import DeviceStatus, ShufflerReport, ShufflerStatus
-from firmware_bridge.backoff import Backoff
-from firmware_bridge.clock import BOOT
-from firmware_bridge.shuffler_link import SerialShufflerLink, shuffler_port
-from hw_sim.decks import sim_uid
-from hw_sim.pty_device import PtyDevice
-from hw_sim.shuffler import SimShuffler
+from tablectl.core.cards import setup_order
+from tablectl.core.events import DeviceStatus, ShufflerReport, ShufflerStatus
+from tablectl.devices.backoff import Backoff
+from tablectl.devices.clock import BOOT
+from tablectl.devices.shuffler_link import SerialShufflerLink, shuffler_port
+from tablectl.sim.decks import sim_uid
+from tablectl.sim.pty_device import PtyDevice
+from tablectl.sim.shuffler import SimShuffler
 from tests.waiting import wait_until
 
 DECK = [sim_uid("A", str(card)) for card in setup_order()]
@@ -334,8 +334,8 @@ def test_nobody_answering_on_a_loop_is_no_shuffler(link):
 
 def test_the_simulated_bridge_keeps_the_protocol(sim, tmp_path, monkeypatch):
     """The bridge's side of the contract, frame by frame, from a bare host."""
-    from firmware_bridge import shuffler as sp
-    from firmware_bridge.serial_port import open_port
+    from tablectl.devices import shuffler as sp
+    from tablectl.devices.serial_port import open_port
     monkeypatch.setattr(sp, "HOST_GONE_S", 0.3)
     s = sim(resend_interval=0.05)
     decoder = sp.ShufflerDecoder()

@@ -1,6 +1,6 @@
 """Tracing an alert back to its script step."""
 
-from hw_sim.dealer import StepLog
+from tablectl.sim.dealer import StepLog
 
 
 def test_a_late_mark_of_the_earlier_step_does_not_hide_the_later_one():

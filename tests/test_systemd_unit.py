@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from controller.service import doctor
-from controller.service.config import JournalConfig
+from tablectl.cli import doctor
+from tablectl.config.daemon import JournalConfig
 
 ROOT = Path(__file__).resolve().parent.parent
 UNIT = ROOT / "systemd" / "tablectl.service"

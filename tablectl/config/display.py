@@ -1,0 +1,89 @@
+"""The ``[display]`` section: the dealer's display on the I2C bus (docs/console.md, "The display").
+
+None configured, none used. A display shows the console's prompt (it answers nothing: ``ack``
+and the other pads are the console's), so it needs a ``[console]``. Bus 1 is on BCM 2 and 3: a
+console pin there is refused (the recommended layout puts two buttons there; move them).
+
+``sim_cable`` is for ``tablectl simulate`` only: no I2C bus, the display is ``tablectl.sim``'s fake
+one in the daemon's memory, plugged while that file exists (tablectl/sim/i2c_bus.py), so that a
+deal script's ``unplug`` / ``plug`` of the display reach a daemon run as a subprocess.
+
+>>> c = parse_display({"console": {}, "display": {"kind": "hd44780", "width": 20, "height": 4}}, src="t.toml")
+>>> c.layout, c.bus, hex(c.address)
+('lcd20x4', 1, '0x27')
+>>> parse_display({"console": {}, "display": {"kind": "hd44780", "width": 20, "height": 2}}, src="t.toml")
+Traceback (most recent call last):
+...
+tablectl.config.daemon.ConfigError: t.toml: [display] height: a hd44780 is 16x2 or 20x4, not 20x2
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tablectl.core.text import shorten
+from tablectl.config.daemon import ConfigError, _Section
+
+#: kind -> {(width, height): layout of tablectl/core/display_text.toml}; the first size is the default
+SIZES: dict[str, dict[tuple[int, int], str]] = {
+    "hd44780": {(16, 2): "lcd16x2", (20, 4): "lcd20x4"},
+    "ssd1306": {(128, 64): "oled128x64"},
+    "sh1106": {(128, 64): "oled128x64"},
+}
+#: the usual address of each kind: a PCF8574 backpack at 0x27 (0x3F for a PCF8574A), an OLED at 0x3C
+ADDRESSES = {"hd44780": 0x27, "ssd1306": 0x3C, "sh1106": 0x3C}
+#: the Pi's I2C bus 1 is on BCM 2 (SDA) and 3 (SCL)
+BUS1_PINS = (2, 3)
+
+
+@dataclass(frozen=True)
+class DisplayConfig:
+    kind: str
+    width: int
+    height: int
+    bus: int
+    address: int
+    layout: str
+    #: ``tablectl simulate``: the simulated display's cable file (tablectl/sim/i2c_bus.py); None: a real bus
+    sim_cable: str | None = None
+
+
+def parse_display(doc: dict[str, Any], *, src: str, base: Path | None = None) -> DisplayConfig | None:
+    """The ``[display]`` section, checked; None without one. ``base``: the folder a relative
+    ``sim_cable`` is in (the configuration file's)."""
+    raw = doc.get("display")
+    if raw is None:
+        return None
+    d = _Section(src, "display", raw)
+    kind = d.get("kind", str, "")
+    if kind not in SIZES:
+        raise d.err("kind", f"want one of {', '.join(SIZES)}, got {shorten(kind)}")
+    (w0, h0) = next(iter(SIZES[kind]))
+    width, height = d.number("width", w0), d.number("height", h0)
+    bus, address = d.number("bus", 1), d.number("address", ADDRESSES[kind])
+    sim_cable = d.get("sim_cable", str, None)
+    if sim_cable is not None:
+        if not sim_cable:
+            raise d.err("sim_cable", "an empty path (leave the key out for a real display)")
+        if base is not None and not Path(sim_cable).is_absolute():
+            sim_cable = str(base / sim_cable)
+    d.finish()
+    if (width, height) not in SIZES[kind]:
+        sizes = " or ".join(f"{w}x{h}" for w, h in SIZES[kind])
+        raise d.err("height", f"a {kind} is {sizes}, not {width}x{height}")
+    console = doc.get("console")
+    if console is None:
+        raise d.err("kind", "a display shows the console's prompts: it needs a [console] section")
+    if bus == 1 and sim_cable is None and isinstance(console, dict):  # (a simulated display uses no pins)
+        for group in ("buttons", "leds", "seat_leds"):
+            for name, pin in (console.get(group) or {}).items():
+                if pin in BUS1_PINS:
+                    raise ConfigError(f"{src}: [console.{group}] {name}: pin {pin} is the I2C bus's "
+                                      f"({'SDA' if pin == 2 else 'SCL'}) and [display] is on bus 1: "
+                                      f"move it (docs/console.md, \"The display\")")
+        if console.get("buzzer") in BUS1_PINS:
+            raise ConfigError(f"{src}: [console] buzzer: pin {console['buzzer']} is the I2C bus's and [display] "
+                              f"is on bus 1: move it")
+    return DisplayConfig(kind, width, height, bus, address, SIZES[kind][(width, height)], sim_cable)

@@ -1,0 +1,413 @@
+"""The deals a ``mode`` press announces instead of a hand, and the open seats (RULES.md §13, §14,
+FLOW-005): a layer of the table (see :mod:`tablectl.core.table_base`).
+
+- ``mode race`` (RACE-001..006): the floor is told at once (RACE-006). The next cards are the
+  colour-up race-off: dealt face up from seat 1 clockwise, each player's cards together
+  (RACE-001); ranked highest first by rank, then suit (RACE-002) at ``round_done`` or
+  ``showdown`` (the cards are all out), or at the first award; each award is the seat's cards
+  pushed to the muck: one chip a player, in ranking order (RACE-003), and the next-ranked seat
+  prompted with the remainder rule (RACE-004). ``allin`` with a seat: the floor decides, or he
+  is ranked first (RACE-005). ``relief`` meanwhile: a warning (RACE-006).
+- ``mode highcard`` (BREAK-001): one card a player laid on the board antenna in a line, given to
+  the players in seat order and ranked; a card at a seat was pitched.
+- ``mode break`` (FLOW-005): "button will be seat X", now between hands, else at the hand's end.
+
+A mode ends at ``hand_end`` (the chips are awarded, the draw is read) or when its deal's cards
+are gathered, whichever comes first: a mode left on by mistake does not swallow the next hand.
+
+Open seats (BREAK-002, BREAK-003): every ``seat_out`` opens its seat (the floor is told at once,
+and again after the next hand's ``hand_end`` while nobody sits there); at OPEN_SEAT_HOLD open
+seats (LATE_STAGE_HOLD late in the event) the dealer holds and the floor is told (a tournament's:
+a cash table deals on); the dealer's ``ack`` of the hold is the floor's go-ahead (see
+``_ack_is_the_holds``); a hand dealt during the hold is the floor's to know. These are the table's
+notices, not a hand's faults: floor alerts as they happen (the floor's page, ``events/floor``,
+the journal), kept in no hand's record, whose alerts stay the faults of that hand (a clean hand
+at a table losing players raises none); the hand dealt during a hold notes it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from tablectl.core.cards import is_card
+from tablectl.core.effects import Alert, Effect, Prompt
+from tablectl.core.events import ButtonPress, TableSetup
+from tablectl.core.hand import Hand
+from tablectl.core.pads import MODES, Pad
+from tablectl.core.rules import Finding
+from tablectl.core.rules.modes import break_ranking, race_ranking, ranking_text
+from tablectl.core.chinese import ChineseStacks
+from tablectl.core.zones import Zone, seat_of, seat_zone
+
+#: mode -> the kind of the deal it watches (``Hand.kind``); ``break`` deals nothing
+MODE_KINDS: dict[str, str] = {"race": "race", "highcard": "table_break"}
+MODE_HANDS = frozenset(MODE_KINDS.values())
+#: the marks of the acks a misdeal alert took during a hand (``Hand.flagged``: see _ack_is_the_holds)
+_MISDEAL_ACKED = "console_ack"
+#: the one device whose offline prompt ranks below the hold (tablectl.core.prompts)
+_BELOW_THE_HOLD = frozenset({"display"})
+#: RACE-004's words for each RACE_REMAINDER
+_REMAINDER = {
+    "pooled": "the last chip only if the chips left over, put together, make half a chip or more",
+    "holder": "a chip only if his own leftover is half a chip or more",
+}
+
+
+class TableModes(ChineseStacks):
+    """The modes and the open seats (a layer of the table: see :mod:`tablectl.core.table_base`)."""
+
+    # -- presses ----------------------------------------------------------------------------
+    def _mode_press(self, ev: ButtonPress, out: list[Effect]) -> bool:
+        """What a press means to the modes and the open seats; True if it means nothing else
+        (the mode pad, and the pads that act on the race-off or the draw under way)."""
+        name, hand, seat = ev.name, self.hand, ev.seat
+        if name == Pad.MODE:
+            self._mode_on(ev, out)
+            return True
+        if name == Pad.SEAT_OUT and seat is not None:
+            self._seat_opened(ev.ts, seat, out)
+        elif name in (Pad.SEAT_IN, Pad.SEAT_POSTED) and seat is not None:
+            self._seat_filled(ev.ts, {seat}, out)
+        elif name == Pad.ACK and self._ack_is_the_holds(hand):
+            self._hold_released = True  # BREAK-002: the floor said deal on
+            return True  # the hold's ack, not the stub count's (shown under it)
+        elif name == Pad.RELIEF and self._racing():
+            self._mode_prompt(out, ev.ts, Finding("race.no_relief", "RACE-006",
+                                                  "race-off under way: no dealer relief until every table has "
+                                                  "coloured up"))
+        if name == Pad.ALLIN and self._racing():
+            self._race_allin_press(ev, out)
+            return True
+        mode_hand = hand is not None and hand.kind in MODE_HANDS
+        if name == Pad.HAND_END:
+            if mode_hand or (hand is None and self.mode in MODE_KINDS):
+                self._mode_end(ev.ts, out)
+                return True
+            if hand is not None and hand.kind == "hand":
+                self._seat_notices_due(ev.ts, hand, out)
+        if mode_hand and hand is not None and hand.kind == "race" and name in (Pad.ROUND_DONE, Pad.SHOWDOWN):
+            self._race_ranked(ev.ts, hand, out)  # every card is out
+            return True
+        return False
+
+    def _mode_on(self, ev: ButtonPress, out: list[Effect]) -> None:
+        mode, hand = ev.mode, self.hand
+        if mode not in MODES:
+            # the pad checks its mode (pads.check_press); a journal replayed or a simulator feeds
+            # the core directly: a mode it does not know (RULES.md's h4h, bubble, satellite) is
+            # ignored, not kept for check_table to refuse at the next start
+            return
+        self.mode = mode
+        if mode == "race":
+            self._race_allin = []
+            # RACE-006: the colour-up is not done without a floorperson (the floor's page names the table)
+            self._alert(out, Alert(ts=ev.ts, code="race.race_off", audience="floor", rule="RACE-006",
+                                   message="race-off at the table: a floorperson must be present; dealers "
+                                           "are not relieved until every table has coloured up",
+                                   hand=hand.number if hand is not None else None))
+        elif mode == "break" and (hand is None or hand.kind != "hand"):
+            self._break_button(ev.ts, out)  # FLOW-005, now (during a hand: at its end)
+
+    def _mode_end(self, ts: float, out: list[Effect]) -> None:
+        """``hand_end`` in a mode: the race's chips are awarded, the draw is read."""
+        hand = self.hand
+        if hand is not None and hand.kind == "race" and not hand.pot_pushed:
+            self._race_ranked(ts, hand, out)  # (once: if nobody tapped and nothing was awarded)
+            if self.settings.rules.race_one_per_player == "yes":
+                self._race_cards_left(ts, hand, self._race_awarded(hand), out)
+        if hand is not None:
+            hand.pot_pushed = True
+        if hand is None or self._mode_kind() == hand.kind:  # (a mode pressed for the next deal stays)
+            self.mode, self._race_allin = None, []
+
+    def _mode_gathered(self, hand: Hand) -> None:
+        """The mode's deal was gathered: the mode is over (if a new one was not pressed)."""
+        if self._mode_kind() == hand.kind:
+            self.mode, self._race_allin = None, []
+
+    def _notice(self, out: list[Effect], alert: Alert) -> None:
+        """A floor alert about the table, not a hand (the open seats): out now, in no record."""
+        dealer = self.hand.dealer if self.hand is not None else self.dealer
+        out.append(replace(alert, dealer=dealer) if dealer is not None else alert)
+
+    def _mode_prompt(self, out: list[Effect], ts: float, finding: Finding) -> None:
+        """A prompt now: kept in the hand's record during one, else shown and kept nowhere."""
+        if self.hand is not None:
+            self._prompt(out, ts, self.hand, finding)
+        else:
+            out.append(Prompt(ts, finding.code, finding.message, finding.rule, None, seat=finding.seat,
+                              count=finding.count))
+
+    def _prompt_once(self, out: list[Effect], ts: float, hand: Hand, finding: Finding, key: str) -> None:
+        if (finding.code, key) not in hand.flagged:
+            hand.flagged.add((finding.code, key))
+            self._prompt(out, ts, hand, finding)
+
+    def _mode_kind(self) -> str | None:
+        """The kind of the deal the next card starts (None: a hand)."""
+        return MODE_KINDS.get(self.mode) if self.mode is not None else None
+
+    def _mode_card(self, ts: float, hand: Hand, uid: str, label: str, zone: str, out: list[Effect]) -> None:
+        """A card off the stub in a mode's deal."""
+        if hand.kind == "race":
+            self._race_card(ts, hand, uid, zone, out)
+        else:
+            self._break_card(ts, hand, uid, label, zone, out)
+
+    def _mode_moved(self, ts: float, hand: Hand, uid: str, prev: str, zone: str, out: list[Effect]) -> None:
+        """A card of a mode's deal moved on the table: a race-off award (a seat's card to the
+        muck before ``hand_end``), or a table break's card pitched after all."""
+        seat = seat_of(prev)
+        if hand.kind == "race" and zone == Zone.MUCK and seat is not None and not hand.pot_pushed:
+            self._race_award(ts, hand, uid, seat, out)
+        elif hand.kind == "table_break" and seat_of(zone) is not None:
+            self._break_card(ts, hand, uid, hand.labels[uid], zone, out)
+
+    # -- FLOW-005 -----------------------------------------------------------------------------
+    def _break_button(self, ts: float, out: list[Effect]) -> None:
+        """FLOW-005: the seat with the button when the players come back (DEAL-004/005's model;
+        a re-deal's after a misdeal, MISD-014). Stud has no button: nothing to say."""
+        self.mode = None
+        if not self.game_def.button or len(self.seats) < 2:
+            return
+        seat = self.next_positions().button
+        self._mode_prompt(out, ts, Finding("flow.button_after_break", "FLOW-005",
+                                           f"break: the button will be seat {seat}; tell the players", seat))
+
+    def _after_hand(self, ts: float, out: list[Effect]) -> None:
+        """A hand finished: a players' break pressed during it is due now (FLOW-005)."""
+        if self.mode == "break":
+            self._break_button(ts, out)
+
+    # -- the race-off (RACE-001..006) ---------------------------------------------------------
+    def _racing(self) -> bool:
+        """``allin`` and ``relief`` are the race-off's (RACE-005/006) while its deal is under way,
+        or pressed for the next deal between hands; a ``mode race`` pressed during a hand leaves
+        that hand's presses to it (SHOW-005, STUD-012, a relief)."""
+        hand = self.hand
+        if hand is None:
+            return self.mode == "race"
+        return hand.kind == "race" and (self.mode == "race" or not hand.pot_pushed)
+
+    def _race_cards(self, hand: Hand) -> dict[int, list[str]]:
+        """Each seat's race-off cards, wherever they are now (an award sends them to the muck)."""
+        cards: dict[int, list[str]] = {}
+        for uid, seat in hand.first_seat.items():
+            cards.setdefault(seat, []).append(hand.labels[uid])
+        return cards
+
+    def _race_ranking(self, hand: Hand) -> list[tuple[int, str]]:
+        rules = self.settings.rules
+        first = self._race_allin if rules.race_allin == "first_chip" else ()
+        return race_ranking(self._race_cards(hand), one_per_player=rules.race_one_per_player == "yes", first=first)
+
+    def _race_awarded(self, hand: Hand) -> list[str]:
+        """The uids awarded so far: the race-off's cards in the muck, in the order they came."""
+        return [u for u in hand.zones.get(Zone.MUCK, ()) if u in hand.first_seat and is_card(hand.labels[u])]
+
+    def _race_ranked(self, ts: float, hand: Hand, out: list[Effect], *, again: bool = False) -> None:
+        """RACE-002: the ranking, highest first, to the dealer and the floor (once; ``again``
+        after an all-in player was put first)."""
+        if hand.prompted("RACE-002") and not again:
+            return
+        ranking = self._race_ranking(hand)
+        if not ranking:
+            return  # no card of the deck in play out yet (a foreign card is the deck guard's)
+        text = "race-off, highest first: " + ranking_text(ranking)
+        self._prompt(out, ts, hand, Finding("race.ranking", "RACE-002", text, ranking[0][0], count=len(ranking)))
+        self._alert(out, Alert(ts=ts, code="race.ranking", audience="floor", message=text, rule="RACE-002",
+                               seat=ranking[0][0], hand=hand.number))
+
+    def _race_card(self, ts: float, hand: Hand, uid: str, zone: str, out: list[Effect]) -> None:
+        """RACE-001: a card off the stub. The seats' cards come from seat 1 up, each seat's
+        together: a card pitched (the tracker's evidence began) after a card of a higher seat is
+        out of order. Cards read in one cycle came in an order nobody can tell: never a finding."""
+        seat = seat_of(zone)
+        if seat is None:
+            hand.notes.append(f"RACE-001: a card to the {zone} during the race-off")
+            return
+        since = self.tracker.since(uid)
+        later = [s for z, uids in hand.zones.items() if (s := seat_of(z)) is not None and s > seat
+                 and any(self.tracker.since(u) < since for u in uids)]
+        if later:
+            self._prompt_once(out, ts, hand, Finding(
+                "race.deal_order", "RACE-001",
+                f"race-off: seat {seat} dealt after seat {max(later)}: deal from seat 1 clockwise, each "
+                f"player's cards together", seat), f"order:{seat}")
+
+    def _race_award(self, ts: float, hand: Hand, uid: str, seat: int, out: list[Effect]) -> None:
+        """A race-off card from ``seat`` to the muck before ``hand_end``: an award. RACE-003: one
+        chip a player, highest first, each player's cards mucked as he is awarded; RACE-004: the
+        next-ranked seat, and the remainder rule for the last chip. The chips themselves are not
+        read: the order of the awards is what is checked."""
+        rules = self.settings.rules
+        label = hand.labels[uid]
+        if not is_card(label):
+            return  # a foreign or wrong-deck card (DECK-006, the floor's): it ranks nowhere, wins nothing
+        self._race_ranked(ts, hand, out)
+        ranking = self._race_ranking(hand)
+        before = self._race_awarded(hand)
+        if rules.race_one_per_player == "yes":
+            seats = list(dict.fromkeys(hand.first_seat[u] for u in before))
+            if seat in seats:
+                return  # the rest of an awarded player's cards
+            want = next(((s, c) for s, c in ranking if s not in seats), None)
+            if want is not None and want[0] != seat:
+                self._prompt_once(out, ts, hand, Finding(
+                    "race.award_order", "RACE-003",
+                    f"race-off: seat {seat} awarded before seat {want[0]} ({want[1]}), who ranks higher", want[0]),
+                    f"award:{seat}")
+            self._race_cards_left(ts, hand, before, out)
+            nxt = next(((s, c) for s, c in ranking if s not in seats and s != seat), None)
+        else:
+            done = [hand.labels[u] for u in before]
+            want = next(((s, c) for s, c in ranking if c not in done), None)
+            if want is not None and want[1] != label:
+                self._prompt_once(out, ts, hand, Finding(
+                    "race.award_order", "RACE-003",
+                    f"race-off: {label} (seat {seat}) awarded before {want[1]} (seat {want[0]}), which ranks higher",
+                    want[0]), f"award:{label}")
+            nxt = next(((s, c) for s, c in ranking if c not in done and c != label), None)
+        if nxt is not None:
+            remainder = _REMAINDER[rules.race_remainder]
+            self._prompt(out, ts, hand, Finding("race.next_seat", "RACE-004",
+                                                f"race-off: next chip to seat {nxt[0]} ({nxt[1]}); {remainder}",
+                                                nxt[0]))
+
+    def _race_cards_left(self, ts: float, hand: Hand, awarded: list[str], out: list[Effect]) -> None:
+        """RACE-003: an awarded player's cards all go to the muck (his other cards would be
+        ranked again)."""
+        for seat in dict.fromkeys(hand.first_seat[u] for u in awarded):
+            if hand.zones.get(seat_zone(seat)):
+                self._prompt_once(out, ts, hand, Finding(
+                    "race.cards_left", "RACE-003",
+                    f"race-off: seat {seat} was awarded: muck all his cards", seat), f"left:{seat}")
+
+    def _race_allin_press(self, ev: ButtonPress, out: list[Effect]) -> None:
+        """RACE-005: nobody is knocked out by a race-off."""
+        seat, hand = ev.seat, self.hand
+        if seat is None:
+            self._mode_prompt(out, ev.ts, Finding("race.allin_seat", "RACE-005",
+                                                  "race-off: press allin with the all-in player's seat"))
+            return
+        if self.settings.rules.race_allin == "floor":
+            self._alert(out, Alert(ts=ev.ts, code="race.allin", audience="floor", rule="RACE-005", seat=seat,
+                                   message=f"seat {seat} is all in for the race-off: the floor decides "
+                                           f"(a race-off knocks no one out)",
+                                   hand=hand.number if hand is not None else None))
+            return
+        if seat not in self._race_allin:
+            self._race_allin.append(seat)  # RACE_ALLIN first_chip: ranked first, whatever his card
+        if hand is not None and hand.kind == "race":
+            hand.notes.append(f"RACE-005: seat {seat} all in: the first chip")
+            self._race_ranked(ev.ts, hand, out, again=hand.prompted("RACE-002"))
+
+    # -- the table break's high card (BREAK-001) ------------------------------------------------
+    def _break_card(self, ts: float, hand: Hand, uid: str, label: str, zone: str, out: list[Effect]) -> None:
+        """One card a player, laid in a line above the tray (the board antenna), not pitched."""
+        seat = seat_of(zone)
+        if seat is not None:
+            self._prompt_once(out, ts, hand, Finding(
+                "break.pitched", "BREAK-001",
+                f"table break: don't pitch the cards: lay them in a line above the tray (a card at seat {seat})",
+                seat), f"pitched:{seat}")
+            return
+        if zone != Zone.BOARD:
+            return
+        laid = [*hand.zones.get(Zone.BOARD, ()), uid]
+        players = len(hand.seats)
+        if len(laid) == players:
+            # in the order they were laid: a card read late is put back in its place by when its
+            # evidence began (the tracker's), not by when it was confirmed
+            order = sorted(laid, key=lambda u: (self.tracker.since(u), laid.index(u)))
+            labels = {**hand.labels, uid: label}
+            ranking = break_ranking([labels[u] for u in order], hand.seats)
+            if not ranking:
+                return  # not one card of the deck in play (the deck guard's alerts)
+            text = "table break, high card first: " + ranking_text(ranking)
+            self._prompt(out, ts, hand, Finding("break.ranking", "BREAK-001", text, ranking[0][0],
+                                                count=players))
+            self._alert(out, Alert(ts=ts, code="break.ranking", audience="floor", message=text, rule="BREAK-001",
+                                   seat=ranking[0][0], hand=hand.number))
+        elif len(laid) > players:
+            hand.notes.append(f"BREAK-001: {len(laid)} cards laid for {players} players")
+
+    # -- open seats (BREAK-002, BREAK-003) -----------------------------------------------------
+    def _hold_at(self) -> int:
+        rules = self.settings.rules
+        return rules.late_stage_hold if rules.late_stage else rules.open_seat_hold
+
+    def _holds(self) -> bool:
+        """BREAK-002 is a tournament's (tables broken and balanced); a cash table deals on."""
+        return self.settings.event != "cash"
+
+    def _holding(self) -> bool:
+        return self._holds() and len(self.open_seats) >= self._hold_at() and not self._hold_released
+
+    def _ack_is_the_holds(self, hand: Hand | None) -> bool:
+        """BREAK-002: an ``ack`` answers the prompt the console shows (tablectl.core.prompts), and
+        ``break.hold`` outranks every prompt an ack answers but a misdeal alert: during the hold,
+        the ack is the hold's (the floor's go-ahead, given through the dealer) unless a misdeal
+        alert of the hand is up (that ack is its: counted here) or a device is offline (the
+        console shows that, and an ack answers nothing). The stub count, "NEXT GAME" and the
+        other prompts wait under the hold: their ack comes after."""
+        if hand is not None and not hand.misdeal:
+            up = {(a.code, a.seat) for a in hand.alerts if a.audience == "dealer" and a.code.startswith("misdeal.")}
+            answered = sum(1 for code, _ in hand.flagged if code == _MISDEAL_ACKED)
+            if len(up) > answered:
+                hand.flagged.add((_MISDEAL_ACKED, str(answered)))  # this ack was the misdeal alert's
+                return False
+        return self._holding() and not (self.devices_offline - _BELOW_THE_HOLD)
+
+    def _seat_opened(self, ts: float, seat: int, out: list[Effect]) -> None:
+        hand = self.hand
+        # (a cash player sitting out is off self.seats, in self.absent: DEAL-008)
+        sitting = set(self.seats) | self.waiting | self.absent | (set(hand.seats) if hand is not None else set())
+        if seat not in sitting or seat in self.open_seats:
+            return
+        self.open_seats.append(seat)
+        number = hand.number if hand is not None else None
+        # BREAK-003: "seat open" at once (002); told again after the next hand's hand_end (001)
+        self._seat_notices[seat] = (hand.number + 1) if hand is not None else self.hands_finished + 1
+        self._notice(out, Alert(ts=ts, code="break.seat_open", audience="floor", rule="BREAK-003", seat=seat,
+                                message=f"seat {seat} open", hand=number))
+        k, at = len(self.open_seats), self._hold_at()
+        if k >= at and self._holds():  # BREAK-002: the dealer stops; the floor breaks or fills the table
+            self._hold_released = False
+            self._notice(out, Alert(ts=ts, code="break.seats_open", audience="floor", rule="BREAK-002", count=k,
+                                    message=f"{k} seats open: the dealer holds (the hold is at {at})", hand=number))
+            self._mode_prompt(out, ts, Finding("break.hold", "BREAK-002",
+                                               f"{k} seats open: hold the deal, the floor is told", count=k))
+
+    def _seat_filled(self, ts: float, seats: set[int], out: list[Effect]) -> None:
+        holding = self._holding()
+        self.open_seats = [s for s in self.open_seats if s not in seats]
+        for s in seats:
+            self._seat_notices.pop(s, None)
+        if holding and not self._holding():  # filled below the hold: the console's hold is over too
+            self._mode_prompt(out, ts, Finding("break.hold_over", "BREAK-002",
+                                               "seats filled: the hold is over, deal on"))
+
+    def _seat_notices_due(self, ts: float, hand: Hand, out: list[Effect]) -> None:
+        """BREAK-003: the seats still open when the hand after their notice is over, told again."""
+        for seat, due in sorted(self._seat_notices.items()):
+            if hand.number >= due:
+                del self._seat_notices[seat]
+                self._notice(out, Alert(ts=ts, code="break.seat_open", audience="floor", rule="BREAK-003",
+                                        seat=seat, message=f"seat {seat} still open (its seat card not collected)",
+                                        hand=hand.number))
+
+    def _hold_deal(self, ts: float, hand: Hand, out: list[Effect]) -> None:
+        """BREAK-002: a hand's first card during the hold."""
+        if self._holding():
+            k = len(self.open_seats)
+            hand.notes.append(f"BREAK-002: dealt while {k} seats were open, before the floor's go-ahead")
+            self._notice(out, Alert(ts=ts, code="break.dealt_in_hold", audience="floor", rule="BREAK-002", count=k,
+                                    message=f"a hand dealt while {k} seats are open (the dealer was told to hold)",
+                                    hand=hand.number))
+
+    def _on_setup(self, ev: TableSetup) -> list[Effect]:
+        out = super()._on_setup(ev)
+        self._seat_filled(ev.ts, set(ev.seats), out)  # the floor seated the table: its open seats are filled
+        return out
+

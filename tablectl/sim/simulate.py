@@ -1,0 +1,663 @@
+"""``tablectl simulate``: play a deal script through simulated devices into the real daemon.
+
+The simulated reader speaks the FEIG protocol on a real pseudo-terminal; the daemon runs as a
+subprocess (``tablectl run``), exactly as on a Pi, and opens that pseudo-terminal through a
+stable symlink as it would open ``/dev/tablectl/reader``. A script that pulls the dealer's
+display's cable gets a 20x4 LCD on ``tablectl.sim``'s fake I2C bus in the daemon, whose cable is a file
+of the work folder (``[display] sim_cable``, tablectl/sim/i2c_bus.py): no process can stand in for
+``/dev/i2c-N``, whose every transfer is an ioctl. What the daemon concluded comes back
+through its private feed (JSON lines); the report of deal-script.md is built from the daemon's
+own hand records, never from the script.
+
+Exit status: 0 when the script ran (whatever it found), 2 for a refused script, 1 when the
+daemon or the simulation itself failed, 3 (``--broker``) when the broker had not acknowledged
+everything the table published :data:`ACK_WAIT` seconds after the script's end, 143 when stopped
+by SIGTERM and 130 by SIGINT (Ctrl-C): the daemon and the simulated devices are stopped first, and
+the work folder (it holds a journal with the hands' cards) removed unless ``--keep``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from types import FrameType
+from typing import Any, TextIO
+
+from tablectl.config.daemon import read_bounded
+from tablectl.daemon import control
+from tablectl.daemon.private import open_private
+from tablectl.sim import script as sc
+from tablectl.sim.dealer import ScriptedDealer, SimulationError
+from tablectl.sim.feig_reader import SimFeigReader
+from tablectl.sim.i2c_bus import SimDisplayCable
+from tablectl.sim.paced_daemon import PaceLine
+from tablectl.sim.pacing import PACE_TIMEOUT, PacedTable
+from tablectl.sim.pty_device import PtyDevice
+from tablectl.sim.shuffler import SimShuffler
+from tablectl.sim.setup import ANTENNA_OF, ZONES, write_setup
+
+#: the simulated table's [table] confirm_cycles: the shipped default (docs/tracking.md, the budget)
+CONFIRM_CYCLES = 2
+#: its gone_cycles: below the shipped 20 so a card taken off the table is gone in 8 cycles, not 20
+#: (nothing in a script lifts a card off the table but to remove it); the gather's 4 is the same
+GONE_CYCLES = 8
+#: the largest deal script read (a session of a hundred hands is a few hundred KiB)
+SCRIPT_MAX_BYTES = 64 * 1024 * 1024
+READY_WAIT = 0.5  # [outputs] ready_wait: the simulated devices answer at once
+ACK_WAIT = 30.0  # seconds --broker waits for the broker's acknowledgements at the end
+EXIT_UNACKED = 3
+
+
+class Unacknowledged(SimulationError):
+    """``--broker``: the broker did not acknowledge everything in time, or refused the table's
+    login (exit status 3)."""
+
+    def __init__(self, left: int, report: dict[str, Any], refused: str | None = None) -> None:
+        if refused is not None:
+            super().__init__(f"{refused}; {left} message(s) not delivered (check --username, --password-file "
+                             f"and the broker's password and ACL files: docs/room.md)")
+        else:
+            super().__init__(f"the broker did not acknowledge {left} message(s) within {ACK_WAIT:g} s "
+                             f"(the table's outbox keeps them for the next start)")
+        self.left, self.report, self.refused = left, report, refused
+
+
+class Stopped(BaseException):
+    """A signal (SIGTERM, SIGINT) asked ``simulate`` to stop: raised in the main thread so that
+    every ``finally`` on the way out runs (the daemon stopped, the devices closed, the folder
+    removed). A BaseException, as KeyboardInterrupt is: nothing on the way may swallow it."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+class _Signals:
+    """SIGTERM and SIGINT turned into :class:`Stopped`, once: a second signal while the first
+    is being cleaned up after is ignored (cleaning up must finish). Inside :meth:`hold` (a child
+    being started, and not yet known to the code that stops it) the first is held back and
+    raised at the end of the block."""
+
+    def __init__(self) -> None:
+        self.installed = False
+        self._held = 0
+        self._pending: int | None = None
+        self._raised = False
+
+    def install(self) -> None:
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(signum, self._on_signal)
+        self.installed = True
+
+    def uninstall(self) -> None:
+        if self.installed:
+            for signum in (signal.SIGTERM, signal.SIGINT):
+                signal.signal(signum, signal.SIG_DFL if signum == signal.SIGTERM else signal.default_int_handler)
+            self.installed = False
+
+    def _on_signal(self, signum: int, frame: FrameType | None) -> None:
+        if self._raised or self._pending is not None:
+            return
+        if self._held:
+            self._pending = signum
+            return
+        self._raised = True
+        raise Stopped(signum)
+
+    @contextmanager
+    def hold(self) -> Iterator[None]:
+        self._held += 1
+        try:
+            yield
+        finally:
+            self._held -= 1
+        if not self._held and self._pending is not None and not self._raised:
+            self._raised = True
+            raise Stopped(self._pending)
+
+
+_SIGNALS = _Signals()
+
+
+class FeedReader:
+    """The daemon's feed, read to its end after each beat: the daemon answers a beat only once
+    every effect of it is written (a line each, flushed), so what is read then is complete."""
+
+    def __init__(self, path: Path, take: Callable[[dict[str, Any]], None]) -> None:
+        self.path = path
+        self.take = take
+        self.readies = 0  # one per daemon start (a power cut starts it again)
+        self._f: TextIO | None = None
+        self._buf = ""
+
+    def read(self) -> None:
+        if self._f is None:
+            try:
+                self._f = open(self.path)
+            except FileNotFoundError:
+                return
+        while True:
+            chunk = self._f.readline()
+            if not chunk:
+                return
+            self._buf += chunk
+            if not self._buf.endswith("\n"):
+                continue  # a line still being written (a daemon killed mid-line: joined, then skipped)
+            line, self._buf = self._buf, ""
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if rec.get("type") == "Ready":
+                self.readies += 1
+            else:
+                self.take(rec)
+
+    def close(self) -> None:
+        if self._f is not None:
+            self._f.close()
+
+
+class _Daemon(PacedTable):
+    """The daemon subprocess as the dealer sees it: paced over the pipes only this process holds
+    (``tablectl.sim.paced_daemon``), commanded over its control socket, read through its feed."""
+
+    def __init__(self, workdir: Path, config: Path, env: dict[str, str], log: TextIO,
+                 pace_timeout: float = PACE_TIMEOUT) -> None:
+        super().__init__()
+        self.workdir, self.config, self.env, self.log = workdir, config, env, log
+        self.pace_timeout = pace_timeout
+        self.control_path = str(workdir / "control.sock")
+        self.feed = FeedReader(workdir / "feed.jsonl", self.take)
+        self.proc: subprocess.Popen | None = None
+        self.line: PaceLine | None = None
+
+    # -- the process -----------------------------------------------------------------------------
+    def launch(self) -> None:
+        """Start the daemon (again, after a power cut) and wait until it is up; its clock starts at
+        the instant it is given (an operation of its own: the journal's recovery stamps there)."""
+        to_child, from_parent = os.pipe()
+        to_parent, from_child = os.pipe()
+        command = [sys.executable, "-m", "tablectl.sim.paced_daemon", "--config", str(self.config),
+                   "--pace-in", str(to_child), "--pace-out", str(from_child), "--start", repr(self.op())]
+        try:
+            with _SIGNALS.hold():
+                self.proc = subprocess.Popen(command, stdout=self.log, stderr=subprocess.STDOUT, env=self.env,
+                                             pass_fds=(to_child, from_child))
+        finally:
+            os.close(to_child)
+            os.close(from_child)
+        self.line = PaceLine(to_parent, from_parent)
+        hello = self._answer("its start")
+        if not hello.get("ready"):
+            raise SimulationError(f"the daemon did not start: it said {hello}")
+        self.feed.read()
+
+    def stop(self) -> None:
+        """SIGTERM (the daemon stops cleanly), SIGKILL if it has not within 5 s."""
+        proc = self.proc
+        if proc is not None and proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(5)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        if self.line is not None:
+            self.line.close()
+            self.line = None
+        self.feed.close()
+
+    def power_cut(self, step: int) -> None:
+        """SIGKILL after ``step``, then start again on the same configuration and journal."""
+        assert self.proc is not None
+        self.proc.kill()
+        self.proc.wait()
+        if self.line is not None:
+            self.line.close()
+        self.log.write(f"--- power cut after step {step}: SIGKILL, started again ---\n")
+        self.log.flush()
+        self.launch()
+        self._start(self.op())
+
+    def _where(self) -> str:
+        d = self.dealer
+        if d is None or not d.current[0]:
+            return ""
+        hand, step = d.current
+        return f"hand {hand}, step {step}: " if step else f"hand {hand}, before its first step: "
+
+    def _answer(self, what: str) -> dict[str, Any]:
+        """The daemon's answer, within :data:`tablectl.sim.pacing.PACE_TIMEOUT` seconds of real time."""
+        assert self.line is not None and self.proc is not None
+        try:
+            answer = self.line.receive(self.pace_timeout)
+        except ValueError as exc:
+            raise SimulationError(f"{self._where()}the daemon's answer to {what} is unreadable: {exc}") from exc
+        if answer is None:
+            said = _tail(self.workdir / "daemon.log", 1) or "nothing"
+            if self.proc.poll() is not None:
+                raise SimulationError(f"{self._where()}the daemon exited with status {self.proc.returncode} "
+                                      f"before it took in {what}; it last said: {said}")
+            raise SimulationError(f"{self._where()}the daemon did not take in {what} within {self.pace_timeout:g} s; "
+                                  f"it last said: {said}")
+        return answer
+
+    def _ask(self, op: dict[str, Any], what: str) -> None:
+        assert self.line is not None and self.proc is not None
+        if self.proc.poll() is not None:
+            raise SimulationError(f"{self._where()}the daemon exited with status {self.proc.returncode}")
+        try:
+            self.line.send(op)
+        except OSError as exc:  # (its end closed: it died)
+            raise SimulationError(f"{self._where()}the daemon is gone ({exc.strerror}); see its log") from exc
+        answer = self._answer(what)
+        if not answer.get("ok"):
+            raise SimulationError(f"{self._where()}the daemon refused {what}: {answer.get('error')}")
+        self.shuffler_reports = int(answer.get("reports", 0))
+        self.feed.read()
+
+    # -- the PacedTable's transport ----------------------------------------------------------------
+    def _start(self, instant: float) -> None:
+        self._ask({"op": "start", "t": instant}, "the devices' start")
+
+    def start(self) -> None:
+        self._start(self.op())
+        self.cycle()
+
+    def _cycle(self, instant: float) -> None:
+        self._ask({"op": "cycle", "t": instant}, f"reader cycle {self.time.cycles}")
+
+    def _ping(self) -> dict[str, Any]:
+        return self._send({"cmd": "ping"})
+
+    def _send(self, request: dict[str, Any]) -> dict[str, Any]:
+        if self.proc is not None and self.proc.poll() is not None:
+            raise SimulationError(f"{self._where()}the daemon exited with status {self.proc.returncode}")
+        try:
+            answer = control.send(self.control_path, request, timeout=self.pace_timeout)
+        except (OSError, ValueError) as exc:
+            raise SimulationError(f"{self._where()}the daemon's control socket did not answer "
+                                  f"{request.get('cmd')}: {exc}") from exc
+        if not answer.get("ok"):
+            raise SimulationError(f"the daemon refused {request}: {answer.get('error')}")
+        return answer
+
+    def _command(self, instant: float, request: dict[str, Any]) -> dict[str, Any]:
+        self._ask({"op": "at", "t": instant}, f"the instant of {request.get('cmd')}")
+        answer = self._send(request)
+        self._ask({"op": "sync"}, f"the {request.get('cmd')} it was sent")
+        return answer
+
+    def _display(self, instant: float, plugged: bool) -> None:
+        self._ask({"op": "display", "t": instant, "plugged": plugged},
+                  f"the display's cable {'plugged' if plugged else 'pulled'}")
+
+
+def rotation_lines(rotation: str | None, change: str | None = None) -> str:
+    """``[table]`` lines for a mixed game (MIXED-001, docs/configuration.md): ``rotation`` a
+    preset's name or games joined by commas, ``change`` "orbit" or a number of hands; ValueError
+    saying what is wrong.
+
+    >>> print(rotation_lines("holdem,razz", "3"))
+    rotation = ["holdem", "razz"]
+    change = 3
+    >>> rotation_lines("horse")
+    'rotation = "horse"'
+    """
+    from tablectl.core.mixed import rotation_of
+
+    lines = []
+    if rotation is not None:
+        value: str | list[str] = rotation if "," not in rotation else [g.strip() for g in rotation.split(",")]
+        try:
+            games = rotation_of(value)
+        except (KeyError, ValueError) as exc:
+            raise ValueError(f"--rotation: {exc.args[0]}") from None
+        if len(games) < 2:
+            raise ValueError("--rotation: a rotation needs two games or more")
+        lines.append("rotation = " + json.dumps(value))
+    if change is not None:
+        from tablectl.config.daemon import BOUNDS
+
+        low, high = int(BOUNDS["table.change"].lo), int(BOUNDS["table.change"].hi)
+        if change != "orbit" and not (change.isdigit() and low <= int(change) <= high):
+            raise ValueError(f"--change: want orbit or a number of hands {low} to {high}, got {change[:20]!r}")
+        lines.append(f'change = {json.dumps(change) if change == "orbit" else int(change)}')
+    return "\n".join(lines)
+
+
+def run_script(script: sc.Script, *, workdir: Path, log: TextIO | None = None,
+               on_hand: Callable[[int, subprocess.Popen], None] | None = None,
+               room: str | None = None, ack_wait: float = ACK_WAIT,
+               on_step: Callable[[int], None] | None = None, table_extra: str = "",
+               pace_timeout: float = PACE_TIMEOUT) -> dict[str, Any]:
+    """Play ``script`` and return the report (deal-script.md). Raises SimulationError, or
+    :class:`Stopped` (a signal, under :func:`main`) once the daemon and the devices are stopped.
+    ``room``: a ``[room]`` section for the daemon's configuration; then, before the daemon is
+    stopped, wait up to ``ack_wait`` s for the broker's acknowledgements (:class:`Unacknowledged`).
+    ``table_extra``: more ``[table]`` lines (a mixed game's rotation: :func:`rotation_lines`).
+    ``pace_timeout``: real seconds the daemon may take to take in one beat before the run fails."""
+    started: list[Callable[[], None]] = []  # what to stop on the way out, in the order started
+    try:
+        with _SIGNALS.hold():  # a signal waits until what is started is in ``started``
+            cfg = write_setup(workdir, game=script.game, seats=script.seats, button=script.button,
+                              table_extra=f"confirm_cycles = {CONFIRM_CYCLES}\ngone_cycles = {GONE_CYCLES}\n"
+                                          f"{table_extra}" + script.table_lines,
+                              reader_extra="answer_timeout = 1.0", shuffler_extra="answer_timeout = 1.0",
+                              outputs='feed = "feed.jsonl"\ncontrol = "control.sock"', shuffler=True,
+                              journal=True, ready_wait=READY_WAIT)
+            if room:
+                cfg.write_text(cfg.read_text() + "\n" + room)
+            if _pulls_the_display(script):
+                cable = SimDisplayCable(workdir / "display")
+                cable.plug()
+                cfg.write_text(cfg.read_text() + "\n" + display_section(cable))
+            reader = SimFeigReader(PtyDevice(workdir / "reader"), antennas=ZONES.by_antenna, noise=script.noise)
+            shuffler = SimShuffler(PtyDevice(workdir / "shuffler"), seed=script.noise.seed, paced=True)
+            daemon_log = open_private(workdir / "daemon.log", "w")  # (the daemon's log: the floor's folder)
+            started.append(daemon_log.close)
+            env = dict(os.environ, PYTHONUNBUFFERED="1")
+            env.pop("NOTIFY_SOCKET", None)
+            reader.start()
+            started.append(reader.stop)
+            shuffler.start()
+            started.append(shuffler.stop)
+            daemon = _Daemon(workdir, cfg, env, daemon_log, pace_timeout)
+            started.append(daemon.stop)
+        return _play(script, workdir, daemon, reader, shuffler, log=log, on_hand=on_hand, room=room,
+                     ack_wait=ack_wait, on_step=on_step)
+    finally:
+        with _SIGNALS.hold():  # a second signal waits until the children are stopped
+            for stop in reversed(started):
+                stop()
+
+
+def _play(script: sc.Script, workdir: Path, daemon: _Daemon, reader: SimFeigReader, shuffler: SimShuffler, *,
+          log: TextIO | None, on_hand: Callable[[int, subprocess.Popen], None] | None, room: str | None,
+          ack_wait: float, on_step: Callable[[int], None] | None) -> dict[str, Any]:
+    cuts = set(script.crash_steps)
+
+    def power_cut(step: int) -> None:
+        """crash_after: SIGKILL once the daemon has taken in ``step``, and start again."""
+        if step in cuts:
+            daemon.power_cut(step)
+
+    try:
+        daemon.launch()
+        dealer = ScriptedDealer(reader, ANTENNA_OF, daemon, confirm_cycles=CONFIRM_CYCLES,
+                                gone_cycles=GONE_CYCLES, shuffler=shuffler)
+        dealer.on_step = power_cut if on_step is None else (lambda step: (power_cut(step), on_step(step)) and None)
+        daemon.start()
+
+        def played(number: int) -> None:
+            if log is not None:
+                log.write(f"hand {number} played\n")
+            if on_hand is not None:
+                assert daemon.proc is not None
+                on_hand(number, daemon.proc)
+
+        buttons = deal_hands(script, dealer, daemon, after_hand=played)
+        report = build_report(script, daemon.records, dealer, buttons, placed=daemon.placed)
+        if room:
+            left, refused = _wait_acked(daemon, ack_wait)
+            if left:
+                raise Unacknowledged(left, report, refused)
+    except Unacknowledged:
+        raise
+    except SimulationError as exc:
+        tail = _tail(workdir / "daemon.log")
+        raise SimulationError(f"{exc}\n--- daemon log (last lines) ---\n{tail}") from exc
+    return report
+
+
+def _wait_acked(daemon: _Daemon, timeout: float) -> tuple[int, str | None]:
+    """Poll the daemon (ping) until its outbox holds nothing unacknowledged: what is left, and
+    the broker's refusal of the table's login if that is why (then at once: no wait can help).
+    The table's time runs on meanwhile, a reader cycle a poll (the broadcast feed's delay is
+    measured on it), while the broker answers in real time."""
+    deadline = time.monotonic() + timeout
+    left = -1
+    while True:
+        room = daemon._ping().get("room") or {}
+        left = int(room.get("unacked", -1))
+        error = room.get("last_error")
+        if left and isinstance(error, str) and error.startswith("the broker refused the connection") \
+                and not room.get("connected"):
+            return max(left, 0), error
+        if left == 0 or time.monotonic() >= deadline:
+            return (left if left >= 0 else 0), None
+        daemon.cycle()
+        threading.Event().wait(0.02)
+
+
+def deal_hands(script: sc.Script, dealer: ScriptedDealer, daemon: PacedTable,
+               after_hand: Callable[[int], None] | None = None) -> dict[int, int]:
+    """Play every hand of ``script``: a hand's ``seats``/``button`` as a set-up command, then
+    its steps. Returns the button the daemon had at each hand's start (for the report).
+    ``simulate`` and the in-process harness both deal through here."""
+    buttons: dict[int, int] = {}
+    for number, hand in enumerate(script.hands, 1):
+        dealer.current = (number, 0)  # (the hand's set-up: what a failure names)
+        game = hand.game
+        if game is not None and daemon.command({"cmd": "ping"}).get("game") == game:
+            game = None  # the daemon deals it anyway (its rotation, MIXED-001): no word from the floor
+        if hand.seats is not None or hand.button is not None:
+            setup: dict[str, Any] = {"cmd": "setup", "seats": list(hand.seats or script.seats)}
+            if hand.button is not None:
+                setup["button"] = hand.button  # else the daemon moves the button itself
+            if game is not None:
+                setup["game"] = game  # a mixed game: the hand's own game (deal-script.md)
+            daemon.command(setup)
+        elif game is not None:
+            daemon.command({"cmd": "setup", "seats": list(script.seats), "game": game})
+        buttons[number] = daemon.command({"cmd": "ping"}).get("button", script.button)
+        dealer.deck = hand.deck or script.deck  # the physical deck the shuffler will read
+        dealer.play_hand(number, hand)
+        if after_hand is not None:
+            after_hand(number)
+    return buttons
+
+
+def build_report(script: sc.Script, records: dict[int, dict[str, Any]], dealer: ScriptedDealer,
+                 buttons: dict[int, int], placed: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """The report of deal-script.md from the daemon's own hand records (``records``: the
+    daemon's hand number -> its HandFinished record as the feed has it, JSON), the dealer's
+    step log mapping each alert back to a step, and the button the daemon had at each hand's
+    start; ``placed``, the daemon's CardPlaced effects, for the ``tracking`` block. Shared by
+    ``simulate`` and the in-process harness."""
+    hands = []
+    for number in range(1, len(script.hands) + 1):
+        rec = records.get(dealer.record_of.get(number, -1))
+        if rec is None:  # a hand in which no card was dealt leaves no record in the daemon
+            hands.append({"button": buttons.get(number), "zones": {}, "stub_count": 52, "alerts": [],
+                          "prompts": []})
+            continue
+        alerts = []
+        for a in rec["alerts"]:
+            where = dealer.log.step_at(a["ts"])
+            item = {"code": a["code"], "rule": a["rule"]}
+            if "seat" in a:
+                item["seat"] = a["seat"]
+            if "card" in a:
+                item["card"] = a["card"]
+            item["audience"] = a["audience"]
+            item["step"] = where[1] if where else None
+            if where and where[0] != number:
+                item["hand"] = where[0]
+            alerts.append(item)
+        hands.append({"button": rec["button"], "zones": rec["zones"], "stub_count": rec["stub_count"],
+                      "alerts": alerts, "prompts": [_prompt_item(p, dealer, number) for p in rec.get("prompts", [])],
+                      **({"showdown": rec["showdown"]} if "showdown" in rec else {})})
+    return {"hands": hands, "tracking": dealer.confirm_latency(placed or [])}
+
+
+def _prompt_item(p: dict[str, Any], dealer: ScriptedDealer, number: int) -> dict[str, Any]:
+    """One prompt of a hand record as the report lists it (deal-script.md, "Report additions"):
+    ``code``, ``rule``, ``seat`` when the record names one, ``step`` (traced as an alert's is)
+    and ``text``, the words the dealer was given."""
+    where = dealer.log.step_at(p["ts"])
+    item: dict[str, Any] = {"code": p["code"], "rule": p.get("rule")}
+    if p.get("seat") is not None:
+        item["seat"] = p["seat"]
+    item["step"] = where[1] if where else None
+    if where and where[0] != number:
+        item["hand"] = where[0]
+    item["text"] = p.get("message", "")
+    return item
+
+
+def _tail(path: Path, lines: int = 15) -> str:
+    try:
+        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
+    except OSError:
+        return "(no log)"
+
+
+def format_report(report: dict[str, Any]) -> str:
+    """The report for a person: one block per hand."""
+    out = []
+    for i, h in enumerate(report["hands"], 1):
+        out.append(f"hand {i}  button {h['button']}  stub {h['stub_count']}")
+        for zone, cards in h["zones"].items():
+            out.append(f"  {zone:8} {' '.join(cards)}")
+        for a in h["alerts"]:
+            seat = f" seat {a['seat']}" if "seat" in a else ""
+            out.append(f"  ! {a['audience']:6} {a['code']} ({a['rule'] or '-'}){seat} at step {a['step']}")
+        for p in h.get("prompts", []):
+            seat = f" seat {p['seat']}" if "seat" in p else ""
+            out.append(f"  > {p['code']} ({p['rule'] or '-'}){seat} at step {p['step']}: {p['text']}")
+        if "showdown" in h:
+            out.append(f"  showdown {showdown_line(h['showdown'])}")
+    t = report.get("tracking")
+    if t and t["cards"]:
+        c = t["confirm_cycles"]
+        out.append(f"tracking  {t['cards']} cards confirmed in {c['p50']} reader cycle(s) at the median, "
+                   f"{c['p99']} at the 99th percentile, {c['max']} at most")
+    return "\n".join(out)
+
+
+def showdown_line(sd: dict[str, Any]) -> str:
+    """A record's ``showdown`` in one line: the winners of each half, then every hand read.
+
+    >>> showdown_line({"seats": [2, 7], "high": [2], "low": [], "hands": {"2": "flush, ace high",
+    ...                "7": "pair of nines"}, "low_hands": {}})
+    'high seat 2, low none | 2: flush, ace high; 7: pair of nines'
+    >>> showdown_line({"seats": [1, 4], "high": [4], "hands": {"1": "pair of aces", "4": "flush, jack high"},
+    ...                "runs": [{"high": [4]}, {"high": [1]}]})  # a board run twice (BOARD-011)
+    'high seat 4 | 1: pair of aces; 4: flush, jack high | run 1: high seat 4 | run 2: high seat 1'
+    """
+    def seats(ws: list[int]) -> str:
+        return ("seat " if len(ws) == 1 else "seats ") + ", ".join(map(str, ws)) if ws else "none"
+    halves = f"high {seats(sd['high'])}" + (f", low {seats(sd['low'])}" if "low" in sd else "")
+    lows = sd.get("low_hands", {})
+    reads = "; ".join(f"{s}: {w}" + (f" / {lows[s]}" if s in lows else "") for s, w in sd["hands"].items())
+    dead = "".join(f"; {s}: dead ({n} cards)" for s, n in sd.get("dead", {}).items())
+    runs = "".join(f" | run {i}: high {seats(r['high'])}" + (f", low {seats(r['low'])}" if "low" in r else "")
+                   for i, r in enumerate(sd.get("runs", []), 1))
+    return f"{halves} | {reads}{dead}{runs}"
+
+
+def _pulls_the_display(script: sc.Script) -> bool:
+    return any(isinstance(st.action, (sc.Unplug, sc.Plug)) and st.action.device == "display"
+               for h in script.hands for st in h.steps)
+
+
+def display_section(cable: SimDisplayCable) -> str:
+    """The ``[display]`` section of a simulated table: a 20x4 LCD (as the in-process harness's)
+    on the fake bus whose cable is ``cable``."""
+    return (f'[display]\nkind = "hd44780"\nwidth = 20\nheight = 4\naddress = 0x27\n'
+            f'sim_cable = {json.dumps(str(cable.path))}\n')
+
+
+def room_section(broker: str, room: str, table: str, *, username: str | None = None,
+                 password_file: str | None = None, ca_file: str | None = None) -> str:
+    """The ``[room]`` section ``--broker`` gives the simulated table: logged in as ``tablectl run``
+    is (a user and its password file, the room CA for mqtts://)."""
+    lines = [f"broker = {json.dumps(broker)}", f"room = {json.dumps(room)}", f"table = {json.dumps(table)}"]
+    for key, value in (("username", username), ("password_file", password_file), ("ca_file", ca_file)):
+        if value is not None:
+            path = value if key == "username" else str(Path(value).resolve())
+            lines.append(f"{key} = {json.dumps(path)}")
+    return "[room]\n" + "\n".join(lines) + "\n"
+
+
+def main(path: str, *, as_json: bool, keep: bool = False, broker: str | None = None, room: str = "sim",
+         table: str = "t1", rotation: str | None = None, change: str | None = None, username: str | None = None,
+         password_file: str | None = None, ca_file: str | None = None) -> int:
+    try:
+        mixed = rotation_lines(rotation, change)
+    except ValueError as exc:
+        print(f"tablectl simulate: {exc}", file=sys.stderr)
+        return 2
+    try:
+        data = read_bounded(path, SCRIPT_MAX_BYTES)
+    except OSError as exc:
+        print(f"{path}: cannot read the script: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    except ValueError as exc:  # (a /dev/zero is not read to its end)
+        print(f"{path}: not a deal script: {exc}", file=sys.stderr)
+        return 2
+    try:
+        script = sc.parse_script(data)  # (bytes: not UTF-8 is a ScriptError naming the step)
+    except sc.ScriptError as exc:
+        print(f"{path}: {exc}", file=sys.stderr)
+        return 2
+    _SIGNALS.install()
+    workdir: Path | None = None
+    try:
+        try:
+            with _SIGNALS.hold():  # the folder is known to the finally below before a signal can stop us
+                workdir = Path(tempfile.mkdtemp(prefix="tablectl-sim-"))
+            if not broker and (username or password_file or ca_file):
+                print("tablectl simulate: --username, --password-file and --ca-file go with --broker", file=sys.stderr)
+                return 2
+            section = room_section(broker, room, table, username=username, password_file=password_file,
+                                   ca_file=ca_file) if broker else None
+            if section is not None:  # (checked before the daemon starts: a bad URL is one line, status 2)
+                from tablectl.config.daemon import ConfigError
+                from tablectl.config.room import parse_room
+                import tomllib
+
+                try:
+                    parse_room({**tomllib.loads(section), "journal": {}}, src="--broker", base=workdir)
+                except ConfigError as exc:
+                    print(f"tablectl simulate: {exc}", file=sys.stderr)
+                    return 2
+            report = run_script(script, workdir=workdir, room=section, ack_wait=ACK_WAIT, table_extra=mixed)
+        except Unacknowledged as exc:
+            print(json.dumps(exc.report, indent=2) if as_json else format_report(exc.report))
+            print(f"tablectl simulate: {exc}", file=sys.stderr)
+            keep = True  # (what the broker never took is in the table's outbox: kept, and said where)
+            print(f"tablectl simulate: the table's outbox, with what the broker did not acknowledge, is kept in "
+                  f"{workdir / 'journal.sqlite3'}", file=sys.stderr)
+            return EXIT_UNACKED
+        except SimulationError as exc:
+            print(f"tablectl simulate: {exc}", file=sys.stderr)
+            return 1
+        finally:
+            with _SIGNALS.hold():
+                if workdir is None:
+                    pass
+                elif keep:
+                    print(f"tablectl simulate: work folder kept: {workdir}", file=sys.stderr)
+                else:
+                    shutil.rmtree(workdir, ignore_errors=True)
+    except Stopped as stop:
+        print(f"tablectl simulate: stopped by {stop}; the daemon stopped"
+              + ("" if keep else ", the work folder removed"), file=sys.stderr)
+        return 128 + stop.signum
+    finally:
+        _SIGNALS.uninstall()
+    print(json.dumps(report, indent=2) if as_json else format_report(report))
+    return 0
