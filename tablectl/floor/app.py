@@ -10,13 +10,18 @@ cross-site WebSocket hijacking). Cookies: HttpOnly, SameSite=Strict, Secure unde
 from __future__ import annotations
 
 import asyncio
+import ctypes
 import html
 import json
 import logging
+import multiprocessing
+import os
 import sqlite3
 import ssl
 import threading
 import time
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from datetime import datetime
 from pathlib import Path
 from collections.abc import Callable
@@ -57,8 +62,15 @@ ALERT_EVERY = 0.05
 SESSIONS_AGAIN = 5.0
 #: the most messages taken in one transaction
 INBOX_BATCH = 500
+#: a backlog of at least this many messages (tables catching up): once it is taken in, the memory
+#: that held it is given back to the system (:func:`_give_back_memory`)
+BACKLOG_TRIM = 2 * INBOX_BATCH
 #: password checks (argon2) in flight at once; more wait their turn
 HASHING_AT_ONCE = 1
+#: the password checks' process runs at this nice value, in a session of its own (and so, on Linux,
+#: a scheduling group of its own at that nice value: :func:`_hash_gently`): logins in flight take
+#: only what the event loop, and anything else on the machine, leaves of the cores
+HASHING_NICE = 19
 #: what a page gets when it connects: the open alerts and calls (at most), the newest closed ones,
 #: the newest dealer's incidents
 SNAPSHOT_OPEN, SNAPSHOT_CLOSED, SNAPSHOT_INCIDENTS = 1000, 100, 100
@@ -73,6 +85,7 @@ class FloorService:
         self.store = Store(cfg.database, keys=cfg.table_keys, require_signatures=cfg.require_signatures)
         #: argon2 checks running at once, at most (each costs its memory and a core's time)
         self.hashing = asyncio.Semaphore(HASHING_AT_ONCE)
+        self.hashers = _hashing_pool()
         # failed logins by client address (auth.BY_ADDRESS; [floor] login_delay, its first delay)
         self.throttle = auth.Throttle(auth.Slowdown(auth.BY_ADDRESS.free, float(cfg.login_delay),
                                                     max(auth.BY_ADDRESS.most, float(cfg.login_delay))))
@@ -83,6 +96,7 @@ class FloorService:
         self._inbox: list[tuple[str, bytes]] = []  # messages from paho's thread, not yet taken in
         self._inbox_lock = threading.Lock()
         self._inbox_due = False
+        self._backlog = 0  # (the most messages waiting at once since the inbox was last empty)
         self._dirty_tiles: dict[tuple[str, str], None] = {}  # what changed since the pages were told
         self._dirty_alerts: dict[tuple[str, str, str, int], None] = {}
         self._dirty_incidents: dict[tuple[str, str, str, int], None] = {}
@@ -92,6 +106,19 @@ class FloorService:
         self._pushed_at = 0.0
         self._data_version: int | None = None  # (the database as the sessions were last read)
         self._sessions_at = 0.0
+
+    async def check_password(self, attempt: auth.Attempt, password: str) -> bool:
+        """:func:`auth.check` in the password checks' process (argon2's tens of milliseconds of a
+        core and its 64 MiB: never the event loop's, nor this process's memory); a process that
+        ended (killed) is started again."""
+        loop = asyncio.get_running_loop()
+        try:
+            return await loop.run_in_executor(self.hashers, auth.check, attempt, password)
+        except BrokenProcessPool:
+            log.error("floor: the password checks' process ended: started again")
+            self.hashers.shutdown(wait=False)
+            self.hashers = _hashing_pool()
+            return await loop.run_in_executor(self.hashers, auth.check, attempt, password)
 
     # -- the broker's messages ----------------------------------------------------------------
     def _from_thread(self, topic: str, payload: bytes) -> None:
@@ -110,11 +137,19 @@ class FloorService:
         """Every message queued so far, in one transaction: a busy room (tables catching up after
         an outage) costs one commit a batch, not one a message."""
         with self._inbox_lock:
+            self._backlog = max(self._backlog, len(self._inbox))
             batch, self._inbox = self._inbox[:INBOX_BATCH], self._inbox[INBOX_BATCH:]
             more = bool(self._inbox)
             self._inbox_due = more
         if more and self.loop is not None:
             self.loop.call_soon(self._take_inbox)  # (the rest after the pages have had a turn)
+        elif self._backlog >= BACKLOG_TRIM:
+            # the last of a backlog: what held the rest of it (paho's thread's copies, the queue
+            # here) is free in the C heap's arenas, and given back, so that a catch-up leaves the
+            # service no larger than it was
+            _give_back_memory()
+        if not more:
+            self._backlog = 0
         try:
             with self.store.batch():
                 for topic, payload in batch:
@@ -246,7 +281,10 @@ class FloorService:
                     seen = roles.incident_for(sess.role, i)
                     if seen is not None:
                         msgs.append({"type": "incident", "incident": seen})
-                frames = by_role[sess.role] = [json.dumps(m) for m in msgs]
+                # one frame a page per push, however much changed (a list when more than one):
+                # the page renders it in one pass, and each page's socket sends (and deflates) once
+                frames = by_role[sess.role] = [] if not msgs else [json.dumps(
+                    msgs[0] if len(msgs) == 1 else {"type": "batch", "items": msgs})]
             for frame in frames:
                 asyncio.ensure_future(self._send_text(ws, frame))
 
@@ -303,6 +341,51 @@ class FloorService:
         return {"type": "snapshot", "role": role,
                 "tiles": [roles.tile_for(role, t) for t in self._sectioned(self.store.tables())],
                 "alerts": alerts, "incidents": incidents, "sections": list(self.cfg.sections)}
+
+
+def _give_back_memory() -> None:
+    """The C heap's free memory given back to the system (glibc's ``malloc_trim``; elsewhere
+    nothing is done): freed is not returned by itself from the middle of an arena."""
+    trim = getattr(_LIBC, "malloc_trim", None)
+    if trim is not None:
+        trim(0)
+
+
+try:
+    _LIBC: ctypes.CDLL | None = ctypes.CDLL(None)
+except OSError:  # (no C library to load symbols from)
+    _LIBC = None
+
+
+def _hashing_pool() -> ProcessPoolExecutor:
+    """The password checks' process: started afresh (spawned, not forked with the service's
+    threads), at the lowest priority (:func:`_hash_gently`)."""
+    return ProcessPoolExecutor(HASHING_AT_ONCE, mp_context=multiprocessing.get_context("spawn"),
+                               initializer=_hash_gently)
+
+
+def _hash_gently() -> None:
+    """(the password checks' process, as it starts) Last in line for a core: Linux's idle
+    scheduling (``SCHED_IDLE``: any other thread that wakes takes the core from it at once, and
+    argon2's lane threads inherit it), a session of its own (so that autogroup scheduling weighs
+    it apart from the service's group, not as a share of it), that group's nice value and its own
+    :data:`HASHING_NICE`. What cannot be set (not Linux, no autogroup) is left as it is."""
+    for lower in (lambda: os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0)), os.setsid,
+                  lambda: Path("/proc/self/autogroup").write_text(f"{HASHING_NICE}\n"),
+                  lambda: os.nice(HASHING_NICE)):
+        try:
+            lower()
+        except (AttributeError, OSError):
+            pass
+    threading.Thread(target=_end_with, args=(os.getppid(),), daemon=True).start()
+
+
+def _end_with(service: int) -> None:
+    """(the password checks' process) Gone as soon as the service is (killed: its queue to this
+    process is never closed, which would have it wait for a check for ever)."""
+    while os.getppid() == service:
+        time.sleep(1.0)
+    os._exit(0)
 
 
 # -- requests ---------------------------------------------------------------------------------
@@ -438,10 +521,10 @@ async def login_post(request: web.Request) -> web.StreamResponse:
         await asyncio.sleep(auth.check_seconds())
         ok = False
     else:
-        # argon2 costs tens of milliseconds of CPU on purpose: in a worker thread, never on the
-        # event loop that serves every page and every table's message, a few at a time
+        # argon2 costs tens of milliseconds of CPU on purpose: in a process of its own, never on
+        # the event loop that serves every page and every table's message, a few at a time
         async with svc.hashing:
-            ok = await asyncio.get_running_loop().run_in_executor(None, auth.check, attempt, password)
+            ok = await svc.check_password(attempt, password)
     try:
         token, _ = auth.finish(svc.store, svc.throttle, attempt, ok)
     except auth.AuthError as exc:
@@ -810,6 +893,7 @@ async def serve(cfg: FloorConfig, stop: asyncio.Event) -> None:
     """Run the service until ``stop`` is set."""
     svc = FloorService(cfg)
     svc.loop = asyncio.get_running_loop()
+    svc.hashers.submit(os.getpid)  # (the password checks' process started now, not at the first login)
     runner = web.AppRunner(make_app(svc), access_log=None)
     await runner.setup()
     context = None
@@ -832,4 +916,5 @@ async def serve(cfg: FloorConfig, stop: asyncio.Event) -> None:
         for ws in list(svc.sockets):
             await ws.close()
         await runner.cleanup()
+        svc.hashers.shutdown(wait=True)
         svc.store.close()

@@ -565,7 +565,9 @@ class Store:
 
         breaks = per_table("SELECT room, tbl, COUNT(*) FROM chain_breaks x{where} GROUP BY room, tbl")
         suspects = per_table("SELECT room, tbl, COUNT(*) FROM suspects x{where} GROUP BY room, tbl")
-        epochs = per_table("SELECT room, tbl, COUNT(*) FROM epochs x{where} GROUP BY room, tbl")
+        # (how many journals, and the one now: the epoch seen last for the first time, as epoch()
+        # says; SQLite takes a bare column from the row of the max())
+        epochs = per_table("SELECT room, tbl, COUNT(*), epoch, MAX(n) FROM epochs x{where} GROUP BY room, tbl")
         retired = per_table("SELECT room, tbl, user, ts FROM retired x{where}")
         open_by_code: dict[tuple[str, str], list[tuple[str, int]]] = {}
         for r, t, code, n in self.db.execute(
@@ -584,7 +586,7 @@ class Store:
                      open_alerts=sum(n for code, n in codes if code != CALL),
                      severity=max((severity(code) for code, _ in codes if code != CALL), default=0),
                      chain_breaks=breaks.get((r, t), (0,))[0], suspects=suspects.get((r, t), (0,))[0],
-                     epoch=self.epoch(r, t), started_over=max(0, epochs.get((r, t), (0,))[0] - 1),
+                     epoch=epochs.get((r, t), (0, "0"))[1], started_over=max(0, epochs.get((r, t), (0,))[0] - 1),
                      retired={"by": gone[0], "at": gone[1]} if gone else None)
             out.append(s)
         return out

@@ -182,14 +182,44 @@
     let quiet = 0;
     for (const t of all) {
       const d = tileEls.get(key(t.room, t.table));
-      d.hidden = !shown(t);
+      if (d.hidden !== !shown(t)) d.hidden = !shown(t);
       const box = t.retired ? gone : board;
       const at = t.retired ? j++ : i++;
       if (box.children[at] !== d) box.insertBefore(d, box.children[at] || null);
       if (t.retired && !d.hidden) quiet++;
     }
-    document.getElementById("retired-section").hidden = quiet === 0;
-    document.getElementById("retired-count").textContent = String(quiet);
+    const strip = document.getElementById("retired-section");
+    if (strip.hidden !== (quiet === 0)) strip.hidden = quiet === 0;
+    setText("retired-count", String(quiet));
+  }
+  // (what is already so is not set again: the page is drawn again only where something changed)
+  function setText(id, text) {
+    const e = document.getElementById(id);
+    if (e.textContent !== text) e.textContent = text;
+  }
+
+  // -- flashing: a new alert flashes three times (a new incident twice), lit and unlit every half
+  // second, every flashing item on one beat: a busy room's flashing costs the page two redraws a
+  // second, where a CSS animation would have it drawn again at every frame
+  const flashing = new Map();  // element -> {left: half-beats, since: when it was lit}
+  let flashBeat = null;
+  function flash(e, times) {
+    e.classList.add("lit");
+    flashing.set(e, { left: times * 2 - 1, since: Date.now() });
+    if (flashBeat !== null) return;
+    flashBeat = setInterval(() => {
+      const now = Date.now();
+      for (const [x, f] of flashing) {
+        if (f.left <= 0 || !x.isConnected) {  // (done, or replaced by a newer rendering of its alert)
+          x.classList.remove("lit");
+          flashing.delete(x);
+        } else if (now - f.since >= 250) {  // (lit just before the beat: lit until the next one)
+          x.classList.toggle("lit");
+          f.left--;
+        }
+      }
+      if (!flashing.size) { clearInterval(flashBeat); flashBeat = null; }
+    }, 500);
   }
 
   // -- calls and alerts ------------------------------------------------------------------------
@@ -234,6 +264,7 @@
   // A table offline stops the clock: its call is marked, and can be dismissed.
   function callElement(a, fresh) {
     const li = el("li", "alert call" + (a.acked_by ? " acked" : "") + (fresh ? " flash" : ""));
+    if (fresh) flash(li, 3);
     li.dataset.alert = alertKey(a);
     li.append(el("span", "where", a.table + " calls the floor"));
     if (a.acked_by) {
@@ -262,6 +293,7 @@
   function alertElement(a, fresh) {
     if (isCall(a)) return callElement(a, fresh);
     const li = el("li", "alert sev-" + severity(a) + (a.acked_by ? " acked" : "") + (fresh ? " flash" : ""));
+    if (fresh) flash(li, 3);
     li.dataset.alert = alertKey(a);
     li.append(el("span", "where", where(a) + " · " + (a.rule || a.code)));
     li.append(el("span", "time", when(a.ts)));
@@ -327,6 +359,7 @@
   // sees the devices' own)
   function incidentElement(i, fresh) {
     const li = el("li", "incident" + (fresh ? " flash" : ""));
+    if (fresh) flash(li, 2);
     li.dataset.incident = alertKey(i);
     li.append(el("span", "where", where(i) + " · " + (i.rule || i.code)));
     li.append(el("span", "time", when(i.ts)));
@@ -359,10 +392,14 @@
                    [ts.filter((t) => t.online === false).length, "table offline", "tables offline"],
                    [ts.length, "table", "tables"]];
     const box = document.getElementById("summary");
-    box.replaceChildren(...parts.map(([n, one, many], i) =>
-      el("span", ["n-calls", "n-alerts", "n-offline", "n-tables"][i] + (n && i < 3 ? " hot" : ""), n + " " + (n === 1 ? one : many))));
-    document.getElementById("calls-count").textContent = calls ? "(" + calls + ")" : "";
-    document.getElementById("incidents-count").textContent = "(" + [...incidents.values()].filter(shown).length + ")";
+    const said = parts.map(([n]) => n).join(" ");
+    if (box.dataset.said !== said) {
+      box.dataset.said = said;
+      box.replaceChildren(...parts.map(([n, one, many], i) =>
+        el("span", ["n-calls", "n-alerts", "n-offline", "n-tables"][i] + (n && i < 3 ? " hot" : ""), n + " " + (n === 1 ? one : many))));
+    }
+    setText("calls-count", calls ? "(" + calls + ")" : "");
+    setText("incidents-count", "(" + [...incidents.values()].filter(shown).length + ")");
   }
 
   function renderSections() {
@@ -395,15 +432,24 @@
     dirtyIncidents.clear();
   }
 
+  // A table's state again with nothing on its tile changed (a busy table repeats its state: only
+  // when the service received it differs): its tile is not drawn again.
+  function sameTile(a, b) {
+    const shownOf = (t) => JSON.stringify(Object.assign({}, t, { updated: null }));
+    return a.online !== false && b.online !== false && shownOf(a) === shownOf(b);
+  }
+  // The tile as told; false: nothing on the page changes with it.
   function takeTile(t) {
     const k = key(t.room, t.table);
     const before = tiles.get(k);
     tiles.set(k, t);
+    if (before && sameTile(before, t)) return false;
     dirtyTiles.add(k);
     // a table gone offline or back, or moved to another section: its calls' and alerts' marks
     if (!before || before.online !== t.online || before.section !== t.section) {
       for (const [ak, a] of alerts) if (key(a.room, a.table) === k && !dirtyAlerts.has(ak)) dirtyAlerts.set(ak, false);
     }
+    return true;
   }
   function takeAlert(a, fresh) {
     a.__key = alertKey(a);
@@ -565,6 +611,11 @@
     };
     ws.onmessage = (ev) => {
       const m = JSON.parse(ev.data);
+      // (the service sends what changed together as one batch: one render for all of it)
+      if (m.type === "batch") m.items.forEach(take);
+      else take(m);
+    };
+    function take(m) {
       if (m.type === "snapshot") {
         tiles.clear(); tileEls.clear(); alerts.clear(); alertEls.clear(); incidents.clear(); incidentEls.clear();
         for (const id of ["tiles", "retired", "alerts", "calls", "incidents"]) document.getElementById(id).replaceChildren();
@@ -574,8 +625,7 @@
         (m.incidents || []).forEach((i) => takeIncident(i, false));
         render();
       } else if (m.type === "tile") {
-        takeTile(m.tile);
-        later();
+        if (takeTile(m.tile)) later();
       } else if (m.type === "reply") {
         replies.set(m.command.id, m.command);
         answered(m.command);
@@ -588,7 +638,7 @@
         takeIncident(m.incident, !incidents.has(alertKey(m.incident)));
         later();
       }
-    };
+    }
   }
 
   document.getElementById("section-filter").addEventListener("change", (ev) => {
