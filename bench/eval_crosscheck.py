@@ -1,5 +1,5 @@
 """The showdown's winners (pokerkit, through tablectl.core.showdown) against the brute-force
-reference evaluator of tests/test_showdown_crosscheck.py, over many seeded deals: the agreement
+reference evaluator of tests/unit/core/test_showdown_crosscheck.py, over many seeded deals: the agreement
 and the speed of each.
 
 The deals cycle through hold'em, Omaha and Omaha hi-lo, two to ``--most`` seats each, with a
@@ -20,7 +20,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tablectl.core.showdown import showdown  # noqa: E402
-from tests.test_showdown_crosscheck import (  # noqa: E402
+from tests.unit.core.test_showdown_crosscheck import (  # noqa: E402
     deals, ref_holdem, ref_omaha, ref_omaha_low, winners,
 )
 

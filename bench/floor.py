@@ -47,9 +47,9 @@ import paho.mqtt.client as mqtt  # noqa: E402
 from paho.mqtt.enums import CallbackAPIVersion  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
 
-from tests.broker import Broker  # noqa: E402
-from tests.floor_setup import FloorProc, adduser  # noqa: E402
-from tests.waiting import wait_until  # noqa: E402
+from rig.broker import Broker  # noqa: E402
+from rig.floor import FloorProc, adduser  # noqa: E402
+from rig.waiting import wait_until  # noqa: E402
 
 #: notes when each alert's item first appears, and first appears acknowledged (the page's own
 #: script re-renders the list). Only what a mutation added (or re-classed) is looked at, not every

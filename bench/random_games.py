@@ -2,7 +2,7 @@
 
 For each game: ``--hands`` random hands (2 to the game's most seats, tables varying from hand to
 hand, the deal-script noise model), dealt in scripts of ``--chunk`` hands, each hand checked as
-the test suite checks one (``tests.scenarios``: exact zones and stub count, no dealer or floor
+the test suite checks one (``rig.scenarios``: exact zones and stub count, no dealer or floor
 alert, the prompts the generator's oracle expects: the stud bring-in and first to act, the short
 stub, running out of cards). A game the daemon's configuration does not accept yet is reported
 as not dealt, with the generator's hands still made (their count of rebuilt stubs shown).
@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tablectl.config.daemon import ConfigError  # noqa: E402
 from tablectl.sim.script import GAMES  # noqa: E402
 from tablectl.sim.random_hands import random_script  # noqa: E402
-from tests.scenarios import NOISE, check_prompts, check_report, play  # noqa: E402
+from rig.scenarios import NOISE, check_prompts, check_report, play  # noqa: E402
 
 
 def run_game(game: str, hands: int, chunk: int, seed: int) -> str:

@@ -3,7 +3,8 @@
 Random clean hands of every game the core deals (``tablectl.core.settings.GAMES``: the flop games,
 stud, stud 8, razz and the draw games; ``tablectl.sim.random_hands``, 2 to the game's most seats, a new
 table every ten hands) and every PHH hand of the dataset (tests/data/phh: hold'em and Omaha by
-``tablectl.sim.phh``, the stud games by ``tablectl.sim.phh_stud``; it holds no draw hand), dealt straight into the core under
+``tablectl.sim.phh``, the stud games by ``tablectl.sim.phh_stud``; it holds no draw hand), dealt straight into the
+core under
 each noise profile (``tablectl.sim.noise``: ``standard``, ``harsh``) by ``tablectl.sim.tracking_run``, the
 cards lying still ``--idle`` cycles in each betting round. Prints, per profile, the latency
 distribution (cycles from the first read where a card landed to its confirmation there), the

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The floor page's screenshots in docs/img/ (docs/floor.md, README), from the same set-up as the
-browser tests (tests/floor_setup.py): a real mosquitto, ``tablectl floor`` as a subprocess, three
+browser tests (rig/floor.py): a real mosquitto, ``tablectl floor`` as a subprocess, three
 a busy room of twenty tables in three sections publishing as docs/room.md describes, Debian's
 chromium through Playwright, at a tablet's size (1024 by 768), a phone's (390 by 844) and a
 podium screen's. Run from the repository: ``.venv/bin/python scripts/floor_screenshots.py [--out docs/img]``.
@@ -21,9 +21,9 @@ sys.path.insert(0, str(ROOT))
 
 from playwright.sync_api import sync_playwright  # noqa: E402
 
-from tests.broker import Broker  # noqa: E402
-from tests.floor_setup import PASSWORDS, ROLES, FakeTable, FloorProc, adduser  # noqa: E402
-from tests.waiting import wait_until  # noqa: E402
+from rig.broker import Broker  # noqa: E402
+from rig.floor import PASSWORDS, ROLES, FakeTable, FloorProc, adduser  # noqa: E402
+from rig.waiting import wait_until  # noqa: E402
 
 
 #: the busy room's sections ([floor.sections]), and its tables

@@ -1,10 +1,11 @@
 import sys
 
 import pytest
+from pathlib import Path
 
 from tablectl.sim.feig_reader import NoiseModel, SimFeigReader
 from tablectl.sim.pty_device import PtyDevice
-from tests.broker import broker as broker  # the room link's mosquitto (tests/broker.py)
+from rig.broker import broker as broker  # the room link's mosquitto (rig/broker.py)
 
 TABLECTL = [sys.executable, "-m", "tablectl.cli.main"]
 
@@ -26,9 +27,26 @@ def sim_reader(tmp_path):
         r.stop()
 
 
+#: the marker each folder's tests get (pyproject's markers)
+FOLDER_MARKS = {"unit": "unit", "e2e": "e2e", "golden": "golden"}
+
+
+def pytest_collection_modifyitems(config, items):
+    """Each test marked by the folder it is in: ``pytest -m unit`` runs the unit tests alone."""
+    tests = Path(__file__).parent
+    for item in items:
+        try:
+            folder = Path(str(item.fspath)).relative_to(tests).parts[0]
+        except ValueError:
+            continue  # (a doctest of the package)
+        mark = FOLDER_MARKS.get(folder)
+        if mark is not None:
+            item.add_marker(getattr(pytest.mark, mark))
+
+
 def pytest_sessionfinish(session, exitstatus):
     """Under pytest-xdist, each worker hands its scenario counts to the controller."""
-    from tests.scenarios import PLAYED
+    from rig.scenarios import PLAYED
 
     out = getattr(session.config, "workeroutput", None)
     if out is not None:
@@ -38,16 +56,16 @@ def pytest_sessionfinish(session, exitstatus):
 @pytest.hookimpl(optionalhook=True)
 def pytest_testnodedown(node, error):
     """(pytest-xdist's hook, in the controller) a worker's counts added to the session's."""
-    from tests.scenarios import PLAYED
+    from rig.scenarios import PLAYED
 
     for key, value in getattr(node, "workeroutput", {}).get("played", {}).items():
         PLAYED[key] += value
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
-    """How many deal scripts and hands the session played in process (tests.scenarios.play): the
+    """How many deal scripts and hands the session played in process (rig.scenarios.play): the
     scenario count the issues ask to keep from falling, printed where a CI log shows it."""
-    from tests.scenarios import PLAYED
+    from rig.scenarios import PLAYED
 
     if PLAYED["scripts"]:
         terminalreporter.write_line(f"scenarios played in process: {PLAYED['scripts']} scripts, "

@@ -1,13 +1,13 @@
 """A clean hold'em hand as a deal script, and a runner that gives each alert as
 ``(code, rule, seat, audience, step)``: what the rule tests compare. The scripts are dealt in
-process (``tests.scenarios.play``: the harness, with the check that nothing secret reached a
+process (``rig.scenarios.play``: the harness, with the check that nothing secret reached a
 public output)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from tests.scenarios import NOISE, play
+from rig.scenarios import NOISE, play
 
 SEATS, BUTTON = [1, 2, 4, 6, 9], 9  # deal order 1, 2, 4, 6, 9: small blind 1, big blind 2
 HOLE = [("As", 1), ("Kd", 2), ("7c", 4), ("2h", 6), ("3h", 9), ("Qs", 1), ("Jd", 2), ("9c", 4), ("5s", 6), ("4d", 9)]

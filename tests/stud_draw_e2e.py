@@ -1,7 +1,7 @@
 """The end-to-end checks of the stud and draw games, ready for the day the daemon deals them.
 
 Not a test module (pytest collects ``test_*.py`` only): each function deals hands through the
-in-process harness and checks them with :func:`tests.scenarios.deal_and_check` (exact zones and
+in-process harness and checks them with :func:`rig.scenarios.deal_and_check` (exact zones and
 stub count, no dealer or floor alert, the prompts each hand's oracle expects). The test that
 calls one is switched on with the game in the daemon; until then the daemon's configuration
 refuses the game. For example, once stud is dealt::
@@ -17,7 +17,7 @@ from tablectl.sim.phh import phh_script
 from tablectl.sim.phh_stud import load_phh_stud_hands
 from tablectl.sim.random_hands import most_seats, random_script
 from tablectl.sim.stud_oracle import STUD_GAMES
-from tests.scenarios import NOISE, PHH_DIR, deal_and_check
+from rig.scenarios import NOISE, PHH_DIR, deal_and_check
 
 
 def deal_random_hands(game: str, *, hands: int = 100, seed: int = 16) -> dict:

@@ -187,7 +187,7 @@ def show_value(value: object, limit: int = 40) -> str:
 
 #: Every numeric key of the file and its range (docs/configuration.md, "Numeric bounds"). A key
 #: read as a number must be here: :meth:`_Section.number` looks it up, so a new key without
-#: bounds fails every load (and tests/test_config_bounds.py). ``section.*``: any key of the section.
+#: bounds fails every load (and tests/unit/config/test_config_bounds.py). ``section.*``: any key of the section.
 BOUNDS: dict[str, Bound] = {
     "table.seats": Bound(1, 10, "(a seat number)", whole=True, each=True),
     "table.button": Bound(1, 10, "(a seat number)", whole=True),

@@ -211,7 +211,7 @@ def _table(lookup: Any) -> tuple[dict[tuple[int, bool], Any] | None, dict[Any, i
     """pokerkit's lookup table and its rank primes (private to pokerkit 0.7, pinned below 0.8 in
     pyproject.toml), for a key made without pokerkit's per-call checks of the cards: half a
     showdown's time. Where they are not found, None: the public ``get_entry_or_none`` is used.
-    tests/test_showdown_crosscheck.py checks the hand chosen against ``from_game`` for every kind."""
+    tests/unit/core/test_showdown_crosscheck.py checks the hand chosen against ``from_game`` for every kind."""
     entries = getattr(lookup, "_Lookup__entries", None)
     primes = getattr(type(lookup), "_Lookup__multipliers", None)
     if not isinstance(entries, dict) or not isinstance(primes, dict):

@@ -372,7 +372,7 @@ def play(script: sc.Script | dict | str, *, console: bool = True, wire: bool = T
 
     ``wire=False`` hands the simulated reader's records to the daemon's reader link without
     encoding and decoding the FEIG frames (:meth:`tablectl.sim.feig_reader.SimFeigReader.answer_records`): the
-    same draws, so the same report (tests/test_harness.py checks it), in about a third of the
+    same draws, so the same report (tests/unit/sim/test_harness.py checks it), in about a third of the
     time; the frames are three quarters of a cycle's cost and have their own tests (golden
     frames, the fuzzer, the decoder's property test). The suite deals its many-hand scenarios
     so; ``simulate`` and the scripts checked against it keep the wire.

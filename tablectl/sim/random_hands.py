@@ -132,7 +132,8 @@ def random_hand(rng: random.Random, *, game: str, seats: Sequence[int], button: 
                 fold_chance: float | None = None) -> GeneratedHand:
     """One clean hand of any game a script knows, with the prompts it must give (none expected
     in the flop games yet): :func:`random_hand_steps`, ``tablectl.sim.random_stud`` or
-    ``tablectl.sim.random_draw``, ``tablectl.sim.random_chinese``. ``fold_chance``: the chance a live seat folds in a betting round
+    ``tablectl.sim.random_draw``, ``tablectl.sim.random_chinese``. ``fold_chance``: the chance a live seat folds in a
+    betting round
     (None: each generator's own default)."""
     folding = {} if fold_chance is None else {"fold_chance": fold_chance}
     if game in STUD_GAMES:
@@ -228,7 +229,7 @@ def random_mixed_script(seed: int, *, hands: int, rotation: Sequence[str], per: 
 
 
 def busy_night_script(seed: int, *, per: int = 2) -> dict[str, Any]:
-    """The determinism check's script (bench/determinism.py, tests/test_determinism.py): a mixed
+    """The determinism check's script (bench/determinism.py, tests/e2e/test_determinism.py): a mixed
     table of hold'em, stud and 2-7 triple draw, ``per`` hands each, under the harsh noise, with a
     power cut in the middle of the second game's first hand, the shuffler shuffling before the
     first hand, and the reader away while simulated time passes.

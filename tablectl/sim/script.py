@@ -75,7 +75,8 @@ tablectl.sim.script.ScriptError: hand 1, step 2: Kd is already out (dealt at ste
 ...     '{"deal": "As", "to": "seat:1"}, {"restub": ["As"]}]}]}')
 Traceback (most recent call last):
 ...
-tablectl.sim.script.ScriptError: hand 1, step 2: As is at seat:1 (a restub gathers cards from the muck, the burns or the stub)
+tablectl.sim.script.ScriptError: hand 1, step 2: As is at seat:1 (a restub gathers cards from the muck, the burns or
+    the stub)
 
 Extensions (docs/daemon.md, "Extensions to the script format"):
 
@@ -586,7 +587,8 @@ def parse_step(d: Any, *, where: str, buttons: Collection[str] = DEFAULT_BUTTONS
     >>> parse_step({"press": "mode", "mode": "chinese"}, where="hand 2, step 1")
     Traceback (most recent call last):
     ...
-    tablectl.sim.script.ScriptError: hand 2, step 1: press 'mode': a mode goes only with the mode pad, one of race, highcard,
+    tablectl.sim.script.ScriptError: hand 2, step 1: press 'mode': a mode goes only with the mode pad, one of race,
+        highcard,
         break; got 'chinese'
     >>> parse_step({"press": "seat_out"}, where="hand 2, step 1")
     Traceback (most recent call last):

@@ -1,0 +1,298 @@
+"""A floor service for the tests: a real mosquitto, ``tablectl floor`` as a real subprocess
+with its own SQLite file, users made with ``tablectl floor adduser``, and :class:`FakeTable`, a
+table's MQTT side as docs/room.md describes it (a retained ``state``, numbered ``events/floor``
+alerts, the commands it receives on ``cmd`` kept as its journal, an ``ack`` answered with an
+``Ack`` on ``events/floor`` naming the user)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import ssl
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import paho.mqtt.client as mqtt
+from paho.mqtt.enums import CallbackAPIVersion
+
+from rig.broker import Broker, free_port
+from rig.waiting import wait_until
+
+#: the tests' HTTPS client trusts the service's self-signed certificate (made by the test)
+UNVERIFIED = ssl.create_default_context()
+UNVERIFIED.check_hostname = False
+UNVERIFIED.verify_mode = ssl.CERT_NONE
+PASSWORDS = {"maria": "floor-pass-1", "tom": "tech-pass-22", "vic": "view-pass-333", "ana": "floor-pass-4444"}
+ROLES = {"maria": "floor", "tom": "technician", "vic": "viewer", "ana": "floor"}
+CLI = [sys.executable, "-m", "tablectl.cli.main"]
+
+
+def adduser(config: Path, name: str, role: str, password: str, *,
+            code: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """``tablectl floor adduser`` itself (a subprocess, the password on its standard input);
+    ``code``: another checkout's (bench/floor.py --compare: its database, its schema)."""
+    import os
+
+    env = dict(os.environ, PYTHONPATH=str(code)) if code is not None else None
+    return subprocess.run([*CLI, "floor", "adduser", name, "--role", role, "--config", str(config)],
+                          input=password + "\n", capture_output=True, text=True, timeout=30, env=env,
+                          cwd=str(code) if code is not None else None)
+
+
+def add_users(floor: FloorProc, names: list[str] | None = None) -> None:
+    """The tests' users, added in this process (``adduser``'s own code, without a Python start-up
+    per user: the command itself is tested by test_floor_auth)."""
+    from tablectl.floor.auth import add_user
+    from tablectl.floor.store import Store
+
+    store = Store(floor.database)
+    try:
+        for name in names or list(PASSWORDS):
+            add_user(store, name, ROLES[name], PASSWORDS[name], by="test")
+    finally:
+        store.close()
+
+
+@dataclass
+class FloorProc:
+    """``tablectl floor`` as a subprocess; :meth:`start` again after :meth:`stop` (a restart)."""
+
+    folder: Path
+    broker: Broker
+    port: int = field(default_factory=free_port)
+    proc: subprocess.Popen[bytes] | None = None
+    #: more lines of [floor] (tls_cert and tls_key: HTTPS; a broker = of its own)
+    extra: str = ""
+    #: another checkout to run ``tablectl floor`` from (bench/floor.py --compare): its folder
+    code: Path | None = None
+
+    def __post_init__(self) -> None:
+        self.config = self.folder / "floor.toml"
+        self.database = self.folder / "floor.db"
+        self.log = self.folder / "floor.log"
+        broker = "" if "broker =" in self.extra else f'broker = "{self.broker.url}"\n'
+        self.config.write_text(f'[floor]\n{broker}port = {self.port}\ndatabase = "{self.database}"\n'
+                               f'client_id = "floor-test-{self.port}"\n{self.extra}\n')
+
+    @property
+    def url(self) -> str:
+        return f"{'https' if 'tls_cert' in self.extra else 'http'}://127.0.0.1:{self.port}"
+
+    def start(self) -> None:
+        import os
+
+        env = dict(os.environ, PYTHONPATH=str(self.code)) if self.code is not None else None
+        self.proc = subprocess.Popen([*CLI, "floor", "--config", str(self.config)], stdout=subprocess.DEVNULL,
+                                     stderr=self.log.open("ab"), env=env,
+                                     cwd=str(self.code) if self.code is not None else None)
+
+        def up() -> bool:
+            assert self.proc is not None
+            assert self.proc.poll() is None, f"tablectl floor exited: {self.log.read_text()}"
+            try:
+                urllib.request.urlopen(self.url + "/login", timeout=1, context=UNVERIFIED).close()
+                return "connected to" in self.log.read_text()
+            except OSError:
+                return False
+
+        wait_until(up, 20, what="tablectl floor listening and connected")
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(10)
+        self.proc = None
+
+
+class FakeTable:
+    """A table's link as the floor sees it (docs/room.md's topics and payloads)."""
+
+    def __init__(self, broker: Broker, room: str = "main", table: str = "t7", *, user: str | None = None,
+                 password: str | None = None, ca: Path | None = None, signer: Any = None) -> None:
+        self.prefix = f"tablectl/{room}/{table}"
+        #: the table's signing key (tablectl.room.signing.Signer): its records signed
+        self.signer = signer
+        self.room, self.table = room, table
+        self.seq = 0
+        self.sent: dict[int, dict[str, Any]] = {}  # events/floor by seq: the outbox a replay reads
+        self.hand_seq = 0
+        self.dealer_seq = 0  # events/dealer's own numbering
+        self.last_hash = "0" * 64
+        self.commands: list[dict[str, Any]] = []  # what the table journalled (room_commands)
+        self._lock = threading.Lock()
+        self.client = mqtt.Client(CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5,
+                                  client_id=f"fake-{room}-{table}")
+        self.client.reconnect_delay_set(min_delay=0.2, max_delay=1)
+        self.client.on_message = self._on_message
+        if user is not None:
+            self.client.username_pw_set(user, password)
+        if ca is not None:
+            self.client.tls_set(ca_certs=str(ca))
+        self.ready = threading.Event()
+        self.last_state: dict[str, Any] | None = None
+        #: a table that takes its commands in and never answers (a command that times out)
+        self.silent = False
+        self.client.on_subscribe = self._on_subscribe
+        self.client.on_connect = lambda c, *a: c.subscribe(f"{self.prefix}/cmd", qos=1)
+        self._port = broker.tls_port if ca is not None else broker.port
+        self._connect()
+        self.client.loop_start()
+        wait_until(self.ready.is_set, 10, what="the fake table's subscription")
+
+    def _connect(self) -> None:
+        """A persistent session, as the real link keeps (docs/room.md, "Commands"): commands
+        sent while the table is away wait in the broker for it."""
+        from paho.mqtt.packettypes import PacketTypes
+        from paho.mqtt.properties import Properties
+
+        props = Properties(PacketTypes.CONNECT)
+        props.SessionExpiryInterval = 3600
+        self.client.connect("127.0.0.1", self._port, clean_start=False, properties=props)
+
+    def go_offline(self) -> None:
+        """The table vanishes: the broker's will (its retained offline state), the link gone."""
+        self.publish("state", {"online": False, "room": self.room, "table": self.table}, retain=True)
+        self.ready.clear()
+        self.client.disconnect()
+        self.client.loop_stop()
+
+    def come_back(self) -> None:
+        """The table back: the same session (its queued commands delivered), its state again."""
+        self._connect()
+        self.client.loop_start()
+        wait_until(self.ready.is_set, 10, what="the fake table back on the broker")
+
+    def _on_subscribe(self, client: Any, *args: Any) -> None:
+        """Connected and listening to its cmd (again, after a broker restart): the table's link
+        publishes its state then, as the real link does on each connect."""
+        self.ready.set()
+        if self.last_state is not None:
+            client.publish(f"{self.prefix}/state", json.dumps(self.last_state), qos=1, retain=True)
+
+    def publish(self, topic: str, body: dict[str, Any], *, retain: bool = False, sign: bool = True) -> None:
+        if sign and self.signer is not None and topic in ("hands", "events/floor", "events/dealer"):
+            body = {**body, "sig": self.signer.sign(body, f"{self.room}/{self.table}/{topic}")}
+        self.client.publish(f"{self.prefix}/{topic}", json.dumps(body), qos=1, retain=retain).wait_for_publish(10)
+
+    def state(self, **extra: Any) -> None:
+        body = {"online": True, "room": self.room, "table": self.table, "devices": {"reader": True, "shuffler": True},
+                "game": "holdem", "seats": [1, 2, 3, 4, 5], "hand": 12, "button": 3, "hands_finished": 11,
+                "stub_count": 36, "deck_in_play": "A", "clock": "set", "outbox": {"unacked": 0, "dropped": 0}}
+        body.update(extra)
+        self.last_state = body
+        self.publish("state", body, retain=True)
+
+    def next_seq(self) -> int:
+        with self._lock:
+            self.seq += 1
+            return self.seq
+
+    def foul_card(self, card: str = "7h", seat: int = 2, *, lost: bool = False, dealer: str | None = None) -> int:
+        """A foreign card (DECK-006) dealt to ``seat``: the floor alert as the table routes it;
+        ``lost``: numbered and kept but never reaching the broker (a gap the floor must see);
+        ``dealer``: the dealer the table had named (RELIEF-003)."""
+        seq = self.next_seq()
+        body = {"type": "Alert", "ts": time.time(), "audience": "floor", "card": card,
+                "code": "deck.foreign_card", "hand": 12, "rule": "DECK-006", "seat": seat,
+                "message": f"{card} is not a card of deck A", "seq": seq, **({"dealer": dealer} if dealer else {})}
+        self.sent[seq] = body
+        if not lost:
+            self.publish("events/floor", body)
+        return seq
+
+    def floor_call(self, *, ago: float = 0.0) -> int:
+        """The dealer's ``floor`` pad: a ``floor.call`` alert (tablectl/core/table.py), raised ``ago``
+        seconds before now (a call that has waited)."""
+        seq = self.next_seq()
+        body = {"type": "Alert", "ts": time.time() - ago, "audience": "floor", "code": "floor.call", "hand": 12,
+                "message": "the dealer calls the floor", "rule": None, "seat": None, "card": None, "seq": seq}
+        self.sent[seq] = body
+        self.publish("events/floor", body)
+        return seq
+
+    def incident(self, code: str = "misdeal.seat_skipped", rule: str | None = "MISD-006", *, seat: int | None = 4,
+                 hand: int = 12, message: str = "seat 4 was skipped: misdeal", count: int | None = None) -> int:
+        """A dealer's alert on ``events/dealer`` (a misdeal, a procedure, a device), numbered on
+        that topic, as the table routes an alert addressed to the dealer."""
+        with self._lock:
+            self.dealer_seq += 1
+            seq = self.dealer_seq
+        body = {"type": "Alert", "ts": time.time(), "audience": "dealer", "code": code, "rule": rule, "seat": seat,
+                "hand": hand, "message": message, "seq": seq, **({"count": count} if count is not None else {})}
+        self.publish("events/dealer", body)
+        return seq
+
+    def hand(self, *, prev: str | None = None, record: dict[str, Any] | None = None, sign: bool = True) -> int:
+        """A finished hand on ``hands``, chained (docs/room.md: SHA-256 of the canonical JSON
+        without ``hash``, written out here); ``prev`` given: a broken link; ``sign`` False: no
+        signature, however valid the chain."""
+        self.hand_seq += 1
+        number = record.get("hand", self.hand_seq) if record else self.hand_seq
+        body = {"type": "HandFinished", "hand": number, "ts": time.time(),
+                "record": record or {"hand": self.hand_seq, "stub_count": 36}, "seq": self.hand_seq,
+                "prev": self.last_hash if prev is None else prev}
+        body["hash"] = hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+        self.last_hash = body["hash"]
+        self.publish("hands", body, sign=sign)
+        return self.hand_seq
+
+    def _on_message(self, client: Any, userdata: Any, msg: Any) -> None:
+        body = json.loads(msg.payload)
+        with self._lock:
+            self.commands.append(body)
+        if self.silent:
+            return
+        reply: dict[str, Any] = {"ok": True, "id": body.get("id"), "cmd": body.get("cmd")}
+        if body.get("cmd") == "decks" and any("/" in str(d.get("manifest")) for d in body.get("decks", [])):
+            reply = {"ok": False, "id": body.get("id"), "error": "decks: a manifest is a file name, not a path"}
+        if body.get("cmd") == "replay" and body.get("topic") == "events/floor":
+            again = [self.sent[s] for s in sorted(self.sent) if s >= body["from"]]
+            for m in again:
+                client.publish(f"{self.prefix}/events/floor", json.dumps(self._signed(m, "events/floor")), qos=1)
+            reply.update(topic="events/floor", sent=len(again))
+        if body.get("cmd") == "ack":
+            seq = self.next_seq()
+            self.sent[seq] = {"type": "Ack", "ts": 1767225700.0 + seq, "audience": "floor", "ack_seq": body["seq"],
+                              "code": "deck.foreign_card", "user": body["user"], "command": body["id"], "seq": seq}
+            client.publish(f"{self.prefix}/events/floor", json.dumps(self._signed(self.sent[seq], "events/floor")),
+                           qos=1)
+        client.publish(f"{self.prefix}/cmd/reply", json.dumps(reply), qos=1)
+
+    def _signed(self, body: dict[str, Any], topic: str) -> dict[str, Any]:
+        if self.signer is None:
+            return body
+        return {**body, "sig": self.signer.sign(body, f"{self.room}/{self.table}/{topic}")}
+
+    def stop(self) -> None:
+        self.client.disconnect()
+        self.client.loop_stop()
+
+
+def request(url: str, *, data: bytes | None = None, headers: dict[str, str] | None = None,
+            method: str | None = None) -> tuple[int, dict[str, str], bytes]:
+    """One HTTP request without following redirects: (status, headers, body)."""
+    class NoRedirect(urllib.request.HTTPRedirectHandler):
+        def redirect_request(self, *a: Any, **k: Any) -> None:
+            return None
+
+    opener = urllib.request.build_opener(NoRedirect, urllib.request.HTTPSHandler(context=UNVERIFIED))
+    req = urllib.request.Request(url, data=data, headers=headers or {}, method=method)
+    try:
+        with opener.open(req, timeout=10) as r:
+            return r.status, dict(r.headers), r.read()
+    except urllib.error.HTTPError as e:
+        return e.code, dict(e.headers), e.read()
+
+
+def has_card(text: str, card: str) -> bool:
+    """``card`` (``Jc``, ``2h@B``) named in ``text`` as a word of its own: not inside a random
+    token (the page's CSRF token, a session id), where two letters may fall that way by chance."""
+    return re.search(rf"(?<![A-Za-z0-9_-]){re.escape(card)}(?![A-Za-z0-9_-])", text) is not None
