@@ -5,7 +5,7 @@ administrator may set it by hand. Wall time (``ts``) stays in every record, but 
 (a device offline so long, a shuffler jammed so long) is measured on ``time.monotonic()``,
 which only moves forward. A monotonic reading means nothing in another boot (the clock starts
 again near zero), so each reading carries the boot's id: the core never subtracts readings of
-two boots (docs/decisions.md, "Monotonic time").
+two boots (docs/decisions/0012-monotonic-time.md).
 
 >>> m, boot = monotonic()
 >>> m > 0 and len(boot) == 8

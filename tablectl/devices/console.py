@@ -53,6 +53,8 @@ from typing import Any
 
 from tablectl.core.events import ButtonPress
 from tablectl.devices.errors import BridgeError
+from importlib.metadata import entry_points
+from tablectl.core.prompts import ConsoleState
 
 log = logging.getLogger("tablectl.console")
 
@@ -157,7 +159,6 @@ def make_pin_factory(name: str = "auto") -> Any:
 
 
 def _entry_point_factory(name: str) -> Any:
-    from importlib.metadata import entry_points
 
     for ep in entry_points(group="gpiozero_pin_factories"):
         if ep.name.lower() == name:
@@ -257,9 +258,9 @@ class Console:
 
     def __init__(self, layout: ConsoleLayout, on_press: Callable[[ButtonPress], None], *, pin_factory: Any,
                  clock: Callable[[], float] = time.time) -> None:
+        # (gpiozero loaded when the pins are made: the configuration reads this module's constants)
         from gpiozero import Buzzer, DigitalInputDevice, LED
 
-        from tablectl.core.prompts import ConsoleState
 
         self.layout = layout
         self.factory = pin_factory
@@ -346,6 +347,7 @@ class Console:
     @property
     def is_mock(self) -> bool:
         """Whether the pins are gpiozero's MockFactory's (then :meth:`drive` works)."""
+        # (the mock pins: the demo's and the tests', never a Pi's)
         from gpiozero.pins.mock import MockFactory
 
         return isinstance(self.factory, MockFactory)

@@ -33,6 +33,7 @@ def _bus_factory(bus: Any) -> Callable[[int], Any]:
     if bus is not None:
         return lambda port: bus
     try:
+        # (smbus2 is the display extra's: loaded only with a display)
         from smbus2 import SMBus
     except ImportError as exc:  # the extra is not installed
         raise DisplayError(f"the display needs smbus2: pip install 'tablectl[display]' ({exc})") from exc
@@ -44,6 +45,7 @@ class CharLcd:
 
     def __init__(self, *, port: int, address: int, cols: int, rows: int, bus: Any = None) -> None:
         try:
+            # (RPLCD is the display extra's: loaded only with an LCD)
             from RPLCD.i2c import CharLCD
         except ImportError as exc:
             raise DisplayError(f"the character LCD needs RPLCD: pip install 'tablectl[display]' ({exc})") from exc
@@ -107,6 +109,7 @@ class CharLcd:
 def oled_image(lines: Sequence[str], width: int = 128, height: int = 64) -> Any:
     """The OLED's screen for ``lines``: a 1-bit image, one character per 6x12 cell (Pillow's
     bitmap font), white on black."""
+    # (Pillow is the display extra's: loaded only with an OLED)
     from PIL import Image, ImageDraw, ImageFont
 
     img = Image.new("1", (width, height), 0)
@@ -125,6 +128,7 @@ class Oled:
     def __init__(self, *, kind: str, port: int, address: int, width: int = 128, height: int = 64,
                  bus: Any = None) -> None:
         try:
+            # (luma is the display extra's: loaded only with an OLED)
             from luma.core.error import Error as LumaError
             from luma.core.interface.serial import i2c
             from luma.oled.device import sh1106, ssd1306

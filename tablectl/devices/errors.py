@@ -4,6 +4,7 @@ Catch :class:`BridgeError` to catch anything the bridge raises on purpose::
 
     BridgeError
      +-- ProtocolError     (also a ValueError)
+     +-- UnknownDriver     (also a ValueError)
      +-- LinkError
      |    +-- DeviceNotFound
      +-- ResponseTimeout   (also a TimeoutError)
@@ -17,7 +18,7 @@ True
 
 from __future__ import annotations
 
-__all__ = ["BridgeError", "ProtocolError", "LinkError", "DeviceNotFound", "ResponseTimeout",
+__all__ = ["BridgeError", "ProtocolError", "UnknownDriver", "LinkError", "DeviceNotFound", "ResponseTimeout",
            "ReaderStatusError", "CorruptAnswer", "WrongAddress"]
 
 
@@ -32,6 +33,24 @@ class ProtocolError(BridgeError, ValueError):
     intact, so retrying the same request may well give the same answer: the caller should
     log the raw frame (the message names the offset and what was expected there).
     """
+
+
+class UnknownDriver(BridgeError, ValueError):
+    """No driver of that name for that kind of device (:mod:`tablectl.devices.drivers`).
+
+    The message names the device and the drivers there are, for the configuration's error:
+
+    >>> raise UnknownDriver("reader", "pn532", ("feig",))
+    Traceback (most recent call last):
+    ...
+    tablectl.devices.errors.UnknownDriver: reader: no driver 'pn532' (drivers: feig)
+    """
+
+    def __init__(self, kind: str, name: str, known: tuple[str, ...]) -> None:
+        self.kind = kind
+        self.name = name
+        self.known = known
+        super().__init__(f"{kind}: no driver {name!r} (drivers: {', '.join(known)})")
 
 
 class LinkError(BridgeError):

@@ -55,9 +55,9 @@ from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from tablectl.devices.crc import CRC_TABLE as _CRC_TABLE
-from tablectl.devices.crc import crc16_mcrf4xx, crc16_span, shift_tables
+from tablectl.devices.crc import crc16_mcrf4xx
 from tablectl.devices.errors import ProtocolError
+from tablectl.devices.stream import Corrupt, StreamDecoder
 
 __all__ = [
     "STATUS_OK", "STATUS_NO_TRANSPONDER", "STATUS_RF_COMM_ERROR", "STATUS_RF_WARNING",
@@ -127,21 +127,9 @@ class Frame:
     raw: bytes
 
 
-@dataclass(frozen=True, slots=True)
-class Corrupt:
-    """Bytes the decoder dropped, and why the first of them was dropped.
-
-    Consecutive dropped bytes are reported together, so ``raw`` is a contiguous piece of the
-    stream: concatenating the ``raw`` of every :class:`Frame` and :class:`Corrupt` a decoder
-    returns (``flush`` included) gives back exactly the bytes it was fed.
-    """
-
-    raw: bytes
-    reason: str
-
-
-class FrameDecoder:
-    """Splits a byte stream into :class:`Frame` and :class:`Corrupt` items.
+class FrameDecoder(StreamDecoder[Frame]):
+    """Splits a byte stream into :class:`Frame` and :class:`Corrupt` items (the skeleton is
+    :class:`tablectl.devices.stream.StreamDecoder`'s; this is FEIG's framing).
 
     ``from_reader=True`` parses reader-to-host answers (with a STATUS byte); False parses
     host-to-reader requests (the simulated reader's side). A claimed length above
@@ -166,77 +154,25 @@ class FrameDecoder:
     in those reports. Bytes dropped but not yet reported are not counted yet.
     """
 
-    #: ``feed`` works through a large piece in slices of this size, which bounds the memory
-    #: the prefix states take (two bytes per buffered byte)
-    _SLICE = 1 << 16
-
-    # Slots: feed() reads a dozen attributes per call, and a port may deliver a byte per call.
-    __slots__ = ("from_reader", "max_frame", "_min_std", "_min_adv", "_small", "_big", "_buf", "_states",
-                 "_pos", "_jstart", "_need", "_final", "_junk_reason", "frames_ok", "frames_bad", "bytes_skipped")
+    __slots__ = ("from_reader", "max_frame", "_min_std", "_min_adv")
 
     def __init__(self, *, from_reader: bool = True, max_frame: int = 4096) -> None:
         min_adv = 8 if from_reader else 7
         if not min_adv <= max_frame <= ADVANCED_MAX:
             raise ValueError(f"max_frame must be {min_adv}..{ADVANCED_MAX}, not {max_frame}")
+        super().__init__(longest=max_frame)
         self.from_reader = from_reader
         self.max_frame = max_frame
         # LEN/COM-ADR/CMD/CRC(2) is the least a standard frame can be; the STATUS adds one.
         self._min_std = _STD_HEADER + 2 + (1 if from_reader else 0) + 2
         self._min_adv = _ADV_HEADER + 2 + (1 if from_reader else 0) + 2
-        self._small, self._big = shift_tables(max_frame)
-        # The buffer holds the dropped bytes not yet reported, [_jstart, _pos), then the bytes
-        # not yet decided, [_pos, len). _states[k] is the CRC register after _buf[:k].
-        self._buf = bytearray()
-        self._states = array("H", [0])
-        self._pos = 0
-        self._jstart = 0
-        self._need = 0  # feed() need not scan until the buffer holds this many bytes
-        self._final = False  # set by drain() while it scans
-        self._junk_reason = ""  # why the first byte in [_jstart, _pos) was dropped
-        self.frames_ok = 0
-        self.frames_bad = 0
-        self.bytes_skipped = 0
 
-    @property
-    def buffered(self) -> int:
-        """Bytes held: a partial frame plus dropped bytes not yet reported."""
-        return len(self._buf) - self._jstart
-
-    def feed(self, data: bytes | bytearray | memoryview) -> list[Frame | Corrupt]:
-        """Add ``data``; return the frames and corrupt-data reports it completes, in order.
-
-        Never raises on any byte content; a partial frame stays buffered for the next call.
-        """
-        buf = self._buf
-        n = len(data)
-        if len(buf) + n < self._need:
-            # The fast path of a port read a few bytes at a time: nothing can be decided before
-            # the candidate frame in hand is complete, so only keep the bytes and their states.
-            buf += data
-            states = self._states
-            reg = states[-1]
-            for byte in data:
-                reg = (reg >> 8) ^ _CRC_TABLE[(reg ^ byte) & 0xFF]
-                states.append(reg)
-            return []
-        if n > self._SLICE:
-            view = memoryview(data)
-            out: list[Frame | Corrupt] = []
-            for start in range(0, n, self._SLICE):
-                out += self.feed(view[start:start + self._SLICE])
-            return out
-        out = []
-        states = self._states
-        buf += data
-        reg = states[-1]
-        for byte in data:
-            reg = (reg >> 8) ^ _CRC_TABLE[(reg ^ byte) & 0xFF]
-            states.append(reg)
+    def _scan(self, out: list[Frame | Corrupt], buf: bytearray, states: array[int],
+              final: bool) -> tuple[int, int, int]:
         small, big = self._small, self._big
         min_std, min_adv, max_frame = self._min_std, self._min_adv, self.max_frame
         pos, jstart = self._pos, self._jstart
         end = len(buf)
-        final = self._final  # drain(): the input has ended, no claim will be completed
         need = 0  # the buffer length at which scanning can go on; 0: any new byte
         while pos < end:
             first = buf[pos]
@@ -274,7 +210,8 @@ class FrameDecoder:
                     continue
                 need = stop
                 break  # wait for the rest of the claimed frame
-            # The register over the whole frame, CRC included, is 0 when the CRC matches.
+            # The register over the whole frame, CRC included, is 0 when the CRC matches
+            # (StreamDecoder._crc_matches, inlined: this is the hot path).
             reg = states[pos] ^ 0xFFFF
             lo, hi = small[length & 0xFF]
             reg = lo[reg & 0xFF] ^ hi[reg >> 8]
@@ -283,9 +220,7 @@ class FrameDecoder:
                 reg = lo[reg & 0xFF] ^ hi[reg >> 8]
             if reg != states[stop]:
                 if pos == jstart:
-                    got = buf[stop - 2] | (buf[stop - 1] << 8)
-                    want = crc16_span(states, pos, stop - 2)
-                    self._junk_reason = f"crc mismatch: got 0x{got:04X} want 0x{want:04X}"
+                    self._junk_reason = self._crc_mismatch(pos, stop)
                 pos += 1
                 if pos - jstart >= max_frame:
                     jstart = self._report(out, jstart, pos)
@@ -294,31 +229,14 @@ class FrameDecoder:
             out.append(self._frame(bytes(buf[pos:stop]), _ADV_HEADER if first == ADVANCED_START else _STD_HEADER))
             self.frames_ok += 1
             pos = jstart = stop
-        if jstart >= len(buf) >> 1:
-            # Reported bytes are dead: cut them once they are half the buffer, so each byte is
-            # moved a bounded number of times (amortised constant cost per byte).
-            del buf[:jstart]
-            del states[:jstart]
-            pos -= jstart
-            if need:
-                need -= jstart
-            jstart = 0
-        self._pos, self._jstart, self._need = pos, jstart, need
-        return out
+        return pos, jstart, need
 
     def drain(self) -> list[Frame | Corrupt]:
         """The input has ended (the link's response deadline passed): give up on every claimed
         length still incomplete, one byte at a time, and rescan what follows it, so that a
         good frame held back by a junk byte's claim is still returned. Everything left is
         reported; the decoder is left empty. (:meth:`flush` drops all it holds instead.)"""
-        self._final, self._need = True, 0
-        try:
-            out = self.feed(b"")
-        finally:
-            self._final = False
-        self._report(out, self._jstart, self._pos)
-        self._reset()
-        return out
+        return super().drain()
 
     def flush(self) -> Corrupt | None:
         """Drop everything buffered (after a response timeout); report it, or None if empty."""
@@ -345,32 +263,12 @@ class FrameDecoder:
 
     # --- internals ---
 
-    def _reset(self) -> None:
-        self._buf.clear()
-        self._states = array("H", [0])
-        self._pos = self._jstart = self._need = 0
-
     def _length_reason(self, length: int, advanced: bool) -> str:
         if length > self.max_frame:
             return f"length {length} over max_frame {self.max_frame}"
         if advanced:
             return f"advanced length {length} too small"
         return f"length byte {length} too small"
-
-    def _junk_text(self, n: int) -> str:
-        return self._junk_reason if n == 1 else f"{self._junk_reason}; {n} bytes skipped"
-
-    def _report(self, out: list[Frame | Corrupt], jstart: int, pos: int) -> int:
-        """Report the dropped bytes [jstart, pos), if any; return the new start of junk."""
-        if pos > jstart:
-            report = Corrupt(bytes(self._buf[jstart:pos]), self._junk_text(pos - jstart))
-            self._count_bad(report)
-            out.append(report)
-        return pos
-
-    def _count_bad(self, report: Corrupt) -> None:
-        self.frames_bad += 1
-        self.bytes_skipped += len(report.raw)
 
     def _frame(self, raw: bytes, header: int) -> Frame:
         com_adr, cmd = raw[header], raw[header + 1]

@@ -31,6 +31,7 @@ from tablectl.devices.errors import (
     WrongAddress,
 )
 from tablectl.devices.log_limit import LogLimiter, describe_corrupt
+from tablectl.devices.serial_port import Port
 
 log = logging.getLogger("tablectl.bridge")
 
@@ -45,7 +46,7 @@ class FeigClient:
     ``register``, ``verify``), whose reader is alone on its cable; the daemon never uses it.
     """
 
-    def __init__(self, port: serial.Serial, *, device: str, com_adr: int = feig.BROADCAST,
+    def __init__(self, port: Port, *, device: str, com_adr: int = feig.BROADCAST,
                  ant_sel_bytes: int = 2, max_parts: int = 64, limiter: LogLimiter | None = None) -> None:
         if not 0 <= com_adr <= 0xFF:
             raise ValueError(f"com_adr must be 0..255, not {com_adr}")

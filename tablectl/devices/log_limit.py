@@ -13,7 +13,7 @@ keeps every event by kind (never reset) for the link's health figures.
 
 :func:`describe_corrupt` turns a codec's reason for dropping bytes into a kind and a detail that
 hold no byte of the stream: raw frames carry tag UIDs, and a UID with a deck manifest names the
-card, so the log never carries them (docs/decisions.md, "Logs").
+card, so the log never carries them (docs/decisions/0014-logs-and-files.md).
 
 >>> import logging
 >>> clock = [0.0]

@@ -5,7 +5,7 @@ ISO Host backend (:class:`FeigReaderLink`) sits behind it, and a test or a futur
 backend can sit beside it. The link
 
 - opens the port by URL (``serial.serial_for_url``), retrying with bounded backoff while the
-  device is missing;
+  device is missing (the reconnect loop is :class:`tablectl.devices.device_link.DeviceLink`'s);
 - polls one inventory cycle after another over the configured antennas and emits one
   :class:`tablectl.core.events.ReaderCycle` per completed cycle;
 - reports :class:`tablectl.core.events.DeviceStatus` when the device comes and goes, including
@@ -21,6 +21,7 @@ a minute with the count.
 
 from __future__ import annotations
 
+import abc
 import logging
 import time
 from collections import Counter
@@ -30,13 +31,12 @@ from typing import Any
 
 from tablectl.core.events import ReaderCycle, strongest
 from tablectl.devices.backoff import Backoff
-from tablectl.devices.device_link import DeviceLink, Emit
+from tablectl.devices.device_link import DeviceLink, Emit, Opener
 from tablectl.devices.errors import (BridgeError, CorruptAnswer, LinkError, ProtocolError, ReaderStatusError,
                                     ResponseTimeout, WrongAddress)
 from tablectl.devices.feig import TagRecord
 from tablectl.devices.feig_client import FeigClient
-from tablectl.devices.log_limit import LogLimiter
-from tablectl.devices.serial_port import PortSettings, open_port
+from tablectl.devices.serial_port import Port, PortSettings
 
 log = logging.getLogger("tablectl.bridge")
 
@@ -86,102 +86,88 @@ def cycle_reads(tags: list[TagRecord], *, single_antenna: bool) -> tuple[tuple[t
     return tuple((uid, ant, rssi) for (uid, ant), rssi in best.items()), best
 
 
-class ReaderLink(DeviceLink):
-    """A reader in its own thread (:class:`tablectl.devices.device_link.DeviceLink`)."""
+#: Makes the client that speaks to the reader on an open port: ``inventory(antennas=,
+#: deadline_s=)`` giving the tags, and the counts ``frames_bad``, ``unexpected``, ``stale_bytes``
+#: and ``foreign_answers`` (as :class:`tablectl.devices.feig_client.FeigClient` has them).
+ClientFactory = Callable[[Port], Any]
 
-    def __init__(self, name: str, emit: Emit, *, clock: Callable[[], float] = time.time) -> None:
-        super().__init__(name, emit, LinkStats(), clock=clock)
+
+class ReaderLink(DeviceLink):
+    """A reader in its own thread (:class:`tablectl.devices.device_link.DeviceLink`): its figures
+    are a :class:`LinkStats`, and it numbers its cycles (``cycle``)."""
+
+    def __init__(self, name: str, emit: Emit, *, port: PortSettings | None = None, opener: Opener | None = None,
+                 backoff: Backoff | None = None, max_timeouts: int = 3,
+                 clock: Callable[[], float] = time.time) -> None:
+        super().__init__(name, emit, LinkStats(), port=port, opener=opener, backoff=backoff,
+                         max_timeouts=max_timeouts, clock=clock)
         self.cycle = 0
+
+    @abc.abstractmethod
+    def step(self, deadline_s: float | None = None) -> None:
+        """One cycle, now, in the caller's thread, the port opened first if need be (one
+        attempt): the paced simulator's beat (``tablectl.sim.pacing``), where the simulated table,
+        not the link's thread, says when the reader is asked. ``deadline_s``: how long to wait
+        for the answer (the driver's own timeout by default)."""
 
 
 class FeigReaderLink(ReaderLink):
-    """The FEIG ISO Host backend over any pyserial URL."""
+    """The FEIG ISO Host backend over any pyserial URL (driver ``feig``,
+    :mod:`tablectl.devices.drivers`).
+
+    Besides the reader's settings: ``opener`` gives the port (the configured one by URL by
+    default; :meth:`tablectl.devices.virtual.VirtualLine.open_port` in process), and
+    ``client_factory`` makes the client on it (a :class:`tablectl.devices.feig_client.FeigClient`
+    by default: python-can's virtual backend, the in-process harness may hand the simulated
+    reader's records over without the frames). Both are public attributes too.
+
+    >>> from tablectl.devices import feig
+    >>> from tablectl.devices.virtual import VirtualLine
+    >>> line = VirtualLine("reader")
+    >>> tag = feig.TagRecord("E0040150A05F0001", 3, 0, (feig.AntennaRead(3, 0, 200),))
+    >>> answer = feig.encode_inventory_reply([tag], with_antennas=True)
+    >>> line.receive = lambda request: line.write(answer)  # a reader: the same tag, every time
+    >>> events = []
+    >>> link = FeigReaderLink("reader", events.append, PortSettings("/dev/tablectl/reader"),
+    ...                       antennas=(1 << 13) - 1, opener=line.open_port)
+    >>> link.step(); link.step()                           # two cycles, in this thread
+    >>> [type(e).__name__ for e in events], events[0].detail, events[2].reads
+    (['DeviceStatus', 'ReaderCycle', 'ReaderCycle'], 'answering on /dev/tablectl/reader',
+     (('E0040150A05F0001', 3, 200),))
+    """
 
     def __init__(self, name: str, emit: Emit, port: PortSettings, *, antennas: int | None,
                  com_adr: int = 0x00, ant_sel_bytes: int = 2, answer_timeout: float = 0.5,
                  max_timeouts: int = 3, max_unusable: int = 10, poll_interval: float = 0.0,
                  backoff: Backoff | None = None, clock: Callable[[], float] = time.time,
-                 opener: Callable[[], Any] | None = None,
-                 client_factory: Callable[[Any], Any] | None = None) -> None:
-        super().__init__(name, emit, clock=clock)
-        self.port_settings = port
+                 opener: Opener | None = None, client_factory: ClientFactory | None = None) -> None:
+        super().__init__(name, emit, port=port, opener=opener, backoff=backoff, max_timeouts=max_timeouts,
+                         clock=clock)
         self.antennas = antennas
         self.com_adr = com_adr
         self.ant_sel_bytes = ant_sel_bytes
         self.answer_timeout = answer_timeout
-        self.max_timeouts = max_timeouts
         self.poll_interval = poll_interval
-        self.backoff = backoff or Backoff(0.05, 2.0)
         self.max_unusable = max_unusable
-        self._failures = 0  # cycles in a row without a usable answer, for whatever reason
-        self.limiter = LogLimiter(log, prefix=f"{name}: ")
-        self.stats.events = self.limiter.counts
-        #: opens the port (pyserial by URL); the in-process harness gives its in-memory line
-        self.opener: Callable[[], Any] = opener or (lambda: open_port(self.port_settings, device=self.name))
-        #: makes the client that speaks to the reader on an open port (python-can's virtual
-        #: backend: the harness may hand the simulated reader's records over without the frames)
-        self.client_factory: Callable[[Any], Any] = client_factory or self._feig_client
-        self._session: _Session | None = None  # the open port of :meth:`step`
+        #: makes the client that speaks to the reader on an open port (:data:`ClientFactory`)
+        self.client_factory: ClientFactory = client_factory or self._feig_client
 
-    def _feig_client(self, port: Any) -> FeigClient:
+    def _feig_client(self, port: Port) -> FeigClient:
         return FeigClient(port, device=self.name, com_adr=self.com_adr, ant_sel_bytes=self.ant_sel_bytes,
                           limiter=self.limiter)
 
-    def stop(self, timeout: float = 2.0) -> None:
-        super().stop(timeout)
-        self.limiter.flush()  # what a flood's tail held back is told before the daemon goes
-
-    def _failed(self, message: str, kind: str) -> int:
-        """Count a cycle without a usable answer; log it through the limiter (the first of a
-        kind, then one line a minute), so that a reader stuck in an error, or failing every
-        other cycle, cannot flood the log."""
-        self._failures += 1
-        if not message.startswith(f"{self.name}: "):  # (a codec's message does not name the device)
-            message = f"{self.name}: {message}"
-        self.limiter.note(kind, "%s", message)
-        return self._failures
-
-    def _open_failed(self, exc: LinkError) -> None:
-        """The port would not open: said once the device is known gone (at once if it was online)."""
-        if self._failed(str(exc), "failed attempts to open the port") >= self.max_timeouts or self._reported:
-            self._set_online(False, str(exc))
-
-    def _opened(self, port: Any) -> _Session:
-        # (a cable that comes and goes must not flood the log either)
-        self.limiter.note("openings of the port", "%s: opened %s", self.name, self.port_settings.url,
-                          level=logging.INFO)
+    def _begin(self, port: Port) -> _Session:
         # the counts run on over reconnects
         s = self.stats
         return _Session(port, self.client_factory(port), s.frames_bad, s.unexpected, s.stale_bytes, s.foreign_answers)
 
-    def _close(self, session: _Session) -> None:
-        self.limiter.tick()
-        try:
-            session.port.close()
-        except Exception:  # closing a vanished device may fail; nothing to save
-            pass
-
-    def run(self) -> None:
+    def _serve(self, session: _Session) -> None:
         while not self._stop.is_set():
-            try:
-                port = self.opener()
-            except LinkError as exc:
-                self._open_failed(exc)
-                self._stop.wait(self.backoff.next())
-                continue
-            session = self._opened(port)
-            try:
-                while not self._stop.is_set():
-                    self.limiter.tick()  # the tail of a flood is told within a minute
-                    if not self._inventory(session, self.answer_timeout):
-                        break
-                    if self.poll_interval:
-                        self._stop.wait(self.poll_interval)
-            finally:
-                self._close(session)
-            if not self._stop.is_set():
-                self.stats.reconnects += 1
-                self._stop.wait(self.backoff.next())
+            self.limiter.tick()  # the tail of a flood is told within a minute
+            if not self._inventory(session, self.answer_timeout):
+                return
+            if self.poll_interval:
+                self._stop.wait(self.poll_interval)
 
     def step(self, deadline_s: float | None = None) -> None:
         """One inventory cycle, now, in the caller's thread: the paced simulator's beat
@@ -190,17 +176,12 @@ class FeigReaderLink(ReaderLink):
         out stays out until a later step); a cycle that ends the session (the device gone, the
         heartbeat lost) closes it. ``deadline_s``: how long to wait for the answer (the
         configured ``answer_timeout`` by default)."""
-        if self._session is None:
-            try:
-                port = self.opener()
-            except LinkError as exc:
-                self._open_failed(exc)
-                return
-            self._session = self._opened(port)
+        session = self._paced_session()
+        if session is None:
+            return
         self.limiter.tick()
-        if not self._inventory(self._session, self.answer_timeout if deadline_s is None else deadline_s):
-            self._close(self._session)
-            self._session = None
+        if not self._inventory(session, self.answer_timeout if deadline_s is None else deadline_s):
+            self._paced_end()
             self.stats.reconnects += 1
 
     def _inventory(self, session: _Session, deadline_s: float) -> bool:
@@ -233,8 +214,7 @@ class FeigReaderLink(ReaderLink):
                 return False
             return True
         except LinkError as exc:
-            self._failed(str(exc), "link errors")  # the message names the device already
-            self._set_online(False, str(exc))
+            self._lost(exc)
             return False
         except BridgeError as exc:
             # A damaged answer, an error status, a malformed answer: the reader is alive, so
@@ -255,7 +235,7 @@ class FeigReaderLink(ReaderLink):
         self._failures = 0
         if not self._reported:
             self.backoff.reset()
-            self._set_online(True, f"answering on {self.port_settings.url}")
+            self._set_online(True, f"answering on {self._where()}")
         self.cycle += 1
         reads, heard = cycle_reads(tags, single_antenna=self.antennas is None)
         self.stats.cycles += 1
@@ -269,7 +249,7 @@ class FeigReaderLink(ReaderLink):
 class _Session:
     """An open port, its client, and the counts before it (they run on over reconnects)."""
 
-    port: Any
+    port: Port
     client: Any
     frames_bad: int
     unexpected: int

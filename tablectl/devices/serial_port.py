@@ -2,19 +2,43 @@
 
 Every port is opened with :func:`serial.serial_for_url`, so a ``/dev/serial/by-id/...`` or
 ``/dev/tablectl/reader`` path, a pseudo-terminal, ``socket://host:port`` and ``loop://`` all
-work the same way.
+work the same way. A link uses an open port through :class:`Port`: what it needs of pyserial's
+``Serial``, which an in-process line's port (:class:`tablectl.devices.virtual.VirtualPort`) has
+too.
 """
 
 from __future__ import annotations
 
 import termios
 from dataclasses import dataclass
+from typing import Protocol
 
 import serial
 
 from tablectl.devices.errors import DeviceNotFound, LinkError
 
 PARITIES = {"N": serial.PARITY_NONE, "E": serial.PARITY_EVEN, "O": serial.PARITY_ODD}
+
+
+class Port(Protocol):
+    """An open port as the links and clients use it (pyserial's ``Serial`` is one). A port whose
+    device vanished raises ``serial.SerialException`` or ``OSError``."""
+
+    @property
+    def in_waiting(self) -> int:
+        """Bytes received and not read yet."""
+
+    def read(self, size: int = 1) -> bytes:
+        """Up to ``size`` bytes: what arrives within the port's timeout."""
+
+    def write(self, data: bytes, /) -> int | None:
+        """Send ``data``."""
+
+    def reset_input_buffer(self) -> None:
+        """Drop what was received and not read."""
+
+    def close(self) -> None:
+        """Close the port."""
 
 
 @dataclass(frozen=True, slots=True)

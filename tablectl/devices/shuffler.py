@@ -40,9 +40,9 @@ from array import array
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from tablectl.devices.crc import CRC_TABLE as _CRC_TABLE
-from tablectl.devices.crc import crc16_mcrf4xx, crc16_span, shift_tables
+from tablectl.devices.crc import crc16_mcrf4xx
 from tablectl.devices.errors import ProtocolError
+from tablectl.devices.stream import Corrupt, StreamDecoder
 
 __all__ = [
     "PROTOCOL_VERSION", "SOF", "HEADER_LEN", "OVERHEAD", "MAX_PAYLOAD", "UID_LEN", "MAX_UIDS",
@@ -188,15 +188,6 @@ class Nak:
 
 
 Message = Hello | GetStatus | AckReport | HelloReply | Status | DeckReport | Nak
-
-
-@dataclass(frozen=True, slots=True)
-class Corrupt:
-    """Bytes the decoder dropped (damage, garbage, a frame cut short), and why the first of
-    them was dropped. Consecutive dropped bytes are reported together."""
-
-    raw: bytes
-    reason: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -430,8 +421,10 @@ def parse_message(seq: int, type_: int, payload: bytes) -> Message:
 
 # --- The stream decoder ---------------------------------------------------------------------
 
-class ShufflerDecoder:
-    """Splits a byte stream into messages, :class:`Invalid` frames and :class:`Corrupt` reports.
+class ShufflerDecoder(StreamDecoder[Message | Invalid]):
+    """Splits a byte stream into messages, :class:`Invalid` frames and :class:`Corrupt` reports
+    (the skeleton is :class:`tablectl.devices.stream.StreamDecoder`'s; this is the shuffler's
+    framing).
 
     Decodes both directions (the message types are distinct). Scanning at a byte: anything
     but ``A5`` is dropped up to the next ``A5``; at ``A5``, a length whose check byte does not
@@ -453,75 +446,21 @@ class ShufflerDecoder:
     ``frames_bad`` :class:`Corrupt` returned, ``bytes_skipped`` the bytes in those reports.
     """
 
-    #: ``feed`` works through a large piece in slices of this size (bounds the prefix states)
-    _SLICE = 1 << 16
-
-    # Slots: feed() reads a dozen attributes per call, and a port may deliver a byte per call.
-    __slots__ = ("max_payload", "_junk_limit", "_small", "_big", "_buf", "_states", "_pos", "_jstart", "_need",
-                 "_junk_reason", "frames_ok", "frames_invalid", "frames_bad", "bytes_skipped")
+    __slots__ = ("max_payload", "frames_invalid")
 
     def __init__(self, *, max_payload: int = MAX_PAYLOAD) -> None:
         _check("max_payload", max_payload, MAX_PAYLOAD)
+        super().__init__(longest=OVERHEAD + max_payload)
         self.max_payload = max_payload
-        self._junk_limit = OVERHEAD + max_payload
-        self._small, self._big = shift_tables(OVERHEAD + max_payload)
-        # The buffer holds the dropped bytes not yet reported, [_jstart, _pos), then the bytes
-        # not yet decided, [_pos, len). _states[k] is the CRC register after _buf[:k].
-        self._buf = bytearray()
-        self._states = array("H", [0])
-        self._pos = 0
-        self._jstart = 0
-        self._need = 0  # feed() need not scan until the buffer holds this many bytes
-        self._junk_reason = ""
-        self.frames_ok = 0
         self.frames_invalid = 0
-        self.frames_bad = 0
-        self.bytes_skipped = 0
-
-    @property
-    def buffered(self) -> int:
-        """Bytes held: a partial frame plus dropped bytes not yet reported."""
-        return len(self._buf) - self._jstart
-
-    def feed(self, data: bytes | bytearray | memoryview) -> list[Message | Invalid | Corrupt]:
-        """Add ``data``; return what it completes, in stream order. Never raises on content."""
-        return self._scan(data, final=False)
 
     def flush(self) -> list[Message | Invalid | Corrupt]:
         """The line went quiet: give up on any frame still incomplete, rescan what follows its
-        start byte, and report every byte still held. Leaves the decoder empty."""
-        out = self._scan(b"", final=True)
-        self._jstart = self._report(out, self._jstart, self._pos)
-        self._buf.clear()
-        self._states = array("H", [0])
-        self._pos = self._jstart = self._need = 0
-        return out
+        start byte, and report every byte still held. Leaves the decoder empty (:meth:`drain`)."""
+        return self.drain()
 
-    def _scan(self, data: bytes | bytearray | memoryview, *, final: bool) -> list[Message | Invalid | Corrupt]:
-        buf = self._buf
-        n = len(data)
-        if len(buf) + n < self._need and not final:
-            # Nothing can be decided before the candidate frame in hand is complete.
-            buf += data
-            states = self._states
-            reg = states[-1]
-            for byte in data:
-                reg = (reg >> 8) ^ _CRC_TABLE[(reg ^ byte) & 0xFF]
-                states.append(reg)
-            return []
-        if n > self._SLICE:
-            view = memoryview(data)
-            out: list[Message | Invalid | Corrupt] = []
-            for start in range(0, n, self._SLICE):
-                out += self._scan(view[start:start + self._SLICE], final=final)
-            return out
-        out = []
-        states = self._states
-        buf += data
-        reg = states[-1]
-        for byte in data:
-            reg = (reg >> 8) ^ _CRC_TABLE[(reg ^ byte) & 0xFF]
-            states.append(reg)
+    def _scan(self, out: list[Message | Invalid | Corrupt], buf: bytearray,
+              states: array[int], final: bool) -> tuple[int, int, int]:
         small, big = self._small, self._big
         max_payload = self.max_payload
         pos, jstart = self._pos, self._jstart
@@ -564,7 +503,8 @@ class ShufflerDecoder:
                     continue
                 need = stop
                 break
-            # The register over the whole frame, CRC included, is 0 when the CRC matches.
+            # The register over the whole frame, CRC included, is 0 when the CRC matches
+            # (StreamDecoder._crc_matches, inlined: this is the hot path).
             reg = states[pos] ^ 0xFFFF
             t_lo, t_hi = small[size & 0xFF]
             reg = t_lo[reg & 0xFF] ^ t_hi[reg >> 8]
@@ -572,27 +512,13 @@ class ShufflerDecoder:
                 t_lo, t_hi = big[size >> 8]
                 reg = t_lo[reg & 0xFF] ^ t_hi[reg >> 8]
             if reg != states[stop]:
-                reason = ""
-                if pos == jstart:
-                    got = buf[stop - 2] | buf[stop - 1] << 8
-                    reason = f"crc mismatch: got 0x{got:04X} want 0x{crc16_span(states, pos, stop - 2):04X}"
-                jstart = self._drop(out, jstart, pos, pos + 1, reason)
+                jstart = self._drop(out, jstart, pos, pos + 1, self._crc_mismatch(pos, stop) if pos == jstart else "")
                 pos += 1
                 continue
             jstart = self._report(out, jstart, pos)
             out.append(self._message(bytes(buf[pos:stop])))
             pos = jstart = stop
-        if jstart >= len(buf) >> 1:
-            # Reported bytes are dead: cut them once they are half the buffer (amortised
-            # constant cost per byte).
-            del buf[:jstart]
-            del states[:jstart]
-            pos -= jstart
-            if need:
-                need -= jstart
-            jstart = 0
-        self._pos, self._jstart, self._need = pos, jstart, need
-        return out
+        return pos, jstart, need
 
     # --- internals ---
 
@@ -617,16 +543,6 @@ class ShufflerDecoder:
             jstart = self._report(out, jstart, jstart + limit)  # bound what garbage can hold
             self._junk_reason = reason
         return jstart
-
-    def _report(self, out: list[Message | Invalid | Corrupt], jstart: int, pos: int) -> int:
-        """Report the dropped bytes [jstart, pos), if any; return the new start of junk."""
-        if pos > jstart:
-            n = pos - jstart
-            reason = self._junk_reason if n == 1 else f"{self._junk_reason}; {n} bytes skipped"
-            out.append(Corrupt(bytes(self._buf[jstart:pos]), reason))
-            self.frames_bad += 1
-            self.bytes_skipped += n
-        return pos
 
 
 # --- Helpers for both ends ------------------------------------------------------------------

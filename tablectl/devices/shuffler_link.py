@@ -5,7 +5,8 @@ abstract shuffler the daemon knows; :class:`SerialShufflerLink` speaks tablectl'
 protocol (``docs/protocols/shuffler.md``, :mod:`tablectl.devices.shuffler`) over any pyserial
 URL, and a vendor's software adapter could sit beside it. The serial link
 
-- opens the port by URL, retrying with bounded backoff while the device is missing;
+- opens the port by URL, retrying with bounded backoff while the device is missing (the
+  reconnect loop is :class:`tablectl.devices.device_link.DeviceLink`'s);
 - shakes hands (HELLO), and refuses a shuffler whose protocol major version differs, with an
   error in the log naming the device and both versions, retrying with backoff;
 - polls the status every ``poll_interval`` and emits :class:`tablectl.core.events.ShufflerStatus`
@@ -24,22 +25,22 @@ the first of a kind at once, then at most one line a minute with the count.
 
 from __future__ import annotations
 
+import abc
 import logging
 import time
 from collections import Counter
 from dataclasses import dataclass, field
 from collections.abc import Callable
-from typing import Any
 
 import serial
 
 from tablectl.core.events import ShufflerReport, ShufflerStatus
 from tablectl.devices import shuffler as sp
 from tablectl.devices.backoff import Backoff
-from tablectl.devices.device_link import DeviceLink, Emit
+from tablectl.devices.device_link import DeviceLink, Emit, Opener
 from tablectl.devices.errors import LinkError
-from tablectl.devices.log_limit import LogLimiter, describe_corrupt
-from tablectl.devices.serial_port import PortSettings, open_port
+from tablectl.devices.log_limit import describe_corrupt
+from tablectl.devices.serial_port import Port, PortSettings
 
 log = logging.getLogger("tablectl.bridge")
 
@@ -79,10 +80,26 @@ class ShufflerStats:
 
 
 class ShufflerLink(DeviceLink):
-    """A shuffler in its own thread (:class:`tablectl.devices.device_link.DeviceLink`)."""
+    """A shuffler in its own thread (:class:`tablectl.devices.device_link.DeviceLink`): its
+    figures are a :class:`ShufflerStats`."""
 
-    def __init__(self, name: str, emit: Emit, *, clock: Callable[[], float] = time.time) -> None:
-        super().__init__(name, emit, ShufflerStats(), clock=clock)
+    def __init__(self, name: str, emit: Emit, *, port: PortSettings | None = None, opener: Opener | None = None,
+                 backoff: Backoff | None = None, max_timeouts: int = 3,
+                 clock: Callable[[], float] = time.time) -> None:
+        super().__init__(name, emit, ShufflerStats(), port=port, opener=opener, backoff=backoff,
+                         max_timeouts=max_timeouts, clock=clock)
+
+    # -- paced: the simulated table says when (tablectl.sim.pacing) --------------------------------
+    @abc.abstractmethod
+    def connect_once(self, deadline_s: float | None = None) -> bool:
+        """Open the port and make contact, now, in the caller's thread (one attempt): True once
+        a shuffler answered (at once if it already had)."""
+
+    @abc.abstractmethod
+    def poll_once(self, deadline_s: float | None = None) -> None:
+        """One status poll, now, in the caller's thread, and every deck report that came before
+        its answer; contact made first if need be (:meth:`connect_once`). ``deadline_s``: how
+        long to wait for the answer (the driver's own timeout by default)."""
 
 
 class _Again(Exception):
@@ -90,24 +107,37 @@ class _Again(Exception):
 
 
 class SerialShufflerLink(ShufflerLink):
-    """tablectl's shuffler protocol over any pyserial URL."""
+    """tablectl's shuffler protocol over any pyserial URL (driver ``tablectl``,
+    :mod:`tablectl.devices.drivers`). ``opener`` gives the port (the configured one by URL by
+    default; :meth:`tablectl.devices.virtual.VirtualLine.open_port` in process).
+
+    >>> from tablectl.devices.virtual import VirtualLine
+    >>> line = VirtualLine("shuffler")
+    >>> def bridge(request):  # a bridge board: it says hello back, and that it is ready
+    ...     for msg in sp.ShufflerDecoder().feed(request):
+    ...         if isinstance(msg, sp.Hello):
+    ...             line.write(sp.encode_hello_reply(msg.seq, boot_id=1, reads_tags=True, ident="BRIDGE"))
+    ...         elif isinstance(msg, sp.GetStatus):
+    ...             line.write(sp.encode_status(msg.seq, "ready"))
+    >>> line.receive = bridge
+    >>> events = []
+    >>> link = SerialShufflerLink("shuffler", events.append, shuffler_port("/dev/tablectl/shuffler"),
+    ...                           opener=line.open_port)
+    >>> link.poll_once()  # the handshake, then one status poll, in this thread
+    >>> [(type(e).__name__, e.detail) for e in events]
+    [('DeviceStatus', 'protocol 1.0 on /dev/tablectl/shuffler'), ('ShufflerStatus', 'ready')]
+    """
 
     def __init__(self, name: str, emit: Emit, port: PortSettings, *, poll_interval: float = 0.5,
                  answer_timeout: float = 0.3, max_timeouts: int = 3, fault_repeat: float = 2.0,
                  frame_gap: float = sp.FRAME_GAP_S, backoff: Backoff | None = None,
-                 clock: Callable[[], float] = time.time, opener: Callable[[], Any] | None = None) -> None:
-        super().__init__(name, emit, clock=clock)
-        self.port_settings = port
-        #: opens the port (pyserial by URL); the in-process harness gives its in-memory line
-        self.opener: Callable[[], Any] = opener or (lambda: open_port(self.port_settings, device=self.name))
-        self._port: Any = None  # the port :meth:`poll_once` keeps open between its calls
+                 clock: Callable[[], float] = time.time, opener: Opener | None = None) -> None:
+        super().__init__(name, emit, port=port, opener=opener, backoff=backoff, max_timeouts=max_timeouts,
+                         clock=clock)
         self.poll_interval = poll_interval
         self.answer_timeout = answer_timeout
-        self.max_timeouts = max_timeouts
         self.fault_repeat = fault_repeat
         self.frame_gap = frame_gap
-        self.backoff = backoff or Backoff(0.05, 2.0)
-        self._failures = 0  # failed attempts in a row, for log throttling
         self._seq = 0  # the host's request counter
         self._decoder = sp.ShufflerDecoder()
         self._backlog: list[sp.Message] = []  # messages read with a HELLO_REPLY, not yet handled
@@ -117,74 +147,28 @@ class SerialShufflerLink(ShufflerLink):
         self._status: tuple[str, int] | None = None  # the last status emitted, since the handshake
         self._status_at = 0.0
         self._answered = False  # a status was answered in this session
-        self.limiter = LogLimiter(log, prefix=f"{name}: ")
-        self.stats.events = self.limiter.counts
 
-    def stop(self, timeout: float = 2.0) -> None:
-        super().stop(timeout)
-        self.limiter.flush()  # what a flood's tail held back is told before the daemon goes
-
-    # -- the connection ---------------------------------------------------------------------
-    def run(self) -> None:
-        while not self._stop.is_set():
-            port = self._open()
-            if port is None:
-                self._stop.wait(self.backoff.next())
-                continue
-            try:
-                self._serve(port)
-            except LinkError as exc:
-                self._failed(str(exc), "link errors")  # the message names the device already
-                self._set_online(False, str(exc))
-            finally:
-                self.limiter.tick()
-                try:
-                    port.close()
-                except Exception:  # closing a vanished device may fail; nothing to save
-                    pass
-            if not self._stop.is_set():
-                self.stats.reconnects += 1
-                self._stop.wait(self.backoff.next())
-
-    def _open(self) -> Any:
-        """The port opened afresh (a new decoder), or None: the failure said as it is due."""
-        try:
-            port = self.opener()
-        except LinkError as exc:
-            if self._failed(str(exc), "failed attempts to open the port") >= self.max_timeouts or self._reported:
-                self._set_online(False, str(exc))
-            return None
-        # (a cable that comes and goes must not flood the log either)
-        self.limiter.note("openings of the port", "%s: opened %s", self.name, self.port_settings.url,
-                          level=logging.INFO)
+    # -- the connection (the loop is DeviceLink.run's) ---------------------------------------------
+    def _begin(self, port: Port) -> Port:
+        """A port opened afresh: a new decoder (the session is the port itself)."""
         self._decoder = sp.ShufflerDecoder()
         self._backlog = []
         return port
 
-    def _drop_port(self) -> None:
-        port, self._port = self._port, None
-        self.limiter.tick()
-        try:
-            port.close()
-        except Exception:  # closing a vanished device may fail; nothing to save
-            pass
-
     # -- paced: the simulated table says when ----------------------------------------------------
     def connect_once(self, deadline_s: float | None = None) -> bool:
         """Open the port and shake hands, now (one attempt): True once a shuffler answered."""
-        if self._port is not None:
+        if self._paced is not None:
             return True
-        port = self._open()
+        port = self._paced_session()
         if port is None:
             return False
-        self._port = port
         try:
             if self._handshake(port, deadline_s):
                 return True
         except LinkError as exc:
-            self._failed(str(exc), "link errors")
-            self._set_online(False, str(exc))
-        self._drop_port()
+            self._lost(exc)
+        self._paced_end()
         return False
 
     def poll_once(self, deadline_s: float | None = None) -> None:
@@ -195,9 +179,9 @@ class SerialShufflerLink(ShufflerLink):
         how long to wait for the answer (``answer_timeout`` by default)."""
         deadline_s = self.answer_timeout if deadline_s is None else deadline_s
         try:
-            if self._port is None and not self.connect_once(deadline_s):
+            if not self.connect_once(deadline_s):
                 return
-            port = self._port
+            port = self._paced_session()  # (open: connect_once kept it)
             seq = self._next_seq()
             self._send(port, sp.encode_get_status(seq))
             self.stats.polls += 1
@@ -208,17 +192,16 @@ class SerialShufflerLink(ShufflerLink):
                     self._failed(f"{self.name}: no answer to a status poll within {deadline_s:g} s",
                                  "status polls unanswered")
                     self._set_online(False, "no answer to a status poll")
-                    self._drop_port()
+                    self._paced_end()
                     return
         except _Again as exc:  # it restarted: shake hands again at the next poll
             self._failed(f"{self.name}: {exc}", "sessions lost")
-            self._drop_port()
+            self._paced_end()
         except LinkError as exc:
-            self._failed(str(exc), "link errors")  # the message names the device already
-            self._set_online(False, str(exc))
-            self._drop_port()
+            self._lost(exc)
+            self._paced_end()
 
-    def _serve(self, port: serial.Serial) -> None:
+    def _serve(self, port: Port) -> None:
         """Shake hands, then poll until the shuffler is lost; shake hands again if it restarts."""
         refused = 0  # sessions in a row refused before a status was answered
         while not self._stop.is_set():
@@ -235,27 +218,18 @@ class SerialShufflerLink(ShufflerLink):
                     self._set_online(False, f"{exc} ({refused} sessions in a row)")
                     return
 
-    def _failed(self, message: str, kind: str, level: int = logging.WARNING) -> int:
-        """Count a failure; log it through the limiter (the first of a kind, then one line a
-        minute with the count): a bridge failing every other poll cannot flood the log."""
-        self._failures += 1
-        if not message.startswith(f"{self.name}: "):  # (a codec's message does not name the device)
-            message = f"{self.name}: {message}"
-        self.limiter.note(kind, "%s", message, level=level)
-        return self._failures
-
     # -- bytes --------------------------------------------------------------------------------
     def _next_seq(self) -> int:
         self._seq = (self._seq + 1) & 0xFF
         return self._seq
 
-    def _send(self, port: serial.Serial, frame: bytes) -> None:
+    def _send(self, port: Port, frame: bytes) -> None:
         try:
             port.write(frame)
         except (serial.SerialException, OSError) as exc:
             raise LinkError(f"{self.name}: write failed: {exc}") from exc
 
-    def _receive(self, port: serial.Serial) -> list[sp.Message]:
+    def _receive(self, port: Port) -> list[sp.Message]:
         """The messages that arrive within one port timeout; damage is counted and logged."""
         if self._backlog:
             msgs, self._backlog = self._backlog, []
@@ -291,7 +265,7 @@ class SerialShufflerLink(ShufflerLink):
         return msgs
 
     # -- the handshake ----------------------------------------------------------------------
-    def _handshake(self, port: serial.Serial, deadline_s: float | None = None) -> bool:
+    def _handshake(self, port: Port, deadline_s: float | None = None) -> bool:
         """HELLO until a HELLO_REPLY comes; True once a compatible shuffler answered."""
         for _ in range(self.max_timeouts):
             seq = self._next_seq()
@@ -335,11 +309,11 @@ class SerialShufflerLink(ShufflerLink):
             self._last_report = None  # a new boot numbers its reports afresh
         self._status = None  # the first status of a session is always emitted
         self.backoff.reset()
-        self._set_online(True, f"protocol {reply.major}.{reply.minor} on {self.port_settings.url}")
+        self._set_online(True, f"protocol {reply.major}.{reply.minor} on {self._where()}")
         return True
 
     # -- polling ------------------------------------------------------------------------------
-    def _poll(self, port: serial.Serial) -> None:
+    def _poll(self, port: Port) -> None:
         """Poll the status and take deck reports until the heartbeat is lost (then return)."""
         unanswered = 0
         pending: tuple[int, float] | None = None  # (SEQ, sent at) of the poll awaiting its answer
@@ -366,7 +340,7 @@ class SerialShufflerLink(ShufflerLink):
                     self._set_online(False, f"no answer to {unanswered} status polls")
                     return
 
-    def take(self, port: serial.Serial, msgs: list[sp.Message], pending: int | None) -> bool:
+    def take(self, port: Port, msgs: list[sp.Message], pending: int | None) -> bool:
         """Act on the messages received while the poll with SEQ ``pending`` awaits its answer;
         True if one of them answered it. (The polling loop, and the in-process harness.)"""
         answered = False
@@ -400,7 +374,7 @@ class SerialShufflerLink(ShufflerLink):
         self.emit(ShufflerStatus(ts=self.clock(), device=self.name, state=msg.state,
                                  code=key[1] if msg.state == "error" else None, detail=text, mono=mono, boot=boot))
 
-    def _on_report(self, port: serial.Serial, msg: sp.DeckReport) -> None:
+    def _on_report(self, port: Port, msg: sp.DeckReport) -> None:
         if msg.seq == self._last_report:
             self.stats.duplicates += 1
             self.limiter.note("deck reports resent", "%s: deck report %d resent (acknowledgement lost); "

@@ -37,7 +37,7 @@ from functools import lru_cache
 
 from tablectl.devices import feig
 from tablectl.sim.noise import CycleReads, Standard, profile
-from tablectl.sim.pty_device import PtyDevice, SimDevice
+from tablectl.sim.pty_device import DeviceEnd, SimDevice
 from tablectl.sim.script import Noise
 
 
@@ -79,7 +79,7 @@ class SimFeigReader(SimDevice):
     STRONG = Standard.STRONG  # RSSI range at the antenna a tag lies on (standard profile)
     WEAK = Standard.WEAK  # RSSI range of crosstalk at a neighbouring antenna (standard profile)
 
-    def __init__(self, device: PtyDevice, *, antennas: Iterable[int], noise: NoiseModel | None = None,
+    def __init__(self, device: DeviceEnd, *, antennas: Iterable[int], noise: NoiseModel | None = None,
                  com_adr: int = 0x00, max_records: int = 16, single_antenna: bool = False,
                  neighbours: dict[int, Sequence[int]] | None = None, answer_any: bool = False,
                  on_bus: Sequence[BusNeighbour] = ()) -> None:

@@ -8,13 +8,15 @@ pieces in one thread, one reader cycle at a time, with a clock that only moves w
   :class:`tablectl.daemon.main.Daemon` is built from it (no journal, no control socket, no
   device thread), with the dealer's console on gpiozero's MockFactory pins as in ``simulate``;
 - each reader cycle: the simulated reader's noisy look at its field and the FEIG frames it
-  encodes (``tablectl.sim.feig_reader``) go over an in-memory line to the daemon's
+  encodes (``tablectl.sim.feig_reader``) go over a virtual line
+  (:class:`tablectl.devices.virtual.VirtualLine`, handed to the daemon's reader link as its
+  ``opener``: no private member of a link is touched) to the daemon's
   :class:`tablectl.devices.feig_client.FeigClient` (frame decoder, ``parse_inventory``, the MORE
   parts); the tags go through ``cycle_reads`` into a ``ReaderCycle`` stamped by the daemon's
   reader link clock, then through ``Daemon.submit`` and ``Daemon.handle`` (core, console,
   sinks), as the link thread and the main loop would;
 - the shuffler: the simulated bridge board and the daemon's shuffler link speak the shuffler
-  protocol over a second in-memory line (the handshake, a status poll every ``poll_interval``
+  protocol over a second virtual line (the handshake, a status poll every ``poll_interval``
   of the clock, that is every 10th reader cycle, deck reports
   and their acknowledgements), so ``ShufflerStatus`` and ``ShufflerReport`` come from the link's
   own decoder;
@@ -58,8 +60,6 @@ from pathlib import Path
 from typing import Any
 from collections.abc import Callable
 
-import serial
-
 from tablectl.core.effects import Alert, CardPlaced, Effect, HandFinished, HandStarted, effect_to_dict
 from tablectl.core.events import ButtonPress
 from tablectl.config.daemon import load_config
@@ -69,12 +69,18 @@ from tablectl.daemon.main import Daemon
 from tablectl.sim.simulate import CONFIRM_CYCLES, GONE_CYCLES, READY_WAIT, build_report, deal_hands
 from tablectl.daemon.sinks import Sink
 from tablectl.devices.errors import LinkError
+from tablectl.devices.serial_port import Port
+from tablectl.devices.virtual import VirtualLine
 from tablectl.sim import script as sc
 from tablectl.sim.dealer import ScriptedDealer, SimulationError
 from tablectl.sim.feig_reader import SimFeigReader
 from tablectl.sim.pacing import CYCLE_S, EPOCH, Beat, PacedTable, SimClock
 from tablectl.sim.setup import ANTENNA_OF, ZONES, write_setup
 from tablectl.sim.shuffler import SimShuffler
+from tablectl.config.display import DisplayConfig
+from tablectl.daemon.room_link import public_state
+from tablectl.room.topics import route
+from tablectl.sim.i2c_bus import FakeSMBus
 
 __all__ = ["CYCLE_S", "EPOCH", "Harness", "HarnessUnsupported", "Played", "play"]
 
@@ -92,60 +98,6 @@ MOCK_BOUNCE_S = 0.0
 
 class HarnessUnsupported(SimulationError):
     """A script the harness cannot play faithfully (``crash_after``): use ``tablectl simulate``."""
-
-
-class _SimEnd:
-    """The simulated device's end of an in-memory line (what a PtyDevice is to it)."""
-
-    def __init__(self) -> None:
-        self.to_host = bytearray()
-        self.is_open = True
-
-    def write(self, data: bytes) -> None:
-        if self.is_open:
-            self.to_host += data
-
-    def open(self) -> None:  # plugged back in
-        self.is_open = True
-
-    def close(self) -> None:  # unplugged: what was on the line is lost
-        self.is_open = False
-        self.to_host.clear()
-
-
-class _HostPort:
-    """The host's end, as much of a pyserial port as the daemon's clients use. A write is
-    answered at once: the simulated device takes the bytes in the same call."""
-
-    def __init__(self, end: _SimEnd, receive: Callable[[bytes], None], name: str) -> None:
-        self.end, self.receive, self.name = end, receive, name
-
-    def _check(self) -> None:
-        if not self.end.is_open:
-            raise serial.SerialException(f"{self.name}: device unplugged")
-
-    def write(self, data: bytes) -> int:
-        self._check()
-        self.receive(bytes(data))
-        return len(data)
-
-    @property
-    def in_waiting(self) -> int:
-        self._check()
-        return len(self.end.to_host)
-
-    def read(self, size: int = 1) -> bytes:
-        self._check()
-        buf = self.end.to_host
-        out = bytes(buf[:size])
-        del buf[:size]
-        return out
-
-    def reset_input_buffer(self) -> None:
-        self.end.to_host.clear()
-
-    def close(self) -> None:
-        pass
 
 
 class _Recorder(Sink):
@@ -181,16 +133,17 @@ class Played:
 
 class _RecordsClient:
     """The reader's records handed to the link without the FEIG frames (``wire=False``, see
-    :func:`play`): a client as :class:`tablectl.devices.feig_client.FeigClient` is to the link."""
+    :func:`play`): a client as :class:`tablectl.devices.feig_client.FeigClient` is to the link
+    (its ``client_factory``, :class:`tablectl.devices.reader_link.FeigReaderLink`)."""
 
     frames_bad = unexpected = stale_bytes = foreign_answers = 0
 
-    def __init__(self, reader: SimFeigReader, port: _HostPort) -> None:
-        self.reader, self.port = reader, port
+    def __init__(self, reader: SimFeigReader, line: VirtualLine) -> None:
+        self.reader, self.line = reader, line
 
     def inventory(self, *, antennas: int | None, deadline_s: float = 0.5) -> list[Any]:
-        if not self.port.end.is_open:  # (an unplugged cable fails as the line would)
-            raise LinkError(f"{self.port.name}: read failed: device unplugged")
+        if not self.line.is_open:  # (an unplugged cable fails as the line would)
+            raise LinkError(f"{self.line.name}: read failed: device unplugged")
         return self.reader.answer_records(antennas, with_antennas=antennas is not None)
 
 
@@ -226,34 +179,32 @@ class Harness(PacedTable):
         self.display_bus: Any = None
         if console and any(isinstance(st.action, (sc.Unplug, sc.Plug)) and st.action.device == "display"
                            for h in script.hands for st in h.steps):
-            from tablectl.config.display import DisplayConfig
-            from tablectl.sim.i2c_bus import FakeSMBus
 
             self.display_bus = FakeSMBus(0x27)
             self.config = replace(self.config, display=DisplayConfig("hd44780", 20, 4, 1, 0x27, "lcd20x4"))
+        # The devices, each at one end of a virtual line whose other end the daemon's link opens
+        # (its ``opener``, handed over as a display bus is): the reader, the simulator's encoder
+        # answering the daemon's client; the shuffler, the simulated bridge board (paced: a
+        # report goes with a poll's answer, as under tablectl simulate).
+        self.reader_end = VirtualLine("reader")
+        self.reader = SimFeigReader(self.reader_end, antennas=ZONES.by_antenna, noise=script.noise)
+        self.reader_end.receive = self.reader.receive
+        reader_link: dict[str, Any] = {"opener": self.reader_end.open_port}
+        if not wire:
+            reader_link["client_factory"] = self._records_client
+        links: dict[str, dict[str, Any]] = {"reader": reader_link}
+        self.shuffler: SimShuffler | None = None
+        if self.config.shuffler is not None:
+            self.shuffler_end = VirtualLine("shuffler")
+            self.shuffler = SimShuffler(self.shuffler_end, seed=script.noise.seed, paced=True)
+            self.shuffler_end.receive = self.shuffler.receive
+            links["shuffler"] = {"opener": self.shuffler_end.open_port}
         self.daemon = Daemon(self.config, sinks=list(self.recorders.values()), clock=self.clock,
-                             mono=self.clock.monotonic, display_bus=self.display_bus)
+                             mono=self.clock.monotonic, display_bus=self.display_bus, link_options=links)
         self.screens: list[tuple[tuple[int, int], Any]] = []
         if self.daemon.console is not None:
             self.daemon.console.on_state = lambda st: self.screens.append((self._where(), st))
         self.states: list[tuple[tuple[int, int], dict[str, Any]]] = []
-        # the reader: the simulator's encoder, the daemon's client on the other end
-        self.reader_end = _SimEnd()
-        self.reader = SimFeigReader(self.reader_end, antennas=ZONES.by_antenna,  # type: ignore[arg-type]
-                                    noise=script.noise)
-        link = self.daemon.reader
-        reader_port = _HostPort(self.reader_end, self.reader.receive, "reader")
-        link.opener = lambda: _open(reader_port)  # type: ignore[attr-defined]
-        if not wire:
-            link.client_factory = lambda port: _RecordsClient(self.reader, port)  # type: ignore[attr-defined]
-        # the shuffler: the simulated bridge board (paced: a report goes with a poll's answer, as
-        # under tablectl simulate), the daemon's link on the other end
-        self.shuffler: SimShuffler | None = None
-        if self.daemon.shuffler is not None:
-            self.shuffler_end = _SimEnd()
-            self.shuffler = SimShuffler(self.shuffler_end, seed=script.noise.seed, paced=True)  # type: ignore[arg-type]
-            self.shuffler_port = _HostPort(self.shuffler_end, self.shuffler.receive, "shuffler")
-            self.daemon.shuffler.opener = lambda: _open(self.shuffler_port)  # type: ignore[attr-defined]
         self.beat = Beat(self.daemon, self.clock)
         self.dealer = ScriptedDealer(self.reader, ANTENNA_OF, self, confirm_cycles=CONFIRM_CYCLES,
                                      gone_cycles=GONE_CYCLES, shuffler=self.shuffler)
@@ -261,6 +212,10 @@ class Harness(PacedTable):
     @property
     def cycles(self) -> int:
         return self.beat.cycles
+
+    def _records_client(self, port: Port) -> _RecordsClient:
+        """The reader link's client with ``wire=False`` (see :func:`play`)."""
+        return _RecordsClient(self.reader, self.reader_end)
 
     def _where(self) -> tuple[int, int]:
         """The script's (hand, step) in force: what each recorded effect is filed under."""
@@ -287,7 +242,6 @@ class Harness(PacedTable):
 
     def _effects(self, effects: list[Effect]) -> None:
         if any(type(e) is HandFinished or type(e) is HandStarted for e in effects):
-            from tablectl.room.attach import public_state
 
             self.states.append((self._where(), public_state(self.daemon)))  # (the room's ``state``)
         for e in effects:
@@ -347,7 +301,6 @@ class Harness(PacedTable):
         finally:
             self.close()
         report = build_report(self.script, self.records, self.dealer, buttons, placed=self.placed)
-        from tablectl.room.topics import route
 
         topics: dict[str, list[tuple[tuple[int, int], dict[str, Any]]]] = {}
         for where, effect in self.recorders["floor"].effects:  # (the floor's output gets every effect)
@@ -355,14 +308,6 @@ class Harness(PacedTable):
                 topics.setdefault(topic, []).append((where, body))
         topics["state"] = self.states  # (the table's part of it, at each hand's start and end)
         return Played(report, {a: r.effects for a, r in self.recorders.items()}, self.cycles, topics, self.screens)
-
-
-def _open(port: _HostPort) -> _HostPort:
-    """The in-memory line's port, as ``open_port`` gives a real one: a cable that is out is a
-    LinkError."""
-    if not port.end.is_open:
-        raise LinkError(f"{port.name}: device unplugged")
-    return port
 
 
 def play(script: sc.Script | dict | str, *, console: bool = True, wire: bool = True,

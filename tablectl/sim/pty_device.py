@@ -26,6 +26,28 @@ import select
 import threading
 import tty
 from pathlib import Path
+from typing import Protocol
+
+
+class DeviceEnd(Protocol):
+    """The device's end of a line, as a simulated device uses it: a :class:`PtyDevice`, or a
+    ``tablectl.devices.virtual.VirtualLine`` in process (the in-process harness's)."""
+
+    @property
+    def is_open(self) -> bool:
+        """The cable is in."""
+
+    def open(self) -> None:
+        """Plug in."""
+
+    def close(self) -> None:
+        """Unplug."""
+
+    def read(self, timeout: float) -> bytes:
+        """Whatever the host has written, waiting up to ``timeout`` s; b"" when none."""
+
+    def write(self, data: bytes) -> None:
+        """Send ``data`` to the host (lost when unplugged)."""
 
 
 class PtyDevice:
@@ -106,7 +128,8 @@ class PtyDevice:
 
 
 class SimDevice:
-    """A simulated device answering its host on a :class:`PtyDevice` from its own thread.
+    """A simulated device answering its host on a :class:`PtyDevice` (any :class:`DeviceEnd`)
+    from its own thread.
 
     Subclasses write :meth:`_run` (loop until ``self._stop`` is set) and, if they hold a
     half-received frame or half-sent answer, :meth:`_line_lost` to forget it when unplugged.
@@ -114,7 +137,7 @@ class SimDevice:
 
     thread_name = "sim-device"
 
-    def __init__(self, device: PtyDevice) -> None:
+    def __init__(self, device: DeviceEnd) -> None:
         self.device = device
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()

@@ -33,7 +33,7 @@ from collections import deque
 from dataclasses import dataclass
 
 from tablectl.devices import shuffler as sp
-from tablectl.sim.pty_device import PtyDevice, SimDevice
+from tablectl.sim.pty_device import DeviceEnd, SimDevice
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,7 +50,7 @@ class SimShuffler(SimDevice):
 
     thread_name = "sim-shuffler"
 
-    def __init__(self, device: PtyDevice, *, version: tuple[int, int] = sp.PROTOCOL_VERSION,
+    def __init__(self, device: DeviceEnd, *, version: tuple[int, int] = sp.PROTOCOL_VERSION,
                  reads_tags: bool = True, ident: str = "tablectl SimShuffler",
                  resend_interval: float = sp.RESEND_INTERVAL_S, shuffle_time: float = 0.0,
                  seed: int | None = None, paced: bool = False) -> None:

@@ -2,7 +2,7 @@
 reader's field: discards land on the muck's antenna, gathered cards leave every antenna, and a
 gathered card dealt again lies at its new seat. The daemon is left out (a stand-in that answers
 every command): what is checked is the physical table the reader sees, through the daemon's own
-FEIG client over an in-memory line, as the in-process harness drives it."""
+FEIG client over a virtual line (tablectl.devices.virtual), as the in-process harness drives it."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import random
 import pytest
 
 from tablectl.devices.feig_client import FeigClient
-from tablectl.sim.harness import _HostPort, _SimEnd
+from tablectl.devices.virtual import VirtualLine
 from tablectl.sim.dealer import ScriptedDealer
 from tablectl.sim.pacing import PacedTable
 from tablectl.sim.decks import card_of_uid, sim_uid
@@ -45,10 +45,11 @@ class _Daemon(PacedTable):
 
 
 def _table(seed: int):
-    end = _SimEnd()
-    reader = SimFeigReader(end, antennas=ZONES.by_antenna,  # type: ignore[arg-type]
+    line = VirtualLine("reader")
+    reader = SimFeigReader(line, antennas=ZONES.by_antenna,
                            noise=Noise(seed=seed, miss=0.05, repeat=0.3, crosstalk=0.01))
-    client = FeigClient(_HostPort(end, reader.receive, "reader"), device="reader")  # type: ignore[arg-type]
+    line.receive = reader.receive
+    client = FeigClient(line.open_port(), device="reader")
     dealer = ScriptedDealer(reader, ANTENNA_OF, _Daemon(client), confirm_cycles=3, gone_cycles=8)
     return reader, dealer
 
