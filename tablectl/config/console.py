@@ -13,18 +13,18 @@ the file. See docs/console.md.
 >>> parse_console({"console": {"buttons": {"round_done": 5}, "leds": {"alert": 5}}}, src="t.toml")
 Traceback (most recent call last):
 ...
-tablectl.config.daemon.ConfigError: t.toml: [console.leds] alert: pin 5 is already used by
+tablectl.config.schema.ConfigError: t.toml: [console.leds] alert: pin 5 is already used by
     [console.buttons] round_done
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from tablectl.core.text import shorten
 from tablectl.core.pads import PADS, SEAT_PADS
-from tablectl.config.daemon import ConfigError, _Section
+from tablectl.config.schema import TABLECTL_TOML, Bound, ConfigError, Key, Section, Values
 from tablectl.devices.console import SEAT, SHIFT, STATUS_LEDS, ButtonSpec, ConsoleLayout
 
 PIN_FACTORIES = ("auto", "lgpio", "rpigpio", "mock")
@@ -41,6 +41,52 @@ DISCREET = ("floor",)  # calls the floor without a sign at the table
 #: pads a button cannot give: they carry a word the console has no way to say (the ``mode``
 #: pad's race, highcard or break: a floor's decision, given on the control socket)
 NOT_ON_BUTTONS = ("mode",)
+#: why a button cannot give the mode pad
+MODE_PAD = ("the mode pad takes a mode (race, highcard, break) that a button cannot give: press it on the control "
+            "socket (docs/daemon.md, \"Modes\")")
+#: what a shifted or long meaning names
+A_BUTTON = f"the name of a button in [console.buttons] (not {SHIFT} or {SEAT})"
+
+#: a BCM pin of the header; 0 and 1 are refused with their reason, before the range
+PIN = Bound(2, 27, "(a BCM pin of the header)", whole=True)
+RESERVED_PINS = tuple((pin, f"pin {pin} is reserved: {why}") for pin, why in RESERVED.items())
+
+
+def _pin(name: str, why: str, doc: str) -> Key:
+    return Key(name, None, bound=replace(PIN, why=why), refused=RESERVED_PINS, doc=doc)
+
+
+CONSOLE = Section("console", (
+    Key("pin_factory", "auto", choices=PIN_FACTORIES,
+        doc="auto: GPIOZERO_PIN_FACTORY, else lgpio, else RPi.GPIO; mock: no pins"),
+    Key("bounce_time", 0.02, bound=Bound(0.001, 0.5, "s", why="a button's bounce lasts a few milliseconds"),
+        doc="seconds a button's level must hold to count"),
+    Key("hold_time", 1.0, bound=Bound(0.05, 10, "s", why="and well over `bounce_time`"),
+        doc="seconds held for a long press (well over bounce_time)"),
+    Key("seat_timeout", 10.0, bound=Bound(1, 120, "s"), doc="seconds a seat selection lasts without a press"),
+    Key("pull_up", True, doc="buttons close to ground, the Pi's pull-ups hold them high"),
+    Key("active_high", True, doc="LEDs and buzzer light and sound on a high pin"),
+    Key("confirm_long", list(CONFIRM_LONG), doc="pads only a long press gives (what cannot be undone)"),
+    _pin("buzzer", "the header's pins (0 and 1 are the HAT EEPROM's)", "the buzzer's BCM pin"),
+    *(Key(name, {}, doc=f"[console.{name}], below") for name in ("buttons", "shift", "long", "leds", "seat_leds")),
+), file=TABLECTL_TOML, doc="the dealer's console (docs/console.md); leave it out for none")
+BUTTONS = Section("console.buttons", (
+    _pin("*", "every button", f"button = BCM pin, each pin once: a pad's name (its plain press), {SHIFT} or {SEAT}"),
+), file=TABLECTL_TOML)
+SHIFTED = Section("console.shift", (
+    Key("*", kind=(str,), want=A_BUTTON, doc="pad = the button that gives it while shift is held"),
+), file=TABLECTL_TOML)
+LONG = Section("console.long", (
+    Key("*", kind=(str,), want=A_BUTTON, doc="pad = the button whose long press gives it"),
+), file=TABLECTL_TOML)
+LEDS = Section("console.leds", (
+    _pin("*", "every status LED", f"{' / '.join(STATUS_LEDS)} = BCM pin, each optional"),
+), file=TABLECTL_TOML)
+SEAT_LEDS = Section("console.seat_leds", (
+    _pin("*", "every seat LED", "seat = BCM pin of the LED at that seat"),
+), file=TABLECTL_TOML)
+#: the console's sections of the daemon's file, in the docs' order
+CONSOLE_SECTIONS = (CONSOLE, BUTTONS, SHIFTED, LONG, LEDS, SEAT_LEDS)
 
 
 @dataclass(frozen=True)
@@ -49,125 +95,124 @@ class ConsoleConfig:
     layout: ConsoleLayout
 
 
+class _Pins:
+    """The pins given so far: each once, the UART's only while no serial device is on the UART."""
+
+    def __init__(self, doc: dict[str, Any]) -> None:
+        #: the key of the file that puts a serial device on the Pi's UART, if one does
+        self.uart_user = next((f"[{name}] port = {shorten(sec['port'])}" for name, sec in doc.items()
+                               if isinstance(sec, dict) and isinstance(sec.get("port"), str)
+                               and sec["port"] in UART_PORTS), None)
+        self.used: dict[int, str] = {}
+
+    def take(self, s: Values, key: str, pin: int) -> int:
+        if pin in UART_PINS and self.uart_user:
+            raise s.err(key, f"pin {pin} is reserved: the UART's {UART_PINS[pin]}, used by {self.uart_user}")
+        if pin in self.used:
+            raise s.err(key, f"pin {pin} is already used by {self.used[pin]}")
+        self.used[pin] = f"[{s.label}] {key}"
+        return pin
+
+
+def _check_console(c: Values) -> None:
+    """A long press well over the debouncing; pads to confirm that are pads."""
+    if c["hold_time"] <= 2 * c["bounce_time"]:
+        raise c.err("hold_time", f"must be well over bounce_time ({c['bounce_time']:g} s), got {c['hold_time']:g}")
+    for pad in c["confirm_long"]:
+        if pad not in PADS:
+            raise c.err("confirm_long", f"{shorten(pad)} is not a pad (pads: {', '.join(PADS)})")
+
+
+def _buttons(s: Values, pins: _Pins) -> dict[str, int]:
+    """``[console.buttons]``: each named after a pad (not one a button cannot give), or shift / seat."""
+    out: dict[str, int] = {}
+    for name, pin in s.entries.items():
+        if name not in (*PADS, SHIFT, SEAT):
+            raise s.err(name, f"unknown button name (a pad: {', '.join(PADS)}; or {SHIFT}, {SEAT})")
+        if name in NOT_ON_BUTTONS:
+            raise s.err(name, MODE_PAD)
+        out[name] = pins.take(s, name, pin)
+    return out
+
+
+def _meanings(s: Values, buttons: dict[str, int]) -> dict[str, str]:
+    """``[console.shift]`` or ``[console.long]``: pad = a button, which gives one pad so."""
+    out: dict[str, str] = {}  # button -> pad
+    for pad, button in s.entries.items():
+        if pad not in PADS:
+            raise s.err(pad, f"unknown pad (pads: {', '.join(PADS)})")
+        if pad in NOT_ON_BUTTONS:
+            raise s.err(pad, MODE_PAD)
+        if button not in buttons or button in (SHIFT, SEAT):
+            raise s.err(pad, f"want {A_BUTTON}, got {shorten(button)}")
+        if button in out:
+            raise s.err(pad, f"button {button} already gives {out[button]} here")
+        out[button] = pad
+    return out
+
+
+def _second_meanings(c: Values, buttons: dict[str, int]) -> tuple[dict[str, str], dict[str, str]]:
+    """The shifted and long meanings, with the keys they need: a shift button, a seat key for a
+    seat pad; a button whose long press confirms its own pad gives no other."""
+    src = c.src
+    shifted = _meanings(SHIFTED.read(src, c["shift"]), buttons)
+    if shifted and SHIFT not in buttons:
+        raise ConfigError(f"{src}: [console.shift] {next(iter(shifted.values()))}: a shifted meaning needs a "
+                          f"shift button ([console.buttons] shift = PIN)")
+    long = _meanings(LONG.read(src, c["long"]), buttons)
+    for button, pad in long.items():
+        if button in c["confirm_long"]:
+            raise ConfigError(f"{src}: [console.long] {pad}: the long press of {button} declares {button} "
+                              f"(confirm_long); it cannot give another pad")
+    given = set(buttons) | set(shifted.values()) | set(long.values())
+    seat_pads = sorted(p for p in given if p in SEAT_PADS and p != "exposed_player")
+    if seat_pads and SEAT not in buttons:
+        where = "buttons" if seat_pads[0] in buttons else ("shift" if seat_pads[0] in shifted.values() else "long")
+        raise ConfigError(f"{src}: [console.{where}] {seat_pads[0]}: a seat pad needs a seat key to select "
+                          f"its seat ([console.buttons] seat = PIN)")
+    return shifted, long
+
+
+def _leds(s: Values, pins: _Pins) -> dict[str, int]:
+    """``[console.leds]``: the status LEDs by name."""
+    for name in s.entries:
+        if name not in STATUS_LEDS:
+            raise s.err(name, f"unknown LED (LEDs: {', '.join(STATUS_LEDS)})")
+    return {name: pins.take(s, name, pin) for name, pin in s.entries.items()}
+
+
+def _seat_leds(s: Values, pins: _Pins) -> dict[int, int]:
+    """``[console.seat_leds]``: seat number = its LED's pin."""
+    out: dict[int, int] = {}
+    for key, pin in s.entries.items():
+        if not (key.isascii() and key.isdigit() and len(key) <= 2 and 1 <= int(key) <= 10):
+            raise s.err(key, "want a seat number 1 to 10 = its LED's pin")
+        out[int(key)] = pins.take(s, key, pin)
+    return out
+
+
 def parse_console(doc: dict[str, Any], *, src: str) -> ConsoleConfig | None:
     """The ``[console]`` section of a parsed configuration, checked; None without one."""
     raw = doc.get("console")
     if raw is None:
         return None
-    c = _Section(src, "console", raw)
-    factory = c.get("pin_factory", str, "auto")
-    if factory not in PIN_FACTORIES:
-        raise c.err("pin_factory", f"want one of {', '.join(PIN_FACTORIES)}, got {shorten(factory)}")
-    bounce = c.number("bounce_time", 0.02)
-    hold = c.number("hold_time", 1.0)
-    if hold <= 2 * bounce:
-        raise c.err("hold_time", f"must be well over bounce_time ({bounce:g} s), got {hold:g}")
-    seat_timeout = c.number("seat_timeout", 10.0)
-    pull_up = c.get("pull_up", bool, True)
-    active_high = c.get("active_high", bool, True)
-    confirm = c.get("confirm_long", list, list(CONFIRM_LONG))
-    for pad in confirm:
-        if pad not in PADS:
-            raise c.err("confirm_long", f"{shorten(pad)} is not a pad (pads: {', '.join(PADS)})")
-
-    uart_user = next((f"[{name}] port = {shorten(sec['port'])}" for name, sec in doc.items()
-                      if isinstance(sec, dict) and isinstance(sec.get("port"), str)
-                      and sec["port"] in UART_PORTS), None)
-    used: dict[int, str] = {}
-
-    def pin(sec: _Section, key: str, value: Any) -> int:
-        where = f"[{sec.name}] {key}"
-        if type(value) is int and value in RESERVED:  # (said with the reason, before the range)
-            raise sec.err(key, f"pin {value} is reserved: {RESERVED[value]}")
-        value = sec.checked(key, value)  # BCM 2 to 27 (config.BOUNDS)
-        if value in UART_PINS and uart_user:
-            raise sec.err(key, f"pin {value} is reserved: the UART's {UART_PINS[value]}, used by {uart_user}")
-        if value in used:
-            raise sec.err(key, f"pin {value} is already used by {used[value]}")
-        used[value] = where
-        return value
-
-    def table(key: str) -> _Section:
-        c.used.add(key)
-        return _Section(src, f"console.{key}", raw.get(key, {}))
-
-    b = table("buttons")
-    names = (*PADS, SHIFT, SEAT)
-    pins: dict[str, int] = {}
-    for name, value in b.data.items():
-        b.used.add(name)
-        if name not in names:
-            raise b.err(name, f"unknown button name (a pad: {', '.join(PADS)}; or {SHIFT}, {SEAT})")
-        if name in NOT_ON_BUTTONS:
-            raise b.err(name, "the mode pad takes a mode (race, highcard, break) that a button cannot give: "
-                              "press it on the control socket (docs/daemon.md, \"Modes\")")
-        pins[name] = pin(b, name, value)
-
-    def meanings(key: str) -> dict[str, str]:
-        s = table(key)
-        out: dict[str, str] = {}
-        given: dict[str, str] = {}
-        for pad, button in s.data.items():
-            s.used.add(pad)
-            if pad not in PADS:
-                raise s.err(pad, f"unknown pad (pads: {', '.join(PADS)})")
-            if pad in NOT_ON_BUTTONS:
-                raise s.err(pad, "the mode pad takes a mode (race, highcard, break) that a button cannot give: "
-                                 "press it on the control socket (docs/daemon.md, \"Modes\")")
-            if not isinstance(button, str) or button not in pins or button in (SHIFT, SEAT):
-                raise s.err(pad, f"want the name of a button in [console.buttons] (not {SHIFT} or {SEAT}), "
-                                 f"got {shorten(button)}")
-            if button in given:
-                raise s.err(pad, f"button {button} already gives {given[button]} here")
-            given[button] = pad
-            out[button] = pad
-        return out
-
-    shifted = meanings("shift")
-    if shifted and SHIFT not in pins:
-        raise ConfigError(f"{src}: [console.shift] {next(iter(shifted.values()))}: a shifted meaning needs a "
-                          f"shift button ([console.buttons] shift = PIN)")
-    long = meanings("long")
-    for button, pad in long.items():
-        if button in confirm:
-            raise ConfigError(f"{src}: [console.long] {pad}: the long press of {button} declares {button} "
-                              f"(confirm_long); it cannot give another pad")
-    given = set(pins) | set(shifted.values()) | set(long.values())
-    seat_pads = sorted(p for p in given if p in SEAT_PADS and p != "exposed_player")
-    if seat_pads and SEAT not in pins:
-        where = "buttons" if seat_pads[0] in pins else ("shift" if seat_pads[0] in shifted.values() else "long")
-        raise ConfigError(f"{src}: [console.{where}] {seat_pads[0]}: a seat pad needs a seat key to select "
-                          f"its seat ([console.buttons] seat = PIN)")
-    b.finish()
-
-    leds_sec = table("leds")
-    leds: dict[str, int] = {}
-    for name, value in leds_sec.data.items():
-        leds_sec.used.add(name)
-        if name not in STATUS_LEDS:
-            raise leds_sec.err(name, f"unknown LED (LEDs: {', '.join(STATUS_LEDS)})")
-        leds[name] = pin(leds_sec, name, value)
-
-    seat_sec = table("seat_leds")
-    seat_leds: dict[int, int] = {}
-    for key, value in seat_sec.data.items():
-        seat_sec.used.add(key)
-        if not (key.isascii() and key.isdigit() and len(key) <= 2 and 1 <= int(key) <= 10):
-            raise seat_sec.err(key, "want a seat number 1 to 10 = its LED's pin")
-        seat_leds[int(key)] = pin(seat_sec, key, value)
-
-    c.used.add("buzzer")
-    buzzer = pin(c, "buzzer", c.data["buzzer"]) if "buzzer" in c.data else None
-    c.finish()
-
+    c = CONSOLE.read(src, raw)
+    _check_console(c)
+    pins = _Pins(doc)
+    buttons = _buttons(BUTTONS.read(src, c["buttons"]), pins)
+    shifted, long = _second_meanings(c, buttons)
+    leds = _leds(LEDS.read(src, c["leds"]), pins)
+    seat_leds = _seat_leds(SEAT_LEDS.read(src, c["seat_leds"]), pins)
+    buzzer = None if c["buzzer"] is None else pins.take(c, "buzzer", c["buzzer"])
     layout = ConsoleLayout(
-        buttons=tuple(ButtonSpec(name, p, shifted=shifted.get(name), long=long.get(name)) for name, p in pins.items()),
-        leds=leds, seat_leds=seat_leds, buzzer=buzzer, bounce_time=bounce, hold_time=hold,
-        seat_timeout=seat_timeout, pull_up=pull_up, active_high=active_high,
-        confirm_long=frozenset(confirm), seat_pads=frozenset(p for p in SEAT_PADS if p != "exposed_player"),
+        buttons=tuple(ButtonSpec(name, p, shifted=shifted.get(name), long=long.get(name))
+                      for name, p in buttons.items()),
+        leds=leds, seat_leds=seat_leds, buzzer=buzzer, bounce_time=c["bounce_time"], hold_time=c["hold_time"],
+        seat_timeout=c["seat_timeout"], pull_up=c["pull_up"], active_high=c["active_high"],
+        confirm_long=frozenset(c["confirm_long"]), seat_pads=frozenset(p for p in SEAT_PADS if p != "exposed_player"),
         repeat_pads=frozenset(REPEAT_PADS), discreet=frozenset(DISCREET),
     )
-    return ConsoleConfig(pin_factory=factory, layout=layout)
+    return ConsoleConfig(pin_factory=c["pin_factory"], layout=layout)
 
 
 #: The layout the simulator and the demo use, and the wiring docs/console.md recommends: twelve

@@ -1,14 +1,17 @@
 """The daemon's configuration: a TOML file, checked key by key.
 
+Every section is declared once in the schema (tablectl/config/schema.py): its keys, their types,
+bounds and defaults, here for the table, the rules, the devices, the journal, the outputs and the
+control socket, and in console.py, display.py and room.py for theirs. :func:`parse_config` reads
+each section through it, then checks what involves more than one key (the small functions below).
 A bad file gets one error that names the file, the key and what is wrong, e.g.
 ``tablectl.toml: [reader] answer_timeout = nan: must be a finite number from 0.05 to 10 s``.
-See ``docs/configuration.md`` for every key.
+``docs/configuration.md`` lists every key (its tables are written from the schema).
 """
 
 from __future__ import annotations
 
 import grp
-import math
 import os
 import re
 import stat
@@ -24,38 +27,91 @@ from tablectl.core.registry import MANIFEST_MAX_BYTES, Deck, DeckRegistry, Regis
 from tablectl.core.settings import EVENTS, GAMES, RULE_SETTINGS, RuleSettings, TableSettings
 from tablectl.core.text import NotUtf8, decode_utf8, shorten
 from tablectl.core.zones import ZoneError, ZoneMap
+from tablectl.config.console import CONSOLE_SECTIONS, ConsoleConfig, parse_console
+from tablectl.config.display import DISPLAY, DisplayConfig, parse_display
+from tablectl.config.room import ROOM, RoomConfig, parse_room
+from tablectl.config.schema import (TABLECTL_TOML, Bound, ConfigError, Key, Section, Values, section_of, setting,
+                                    show_value, shown_key)
+from tablectl.devices.drivers import READERS, SHUFFLERS
 
+__all__ = ["BOUNDS", "SECTIONS", "Config", "ConfigError", "ControlConfig", "JournalConfig", "OutputConfig",
+           "ReaderConfig", "ShufflerConfig", "check_paths", "load_config", "parse_config", "read_bounded"]
 
-
-class ConfigError(ValueError):
-    """A configuration that cannot be used; the message names the file and the key."""
+#: the drivers of ``[reader] driver`` and ``[shuffler] driver``, by name (the first is the default)
+#: the drivers a [reader] and a [shuffler] may name: the devices' registry (tablectl/devices/drivers.py)
+READER_DRIVERS = tuple(READERS)
+SHUFFLER_DRIVERS = tuple(SHUFFLERS)
+#: ``[outputs] log_level``
+LOG_LEVELS = ("debug", "info", "warning", "error")
+#: the rule each ``[rules]`` word settles (docs/rules.md), for the docs' table
+RULE_NOTES = {
+    "late_entry": "DEAL-006", "late_fault": "MISD-013", "deal_count_fixes": "MISD-007",
+    "muck_retrieval": "MUCK-002", "four_flop_picker": "BOARD-002", "cash_entry": "DEAL-007 (cash games)",
+    "buy_button_next": "DEAL-008 (cash games)", "stud_absent_bringin": "STUD-011",
+    "absent_deadline": "DEAL-009, STUD-011",
+    "stud_short_stub_method": "STUD-007", "stud_odd_chip_cards": "SPLIT-006 (stud)",
+    "stud_odd_chip_low": "SPLIT-006 (razz, stud 8's low)", "hybrid_odd_chip": "SPLIT-008 (badacey, badeucy)",
+    "race_one_per_player": "RACE-003", "race_remainder": "RACE-004", "race_allin": "RACE-005",
+    "draw_exposed_deal": "MISD-009, DRAW-003",
+}
+#: why ``[reader] address = 255`` is refused, before its range
+BROADCAST = ("255 is FEIG's broadcast address, which the daemon does not use: set the reader's own bus address, "
+             "0..254 (factory default 0)")
 
 
 @dataclass(frozen=True)
 class ReaderConfig:
-    driver: str = "feig"
-    port: str = "/dev/tablectl/reader"
-    baudrate: int = 38400
-    parity: str = "E"
-    address: int = 0x00  # the reader's bus address (COM-ADR): FEIG's factory default is 0
-    answer_timeout: float = 0.5
-    max_timeouts: int = 3
-    poll_interval: float = 0.0
-    antenna_select_bytes: int = 2
-    strong_rssi: int = 150
+    """``[reader]``: the RFID reader (docs/reader-link.md)."""
+
+    #: the reader's driver, by name (tablectl/devices): FEIG's ISO Host protocol
+    driver: str = setting("feig", choices=READER_DRIVERS, wrong="{value} is not a reader driver (drivers: {choices})",
+                      doc="the reader's protocol (tablectl/devices), by name")
+    port: str = setting("/dev/tablectl/reader", doc="any pyserial URL: a device path, socket://host:port, loop://")
+    baudrate: int = setting(38400, bound=Bound(4800, 115200, "(the FEIG baud rates)", whole=True,
+                                           choices=(4800, 9600, 19200, 38400, 57600, 115200),
+                                           why="the FEIG reader's rates"))
+    parity: str = setting("E", choices=("N", "E", "O"), wrong="want 'N', 'E' or 'O', got {value}")
+    #: the reader's bus address (COM-ADR): FEIG's factory default is 0. FF reaches every reader on
+    #: the line and each answers with its own address: the daemon could not tell its reader's
+    #: answers from another device's (docs/reader-link.md)
+    address: int = setting(0x00, refused=((0xFF, BROADCAST),),
+                       bound=Bound(0, 254, "(the reader's bus address, COM-ADR)", whole=True,
+                                   why="one byte; 255 is FEIG's broadcast, refused (docs/reader-link.md, "
+                                       "\"Bus address\")"))
+    answer_timeout: float = setting(0.5, doc="seconds to wait for each answer",
+                                bound=Bound(0.05, 10, "s", why="an answer takes milliseconds; more than 10 s hides "
+                                                                "a dead reader"))
+    max_timeouts: int = setting(3, bound=Bound(1, 100, "unanswered inventories", whole=True),
+                            doc="unanswered inventories in a row before the reader counts as lost")
+    poll_interval: float = setting(0.0, bound=Bound(0, 10, "s", why="0: as fast as the reader answers"),
+                               doc="seconds between cycles")
+    antenna_select_bytes: int = setting(2, bound=Bound(1, 4, "(bytes of ANT_SEL)", whole=True, choices=(1, 2, 4),
+                                                   why="docs/protocols/feig.md"),
+                                    doc="the width of ANT_SEL (1 for an eight-port reader)")
+    strong_rssi: int = setting(150, bound=Bound(1, 255, "(the reader's RSSI scale)", whole=True),
+                           doc="a read this strong is a card lying on the antenna (DECK-007)")
     #: ``[reader.levels]``: antenna -> its own level (``tablectl calibrate``), else strong_rssi
-    levels: dict[int, int] = field(default_factory=dict)
+    levels: dict[int, int] = setting(factory=dict, kind=(dict,), shown="none (strong_rssi)",
+                                 doc="[reader.levels], below")
 
 
 @dataclass(frozen=True)
 class ShufflerConfig:
-    """The automatic shuffler's bridge board (docs/protocols/shuffler.md)."""
+    """``[shuffler]``: the automatic shuffler's bridge board (docs/protocols/shuffler.md)."""
 
-    port: str = "/dev/tablectl/shuffler"
-    baudrate: int = 115200
-    poll_interval: float = 0.5
-    answer_timeout: float = 0.3
-    max_timeouts: int = 3
+    #: the shuffler's driver, by name (tablectl/devices): the bridge board's protocol
+    driver: str = setting("tablectl", choices=SHUFFLER_DRIVERS,
+                      wrong="{value} is not a shuffler driver (drivers: {choices})",
+                      doc="the bridge board's protocol (tablectl/devices), by name")
+    port: str = setting("/dev/tablectl/shuffler", doc="the bridge board (8N1): any pyserial URL")
+    baudrate: int = setting(115200, bound=Bound(9600, 115200, "(the bridge board's baud rates)", whole=True,
+                                            choices=(9600, 19200, 38400, 57600, 115200),
+                                            why="the bridge board's rates"))
+    poll_interval: float = setting(0.5, bound=Bound(0.05, 10, "s", why="the heartbeat"),
+                               doc="seconds between status polls")
+    answer_timeout: float = setting(0.3, bound=Bound(0.05, 10, "s"), doc="seconds to wait for each answer")
+    max_timeouts: int = setting(3, bound=Bound(1, 100, "unanswered polls", whole=True),
+                            doc="unanswered polls in a row before the shuffler counts as lost")
 
 
 @dataclass(frozen=True)
@@ -63,17 +119,23 @@ class JournalConfig:
     """The event journal (SQLite, WAL): every event before the core sees it, every alert and
     finished hand (docs/daemon.md, "The journal"). ``path`` None: no journal (a simulation without one)."""
 
-    path: str | None = "/var/lib/tablectl/journal.sqlite3"
-    retention_days: float = 30.0  # finished hands and their events older than this are dropped
+    path: str | None = setting("/var/lib/tablectl/journal.sqlite3", kind=(str,),
+                           doc="SQLite, WAL; relative to the file's folder")
+    #: finished hands and their events older than this are dropped
+    retention_days: float = setting(30.0, bound=Bound(1, 3650, "days", why="a day to ten years of hand history"),
+                                doc="finished hands and their alerts are kept this long")
 
 
 @dataclass(frozen=True)
 class OutputConfig:
-    feed: str | None = None  # private JSON-lines feed of every effect (floor audience)
-    control: str | None = None  # Unix socket for floor and technician commands
-    log_level: str = "info"
+    #: private JSON-lines feed of every effect (floor audience)
+    feed: str | None = setting(None, kind=(str,), doc="the private JSON-lines feed of every effect (mode 0600)")
+    #: Unix socket for floor and technician commands
+    control: str | None = setting(None, kind=(str,), doc="the control socket (docs/daemon.md)")
+    log_level: str = setting("info", choices=LOG_LEVELS, wrong="want debug, info, warning or error, got {value}")
     #: seconds the daemon waits at start for each device's first verdict before READY (0..60)
-    ready_wait: float = 5.0
+    ready_wait: float = setting(5.0, bound=Bound(0, 60, "s", why="systemd's start timeout is longer"),
+                            doc="seconds the daemon waits at start for each device's first answer")
 
 
 @dataclass(frozen=True)
@@ -83,12 +145,15 @@ class ControlConfig:
 
     #: the group whose members may use the socket, besides root and the service's own user;
     #: None: nobody else. ``group_name`` is the name as written (for messages), or the number
-    group: int | None = None
+    group: int | None = setting(None, kind=(str,), doc="its members may use the socket; a name or a number",
+                            bound=Bound(0, 2**32 - 2, "(a group number), or a group name", whole=True,
+                                        why="4294967295 is \"no group\" to the kernel"))
     group_name: str | None = None
     #: the folder ``decks`` reads manifests from, by plain file name; None: ``decks`` is refused
-    manifests: str | None = None
+    manifests: str | None = setting(None, kind=(str,), doc="the folder `decks` reads manifests from")
     #: seconds a connection may stay without a complete request before it is closed
-    idle_timeout: float = 30.0
+    idle_timeout: float = setting(30.0, bound=Bound(0.1, 3600, "s"),
+                              doc="seconds a connection may go without a request before it is closed")
 
 
 @dataclass(frozen=True)
@@ -99,15 +164,15 @@ class Config:
     decks: tuple[Deck, ...]
     outputs: OutputConfig = field(default_factory=OutputConfig)
     #: the dealer's console (tablectl/config/console.py); None: no console
-    console: Any = None
+    console: ConsoleConfig | None = None
     #: the dealer's display (tablectl/config/display.py); None: no display
-    display: Any = None
+    display: DisplayConfig | None = None
     #: None: the table has no shuffler (hand shuffling)
     shuffler: ShufflerConfig | None = None
     journal: JournalConfig = field(default_factory=lambda: JournalConfig(path=None))
     control: ControlConfig = field(default_factory=ControlConfig)
     #: the room link (tablectl/config/room.py); None: no network
-    room: Any = None
+    room: RoomConfig | None = None
 
     def registry(self) -> DeckRegistry:
         reg = DeckRegistry()
@@ -116,206 +181,115 @@ class Config:
         return reg
 
 
-@dataclass(frozen=True)
-class Bound:
-    """The range of one numeric key: ``lo`` to ``hi`` (both included) in ``unit``; ``whole``: an
-    integer; ``choices``: only these values (a baud rate)."""
+# -- the schema of the file's own sections (the console's, the display's, the room's: in their modules)
 
-    lo: float
-    hi: float
-    unit: str
-    whole: bool = False
-    choices: tuple[int, ...] = ()
-    each: bool = False  # the key is a list of such numbers
+TABLE = Section("table", (
+    Key("game", TableSettings.game, choices=tuple(GAMES), wrong="{value} is not supported (games: {choices})",
+        shown='`"holdem"`; with a rotation, its first game', doc="docs/games.md"),
+    Key("seats", list(TableSettings.seats), doc="the seats dealt in",
+        bound=Bound(1, 10, "(a seat number)", whole=True, each=True, why="the table's ten seats")),
+    Key("button", None, shown="the highest seat", doc="the button's seat for the first hand",
+        bound=Bound(1, 10, "(a seat number)", whole=True, why="a dead button may be on a seat not dealt in")),
+    Key("deck_in_play", TableSettings.deck_in_play, doc="the id of the deck being dealt (one of [[decks]])"),
+    Key("confirm_cycles", TableSettings.confirm_cycles, doc="firm reads before a card counts as arrived",
+        bound=Bound(1, 20, "reader cycles", whole=True, why="more would take seconds to see a card arrive; under "
+                                                            "2 misses the false-move budget (docs/tracking.md)")),
+    Key("gone_cycles", TableSettings.gone_cycles, doc="cycles unheard before a card counts as off the table",
+        bound=Bound(1, 200, "reader cycles", whole=True, why="about ten seconds at the reader's pace; under 20 "
+                                                             "misses the budget under the harsh noise")),
+    Key("rotation", None, kind=(str, list), shown="none (one game)",
+        doc=f"a mixed game (MIXED-001): a preset ({', '.join(PRESETS)}) or a list of two games or more"),
+    Key("change", "orbit", choices=("orbit",), doc="MIXED_HANDS_PER_GAME: an orbit of the button, or a number of "
+                                                   "hands",
+        bound=Bound(1, 100, 'hands of each game (or "orbit")', whole=True,
+                    why="MIXED_HANDS_PER_GAME; the guides give no number (001's counting chips)")),
+    Key("count_redeal", False, doc="MIXED_COUNT_REDEAL: a misdealt hand counts one of the game's hands too"),
+    Key("chinese_two_hands", TableSettings.chinese_two_hands,
+        doc="CHIN-002: two players of Chinese poker play two hands each"),
+    Key("event", TableSettings.event, choices=EVENTS, doc="cash: posting to come in, missed blinds (DEAL-007/008)"),
+), file=TABLECTL_TOML)
 
-    def rule(self) -> str:
-        """What a value must be, as the error says it.
+RULES = Section("rules", (
+    *(Key(name, default, choices=choices, doc=RULE_NOTES.get(name, ""))
+      for name, (choices, default) in RULE_SETTINGS.items()),
+    Key("round_done_pad", "auto", kind=(bool, str), choices=("auto",), wrong='want true, false or "auto", got {value}',
+        doc="premature-card checks: on once the dealer has tapped round_done (auto), or always on or off"),
+    Key("seats_max", RuleSettings.seats_max, bound=Bound(2, 10, "seats", whole=True, why="DEAL-012"),
+        doc="DEAL-012: most seats a hand deals"),
+    Key("rotate_decks", RuleSettings.rotate_decks, choices=ROTATIONS,
+        doc="SHUF-007/RELIEF-001: the decks change places at each relief, or every hand"),
+    Key("shuffler_floor_after", RuleSettings.shuffler_floor_after,
+        bound=Bound(1, 3600, "s", why="up to an hour of a jammed shuffler before the floor is told"),
+        doc="seconds a shuffler fault lasts before the floor is told"),
+    Key("offline_floor_after", RuleSettings.offline_floor_after,
+        bound=Bound(0.5, 3600, "s", why="up to an hour of a device gone before the floor is told"),
+        doc="seconds a device may be gone before the floor is told"),
+    Key("open_seat_hold", RuleSettings.open_seat_hold, doc="BREAK-002: open seats at which the dealer holds",
+        bound=Bound(1, 10, "open seats", whole=True, why="BREAK-002 (OPEN_SEAT_HOLD: 3 in 001, 4 in 002)")),
+    Key("late_stage_hold", RuleSettings.late_stage_hold, doc="BREAK-002: the same once late_stage",
+        bound=Bound(1, 10, "open seats", whole=True, why="BREAK-002 (LATE_STAGE_HOLD: 2 in 001)")),
+    Key("late_stage", RuleSettings.late_stage, doc="twelve or fewer tables remain (the floor sets it)"),
+), file=TABLECTL_TOML, doc="docs/rules.md §20 settings; the defaults are the proposed ones")
 
-        >>> BOUNDS["reader.answer_timeout"].rule()
-        'must be a finite number from 0.05 to 10 s'
-        >>> BOUNDS["table.confirm_cycles"].rule()
-        'must be a whole number from 1 to 20 reader cycles'
-        """
-        if self.choices:
-            return f"must be one of {', '.join(map(str, self.choices))} {self.unit}".rstrip()
-        kind = "a whole number" if self.whole else "a finite number"
-        each = "each " if self.each else ""
-        return f"{each}must be {kind} from {_num(self.lo)} to {_num(self.hi)} {self.unit}".rstrip()
+READER = section_of("reader", ReaderConfig, file=TABLECTL_TOML)
+LEVELS = Section("reader.levels", (
+    Key("*", doc="antenna number = its level (`tablectl calibrate` writes them); an antenna left out uses "
+                 "strong_rssi",
+        bound=Bound(1, 255, "(the reader's RSSI scale)", whole=True,
+                    why="each antenna's own level (`tablectl calibrate`)")),
+), file=TABLECTL_TOML)
+SHUFFLER = section_of("shuffler", ShufflerConfig, file=TABLECTL_TOML,
+                      doc="leave the section out for a table that shuffles by hand")
+#: (read by :meth:`ZoneMap.from_mapping`, whose errors name the antenna and the zone)
+ANTENNAS = Section("antennas", (
+    Key("*", kind=(str,), doc='antenna number = zone ("seat:N", "board", "burn", "muck"); default: 1..10 the '
+                              "seats, 11 board, 12 burn, 13 muck; a map written replaces it whole"),
+), file=TABLECTL_TOML)
+DECK = Section("decks", (
+    Key("id", "", required=True, doc="the deck's id ([table] deck_in_play names one)"),
+    Key("back", "", required=True, doc="its back's colour: a table's two decks differ (DECK-004)"),
+    Key("manifest", "", required=True, doc='its manifest: one "UID CARD" per line, 52 cards'),
+), file=TABLECTL_TOML, array=True, doc="at most two (DECK-005)")
+JOURNAL = section_of("journal", JournalConfig, file=TABLECTL_TOML,
+                     doc="leave it out and nothing survives a restart")
+OUTPUTS = section_of("outputs", OutputConfig, file=TABLECTL_TOML)
+CONTROL = section_of("control", ControlConfig, file=TABLECTL_TOML)
 
-    def accepts(self, value: object) -> bool:
-        """A TOML value in range: a bool is not a number, nan and the infinities are in no range,
-        a whole-number key takes no fraction (not even ``3.0``)."""
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            return False
-        if isinstance(value, float) and (self.whole or not math.isfinite(value)):
-            return False
-        if self.choices:
-            return value in self.choices
-        return self.lo <= value <= self.hi  # (an int of any length compares exactly)
+#: the sections of the file, in the docs' order
+SECTIONS: tuple[Section, ...] = (TABLE, RULES, READER, LEVELS, SHUFFLER, ANTENNAS, DECK, JOURNAL, OUTPUTS, CONTROL,
+                                 *CONSOLE_SECTIONS, DISPLAY, ROOM)
+#: the file's top-level sections
+KNOWN = sorted(s.name for s in SECTIONS if "." not in s.name)
 
-
-def _num(x: float) -> str:
-    """A bound as a technician writes it: ``10``, ``0.05``, ``4294967294``."""
-    return str(int(x)) if float(x).is_integer() else repr(x)
-
-
-def show_value(value: object, limit: int = 40) -> str:
-    """A TOML value quoted in an error, as it would be written, and never long.
-
-    >>> show_value(float("nan")), show_value(True), show_value(-float("inf")), show_value("30")
-    ('nan', 'true', '-inf', '"30"')
-    >>> show_value(10 ** 300)
-    '100000000000000000000... (301 digits)'
-    >>> show_value([0, 11, "x"])
-    '[0, 11, "x"]'
-    """
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float):
-        return "nan" if value != value else ("inf" if value > 0 else "-inf") if math.isinf(value) else repr(value)
-    if isinstance(value, int):
-        text = str(value)  # (tomllib refuses an integer too long for str() to give back)
-        return text if len(text) <= max(limit, 24) else f"{text[:21]}... ({len(text.lstrip('-'))} digits)"
-    if isinstance(value, str):
-        text = '"' + value.encode("unicode_escape").decode("ascii").replace('"', '\\"') + '"'
-        return text if len(text) <= limit else text[: limit - 4] + '..."'
-    if isinstance(value, list):
-        text = "[" + ", ".join(show_value(v, 12) for v in value[:limit // 2]) + "]"
-        return text if len(text) <= limit else text[: limit - 4] + "...]"
-    return "a table" if isinstance(value, dict) else type(value).__name__
-
-
-#: Every numeric key of the file and its range (docs/configuration.md, "Numeric bounds"). A key
-#: read as a number must be here: :meth:`_Section.number` looks it up, so a new key without
-#: bounds fails every load (and tests/unit/config/test_config_bounds.py). ``section.*``: any key of the section.
-BOUNDS: dict[str, Bound] = {
-    "table.seats": Bound(1, 10, "(a seat number)", whole=True, each=True),
-    "table.button": Bound(1, 10, "(a seat number)", whole=True),
-    "table.confirm_cycles": Bound(1, 20, "reader cycles", whole=True),
-    "table.gone_cycles": Bound(1, 200, "reader cycles", whole=True),
-    "table.change": Bound(1, 100, 'hands of each game (or "orbit")', whole=True),
-    "rules.seats_max": Bound(2, 10, "seats", whole=True),
-    "rules.shuffler_floor_after": Bound(1, 3600, "s"),
-    "rules.offline_floor_after": Bound(0.5, 3600, "s"),
-    "rules.open_seat_hold": Bound(1, 10, "open seats", whole=True),
-    "rules.late_stage_hold": Bound(1, 10, "open seats", whole=True),
-    "reader.baudrate": Bound(4800, 115200, "(the FEIG baud rates)", whole=True,
-                             choices=(4800, 9600, 19200, 38400, 57600, 115200)),
-    "reader.address": Bound(0, 254, "(the reader's bus address, COM-ADR)", whole=True),
-    "reader.answer_timeout": Bound(0.05, 10, "s"),
-    "reader.max_timeouts": Bound(1, 100, "unanswered inventories", whole=True),
-    "reader.poll_interval": Bound(0, 10, "s"),
-    "reader.antenna_select_bytes": Bound(1, 4, "(bytes of ANT_SEL)", whole=True, choices=(1, 2, 4)),
-    "reader.strong_rssi": Bound(1, 255, "(the reader's RSSI scale)", whole=True),
-    "reader.levels.*": Bound(1, 255, "(the reader's RSSI scale)", whole=True),
-    "shuffler.baudrate": Bound(9600, 115200, "(the bridge board's baud rates)", whole=True,
-                               choices=(9600, 19200, 38400, 57600, 115200)),
-    "shuffler.poll_interval": Bound(0.05, 10, "s"),
-    "shuffler.answer_timeout": Bound(0.05, 10, "s"),
-    "shuffler.max_timeouts": Bound(1, 100, "unanswered polls", whole=True),
-    "journal.retention_days": Bound(1, 3650, "days"),
-    "outputs.ready_wait": Bound(0, 60, "s"),
-    "room.outbox_days": Bound(0.01, 366, "days"),
-    "room.broadcast_delay": Bound(0.1, 3600, "s"),
-    "control.group": Bound(0, 2**32 - 2, "(a group number), or a group name", whole=True),
-    "control.idle_timeout": Bound(0.1, 3600, "s"),
-    "console.bounce_time": Bound(0.001, 0.5, "s"),
-    "console.hold_time": Bound(0.05, 10, "s"),
-    "console.seat_timeout": Bound(1, 120, "s"),
-    "console.buzzer": Bound(2, 27, "(a BCM pin of the header)", whole=True),
-    "console.buttons.*": Bound(2, 27, "(a BCM pin of the header)", whole=True),
-    "console.leds.*": Bound(2, 27, "(a BCM pin of the header)", whole=True),
-    "console.seat_leds.*": Bound(2, 27, "(a BCM pin of the header)", whole=True),
-    "display.width": Bound(16, 128, "(characters of an LCD, pixels of an OLED)", whole=True,
-                           choices=(16, 20, 128)),
-    "display.height": Bound(2, 64, "(lines of an LCD, pixels of an OLED)", whole=True, choices=(2, 4, 64)),
-    "display.bus": Bound(0, 31, "(the N of /dev/i2c-N)", whole=True),
-    "display.address": Bound(0x03, 0x77, "(a 7-bit I2C address)", whole=True),
-}
+#: Every numeric key of the file and its range (``section.key``, or ``section.*``: any key of the
+#: section), as the schema declares them: the index every number is read through (a number the
+#: index lacks fails every load), and docs/configuration.md's "Numeric bounds", written from it
+#: (tests/unit/config/test_config_bounds.py tries every key).
+BOUNDS: dict[str, Bound] = TABLECTL_TOML.bounds
 
 
-def _key(key: str) -> str:
-    """A key as written in an error: whole unless it is long (a typo of 5,000 characters)."""
-    return key if len(key) <= 40 else f"{key[:32]}... ({len(key)} characters)"
+# -- the checks of more than one key, and of what the schema cannot say --------------------------
+
+def _toml(text: str, src: str) -> dict[str, Any]:
+    """The TOML document, of known sections only."""
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{src}: not valid TOML: {exc}") from None
+    except RecursionError:  # (tomllib recurses once per [ or { )
+        raise ConfigError(f"{src}: not valid TOML: arrays or inline tables nested too deeply") from None
+    except ValueError:  # int() of more digits than Python converts (sys.get_int_max_str_digits)
+        raise ConfigError(f"{src}: not valid TOML: {_long_number(text)}") from None
+    for name in doc:
+        if name not in KNOWN:
+            raise ConfigError(f"{src}: [{shown_key(name)}]: unknown section (sections: {', '.join(KNOWN)})")
+    return doc
 
 
-def bound_of(section: str, key: str) -> Bound:
-    """The bounds of ``[section] key``; LookupError for a key that has none (a bug: add it)."""
-    for name in (f"{section}.{key}", f"{section}.*"):
-        if name in BOUNDS:
-            return BOUNDS[name]
-    raise LookupError(f"[{section}] {key}: a numeric key without bounds (add it to config.BOUNDS and "
-                      f"docs/configuration.md)")
-
-
-class _Section:
-    """Typed access to one table of the TOML document, with errors that name the key."""
-
-    def __init__(self, src: str, name: str, data: Any) -> None:
-        if not isinstance(data, dict):
-            raise ConfigError(f"{src}: [{name}] must be a table")
-        self.src, self.name, self.data = src, name, data
-        self.used: set[str] = set()
-
-    def err(self, key: str, what: str) -> ConfigError:
-        return ConfigError(f"{self.src}: [{self.name}] {_key(key)}: {what}")
-
-    def out_of_bounds(self, key: str, value: object, bound: Bound) -> ConfigError:
-        """``t.toml: [reader] answer_timeout = nan: must be a finite number from 0.05 to 10 s``."""
-        return ConfigError(f"{self.src}: [{self.name}] {_key(key)} = {show_value(value)}: {bound.rule()}")
-
-    def checked(self, key: str, value: object) -> Any:
-        """``value`` of ``key`` if it is in its bounds (:data:`BOUNDS`), as a float unless the key is
-        whole; else the error that gives the range."""
-        bound = bound_of(self.name, key)
-        if not bound.accepts(value):
-            raise self.out_of_bounds(key, value, bound)
-        return value if bound.whole else float(value)  # type: ignore[arg-type]
-
-    def number(self, key: str, default: Any) -> Any:
-        """A numeric key, checked against its :data:`BOUNDS` (the default is taken as it is)."""
-        bound_of(self.name, key)  # (even when absent: a key without bounds is a bug to find at once)
-        self.used.add(key)
-        if key not in self.data:
-            return default
-        return self.checked(key, self.data[key])
-
-    def get(self, key: str, kind: type | tuple[type, ...], default: Any) -> Any:
-        kinds = kind if isinstance(kind, tuple) else (kind,)
-        if int in kinds or float in kinds:
-            raise LookupError(f"[{self.name}] {key}: read numbers with number(), against BOUNDS")
-        self.used.add(key)
-        if key not in self.data:
-            return default
-        value = self.data[key]
-        bool_ok = bool in kinds
-        if not isinstance(value, kind) or (isinstance(value, bool) and not bool_ok):
-            names = {"str": "a string", "list": "a list", "bool": "true or false", "dict": "a table"}
-            want = " or ".join(names.get(k.__name__, k.__name__) for k in kinds)
-            raise self.err(key, f"want {want}, got {show_value(value)}")
-        return value
-
-    def finish(self) -> None:
-        unknown = sorted(set(self.data) - self.used)
-        if unknown:
-            raise self.err(unknown[0], "unknown key (see docs/configuration.md)")
-
-
-def _levels(s: _Section, zones: ZoneMap) -> dict[int, int]:
-    """``[reader.levels]``: antenna number = its level (``tablectl calibrate`` writes them)."""
-    out = {}
-    for key in list(s.data):
-        if not (key.isascii() and key.isdigit() and len(key) <= 3 and int(key) in zones.by_antenna):
-            raise s.err(key, "not an antenna of [antennas] (keys are antenna numbers)")
-        out[int(key)] = s.number(key, None)
-    s.finish()
-    return out
-
-
-def _rotation(t: _Section) -> Rotation:
+def _rotation(t: Values) -> Rotation:
     """``[table] rotation`` (a preset's name or a list of games), ``change`` ("orbit" or the hands
     of each game: MIXED_HANDS_PER_GAME) and ``count_redeal`` (MIXED_COUNT_REDEAL): MIXED-001."""
-    value = t.get("rotation", (str, list), None)
+    value = t["rotation"]
     games: tuple[str, ...] = ()
     if value is not None:
         if isinstance(value, list):
@@ -329,227 +303,170 @@ def _rotation(t: _Section) -> Rotation:
                                     f"or a list of games)") from None
         if len(games) < 2:
             raise t.err("rotation", "a rotation needs two games or more (one game: [table] game)")
-    change = t.data.get("change", "orbit")
-    t.used.add("change")
-    hands = None if change == "orbit" else t.checked("change", change)
-    count_redeal = t.get("count_redeal", bool, False)
-    return Rotation(games, hands, count_redeal)
+    return Rotation(games, None if t["change"] == "orbit" else t["change"], t["count_redeal"])
 
 
-def parse_config(text: str, *, path: Path) -> Config:
-    """Parse and check a configuration. Relative paths are relative to the file's folder."""
-    src = str(path)
-    try:
-        doc = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{src}: not valid TOML: {exc}") from None
-    except RecursionError:  # (tomllib recurses once per [ or { )
-        raise ConfigError(f"{src}: not valid TOML: arrays or inline tables nested too deeply") from None
-    except ValueError:  # int() of more digits than Python converts (sys.get_int_max_str_digits)
-        raise ConfigError(f"{src}: not valid TOML: {_long_number(text)}") from None
-    known = {"table", "rules", "reader", "antennas", "decks", "outputs", "console", "shuffler", "journal",
-             "control", "room", "display"}
-    for key in doc:
-        if key not in known:
-            raise ConfigError(f"{src}: [{_key(key)}]: unknown section (sections: {', '.join(sorted(known))})")
-    base = path.parent
-
-    t = _Section(src, "table", doc.get("table", {}))
-    game = t.get("game", str, "holdem")
-    if game not in GAMES:
-        raise t.err("game", f"{shorten(game)} is not supported (games: {', '.join(GAMES)})")
-    rotation = _rotation(t)
-    if rotation.games and "game" not in t.data:
-        game = rotation.games[0]  # (a mixed game starts with its rotation's first game)
-    elif rotation.games and game not in rotation.games:
-        raise t.err("game", f"{shorten(game)} is not in the rotation ({', '.join(rotation.games)}): the game "
+def _game(t: Values, rotation: Rotation) -> str:
+    """``[table] game``: a mixed table's is one of its rotation's (left out: the first)."""
+    if rotation.games and "game" not in t:
+        return rotation.games[0]
+    if rotation.games and t["game"] not in rotation.games:
+        raise t.err("game", f"{shorten(t['game'])} is not in the rotation ({', '.join(rotation.games)}): the game "
                             f"a mixed table starts with is one of its rotation's (leave it out: the first)")
-    seats = t.get("seats", list, list(range(1, 10)))
-    if not all(BOUNDS["table.seats"].accepts(seat) for seat in seats):
-        raise t.out_of_bounds("seats", seats, BOUNDS["table.seats"])
+    return str(t["game"])
+
+
+def _seats(t: Values) -> tuple[tuple[int, ...], int]:
+    """``[table] seats``, each once and at least two, and the button (left out: the highest seat)."""
+    seats = t["seats"]
     if len(set(seats)) != len(seats):
         raise t.err("seats", f"a seat is listed twice: {show_value(seats)}")
     if len(seats) < 2:
         raise t.err("seats", "a hand needs at least two seats")
-    button = t.number("button", max(seats))
-    deck_in_play = t.get("deck_in_play", str, "A")
-    confirm = t.number("confirm_cycles", 2)  # (docs/tracking.md: the budget's)
-    gone = t.number("gone_cycles", 20)
-    two_hands = t.get("chinese_two_hands", bool, False)  # CHIN-002 (docs/configuration.md)
-    event = t.get("event", str, "tournament")
-    if event not in EVENTS:
-        raise t.err("event", f"want one of {', '.join(EVENTS)}, got {shorten(event)}")
-    t.finish()
+    return tuple(seats), max(seats) if t["button"] is None else t["button"]
 
-    ru = _Section(src, "rules", doc.get("rules", {}))
-    rule_values: dict[str, Any] = {}
-    for key, (choices, default) in RULE_SETTINGS.items():
-        value = ru.get(key, str, default)
-        if value not in choices:
-            raise ru.err(key, f"want one of {', '.join(choices)}, got {shorten(value)}")
-        rule_values[key] = value
-    pad = ru.get("round_done_pad", (bool, str), "auto")
-    if isinstance(pad, str) and pad != "auto":
-        raise ru.err("round_done_pad", f"want true, false or \"auto\", got {shorten(pad)}")
-    rule_values["round_done_pad"] = None if pad == "auto" else pad
-    seats_max = ru.number("seats_max", 10)
-    rotate = ru.get("rotate_decks", str, "relief")
-    if rotate not in ROTATIONS:
-        raise ru.err("rotate_decks", f"want one of {', '.join(ROTATIONS)}, got {shorten(rotate)}")
-    floor_after = ru.number("shuffler_floor_after", 30.0)
-    offline_after = ru.number("offline_floor_after", 60.0)
-    open_hold, late_hold = ru.number("open_seat_hold", 3), ru.number("late_stage_hold", 2)  # BREAK-002
-    late_stage = ru.get("late_stage", bool, False)
-    ru.finish()
-    rules = RuleSettings(seats_max=seats_max, rotate_decks=rotate, shuffler_floor_after=floor_after,
-                         offline_floor_after=offline_after, open_seat_hold=open_hold, late_stage_hold=late_hold,
-                         late_stage=late_stage, **rule_values)
 
-    a = doc.get("antennas")
+def _rules(ru: Values) -> RuleSettings:
+    """``[rules]``: ``round_done_pad = "auto"`` is None."""
+    pad = ru["round_done_pad"]
+    return RuleSettings(**{**ru.values, "round_done_pad": None if pad == "auto" else pad})
+
+
+def _zones(src: str, a: object, seats: tuple[int, ...]) -> ZoneMap:
+    """``[antennas]``: the default map, or one that feeds every seat dealt in, the board, the burn
+    and the muck (a written map replaces the default: a zone left out is one the daemon is blind to)."""
     if a is None:
-        zones = ZoneMap.default()
-    else:
-        if not isinstance(a, dict):
-            raise ConfigError(f"{src}: [antennas] must be a table of antenna number = zone")
-        try:
-            zones = ZoneMap.from_mapping(a)
-        except ZoneError as exc:
-            raise ConfigError(f"{src}: [antennas] {exc}") from exc
-        fed = set(zones.by_antenna.values())
-        unfed = [f"seat:{n}" for n in seats if f"seat:{n}" not in fed] + \
-            [z for z in ("board", "burn", "muck") if z not in fed]
-        if unfed:  # a written map replaces the default one: a zone left out is a zone the daemon is blind to
-            raise ConfigError(f"{src}: [antennas]: no antenna feeds {unfed[0]} (a map you write replaces the "
-                              f"default: list every seat of [table] seats, the board, the burn and the muck)")
+        return ZoneMap.default()
+    if not isinstance(a, dict):
+        raise ConfigError(f"{src}: [antennas] must be a table of antenna number = zone")
+    try:
+        zones = ZoneMap.from_mapping(a)
+    except ZoneError as exc:
+        raise ConfigError(f"{src}: [antennas] {exc}") from exc
+    fed = set(zones.by_antenna.values())
+    unfed = [f"seat:{n}" for n in seats if f"seat:{n}" not in fed] + \
+        [z for z in ("board", "burn", "muck") if z not in fed]
+    if unfed:
+        raise ConfigError(f"{src}: [antennas]: no antenna feeds {unfed[0]} (a map you write replaces the "
+                          f"default: list every seat of [table] seats, the board, the burn and the muck)")
+    return zones
 
-    r = _Section(src, "reader", doc.get("reader", {}))
-    driver = r.get("driver", str, "feig")
-    if driver != "feig":
-        raise r.err("driver", f"{shorten(driver)} is not a reader driver (drivers: feig)")
-    if type(r.data.get("address")) is int and r.data["address"] == 0xFF:
-        # FF reaches every reader on the line and each answers with its own address: the daemon
-        # could not tell its reader's answers from another device's (docs/reader-link.md).
-        raise r.err("address", "255 is FEIG's broadcast address, which the daemon does not use: set the "
-                               "reader's own bus address, 0..254 (factory default 0)")
-    reader = ReaderConfig(
-        driver=driver,
-        port=r.get("port", str, ReaderConfig.port),
-        baudrate=r.number("baudrate", 38400),
-        parity=r.get("parity", str, "E"),
-        address=r.number("address", ReaderConfig.address),
-        answer_timeout=r.number("answer_timeout", 0.5),
-        max_timeouts=r.number("max_timeouts", 3),
-        poll_interval=r.number("poll_interval", 0.0),
-        antenna_select_bytes=r.number("antenna_select_bytes", 2),
-        strong_rssi=r.number("strong_rssi", 150),
-        levels=_levels(_Section(src, "reader.levels", r.get("levels", dict, {})), zones),
-    )
-    if reader.parity not in ("N", "E", "O"):
-        raise r.err("parity", f"want 'N', 'E' or 'O', got {shorten(reader.parity)}")
+
+def _reader(r: Values, zones: ZoneMap) -> ReaderConfig:
+    """``[reader]`` and its ``[reader.levels]``; every antenna within what ANT_SEL selects."""
+    reader = ReaderConfig(**{**r.values, "levels": _levels(LEVELS.read(r.src, r["levels"]), zones)})
     too_high = [n for n in zones.by_antenna if n > 8 * reader.antenna_select_bytes]
     if too_high:
-        raise ConfigError(f"{src}: [antennas] {too_high[0]}: antenna beyond what "
+        raise ConfigError(f"{r.src}: [antennas] {too_high[0]}: antenna beyond what "
                           f"[reader] antenna_select_bytes = {reader.antenna_select_bytes} can select")
-    r.finish()
+    return reader
 
-    decks: list[Deck] = []
-    manifest_paths: list[str] = []
-    raw_decks = doc.get("decks", [])
-    if not isinstance(raw_decks, list):
+
+def _levels(s: Values, zones: ZoneMap) -> dict[int, int]:
+    """``[reader.levels]``: antenna number = its level (``tablectl calibrate`` writes them)."""
+    out = {}
+    for name, level in s.entries.items():
+        if not (name.isascii() and name.isdigit() and len(name) <= 3 and int(name) in zones.by_antenna):
+            raise s.err(name, "not an antenna of [antennas] (keys are antenna numbers)")
+        out[int(name)] = level
+    return out
+
+
+def _decks(src: str, raw: object, base: Path, deck_in_play: str) -> tuple[list[Deck], list[str]]:
+    """``[[decks]]`` with their manifests read, and the manifests' paths: two decks at most, no tag
+    shared, their backs told apart at a glance (DECK-004), the deck in play among them."""
+    if not isinstance(raw, list):
         raise ConfigError(f"{src}: [[decks]] must be an array of tables")
-    for i, d in enumerate(raw_decks, 1):
-        s = _Section(src, f"decks #{i}", d)
-        deck_id = s.get("id", str, "")
-        if not deck_id:
-            raise s.err("id", "every deck needs an id")
-        back = s.get("back", str, "")
-        if not back:
-            raise s.err("back", "every deck needs a back colour")
-        manifest = s.get("manifest", str, "")
-        if not manifest:
-            raise s.err("manifest", "every deck needs a manifest file (UID CARD per line)")
-        mpath = (base / manifest) if not Path(manifest).is_absolute() else Path(manifest)
-        manifest_paths.append(str(mpath))
-        try:
-            cards = parse_manifest(read_bounded(mpath, MANIFEST_MAX_BYTES), source=str(mpath))
-        except OSError as exc:
-            raise s.err("manifest", f"cannot read {mpath}: {exc.strerror or exc}") from None
-        except RegistryError as exc:
-            raise s.err("manifest", str(exc)) from None
-        except ValueError as exc:
-            raise s.err("manifest", f"{mpath}: {exc}; a manifest is at most that") from None
-        s.finish()
-        decks.append(Deck(deck_id, back, cards))
+    decks, paths = [], []
+    for i, d in enumerate(raw, 1):
+        deck, path = _deck(DECK.read(src, d, label=f"decks #{i}"), base)
+        decks.append(deck)
+        paths.append(path)
     try:
         reg = DeckRegistry()
-        for d in decks:
-            reg.add(d)
+        for deck in decks:
+            reg.add(deck)
     except RegistryError as exc:
         raise ConfigError(f"{src}: [[decks]] {exc}") from exc
-    backs = {}
-    for d in decks:  # DECK-004: the pair must be told apart at a glance
-        if d.back.lower() in backs:
-            raise ConfigError(f"{src}: [[decks]] back: decks {shorten(backs[d.back.lower()])} and {shorten(d.id)} "
-                              f"both have {shorten(d.back)} backs; a table's two decks must differ (DECK-004)")
-        backs[d.back.lower()] = d.id
+    backs: dict[str, str] = {}
+    for deck in decks:  # DECK-004: the pair must be told apart at a glance
+        if deck.back.lower() in backs:
+            raise ConfigError(f"{src}: [[decks]] back: decks {shorten(backs[deck.back.lower()])} and "
+                              f"{shorten(deck.id)} both have {shorten(deck.back)} backs; a table's two decks must "
+                              f"differ (DECK-004)")
+        backs[deck.back.lower()] = deck.id
     if decks and deck_in_play not in {d.id for d in decks}:
         raise ConfigError(f"{src}: [table] deck_in_play: no deck {shorten(deck_in_play)} among [[decks]]")
+    return decks, paths
 
-    shuffler = None
-    if "shuffler" in doc:
-        sh = _Section(src, "shuffler", doc["shuffler"])
-        shuffler = ShufflerConfig(
-            port=sh.get("port", str, ShufflerConfig.port),
-            baudrate=sh.number("baudrate", 115200),
-            poll_interval=sh.number("poll_interval", 0.5),
-            answer_timeout=sh.number("answer_timeout", 0.3),
-            max_timeouts=sh.number("max_timeouts", 3),
-        )
-        sh.finish()
 
-    journal = JournalConfig(path=None)
-    if "journal" in doc:
-        jr = _Section(src, "journal", doc["journal"])
-        jpath = jr.get("path", str, JournalConfig.path)
-        jpath = str(base / jpath) if not Path(jpath).is_absolute() else jpath
-        journal = JournalConfig(path=jpath, retention_days=jr.number("retention_days", 30.0))
-        jr.finish()
-        if not Path(jpath).parent.is_dir():
-            raise jr.err("path", f"folder {Path(jpath).parent} does not exist (under systemd, "
-                                 f"StateDirectory=tablectl creates /var/lib/tablectl)")
+#: what each deck must give, and the refusal without it
+DECK_NEEDS = (("id", "every deck needs an id"), ("back", "every deck needs a back colour"),
+              ("manifest", "every deck needs a manifest file (UID CARD per line)"))
 
-    o = _Section(src, "outputs", doc.get("outputs", {}))
-    feed = o.get("feed", str, None)
-    control = o.get("control", str, None)
-    outputs = OutputConfig(
-        feed=str(base / feed) if feed else None,
-        control=str(base / control) if control else None,
-        log_level=o.get("log_level", str, "info"),
-        ready_wait=o.number("ready_wait", 5.0),
-    )
-    for key, value in (("feed", outputs.feed), ("control", outputs.control)):
-        if value and not Path(value).parent.is_dir():
-            raise o.err(key, f"folder {Path(value).parent} does not exist (under systemd, "
-                             f"RuntimeDirectory=tablectl creates /run/tablectl)")
-    if outputs.log_level not in ("debug", "info", "warning", "error"):
-        raise o.err("log_level", f"want debug, info, warning or error, got {shorten(outputs.log_level)}")
-    o.finish()
 
-    control_cfg = _parse_control(_Section(src, "control", doc.get("control", {})), base)
+def _deck(s: Values, base: Path) -> tuple[Deck, str]:
+    """One ``[[decks]]`` table: the deck with its manifest read, and the manifest's path."""
+    for name, refusal in DECK_NEEDS:
+        if not s[name]:
+            raise s.err(name, refusal)
+    mpath = (base / s["manifest"]) if not Path(s["manifest"]).is_absolute() else Path(s["manifest"])
+    try:
+        cards = parse_manifest(read_bounded(mpath, MANIFEST_MAX_BYTES), source=str(mpath))
+    except OSError as exc:
+        raise s.err("manifest", f"cannot read {mpath}: {exc.strerror or exc}") from None
+    except RegistryError as exc:
+        raise s.err("manifest", str(exc)) from None
+    except ValueError as exc:
+        raise s.err("manifest", f"{mpath}: {exc}; a manifest is at most that") from None
+    return Deck(s["id"], s["back"], cards), str(mpath)
 
-    table = TableSettings(game=game, seats=tuple(seats), button=button, deck_in_play=deck_in_play,
-                          zones=zones, confirm_cycles=confirm, gone_cycles=gone, rules=rules, event=event,
-                          strong_rssi=reader.strong_rssi, rssi_levels=dict(reader.levels), rotation=rotation,
-                          chinese_two_hands=two_hands)
-    from tablectl.config.console import parse_console  # (it imports this module)
-    from tablectl.config.room import parse_room  # (it imports this module)
-    from tablectl.config.display import parse_display  # (it imports this module)
 
+def _journal(jr: Values, base: Path) -> JournalConfig:
+    """``[journal]``: its path relative to the file's folder, in a folder that exists."""
+    path = str(jr.path("path", base))
+    if not Path(path).parent.is_dir():
+        raise jr.err("path", f"folder {Path(path).parent} does not exist (under systemd, "
+                             f"StateDirectory=tablectl creates /var/lib/tablectl)")
+    return JournalConfig(path=path, retention_days=jr["retention_days"])
+
+
+def _outputs(o: Values, base: Path) -> OutputConfig:
+    """``[outputs]``: the feed and the control socket relative to the file's folder, in folders
+    that exist."""
+    paths = {name: str(base / o[name]) if o[name] else None for name in ("feed", "control")}
+    for name, path in paths.items():
+        if path and not Path(path).parent.is_dir():
+            raise o.err(name, f"folder {Path(path).parent} does not exist (under systemd, "
+                              f"RuntimeDirectory=tablectl creates /run/tablectl)")
+    return OutputConfig(**{**o.values, **paths})
+
+
+def parse_config(text: str, *, path: Path) -> Config:
+    """Parse and check a configuration. Relative paths are relative to the file's folder."""
+    src, base = str(path), path.parent
+    doc = _toml(text, src)
+    t = TABLE.read(src, doc.get("table", {}))
+    rotation = _rotation(t)
+    game = _game(t, rotation)
+    seats, button = _seats(t)
+    rules = _rules(RULES.read(src, doc.get("rules", {})))
+    zones = _zones(src, doc.get("antennas"), seats)
+    reader = _reader(READER.read(src, doc.get("reader", {})), zones)
+    decks, manifests = _decks(src, doc.get("decks", []), base, t["deck_in_play"])
+    shuffler = ShufflerConfig(**SHUFFLER.read(src, doc["shuffler"]).values) if "shuffler" in doc else None
+    journal = _journal(JOURNAL.read(src, doc["journal"]), base) if "journal" in doc else JournalConfig(path=None)
+    outputs = _outputs(OUTPUTS.read(src, doc.get("outputs", {})), base)
+    control = _control(CONTROL.read(src, doc.get("control", {})), base)
+    table = TableSettings(game=game, seats=seats, button=button, deck_in_play=t["deck_in_play"], zones=zones,
+                          confirm_cycles=t["confirm_cycles"], gone_cycles=t["gone_cycles"], rules=rules,
+                          event=t["event"], strong_rssi=reader.strong_rssi, rssi_levels=dict(reader.levels),
+                          rotation=rotation, chinese_two_hands=t["chinese_two_hands"])
     config = Config(path=path, table=table, reader=reader, decks=tuple(decks), outputs=outputs,
                     console=parse_console(doc, src=src), shuffler=shuffler, journal=journal,
-                    control=control_cfg, room=parse_room(doc, src=src, base=base),
+                    control=control, room=parse_room(doc, src=src, base=base),
                     display=parse_display(doc, src=src, base=base))
-    check_paths(config, manifests=[(f"[[decks]] #{i} manifest", m) for i, m in enumerate(manifest_paths, 1)])
+    check_paths(config, manifests=[(f"[[decks]] #{i} manifest", m) for i, m in enumerate(manifests, 1)])
     return config
 
 
@@ -669,35 +586,30 @@ def _check_journal_file(src: str, path: str) -> None:
                           f"started")
 
 
-def _parse_control(c: _Section, base: Path) -> ControlConfig:
-    """``[control]``: the socket's allow-list and limits (docs/configuration.md).
+def _control(c: Values, base: Path) -> ControlConfig:
+    """``[control]``: the socket's allow-list and limits (docs/configuration.md); a group by name
+    must exist, the manifests' folder too.
 
-    >>> s = _Section("t.toml", "control", {"group": 4242, "idle_timeout": 5})
-    >>> _parse_control(s, Path("."))
+    >>> _control(CONTROL.read("t.toml", {"group": 4242, "idle_timeout": 5}), Path("."))
     ControlConfig(group=4242, group_name='4242', manifests=None, idle_timeout=5.0)
     """
-    c.used.add("group")
-    group = c.data.get("group")  # a name, or a number in its BOUNDS
-    gid: int | None = None
+    group = c["group"]  # a name, or a number in its bounds
+    gid: int | None = group
     if isinstance(group, str):
         try:
             gid = grp.getgrnam(group).gr_gid
         except KeyError:
             raise c.err("group", f"no group {shorten(group)} on this system (make it: sudo groupadd NAME, then "
                                  f"sudo usermod -aG {group} USER for each floor account)") from None
-    elif group is not None:
-        gid = c.checked("group", group)
-    manifests = c.get("manifests", str, None)
+    manifests = c["manifests"]
     if manifests is not None:
         if not manifests:
             raise c.err("manifests", "want a folder, got an empty string (leave the key out to refuse `decks`)")
         manifests = str(base / manifests)
         if not Path(manifests).is_dir():
             raise c.err("manifests", f"{manifests} is not a folder (make it, and put the deck manifests in it)")
-    idle = c.number("idle_timeout", ControlConfig.idle_timeout)
-    c.finish()
     return ControlConfig(group=gid, group_name=None if group is None else str(group), manifests=manifests,
-                         idle_timeout=idle)
+                         idle_timeout=c["idle_timeout"])
 
 
 def _long_number(text: str) -> str:

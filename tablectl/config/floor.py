@@ -9,7 +9,7 @@ database, its TLS certificate.
 >>> parse_floor_text('[floor]\\nbroker = "mqtt://127.0.0.1"\\nport = 0\\n', path=Path("f.toml"))
 Traceback (most recent call last):
 ...
-tablectl.config.daemon.ConfigError: f.toml: [floor] port: want a whole number from 1 to 65535, got 0
+tablectl.config.schema.ConfigError: f.toml: [floor] port: want a whole number from 1 to 65535, got 0
 """
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from tablectl.config.daemon import ConfigError, _Section
+from tablectl.config.keys import is_key
+from tablectl.config.schema import Bound, ConfigError, File, Key, Section, Values
 from tablectl.config.room import is_loopback
 
 
@@ -93,83 +94,100 @@ class FloorConfig:
             return f.readline().strip()
 
 
-def _whole(s: _Section, key: str, default: int, lo: int, hi: int) -> int:
-    s.used.add(key)
-    value = s.data.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-        raise s.err(key, f"want a whole number from {lo} to {hi}, got {value!r}")
-    return value
+#: the floor's file, floor.toml: a number out of range is refused ``[floor] port: want ..., got 0``
+FLOOR_TOML = File("floor.toml", number_errors="want")
+
+#: the files ``[floor]`` names, relative to the file's folder; each must exist
+FILES = ("password_file", "ca_file", "cert_file", "key_file", "tls_cert", "tls_key")
+#: the most sections, and the most tables in one
+MAX_SECTIONS, MAX_SECTION_TABLES = 100, 500
+
+FLOOR = Section("floor", (
+    Key("broker", "", required=True, doc="mqtts://HOST[:PORT] (8883), or mqtt:// for a broker on this host (1883)"),
+    Key("username", None, kind=(str,), doc="the floor's broker account"),
+    Key("password_file", None, kind=(str,), doc="its first line is the password; needs a username"),
+    Key("ca_file", None, kind=(str,), shown="the system's CAs", doc="the CA that signed the broker's certificate"),
+    Key("cert_file", None, kind=(str,), doc="a client certificate, with key_file"),
+    Key("key_file", None, kind=(str,), doc="its key, with cert_file"),
+    Key("tls_cert", None, kind=(str,), doc="the page's HTTPS certificate, with tls_key; none: HTTP"),
+    Key("tls_key", None, kind=(str,), doc="its key, with tls_cert"),
+    Key("room", "+", doc='the room to follow, or "+" for every room on the broker'),
+    Key("client_id", "tablectl-floor", doc="the MQTT client id: the broker keeps its session while the floor is away"),
+    Key("listen", "127.0.0.1", doc="the address the page is served on"),
+    Key("port", 8080, bound=Bound(1, 65535, "", whole=True, why="a TCP port"), doc="the page's port"),
+    Key("session_minutes", 720, bound=Bound(1, 10080, "minutes", whole=True, why="a minute to a week"),
+        doc="a session expires after this long without a request"),
+    Key("database", "floor.db", doc="the floor's SQLite database, relative to the file's folder"),
+    Key("secure_cookie", None, kind=(bool,), shown="true with tls_cert",
+        doc="the session cookie's Secure flag: set it behind a TLS reverse proxy"),
+    Key("command_timeout", FloorConfig.command_timeout, bound=Bound(1, 300, "s", whole=True, why="up to five minutes"),
+        doc="seconds a table has to answer a command before the page shows it failed (or queued)"),
+    Key("tables", {}, want='a table of "room/table" = "the table\'s public key (64 hex digits)"',
+        doc='[floor.tables]: "room/table" = its public signing key (`tablectl room enroll`): its records\' '
+            "signatures are checked"),
+    Key("require_signatures", FloorConfig.require_signatures,
+        doc="refuse the records of a table with no key in [floor.tables]"),
+    Key("login_delay", FloorConfig.login_delay, bound=Bound(1, 60, "s", whole=True, why="up to a minute"),
+        doc="seconds an address waits after its free login tries, doubled with each further failure"),
+    Key("sections", {}, want=f'up to {MAX_SECTIONS} sections: "Pit A" = ["main/t1", "t2"]',
+        doc=f'[floor.sections]: the room\'s sections (pits) in order, "Pit A" = ["main/t1", "t2"]: up to '
+            f"{MAX_SECTION_TABLES} tables each, \"room/table\" or \"table\", each table in one section"),
+), file=FLOOR_TOML, doc="the floor's service (docs/floor.md): its own file, floor.toml")
+#: the sections of the floor's file, in the docs' order
+SECTIONS = (FLOOR,)
 
 
 def parse_floor(doc: dict[str, Any], *, src: str, base: Path) -> FloorConfig:
     """``[floor]`` of the parsed TOML document ``doc``."""
     if "floor" not in doc:
         raise ConfigError(f"{src}: no [floor] section (docs/floor.md)")
-    s = _Section(src, "floor", doc["floor"])
-    broker = s.get("broker", str, "")
+    s = FLOOR.read(src, doc["floor"])
+    host, port_mqtt, mqtt_tls = _broker(s)
+    files = _files(s, base)
+    room = s["room"]
+    if not room or any(c in room for c in "/#") or (room != "+" and "+" in room):
+        raise s.err("room", f"want a room's name or \"+\" (every room), got {room!r}")
+    database = str(s.path("database", base))  # (never None: it has a default)
+    secure_cookie = files["tls_cert"] is not None if s["secure_cookie"] is None else s["secure_cookie"]
+    return FloorConfig(broker=s["broker"], host=host, port_mqtt=port_mqtt, mqtt_tls=mqtt_tls, username=s["username"],
+                       client_id=s["client_id"], room=room, listen=s["listen"], port=s["port"], database=database,
+                       session_seconds=s["session_minutes"] * 60, secure_cookie=secure_cookie,
+                       command_timeout=s["command_timeout"], table_keys=_table_keys(s),
+                       require_signatures=s["require_signatures"], login_delay=s["login_delay"],
+                       sections=_sections(s), **files)
+
+
+def _broker(s: Values) -> tuple[str, int, bool]:
+    """``broker``: the host, the port and whether the link is TLS; no TLS only on this host."""
     try:
-        url = urlsplit(broker)
+        url = urlsplit(s["broker"])
         port_given = url.port
     except ValueError as exc:
         raise s.err("broker", f"not an address: {exc}") from None
     if url.scheme not in ("mqtt", "mqtts") or not url.hostname or url.path not in ("", "/"):
-        raise s.err("broker", f"want mqtts://HOST:PORT (or mqtt://127.0.0.1:PORT), got {broker!r}")
+        raise s.err("broker", f"want mqtts://HOST:PORT (or mqtt://127.0.0.1:PORT), got {s['broker']!r}")
     mqtt_tls = url.scheme == "mqtts"
     if not mqtt_tls and not is_loopback(url.hostname):
         raise s.err("broker", f"mqtt:// (no TLS) only for a broker on this host; use mqtts://{url.hostname}:8883")
+    return url.hostname, port_given or (8883 if mqtt_tls else 1883), mqtt_tls
 
-    def path(key: str, must_exist: bool = True) -> str | None:
-        value = s.get(key, str, None)
-        if value is None:
-            return None
-        p = Path(value) if Path(value).is_absolute() else base / value
-        if must_exist and not p.is_file():
-            raise s.err(key, f"{p}: no such file")
-        return str(p)
 
-    username = s.get("username", str, None)
-    password_file = path("password_file")
-    if password_file is not None and username is None:
+def _files(s: Values, base: Path) -> dict[str, str | None]:
+    """The files of :data:`FILES`, relative to ``base``, each there; a password with a username, a
+    certificate with its key."""
+    files = {key: s.path(key, base, file=True) for key in FILES}
+    if files["password_file"] is not None and s["username"] is None:
         raise s.err("password_file", "a password needs a username")
-    ca_file, cert_file, key_file = path("ca_file"), path("cert_file"), path("key_file")
-    if (cert_file is None) != (key_file is None):
-        raise s.err("cert_file" if cert_file is None else "key_file",
-                    "a client certificate needs both cert_file and key_file")
-    tls_cert, tls_key = path("tls_cert"), path("tls_key")
-    if (tls_cert is None) != (tls_key is None):
-        raise s.err("tls_cert" if tls_cert is None else "tls_key", "HTTPS needs both tls_cert and tls_key")
-    room = s.get("room", str, "+")
-    if not room or any(c in room for c in "/#") or (room != "+" and "+" in room):
-        raise s.err("room", f"want a room's name or \"+\" (every room), got {room!r}")
-    client_id = s.get("client_id", str, "tablectl-floor")
-    listen = s.get("listen", str, "127.0.0.1")
-    port = _whole(s, "port", 8080, 1, 65535)
-    session_seconds = _whole(s, "session_minutes", 720, 1, 10080) * 60
-    database = path("database", must_exist=False) or str(base / "floor.db")
-    secure_cookie = s.get("secure_cookie", bool, tls_cert is not None)
-    command_timeout = _whole(s, "command_timeout", 10, 1, 300)
-    table_keys = _table_keys(s)
-    require_signatures = s.get("require_signatures", bool, False)
-    login_delay = _whole(s, "login_delay", 1, 1, 60)
-    sections = _sections(s)
-    s.finish()
-    return FloorConfig(broker=broker, host=url.hostname, port_mqtt=port_given or (8883 if mqtt_tls else 1883),
-                       mqtt_tls=mqtt_tls, username=username, password_file=password_file, ca_file=ca_file,
-                       cert_file=cert_file, key_file=key_file, client_id=client_id, room=room, listen=listen,
-                       port=port, database=database, tls_cert=tls_cert, tls_key=tls_key,
-                       session_seconds=session_seconds, secure_cookie=secure_cookie,
-                       command_timeout=command_timeout, table_keys=table_keys,
-                       require_signatures=require_signatures, login_delay=login_delay, sections=sections)
+    for cert, key, what in (("cert_file", "key_file", "a client certificate"), ("tls_cert", "tls_key", "HTTPS")):
+        if (files[cert] is None) != (files[key] is None):
+            raise s.err(cert if files[cert] is None else key,
+                        f"{what} needs both {cert} and {key}")
+    return files
 
 
-def _table_keys(s: _Section) -> dict[str, str]:
+def _table_keys(s: Values) -> dict[str, str]:
     """``[floor.tables]``: ``"room/table" = "64 hex digits"``, each table's public signing key."""
-    from tablectl.room.signing import is_key  # (the floor's service, not the table: no cost to a Pi)
-
-    s.used.add("tables")
-    raw = s.data.get("tables", {})
-    if not isinstance(raw, dict):
-        raise s.err("tables", 'want a table of "room/table" = "the table\'s public key (64 hex digits)"')
+    raw = s["tables"]
     out = {}
     for name, key in raw.items():
         room, _, table = str(name).partition("/")
@@ -181,15 +199,10 @@ def _table_keys(s: _Section) -> dict[str, str]:
     return out
 
 
-#: the most sections, and the most tables in one
-MAX_SECTIONS, MAX_SECTION_TABLES = 100, 500
-
-
-def _sections(s: _Section) -> dict[str, tuple[str, ...]]:
+def _sections(s: Values) -> dict[str, tuple[str, ...]]:
     """``[floor.sections]``: ``"Pit A" = ["main/t1", "t2"]``, each table in one section at most."""
-    s.used.add("sections")
-    raw = s.data.get("sections", {})
-    if not isinstance(raw, dict) or len(raw) > MAX_SECTIONS:
+    raw = s["sections"]
+    if len(raw) > MAX_SECTIONS:
         raise s.err("sections", f'want up to {MAX_SECTIONS} sections: "Pit A" = ["main/t1", "t2"]')
     out: dict[str, tuple[str, ...]] = {}
     where: dict[str, str] = {}

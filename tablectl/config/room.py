@@ -12,7 +12,7 @@ journal is the outbox: nothing is published that is not on disk first).
 ...             "journal": {}}, src="t.toml", base=Path("."))  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-tablectl.config.daemon.ConfigError: t.toml: [room] broker: mqtt:// (no TLS) only for a broker on this host ...
+tablectl.config.schema.ConfigError: t.toml: [room] broker: mqtt:// (no TLS) only for a broker on this host ...
 """
 
 from __future__ import annotations
@@ -24,12 +24,12 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from tablectl.config.daemon import ConfigError, _Section
+from tablectl.config.keys import read_key_file
+from tablectl.config.schema import TABLECTL_TOML, Bound, ConfigError, Key, Section, Values
 
 #: a room or table name: it is a topic level, so no ``/``, ``+``, ``#`` or spaces
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 LOOPBACK_NAMES = ("localhost",)
-#: the longest broadcast delay, in seconds (a production runs a few minutes behind at most)
 
 
 @dataclass(frozen=True)
@@ -79,12 +79,58 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+#: the files ``[room]`` names, relative to the configuration's folder; each must exist
+FILES = ("password_file", "cert_file", "key_file", "ca_file", "signing_key")
+
+ROOM = Section("room", (
+    Key("broker", "", required=True,
+        doc="mqtts://HOST[:PORT] (8883), or mqtt:// for a broker on this host (1883): 127.0.0.1, ::1, localhost"),
+    Key("room", "", required=True, doc="the topic prefix tablectl/ROOM/TABLE/: each 1 to 64 letters, digits, "
+                                       "'_', '.', '-'"),
+    Key("table", "", required=True, doc="(with room)"),
+    Key("username", None, kind=(str,), doc="from `tablectl room enroll`"),
+    Key("password_file", None, kind=(str,), doc="its first line is the password; needs a username"),
+    Key("cert_file", None, kind=(str,), doc="a client certificate from the room's CA, with key_file; only with "
+                                            "mqtts://"),
+    Key("key_file", None, kind=(str,), doc="its key, with cert_file"),
+    Key("ca_file", None, kind=(str,), shown="the system's CAs",
+        doc="the CA that signed the broker's certificate; only with mqtts://"),
+    Key("outbox_days", RoomConfig.outbox_days,
+        doc="acknowledged rows are kept this long (for `replay`); unacknowledged rows older than this are dropped, "
+            "counted and said",
+        bound=Bound(0.01, 366, "days", why="what the outbox keeps unacknowledged through a broker outage: a "
+                                           "quarter of an hour to a year")),
+    Key("broadcast_delay", RoomConfig.broadcast_delay, shown="off",
+        doc="hole cards reach `broadcast` no earlier than this after they were dealt",
+        bound=Bound(0.1, 3600, "s", why="off when absent; a production sets tens of seconds to minutes (the tests "
+                                        "a fraction of a second)")),
+    Key("signing_key", None, kind=(str,), shown="none (unsigned)",
+        doc="the table's Ed25519 private key: its records signed (docs/room.md)"),
+), file=TABLECTL_TOML, doc="the room link (docs/room.md); needs [journal]; leave it out for no network")
+
+
 def parse_room(doc: dict[str, Any], *, src: str, base: Path) -> RoomConfig | None:
     """``[room]`` of the parsed TOML document ``doc``, or None without one."""
     if "room" not in doc:
         return None
-    s = _Section(src, "room", doc["room"])
-    broker = s.get("broker", str, "")
+    s = ROOM.read(src, doc["room"])
+    host, port, tls = _broker(s)
+    for key in ("room", "table"):
+        if not NAME.fullmatch(s[key]):
+            raise s.err(key, f"want a name of 1 to 64 letters, digits, '_', '.' or '-' (a topic level), "
+                             f"got {s[key][:70]!r}")
+    files = _files(s, base, tls)
+    if "journal" not in doc:
+        raise ConfigError(f"{src}: [room] needs [journal]: the journal is the room link's outbox "
+                          f"(nothing is published that is not on disk first)")
+    return RoomConfig(broker=s["broker"], host=host, port=port, tls=tls, room=s["room"], table=s["table"],
+                      username=s["username"], outbox_days=s["outbox_days"], broadcast_delay=s["broadcast_delay"],
+                      **files)
+
+
+def _broker(s: Values) -> tuple[str, int, bool]:
+    """``broker``: the host, the port and whether the link is TLS; no TLS only on this host."""
+    broker = s["broker"]
     if not broker:
         raise s.err("broker", "want the broker's address, e.g. \"mqtts://broker.lan:8883\"")
     try:
@@ -100,57 +146,40 @@ def parse_room(doc: dict[str, Any], *, src: str, base: Path) -> RoomConfig | Non
     if not tls and not is_loopback(host):
         raise s.err("broker", f"mqtt:// (no TLS) only for a broker on this host (127.0.0.1, ::1, localhost); "
                               f"for {host} use mqtts://{host}:8883")
-    port = port_given or (8883 if tls else 1883)
-    names = {}
-    for key in ("room", "table"):
-        value = s.get(key, str, "")
-        if not NAME.fullmatch(value):
-            raise s.err(key, f"want a name of 1 to 64 letters, digits, '_', '.' or '-' (a topic level), "
-                             f"got {value[:70]!r}")
-        names[key] = value
+    return host, port_given or (8883 if tls else 1883), tls
 
-    def path(key: str) -> str | None:
-        value = s.get(key, str, None)
-        if value is None:
-            return None
-        p = Path(value) if Path(value).is_absolute() else base / value
-        if not p.is_file():
-            raise s.err(key, f"{p}: no such file")
-        return str(p)
 
-    username = s.get("username", str, None)
-    password_file = path("password_file")
-    if password_file is not None:  # (read now, as the daemon's user: a file it cannot read is one line here)
-        try:
-            with open(password_file, encoding="utf-8") as f:
-                first = f.readline().strip()
-        except (OSError, UnicodeDecodeError) as exc:
-            raise s.err("password_file", f"{password_file}: cannot read it: "
-                                         f"{getattr(exc, 'strerror', None) or exc}") from None
-        if not first:
-            raise s.err("password_file", f"{password_file}: its first line is empty (it holds the password)")
-    cert_file, key_file, ca_file = path("cert_file"), path("key_file"), path("ca_file")
-    if (cert_file is None) != (key_file is None):
-        raise s.err("cert_file" if cert_file is None else "key_file",
+def _files(s: Values, base: Path, tls: bool) -> dict[str, str | None]:
+    """The files of :data:`FILES`, each there, read now as the daemon's user where it must be
+    (the password, the signing key: one line here, not a failure later); a certificate with its
+    key, a password with a username, certificates with TLS only."""
+    files = {key: s.path(key, base, file=True) for key in FILES}
+    if files["password_file"] is not None:
+        _check_password(s, files["password_file"])
+    if (files["cert_file"] is None) != (files["key_file"] is None):
+        raise s.err("cert_file" if files["cert_file"] is None else "key_file",
                     "a client certificate needs both cert_file and key_file")
-    if password_file is not None and username is None:
+    if files["password_file"] is not None and s["username"] is None:
         raise s.err("password_file", "a password needs a username")
-    if (ca_file or cert_file) and not tls:
-        raise s.err("ca_file" if ca_file else "cert_file", "certificates need an mqtts:// broker")
-    signing_key = path("signing_key")
-    if signing_key is not None:  # (read now: a key the daemon cannot use is one line here, not a crash later)
-        from tablectl.room.signing import Signer
+    if (files["ca_file"] or files["cert_file"]) and not tls:
+        raise s.err("ca_file" if files["ca_file"] else "cert_file", "certificates need an mqtts:// broker")
+    if files["signing_key"] is not None:
+        _check_signing_key(s, files["signing_key"])
+    return files
 
-        try:
-            Signer.from_file(signing_key)
-        except (OSError, ValueError) as exc:
-            raise s.err("signing_key", str(getattr(exc, "strerror", None) or exc)) from None
-    days = s.number("outbox_days", 7.0)  # (bounds: config.BOUNDS, docs/configuration.md)
-    delay = s.number("broadcast_delay", None)
-    s.finish()
-    if "journal" not in doc:
-        raise ConfigError(f"{src}: [room] needs [journal]: the journal is the room link's outbox "
-                          f"(nothing is published that is not on disk first)")
-    return RoomConfig(broker=broker, host=host, port=port, tls=tls, room=names["room"], table=names["table"],
-                      username=username, password_file=password_file, cert_file=cert_file, key_file=key_file,
-                      ca_file=ca_file, outbox_days=days, broadcast_delay=delay, signing_key=signing_key)
+
+def _check_password(s: Values, path: str) -> None:
+    try:
+        with open(path, encoding="utf-8") as f:
+            first = f.readline().strip()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise s.err("password_file", f"{path}: cannot read it: {getattr(exc, 'strerror', None) or exc}") from None
+    if not first:
+        raise s.err("password_file", f"{path}: its first line is empty (it holds the password)")
+
+
+def _check_signing_key(s: Values, path: str) -> None:
+    try:
+        read_key_file(path)
+    except (OSError, ValueError) as exc:
+        raise s.err("signing_key", str(getattr(exc, "strerror", None) or exc)) from None

@@ -47,7 +47,7 @@ def test_a_good_file_loads(tmp_path):
     assert c.table.zones.zone(11) == "board"
     assert [d.id for d in c.decks] == ["A", "B"]
     assert c.registry().lookup("E0040150A05F0100").card == "As"
-    assert c.table.rules.late_fault == "proceeds" and c.table.rules.round_done_pad is None  # RULES.md §20 defaults
+    assert c.table.rules.late_fault == "proceeds" and c.table.rules.round_done_pad is None  # docs/rules.md §20 defaults
 
 
 def test_rule_settings_are_read(tmp_path):
