@@ -20,8 +20,8 @@ no fold in any, each game at its full table: hold'em nine (a full ring), stud si
 need 53 cards to 7th street: the short stub, STUD-006), triple draw six (its most, DRAW-001).
 What differs is what a game leaves on the table: a stud table ends with 46 cards out, a triple
 draw one with its discards in the muck, a hold'em one with 26; the core reads every tag every
-cycle, so the mixes are printed with their reads a cycle and their reads a second (docs/decisions.md,
-"Throughput of the stud and draw mixes").
+cycle, so the mixes are printed with their reads a cycle and their reads a second (docs/decisions/
+0030-throughput-of-stud-and-draw-mixes.md).
 
 They are generated first (untimed), as the reader link builds them (repeated data sets merged,
 the set of ``(uid, antenna)`` pairs heard attached); only applying them is timed. Each figure is

@@ -20,7 +20,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tablectl.core.showdown import showdown  # noqa: E402
-from tests.unit.core.test_showdown_crosscheck import (  # noqa: E402
+from rig.crosscheck import (  # noqa: E402
     deals, ref_holdem, ref_omaha, ref_omaha_low, winners,
 )
 

@@ -109,7 +109,7 @@ def secret_cards(steps: list[dict], game: str = "holdem") -> set[str]:
     card gathered into a rebuilt stub (``restub``: STUD-007/008, DRAW-005) is unknown again:
     the community card dealt from it is public, as any board card. A hand shown at the showdown
     stays a secret here, the winner's too: the table cannot tell a tabled hand from one mucked
-    unseen, so it publishes none (docs/decisions.md, SHOW-007)."""
+    unseen, so it publishes none (docs/decisions/0024-no-hole-card-public-at-the-showdown.md)."""
     public: set[str] = set()
     secret: set[str] = set()
     where: dict[str, str] = {}

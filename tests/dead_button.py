@@ -1,5 +1,5 @@
-"""An independent reference for the button, the blinds and the deal order (RULES.md DEAL-001
-to DEAL-005), written from the rules' wording, not from ``tablectl.core.positions`` or
+"""An independent reference for the button, the blinds and the deal order (docs/rules.md
+DEAL-001 to DEAL-005), written from the rules' wording, not from ``tablectl.core.positions`` or
 ``tablectl.core.settings``: the oracle the session tests compare the daemon against.
 
 DEAL-005's wording, step by step:

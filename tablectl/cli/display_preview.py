@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from tablectl.core.display import LAYOUTS, lines_for, text_table
+from tablectl.devices.display import oled_image
 
 #: the figures the previews show: a nine-handed hold'em hand at the river, a prompt waiting behind
 EXAMPLE: dict[str, int | str | None] = {"seat": 4, "next": 5, "hand": 112, "players": 9, "out": 26, "stub": 26,
@@ -28,7 +29,7 @@ LCD_BG, LCD_FG, LCD_CELL = (40, 70, 200), (235, 240, 255), (52, 84, 215)
 
 def lcd_image(lines: list[str], cols: int, rows: int) -> Any:
     """A character LCD's screen: the grid of cells, the characters in them, white on blue."""
-    from PIL import Image, ImageDraw, ImageFont
+    from PIL import Image, ImageDraw, ImageFont  # (Pillow: the display extra's, loaded only to draw previews)
 
     pad = 4
     img = Image.new("RGB", (pad * 2 + cols * LCD_CELL_W, pad * 2 + rows * LCD_CELL_H), LCD_BG)
@@ -52,9 +53,8 @@ def screens() -> list[tuple[str, str | None, bool]]:
 
 def write_previews(out: Path, values: dict[str, int | str | None] | None = None) -> list[Path]:
     """Every screen of every layout under ``out``; the files written."""
-    from PIL import Image
+    from PIL import Image  # (Pillow: the display extra's, loaded only to draw previews)
 
-    from tablectl.devices.display import oled_image
 
     t = text_table()
     written = []

@@ -41,16 +41,26 @@ import sqlite3
 import stat
 import sys
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from collections.abc import Callable, Iterable, Mapping
 from urllib.parse import quote
 
+import serial
+
+from tablectl.cli.checks import (  # (shared with doctor_room: the checks' form, who the daemon runs as)
+    LEVELS as LEVELS, SERVICE_GROUPS as SERVICE_GROUPS, SERVICE_USER as SERVICE_USER, Check as Check,
+    Identity as Identity, can_access as can_access, current_identity as current_identity, owner_mode as owner_mode,
+    resolve_identity as resolve_identity, user_identity as user_identity,
+)
+from tablectl.cli.doctor_room import check_room, floor_checks
+from tablectl.config.daemon import ConfigError, load_config
+from tablectl.daemon.control import send
+from tablectl.daemon.journal import diagnose
+from tablectl.devices.serial_port import PARITIES
+
 DEFAULT_CONFIG = "/etc/tablectl/tablectl.toml"
 #: the static user of systemd/tablectl.service, and the groups its SupplementaryGroups= adds
-SERVICE_USER = "tablectl"
-SERVICE_GROUPS = ("dialout", "gpio", "i2c")
 #: where an installed unit and the udev rules live
 UNIT_PATHS = (Path("/etc/systemd/system/tablectl.service"), Path("/usr/lib/systemd/system/tablectl.service"),
               Path("/lib/systemd/system/tablectl.service"))
@@ -60,137 +70,8 @@ UDEV_RULES = (Path("/etc/udev/rules.d/99-tablectl.rules"), Path("/usr/lib/udev/r
 GPIO_PACKAGES = {"lgpio": ("lgpio", "gpiochip*"), "rpigpio": ("RPi.GPIO", "gpiomem")}
 PI_EXTRA = "/opt/tablectl/venv/bin/pip install '/opt/tablectl/src[pi]' (the pi extra, into the daemon's venv)"
 
-LEVELS = {"ok": "ok", "note": "note", "warn": "warn", "fail": "FAIL"}
-
-
-@dataclass(frozen=True)
-class Check:
-    """One finding: ``level`` ok | note | warn | fail, what was found, and the fix if any."""
-
-    level: str
-    what: str
-    fix: str = ""
-
-    def line(self) -> str:
-        text = f"{LEVELS[self.level]:<5} {self.what}"
-        return f"{text} -> {self.fix}" if self.fix else text
-
-    @property
-    def failed(self) -> bool:
-        return self.level == "fail"
-
-
-# -- whose access ------------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class Identity:
-    """The user whose access is judged. ``current``: the user running doctor (``os.access``
-    answers, ACLs included); otherwise the mode bits are read for ``uid`` and ``gids``."""
-
-    name: str
-    uid: int
-    gids: frozenset[int]
-    current: bool
-
-    def describe(self) -> str:
-        names = []
-        for gid in sorted(self.gids):
-            try:
-                names.append(grp.getgrgid(gid).gr_name)
-            except KeyError:
-                names.append(str(gid))
-        return f"{self.name} (groups {', '.join(names) or '-'})"
-
-
-def user_identity(name: str) -> Identity:
-    """The identity of user ``name`` as the daemon would have it: its primary group, the groups
-    listing it, and for the service's user the unit's SupplementaryGroups. KeyError if none."""
-    pw = pwd.getpwnam(name)
-    gids = {pw.pw_gid} | {g.gr_gid for g in grp.getgrall() if name in g.gr_mem}
-    if name == SERVICE_USER:
-        for group in SERVICE_GROUPS:
-            try:
-                gids.add(grp.getgrnam(group).gr_gid)
-            except KeyError:
-                pass
-    return Identity(name, pw.pw_uid, frozenset(gids), current=pw.pw_uid == os.geteuid() and name != SERVICE_USER)
-
-
-def current_identity() -> Identity:
-    uid = os.geteuid()
-    try:
-        name = pwd.getpwuid(uid).pw_name
-    except KeyError:
-        name = str(uid)
-    return Identity(name, uid, frozenset({os.getegid(), *os.getgroups()}), current=True)
-
-
-def resolve_identity(user: str | None) -> tuple[Identity, Check | None]:
-    """Whose access to judge, and a note saying so when it is not simply the caller."""
-    if user:
-        try:
-            ident = user_identity(user)
-        except KeyError:
-            return current_identity(), Check("fail", f"user {user!r} does not exist",
-                                             "name an existing user with --user")
-        return ident, None if ident.current else Check("note", f"access judged for user {ident.describe()}")
-    if os.geteuid() == 0:
-        try:
-            ident = user_identity(SERVICE_USER)
-        except KeyError:
-            return current_identity(), Check(
-                "note", f"running as root and there is no user {SERVICE_USER}: access is judged for root "
-                        f"(which reaches everything); --user NAME judges it for another user")
-        return ident, Check("note", f"running as root: access judged for the service's user {ident.describe()}")
-    return current_identity(), None
-
-
-def can_access(path: str | Path, ident: Identity, want: int) -> bool:
-    """Whether ``ident`` may ``want`` (os.R_OK | os.W_OK | os.X_OK) ``path`` (symlinks followed).
-
-    >>> import tempfile, os
-    >>> f = tempfile.NamedTemporaryFile()
-    >>> os.chmod(f.name, 0o640)
-    >>> nobody = Identity("x", 12345, frozenset({12345}), current=False)
-    >>> can_access(f.name, nobody, os.R_OK)
-    False
-    >>> os.chmod(f.name, 0o644); can_access(f.name, nobody, os.R_OK), can_access(f.name, nobody, os.W_OK)
-    (True, False)
-    """
-    if ident.current:
-        return os.access(path, want)
-    if ident.uid == 0:
-        return True
-    st = os.stat(path)
-    if st.st_uid == ident.uid:
-        bits = (st.st_mode >> 6) & 7
-    elif st.st_gid in ident.gids:
-        bits = (st.st_mode >> 3) & 7
-    else:
-        bits = st.st_mode & 7
-    need = (4 if want & os.R_OK else 0) | (2 if want & os.W_OK else 0) | (1 if want & os.X_OK else 0)
-    return bits & need == need
-
-
-def owner_mode(path: str | Path) -> str:
-    """``owner:group mode``, e.g. ``root:dialout 0660``."""
-    st = os.stat(path)
-    try:
-        user = pwd.getpwuid(st.st_uid).pw_name
-    except KeyError:
-        user = str(st.st_uid)
-    try:
-        group = grp.getgrgid(st.st_gid).gr_name
-    except KeyError:
-        group = str(st.st_gid)
-    return f"{user}:{group} {stat.S_IMODE(st.st_mode):04o}"
-
-
-# -- the configuration -------------------------------------------------------------------------
-
 def check_config(path: str | Path) -> tuple[Check, Any]:
     """Load the configuration: (ok, Config) or (fail with the ConfigError as it is, None)."""
-    from tablectl.config.daemon import ConfigError, load_config
 
     try:
         config = load_config(path)
@@ -251,9 +132,7 @@ def check_device_path(name: str, port: str, ident: Identity, *, section: str | N
 def check_device_opens(name: str, port: str, *, baudrate: int, parity: str) -> Check:
     """Open the port as the daemon would (exclusively) and close it at once. A port another
     program holds (the running daemon) is reported as in use, and left alone."""
-    import serial
 
-    from tablectl.devices.serial_port import PARITIES
 
     try:
         s = serial.serial_for_url(port, do_not_open=True, baudrate=baudrate, parity=PARITIES[parity],
@@ -280,7 +159,6 @@ def check_device_opens(name: str, port: str, *, baudrate: int, parity: str) -> C
 def _refused_setting(name: str, port: str, *, baudrate: int, parity: str, error: termios.error) -> Check:
     """The port opened but refused ``baudrate`` 8``parity``1: try it without parity to tell
     whether the parity or the baud rate is refused, and say which in one line."""
-    import serial
 
     detail = error.args[1] if len(error.args) > 1 else str(error)
     setting = f"{baudrate} 8{parity}1"
@@ -304,7 +182,6 @@ def check_daemon(control: str | None, *, timeout: float = 1.0) -> tuple[list[Che
     """Ask a running daemon over its control socket; (findings, whether it answered)."""
     if not control or not os.path.exists(control):
         return [], False
-    from tablectl.daemon.control import send
 
     try:
         answer = send(control, {"cmd": "ping"}, timeout=timeout)
@@ -383,7 +260,6 @@ def check_journal(journal: Any, ident: Identity, settings: Any = None) -> list[C
     if not can_access(path, ident, os.R_OK | os.W_OK):
         return [Check("fail", f"journal: {path} ({owner_mode(path)}) is not readable and writable by {ident.name}",
                       f"sudo chown {SERVICE_USER}: {path}*  (the daemon's user owns its journal)")]
-    from tablectl.daemon.journal import diagnose
 
     found = diagnose(path, settings)  # (first: it looks for the WAL before SQLite is asked)
     first = inspect_journal(path)
@@ -596,7 +472,6 @@ def run_checks(config_path: str, *, user: str | None = None, open_ports: bool = 
     out.extend(daemon)
     out.extend(check_journal(config.journal, ident, config.table))
     if config.room is not None:
-        from tablectl.cli.doctor_room import check_room
 
         out.extend(check_room(config.room, ident))
     out.extend(check_gpio(config.console, ident, env=env))
@@ -609,7 +484,6 @@ def run_checks(config_path: str, *, user: str | None = None, open_ports: bool = 
 
 def run_floor_checks(floor: str, *, user: str | None = None) -> list[Check]:
     """``--floor FILE``: the floor service's configuration, files, database and broker."""
-    from tablectl.cli.doctor_room import floor_checks
 
     ident, note = resolve_identity(user)
     if note is not None and note.failed:

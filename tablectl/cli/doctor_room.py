@@ -25,7 +25,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tablectl.cli.doctor import SERVICE_USER, Check, Identity, can_access, owner_mode
+from tablectl.cli.checks import SERVICE_USER, Check, Identity, can_access, owner_mode
+from paho.mqtt.enums import CallbackAPIVersion
+from tablectl.config.daemon import ConfigError
+from tablectl.config.floor import load_floor
+import paho.mqtt.client as mqtt
 
 #: seconds doctor waits for the broker to answer
 BROKER_TIMEOUT = 3.0
@@ -67,8 +71,6 @@ def check_files(section: str, cfg: Any, ident: Identity) -> list[Check]:
 def check_broker(section: str, cfg: Any, *, timeout: float = BROKER_TIMEOUT) -> Check:
     """Whether the broker of ``cfg`` (a RoomConfig or a FloorConfig) accepts a connection with
     its TLS files and credentials, within ``timeout`` seconds."""
-    import paho.mqtt.client as mqtt
-    from paho.mqtt.enums import CallbackAPIVersion
 
     host, port = cfg.host, getattr(cfg, "port_mqtt", None) or cfg.port
     where = f"[{section}] broker: {cfg.broker}"
@@ -173,8 +175,6 @@ def check_floor_database(path: str, ident: Identity) -> list[Check]:
 def floor_checks(path: str, ident: Identity, *, timeout: float = BROKER_TIMEOUT) -> list[Check]:
     """``tablectl doctor --floor FILE``: the floor's configuration loads, then its files, its
     database and its broker."""
-    from tablectl.config.daemon import ConfigError
-    from tablectl.config.floor import load_floor
 
     try:
         cfg = load_floor(Path(path))

@@ -19,39 +19,19 @@ from __future__ import annotations
 
 import argparse
 import logging
-import os
 import signal
 import sys
 import threading
-from typing import Any
 
-
-def _setup_logging(level: str) -> None:
-    logging.basicConfig(level=getattr(logging, level.upper()), stream=sys.stderr,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-
-
-def daemon_config(path: str) -> Any:
-    """What a daemon does before anything else (``tablectl run``, and the simulator's paced
-    daemon): its umask, its configuration read and checked, its logging; None (said in one line)
-    if the configuration is refused."""
-    from tablectl.config.daemon import ConfigError, load_config
-
-    # Everything the daemon creates is its own only (the journal, the feed, the control socket's
-    # folder aside): run outside the unit, under a umask of 022, nothing would be 0644.
-    os.umask(0o077)
-    try:
-        config = load_config(path)
-    except ConfigError as exc:
-        print(f"tablectl: {exc}", file=sys.stderr)
-        return None
-    _setup_logging(config.outputs.log_level)
-    return config
+from tablectl.daemon.startup import daemon_config, setup_logging
+from importlib.metadata import PackageNotFoundError, version
+from tablectl.core.games import GAMES
+from tablectl.core.mixed import PRESETS
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from tablectl.daemon.main import Daemon
-    from tablectl.daemon.journal import JournalError
+    from tablectl.daemon.main import Daemon  # (a command loads its own modules only (start-up on a Pi))
+    from tablectl.daemon.journal import JournalError  # (a command loads its own modules only (start-up on a Pi))
 
     config = daemon_config(args.config)
     if config is None:
@@ -88,7 +68,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
-    from tablectl.sim import simulate
+    from tablectl.sim import simulate  # (the simulator, loaded only by its two commands)
 
     return simulate.main(args.script, as_json=args.json, keep=args.keep, broker=args.broker, room=args.room,
                          table=args.table, rotation=args.rotation, change=args.change, username=args.username,
@@ -96,14 +76,14 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from tablectl.sim import demo
+    from tablectl.sim import demo  # (the simulator, loaded only by its two commands)
 
     return demo.main(hands=args.hands, seed=args.seed, game=args.game, plain=args.plain, speed=args.speed,
                      faults=args.faults)
 
 
 def cmd_tags(args: argparse.Namespace) -> int:
-    from tablectl.cli import tags
+    from tablectl.cli import tags  # (a command loads its own modules only (start-up on a Pi))
 
     return tags.main(driver=args.driver, port=args.port, single_antenna=args.single_antenna,
                      cycles=args.cycles, baudrate=args.baudrate, parity=args.parity,
@@ -111,7 +91,7 @@ def cmd_tags(args: argparse.Namespace) -> int:
 
 
 def cmd_register(args: argparse.Namespace) -> int:
-    from tablectl.cli import register
+    from tablectl.cli import register  # (a command loads its own modules only (start-up on a Pi))
 
     return register.main(port=args.port, deck=args.deck, back=args.back, out=args.out,
                          baudrate=args.baudrate, parity=args.parity, antenna=args.antenna,
@@ -119,47 +99,47 @@ def cmd_register(args: argparse.Namespace) -> int:
 
 
 def cmd_room_enroll(args: argparse.Namespace) -> int:
-    from tablectl.room import enroll
+    from tablectl.room import enroll  # (a command loads its own modules only (start-up on a Pi))
 
     return enroll.main(args.table, args.room, args.dir, cert=args.cert, ca_cert=args.ca_cert, ca_key=args.ca_key)
 
 
 def cmd_floor(args: argparse.Namespace) -> int:
-    from tablectl.floor import main as floor
+    from tablectl.floor import main as floor  # (a command loads its own modules only: aiohttp for the floor alone)
 
     if args.floor_command == "adduser":
         return floor.adduser(args.config, args.name, args.role)
-    _setup_logging("info")
+    setup_logging("info")
     return floor.run(args.config)
 
 
 def cmd_history(args: argparse.Namespace) -> int:
-    from tablectl.cli import history
+    from tablectl.cli import history  # (a command loads its own modules only (start-up on a Pi))
 
     return history.main(config=args.config, since=args.since, jsonl=args.jsonl, out=args.out)
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    from tablectl.cli import verify
+    from tablectl.cli import verify  # (a command loads its own modules only (start-up on a Pi))
 
     return verify.main(port=args.port, manifests=args.manifest, baudrate=args.baudrate, parity=args.parity,
                        antenna=args.antenna, settle=args.settle, max_cycles=args.max_cycles)
 
 
 def cmd_display(args: argparse.Namespace) -> int:
-    from tablectl.cli import display_preview
+    from tablectl.cli import display_preview  # (a command loads its own modules only (start-up on a Pi))
 
     return display_preview.main(args.preview)
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
-    from tablectl.cli import calibrate
+    from tablectl.cli import calibrate  # (a command loads its own modules only (start-up on a Pi))
 
     return calibrate.main(args.config, cycles=args.cycles, margin=args.margin, write=not args.dry_run)
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
-    from tablectl.cli import doctor
+    from tablectl.cli import doctor  # (a command loads its own modules only (start-up on a Pi))
 
     return doctor.main(args.config, user=args.user, open_ports=not args.no_open, floor=args.floor)
 
@@ -209,7 +189,6 @@ COMMANDS = ("run", "simulate", "demo", "tags", "register", "verify", "history", 
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from importlib.metadata import PackageNotFoundError, version
 
     try:
         ver = version("tablectl")
@@ -247,8 +226,6 @@ def build_parser() -> argparse.ArgumentParser:
                        **fmt)
     d.add_argument("--hands", type=_count, default=None, help="stop after N hands (default: forever)")
     d.add_argument("--seed", type=int, default=None, help="the same seed deals the same hands (default: random)")
-    from tablectl.core.games import GAMES
-    from tablectl.core.mixed import PRESETS
 
     d.add_argument("--game", choices=(*(g.name for g in GAMES), *PRESETS), default="holdem",
                    help="the game dealt, or a mixed game's rotation (horse, 8game: MIXED-001)")

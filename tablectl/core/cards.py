@@ -61,3 +61,7 @@ def setup_order() -> list[str]:
         for rank in RANKS:  # A, 2, ... K: ace on top, king at the bottom of the suit
             order.append(rank + suit)
     return order
+
+#: the suits from the lowest (docs/rules.md, SUIT_ORDER: ♠ > ♥ > ♦ > ♣): the draw for the button
+#: (DEAL-011), the stud bring-in and the odd chip
+SUIT_ORDER = "cdhs"

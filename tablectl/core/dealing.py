@@ -1,5 +1,5 @@
 """The dealing procedure: a hand from its first card to its gather, the seats' cards, the burns
-and the board, and the dealer's pads that concern the hand (RULES.md §4-§8)."""
+and the board, and the dealer's pads that concern the hand (docs/rules.md §4-§8: DEAL to MUCK)."""
 
 from __future__ import annotations
 

@@ -86,7 +86,7 @@ class DrawRounds(GameTurns):
         card = hand.labels.get(uid) if uid is not None else None
         on_deal = not draw.in_draws(hand)
         choice = self.settings.rules.draw_exposed_deal  # MISD-009: DRAW_EXPOSED_DEAL
-        if choice == "by_event":  # RULES.md §20: replace (tournaments) / replace unless a wheel card (cash)
+        if choice == "by_event":  # docs/rules.md §20: replace (tournaments) / replace unless a wheel card (cash)
             choice = "wheel_kept" if self.settings.event == "cash" else "replace"
         if on_deal and choice == "misdeal":
             self._flag(out, ts, hand, draw.exposed_misdeal(hand.first_seat.get(uid) if uid is not None else None))

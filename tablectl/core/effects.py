@@ -1,6 +1,6 @@
 """Effects: everything the core decides, each addressed to an audience.
 
-Audiences (DESIGN.md, "Know the audience"):
+Audiences (docs/design.md, "Know the audience"):
 
 - ``public``: may reach a player-facing output (board cards, counts, the button);
 - ``dealer``: the dealer's console (prompts, misdeal flags); never hole cards;
@@ -22,7 +22,7 @@ AUDIENCES: tuple[str, ...] = ("public", "dealer", "floor")
 @dataclass(frozen=True, slots=True)
 class Alert:
     """Something a person must know. ``code`` is a stable dotted name whose first part is the
-    family (``misdeal``, ``deck``, ``device`` ...); ``rule`` the RULES.md id, if any; ``count``
+    family (``misdeal``, ``deck``, ``device`` ...); ``rule`` its docs/rules.md id, if any; ``count``
     the figure that matters to the dealer (how many cards ``seat`` is short, over or owed: a
     count, never a card), if any. Alerts written before it existed have none (unknown)."""
 

@@ -41,7 +41,7 @@ _STRAIGHT_FLUSH = "Straight flush"
 
 @cache
 def _pokerkit() -> ModuleType:
-    import pokerkit
+    import pokerkit  # (pokerkit's tables loaded at the first showdown, not at start-up)
     return pokerkit
 
 
@@ -180,6 +180,7 @@ def best_hand(kind: type[Hand], hole: Sequence[Card], board: Sequence[Card] = ()
     >>> best_hand(OmahaHoldemHand, list(Card.parse("6c7c8c9c")), list(Card.parse("8s9sTc")))
     6c7c8s9sTc
     """
+    # (pokerkit's tables loaded at the first showdown, not at start-up)
     from pokerkit.hands import BoardCombinationHand, CombinationHand, HoleBoardCombinationHand
     if issubclass(kind, HoleBoardCombinationHand):
         choices: Iterable[tuple[Card, ...]] = (

@@ -80,7 +80,7 @@ class GameTurns(Roster):
         self._game_prompt(ts, hand, out, "mixed.next_game", f"next: {game_of(nxt).title}", nxt)
 
     def _button_across(self, hand: Hand, has_button: bool) -> None:
-        """The stud/flop switch (docs/decisions.md, "Mixed games: the button through stud"): the
+        """The stud/flop switch (docs/decisions/0031-mixed-games.md, "The button through stud"): the
         puck moves after the last hand of a button game as after any (DEAL-004) and stays there
         through the stud games, as the dealer's position the deal starts after; the next button
         game's first hand has the button where the puck lies, and it moves on from there."""

@@ -5,7 +5,7 @@ know game names.
 The model is pokerkit's ``Street`` (card burning status, hole dealing statuses, board dealing
 count, draw status): a game is a tuple of streets, each with a burn before it or not, the hole
 cards it deals to every seat (each up or down), its board cards and whether it is a draw round.
-The sources are RULES.md's entries (STUD-001, DRAW-001, DEAL-012) and the seeds they cite.
+The sources are the entries of docs/rules.md (STUD-001, DRAW-001, DEAL-012) and the guides they cite.
 
 >>> HOLDEM.hole_cards, HOLDEM.board_sizes, HOLDEM.burns
 (2, (3, 1, 1), 3)
@@ -73,7 +73,7 @@ class Game:
     max_players: int  # DEAL-012 (STUD-001, DRAW-001)
     first_to_act: FirstToAct
     short_stub: ShortStub
-    source: str  # RULES.md ids and seed sections the template comes from
+    source: str  # docs/rules.md ids and the guides' sections it comes from
     bring_in: BringIn | None = None
     low_ace: bool = False  # the ace is low when ranking up cards (razz: STUD-002)
     open_pair_option: bool = False  # an open pair on 4th street allows the big bet (STUD-005: stud high)

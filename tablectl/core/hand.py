@@ -60,7 +60,7 @@ class Hand:
         self.deferred: tuple[Any, float] | None = None  # a prompt that waits one event (BURN-001)
         self.last_hole: str | None = None  # the hole card that arrived last
         self.last_card: str | None = None  # the card that arrived anywhere last
-        # -- the initial deal and its misdeal window (RULES.md §5) --
+        # -- the initial deal and its misdeal window (docs/rules.md: MISD) --
         self.deal_over = False  # the window closed: sa, round_done, or the first burn/board card
         self.deal_counted = False  # the end-of-deal counts were checked (MISD-006/007), once
         self.closed_by: str | None = None
@@ -80,7 +80,7 @@ class Hand:
         self.waiting: set[int] = set()  # DEAL-006: seated, not dealt in yet
         self.redeal_of: int | None = None  # MISD-014: the misdealt hand this one replays
         self.new_seats: set[int] = set()  # MISD-014: seated since the misdeal, not in the re-deal
-        # -- the board and burns (RULES.md §6, §7) --
+        # -- the board and burns (docs/rules.md: BURN, BOARD) --
         self.board = BoardState()
         self.pot_pushed = False  # hand_end pressed (BURN-003)
         # -- the draws (DRAW-004/005: tablectl.core.rules.draw) --

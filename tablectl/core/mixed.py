@@ -44,7 +44,7 @@ from dataclasses import dataclass
 
 from tablectl.core.games import game_of
 
-#: The rotations the configuration may name instead of a list (RULES.md §16). HORSE: hold'em,
+#: The rotations the configuration may name instead of a list (docs/rules.md: MIXED). HORSE: hold'em,
 #: Omaha hi-lo, razz, stud, stud hi-lo. The 8-game mix: 2-7 triple draw, limit hold'em, Omaha
 #: hi-lo, razz, stud, stud hi-lo, no-limit hold'em, pot-limit Omaha; the betting structure does
 #: not change the deal (deal-script.md), so the two hold'ems are one game here, twice.
@@ -61,7 +61,7 @@ class Rotation:
 
     games: tuple[str, ...] = ()
     hands: int | None = None  # MIXED_HANDS_PER_GAME; None: change = "orbit"
-    count_redeal: bool = False  # MIXED_COUNT_REDEAL (RULES.md §20: no, as MISD-014)
+    count_redeal: bool = False  # MIXED_COUNT_REDEAL (docs/rules.md §20: no, as MISD-014)
 
     @property
     def on(self) -> bool:

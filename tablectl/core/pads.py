@@ -1,6 +1,6 @@
 """The dealer's pads: their names, and which of them concern a seat.
 
-RULES.md's legend names the pads the rules assume; these are their names here. A press may come
+The legend of docs/rules.md names the pads the rules assume; these are their names here. A press may come
 from the dealer console (GPIO), the control socket or a deal script; every one becomes a
 :class:`tablectl.core.events.ButtonPress`.
 
@@ -18,7 +18,7 @@ ValueError: unknown pad 'exposd' (pads: exposed, exposed_player, boxed, misdeal,
     allin, run_it, seat_in, seat_out, seat_absent, seat_penalty, seat_posted, highcard, next, floor, new_deck, relief,
     stub_wrong, ack, mode)
 
-The ``mode`` pad says which deal the table watches next instead of a hand (RULES.md legend:
+The ``mode`` pad says which deal the table watches next instead of a hand (docs/rules.md, legend:
 ``MODE(race|highcard|break)``); it carries its mode as ``reason`` carries a deck change's:
 
 >>> check_press("mode", mode="race")
@@ -97,10 +97,10 @@ PADS: dict[Pad, str] = {
     Pad.MODE: "the next deal is not a hand: a colour-up race-off (race), the high card of a table break "
               "(highcard), or a players' break is due (break); hand_end or the cards gathered end it",
 }
-#: what a ``mode`` press may say (RULES.md legend, MODE(...)): the race-off (RACE-001..006), the
+#: what a ``mode`` press may say (docs/rules.md, legend: MODE(...)): the race-off (RACE-001..006), the
 #: table break's high card (BREAK-001), the players' break (FLOW-005)
 MODES: tuple[str, ...] = ("race", "highcard", "break")
-#: why a deck may be changed (RELIEF-002, DECK_CHANGE_REASONS of RULES.md §20); the first is the
+#: why a deck may be changed (RELIEF-002, DECK_CHANGE_REASONS of docs/rules.md §20); the first is the
 #: reason a ``new_deck`` press without one is taken to give
 DECK_CHANGE_REASONS: tuple[str, ...] = ("setup", "relief", "stub_count", "marked", "damaged", "player_request")
 #: pads that concern one seat: a press of one of them must name it

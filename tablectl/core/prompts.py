@@ -56,7 +56,7 @@ class PromptRule:
     - ``priority``: the prompt shown is the waiting one of highest priority (the oldest first
       among equals); 0 for a row that shows nothing and only ``clears``;
     - ``alert``, ``prompt``: the modes of the red and amber LEDs while it is shown;
-    - ``buzzer``: sounded once when it arrives (RULES.md: "the buzzer is used only where stated");
+    - ``buzzer``: sounded once when it arrives (docs/rules.md, legend: "the buzzer is used only where stated");
     - ``scope``: ``hand`` prompts are cleared when a new hand starts; ``kept`` ones stay until
       answered or cleared;
     - ``ackable``: whether ``ack`` / ``next`` clear it while it is shown;
@@ -88,7 +88,7 @@ class PromptRule:
 #: Every dealer code the console knows, highest priority first. A new code slots in by a row; a
 #: code of no row shows as an ordinary prompt (the last row). docs/console.md is this table.
 PROMPT_TABLE: tuple[PromptRule, ...] = (
-    # FLAG (RULES.md legend): a misdeal the sensors are sure of. Red, fast, and a short buzz.
+    # FLAG (docs/rules.md, legend): a misdeal the sensors are sure of. Red, fast, and a short buzz.
     PromptRule("misdeal.*", 100, alert="blink_fast", prompt="off", buzzer="short",
                answered_by=("misdeal",)),
     # The display is a convenience, not a sensor: the table is still tracked and the LEDs still

@@ -18,6 +18,8 @@ from typing import Any
 
 from tablectl.core.cards import CardError, parse_card, setup_order
 from tablectl.core.text import NotUtf8, decode_utf8
+from tablectl.core.errors import StateError
+from tablectl.core.cards import is_card
 
 _UID_RE = re.compile(r"^[0-9A-F]{16}$")
 
@@ -168,10 +170,8 @@ class DeckRegistry:
         >>> DeckRegistry.from_state({"decks": [["A", "red", {"E0": "Xx"}]]})
         Traceback (most recent call last):
         ...
-        tablectl.core.state.StateError: registry.decks[0]: a card that is no card
+        tablectl.core.errors.StateError: registry.decks[0]: a card that is no card
         """
-        from tablectl.core.cards import is_card
-        from tablectl.core.state import StateError
 
         decks = values.get("decks")
         if set(values) != {"decks"} or type(decks) is not list:

@@ -42,7 +42,7 @@ def next_button(seats: tuple[int, ...] | list[int], button: int) -> int:
     return deal_order(seats, button)[0]
 
 
-#: RULES.md §20 settings the odd chip uses (tablectl/core/showdown.py): name -> (choices, default),
+#: docs/rules.md §20 settings the odd chip uses (tablectl/core/showdown.py): name -> (choices, default),
 #: the default first.
 ODD_CHIP_SETTINGS: dict[str, tuple[tuple[str, ...], str]] = {
     # SPLIT-006 STUD_ODD_CHIP_CARDS: every card the seat received (001) or the five it shows (002)
@@ -53,7 +53,7 @@ ODD_CHIP_SETTINGS: dict[str, tuple[tuple[str, ...], str]] = {
     "hybrid_odd_chip": (("five_card", "button"), "five_card"),
 }
 
-#: RULES.md §20 settings of the colour-up race-off (tablectl/core/table_modes.py): name -> (choices, default)
+#: docs/rules.md §20 settings of the race-off (tablectl/core/table_modes.py): name -> (choices, default)
 RACE_SETTINGS: dict[str, tuple[tuple[str, ...], str]] = {
     # RACE-003 RACE_ONE_PER_PLAYER: one chip a player, by his best card (001, 002), or one a card (004)
     "race_one_per_player": (("yes", "no"), "yes"),
@@ -65,7 +65,7 @@ RACE_SETTINGS: dict[str, tuple[tuple[str, ...], str]] = {
     "race_allin": (("floor", "first_chip"), "floor"),
 }
 
-#: RULES.md §20 settings the rules use (the ``[rules]`` section): name -> (choices, default).
+#: docs/rules.md §20 settings the rules use (the ``[rules]`` section): name -> (choices, default).
 #: The first choice is the proposed default.
 RULE_SETTINGS: dict[str, tuple[tuple[str, ...], str]] = {
     # DEAL-006: a late arrival plays at once unless he sits between the button and the small
@@ -102,8 +102,8 @@ RULE_SETTINGS: dict[str, tuple[tuple[str, ...], str]] = {
     **RACE_SETTINGS,
     # MISD-009 / DRAW-003 DRAW_EXPOSED_DEAL: a card the dealer exposes in a draw game's starting
     # hand is replaced unless a wheel card (A-5), which the player keeps (001 lowball, cash); always
-    # replaced (001 lowball, tournaments); or a misdeal (001's misdeal table). ``by_event``: RULES.md
-    # §20's proposal, replace in a tournament and keep a wheel card in a cash game ([table] event)
+    # replaced (001 lowball, tournaments); or a misdeal (001's misdeal table). ``by_event``:
+    # docs/rules.md §20's proposal, replace in a tournament and keep a wheel card in a cash game ([table] event)
     "draw_exposed_deal": (("by_event", "wheel_kept", "replace", "misdeal"), "by_event"),
 }
 
@@ -123,7 +123,7 @@ def keyed(f: Field[Any]) -> bool:
 
 @dataclass(frozen=True)
 class RuleSettings:
-    """RULES.md §20 settings, with the proposed defaults (see :data:`RULE_SETTINGS`)."""
+    """docs/rules.md §20 settings, with the proposed defaults (see :data:`RULE_SETTINGS`)."""
 
     late_entry: str = "immediate"
     late_fault: str = "proceeds"

@@ -22,7 +22,7 @@ from typing import Any
 
 from tablectl.core.cards import is_card
 from tablectl.core.evaluation import GAMES, EvaluationError, Game, Read, game_of, read_all
-from tablectl.core.rules.highcard import SUIT_ORDER
+from tablectl.core.cards import SUIT_ORDER
 from tablectl.core.settings import ODD_CHIP_SETTINGS, RuleSettings, deal_order
 
 @dataclass(frozen=True)

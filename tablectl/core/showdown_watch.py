@@ -48,7 +48,7 @@ if TYPE_CHECKING:
 
 #: the pads this module answers (tablectl/core/pads.py)
 PADS = ("showdown", "run_it", "allin")
-#: BOARD-011 (002 §RUNNING IT TWICE): a board is run at most three times (RULES.md MAX_RUNS)
+#: BOARD-011 (002 §RUNNING IT TWICE): a board is run at most three times (docs/rules.md §20 MAX_RUNS)
 MAX_RUNS = 3
 _DEFAULT = OddChipRules()
 

@@ -21,7 +21,7 @@ Positions(button=3, sb=4, bb=5)
 >>> decode({"o": "os.system", "v": {}})
 Traceback (most recent call last):
 ...
-tablectl.core.state.StateError: state: 'os.system' is not a class of the table's state
+tablectl.core.errors.StateError: state: 'os.system' is not a class of the table's state
 """
 
 from __future__ import annotations
@@ -32,6 +32,23 @@ import types
 import typing
 from collections.abc import Callable
 from typing import Any
+from tablectl.core.errors import StateError as StateError  # (the state's error, raised by the registry too)
+from tablectl.core import deck_rack, effects, events, hand, positions, registry, rules, tracker
+from tablectl.core.dealers import check_dealer_name
+from tablectl.core.deck_rack import DeckRack
+from tablectl.core.effects import Alert, Prompt
+from tablectl.core.events import ButtonPress
+from tablectl.core.hand import Hand
+from tablectl.core.pads import MODES
+from tablectl.core.positions import Positions
+from tablectl.core.registry import DeckRegistry, TagInfo
+from tablectl.core.rules import board, stub
+from tablectl.core.rules.board import BoardState
+from tablectl.core.rules.stub import StubCounts
+from tablectl.core.settings import GAMES, keyed
+from tablectl.core.tracker import Tracker
+from tablectl.core.zones import ALL_ZONES
+import hashlib
 
 #: The version of the state written by this release. A change to what the state holds bumps
 #: it, and :func:`migrate` learns to bring the previous version's states up to it.
@@ -42,22 +59,8 @@ MAX_STR = 65536  # an alert's message is the longest string
 MAX_INT = 1 << 62
 
 
-class StateError(ValueError):
-    """A state that cannot be taken: names where in the state, and what is wrong."""
-
-
 def _classes() -> dict[str, type]:
-    """The classes a state may hold, by name (imported late: the core's modules import this)."""
-    from tablectl.core import deck_rack
-    from tablectl.core import effects
-    from tablectl.core import events
-    from tablectl.core import hand
-    from tablectl.core import positions
-    from tablectl.core import registry
-    from tablectl.core import rules
-    from tablectl.core import tracker
-    from tablectl.core.rules import board
-    from tablectl.core.rules import stub
+    """The classes a state may hold, by name."""
 
     found: dict[str, type] = {}
     for cls in (hand.Hand, tracker.Tracker, deck_rack.DeckRack, deck_rack.DeckChange, stub.StubCounts,
@@ -127,8 +130,6 @@ TEMPLATES: dict[str, Callable[[], Any]] = {}
 
 def _templates() -> dict[str, Callable[[], Any]]:
     if not TEMPLATES:
-        from tablectl.core.hand import Hand
-        from tablectl.core.tracker import Tracker
 
         TEMPLATES["Hand"] = lambda: Hand(1, "holdem", 2, (1, 2), 1, 0.0)
         TEMPLATES["Tracker"] = lambda: Tracker(lambda antenna: None)
@@ -202,7 +203,7 @@ def check_fields(obj: Any, where: str) -> None:
     >>> check_fields(ButtonPress(1.0, "sa", long="false"), "event #7")
     Traceback (most recent call last):
     ...
-    tablectl.core.state.StateError: event #7.long: a string is not a bool
+    tablectl.core.errors.StateError: event #7.long: a string is not a bool
     """
     hints = _hints(type(obj))
     for f in dataclasses.fields(obj):
@@ -353,7 +354,6 @@ def settings_key(settings: Any) -> str:
     >>> settings_key(TableSettings()) == settings_key(TableSettings(rules=RuleSettings(race_allin="first_chip")))
     True
     """
-    import hashlib
 
     text = _keyed(settings)
     rotation = getattr(settings, "rotation", None)
@@ -368,7 +368,6 @@ def settings_key(settings: Any) -> str:
 
 def _keyed(value: Any) -> str:
     """``repr(value)``, a dataclass's written as its repr would be without its unkeyed fields."""
-    from tablectl.core.settings import keyed
 
     if not dataclasses.is_dataclass(value) or isinstance(value, type):
         return repr(value)
@@ -604,9 +603,6 @@ def migrate(state: dict[str, Any]) -> dict[str, Any]:
 
 def table_from_state(cls: type, state: Any, settings: Any) -> Any:
     """The table ``state`` holds under ``settings``; every value checked (types and ranges)."""
-    from tablectl.core.hand import Hand
-    from tablectl.core.positions import Positions
-    from tablectl.core.registry import DeckRegistry
 
     if type(state) is not dict:
         raise StateError(f"state: {_kind(state)}, not an object")
@@ -648,8 +644,6 @@ def table_from_state(cls: type, state: Any, settings: Any) -> Any:
 
 def check_table(table: Any) -> None:
     """The ranges a state's values must keep: seats, hand numbers, zones, counts."""
-    from tablectl.core.pads import MODES
-    from tablectl.core.zones import ALL_ZONES
 
     def seat(where: str, s: Any) -> None:
         if type(s) is not int or not 1 <= s <= 10:
@@ -681,7 +675,6 @@ def check_table(table: Any) -> None:
         if getattr(table, name) is not None:
             seat(f"state.table.{name}", getattr(table, name))
     count("state.table.hands_finished", table.hands_finished)
-    from tablectl.core.settings import GAMES
 
     if table.game not in GAMES:
         raise StateError(f"state.table.game: {table.game!r} is no game the table deals")
@@ -730,7 +723,6 @@ def check_table(table: Any) -> None:
 
 def _dealer(name: Any, where: str) -> None:
     """A dealer's name in a state is one the inputs take, as they keep it (RELIEF-003)."""
-    from tablectl.core.dealers import check_dealer_name
 
     if name is None:
         return
@@ -750,9 +742,6 @@ def _typed(obj: Any, hints: dict[str, Any], where: str) -> None:
 
 
 def _hand_hints() -> dict[str, Any]:
-    from tablectl.core.effects import Alert, Prompt
-    from tablectl.core.positions import Positions
-    from tablectl.core.rules.board import BoardState
 
     opt_int, opt_str = int | None, str | None
     return {
@@ -777,11 +766,6 @@ def _hand_hints() -> dict[str, Any]:
 
 
 def _table_hints() -> dict[str, Any]:
-    from tablectl.core.deck_rack import DeckRack
-    from tablectl.core.effects import Alert, Prompt
-    from tablectl.core.events import ButtonPress
-    from tablectl.core.registry import DeckRegistry, TagInfo
-    from tablectl.core.rules.stub import StubCounts
 
     return {
         "registry": DeckRegistry, "rack": DeckRack, "stub": StubCounts, "seats": tuple[int, ...],
@@ -822,8 +806,6 @@ def check_tracker(tr: Any, where: str = "state.table.tracker") -> None:
 
 
 def check_hand(hand: Any, where: str) -> None:
-    from tablectl.core.settings import GAMES
-    from tablectl.core.zones import ALL_ZONES
 
     _typed(hand, {k: v for k, v in _hand_hints().items() if hasattr(hand, k)}, where)
 

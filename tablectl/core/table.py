@@ -29,6 +29,7 @@ from tablectl.core.pads import Pad
 from tablectl.core.registry import DeckRegistry
 from tablectl.core.expectation import expectation
 from tablectl.core.settings import TableSettings, deal_order
+from tablectl.core.state import table_from_state, table_to_state
 
 
 class Table(Dealing):
@@ -112,15 +113,11 @@ class Table(Dealing):
 
     def to_state(self) -> dict[str, Any]:
         """The whole table as JSON values, versioned: see :mod:`tablectl.core.state`."""
-        from tablectl.core.state import table_to_state
-
         return table_to_state(self)
 
     @classmethod
     def from_state(cls, state: Any, settings: TableSettings) -> Table:
         """The table ``state`` holds, every value checked; raises one StateError otherwise."""
-        from tablectl.core.state import table_from_state
-
         table: Table = table_from_state(cls, state, settings)
         table._expect()  # (not state: it follows from the hand)
         return table

@@ -1,4 +1,4 @@
-"""The deals a ``mode`` press announces instead of a hand, and the open seats (RULES.md §13, §14,
+"""The deals a ``mode`` press announces instead of a hand, and the open seats (docs/rules.md: RACE, BREAK,
 FLOW-005): a layer of the table (see :mod:`tablectl.core.table_base`).
 
 - ``mode race`` (RACE-001..006): the floor is told at once (RACE-006). The next cards are the
@@ -94,7 +94,7 @@ class TableModes(ChineseStacks):
         mode, hand = ev.mode, self.hand
         if mode not in MODES:
             # the pad checks its mode (pads.check_press); a journal replayed or a simulator feeds
-            # the core directly: a mode it does not know (RULES.md's h4h, bubble, satellite) is
+            # the core directly: a mode it does not know (docs/rules.md's h4h, bubble, satellite) is
             # ignored, not kept for check_table to refuse at the next start
             return
         self.mode = mode

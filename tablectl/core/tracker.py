@@ -1,6 +1,6 @@
 """Card locations under RF noise: turns noisy inventory cycles into confirmed moves.
 
-RF reads are noisy (DESIGN.md, "Never cry wolf, never miss a wolf"): an antenna misses a tag
+RF reads are noisy (docs/design.md, "Never cry wolf, never miss a wolf"): an antenna misses a tag
 now and then, reports a read twice, or hears a neighbour's tag at a weaker signal. So a card's
 location changes only on evidence, counted in reader cycles rather than wall-clock time:
 

@@ -73,6 +73,7 @@ class ConsoleSink(Sink):
     def open(self) -> None:
         """Claim the pins. On failure the table runs on: the error is logged and reported as
         ``device.console_offline`` (a dealer alert: it reaches the log and the floor's feed)."""
+        # (gpiozero loaded only with a console configured)
         from tablectl.devices.console import Console, ConsoleError, make_pin_factory
 
         if self.display is not None:
@@ -152,7 +153,7 @@ class ConsoleSink(Sink):
         if this console cannot (no console, real pins, no button for it, a ``reason``): then the
         caller submits the press as it is. A failure on the way is a ValueError (the control
         socket answers it)."""
-        from tablectl.devices.console import ConsoleError
+        from tablectl.devices.console import ConsoleError  # (gpiozero loaded only with a console configured)
 
         c = self.console
         if c is None or ev.reason is not None or ev.mode is not None \

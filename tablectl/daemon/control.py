@@ -9,7 +9,7 @@ Requests and answers (see docs/daemon.md, "The control socket"):
 - ``{"cmd": "press", "name": "exposed"}`` -> as if the dealer pressed that pad; ``"long": true``
   for a long press, ``"seat": N`` for a seat pad (``seat_out``...), ``"hands": N`` for a penalty,
   ``"reason": R`` for ``new_deck`` (RELIEF-002), ``"mode": M`` for ``mode`` (race, highcard,
-  break: RULES.md §13, §14, FLOW-005). With the dealer's console on mock pins, the
+  break: docs/rules.md: RACE, BREAK, FLOW-005). With the dealer's console on mock pins, the
   press goes through those pins and the real gpiozero callbacks (docs/console.md)
 - ``{"cmd": "decks", "decks": [{"id": "C", "back": "green", "manifest": "C.txt"}, ...],
   "in_play": "C"}`` -> the floor's setup exchange: a new pair replaces the old, which is retired

@@ -60,6 +60,8 @@ from tablectl.room.outbox import TABLES as OUTBOX_TABLES
 from tablectl.room.outbox import insert_rows
 from tablectl.core.state import StateError, check_fields
 from tablectl.daemon.private import NotPrivate, make_private, open_private
+from tablectl.core.table import Table
+import pwd
 
 log = logging.getLogger("tablectl.journal")
 
@@ -170,7 +172,6 @@ def _rollback(db: sqlite3.Connection) -> None:
 
 
 def service_user() -> str:
-    import pwd
 
     try:
         return pwd.getpwuid(os.geteuid()).pw_name
@@ -768,7 +769,6 @@ def diagnose(path: str | Path, settings: Any = None) -> list[tuple[str, str]]:
                 try:
                     state = json.loads(data)
                     if settings is not None:
-                        from tablectl.core.table import Table
 
                         Table.from_state(state, settings)
                 except (StateError, ValueError, TypeError, RecursionError) as exc:

@@ -21,7 +21,7 @@ import queue
 import threading
 import time
 from dataclasses import replace
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from tablectl.core.effects import Effect
@@ -36,11 +36,13 @@ from tablectl.daemon.notify import sd_notify
 from tablectl.daemon.sinks import FeedSink, LogSink, Sink, fan_out
 from tablectl.core.settings import deal_order
 from tablectl.core.table import Table
+from tablectl.devices import drivers
 from tablectl.devices.clock import MonoClock, monotonic
 from tablectl.devices.log_limit import LogLimiter
-from tablectl.devices.reader_link import FeigReaderLink, ReaderLink
+from tablectl.devices.reader_link import ReaderLink
 from tablectl.devices.serial_port import PortSettings
-from tablectl.devices.shuffler_link import SerialShufflerLink, ShufflerLink
+from tablectl.devices.shuffler_link import ShufflerLink
+from tablectl.devices.backoff import Backoff
 
 log = logging.getLogger("tablectl.daemon")
 
@@ -57,13 +59,19 @@ class Daemon:
 
     def __init__(self, config: Config, *, sinks: list[Sink] | None = None,
                  clock: Callable[[], float] = time.time, mono: MonoClock = monotonic,
-                 display_bus: Any = None) -> None:
+                 display_bus: Any = None, link_options: Mapping[str, Mapping[str, Any]] | None = None) -> None:
         """``clock`` stamps the events the device links, the console and the control socket
         make, and the daemon's own records, with wall time; ``mono`` gives the monotonic reading
         (and boot) that the device events and the ticks carry, which the core measures durations
         on (``tablectl.devices.clock``). The simulated table (``tablectl.sim.pacing``: the in-process
         harness and ``tablectl simulate``) gives clocks it drives itself. ``display_bus``: an
-        smbus2-like bus for the dealer's display instead of ``/dev/i2c-N`` (the simulator's)."""
+        smbus2-like bus for the dealer's display instead of ``/dev/i2c-N`` (the simulator's).
+
+        The device links are built by their drivers' names (``tablectl.devices.drivers``; the
+        configuration's ``driver``, else the default one). ``link_options``: more settings for a
+        link's driver, by device name (``"reader"``, ``"shuffler"``), as python-can passes a
+        bus its ``**kwargs``: the in-process harness hands each link its virtual line's
+        ``opener`` (``tablectl.devices.virtual``), as it hands the display its bus."""
         self.config = config
         self.clock = clock
         self.mono = mono
@@ -80,21 +88,25 @@ class Daemon:
         self.table = Table(config.table, config.registry())
         self.sinks: list[Sink] = list(sinks) if sinks is not None else [LogSink()]
         self.feed: FeedSink | None = None
+        options = link_options or {}
         rc = config.reader
-        self.reader: ReaderLink = FeigReaderLink(
-            "reader", self.submit,
+        # (a configuration without a driver key, [shuffler]'s today: the registry's default driver)
+        self.reader: ReaderLink = drivers.reader_link(
+            getattr(rc, "driver", drivers.DEFAULT_READER), "reader", self.submit,
             PortSettings(url=rc.port, baudrate=rc.baudrate, parity=rc.parity),
             antennas=config.table.zones.antenna_mask(), com_adr=rc.address,
             ant_sel_bytes=rc.antenna_select_bytes, answer_timeout=rc.answer_timeout,
             max_timeouts=rc.max_timeouts, poll_interval=rc.poll_interval, clock=clock,
+            **options.get("reader", {}),
         )
         self.shuffler: ShufflerLink | None = None
         sc = config.shuffler
         if sc is not None:
-            self.shuffler = SerialShufflerLink(
-                "shuffler", self.submit, PortSettings(url=sc.port, baudrate=sc.baudrate, parity="N"),
+            self.shuffler = drivers.shuffler_link(
+                getattr(sc, "driver", drivers.DEFAULT_SHUFFLER), "shuffler", self.submit,
+                PortSettings(url=sc.port, baudrate=sc.baudrate, parity="N"),
                 poll_interval=sc.poll_interval, answer_timeout=sc.answer_timeout, max_timeouts=sc.max_timeouts,
-                clock=clock)
+                clock=clock, **options.get("shuffler", {}))
         for link in (self.reader, self.shuffler):
             if link is not None:
                 link.mono = mono
@@ -110,7 +122,8 @@ class Daemon:
         self._lock = threading.Lock()  # guards the table for in-process viewers
         self.room: Any = None  # the room link (tablectl/room), with [room]
         if config.room is not None and self.journal is not None:
-            from tablectl.room.attach import make_link
+            # (paho-mqtt loaded only by a table with [room])
+            from tablectl.daemon.room_link import make_link
 
             self.room = make_link(self, clock)
 
@@ -119,10 +132,10 @@ class Daemon:
         own thread, fed by the console."""
         if config.display is None:
             return None
+        # (the display's libraries loaded only by a table with [display])
         from tablectl.daemon.display_sink import DisplayOutput
 
         if bus is not None:
-            from tablectl.devices.backoff import Backoff
 
             # a simulated bus answers at once and costs nothing to ask: probed and retried often
             return DisplayOutput(config.display, self.submit, clock=clock, mono=mono, bus=bus,

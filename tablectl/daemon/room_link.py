@@ -9,13 +9,14 @@ from typing import Any
 from tablectl.core.effects import Effect
 from tablectl.room.link import RoomLink
 from tablectl.room.topics import Row, route
+from tablectl.daemon.notify import sd_notify
+from tablectl.daemon.room_commands import Commands
 
 
 class Room:
     """What :class:`tablectl.daemon.main.Daemon` calls; see the module."""
 
     def __init__(self, daemon: Any, clock: Callable[[], float]) -> None:
-        from tablectl.room.commands import Commands
 
         self.daemon = daemon
         self.cfg = daemon.config.room
@@ -25,7 +26,7 @@ class Room:
                              clock=clock, on_status=self.status)
         self.commands.link = self.link
         if self.cfg.signing_key is not None:  # (checked when the configuration was read)
-            from tablectl.room.signing import Signer
+            from tablectl.room.signing import Signer  # (cryptography loaded only by a table with a signing key)
 
             signer = Signer.from_file(self.cfg.signing_key)
             prefix = f"{self.cfg.room}/{self.cfg.table}"
@@ -54,7 +55,6 @@ class Room:
 
     def status(self, text: str) -> None:
         """systemd's STATUS line: the devices' (``Daemon.status_line``), then the link's."""
-        from tablectl.daemon.notify import sd_notify
 
         sd_notify("STATUS=" + self.daemon.status_line() + "; " + text)
 

@@ -22,6 +22,7 @@ from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 
 from tablectl.floor.store import Store
+import time
 
 ROLES = ("floor", "technician", "viewer")
 NAME_MAX = 64
@@ -189,7 +190,6 @@ def check_seconds() -> float:
     """How long one password check takes here (measured once): a throttled attempt is answered
     after as long, so that the time of an answer tells nothing."""
     if not _CHECK_SECONDS:
-        import time
 
         t0 = time.perf_counter()
         try:

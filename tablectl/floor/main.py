@@ -21,7 +21,7 @@ def run(config: str) -> int:
     except ConfigError as exc:
         print(f"tablectl floor: {exc}", file=sys.stderr)
         return 2
-    from tablectl.floor.app import serve
+    from tablectl.floor.app import serve  # (aiohttp loaded only to serve, not to add a user)
 
     async def main() -> None:
         stop = asyncio.Event()

@@ -1,4 +1,4 @@
-"""The rule ids' one-line meanings (the titles of RULES.md / docs/rules.md), shipped in the package:
+"""The rule ids' one-line meanings (the titles of docs/rules.md's catalogue), shipped in the package:
 the floor's page names every alert's rule without reading a document outside it.
 
 >>> meaning("DECK-007")

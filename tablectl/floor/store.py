@@ -23,6 +23,7 @@ from tablectl.core.cards import parse_card
 from tablectl.floor import schema
 from tablectl.floor.rules import CALL, severity
 from tablectl.room.outbox import SIGNED, hand_hash
+from tablectl.room.signing import verify
 
 #: the topics with a ``seq`` the floor receives
 NUMBERED = ("events/floor", "events/dealer", "hands")
@@ -364,7 +365,6 @@ class Store:
             if self.require_signatures:
                 return f"{topic} seq {seq}: a table the floor has no key for ([floor.tables]): refused"
             return None
-        from tablectl.room.signing import verify
 
         if verify(key, body, f"{room}/{table}/{topic}"):
             return None

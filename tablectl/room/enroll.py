@@ -28,6 +28,9 @@ import sys
 from pathlib import Path
 
 from tablectl.config.room import NAME
+from tablectl.room.signing import new_key_pair
+import shutil
+import subprocess
 
 #: mosquitto 2's PBKDF2-SHA512 iterations (mosquitto_passwd's default)
 ITERATIONS = 101
@@ -56,7 +59,6 @@ def signing_key(table: str, room: str, folder: Path) -> tuple[Path, str]:
     """The table's Ed25519 key pair (room/signing.py): the private key written to
     ``DIR/TABLE.signing-key`` (0600, made so before a byte is in it); returns its path and the
     public key, for the floor's ``[floor.tables]``."""
-    from tablectl.room.signing import new_key_pair
 
     path = folder / f"{table}.signing-key"
     if path.exists():
@@ -109,8 +111,6 @@ def enroll_cert(table: str, room: str, folder: Path, ca_cert: Path, ca_key: Path
     """A client certificate from the room's CA instead of a password: ``TABLE.key`` (0600) and
     ``TABLE.crt`` in ``folder``, CN the table's username (the broker's ``use_identity_as_username``),
     made with the openssl command; returns what to add where."""
-    import shutil
-    import subprocess
 
     for what, value in (("TABLE", table), ("--room", room)):
         if not NAME.fullmatch(value):

@@ -22,8 +22,6 @@ record whose signature is missing or wrong.
 from __future__ import annotations
 
 import json
-import os
-import stat
 from pathlib import Path
 from typing import Any
 
@@ -31,8 +29,9 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
+# (the key files' form is checked with the configuration: tablectl/config/keys.py)
+from tablectl.config.keys import HEX, is_key as is_key, read_key_file
 from tablectl.room.outbox import SIGNED  # noqa: E402,F401 (the topics signed)
-HEX = frozenset("0123456789abcdef")
 
 
 def _signed_bytes(body: dict[str, Any], where: str) -> bytes:
@@ -49,11 +48,6 @@ def new_key_pair() -> tuple[str, str]:
     return seed.hex(), key.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw).hex()
 
 
-def is_key(text: str) -> bool:
-    """Whether ``text`` is a key as these files and configurations write one: 64 hex digits."""
-    return len(text) == 64 and set(text) <= HEX
-
-
 class Signer:
     """A table's private key, signing message bodies."""
 
@@ -64,14 +58,7 @@ class Signer:
     def from_file(cls, path: str | Path) -> Signer:
         """The key in ``path`` (64 hex digits on the first line; the file the table's own, 0600).
         ValueError naming what is wrong."""
-        st = os.stat(path)
-        if st.st_mode & (stat.S_IRWXG | stat.S_IRWXO):
-            raise ValueError(f"{path} is readable by others (mode {st.st_mode & 0o777:o}): chmod 600 {path}")
-        with open(path, encoding="ascii", errors="replace") as f:
-            text = f.readline(200).strip().lower()
-        if not is_key(text):
-            raise ValueError(f"{path} does not hold a signing key (64 hex digits, as tablectl room enroll writes)")
-        return cls(bytes.fromhex(text))
+        return cls(read_key_file(path))
 
     def sign(self, body: dict[str, Any], where: str) -> str:
         """The signature of ``body`` published at ``where`` (``room/table/topic``)."""

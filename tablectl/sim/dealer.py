@@ -39,6 +39,7 @@ from tablectl.sim.decks import sim_uid
 from tablectl.sim.feig_reader import CycleReads, SimFeigReader
 from tablectl.sim.shuffler import SimShuffler
 from tablectl.core.cards import setup_order
+from tablectl.sim.tracking_run import percentile
 
 if TYPE_CHECKING:
     from tablectl.sim.pacing import PacedTable
@@ -194,7 +195,6 @@ class ScriptedDealer:
         the reader cycles from the one in which the reader first heard it there to the one in
         which the daemon confirmed it there (``placed``: the daemon's CardPlaced effects as the
         feed has them, in order), both counted: 1 is a card confirmed on its first read."""
-        from tablectl.sim.tracking_run import percentile
 
         with self._lock:
             looks = list(self._looks)

@@ -32,6 +32,8 @@ from tablectl.sim.setup import ANTENNA_OF, ZONES, write_setup
 from tablectl.core.games import game_of
 from tablectl.core.mixed import PRESETS
 from tablectl.sim.random_hands import random_hand
+from tablectl.core.events import ButtonPress
+from tablectl.daemon.control import request_to_event
 
 DEMO_NOISE = sc.Noise(seed=0, miss=0.05, repeat=0.3, crosstalk=0.01)
 #: the faults the demo deals now and then (``--faults N``: one hand in N, on average)
@@ -111,8 +113,6 @@ class _InProcessDaemon(PacedTable):
 
     def command(self, request: dict) -> dict:
         """As the control socket does: a press goes through the console's mock pins."""
-        from tablectl.core.events import ButtonPress
-        from tablectl.daemon.control import request_to_event
 
         event = request_to_event(request, now=time.time())
         console = self.daemon.console
@@ -223,10 +223,10 @@ def main(*, hands: int | None, seed: int | None, game: str, plain: bool, speed: 
     dealer.start()
     try:
         if plain:
-            from tablectl.sim.view import run_plain
+            from tablectl.sim.view import run_plain  # (rich (the demo extra) loaded only for the live view)
             run_plain(demo, dealer)
         else:
-            from tablectl.sim.view import run_live
+            from tablectl.sim.view import run_live  # (rich (the demo extra) loaded only for the live view)
             run_live(demo, dealer)
     except KeyboardInterrupt:
         pass

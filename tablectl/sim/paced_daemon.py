@@ -36,6 +36,11 @@ import sys
 from typing import Any
 
 from tablectl.sim.pacing import PACE_TIMEOUT, Beat, SimClock
+from tablectl.daemon.journal import JournalError
+from tablectl.daemon.main import Daemon
+from tablectl.daemon.startup import daemon_config
+from tablectl.sim.i2c_bus import CableFileBus
+from tablectl.sim.i2c_bus import SimDisplayCable
 
 log = logging.getLogger("tablectl.daemon")
 
@@ -114,7 +119,6 @@ class PacedDaemon:
         self.cable: Any = None
         display = daemon.config.display
         if display is not None and display.sim_cable is not None:
-            from tablectl.sim.i2c_bus import SimDisplayCable
 
             self.cable = SimDisplayCable(display.sim_cable)
         self.stopping = False
@@ -168,9 +172,6 @@ class PacedDaemon:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from tablectl.cli.main import daemon_config
-    from tablectl.daemon.main import Daemon
-    from tablectl.daemon.journal import JournalError
 
     ap = argparse.ArgumentParser(prog="python -m tablectl.sim.paced_daemon")
     ap.add_argument("--config", required=True)
@@ -184,7 +185,6 @@ def main(argv: list[str] | None = None) -> int:
     clock = SimClock(args.start)
     bus = None
     if config.display is not None and config.display.sim_cable is not None:
-        from tablectl.sim.i2c_bus import CableFileBus
 
         bus = CableFileBus(config.display.sim_cable, config.display.address)
     daemon = Daemon(config, clock=clock, mono=clock.monotonic, display_bus=bus)

@@ -9,7 +9,7 @@ dealer's tap (``{"press": "round_done"}``, BURN-002), a burn, an up card to each
 betting round after each. Seventh street: a down card to each live seat after the tap and a
 burn, unless the stub is short (STUD-006):
 
-- **STUD-007** (the stub and the burns are enough; RULES.md ``STUD_SHORT_STUB_METHOD``,
+- **STUD-007** (the stub and the burns are enough; docs/rules.md ``STUD_SHORT_STUB_METHOD``,
   ``short_stub_method``): 001 (the default): no burn; deal from the stub until only its last
   card is left; gather that card and the burns into a new stub (``{"restub": [...]}``,
   shuffled); deal the rest from it without a burn and never its bottom card. 002: gather the

@@ -80,7 +80,7 @@ tablectl.sim.script.ScriptError: hand 1, step 2: As is at seat:1 (a restub gathe
 
 Extensions (docs/daemon.md, "Extensions to the script format"):
 
-- ``{"press": NAME, "long": true}`` is a long press (RULES.md legend: ``EXPOSED:player``).
+- ``{"press": NAME, "long": true}`` is a long press (docs/rules.md, legend: ``EXPOSED:player``).
   ``NAME`` is a pad of :data:`tablectl.core.pads.PADS` (checked with
   :func:`tablectl.core.pads.check_press`) or one of the ``buttons`` a configuration adds. A press
   may name ``"seat": N`` (the pads of a seat need one: ``{"press": "seat_out", "seat": 4}``) and

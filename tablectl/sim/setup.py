@@ -33,7 +33,7 @@ def write_setup(workdir: Path, *, game: str = "holdem",
 
     ``shuffler``: the table has an automatic shuffler, on the pseudo-terminal ``workdir/shuffler``;
     ``shuffler_extra``: more lines for its ``[shuffler]`` section. ``rules_extra``: the lines of a
-    ``[rules]`` section (RULES.md §20's settings; none: the defaults).
+    ``[rules]`` section (docs/rules.md §20's settings; none: the defaults).
 
     ``ready_wait`` (``[outputs]``): the simulated devices answer at once, so the daemon need
     not wait long for them at start (the default 5 s is for real ones)."""

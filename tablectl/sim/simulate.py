@@ -45,6 +45,11 @@ from tablectl.sim.pacing import PACE_TIMEOUT, PacedTable
 from tablectl.sim.pty_device import PtyDevice
 from tablectl.sim.shuffler import SimShuffler
 from tablectl.sim.setup import ANTENNA_OF, ZONES, write_setup
+from tablectl.config.daemon import BOUNDS
+from tablectl.config.daemon import ConfigError
+from tablectl.config.room import parse_room
+from tablectl.core.mixed import rotation_of
+import tomllib
 
 #: the simulated table's [table] confirm_cycles: the shipped default (docs/tracking.md, the budget)
 CONFIRM_CYCLES = 2
@@ -315,7 +320,6 @@ def rotation_lines(rotation: str | None, change: str | None = None) -> str:
     >>> rotation_lines("horse")
     'rotation = "horse"'
     """
-    from tablectl.core.mixed import rotation_of
 
     lines = []
     if rotation is not None:
@@ -328,7 +332,6 @@ def rotation_lines(rotation: str | None, change: str | None = None) -> str:
             raise ValueError("--rotation: a rotation needs two games or more")
         lines.append("rotation = " + json.dumps(value))
     if change is not None:
-        from tablectl.config.daemon import BOUNDS
 
         low, high = int(BOUNDS["table.change"].lo), int(BOUNDS["table.change"].hi)
         if change != "orbit" and not (change.isdigit() and low <= int(change) <= high):
@@ -625,9 +628,6 @@ def main(path: str, *, as_json: bool, keep: bool = False, broker: str | None = N
             section = room_section(broker, room, table, username=username, password_file=password_file,
                                    ca_file=ca_file) if broker else None
             if section is not None:  # (checked before the daemon starts: a bad URL is one line, status 2)
-                from tablectl.config.daemon import ConfigError
-                from tablectl.config.room import parse_room
-                import tomllib
 
                 try:
                     parse_room({**tomllib.loads(section), "journal": {}}, src="--broker", base=workdir)

@@ -6,7 +6,7 @@ and first seat to act must not come from the code they will check.
 
 - **Bring-in** (STUD-002): in stud and stud 8 the lowest up card by rank, then by suit; in razz
   the highest, the ace low, so the king of spades is the highest card (002, "RAZZ"). Suits rank
-  clubs, diamonds, hearts, spades from the lowest (RULES.md ``SUIT_ORDER``); the ace is high for
+  clubs, diamonds, hearts, spades from the lowest (docs/rules.md ``SUIT_ORDER``); the ace is high for
   the stud-high bring-in (``STUD_ACE_BRINGIN``'s default).
 - **First to act on 4th to 7th street** (STUD-004): the best showing hand in stud and stud 8
   (a high hand), the lowest in razz (the ace low; any pair is worse than no pair). Showing hands
@@ -35,7 +35,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
-#: suits from the lowest (RULES.md SUIT_ORDER: spades, hearts, diamonds, clubs from the highest)
+#: suits from the lowest (docs/rules.md SUIT_ORDER: spades, hearts, diamonds, clubs from the highest)
 SUITS_UP = "cdhs"
 #: ranks from the lowest, ace high (stud, stud 8) and ace low (razz)
 RANKS_HIGH = "23456789TJQKA"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 import time
 from typing import TYPE_CHECKING, Any
+from tablectl.core.display import render as words
 
 if TYPE_CHECKING:  # pragma: no cover
     from tablectl.sim.demo import Demo
@@ -55,17 +56,16 @@ def console_line(view: dict[str, Any] | None, since: float | None = None) -> str
 def display_screen(state: Any, layout: str = "lcd20x4") -> list[str]:
     """The dealer's display's screen for the console's state, as a display of ``layout`` shows it
     (the demo has no I2C display: the same words, tablectl/core/display.py)."""
-    from tablectl.core.display import render as words
 
     return words(state, layout)
 
 
 def render(demo: Demo):  # type: ignore[no-untyped-def]
     """One frame of the live view as a rich renderable."""
-    from rich.console import Group
-    from rich.panel import Panel
-    from rich.table import Table
-    from rich.text import Text
+    from rich.console import Group  # (rich is the demo extra's: loaded only for the live view)
+    from rich.panel import Panel  # (rich is the demo extra's: loaded only for the live view)
+    from rich.table import Table  # (rich is the demo extra's: loaded only for the live view)
+    from rich.text import Text  # (rich is the demo extra's: loaded only for the live view)
 
     snap = demo.daemon.snapshot()
     stats = demo.daemon.reader.stats
@@ -173,7 +173,7 @@ def render(demo: Demo):  # type: ignore[no-untyped-def]
 
 
 def run_live(demo: Demo, dealer: threading.Thread) -> None:
-    from rich.live import Live
+    from rich.live import Live  # (rich is the demo extra's: loaded only for the live view)
 
     with Live(render(demo), refresh_per_second=8, screen=False) as live:
         while dealer.is_alive():

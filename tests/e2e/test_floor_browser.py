@@ -136,8 +136,8 @@ def test_a_foul_card_shows_acknowledged_reaches_the_table_and_every_browser(setu
 
 
 def test_the_technician_and_the_viewer_never_receive_a_card(setup):
-    """The technician sees a deck fault's code and rule id (a code is not a card: docs/decisions.md,
-    "What the technician sees"), never its card, its message or a UID; the viewer no alert."""
+    """The technician sees a deck fault's code and rule id (a code is not a card:
+    docs/decisions/0020-the-floor-who-sees-what.md), never its card, its message or a UID; the viewer no alert."""
     floor, table, browser, person = setup
     tom, vic = person("tom"), person("vic")
     seq = table.foul_card("Jc", seat=6)

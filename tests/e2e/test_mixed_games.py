@@ -151,7 +151,7 @@ def test_MIXED_001_random_rotations_with_misdeals_follow_the_counting_chips(seed
     assert mixed_prompts(f) == want_prompts
 
 
-# -- the button through stud (docs/decisions.md) --------------------------------------------------
+# -- the button through stud (docs/decisions/0031-mixed-games.md) --------------------------------
 def test_the_button_moves_after_the_last_flop_hand_stands_through_stud_and_moves_on_after_it() -> None:
     f = Feeder(game="holdem", seats=(1, 2, 4, 6), button=1, rotation=Rotation(("holdem", "razz"), hands=2))
     for _ in range(6):

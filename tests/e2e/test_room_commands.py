@@ -1,4 +1,4 @@
-"""The floor's commands on ``cmd`` (tablectl/room/commands.py): checked as the control
+"""The floor's commands on ``cmd`` (tablectl/daemon/room_commands.py): checked as the control
 socket checks its requests; a malformed, oversized or unknown one answered with why and changing
 nothing; a redelivery applied once; each accepted one journalled with its id and user. In
 process on a real daemon and journal, and one end to end through mosquitto."""

@@ -237,7 +237,7 @@ def test_where_the_table_expects_the_card_one_cycle_else_confirm_cycles():
 
 
 def test_a_draw_round_expects_the_discards_in_the_muck_then_the_burn_then_each_seat_s_draw():
-    """DRAW-004 (RULES.md): the players discard, the dealer burns one card, then deals each
+    """DRAW-004 (docs/rules.md): the players discard, the dealer burns one card, then deals each
     player as many cards as he threw, in the deal's order. Each card where the round says it
     goes next confirms on its first firm read; a draw card to a seat out of that order needs
     ``confirm_cycles`` (2) reads."""

@@ -1,5 +1,5 @@
 """A golden FEIG ISO Host session: byte sequences written out by hand from the protocol
-documents (PROTOCOLS.md's FEIG section, docs/protocols/feig.md), not produced by the codec.
+documents (docs/protocols/readers.md's FEIG section, docs/protocols/feig.md), not produced by the codec.
 
 The simulated reader (tablectl/sim/feig_reader.py) and the daemon (tablectl/devices/feig.py) share one
 codec, so a bug in it on both sides would pass every end-to-end test. Here each frame is:
@@ -14,11 +14,11 @@ The frames' layout is the documents'; their two CRC bytes were computed once wit
 and GetSoftwareVersion, the bytes are the documents'). Every LEN byte is checked against the
 frame's length too.
 
-UNCONFIRMED against hardware (PROTOCOLS.md: "Unconfirmed against hardware"; docs/protocols/
-feig.md lists the same): the answer WITH antenna information, i.e. the FLAGS byte (bit 0 ->
+UNCONFIRMED against hardware (docs/protocols/readers.md: "Unconfirmed against hardware";
+docs/protocols/feig.md lists the same): the answer WITH antenna information, i.e. the FLAGS byte (bit 0 ->
 TR-TYPE DSFID UID-LEN UID, bit 4 -> ANT-CNT then per antenna ANT-NR ANT-STATUS RSSI plus 4
 reserved bytes), taken from the vendor SDK's parsing source; the DATA-SETS count before the
-records in that layout (PROTOCOLS.md gives it for the answer without ANT only); ANT-NR as a
+records in that layout (readers.md gives it for the answer without ANT only); ANT-NR as a
 1-based number; the RSSI scale; and ANT_SEL two bytes wide for more than eight antennas. The
 frames marked ``UNCONFIRMED`` below encode those assumptions: they pin the codec to the
 documents, they do not prove the documents right.
@@ -50,7 +50,7 @@ def h(text: str) -> bytes:
 
 
 # -- requests (host to reader) ----------------------------------------------------------------
-# PROTOCOLS.md: GetSoftwareVersion, standard and advanced, byte for byte
+# docs/protocols/readers.md: GetSoftwareVersion, standard and advanced, byte for byte
 GET_VERSION = h("05 FF 65 E5 CB")
 GET_VERSION_ADV = h("02 00 07 FF 65 6E 61")
 # Inventory: LEN FF B0 01 MODE [ANT_SEL] CRC; MODE bit 7 = MORE, bit 4 = ANT
@@ -88,7 +88,7 @@ TWO_TAGS_ON_3_AND_12 = h("2F 00 B0 00 02"
 ADVANCED_13 = h("02 01 0D 00 B0 00 0D" + "".join(
     f" 11 03 00 08 E0 04 01 50 00 00 00 {i:02X} 01 {i:02X} 00 C8 00 00 00 00" for i in range(1, 14)) + " 96 8A")
 NO_TAG_ADVANCED = h("02 00 08 00 B0 01 19 CE")  # status 01 in an advanced frame
-# PROTOCOLS.md: GetSoftwareVersion's answer, and the same with a checksum error
+# docs/protocols/readers.md: GetSoftwareVersion's answer, and the same with a checksum error
 VERSION = h("0D 00 65 00 03 03 00 44 53 0D 30 33 09")
 VERSION_BAD_CRC = h("0D 00 65 00 03 03 00 44 53 0D 30 33 08")
 

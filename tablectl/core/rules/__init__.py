@@ -1,8 +1,8 @@
-"""The dealing rules (RULES.md), as pure checks over a :class:`tablectl.core.hand.Hand`.
+"""The dealing rules (docs/rules.md), as pure checks over a :class:`tablectl.core.hand.Hand`.
 
 Each check says what is wrong, as :class:`Finding` values; the table turns them into alerts.
 Only what the sensors are certain of is flagged as a misdeal; what could be a missed read is a
-prompt (RULES.md, "Sensor limits"). Every flag is advisory (MISD-016).
+prompt (docs/rules.md, "Sensor limits"). Every flag is advisory (MISD-016).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 @dataclass(frozen=True, slots=True)
 class Finding:
     """What a rule found: an alert ``code`` (family first: ``misdeal``, ``deal``, ``burn``,
-    ``board``, ``muck``), the RULES.md ``rule`` id, the ``message`` shown to the audience."""
+    ``board``, ``muck``), the ``rule`` id (docs/rules.md), the ``message`` shown to the audience."""
 
     code: str
     rule: str

@@ -1,4 +1,4 @@
-"""Burns and the board in flop games (RULES.md §6 BURN, §7 BOARD).
+"""Burns and the board in flop games (docs/rules.md: BURN, BOARD).
 
 A street is a burn and then its board cards: 3, 1, 1 (BURN-001). The reader sees cards arrive
 on the burn spot and the board, in order; the dealer's ``round_done`` pad says the betting

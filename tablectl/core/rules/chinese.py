@@ -1,4 +1,4 @@
-"""Chinese poker (RULES.md §17; 001 §CHINESE POKER): the four stacks of 13 and where they go.
+"""Chinese poker (docs/rules.md: CHIN; 001 §CHINESE POKER): the four stacks of 13 and where they go.
 
 The dealer deals the whole deck into four stacks of 13 while the hand before is played, then
 pushes each stack whole to its seat (CHIN-001). The reader sees 13 cards arrive at a seat at

@@ -1,4 +1,4 @@
-"""The draw games' own rules (RULES.md §12, DRAW-001..005): who sits out at an over-full table,
+"""The draw games' own rules (docs/rules.md: DRAW-001..005): who sits out at an over-full table,
 each draw round's counts, and running out of cards.
 
 A draw round (DRAW-004): the players discard (a seat's cards to the muck), the dealer burns one

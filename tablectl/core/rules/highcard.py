@@ -9,8 +9,9 @@
 
 from __future__ import annotations
 
+from tablectl.core.cards import SUIT_ORDER as SUIT_ORDER  # (named here too: the draw for the button's order)
+
 HIGH_RANKS = "23456789TJQKA"  # the ace is high in a draw for the button
-SUIT_ORDER = "cdhs"  # SUIT_ORDER ♠ > ♥ > ♦ > ♣, lowest first
 
 
 def card_strength(card: str) -> tuple[int, int]:

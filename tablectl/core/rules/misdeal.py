@@ -1,4 +1,4 @@
-"""Misdeals and the initial deal of a flop game (RULES.md §5, with DEAL-009 and DEAL-010).
+"""Misdeals and the initial deal of a flop game (docs/rules.md: MISD, with DEAL-009 and DEAL-010).
 
 Each check looks at one thing that happened (a card arriving at a seat off the stub, a pad, a
 hole card leaving the table) and says what is wrong, as :class:`~tablectl.core.rules.Finding`
@@ -21,13 +21,17 @@ True
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from dataclasses import replace
 
 from tablectl.core.codes import late_code
-from tablectl.core.hand import Hand
 from tablectl.core.rules import Finding
 from tablectl.core.positions import between
 from tablectl.core.settings import RULE_SETTINGS, deal_order
+
+if TYPE_CHECKING:  # (the hand module runs these rules: a type here, no import at run time)
+    from tablectl.core.hand import Hand
 
 
 def window_open(hand: Hand) -> bool:
@@ -42,6 +46,7 @@ def not_dealt_in_why(hand: Hand, seat: int, away: str = "") -> str:
     posted); ``away``: what the table knows beyond the hand (a cash seat sitting out, what a
     waiting one owes).
 
+    >>> from tablectl.core.hand import Hand
     >>> from tablectl.core.positions import Positions
     >>> h = Hand(1, "holdem", 2, (1, 2, 4), 4, 0.0, positions=Positions(4, 1, 2))
     >>> h.waiting = {3, 6}
@@ -101,7 +106,7 @@ def check_hole_card(hand: Hand, seat: int, same_cycle: frozenset[int] = frozense
     return None
 
 
-#: ABSENT_DEADLINE (RULES.md §20, ``[rules] absent_deadline``): the last initial card (001, 002:
+#: ABSENT_DEADLINE (docs/rules.md §20, ``[rules] absent_deadline``): the last initial card (001, 002:
 #: the default), the first card of the deal (004), the player's turn to act (003)
 ABSENT_DEADLINES = RULE_SETTINGS["absent_deadline"][0]
 _ABSENT_WORDS = {"last_card": "is absent at the end of the deal: muck its hand",
@@ -296,7 +301,7 @@ def on_hole_left(hand: Hand, uid: str, seat: int, ts: float) -> Finding | None:
         hand.board.expected_burn = (uid, "MISD-010")
         return None
     # The reader lost it: a card off the table, or reads missed. Sensor-uncertain, so a prompt,
-    # never a misdeal flag (RULES.md "Sensor limits"); undone if it is read at its seat again.
+    # never a misdeal flag (docs/rules.md, "Sensor limits"); undone if it is read at its seat again.
     hand.allowance[seat] = hand.allowance.get(seat, 0) + 1
     hand.exposed_from[seat] = hand.exposed_from.get(seat, 0) + 1
     hand.board.expected_burn = (uid, "MISD-011")

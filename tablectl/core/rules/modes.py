@@ -1,5 +1,5 @@
-"""The deals a ``mode`` press watches instead of a hand: the colour-up race-off (RULES.md §13,
-RACE-001..005) and the high card of a table break (§14, BREAK-001). Cards rank by rank, then by
+"""The deals a ``mode`` press watches instead of a hand: the colour-up race-off (docs/rules.md:
+RACE-001..005) and the high card of a table break (BREAK-001). Cards rank by rank, then by
 ``SUIT_ORDER`` (♠ > ♥ > ♦ > ♣, 002), with the ace high: the order of the draw for the button
 (:mod:`tablectl.core.rules.highcard`, DEAL-011), not the deck-reset stacking order (DECK-008).
 

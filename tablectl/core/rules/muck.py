@@ -1,4 +1,4 @@
-"""The muck (RULES.md §8).
+"""The muck (docs/rules.md: MUCK).
 
 MUCK-002: a card that leaves the muck back to a seat. RFID proves identity: if the cards are
 the seat's own, ``MUCK_RETRIEVAL`` says what follows (never: the floor is told it happened;
@@ -16,8 +16,12 @@ True
 
 from __future__ import annotations
 
-from tablectl.core.hand import Hand
+from typing import TYPE_CHECKING
+
 from tablectl.core.rules import Finding
+
+if TYPE_CHECKING:  # (the hand module runs these rules: a type here, no import at run time)
+    from tablectl.core.hand import Hand
 
 
 def retrieved(hand: Hand, uid: str, label: str, seat: int, setting: str) -> Finding | None:

@@ -1,4 +1,4 @@
-"""What the dealer and the floor are told at the showdown (RULES.md §9 SHOW, §10 SPLIT, MUCK-005),
+"""What the dealer and the floor are told at the showdown (docs/rules.md: SHOW, SPLIT, MUCK-005),
 from the verdict of :func:`tablectl.core.showdown.showdown`.
 
 The dealer's words name the winners and their hands only: a losing hand is never named (it may

@@ -1,4 +1,4 @@
-"""Stud's own rules (RULES.md §11): the bring-in (STUD-002), who acts first on 4th-7th street
+"""Stud's own rules (docs/rules.md: STUD): the bring-in (STUD-002), who acts first on 4th-7th street
 (STUD-004) and the stub before 7th street (STUD-006..008).
 
 The bring-in ranks single up cards, by rank and then suit (SUIT_ORDER: spades, hearts, diamonds,
@@ -38,13 +38,13 @@ from tablectl.core.zones import SEAT_ZONES, Zone, seat_zone
 if TYPE_CHECKING:
     from tablectl.core.hand import Hand
 
-#: SUIT_ORDER (RULES.md §20, 002): higher is higher
+#: SUIT_ORDER (docs/rules.md §20, 002): higher is higher
 SUIT_RANK = {"c": 0, "d": 1, "h": 2, "s": 3}
 _RANKS = "23456789TJQKA"
 RANK_HIGH = {r: i + 2 for i, r in enumerate(_RANKS)}  # the ace 14
 RANK_LOW = {**RANK_HIGH, "A": 1}  # the ace 1 (razz)
 
-#: STUD_SHORT_STUB_METHOD (RULES.md §20, ``[rules] stud_short_stub_method``): 001 deals the stub
+#: STUD_SHORT_STUB_METHOD (docs/rules.md §20, ``[rules] stud_short_stub_method``): 001 deals the stub
 #: down to its last card, mixes that card with the burns, and deals on without a burn; 002
 #: scrambles the stub with the burns, cuts and burns. 001 is the proposed default.
 SHORT_STUB_METHODS = RULE_SETTINGS["stud_short_stub_method"][0]

@@ -1,4 +1,4 @@
-"""Stud's procedures for what befalls a hand (RULES.md §11): the bring-in all in for the ante
+"""Stud's procedures for what befalls a hand (docs/rules.md: STUD): the bring-in all in for the ante
 (STUD-003), 7th street dealt face up (STUD-009), an up card dealt before the betting is done
 (STUD-010), the absent player (STUD-011), all in and called (STUD-012), a fold and lifted up
 cards (STUD-013). Each function says what the dealer is told, as a :class:`Finding`; the table
@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from tablectl.core.rules import Finding
 
-#: STUD_ABSENT_BRINGIN (RULES.md §20): an absent seat that posted the bring-in is dealt on until it
+#: STUD_ABSENT_BRINGIN (docs/rules.md §20): an absent seat that posted the bring-in is dealt on until it
 #: faces a bet (001, the default), or dealt no further street (002)
 ABSENT_BRINGIN = ("until_bet", "no_streets")
 

@@ -1,4 +1,4 @@
-"""Burns and the board (RULES.md §6, §7), one test per rule id in process (the harness)
+"""Burns and the board (docs/rules.md: BURN, BOARD), one test per rule id in process (the harness)
 under noise: the faulty hand raises the alert at the right step; the clean hand raises none.
 The dealer taps (``round_done``) before each burn; ``CLEAN`` is: hole cards 1-10, tap 11,
 burn 12, flop 13-15, tap 16, burn 17, turn 18, tap 19, burn 20, river 21, end 22."""

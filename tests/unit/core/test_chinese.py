@@ -1,4 +1,4 @@
-"""Chinese poker (RULES.md §17, CHIN-001..004), dealt through the daemon in process under noise.
+"""Chinese poker (docs/rules.md: CHIN-001..004), dealt through the daemon in process under noise.
 
 The oracle is the 2012 WSOP guide's own words (001 §CHINESE POKER), quoted at each test: the seat
 counts, the stacks mucked, the button's seat at five players and the 14-and-12 fix are written

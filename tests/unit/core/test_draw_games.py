@@ -1,4 +1,4 @@
-"""The draw games dealt by the daemon (issue 16; RULES.md §12, DRAW-001..005): five-card draw,
+"""The draw games dealt by the daemon (issue 16; docs/rules.md: DRAW-001..005): five-card draw,
 2-7 single and triple draw, A-5 triple draw, badugi, badeucy and badacey.
 
 The oracles: the 001 guide's lowball section (its words quoted where a test rests on them), the
@@ -87,7 +87,7 @@ FIVE = {1: ["2s", "3h", "4d", "Kc", "Qd"], 2: ["5s", "7h", "8d", "9c", "Js"], 4:
 
 # -- DRAW-001: the templates and the deal from the small blind -----------------------------------
 def test_DRAW_001_the_formats_table_of_the_guides() -> None:
-    # RULES.md DRAW-001 (001 §LOWBALL GAMES and the games' sections): cards, draws, max players;
+    # docs/rules.md DRAW-001 (001 §LOWBALL GAMES and the games' sections): cards, draws, max players;
     # the betting rounds are the draws plus one. ADUCI/BADUCI give no maximum: triple draw's.
     table = {"draw27_single": (5, 1, 7), "draw27_triple": (5, 3, 6), "draw_a5_triple": (5, 3, 6),
              "badugi": (4, 3, 8), "badeucy": (5, 3, 6), "badacey": (5, 3, 6), "draw5": (5, 1, 7)}

@@ -1,5 +1,5 @@
 """Games as data (tablectl/core/games.py) and stud's own rules (tablectl/core/rules/stud.py), against
-RULES.md's tables and the dealer guides' own examples, written out here by hand."""
+the tables of docs/rules.md and the dealer guides' own examples, written out here by hand."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from tablectl.core.rules.stud import bring_in, first_to_act, short_stub
 from tablectl.core.settings import GAMES as DEALT_GAMES
 
 # (game, hole cards dealt first, cards a seat ends with, draws, burns, board, most players), read
-# off RULES.md: STUD-001 (two down one up, up 4th-6th, down 7th, a burn before 4th-7th, at most
+# off docs/rules.md: STUD-001 (two down one up, up 4th-6th, down 7th, a burn before 4th-7th, at most
 # eight), DRAW-001's table (cards, draws, max players), BURN-001 / BOARD-001 (3 burns, 3+1+1),
 # DEAL-012 (button games 2-10)
 TEMPLATES = [
@@ -85,7 +85,7 @@ def test_the_configuration_takes_the_games_the_core_deals() -> None:
 # -- STUD-002: the bring-in -------------------------------------------------------------------
 # An order written here from the guides' words, not the module's: ranks two to ace (ace high in
 # stud: STUD_ACE_BRINGIN's default), ace to king in razz; suits clubs, diamonds, hearts, spades
-# (002: "by rank and suit"; RULES.md §20 SUIT_ORDER)
+# (002: "by rank and suit"; docs/rules.md §20 SUIT_ORDER)
 SUITS = "cdhs"
 HIGH_ORDER = [r + s for r in "23456789TJQKA" for s in SUITS]
 LOW_ORDER = [r + s for r in "A23456789TJQK" for s in SUITS]

@@ -1,4 +1,4 @@
-"""Misdeals (RULES.md §5), one test per rule id, each dealt in process under noise (the harness):
+"""Misdeals (docs/rules.md: MISD), one test per rule id, each dealt in process under noise (the harness):
 the faulty hand raises the alert at the right step and seat; the same hand dealt cleanly
 (``CLEAN``, ``test_clean_hand_raises_nothing``) raises none."""
 

@@ -1,5 +1,5 @@
 """The ``mode`` pad and the deals it watches instead of a hand (tablectl/core/table_modes.py): the
-colour-up race-off (RULES.md §13, RACE-001..006), the table break's high card and the open seats
+colour-up race-off (docs/rules.md: RACE-001..006), the table break's high card and the open seats
 (§14, BREAK-001..004), the button before a break (FLOW-005). Dealt in process under noise (the
 harness, with the check that nothing secret reached a public output); the settings' other
 choices on the pure core.
@@ -95,7 +95,7 @@ def test_the_race_and_hold_settings_in_the_configuration(rules, error):
         assert (r.race_allin, r.race_one_per_player, r.race_remainder, r.open_seat_hold, r.late_stage_hold,
                 r.late_stage) == ("first_chip", "no", "holder", 4, 1, True)
         assert RuleSettings() == RuleSettings(race_allin="floor", race_one_per_player="yes", race_remainder="pooled",
-                                              open_seat_hold=3, late_stage_hold=2, late_stage=False)  # RULES.md §20
+                                              open_seat_hold=3, late_stage_hold=2, late_stage=False)  # rules.md §20
     else:
         with pytest.raises(ConfigError, match=re.escape(error)):
             parse_config(text, path=Path("t.toml"))
@@ -297,7 +297,7 @@ def test_BREAK_003_a_seat_out_during_a_hand_is_told_again_after_the_next_hand():
 
 def test_BREAK_004_the_player_count_reaches_the_floor_every_hand():
     # the count is in what the floor has every hand already: each hand's start (public), its
-    # record, and the room's retained state (tablectl/room/attach.py public_state)
+    # record, and the room's retained state (tablectl/daemon/room_link.py public_state)
     hands = [{"steps": clean_for([1, 2, 4, 6])},
              {"steps": [{"press": "seat_out", "seat": 2}] + clean_for([4, 6, 1])}]  # button 1, no SB (2 out)
     p = played(hands)
@@ -493,7 +493,7 @@ def test_CHIN_002_five_handed_chinese_poker_keeps_the_button_in_a_mode_deal_and_
 
 @pytest.mark.parametrize("bad", ["h4h", "Race", None])
 def test_MODE_a_mode_the_core_does_not_know_is_ignored_and_the_state_still_loads(bad):
-    """RULES.md's legend has MODE(race|highcard|break|h4h|bubble|satellite); the table knows three.
+    """docs/rules.md's legend has MODE(race|highcard|break|h4h|bubble|satellite); the table knows three.
     A journal replayed (event_from_dict) does not pass the pad's check: the core ignores the rest."""
     f = Feeder(seats=tuple(SEATS), button=BUTTON)
     row = {**event_to_dict(ButtonPress(1.0, "mode", mode="race")), "mode": bad}

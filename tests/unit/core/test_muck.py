@@ -1,4 +1,4 @@
-"""The muck (RULES.md §8): MUCK-002 in process (the harness) and, for each
+"""The muck (docs/rules.md: MUCK): MUCK-002 in process (the harness) and, for each
 ``MUCK_RETRIEVAL`` setting, on the pure core."""
 
 from __future__ import annotations

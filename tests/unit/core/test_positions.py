@@ -67,7 +67,7 @@ def test_DEAL_003_from_three_players_to_two_the_next_big_blind_is_the_big_blind(
        busts=st.lists(st.integers(1, 10), max_size=8))
 def test_positions_agree_with_the_reference_walk_of_the_dead_button_rule(live, start, busts):
     """DEAL-002..005 over any eliminations: tablectl.core.positions and deal_order against the
-    reference written from RULES.md's wording (tests/dead_button.py), not against themselves."""
+    reference written from docs/rules.md's wording (tests/dead_button.py), not against themselves."""
     live = set(live)
     p, ref = initial_positions(sorted(live), start), Reference.first(sorted(live), start)
     assert (p.button, p.sb, p.bb) == (ref.button, ref.sb, ref.bb)

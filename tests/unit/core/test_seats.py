@@ -1,4 +1,4 @@
-"""Button, blinds and seats (RULES.md §4, DEAL) dealt in process under noise (the harness), and
+"""Button, blinds and seats (docs/rules.md: DEAL) dealt in process under noise (the harness), and
 the settings-dependent ones on the pure core."""
 
 from __future__ import annotations

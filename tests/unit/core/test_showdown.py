@@ -1,5 +1,5 @@
 """The showdown's rules, a test (or more) per rule id, on the dealer guides' own examples where
-they give one (quoted in the comments from the seeds RULES.md cites); the hand words a dealer
+they give one (quoted in the comments from the guides docs/rules.md cites); the hand words a dealer
 announces; the record's ``showdown`` block."""
 
 from __future__ import annotations

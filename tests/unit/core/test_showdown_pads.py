@@ -183,13 +183,14 @@ def test_an_unknown_odd_chip_setting_names_the_file_and_the_key_split_006_008(tm
 
 def test_the_odd_chip_settings_default_to_the_proposed_ones(tmp_path):
     rules = load_config(good(tmp_path)).table.rules
-    assert OddChipRules.of(rules) == OddChipRules()  # RULES.md §20: received, lowest, five-card half
+    assert OddChipRules.of(rules) == OddChipRules()  # docs/rules.md §20: received, lowest, five-card half
 
 
 # -- SHOW-007: what is public after the press ------------------------------------------------------
 def test_no_hole_card_reaches_a_public_output_after_the_showdown_press_show_007():
-    """docs/decisions.md: the table cannot see which hands were turned up, so no hole card goes
-    to a public output, the winner's neither, the mucked loser's never."""
+    """docs/decisions/0024-no-hole-card-public-at-the-showdown.md: the table cannot see which hands
+    were turned up, so no hole card goes to a public output, the winner's neither, the mucked
+    loser's never."""
     steps = hole() + FLOP + TURN + RIVER + [SHOWDOWN] + muck(1, 2, 6, 9) + [END]
     played = harness_play(script_of(steps))
     secrets = secret_cards(steps)

@@ -1,6 +1,6 @@
 """Stud dealt through the core (STUD-001, 002, 006..008): the template's streets, the bring-in,
 the stub before 7th street and its procedures. Every hand is written out here card by card; the
-expected seats and prompts are read off the guides (RULES.md §11, 001 §STUD GAMES, 002 §SHORT
+expected seats and prompts are read off the guides (docs/rules.md: STUD, 001 §STUD GAMES, 002 §SHORT
 STUB - Seven Card Games), never computed by the code under test."""
 
 from __future__ import annotations

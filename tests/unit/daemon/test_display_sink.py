@@ -78,7 +78,7 @@ def test_an_i2c_failure_mid_hand_goes_offline_and_comes_back() -> None:
 
 
 def test_the_display_offline_is_an_ordinary_prompt_and_the_table_stays_tracked() -> None:
-    """The decision (docs/decisions.md): a display offline is not a table offline. The core
+    """The decision (docs/decisions/0018-the-dealers-display.md): a display offline is not a table offline. The core
     raises device.display_offline (dealer, as every device's); the console shows it amber, the
     ready LED stays on; device.display_online clears it."""
     board = PromptBoard()

@@ -1,6 +1,6 @@
 """The FEIG ISO Host codec: CRC, framing, the stream decoder, inventory requests and answers.
 
-Expected bytes come from PROTOCOLS.md's public examples, or are written out by hand from the
+Expected bytes come from docs/protocols/readers.md's public examples, or are written out by hand from the
 documented layout (with the CRC, itself checked against the public examples, appended).
 """
 
@@ -28,7 +28,7 @@ from tablectl.devices.feig import (
 
 H = bytes.fromhex
 
-# PROTOCOLS.md, "FEIG ISO Host protocol".
+# docs/protocols/readers.md, "FEIG ISO Host protocol".
 GET_VERSION_REQ = H("05 FF 65 E5 CB")
 GET_VERSION_REQ_ADV = H("02 00 07 FF 65 6E 61")
 GET_VERSION_ANS = H("0D 00 65 00 03 03 00 44 53 0D 30 33 09")

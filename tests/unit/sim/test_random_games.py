@@ -92,7 +92,7 @@ class Table:
 BRING_IN = [  # (game, up cards by seat, who brings in, where it comes from)
     ("stud", {1: "4d", 2: "4c", 3: "5c", 4: "Qc", 5: "3s"}, 5, "PHH wsop/2023/43/5/00-22-43: p5 pb"),
     ("stud", {1: "4d", 2: "4c", 3: "Qs"}, 2, "002: lowest by rank AND suit (clubs lowest)"),
-    ("stud", {1: "As", 2: "Kc"}, 2, "RULES.md STUD_ACE_BRINGIN: the ace high in stud"),
+    ("stud", {1: "As", 2: "Kc"}, 2, "docs/rules.md STUD_ACE_BRINGIN: the ace high in stud"),
     ("stud8", {1: "2h", 2: "2s", 3: "2d"}, 3, "002: suits spades, hearts, diamonds, clubs from the highest"),
     ("razz", {1: "Kh", 2: "Ks", 3: "Qs"}, 2, "002: the king of spades is the highest card"),
     ("razz", {1: "As", 2: "2c"}, 2, "001/002: the ace always low in razz"),

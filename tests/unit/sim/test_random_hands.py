@@ -187,7 +187,7 @@ def test_a_hand_may_be_dealt_in_a_given_order():
 def positions_of_session(script: dict) -> list:
     """Each hand's (live seats, Reference) read here independently: the first hand's seats and
     button, then the seat_out presses that open each hand, with the reference walk of the
-    dead-button rule (tests/dead_button.py, from RULES.md's wording)."""
+    dead-button rule (tests/dead_button.py, from docs/rules.md's wording)."""
     out = []
     live = list(script["hands"][0]["seats"])
     pos = Reference.first(live, script["hands"][0]["button"])

@@ -1,0 +1,113 @@
+"""The import rules (pyproject's [tool.importlinter], run by scripts/test): they hold, and each
+contract fails on a deliberate violation of its own, in a copy of the package. ``bench/`` and
+``scripts/`` are not packages import-linter can read: their imports are checked here."""
+
+from __future__ import annotations
+
+import ast
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from rig.paths import ROOT
+
+LINT = Path(sys.executable).with_name("lint-imports")
+CONTRACTS = {
+    "layers": "The layers: each imports only those below it (the floor and the daemon apart)",
+    "core": "The core imports no I/O and nothing of the shell",
+    "sim": "Production never imports the simulator, the rig or the tests",
+    "tests": "Nothing imports the tests (the package, the simulator and the rig)",
+    "cycles": "No cycles among the modules of any package",
+}
+#: a violation of each contract: the files written into the copy
+VIOLATIONS = {
+    "layers": {"tablectl/config/_violation.py": "import tablectl.daemon.main\n"},
+    "core": {"tablectl/core/_violation.py": "import sqlite3\n"},
+    "sim": {"tablectl/floor/_violation.py": "from tablectl.sim import pacing\n"},
+    "tests": {"rig/_violation.py": "import tests.rules_common\n"},
+    "cycles": {"tablectl/core/_violation_a.py": "from tablectl.core import _violation_b\n",
+               "tablectl/core/_violation_b.py": "from tablectl.core import _violation_a\n"},
+}
+
+
+def lint(where: Path) -> str:
+    r = subprocess.run([str(LINT), "--config", str(where / "pyproject.toml")], cwd=where, capture_output=True,
+                       text=True, timeout=300, env={"PYTHONPATH": str(where), "PATH": "/usr/bin:/bin"})
+    return r.stdout + r.stderr
+
+
+def kept(out: str, name: str) -> bool:
+    return f"{CONTRACTS[name]} KEPT" in out
+
+
+@pytest.fixture(scope="module")
+def copy(tmp_path_factory):
+    where = tmp_path_factory.mktemp("imports")
+    for folder in ("tablectl", "rig", "tests"):
+        shutil.copytree(ROOT / folder, where / folder, ignore=shutil.ignore_patterns("__pycache__", "data"))
+    shutil.copy(ROOT / "pyproject.toml", where / "pyproject.toml")
+    return where
+
+
+def test_every_contract_holds(copy):
+    out = lint(copy)
+    assert all(kept(out, name) for name in CONTRACTS), out
+
+
+@pytest.mark.parametrize("name", list(VIOLATIONS))
+def test_each_contract_fails_on_a_violation_of_its_own(copy, name):
+    written = []
+    try:
+        for rel, text in VIOLATIONS[name].items():
+            (copy / rel).write_text(text)
+            written.append(copy / rel)
+        out = lint(copy)
+    finally:
+        for path in written:
+            path.unlink()
+    assert f"{CONTRACTS[name]} BROKEN" in out, out
+    assert "_violation" in out.split(CONTRACTS[name] + "\n", 2)[-1]  # (named in the report)
+
+
+def test_bench_and_scripts_import_no_tests():
+    found = []
+    for path in sorted((ROOT / "bench").glob("*.py")) + sorted((ROOT / "scripts").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            found += [f"{path.name}: {n}" for n in names if n == "tests" or n.startswith("tests.")]
+    assert found == []
+
+
+def late_imports_without_a_reason() -> list[str]:
+    """Every import inside a function of the package with no comment saying why: on its line, or
+    on the line above it (or above the block of imports it is in)."""
+    found = []
+    for path in sorted((ROOT / "tablectl").rglob("*.py")):
+        lines = path.read_text().split("\n")
+        seen: set[int] = set()
+        for node in ast.walk(ast.parse("\n".join(lines))):
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            for sub in ast.walk(node):
+                if not isinstance(sub, (ast.Import, ast.ImportFrom)) or sub.lineno in seen:
+                    continue
+                seen.add(sub.lineno)
+                at = sub.lineno - 1
+                if "#" in "".join(lines[at:sub.end_lineno]):
+                    continue
+                above = at - 1
+                while above >= 0 and lines[above].strip().startswith(("from ", "import ")):
+                    above -= 1
+                if not lines[above].strip().startswith("#"):
+                    found.append(f"{path.relative_to(ROOT)}:{sub.lineno}: {lines[at].strip()}")
+    return found
+
+
+def test_every_import_inside_a_function_says_why():
+    """Imports go at the top; one inside a function is deliberate (pokerkit's tables loaded at the
+    first showdown, a command's own modules, an optional extra's library) and says so."""
+    assert late_imports_without_a_reason() == []
