@@ -7,15 +7,21 @@ False
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections.abc import Callable
+
+#: every deadline is this many times what a test names: a deadline is what a busy machine (both
+#: cores held, the whole suite beside it) may take, and costs nothing when the condition comes
+#: early; ``TABLECTL_TEST_PATIENCE`` sets it (a slow board: more)
+PATIENCE = float(os.environ.get("TABLECTL_TEST_PATIENCE", "3"))
 
 
 def wait_for(predicate: Callable[[], object], timeout: float = 10.0, poll: float = 0.005) -> bool:
     """Poll ``predicate`` until it holds (True) or ``timeout`` seconds pass (False). For what no
     thread signals: a file another process writes, a pin's recorded states."""
-    deadline = time.monotonic() + timeout
+    deadline = time.monotonic() + timeout * PATIENCE
     tick = threading.Event()
     while not predicate():
         if time.monotonic() >= deadline:
@@ -26,7 +32,7 @@ def wait_for(predicate: Callable[[], object], timeout: float = 10.0, poll: float
 
 def wait_until(predicate: Callable[[], object], timeout: float = 10.0, *, what: str = "the condition") -> None:
     """As :func:`wait_for`, failing the test when the deadline passes."""
-    assert wait_for(predicate, timeout), f"timed out after {timeout:g} s waiting for {what}"
+    assert wait_for(predicate, timeout), f"timed out after {timeout * PATIENCE:g} s waiting for {what}"
 
 
 def elapse(seconds: float) -> None:
