@@ -68,9 +68,9 @@ BACKLOG_TRIM = 2 * INBOX_BATCH
 #: password checks (argon2) in flight at once; more wait their turn
 HASHING_AT_ONCE = 1
 #: the password checks' process runs at this nice value, in a session of its own (and so, on Linux,
-#: a scheduling group of its own at that nice value: :func:`_hash_gently`): logins in flight take
-#: only what the event loop, and anything else on the machine, leaves of the cores
-HASHING_NICE = 19
+#: a scheduling group of its own at that nice value: :func:`_hash_gently`): on a busy machine,
+#: logins in flight get about a tenth of what the event loop gets, never all of a core, never none
+HASHING_NICE = 10
 #: what a page gets when it connects: the open alerts and calls (at most), the newest closed ones,
 #: the newest dealer's incidents
 SNAPSHOT_OPEN, SNAPSHOT_CLOSED, SNAPSHOT_INCIDENTS = 1000, 100, 100
@@ -365,13 +365,13 @@ def _hashing_pool() -> ProcessPoolExecutor:
 
 
 def _hash_gently() -> None:
-    """(the password checks' process, as it starts) Last in line for a core: Linux's idle
-    scheduling (``SCHED_IDLE``: any other thread that wakes takes the core from it at once, and
-    argon2's lane threads inherit it), a session of its own (so that autogroup scheduling weighs
-    it apart from the service's group, not as a share of it), that group's nice value and its own
-    :data:`HASHING_NICE`. What cannot be set (not Linux, no autogroup) is left as it is."""
-    for lower in (lambda: os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0)), os.setsid,
-                  lambda: Path("/proc/self/autogroup").write_text(f"{HASHING_NICE}\n"),
+    """(the password checks' process, as it starts) Behind the service for a core, never shut out:
+    a session of its own (so that autogroup scheduling weighs it apart from the service's group,
+    not as a share of it) at that group's nice value :data:`HASHING_NICE`, and its own. Not
+    Linux's idle scheduling: on a machine held busy (both cores taken) an idle-class process gets
+    no core at all, and a login would wait for ever. What cannot be set (not Linux, no
+    autogroup) is left as it is."""
+    for lower in (os.setsid, lambda: Path("/proc/self/autogroup").write_text(f"{HASHING_NICE}\n"),
                   lambda: os.nice(HASHING_NICE)):
         try:
             lower()
