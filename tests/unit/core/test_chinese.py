@@ -307,6 +307,7 @@ def test_six_players_are_too_many_for_four_stacks() -> None:
     assert codes[0] == ("deal.too_many_players", "dealer") and ("deal.chinese_count_wrong", "floor") in codes
 
 
+@pytest.mark.slow
 def test_a_hundred_random_chinese_hands_end_exact_with_no_alert() -> None:
     """Issue 16's hundred hands a game: 2 to 5 players (the table's size varying from hand to
     hand) under the scenario noise, exact zones, no stub, no dealer or floor alert, nothing

@@ -31,6 +31,7 @@ RANDOM_HANDS = 100
 
 
 # -- random hands through the daemon, in process, under noise -----------------------------------
+@pytest.mark.slow
 @pytest.mark.parametrize("game", DRAW_GAMES)
 def test_random_draw_hands_end_exact_with_the_generators_prompts(game: str) -> None:
     report = deal_random_hands(game, hands=RANDOM_HANDS)

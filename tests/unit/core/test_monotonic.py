@@ -211,6 +211,7 @@ def test_through_the_harness_a_jam_is_told_to_the_floor_after_30_monotonic_secon
     assert len(_alerts(h, "shuffler.fault_persists")) == 1
 
 
+@pytest.mark.slow
 def test_the_daemons_ticks_carry_this_boots_monotonic_reading_to_the_journal(tmp_path):
     cfg = write_setup(tmp_path, console=False, journal=True)  # no pseudo-terminal at tmp_path/reader: offline
     d = Daemon(load_config(cfg))

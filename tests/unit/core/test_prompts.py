@@ -141,6 +141,7 @@ def sink():
     s.close()
 
 
+@pytest.mark.slow
 def test_leds_and_buzzer_follow_the_prompts(sink):
     c = sink.console
     ready, prompt, red, buzzer = (c.pin(n) for n in ("ready", "prompt", "alert", "buzzer"))

@@ -8,6 +8,8 @@ runs the same check over 100,000 deals.
 
 from __future__ import annotations
 
+import pytest
+
 import random
 from pokerkit import Card
 from tablectl.core.cards import FULL_DECK
@@ -17,6 +19,7 @@ from tablectl.core.showdown import showdown
 from rig.crosscheck import deals, high5, ref_holdem, ref_omaha, ref_omaha_low, winners
 
 
+@pytest.mark.slow
 def test_holdem_winners_match_the_reference():
     checked = ties = 0
     for hands, board in deals(1701, 2000, 4, 2):

@@ -259,6 +259,7 @@ def _paths(node, prefix=()):
 _MORE = random_events(3)[120:200]
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data())
 def test_any_value_anywhere_in_a_state_is_refused_or_plays_on_never_a_crash(data):

@@ -25,6 +25,7 @@ STUD = ("stud", "stud8", "razz")
 RANDOM_HANDS = 100
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game", STUD)
 def test_random_stud_hands_are_dealt_clean_with_the_oracles_prompts(game: str) -> None:
     # 2 to 8 players under the scenario noise; seven and eight who stay to 7th street reach the

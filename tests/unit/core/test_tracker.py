@@ -233,6 +233,7 @@ class ReferenceTracker:
         return moves, departures
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), confirm=st.integers(1, 4), gone=st.integers(1, 6))
 def test_the_fast_tracker_agrees_with_the_reference(seed, confirm, gone):

@@ -279,6 +279,7 @@ def feig_items(decoder: feig.FrameDecoder, chunks: list[bytes], *, drain: bool =
 
 # --- The codecs against the references ---------------------------------------------------------
 
+@pytest.mark.slow
 @FUZZ
 @given(st.booleans(), st.data(), st.sampled_from([8, 64, 300, 1100, 65535]), SIZES, st.booleans())
 def test_feig_decoder_matches_the_reference_in_any_pieces(from_reader: bool, data: st.DataObject,

@@ -191,6 +191,7 @@ def bus(tmp_path):
         m.stop()
 
 
+@pytest.mark.slow
 def test_a_reader_answering_only_as_another_address_goes_offline_with_the_reason(bus, caplog):
     caplog.set_level(logging.WARNING, logger="tablectl.bridge")
     make_reader, make_link = bus
@@ -262,6 +263,7 @@ def test_the_address_defaults_to_0_and_255_is_refused(tmp_path):
         load_config(write_config(tmp_path, "address = -1"))
 
 
+@pytest.mark.slow
 @pytest.mark.e2e
 def test_the_daemon_reports_the_wrong_address_offline_with_the_reason(tmp_path):
     """``tablectl run`` as a subprocess on the simulated reader's pseudo-terminal: the reader

@@ -75,6 +75,7 @@ def test_repeated_data_sets_are_one_read(sim_reader, link):
     assert all(len(c.reads) == 1 for c in ev.cycles())
 
 
+@pytest.mark.slow
 def test_corrupt_and_truncated_answers_are_counted_logged_and_skipped(sim_reader, link, caplog):
     caplog.set_level(logging.WARNING, logger="tablectl.bridge")
     r = sim_reader()

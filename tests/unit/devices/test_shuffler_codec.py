@@ -349,6 +349,7 @@ garbage = st.lists(st.sampled_from([0xA5, 0x00, 0xFF, 0x01, 0x02, 0xFE, 0xFD]) |
                    min_size=1, max_size=40).map(bytes)
 
 
+@pytest.mark.slow
 @FAST
 @given(st.binary(max_size=3000) | st.lists(garbage, max_size=30).map(b"".join))
 def test_random_bytes_never_raise_and_are_counted(stream: bytes) -> None:

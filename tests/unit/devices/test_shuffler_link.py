@@ -152,6 +152,7 @@ def test_a_lost_acknowledgement_makes_the_shuffler_resend_and_the_report_is_emit
     ev.wait(lambda e: [r.seq for r in e.reports()] == [seq, following])
 
 
+@pytest.mark.slow
 def test_faults_are_emitted_repeated_while_they_last_and_cleared(sim, link):
     s = sim()
     ev, _ = connected(s, link)
@@ -189,6 +190,7 @@ def test_shuffling_is_seen_around_a_slow_shuffle(sim, link):
     assert ev.states() == ["ready", "shuffling", "ready"]
 
 
+@pytest.mark.slow
 def test_a_mute_shuffler_goes_offline_then_comes_back(sim, link):
     s = sim()
     ev, _ = connected(s, link)
@@ -200,6 +202,7 @@ def test_a_mute_shuffler_goes_offline_then_comes_back(sim, link):
     ev.wait(lambda e: e.states()[-1] == "ready" and len(e.states()) == 2)  # the new session's status
 
 
+@pytest.mark.slow
 def test_a_shuffler_mute_from_the_start_is_reported(sim, link):
     s = sim()
     s.mute = True
@@ -324,6 +327,7 @@ def test_a_report_whose_emit_failed_is_not_lost(sim, link, caplog):
     assert lk.stats.online
 
 
+@pytest.mark.slow
 def test_nobody_answering_on_a_loop_is_no_shuffler(link):
     """loop:// hands the host its own frames back (as an RS-485 echo would): they are ignored."""
     ev = Events()
@@ -332,6 +336,7 @@ def test_nobody_answering_on_a_loop_is_no_shuffler(link):
     assert ev.online() == [(False, "no answer to 3 handshakes")]
 
 
+@pytest.mark.slow
 def test_the_simulated_bridge_keeps_the_protocol(sim, tmp_path, monkeypatch):
     """The bridge's side of the contract, frame by frame, from a bare host."""
     from tablectl.devices import shuffler as sp

@@ -4,6 +4,8 @@ the link waits for the system clock to be set before it connects."""
 
 from __future__ import annotations
 
+import pytest
+
 import json
 import logging
 
@@ -59,6 +61,7 @@ def test_nothing_on_broadcast_before_the_delay_everything_after(broker, tmp_path
         j.close()
 
 
+@pytest.mark.slow
 def test_the_link_waits_for_the_clock_before_it_connects(broker, tmp_path, caplog):
     wall = [86400.0]  # 1970: a Pi that has not synced its clock
     said: list[str] = []

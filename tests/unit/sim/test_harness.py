@@ -17,6 +17,7 @@ from rig.scenarios import NOISE, assert_nothing_secret_public, check_report, pla
 from tests.e2e.test_simulate_e2e import simulate
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game,seed", [("holdem", 1), ("omaha", 2), ("holdem", 3), ("omaha", 4)])
 def test_clean_noisy_hands_give_exact_zones_and_no_alert(game, seed):
     """500 random hands over the four runs (hold'em and Omaha, 2 to 10 seats, any button),
@@ -38,6 +39,7 @@ def _folding_script(seed: int) -> dict:
     return script
 
 
+@pytest.mark.slow
 def test_the_same_script_and_seed_give_the_same_report_ten_times():
     script = _folding_script(17)
     folded = [h for h in script["hands"] if sum("muck" in s for s in h["steps"]) >= 2]
@@ -96,6 +98,7 @@ def _devices_script() -> dict:
     return script
 
 
+@pytest.mark.slow
 @pytest.mark.e2e
 @pytest.mark.parametrize("name", list(_agreement_scripts()))
 def test_the_harness_and_simulate_give_the_same_report(tmp_path, name):

@@ -5,6 +5,8 @@ raise no dealer or floor alert; the daemon moves the button where the dead-butto
 
 from __future__ import annotations
 
+import pytest
+
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -18,6 +20,7 @@ from rig.scenarios import NOISE, expected_hand, play
 @given(seed=st.integers(0, 2**32 - 1), game=st.sampled_from(["holdem", "omaha"]),
        hands=st.integers(2, 8), eliminate=st.sampled_from([0.0, 0.15, 0.3, 0.5]),
        miss=st.sampled_from([0.0, 0.05, 0.1]))
+@pytest.mark.slow
 def test_random_legal_sessions_raise_no_alert(seed, game, hands, eliminate, miss):
     noise = dict(NOISE, seed=seed % 10_000, miss=miss)
     script = random_session(seed, hands=hands, game=game, noise=noise, eliminate=eliminate)

@@ -432,6 +432,7 @@ def test_deal_and_check_deals_a_script_through_the_daemon_and_reads_its_prompts(
     assert all(isinstance(p["step"], int) and p["text"] for p in prompts)
 
 
+@pytest.mark.slow
 def test_a_hundred_random_omaha_hi_lo_hands_end_exact_with_no_alert():
     """Issue 16's acceptance for the one game of the thirteen the scenario suites deal no hundred
     hands of (hold'em and Omaha: tests/unit/sim/test_harness.py's 500; stud and the draw games: their
