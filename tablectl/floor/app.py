@@ -583,18 +583,29 @@ def _change(request: web.Request, may: Callable[[str], bool], what: str) -> auth
     return sess
 
 
-async def api_ack(request: web.Request) -> web.Response:
-    svc = request.app[SERVICE_KEY]
-    sess = _change(request, roles.can_ack, "acknowledge alerts")
-    if isinstance(sess, web.Response):
-        return sess
+async def _alert_named(request: web.Request) -> tuple[str, str, int, str, dict[str, Any]] | web.Response:
+    """The alert a request's body names (``{"room", "table", "seq", "epoch"}``): its parts and its
+    record, or the refusal to return (400 for a bad body, 404 for no such alert)."""
     body = await _body(request)
     if not {"room", "table", "seq"} <= set(body) or set(body) - {"room", "table", "seq", "epoch"}:
         return _refuse(400, "want {\"room\": ..., \"table\": ..., \"seq\": N, \"epoch\": ...}")
     room, table = _word(body["room"], "room"), _word(body["table"], "table")
     seq, epoch = _whole(body["seq"], "seq"), _word(body.get("epoch", "0"), "epoch", 32)
-    if not svc.store.alerts(1, room=room, table=table, seq=seq, epoch=epoch):
+    found = request.app[SERVICE_KEY].store.alerts(1, room=room, table=table, seq=seq, epoch=epoch)
+    if not found:
         return _refuse(404, f"no alert {room}/{table} seq {seq}")
+    return room, table, seq, epoch, found[0]
+
+
+async def api_ack(request: web.Request) -> web.Response:
+    svc = request.app[SERVICE_KEY]
+    sess = _change(request, roles.can_ack, "acknowledge alerts")
+    if isinstance(sess, web.Response):
+        return sess
+    named = await _alert_named(request)
+    if isinstance(named, web.Response):
+        return named
+    room, table, seq, epoch, _ = named
     if epoch != svc.store.epoch(room, table):
         # An alert of an earlier journal of the table (it started over): that journal is gone,
         # no table can confirm it; the floor acknowledges it itself, and says so in the audit log.
@@ -621,20 +632,16 @@ async def api_dismiss(request: web.Request) -> web.Response:
     sess = _change(request, roles.can_ack, "dismiss calls")
     if isinstance(sess, web.Response):
         return sess
-    body = await _body(request)
-    if not {"room", "table", "seq"} <= set(body) or set(body) - {"room", "table", "seq", "epoch"}:
-        return _refuse(400, "want {\"room\": ..., \"table\": ..., \"seq\": N, \"epoch\": ...}")
-    room, table = _word(body["room"], "room"), _word(body["table"], "table")
-    seq, epoch = _whole(body["seq"], "seq"), _word(body.get("epoch", "0"), "epoch", 32)
-    found = svc.store.alerts(1, room=room, table=table, seq=seq, epoch=epoch)
-    if not found:
-        return _refuse(404, f"no alert {room}/{table} seq {seq}")
+    named = await _alert_named(request)
+    if isinstance(named, web.Response):
+        return named
+    room, table, seq, epoch, found = named
     tile = svc.store.tables(room, table)
     if tile and tile[0].get("online") is not False and epoch == svc.store.epoch(room, table):
         return _refuse(409, f"{room}/{table} is online: answer it (the table confirms)")
     if not svc.store.ack_here(room, table, epoch, seq, f"floor:{sess.user}", how="dismissed"):
         return _refuse(409, f"alert {room}/{table} seq {seq} is closed already")
-    what = "call" if found[0]["code"] == CALL else "alert"
+    what = "call" if found["code"] == CALL else "alert"
     svc.store.audit(sess.user, "dismiss", f"{room}/{table} epoch {epoch} seq {seq}: a {what} of a table offline, "
                                           f"dismissed at the floor")
     svc._push(Ingested("ack", room, table, {"ack_seq": seq, "epoch": epoch}))
