@@ -10,7 +10,7 @@ record with the secret parts hidden in the browser).
 ...      "code": "deck.foreign_card", "card": "7h", "message": "7h is foreign", "acked_by": None, "acked_at": None}
 >>> sorted(alert_for("technician", a))  # doctest: +NORMALIZE_WHITESPACE
 ['acked_at', 'acked_by', 'acked_how', 'code', 'dealer', 'epoch', 'hand', 'meaning', 'room', 'rule', 'seat', 'seq',
- 'table', 'ts']
+ 'severity', 'table', 'ts']
 >>> alert_for("floor", a)["card"], alert_for("viewer", a)
 ('7h', None)
 """
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tablectl.floor.rules import TECHNICIAN_FAMILIES, meaning
+from tablectl.floor.rules import TECHNICIAN_FAMILIES, meaning, severity
 
 ALERT_TECH = ("room", "table", "epoch", "seq", "ts", "hand", "seat", "rule", "code", "acked_by", "acked_at", "dealer",
               "acked_how")
@@ -61,6 +61,7 @@ def alert_for(role: str, alert: dict[str, Any]) -> dict[str, Any] | None:
     keys = ALERT_FLOOR if role == "floor" else ALERT_TECH
     out = {k: alert.get(k) for k in keys}
     out["meaning"] = meaning(alert.get("rule"))
+    out["severity"] = severity(alert.get("code"))  # (the page sorts by it: floor/rules.py's, not a copy)
     return out
 
 

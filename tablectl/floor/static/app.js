@@ -42,9 +42,8 @@
     return Math.floor(s / 60) + ":" + String(s % 60).padStart(2, "0");
   }
   function isCall(a) { return a.code === "floor.call"; }
-  // How urgent an alert is, by its code's family (the service's floor/rules.py SEVERITY).
-  const SEVERITY = { deck: 3, misdeal: 3, late_fault: 3, stub: 3, device: 2, shuffler: 2 };
-  function severity(a) { return SEVERITY[String(a.code || "").split(".")[0]] || 1; }
+  // How urgent an alert is: the service says (floor/rules.py's SEVERITY), the page only sorts.
+  function severity(a) { return a.severity || 1; }
   function tableOf(x) { return tiles.get(key(x.room, x.table)); }
   function offline(x) { const t = tableOf(x); return !!t && t.online === false; }
   function sectionOf(x) { const t = tableOf(x); return t && t.section ? t.section : null; }
