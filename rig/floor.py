@@ -209,7 +209,7 @@ class FakeTable:
         return seq
 
     def floor_call(self, *, ago: float = 0.0) -> int:
-        """The dealer's ``floor`` pad: a ``floor.call`` alert (tablectl/core/table.py), raised ``ago``
+        """The dealer's ``floor`` pad: a ``floor.call`` alert (tablectl/core/table/table.py), raised ``ago``
         seconds before now (a call that has waited)."""
         seq = self.next_seq()
         body = {"type": "Alert", "ts": time.time() - ago, "audience": "floor", "code": "floor.call", "hand": 12,

@@ -79,7 +79,7 @@ class Game:
     open_pair_option: bool = False  # an open pair on 4th street allows the big bet (STUD-005: stud high)
     button: bool = True  # stud has none: the deal starts after the dealer's position
     dealt: bool = False  # the core follows its deal today
-    #: the table reads the hands at a showdown (tablectl/core/evaluation.py defines them); Chinese
+    #: the table reads the hands at a showdown (tablectl/core/showdown/evaluation.py defines them); Chinese
     #: poker has none: the players table their hands and pay each other (CHIN-001..004)
     showdown: bool = True
     #: the streets with board cards, and the board's size at the end of each: flop games
@@ -235,7 +235,7 @@ GAMES_BY_NAME: Mapping[str, Game] = _BY_NAME
 HOLDEM = _BY_NAME["holdem"]
 OMAHA = _BY_NAME["omaha"]
 STUD = _BY_NAME["stud"]
-#: the board of every flop game: the burn/board state machine (tablectl.core.rules.board) follows it
+#: the board of every flop game: the burn/board state machine (tablectl.core.families.flop.board) follows it
 FLOP_BOARD = HOLDEM.board_sizes
 
 

@@ -13,13 +13,13 @@ from typing import Any, TypeVar
 from tablectl.core.effects import Alert, Figures, alert_to_dict
 from tablectl.core.games import GAMES_BY_NAME, Game, game_of
 from tablectl.core.positions import Positions, initial_positions, next_live
-from tablectl.core.rules import draw
-from tablectl.core.rules import stud
-from tablectl.core.rules.board import BoardState
+from tablectl.core.families.draw import rules as draw
+from tablectl.core.families.stud import rules as stud
+from tablectl.core.families.flop.board import BoardState
 from tablectl.core.settings import deal_order
 from tablectl.core.showdown import OddChipRules
 from tablectl.core.showdown import from_record as showdown_of_record
-from tablectl.core.showdown_watch import hands_up
+from tablectl.core.showdown.watch import hands_up
 from tablectl.core.zones import ALL_ZONES, SEAT_ZONES, seat_of, seat_zone
 
 DECK_SIZE = 52
@@ -83,14 +83,14 @@ class Hand:
         # -- the board and burns (docs/rules.md: BURN, BOARD) --
         self.board = BoardState()
         self.pot_pushed = False  # hand_end pressed (BURN-003)
-        # -- the draws (DRAW-004/005: tablectl.core.rules.draw) --
+        # -- the draws (DRAW-004/005: tablectl.core.families.draw.rules) --
         self.discards: dict[str, int] = {}  # uid -> the draw round it went from a seat to the muck in
         self.draw_checked = 0  # the last draw round whose counts were checked
         self.draw_rebuilt = 0  # the draw round in which the stub was rebuilt (0: none)
-        # -- stud (tablectl/core/stud_rounds.py) --
+        # -- stud (tablectl/core/families/stud/part.py) --
         self.all_in: set[int] = set()  # seats the dealer pressed all in for (``allin`` with a seat: STUD-003)
         self.reserve: set[str] = set()  # up cards set aside before the betting was done (STUD-010)
-        # -- the showdown (tablectl/core/showdown_watch.py, issue 17) --
+        # -- the showdown (tablectl/core/showdown/watch.py, issue 17) --
         self.shown: dict[str, list[str]] | None = None  # the seats' and board's cards at the press
         # -- cards that left the table while the hand went on --
         self.left: dict[str, tuple[str, float]] = {}  # uid -> (zone, ts): gone since the last arrival
@@ -347,7 +347,7 @@ class Hand:
 
 
 _NOT_DEALT = 1 << 30  # sorts after every hole card's deal index
-#: the kinds of the deals a ``mode`` press announces (tablectl/core/table_modes.py): no street, no
+#: the kinds of the deals a ``mode`` press announces (tablectl/core/table/modes.py): no street, no
 #: next card, nobody to act
 _NOT_A_HAND = frozenset({"race", "table_break"})
 

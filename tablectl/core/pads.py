@@ -111,8 +111,8 @@ SEAT_PADS = frozenset({Pad.EXPOSED_PLAYER, Pad.SEAT_IN, Pad.SEAT_OUT, Pad.SEAT_A
 #: (STUD-003; without one, ``allin`` says the action is complete: SHOW-005)
 OPTIONAL_SEAT_PADS = frozenset({Pad.EXPOSED_PLAYER, Pad.ALLIN})
 
-#: the pads of the roster (tablectl.core.roster) and of the decks (tablectl.core.deck_guard); the rest
-#: concern the hand under way (tablectl.core.dealing)
+#: the pads of the roster (tablectl.core.table.roster) and of the decks (tablectl.core.table.decks); the rest
+#: concern the hand under way (tablectl.core.table.dealing)
 ROSTER_PADS = frozenset({Pad.SEAT_IN, Pad.SEAT_OUT, Pad.SEAT_ABSENT, Pad.SEAT_PENALTY, Pad.SEAT_POSTED})
 DECK_PADS = frozenset({Pad.RELIEF, Pad.NEW_DECK, Pad.STUB_WRONG, Pad.ACK})
 

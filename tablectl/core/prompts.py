@@ -120,7 +120,7 @@ PROMPT_TABLE: tuple[PromptRule, ...] = (
     PromptRule("mixed.next_game", 35, scope="kept"),
     # BREAK-002: the hold for open seats outranks every prompt an ack answers but a misdeal
     # alert, and stays until answered: while it waits the ack is its (the core takes it for the
-    # floor's go-ahead, tablectl/core/table_modes.py); seats filled below the hold clear it.
+    # floor's go-ahead, tablectl/core/table/open_seats.py); seats filled below the hold clear it.
     PromptRule("break.hold", 85, scope="kept", seen_clears=False),
     PromptRule("break.hold_over", 30, clears=("break.hold",)),
     # The stub-count reminder (STUB-001/002): the lowest, amber slow; ack = counted and right.

@@ -42,7 +42,7 @@ def next_button(seats: tuple[int, ...] | list[int], button: int) -> int:
     return deal_order(seats, button)[0]
 
 
-#: docs/rules.md §20 settings the odd chip uses (tablectl/core/showdown.py): name -> (choices, default),
+#: docs/rules.md §20 settings the odd chip uses (tablectl/core/showdown/winners.py): name -> (choices, default),
 #: the default first.
 ODD_CHIP_SETTINGS: dict[str, tuple[tuple[str, ...], str]] = {
     # SPLIT-006 STUD_ODD_CHIP_CARDS: every card the seat received (001) or the five it shows (002)
@@ -53,7 +53,7 @@ ODD_CHIP_SETTINGS: dict[str, tuple[tuple[str, ...], str]] = {
     "hybrid_odd_chip": (("five_card", "button"), "five_card"),
 }
 
-#: docs/rules.md §20 settings of the race-off (tablectl/core/table_modes.py): name -> (choices, default)
+#: docs/rules.md §20 settings of the race-off (tablectl/core/table/modes.py): name -> (choices, default)
 RACE_SETTINGS: dict[str, tuple[tuple[str, ...], str]] = {
     # RACE-003 RACE_ONE_PER_PLAYER: one chip a player, by his best card (001, 002), or one a card (004)
     "race_one_per_player": (("yes", "no"), "yes"),

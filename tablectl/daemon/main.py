@@ -358,7 +358,7 @@ class Daemon:
         table = self.table
         if table.hand is not None:
             return None
-        seats, positions, _ = table._plan()  # the next hand's seats and button, as _start_hand takes them
+        seats, positions, _ = table.plan()  # the next hand's seats and button, as the dealing takes them
         order = deal_order(seats, positions.button)
         return order[0] if len(order) >= 2 else None
 

@@ -158,9 +158,9 @@ def number_on(r: Recovery, j: Journal, state_lost: bool) -> None:
         if hand.number < top:  # (equal: the hand in progress, noted when it began)
             r.lost.append(f"the hand in progress was numbered {hand.number}, already seen: renumbered {top + 1}")
             r.hand_affected = hand.number = top + 1
-        table.hands_finished = max(table.hands_finished, min(top, hand.number - 1))
-    elif table.hands_finished < top:
-        table.hands_finished = top
+        table.dealing.finished_at_least(min(top, hand.number - 1))
+    else:
+        table.dealing.finished_at_least(top)
 
 
 class JournalFaults:

@@ -77,7 +77,7 @@ def public_state(d: Any) -> dict[str, Any]:
                 "stub_count": hand.stub_count if hand is not None else None,
                 "deck_in_play": table.rack.in_play,
                 # who deals (RELIEF-003), and who takes over at the next relief press: public
-                "dealer": table.dealer, "dealer_next": table._next_dealer}
+                "dealer": table.dealer, "dealer_next": table.next_dealer}
 
 
 def make_link(daemon: Any, clock: Callable[[], float]) -> Room:

@@ -165,7 +165,7 @@ def meaning(rule: str | None) -> str | None:
     return MEANINGS.get(rule) if rule else None
 
 
-#: the dealer's floor pad (tablectl/core/table.py): a call, listed apart from alerts and first
+#: the dealer's floor pad (tablectl/core/table/table.py): a call, listed apart from alerts and first
 CALL = "floor.call"
 #: how urgent an open alert is, by its code's family (tablectl/core/codes.py): the board sorts its
 #: tiles by it and colours them; 3, a foul deck or hand (the game must not go on as it is); 2, a

@@ -1,6 +1,6 @@
 """Random clean hands of Chinese poker, as deal-script steps (001 §CHINESE POKER).
 
-Written from the guide's words, not from the daemon's rules (``tablectl.core.rules.chinese``):
+Written from the guide's words, not from the daemon's rules (``tablectl.core.families.chinese.rules``):
 
 - the dealer deals the whole deck, freshly shuffled, into four stacks of 13 (stack 1 the
   first 13 cards off the top, and so on);

@@ -110,7 +110,7 @@ class _Driver:
         self.cycle = 0
         self.run = TrackingRun()
         self._track = self.table._track
-        self.table._track = self._checked_track  # (a link, not state: see Table._STATE_SKIP)
+        self.table._track = self._checked_track  # (a link, not state: Table.linked_again)
 
     def _checked_track(self, cycle: int, reads: Any, heard: Any) -> Any:
         moves, departures = self._track(cycle, reads, heard)

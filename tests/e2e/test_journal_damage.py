@@ -23,6 +23,7 @@ from pathlib import Path
 
 import pytest
 
+from rig.states import field_home
 from tablectl.core.effects import Alert, HandFinished
 from tablectl.core.events import ButtonPress
 from tablectl.daemon.journal import SCHEMA_VERSION, Journal, JournalError
@@ -175,7 +176,7 @@ def test_an_unreadable_newest_snapshot_falls_back_to_the_one_before_and_loses_no
         row = db.execute("SELECT data FROM snapshots WHERE event_id = ?", (base.snapshots[0],)).fetchone()
         state = json.loads(row[0])
         db.close()
-        state["table"]["hands_finished"] = -3
+        field_home(state, "hands_finished")["hands_finished"] = -3
         text = json.dumps(state)
     _sql(path, "UPDATE snapshots SET data = ? WHERE event_id = ?", params=(text, base.snapshots[0]))
     r = _recover(path)

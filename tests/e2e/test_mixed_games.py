@@ -45,7 +45,7 @@ STUD_CARDS = [r + s for r in "23456789TJQKA" for s in "cdhs"]
 def _quick_hand(f: Feeder, cards: int, *, misdeal: bool = False) -> None:
     """A hand folded on its first round: ``cards`` to each seat the table deals in next, round
     by round from its first seat, then gathered (``misdeal``: declared first)."""
-    seats, pos, _ = f.table._plan()
+    seats, pos, _ = f.table.plan()
     deck = iter(STUD_CARDS)
     for _ in range(cards):
         for seat in deal_order(seats, pos.button):
@@ -116,7 +116,7 @@ def test_the_floors_setup_names_the_game_from_the_next_hand_and_the_rotation_goe
     assert mixed_prompts(f) == [(3, "mixed.last_hand", "stud"), (3, "mixed.next_game", "stud8")]
     _quick_hand(f, 3)
     f.effects += f.table.apply(TableSetup(99.0, (1, 2, 4), game="stud8"))  # the same game: no change
-    assert f.table._game_hands == 1 and f.table.game == "stud8"
+    assert f.table.turns._game_hands == 1 and f.table.game == "stud8"
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -171,7 +171,7 @@ def test_the_floors_setup_switching_to_stud_and_back_moves_the_button_as_the_rot
     _quick_hand(f, _cards(f))
     f.effects += f.table.apply(TableSetup(float(f.cycle) + 0.5, (1, 2, 4, 6), game="razz"))
     _quick_hand(f, _cards(f))
-    seats, pos, _ = f.table._plan()  # hand 4, razz: the floor names hold'em after its first card
+    seats, pos, _ = f.table.plan()  # hand 4, razz: the floor names hold'em after its first card
     deck = iter(STUD_CARDS)
     for i in range(3):
         for seat in deal_order(seats, pos.button):
@@ -223,7 +223,7 @@ def test_the_state_of_a_mixed_table_written_by_release_11_loads_and_plays_on() -
     settings = TableSettings(game="holdem", seats=(1, 2, 4), button=4, confirm_cycles=2, gone_cycles=3,
                              rotation=Rotation(("holdem", "razz"), hands=2))
     table = Table.from_state(state, settings)
-    assert table.hand is not None and table.hand.number == 2 and table._game_hands == 1
+    assert table.hand is not None and table.hand.number == 2 and table.turns._game_hands == 1
     assert [p.code for p in table.hand.prompts] == ["mixed.last_hand"]
     f = Feeder(game="holdem", seats=(1, 2, 4), button=4, rotation=Rotation(("holdem", "razz"), hands=2))
     f.table = table
@@ -255,7 +255,8 @@ def test_a_version_8_state_migrates_to_its_configurations_game_with_nothing_coun
     state = json.loads((DATA / "v8-draw-mid-hand.json").read_text())
     table = Table.from_state(state, TableSettings(game="draw27_triple", seats=(1, 2, 4), button=4,
                                                   confirm_cycles=2, gone_cycles=3))
-    assert (table.game, table._rotation_at, table._game_hands, table._game_buttons) == ("draw27_triple", 0, 0, set())
+    turns = table.turns
+    assert (table.game, turns._rotation_at, turns._game_hands, turns._game_buttons) == ("draw27_triple", 0, 0, set())
     assert json.loads(json.dumps(table.to_state()))["version"] == STATE_VERSION >= 9
 
 
@@ -285,7 +286,7 @@ def test_the_presets_and_a_list_make_the_rotation_the_first_game_its_first(tmp_p
     assert cfg.table.game == "draw27_triple"
     cfg = parse_config(f'[table]\nrotation = ["stud", "holdem"]\ngame = "holdem"\n{READER}', path=tmp_path / "t")
     assert (cfg.table.rotation.games, cfg.table.rotation.hands, cfg.table.game) == (("stud", "holdem"), None, "holdem")
-    assert Table(cfg.table, cfg.registry())._rotation_at == 1
+    assert Table(cfg.table, cfg.registry()).turns._rotation_at == 1
 
 
 # -- the display -------------------------------------------------------------------------------------

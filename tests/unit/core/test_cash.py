@@ -20,6 +20,7 @@ from tablectl.core.settings import RuleSettings, TableSettings
 from tablectl.core.table import Table
 from tests.unit.core.test_table import Feeder, deal_board
 from rig.paths import TESTS
+from rig.states import field_home
 
 HOLE = ["As", "Kd", "7c", "2h", "3h", "Qs", "Jd", "9c", "5s", "4d", "8c", "Ac", "Ad", "Kc", "Qc", "Qd", "2s", "2d"]
 DATA = TESTS / "data" / "state"
@@ -127,15 +128,15 @@ def test_DEAL_008_missed_blinds_are_owed_on_return():
     deal_hand(f, [2, 3, 4, 5, 6, 1])
     f.press("seat_absent", seat=4)
     deal_hand(f, [3, 5, 6, 1, 2])
-    assert (f.table.missed_bb, f.table.missed_sb) == ({4}, set())
+    assert (f.table.roster.missed_bb, f.table.roster.missed_sb) == ({4}, set())
     deal_hand(f, [5, 6, 1, 2, 3])
-    assert (f.table.missed_bb, f.table.missed_sb) == ({4}, {4})
+    assert (f.table.roster.missed_bb, f.table.roster.missed_sb) == ({4}, {4})
     f.press("seat_in", seat=4)
     assert said(f) == [("DEAL-008", "seat 4 owes BB + SB dead, or wait for BB", 4)]
     f.press("seat_posted", seat=4)
     deal_hand(f, [6, 1, 2, 3, 4, 5])
     assert buttons(f) == [1, 2, 3, 5] and loud(f) == []
-    assert (f.table.missed_bb, f.table.missed_sb) == (set(), set())  # paid up
+    assert (f.table.roster.missed_bb, f.table.roster.missed_sb) == (set(), set())  # paid up
     # dealt in while away: MISD-005 (a cash seat sitting out is not dealt, unlike a tournament's)
     g = cash()
     deal_hand(g, [2, 3, 4, 5, 6, 1])
@@ -169,7 +170,7 @@ def test_DEAL_008_blinds_cannot_be_made_up_between_the_small_blind_and_the_butto
     deal_hand(f, [2, 3, 4, 5, 6, 1])
     f.press("seat_absent", seat=3)
     deal_hand(f, [4, 5, 6, 1, 2])
-    assert (f.table.missed_bb, f.table.missed_sb) == (set(), {3})
+    assert (f.table.roster.missed_bb, f.table.roster.missed_sb) == (set(), {3})
     f.press("seat_in", seat=3)
     f.press("seat_posted", seat=3)
     msg = "seat 3 owes SB: no make-up between the button and the small blind: wait for the button to pass"
@@ -191,7 +192,7 @@ def test_DEAL_008_tournaments_have_no_missed_blinds():
     f.press("seat_absent", seat=4)
     deal_hand(f, [3, 4, 5, 6, 1, 2])
     f.press("seat_in", seat=4)
-    assert (f.table.missed_bb, f.table.missed_sb, said(f)) == (set(), set(), [])
+    assert (f.table.roster.missed_bb, f.table.roster.missed_sb, said(f)) == (set(), set(), [])
     assert [(a.code, a.seat) for a in f.of(Alert)] == [("deal.muck_absent_seat", 4)]
 
 
@@ -216,7 +217,8 @@ def test_a_clean_cash_session_with_players_leaving_and_coming_back_raises_no_ale
     # the next player from the list)
     assert loud(f) == [("break.seat_open", "BREAK-003", 7)]
     assert [r for r, _, _ in said(f)] == ["DEAL-007", "DEAL-008"]
-    assert (f.table.waiting, f.table.absent, f.table.missed_bb, f.table.missed_sb) == (set(), set(), set(), set())
+    r = f.table.roster
+    assert (r.waiting, r.absent, r.missed_bb, r.missed_sb) == (set(), set(), set(), set())
 
 
 def test_the_state_of_a_cash_table_written_by_release_9_loads_and_plays_on():
@@ -227,7 +229,7 @@ def test_the_state_of_a_cash_table_written_by_release_9_loads_and_plays_on():
     assert state["version"] == 9
     settings = TableSettings(seats=(1, 2, 3, 4, 5, 6), button=1, confirm_cycles=2, gone_cycles=3, event="cash")
     table = Table.from_state(state, settings)
-    assert (table.missed_bb, table.missed_sb, table.absent) == ({4}, {4}, {4})
+    assert (table.roster.missed_bb, table.roster.missed_sb, table.roster.absent) == ({4}, {4}, {4})
     assert table.hand is not None and table.hand.number == 3 and table.hand.button == 3
     f = cash()
     f.table, f.cycle = table, int(table.hand.now) + 1  # (the reader's cycles go on from the state's)
@@ -245,7 +247,8 @@ def test_a_state_of_release_8_migrates_with_no_missed_blinds():
     state = json.loads((DATA / "v8-draw-mid-hand.json").read_text())
     assert state["version"] == 8 and "missed_bb" not in json.dumps(state)
     from tablectl.core.state import migrate
-    body = migrate(state)["table"]
+    state = migrate(state)
+    body = {name: field_home(state, name)[name] for name in ("missed_bb", "missed_sb", "_buyer", "_pending_prompts")}
     assert (body["missed_bb"], body["missed_sb"], body["_buyer"], body["_pending_prompts"]) == \
         ({"s": []}, {"s": []}, None, [])
 
@@ -293,9 +296,10 @@ def test_the_floors_setup_keeps_a_player_sitting_out_out_and_a_button_set_clears
     f.press("seat_absent", seat=4)
     deal_hand(f, [3, 5, 6, 1, 2])  # the BB skipped seat 4
     f.effects += f.table.apply(TableSetup(float(f.cycle), (1, 2, 3, 4, 5, 6)))
-    assert (f.table.absent, f.table.waiting, f.table.missed_bb) == ({4}, set(), {4})  # still sitting out
+    r = f.table.roster
+    assert (r.absent, r.waiting, r.missed_bb) == ({4}, set(), {4})  # still sitting out
     f.effects += f.table.apply(TableSetup(float(f.cycle), (1, 2, 3, 4, 5, 6), button=6))
-    assert (f.table.absent, f.table.missed_bb) == (set(), set())
+    assert (f.table.roster.absent, f.table.roster.missed_bb) == (set(), set())
     deal_hand(f, [1, 2, 3, 4, 5, 6])  # the floor's button: everyone listed is dealt
     assert buttons(f) == [1, 2, 6] and loud(f) == []
 

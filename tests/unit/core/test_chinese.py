@@ -2,7 +2,7 @@
 
 The oracle is the 2012 WSOP guide's own words (001 §CHINESE POKER), quoted at each test: the seat
 counts, the stacks mucked, the button's seat at five players and the 14-and-12 fix are written
-here from them, never from tablectl/core/rules/chinese.py. The stacks are pushed whole (a deal
+here from them, never from tablectl/core/families/chinese/rules.py. The stacks are pushed whole (a deal
 script's ``stack`` step), so the misdeal rules of a deal one card at a time round the table
 (MISD-004..007) must stay silent whatever order the stacks come in.
 """

@@ -119,7 +119,7 @@ def test_the_state_written_by_release_5_loads_with_its_dealers():
     state = json.loads((DATA / "v5-mid-hand.json").read_text())
     assert state["version"] == 5 <= STATE_VERSION
     table = Table.from_state(state, SETTINGS)
-    assert (table.dealer, table._next_dealer) == ("Ann Lee", "Bo Chen")
+    assert (table.dealer, table.next_dealer) == ("Ann Lee", "Bo Chen")
     assert table.hand is not None and table.hand.dealer == "Ann Lee"
     assert [a.dealer for a in table.hand.alerts if a.code == "floor.call"] == ["Ann Lee"]
 
@@ -127,7 +127,7 @@ def test_the_state_written_by_release_5_loads_with_its_dealers():
 @pytest.mark.parametrize("release", [3, 4])
 def test_an_earlier_state_migrates_with_no_dealer_named(release):
     table = Table.from_state(json.loads((DATA / f"v{release}-mid-hand.json").read_text()), SETTINGS)
-    assert (table.dealer, table._next_dealer) == (None, None)
+    assert (table.dealer, table.next_dealer) == (None, None)
     assert table.hand is not None and table.hand.dealer is None
 
 

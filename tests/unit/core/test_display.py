@@ -22,7 +22,7 @@ NEVER_SHOWN = {"deck.missing_card", "deck.extra_card", "deck.cloned_tag", "deck.
                "deck.blocked_deck_dealt", "deck.changed", "deck.unknown_deck", "deck.setup_refused",
                "stub.sticky_deck", "shuffler.fault_persists", "muck.winner_mucked",
                "showdown.bad_beat", "stub.draw_dead_card", "deal.chinese_count_wrong",
-               # the modes' floor alerts (tablectl/core/table_modes.py)
+               # the modes' floor alerts (tablectl/core/table/modes.py)
                "race.race_off", "race.allin", "break.seat_open", "break.seats_open", "break.dealt_in_hold"}
 #: what the rules build out of others: a late fault from each misdeal (tablectl/core/rules/misdeal.py
 #: ``late``), a shuffler stop from its state, a device's offline and online from its name
@@ -35,7 +35,7 @@ def codes_in_source() -> set[str]:
     literal = re.compile(r"\"((?:" + "|".join(FAMILIES) + r")\.[a-z_]+)\"")
     found: set[str] = set()
     core = ROOT / "tablectl" / "core"
-    for path in list(core.glob("*.py")) + list((core / "rules").glob("*.py")):
+    for path in core.rglob("*.py"):  # (the table, its parts, the families, the showdown: every module)
         found.update(literal.findall(path.read_text()))
     misdeals = {c.split(".", 1)[1] for c in found if c.startswith("misdeal.")} - {"declared_late"}
     found |= {f"late_fault.{m}" for m in misdeals}

@@ -404,7 +404,7 @@ def test_two_badugi_reads_of_different_sizes_are_worded_not_a_crash() -> None:
     cards begin alike (Q-3-A against Q-3): the words once raised StopIteration, and the random
     badeucy hands' showdown stopped a hand from closing. Seat 1 keeps one card a suit (Qd Ac 3h,
     the Jc pairs the Ac's suit); seat 2 holds three clubs (the 3c kept) and the Qh."""
-    from tablectl.core.evaluation import read_all
+    from tablectl.core.showdown.evaluation import read_all
 
     reads = read_all("badugi", 0, {1: ["Qd", "Ac", "Jc", "3h"], 2: ["Qh", "9c", "4c", "3c"]})
     assert reads[1] is not None and reads[2] is not None

@@ -1,4 +1,4 @@
-"""The ``mode`` pad and the deals it watches instead of a hand (tablectl/core/table_modes.py): the
+"""The ``mode`` pad and the deals it watches instead of a hand (tablectl/core/table/modes.py): the
 colour-up race-off (docs/rules.md: RACE-001..006), the table break's high card and the open seats
 (§14, BREAK-001..004), the button before a break (FLOW-005). Dealt in process under noise (the
 harness, with the check that nothing secret reached a public output); the settings' other
@@ -334,7 +334,7 @@ def test_the_state_of_a_race_off_written_by_release_10_loads_and_plays_on():
     settings = TableSettings(seats=(1, 2, 4, 6, 9), button=6, confirm_cycles=2, gone_cycles=3,
                              rules=RuleSettings(race_allin="first_chip"))
     table = Table.from_state(state, settings)
-    assert table.mode == "race" and table._race_allin == [6] and table.open_seats == [9]
+    assert table.mode == "race" and table.modes._race_allin == [6] and table.open_seats == [9]
     assert table.hand is not None and table.hand.kind == "race"
     f = Feeder(seats=(1, 2, 4, 6, 9), button=6, rules=RuleSettings(race_allin="first_chip"))
     f.table = table
@@ -350,7 +350,8 @@ def test_a_version_8_table_migrates_with_no_mode_and_no_open_seat():
     state = json.loads((DATA / "v8-draw-mid-hand.json").read_text())
     table = Table.from_state(state, TableSettings(game="draw27_triple", seats=(1, 2, 4), button=4,
                                                   confirm_cycles=2, gone_cycles=3))
-    assert (table.mode, table._race_allin, table.open_seats, table._seat_notices, table._hold_released) == \
+    holds = table.holds
+    assert (table.mode, table.modes._race_allin, table.open_seats, holds._seat_notices, holds._hold_released) == \
         (None, [], [], {}, False)
 
 
@@ -469,7 +470,7 @@ def test_BREAK_002_a_cash_table_does_not_hold_and_each_seat_open_is_still_told()
 def test_BREAK_003_a_cash_player_sitting_out_who_leaves_opens_his_seat():
     f = Feeder(seats=(1, 2, 4, 6), button=6, event="cash")
     f.press("seat_absent", seat=2)  # sits out (DEAL-008): off the seats dealt in
-    assert 2 not in f.table.seats and 2 in f.table.absent
+    assert 2 not in f.table.seats and 2 in f.table.roster.absent
     f.press("seat_out", seat=2)  # then leaves
     assert [(a.seat, a.message) for a in f.of(Alert) if a.code == "break.seat_open"] == [(2, "seat 2 open")]
     assert f.table.open_seats == [2]
@@ -518,7 +519,7 @@ class Console:
     def sync(self) -> None:
         self.board.apply(self.f.effects[self.seen:])
         self.seen = len(self.f.effects)
-        assert ("break.hold" in self.codes()) == self.f.table._holding(), (self.codes(), self.f.table.open_seats)
+        assert ("break.hold" in self.codes()) == self.f.table.holding(), (self.codes(), self.f.table.open_seats)
 
     def press(self, name: str, **kw: Any) -> None:
         self.board.press(ButtonPress(0.0, name, **kw))
@@ -545,9 +546,9 @@ def test_BREAK_002_an_ack_of_the_stub_count_under_the_hold_is_not_the_go_ahead()
     c.press("seat_out", seat=1)  # the hold comes on top of the count (it outranks it)
     assert c.board.shown().code == "break.hold"
     c.press("next")  # seen: not the go-ahead, and the hold stays up
-    assert c.f.table._holding() and c.board.shown().code == "break.hold"
+    assert c.f.table.holding() and c.board.shown().code == "break.hold"
     c.press("ack")  # the hold's: the floor's go-ahead; the count still waits
-    assert c.f.table._hold_released and c.f.table.stub.asked is not None and c.codes() == ["stub.count_due"]
+    assert c.f.table.holds._hold_released and c.f.table.stub.asked is not None and c.codes() == ["stub.count_due"]
     c.press("ack")  # the count's (before: the first ack was both)
     assert c.f.table.stub.asked is None and c.codes() == []
 
@@ -560,24 +561,24 @@ def test_BREAK_002_an_ack_of_a_misdeal_alert_or_while_a_device_is_offline_is_not
     c.sync()
     assert c.board.shown().code == "misdeal.card_to_seat_not_dealt_in"
     c.press("ack")  # the misdeal alert's
-    assert c.f.table._holding() and c.board.shown().code == "break.hold"
+    assert c.f.table.holding() and c.board.shown().code == "break.hold"
     c.press("ack")  # the hold's
-    assert not c.f.table._holding()
+    assert not c.f.table.holding()
     c.press("seat_out", seat=4)  # a second seat open: the hold again
     c.device("reader", False)  # the reader's offline prompt shows; an ack answers nothing
     c.press("ack")
-    assert c.f.table._holding() and c.board.shown().code == "device.reader_offline"
+    assert c.f.table.holding() and c.board.shown().code == "device.reader_offline"
     c.device("reader", True)
     c.press("ack")
-    assert not c.f.table._holding()
+    assert not c.f.table.holding()
 
 
 def test_BREAK_002_seats_filled_below_the_hold_end_it_on_the_console_too():
     c = Console(Feeder(seats=(1, 2, 3, 4, 5, 6), button=6))
     for s in (1, 2, 3):
         c.press("seat_out", seat=s)
-    assert c.f.table._holding() and c.codes() == ["break.hold"]
+    assert c.f.table.holding() and c.codes() == ["break.hold"]
     c.press("seat_in", seat=2)  # two open: under the hold
-    assert c.codes() == ["break.hold_over"] and not c.f.table._holding()
+    assert c.codes() == ["break.hold_over"] and not c.f.table.holding()
     assert [p.message for p in c.f.of(Prompt) if p.code == "break.hold_over"] == [
         "seats filled: the hold is over, deal on"]

@@ -118,8 +118,8 @@ def test_the_state_written_by_release_3_still_loads_with_its_timers_running():
     assert state["version"] == 3
     table = Table.from_state(state, SETTINGS)
     assert table.hand is not None and table.hand.number == 2
-    assert table._offline_since["reader"][2:] == [5000.0, "5eed0001"]
-    assert table._shuffler_fault is not None and table._shuffler_fault[3:] == [5000.1, "5eed0001"]
+    assert table.devices._offline_since["reader"][2:] == [5000.0, "5eed0001"]
+    assert table.devices._shuffler_fault is not None and table.devices._shuffler_fault[3:] == [5000.1, "5eed0001"]
     # the wall clock set a year on: nothing; sixty seconds on the monotonic clock: the floor
     assert table.apply(Tick(YEAR, mono=5001.0, boot="5eed0001")) == []
     assert codes(table.apply(Tick(YEAR, mono=5060.0, boot="5eed0001"))) == [("device.reader_still_offline", "floor")]
@@ -133,8 +133,8 @@ def test_a_release_2_state_with_timers_running_migrates_and_its_timers_start_aga
     state["table"]["_offline_since"] = {"d": {"reader": [191.5, False]}}
     state["table"]["_shuffler_fault"] = ["door_open", 190.0, False]
     table = Table.from_state(state, SETTINGS)
-    assert table._offline_since == {"reader": [191.5, False, None, None]}
-    assert table._shuffler_fault == ["door_open", 190.0, False, None, None]
+    assert table.devices._offline_since == {"reader": [191.5, False, None, None]}
+    assert table.devices._shuffler_fault == ["door_open", 190.0, False, None, None]
     assert table.apply(Tick(191.5 + YEAR, mono=3.0, boot="b1")) == []  # restarted, not fired
     assert codes(table.apply(Tick(192.0 + YEAR, mono=63.0, boot="b1"))) == [("device.reader_still_offline", "floor")]
 

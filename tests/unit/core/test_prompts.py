@@ -276,7 +276,7 @@ def test_the_lead_follows_a_seat_out_between_hands(tmp_path):
     try:
         assert t.lit() == [1]
         t.press("seat_out", seat=1)  # the small blind's player leaves before the first card
-        pos = t.daemon.table.next_positions()
+        pos = t.daemon.table.roster.next_positions()
         assert t.lit() == [deal_order([2, 4, 6, 9], pos.button)[0]] == [2]
     finally:
         t.close()

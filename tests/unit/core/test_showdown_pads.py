@@ -23,7 +23,7 @@ from tablectl.config.console import DEFAULT_CONSOLE
 from tablectl.daemon.control import request_to_event
 from tablectl.sim.harness import play as harness_play
 from tablectl.core.showdown import OddChipRules
-from tablectl.core.showdown_watch import on_hand_end, on_muck, on_press
+from tablectl.core.showdown.watch import on_hand_end, on_muck, on_press
 from tests.rules_common import BUTTON, END, FLOP, RIVER, SEATS, TURN, alerts_of, hole, run_hands, step_no
 from rig.scenarios import NOISE, assert_no_showdown_before_the_press, assert_nothing_secret_public, secret_cards
 from tests.unit.config.test_config import good

@@ -18,7 +18,7 @@ from tablectl.core.effects import Alert, HandFinished
 from tablectl.core.hand import Hand
 from tablectl.sim.harness import play as harness_play
 from tablectl.core.settings import TableSettings
-from tablectl.core.showdown_watch import MAX_RUNS, on_muck, on_press
+from tablectl.core.showdown.watch import MAX_RUNS, on_muck, on_press
 from tablectl.core.table import Table
 from tests.rules_common import (BUTTON, CLEAN, END, FLOP, RD, RIVER, SEATS, TURN, alerts_of, deal, hole, run_hands,
                                 street)

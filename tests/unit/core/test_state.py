@@ -28,6 +28,7 @@ from tablectl.sim.decks import sim_uid
 from tablectl.sim.random_hands import random_hand_steps
 from tests.unit.core.test_table import registry
 from rig.paths import TESTS
+from rig.states import field_home
 
 DATA = TESTS / "data" / "state"
 SETTINGS = TableSettings(seats=(1, 2, 4, 6), button=6, confirm_cycles=2, gone_cycles=3)
@@ -119,8 +120,10 @@ def _state_mid_hand() -> dict:
 
 
 def _set(state: dict, path: str, value) -> dict:
-    node = state
+    """``path`` names a field as the table's (``table/hands_finished``), wherever the state keeps it."""
     keys = path.split("/")
+    node = field_home(state, keys[1]) if keys[0] == "table" else state
+    keys = keys[1:] if keys[0] == "table" else keys
     for k in keys[:-1]:
         node = node[int(k)] if isinstance(node, list) else node[k]
     if value is KeyError:
@@ -212,7 +215,7 @@ def test_release_3s_alerts_migrate_with_their_count_unknown():
     state = json.loads((DATA / "v3-mid-hand.json").read_text())
     assert state["version"] == 3 and '"count"' not in json.dumps(state)
     table = Table.from_state(state, SETTINGS)
-    alerts = table.hand.alerts + table._pending_alerts
+    alerts = table.hand.alerts + table.alerts._pending_alerts
     assert len(alerts) >= 3 and all(a.count is None for a in alerts)
     assert json.loads(json.dumps(table.to_state()))["version"] == STATE_VERSION
 

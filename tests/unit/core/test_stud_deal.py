@@ -67,7 +67,7 @@ def test_STUD_001_a_clean_stud_hand_raises_nothing_and_follows_the_template() ->
     assert hand.stub_count == 52 - 21 - 4
     assert not alerts(f), alerts(f)
     # the table knows the up cards from the order they came: 3rd (the third card), 4th-6th
-    from tablectl.core.rules.stud import up_cards
+    from tablectl.core.families.stud.rules import up_cards
     assert up_cards(hand, 2) == ["3c", "9d", "Td", "Jd"]
     f.field.clear()
     f.tick(4)

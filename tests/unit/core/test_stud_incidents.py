@@ -16,7 +16,7 @@ from tablectl.core.effects import Alert, Figures, HandFinished, Prompt
 from tablectl.core.events import ShufflerReport
 from tablectl.core.mixed import Rotation
 from tablectl.core.pads import check_press
-from tablectl.core.rules.stud import up_cards
+from tablectl.core.families.stud.rules import up_cards
 from tablectl.core.settings import RuleSettings, TableSettings
 from tablectl.core.state import STATE_VERSION
 from tablectl.core.table import Table

@@ -407,7 +407,7 @@ def expected_zones(steps: list[dict]) -> dict[str, Any]:
 def arrival_after_last_stub_move(steps: list[dict]) -> bool:
     """Whether a card arrives somewhere after the last move back on the stub. The daemon takes
     a card that left as gone for good only once something arrives after it: until then it may
-    be the first card of the gather (tablectl/core/table.py, ``Table._on_moves``)."""
+    be the first card of the gather (tablectl/core/table/table.py, ``Table._on_moves``)."""
     last = max((i for i, s in enumerate(steps) if s.get("to") == "stub"), default=None)
     return last is None or any("deal" in s or "muck" in s or ("move" in s and s["to"] != "stub")
                                for s in steps[last + 1:])

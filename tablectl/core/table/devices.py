@@ -6,15 +6,52 @@ from __future__ import annotations
 from typing import Any
 
 from tablectl.core.effects import Alert, Effect
+from tablectl.core.errors import StateError
 from tablectl.core.events import DeviceStatus, ShufflerStatus, Tick
 from tablectl.core.rules import Finding
-from tablectl.core.table_base import TableBase
+from tablectl.core.state.codec import conforms
+from tablectl.core.part import Part
 
 
-class DeviceHealth(TableBase):
-    """Devices offline, and for how long (layer 2 of the table: see :mod:`tablectl.core.table_base`)."""
+class DeviceHealth(Part):
+    """Devices offline, and for how long: the devices' part of the table."""
 
-    def _on_device(self, ev: DeviceStatus) -> list[Effect]:
+    SECTION = "devices"
+    STATE = ("devices_offline", "_offline_since", "_shuffler_fault")
+    HINTS = {"devices_offline": set[str], "_offline_since": dict[str, list[Any]],
+             "_shuffler_fault": list[Any] | None}
+
+    def __init__(self, table: Any) -> None:
+        super().__init__(table)
+        self.devices_offline: set[str] = set()
+        # device -> [since (wall), floor told, since (monotonic), its boot]: see _elapsed
+        self._offline_since: dict[str, list[Any]] = {}
+        # [state, since (wall), floor told, since (monotonic), its boot] while the shuffler is in fault
+        self._shuffler_fault: list[Any] | None = None
+
+    def link(self) -> None:
+        alerts = self._t.alerts
+        self._alert, self._flag = alerts.alert, alerts.flag
+
+    @property
+    def hand(self) -> Any:
+        return self._t.dealing.hand
+
+    def check(self, where: str) -> None:
+        for d in self.devices_offline:
+            if type(d) is not str:
+                raise StateError(f"{where}.devices_offline: {d!r} is no device name")
+        for d, v in self._offline_since.items():
+            if type(v) is not list or len(v) != 4 or not conforms(v[0], float) or type(v[1]) is not bool \
+                    or not _reading(v):
+                raise StateError(f"{where}._offline_since.{d}: want [since, told, mono, boot]")
+        f = self._shuffler_fault
+        if f is not None and (len(f) != 5 or type(f[0]) is not str or not conforms(f[1], float)
+                              or type(f[2]) is not bool or not _reading(f)):
+            raise StateError(f"{where}._shuffler_fault: want [state, since, told, mono, boot]")
+
+    def on_device(self, ev: DeviceStatus) -> list[Effect]:
+        """A device offline or back (hot-plug)."""
         out: list[Effect] = []
         hand_no = self.hand.number if self.hand else None
         if not ev.online and ev.device not in self.devices_offline:
@@ -32,7 +69,7 @@ class DeviceHealth(TableBase):
                                        hand=hand_no, message=f"{ev.device} is back"))
         return out
 
-    def _on_tick(self, ev: Tick) -> list[Effect]:
+    def on_tick(self, ev: Tick) -> list[Effect]:
         """A device gone for ``offline_floor_after`` seconds is the floor's to know (hot-plug)."""
         out: list[Effect] = []
         for device, state in sorted(self._offline_since.items()):
@@ -46,7 +83,7 @@ class DeviceHealth(TableBase):
                                        message=f"{device} offline for {elapsed:.0f} s: check its cable"))
         return out
 
-    def _on_shuffler_status(self, ev: ShufflerStatus) -> list[Effect]:
+    def on_shuffler_status(self, ev: ShufflerStatus) -> list[Effect]:
         """A jam, an open door or an error prompts the dealer (SHUF-004); if it lasts
         ``shuffler_floor_after`` seconds, the floor is told."""
         out: list[Effect] = []
@@ -71,6 +108,11 @@ class DeviceHealth(TableBase):
                                                       f"{ev.device}: {ev.state} for {elapsed:.0f} s",
                                                       audience="floor"))
         return out
+
+
+def _reading(v: list[Any]) -> bool:
+    """A timer's monotonic start and its boot, or none (a state's)."""
+    return (v[-2] is None and v[-1] is None) or (conforms(v[-2], float) and conforms(v[-1], str | None))
 
 
 def _elapsed(timer: list[Any], at: int, ev: Tick | ShufflerStatus) -> float | None:

@@ -2,7 +2,7 @@
 (STUD-003), 7th street dealt face up (STUD-009), an up card dealt before the betting is done
 (STUD-010), the absent player (STUD-011), all in and called (STUD-012), a fold and lifted up
 cards (STUD-013). Each function says what the dealer is told, as a :class:`Finding`; the table
-calls them (tablectl/core/stud_rounds.py). The words follow the guides (002 §ALL-IN for the ANTE,
+calls them (tablectl/core/families/stud/part.py). The words follow the guides (002 §ALL-IN for the ANTE,
 §EXPOSED SEVENTH STREET, §CARD EXPOSED - DELIVERED with ACTION INCOMPLETE, §ABSENT PLAYERS, §HEADS
 UP - ALL-IN & CALL, §DEAD HANDS and MUCKING in STUD; 001 §STUD GAMES). No message names a hole
 card: the prompts name seats (an up card is in every player's sight, but none is needed here).

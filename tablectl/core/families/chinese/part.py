@@ -1,6 +1,6 @@
 """Chinese poker's stacks in the dealing procedure (CHIN-001..004): the table's hooks, the rules
-themselves in :mod:`tablectl.core.rules.chinese`. A layer of the table between the draw rounds and
-the dealing (see :mod:`tablectl.core.table_base`): the dealing calls these where Chinese poker
+themselves in :mod:`tablectl.core.families.chinese.rules`. Chinese poker's part of the table: the
+dealing calls these where Chinese poker
 differs from the other games (a card at a seat off the stub, the end of the deal, a card moved
 between seats, a card at the burn or the board).
 
@@ -16,37 +16,50 @@ played on without it is the floor's. What the hand keeps for this is what any ha
 
 from __future__ import annotations
 
-from tablectl.core.draw import DrawRounds
+from typing import TYPE_CHECKING, Any
+
 from tablectl.core.effects import Effect
-from tablectl.core.hand import Hand
 from tablectl.core.rules import Finding
-from tablectl.core.rules import chinese
+from tablectl.core.families.chinese import rules as chinese
+from tablectl.core.part import Part
 from tablectl.core.zones import seat_of, seat_zone
+
+if TYPE_CHECKING:  # (a type here, no import at run time: the hand imports the families' rules)
+    from tablectl.core.hand import Hand
 
 #: the codes of a fix the dealer was told to make (CHIN-002, CHIN-003)
 _FIXES = ("deal.chinese_one_over_one_short", "deal.chinese_no_hand")
 _FIXED = "CHIN-003: fixed"
 
 
-class ChineseStacks(DrawRounds):
-    """Chinese poker's stacks (layer 4c of the table)."""
+class ChineseStacks(Part):
+    """Chinese poker's stacks: its part of the table (no state of its own)."""
 
-    def _chin_seats(self, seats: tuple[int, ...], button: int) -> tuple[tuple[int, ...], int]:
+    SECTION = "chinese"
+
+    def __init__(self, table: Any) -> None:
+        super().__init__(table)
+
+    def link(self) -> None:
+        alerts = self._t.alerts
+        self._flag, self._flag_once = alerts.flag, alerts.flag_once
+
+    def seats(self, seats: tuple[int, ...], button: int) -> tuple[tuple[int, ...], int]:
         """CHIN-002: the seats dealt a hand (five players: not the button) and the cards each
         gets (26 with ``chinese_two_hands`` and two players)."""
         return chinese.seats_dealt(seats, button, two_hands=self.settings.chinese_two_hands)
 
-    def _chin_card(self, ts: float, hand: Hand, seat: int, out: list[Effect]) -> None:
+    def card(self, ts: float, hand: Hand, seat: int, out: list[Effect]) -> None:
         """A card off the stub at ``seat``, before it is placed: a seat with no hand (CHIN-002)."""
-        found = chinese.on_seat_card(seat, hand.seats, hand.button, self.seats)
+        found = chinese.on_seat_card(seat, hand.seats, hand.button, self._t.roster.seats)
         self._flag_once(out, ts, hand, found, f"chin:{seat}")
 
-    def _chin_placed(self, ts: float, hand: Hand, prev: str | None, zone: str, out: list[Effect]) -> None:
+    def placed(self, ts: float, hand: Hand, prev: str | None, zone: str, out: list[Effect]) -> None:
         """After a card of a Chinese poker hand is placed: the counts once the stacks are out
         (CHIN-001..003); a card from seat to seat while a fix is due, the fix checked."""
         if not hand.deal_counted:
             if hand.hole_dealt >= hand.hole_target or hand.stub_count == 0:
-                self._chin_count(ts, hand, out)
+                self.count(ts, hand, out)
             return
         if prev is None and seat_of(zone) is not None:  # a card off the stub once every seat had its own
             held = {s: hand.dealt_to.get(s, 0) for s in _seats(hand)}
@@ -61,26 +74,26 @@ class ChineseStacks(DrawRounds):
                 # CHIN-003's fix is one card from the 14 to the 12: it went elsewhere
                 self._flag_once(out, ts, hand, _not_fixed(hand, held), "chin:fix")
 
-    def _chin_count(self, ts: float, hand: Hand, out: list[Effect]) -> None:
+    def count(self, ts: float, hand: Hand, out: list[Effect]) -> None:
         """The counts each seat received off the stub, once a hand (CHIN-001..003)."""
         hand.deal_counted = hand.deal_over = True
         held = {s: hand.dealt_to.get(s, 0) for s in _seats(hand)}
         for f in chinese.counts(held, _want(hand)):
             self._flag(out, ts, hand, f)
 
-    def _chin_deal_over(self, ts: float, hand: Hand, out: list[Effect], play_over: bool) -> None:
+    def deal_over(self, ts: float, hand: Hand, out: list[Effect], play_over: bool) -> None:
         """A pad ended the deal (``sa``, ``round_done``) or the play is over (``play_over``: a
         seat's cards to the muck, ``hand_end``, the hand gathered): the counts if not yet
         checked; at the play's end, a fix still due is the floor's."""
         if hand.kind != "hand" or hand.misdeal:
             return
         if not hand.deal_counted:
-            self._chin_count(ts, hand, out)
+            self.count(ts, hand, out)
         elif play_over and _fix_due(hand):
             held = {s: hand.count(seat_zone(s)) for s in _seats(hand)}
             self._flag_once(out, ts, hand, _not_fixed(hand, held), "chin:fix")
 
-    def _chin_no_board(self, ts: float, hand: Hand, zone: str, out: list[Effect]) -> None:
+    def no_board(self, ts: float, hand: Hand, zone: str, out: list[Effect]) -> None:
         """CHIN-001: no burn and no board in Chinese poker."""
         self._flag_once(out, ts, hand, Finding(
             "deal.chinese_no_board", "CHIN-001",

@@ -1,5 +1,5 @@
-"""The deals a ``mode`` press announces instead of a hand, and the open seats (docs/rules.md: RACE, BREAK,
-FLOW-005): a layer of the table (see :mod:`tablectl.core.table_base`).
+"""The deals a ``mode`` press announces instead of a hand (docs/rules.md: RACE, BREAK-001,
+FLOW-005): a part of the table. The open seats are :mod:`tablectl.core.table.open_seats`'s.
 
 - ``mode race`` (RACE-001..006): the floor is told at once (RACE-006). The next cards are the
   colour-up race-off: dealt face up from seat 1 clockwise, each player's cards together
@@ -14,38 +14,27 @@ FLOW-005): a layer of the table (see :mod:`tablectl.core.table_base`).
 
 A mode ends at ``hand_end`` (the chips are awarded, the draw is read) or when its deal's cards
 are gathered, whichever comes first: a mode left on by mistake does not swallow the next hand.
-
-Open seats (BREAK-002, BREAK-003): every ``seat_out`` opens its seat (the floor is told at once,
-and again after the next hand's ``hand_end`` while nobody sits there); at OPEN_SEAT_HOLD open
-seats (LATE_STAGE_HOLD late in the event) the dealer holds and the floor is told (a tournament's:
-a cash table deals on); the dealer's ``ack`` of the hold is the floor's go-ahead (see
-``_ack_is_the_holds``); a hand dealt during the hold is the floor's to know. These are the table's
-notices, not a hand's faults: floor alerts as they happen (the floor's page, ``events/floor``,
-the journal), kept in no hand's record, whose alerts stay the faults of that hand (a clean hand
-at a table losing players raises none); the hand dealt during a hold notes it.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
+from typing import Any
 
 from tablectl.core.cards import is_card
-from tablectl.core.effects import Alert, Effect, Prompt
-from tablectl.core.events import ButtonPress, TableSetup
+from tablectl.core.effects import Alert, Effect
+from tablectl.core.errors import StateError
+from tablectl.core.events import ButtonPress
 from tablectl.core.hand import Hand
 from tablectl.core.pads import MODES, Pad
 from tablectl.core.rules import Finding
 from tablectl.core.rules.modes import break_ranking, race_ranking, ranking_text
-from tablectl.core.chinese import ChineseStacks
+from tablectl.core.state import checks
+from tablectl.core.part import Part
 from tablectl.core.zones import Zone, seat_of, seat_zone
 
 #: mode -> the kind of the deal it watches (``Hand.kind``); ``break`` deals nothing
 MODE_KINDS: dict[str, str] = {"race": "race", "highcard": "table_break"}
 MODE_HANDS = frozenset(MODE_KINDS.values())
-#: the marks of the acks a misdeal alert took during a hand (``Hand.flagged``: see _ack_is_the_holds)
-_MISDEAL_ACKED = "console_ack"
-#: the one device whose offline prompt ranks below the hold (tablectl.core.prompts)
-_BELOW_THE_HOLD = frozenset({"display"})
 #: RACE-004's words for each RACE_REMAINDER
 _REMAINDER = {
     "pooled": "the last chip only if the chips left over, put together, make half a chip or more",
@@ -53,25 +42,43 @@ _REMAINDER = {
 }
 
 
-class TableModes(ChineseStacks):
-    """The modes and the open seats (a layer of the table: see :mod:`tablectl.core.table_base`)."""
+class Modes(Part):
+    """The modes: the race-off, a table break's high card, the players' break."""
+
+    SECTION = "modes"
+    STATE = ("mode", "_race_allin")
+    HINTS = {"mode": str | None, "_race_allin": list[int]}
+
+    def __init__(self, table: Any) -> None:
+        super().__init__(table)
+        self.mode: str | None = None  # race | highcard | break (tablectl.core.pads.MODES) until its deal ends
+        self._race_allin: list[int] = []  # RACE-005: seats all in for the race-off, in press order
+
+    def link(self) -> None:
+        alerts = self._t.alerts
+        self._alert, self._prompt, self._prompt_once = alerts.alert, alerts.prompt, alerts.prompt_once
+        self._mode_prompt = alerts.prompt_now
+        self.tracker = self._t.reads.tracker
+
+    @property
+    def hand(self) -> Hand | None:
+        return self._t.dealing.hand
+
+    def check(self, where: str) -> None:
+        for s in self._race_allin:
+            checks.seat(f"{where}._race_allin", s)
+        if self.mode is not None and self.mode not in MODES:
+            raise StateError(f"{where}.mode: {self.mode!r}, want one of {', '.join(MODES)} or null")
 
     # -- presses ----------------------------------------------------------------------------
-    def _mode_press(self, ev: ButtonPress, out: list[Effect]) -> bool:
-        """What a press means to the modes and the open seats; True if it means nothing else
-        (the mode pad, and the pads that act on the race-off or the draw under way)."""
-        name, hand, seat = ev.name, self.hand, ev.seat
+    def press(self, ev: ButtonPress, out: list[Effect]) -> bool:
+        """What a press means to the modes; True if it means nothing else (the mode pad, and
+        the pads that act on the race-off or the draw under way)."""
+        name, hand = ev.name, self.hand
         if name == Pad.MODE:
             self._mode_on(ev, out)
             return True
-        if name == Pad.SEAT_OUT and seat is not None:
-            self._seat_opened(ev.ts, seat, out)
-        elif name in (Pad.SEAT_IN, Pad.SEAT_POSTED) and seat is not None:
-            self._seat_filled(ev.ts, {seat}, out)
-        elif name == Pad.ACK and self._ack_is_the_holds(hand):
-            self._hold_released = True  # BREAK-002: the floor said deal on
-            return True  # the hold's ack, not the stub count's (shown under it)
-        elif name == Pad.RELIEF and self._racing():
+        if name == Pad.RELIEF and self._racing():
             self._mode_prompt(out, ev.ts, Finding("race.no_relief", "RACE-006",
                                                   "race-off under way: no dealer relief until every table has "
                                                   "coloured up"))
@@ -79,12 +86,9 @@ class TableModes(ChineseStacks):
             self._race_allin_press(ev, out)
             return True
         mode_hand = hand is not None and hand.kind in MODE_HANDS
-        if name == Pad.HAND_END:
-            if mode_hand or (hand is None and self.mode in MODE_KINDS):
-                self._mode_end(ev.ts, out)
-                return True
-            if hand is not None and hand.kind == "hand":
-                self._seat_notices_due(ev.ts, hand, out)
+        if name == Pad.HAND_END and (mode_hand or (hand is None and self.mode in MODE_KINDS)):
+            self._mode_end(ev.ts, out)
+            return True
         if mode_hand and hand is not None and hand.kind == "race" and name in (Pad.ROUND_DONE, Pad.SHOWDOWN):
             self._race_ranked(ev.ts, hand, out)  # every card is out
             return True
@@ -117,44 +121,26 @@ class TableModes(ChineseStacks):
                 self._race_cards_left(ts, hand, self._race_awarded(hand), out)
         if hand is not None:
             hand.pot_pushed = True
-        if hand is None or self._mode_kind() == hand.kind:  # (a mode pressed for the next deal stays)
+        if hand is None or self.kind() == hand.kind:  # (a mode pressed for the next deal stays)
             self.mode, self._race_allin = None, []
 
-    def _mode_gathered(self, hand: Hand) -> None:
+    def gathered(self, hand: Hand) -> None:
         """The mode's deal was gathered: the mode is over (if a new one was not pressed)."""
-        if self._mode_kind() == hand.kind:
+        if self.kind() == hand.kind:
             self.mode, self._race_allin = None, []
 
-    def _notice(self, out: list[Effect], alert: Alert) -> None:
-        """A floor alert about the table, not a hand (the open seats): out now, in no record."""
-        dealer = self.hand.dealer if self.hand is not None else self.dealer
-        out.append(replace(alert, dealer=dealer) if dealer is not None else alert)
-
-    def _mode_prompt(self, out: list[Effect], ts: float, finding: Finding) -> None:
-        """A prompt now: kept in the hand's record during one, else shown and kept nowhere."""
-        if self.hand is not None:
-            self._prompt(out, ts, self.hand, finding)
-        else:
-            out.append(Prompt(ts, finding.code, finding.message, finding.rule, None, seat=finding.seat,
-                              count=finding.count))
-
-    def _prompt_once(self, out: list[Effect], ts: float, hand: Hand, finding: Finding, key: str) -> None:
-        if (finding.code, key) not in hand.flagged:
-            hand.flagged.add((finding.code, key))
-            self._prompt(out, ts, hand, finding)
-
-    def _mode_kind(self) -> str | None:
+    def kind(self) -> str | None:
         """The kind of the deal the next card starts (None: a hand)."""
         return MODE_KINDS.get(self.mode) if self.mode is not None else None
 
-    def _mode_card(self, ts: float, hand: Hand, uid: str, label: str, zone: str, out: list[Effect]) -> None:
+    def card(self, ts: float, hand: Hand, uid: str, label: str, zone: str, out: list[Effect]) -> None:
         """A card off the stub in a mode's deal."""
         if hand.kind == "race":
             self._race_card(ts, hand, uid, zone, out)
         else:
             self._break_card(ts, hand, uid, label, zone, out)
 
-    def _mode_moved(self, ts: float, hand: Hand, uid: str, prev: str, zone: str, out: list[Effect]) -> None:
+    def moved(self, ts: float, hand: Hand, uid: str, prev: str, zone: str, out: list[Effect]) -> None:
         """A card of a mode's deal moved on the table: a race-off award (a seat's card to the
         muck before ``hand_end``), or a table break's card pitched after all."""
         seat = seat_of(prev)
@@ -168,13 +154,14 @@ class TableModes(ChineseStacks):
         """FLOW-005: the seat with the button when the players come back (DEAL-004/005's model;
         a re-deal's after a misdeal, MISD-014). Stud has no button: nothing to say."""
         self.mode = None
-        if not self.game_def.button or len(self.seats) < 2:
+        roster = self._t.roster
+        if not self._t.turns.game_def.button or len(roster.seats) < 2:
             return
-        seat = self.next_positions().button
+        seat = roster.next_positions().button
         self._mode_prompt(out, ts, Finding("flow.button_after_break", "FLOW-005",
                                            f"break: the button will be seat {seat}; tell the players", seat))
 
-    def _after_hand(self, ts: float, out: list[Effect]) -> None:
+    def after_hand(self, ts: float, out: list[Effect]) -> None:
         """A hand finished: a players' break pressed during it is due now (FLOW-005)."""
         if self.mode == "break":
             self._break_button(ts, out)
@@ -331,83 +318,3 @@ class TableModes(ChineseStacks):
                                    seat=ranking[0][0], hand=hand.number))
         elif len(laid) > players:
             hand.notes.append(f"BREAK-001: {len(laid)} cards laid for {players} players")
-
-    # -- open seats (BREAK-002, BREAK-003) -----------------------------------------------------
-    def _hold_at(self) -> int:
-        rules = self.settings.rules
-        return rules.late_stage_hold if rules.late_stage else rules.open_seat_hold
-
-    def _holds(self) -> bool:
-        """BREAK-002 is a tournament's (tables broken and balanced); a cash table deals on."""
-        return self.settings.event != "cash"
-
-    def _holding(self) -> bool:
-        return self._holds() and len(self.open_seats) >= self._hold_at() and not self._hold_released
-
-    def _ack_is_the_holds(self, hand: Hand | None) -> bool:
-        """BREAK-002: an ``ack`` answers the prompt the console shows (tablectl.core.prompts), and
-        ``break.hold`` outranks every prompt an ack answers but a misdeal alert: during the hold,
-        the ack is the hold's (the floor's go-ahead, given through the dealer) unless a misdeal
-        alert of the hand is up (that ack is its: counted here) or a device is offline (the
-        console shows that, and an ack answers nothing). The stub count, "NEXT GAME" and the
-        other prompts wait under the hold: their ack comes after."""
-        if hand is not None and not hand.misdeal:
-            up = {(a.code, a.seat) for a in hand.alerts if a.audience == "dealer" and a.code.startswith("misdeal.")}
-            answered = sum(1 for code, _ in hand.flagged if code == _MISDEAL_ACKED)
-            if len(up) > answered:
-                hand.flagged.add((_MISDEAL_ACKED, str(answered)))  # this ack was the misdeal alert's
-                return False
-        return self._holding() and not (self.devices_offline - _BELOW_THE_HOLD)
-
-    def _seat_opened(self, ts: float, seat: int, out: list[Effect]) -> None:
-        hand = self.hand
-        # (a cash player sitting out is off self.seats, in self.absent: DEAL-008)
-        sitting = set(self.seats) | self.waiting | self.absent | (set(hand.seats) if hand is not None else set())
-        if seat not in sitting or seat in self.open_seats:
-            return
-        self.open_seats.append(seat)
-        number = hand.number if hand is not None else None
-        # BREAK-003: "seat open" at once (002); told again after the next hand's hand_end (001)
-        self._seat_notices[seat] = (hand.number + 1) if hand is not None else self.hands_finished + 1
-        self._notice(out, Alert(ts=ts, code="break.seat_open", audience="floor", rule="BREAK-003", seat=seat,
-                                message=f"seat {seat} open", hand=number))
-        k, at = len(self.open_seats), self._hold_at()
-        if k >= at and self._holds():  # BREAK-002: the dealer stops; the floor breaks or fills the table
-            self._hold_released = False
-            self._notice(out, Alert(ts=ts, code="break.seats_open", audience="floor", rule="BREAK-002", count=k,
-                                    message=f"{k} seats open: the dealer holds (the hold is at {at})", hand=number))
-            self._mode_prompt(out, ts, Finding("break.hold", "BREAK-002",
-                                               f"{k} seats open: hold the deal, the floor is told", count=k))
-
-    def _seat_filled(self, ts: float, seats: set[int], out: list[Effect]) -> None:
-        holding = self._holding()
-        self.open_seats = [s for s in self.open_seats if s not in seats]
-        for s in seats:
-            self._seat_notices.pop(s, None)
-        if holding and not self._holding():  # filled below the hold: the console's hold is over too
-            self._mode_prompt(out, ts, Finding("break.hold_over", "BREAK-002",
-                                               "seats filled: the hold is over, deal on"))
-
-    def _seat_notices_due(self, ts: float, hand: Hand, out: list[Effect]) -> None:
-        """BREAK-003: the seats still open when the hand after their notice is over, told again."""
-        for seat, due in sorted(self._seat_notices.items()):
-            if hand.number >= due:
-                del self._seat_notices[seat]
-                self._notice(out, Alert(ts=ts, code="break.seat_open", audience="floor", rule="BREAK-003",
-                                        seat=seat, message=f"seat {seat} still open (its seat card not collected)",
-                                        hand=hand.number))
-
-    def _hold_deal(self, ts: float, hand: Hand, out: list[Effect]) -> None:
-        """BREAK-002: a hand's first card during the hold."""
-        if self._holding():
-            k = len(self.open_seats)
-            hand.notes.append(f"BREAK-002: dealt while {k} seats were open, before the floor's go-ahead")
-            self._notice(out, Alert(ts=ts, code="break.dealt_in_hold", audience="floor", rule="BREAK-002", count=k,
-                                    message=f"a hand dealt while {k} seats are open (the dealer was told to hold)",
-                                    hand=hand.number))
-
-    def _on_setup(self, ev: TableSetup) -> list[Effect]:
-        out = super()._on_setup(ev)
-        self._seat_filled(ev.ts, set(ev.seats), out)  # the floor seated the table: its open seats are filled
-        return out
-

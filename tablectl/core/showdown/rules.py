@@ -1,5 +1,5 @@
 """What the dealer and the floor are told at the showdown (docs/rules.md: SHOW, SPLIT, MUCK-005),
-from the verdict of :func:`tablectl.core.showdown.showdown`.
+from the verdict of :func:`tablectl.core.showdown.winners.showdown`.
 
 The dealer's words name the winners and their hands only: a losing hand is never named (it may
 be mucked unseen, SHOW-007). The floor alone is told which cards a mucked winning hand was.
@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from tablectl.core.evaluation import Read, best_hand, greek_holdem, kind_of, pk_cards
+from tablectl.core.showdown.evaluation import Read, best_hand, greek_holdem, kind_of, pk_cards
 from tablectl.core.rules import Finding
-from tablectl.core.showdown import Showdown
+from tablectl.core.showdown.winners import Showdown
 
 #: SHOW-008 (002 §BAD BEAT JACKPOT): the least losing hand that qualifies, aces full of kings
 BAD_BEAT_LEAST = ("As", "Ah", "Ad", "Ks", "Kh")

@@ -1,6 +1,6 @@
 """The showdown: the winners of each half, who gets the odd chips, and the record's ``showdown``.
 
-Pure: the cards in, the verdict out. The hands are read by :mod:`tablectl.core.evaluation`
+Pure: the cards in, the verdict out. The hands are read by :mod:`tablectl.core.showdown.evaluation`
 (pokerkit); this module applies the guides' rules around them: cards speak (SHOW-004), a hand
 with the wrong number of cards is dead (SHOW-002), tied hands split (SPLIT-001), hi-lo halves
 (SPLIT-002, no qualifying low: the high takes the pot), the odd chip (SPLIT-004..008).
@@ -21,7 +21,7 @@ from functools import lru_cache
 from typing import Any
 
 from tablectl.core.cards import is_card
-from tablectl.core.evaluation import GAMES, EvaluationError, Game, Read, game_of, read_all
+from tablectl.core.showdown.evaluation import GAMES, EvaluationError, Game, Read, game_of, read_all
 from tablectl.core.cards import SUIT_ORDER
 from tablectl.core.settings import ODD_CHIP_SETTINGS, RuleSettings, deal_order
 
@@ -57,7 +57,7 @@ def _odd_chip_of(rules: RuleSettings) -> OddChipRules:
 
 @dataclass(frozen=True)
 class Showdown:
-    """The verdict. Halves are indexed as the game's (:attr:`tablectl.core.evaluation.Game.halves`):
+    """The verdict. Halves are indexed as the game's (:attr:`tablectl.core.showdown.evaluation.Game.halves`):
     0 the high (or the only half), 1 the low in a split game.
 
     ``seats``: every seat holding cards; ``live``: those read; ``dead``: seat -> its card count (SHOW-002); ``unread``:
@@ -298,7 +298,7 @@ def verdicts(record: Mapping[str, Any], rules: OddChipRules = OddChipRules()) \
     """The boards and their verdicts of a hand as a record has it (``game``, ``button``,
     ``zones``, ``runs``): one per run of the board (BOARD-011). None when there is no showdown
     (fewer than two hands, a board that fits neither a complete board nor the runs).
-    Raises :class:`tablectl.core.evaluation.EvaluationError` for cards the evaluator cannot read.
+    Raises :class:`tablectl.core.showdown.evaluation.EvaluationError` for cards the evaluator cannot read.
 
     >>> boards, sds = verdicts({"game": "holdem", "button": 3, "runs": 2, "zones": {
     ...     "seat:1": ["As", "Ad"], "seat:3": ["Kc", "Kd"], "board": "2c 7d 9h Js 3s Kh".split()}})

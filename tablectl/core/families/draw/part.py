@@ -1,37 +1,51 @@
 """The draw games' rounds in the dealing procedure (DRAW-002..005): the table's hooks, the rules
-themselves in :mod:`tablectl.core.rules.draw`. A layer of the table between the roster and the
-dealing (see :mod:`tablectl.core.table_base`): the dealing calls these where a draw game differs
-from a flop game (a seat's card in the draws, a discard, a burn, a card back from the muck).
+themselves in :mod:`tablectl.core.families.draw.rules`. The draw family's part of the table: the
+dealing calls these where a draw game differs from a flop game (a seat's card in the draws, a
+discard, a burn, a card back from the muck). What a hand keeps for them is on the hand
+(``discards``, ``allowance``, ``draw_checked``, ``draw_rebuilt``): the part keeps nothing.
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from tablectl.core.effects import Effect
-from tablectl.core.hand import Hand
 from tablectl.core.rules import Finding
-from tablectl.core.rules import draw
-from tablectl.core.game_turns import GameTurns
+from tablectl.core.families.draw import rules as draw
+from tablectl.core.part import Part
 from tablectl.core.zones import Zone, seat_of
 
+if TYPE_CHECKING:  # (a type here, no import at run time: the hand imports the families' rules)
+    from tablectl.core.hand import Hand
 
-class DrawRounds(GameTurns):
-    """The draw rounds of a hand (layer 4b of the table)."""
 
-    def _draw_sitting_out(self, seats: tuple[int, ...], bb: int) -> tuple[int, ...]:
+class DrawRounds(Part):
+    """The draw rounds of a hand: the draw family's part of the table (no state of its own)."""
+
+    SECTION = "draw"
+
+    def __init__(self, table: Any) -> None:
+        super().__init__(table)
+
+    def link(self) -> None:
+        alerts = self._t.alerts
+        self._flag, self._flag_once, self._prompt = alerts.flag, alerts.flag_once, alerts.prompt
+
+    def sitting_out(self, seats: tuple[int, ...], bb: int) -> tuple[int, ...]:
         """DRAW-002: the seats dealt in at an over-full table (the game's maximum, or the
         house's if smaller); the seats after the big blind sit the hand out."""
-        game = self.game_def  # (the next hand's: it is being started)
+        game = self._t.turns.game_def  # (the next hand's: it is being started)
         most = min(self.settings.rules.seats_max, game.max_players)
         out = draw.sitting_out(seats, bb=bb, most=most)
         return tuple(s for s in seats if s not in out)
 
-    def _drawn_card(self, ts: float, hand: Hand, seat: int, out: list[Effect]) -> None:
+    def drawn_card(self, ts: float, hand: Hand, seat: int, out: list[Effect]) -> None:
         """A card off the stub to ``seat`` in the draws (DRAW-004), before it is placed."""
         found = draw.on_draw_card(hand, seat)
         if found is not None:  # (the key is made only for a finding: this is asked at every draw card)
             self._flag_once(out, ts, hand, found, f"draw:{draw.draw_round(hand)}:{seat}:{draw.held(hand, seat)}")
 
-    def _draw_move(self, ts: float, hand: Hand, uid: str, label: str, prev: str, zone: str,
+    def move(self, ts: float, hand: Hand, uid: str, label: str, prev: str, zone: str,
                    out: list[Effect]) -> bool:
         """A card moved in a draw hand: a discard (or a fold) to the muck, or a card from the
         muck or the burns to a seat (a rebuilt stub: DRAW-005). True if it was one of those."""
@@ -44,26 +58,26 @@ class DrawRounds(GameTurns):
             hand.discards[uid] = draw.draw_round(hand)
             return True
         if seat is not None and zone == Zone.MUCK:
-            self._draw_done(ts, hand, out)  # the first discard of a round ends the last round's draw
+            self.done(ts, hand, out)  # the first discard of a round ends the last round's draw
             hand.discards[uid] = draw.draw_round(hand) + 1
             return True
         seat = seat_of(zone)
         if seat is not None and prev in (Zone.MUCK, Zone.BURN) and draw.in_draws(hand):
-            self._draw_redealt(ts, hand, uid, label, prev, seat, out)
-            self._drawn_card(ts, hand, seat, out)
+            self.redealt(ts, hand, uid, label, prev, seat, out)
+            self.drawn_card(ts, hand, seat, out)
             return True
         return False
 
-    def _draw_redealt(self, ts: float, hand: Hand, uid: str, label: str, origin: str, seat: int,
+    def redealt(self, ts: float, hand: Hand, uid: str, label: str, origin: str, seat: int,
                       out: list[Effect]) -> None:
         """A card gathered from the muck or the burns comes to a seat: from a rebuilt stub."""
         self._flag_once(out, ts, hand, draw.from_muck_or_burns(hand, uid, label, origin, seat), f"redealt:{uid}")
 
-    def _draw_done(self, ts: float, hand: Hand, out: list[Effect]) -> None:
+    def done(self, ts: float, hand: Hand, out: list[Effect]) -> None:
         for f in draw.draw_done(hand):
             self._flag(out, ts, hand, f)
 
-    def _draw_burn(self, ts: float, hand: Hand, zone: str, out: list[Effect]) -> None:
+    def burn(self, ts: float, hand: Hand, zone: str, out: list[Effect]) -> None:
         """A burn (before it is placed) or a board card in a draw hand."""
         if zone != Zone.BURN:
             self._flag(out, ts, hand, Finding("deal.draw_board_card", "DRAW-001",
@@ -71,11 +85,11 @@ class DrawRounds(GameTurns):
             return
         found = draw.on_burn(hand)
         if found is None or found.code != "deal.draw_second_burn":
-            self._draw_done(ts, hand, out)  # everyone stood pat: the last draw is over
+            self.done(ts, hand, out)  # everyone stood pat: the last draw is over
         self._flag(out, ts, hand, found)
         hand.board.burns_total += 1
 
-    def _draw_exposed(self, ts: float, hand: Hand, out: list[Effect]) -> bool:
+    def exposed(self, ts: float, hand: Hand, out: list[Effect]) -> bool:
         """The dealer exposed a card (the ``exposed`` pad) in a draw hand (DRAW-003): on the deal
         a wheel card (A to 5) is kept (DRAW_EXPOSED_DEAL's cash default), any other goes the
         flop games' way (MISD-010: replaced once everyone has a hand); on the draw the card is
@@ -100,7 +114,7 @@ class DrawRounds(GameTurns):
         self._flag(out, ts, hand, found)
         return True
 
-    def _draw_prompts(self, ts: float, hand: Hand, out: list[Effect]) -> None:
+    def prompts(self, ts: float, hand: Hand, out: list[Effect]) -> None:
         """After a card of a draw hand is placed: the stub short for the draw (DRAW-005)."""
         found = draw.stub_short(hand)
         if found is not None:

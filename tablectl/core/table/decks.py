@@ -4,6 +4,8 @@ dealer's, STUB-001..004), and the dealer's one neutral prompt for every deck fau
 
 from __future__ import annotations
 
+from typing import Any
+
 from tablectl.core.deck_rack import DeckRack, pair_of
 from tablectl.core.effects import Effect, Prompt
 from tablectl.core.events import ButtonPress, DeckSetup, ShufflerReport
@@ -11,14 +13,45 @@ from tablectl.core.hand import Hand
 from tablectl.core.pads import Pad
 from tablectl.core.registry import Deck, DeckRegistry, RegistryError, TagInfo
 from tablectl.core.rules import Finding
+from tablectl.core.rules.stub import StubCounts
 from tablectl.core.rules.deck import count_deck, count_findings, count_only, new_setup
-from tablectl.core.device_health import DeviceHealth
+from tablectl.core.state.checks import count as _count
+from tablectl.core.part import Part
 
 
-class DeckGuard(DeviceHealth):
-    """The decks (layer 3 of the table: see :mod:`tablectl.core.table_base`)."""
+class DeckGuard(Part):
+    """The decks: the deck-integrity part of the table."""
 
-    def _label(self, uid: str, ts: float, out: list[Effect], seat: int | None = None) -> str:
+    SECTION = "decks"
+    STATE = ("registry", "rack", "stub", "_last_report", "_retired_tags")
+    HINTS = {"registry": DeckRegistry, "rack": DeckRack, "stub": StubCounts,
+             "_last_report": tuple[str, int, tuple[str, ...] | None] | None, "_retired_tags": dict[str, TagInfo]}
+
+    def __init__(self, table: Any, registry: DeckRegistry) -> None:
+        super().__init__(table)
+        settings = self.settings
+        self.registry = registry
+        pair = settings.pair or pair_of(list(registry.decks), settings.deck_in_play)
+        self.rack = DeckRack(pair, settings.deck_in_play if settings.deck_in_play in pair else
+                             (pair[0] if pair else None), rotate=settings.rules.rotate_decks)
+        self.stub = StubCounts()
+        self._last_report: tuple[str, int, tuple[str, ...] | None] | None = None
+        self._retired_tags: dict[str, TagInfo] = {}  # tags of decks taken off this table (DECK-005)
+
+    def link(self) -> None:
+        alerts = self._t.alerts
+        self._flag, self._flag_once, self._alert_once = alerts.flag, alerts.flag_once, alerts.alert_once
+        self._prompt = alerts.prompt
+        self._next_hand_number = self._t.dealing.next_hand_number
+
+    @property
+    def hand(self) -> Hand | None:
+        return self._t.dealing.hand
+
+    def check(self, where: str) -> None:
+        _count(f"{where}.stub.down", self.stub.down)
+
+    def label(self, uid: str, ts: float, out: list[Effect], seat: int | None = None) -> str:
         """The card a tag new to the hand is, and whether it may be in play (DECK-005..007);
         ``seat``, the seat it was read at (None off the seats), named by a foul card's alert."""
         info = self.registry.lookup(uid)
@@ -27,12 +60,12 @@ class DeckGuard(DeviceHealth):
             old = self._retired_tags.get(uid)
             if old is not None:
                 label = f"{old.card}@{old.deck}"
-                self._deck_fault(out, ts, "deck.retired_card", uid, "DECK-005", label,
+                self.deck_fault(out, ts, "deck.retired_card", uid, "DECK-005", label,
                                  f"{old.card} of deck {old.deck} ({old.back} back), taken off this table, "
                                  f"is in play again", seat)
                 return label
             label = f"tag:{uid}"
-            self._deck_fault(out, ts, "deck.unknown_tag", uid, "DECK-006", label,
+            self.deck_fault(out, ts, "deck.unknown_tag", uid, "DECK-006", label,
                              f"tag {uid} belongs to no registered deck", seat)
             return label
         if hand is not None and hand.deck is None:
@@ -40,27 +73,27 @@ class DeckGuard(DeviceHealth):
         deck = hand.deck if hand is not None else self.rack.in_play
         if info.deck != deck:
             label = f"{info.card}@{info.deck}"
-            self._deck_fault(out, ts, "deck.wrong_deck", uid, "DECK-006", label,
+            self.deck_fault(out, ts, "deck.wrong_deck", uid, "DECK-006", label,
                              f"{info.card} of deck {info.deck} ({info.back} back) is in play; "
                              f"this hand is dealt from deck {deck}", seat)
             return label
         if uid in self.rack.missing.get(info.deck, ()):  # STUB-005: held out, and back
-            self._deck_fault(out, ts, "deck.reintroduced_card", uid, "STUB-005", info.card,
+            self.deck_fault(out, ts, "deck.reintroduced_card", uid, "STUB-005", info.card,
                              f"{info.card} of deck {info.deck}, missing at the last count, is in play", seat)
         return info.card
 
-    def _deck_fault(self, out: list[Effect], ts: float, code: str, uid: str, rule: str, card: str,
+    def deck_fault(self, out: list[Effect], ts: float, code: str, uid: str, rule: str, card: str,
                     message: str, seat: int | None = None) -> None:
         """A foul card: the floor is told what and where (``seat``: the seat it reached, if it
         did); the dealer only to change decks."""
         self._alert_once(out, ts, code, uid, rule=rule, audience="floor", card=card, message=message, seat=seat)
-        self._new_setup(out, ts, rule)
+        self.new_setup(out, ts, rule)
 
-    def _new_setup(self, out: list[Effect], ts: float, rule: str) -> None:
+    def new_setup(self, out: list[Effect], ts: float, rule: str) -> None:
         hand = self.hand
         if hand is not None:
             self._flag_once(out, ts, hand, new_setup(rule), "new_setup")
-        elif not any(a.code == "deck.new_setup" for a in self._pending_alerts):
+        elif not self._t.alerts.pending("deck.new_setup"):
             self._flag(out, ts, None, new_setup(rule))
 
     def _adopt_deck(self, ts: float, hand: Hand, deck: str, out: list[Effect]) -> None:
@@ -72,7 +105,7 @@ class DeckGuard(DeviceHealth):
             self._flag(out, ts, hand, Finding("deck.blocked_deck_dealt", "STUB-004",
                                               f"hand {hand.number} is dealt from deck {deck}, which may not be "
                                               f"dealt: {rack.blocked[deck]}", audience="floor"))
-            self._new_setup(out, ts, "STUB-004")
+            self.new_setup(out, ts, "STUB-004")
         elif deck == expected or expected is None:
             hand.deck = deck
         elif deck == rack.previous:
@@ -86,7 +119,7 @@ class DeckGuard(DeviceHealth):
             return
         rack.dealt(hand.deck)
 
-    def _deck_press(self, ev: ButtonPress, out: list[Effect]) -> None:
+    def press(self, ev: ButtonPress, out: list[Effect]) -> None:
         rack, hand = self.rack, self.hand
         if ev.name == Pad.ACK:
             if self.stub.asked is not None:  # the dealer counted the stub, and it is right
@@ -103,22 +136,22 @@ class DeckGuard(DeviceHealth):
                                                  f"the cards are sticky", audience="floor"))
             if deck is not None:
                 rack.block(deck, "the dealer's stub count was wrong")
-                self._change_deck(ev.ts, "stub_count", out)
-            self._new_setup(out, ev.ts, "STUB-004")
+                self.change_deck(ev.ts, "stub_count", out)
+            self.new_setup(out, ev.ts, "STUB-004")
             return
         reason = "relief" if ev.name == Pad.RELIEF else (ev.reason or "setup")
         if ev.name == Pad.RELIEF:
             self.stub.relief()  # STUB-002: a new down, a new count
             # RELIEF-003: the incoming dealer deals from the next hand, by the name the floor
             # entered ahead; a relief nobody was named for leaves the down's dealer unknown
-            self.dealer, self._next_dealer = self._next_dealer, None
+            self._t.roster.relief()
         else:
             self.stub.new_deck(self._next_hand_number())  # STUB-001: a new deck needs no count at once
         if reason in ("marked", "damaged") and rack.in_play is not None:
             rack.block(rack.in_play, f"taken out of play: {reason} card")
-        self._change_deck(ev.ts, reason, out)
+        self.change_deck(ev.ts, reason, out)
 
-    def _change_deck(self, ts: float, reason: str, out: list[Effect]) -> None:
+    def change_deck(self, ts: float, reason: str, out: list[Effect]) -> None:
         """The spare comes into play, from the next hand (RELIEF-001, RELIEF-002)."""
         change = self.rack.change(reason, ts=ts, hand=self._next_hand_number())
         if change is None:
@@ -128,7 +161,7 @@ class DeckGuard(DeviceHealth):
                                                    f"deck {change.old} out, deck {change.new} in: marked card",
                                                    audience="floor"))
 
-    def _stub_count_due(self, ts: float, hand: Hand, out: list[Effect]) -> None:
+    def stub_count_due(self, ts: float, hand: Hand, out: list[Effect]) -> None:
         """A hand reached the river: ask for the stub count if this down still needs one."""
         if hand.misdeal or not self.stub.due(hand.number):
             return
@@ -137,7 +170,7 @@ class DeckGuard(DeviceHealth):
         self._prompt(out, ts, hand, self.stub.ask(hand.number, players=len(hand.seats), hole=hole, burns=burns,
                                                   board=board))
 
-    def _on_shuffler_report(self, ev: ShufflerReport) -> list[Effect]:
+    def on_shuffler_report(self, ev: ShufflerReport) -> list[Effect]:
         """Every shuffle cycle is a count (STUB-005); a deck's first is its check (DECK-001)."""
         out: list[Effect] = []
         key = (ev.device, ev.seq, ev.uids)
@@ -156,13 +189,13 @@ class DeckGuard(DeviceHealth):
             self._flag(out, ev.ts, self.hand, Finding("deck.unknown_deck", "DECK-005",
                                                       f"the shuffler holds {ev.count} cards of {what}",
                                                       audience="floor"))
-            self._new_setup(out, ev.ts, "DECK-005")
+            self.new_setup(out, ev.ts, "DECK-005")
             return out
         if count.ok:
             rack.found_whole(deck)
             if deck == rack.in_play:
                 self.stub.answered()  # STUB-005: the shuffler counted for the dealer
-            if self.hand is None and self.game_def.family == "stud":
+            if self.hand is None and self._t.turns.game_def.family == "stud":
                 # SHUF-006: the antes are taken once the shuffle is complete, before the cut (no
                 # hand yet: the prompt is the console's, the hand's record starts at its first card)
                 out.append(Prompt(ev.ts, "deal.antes", "the shuffle is complete: collect the antes, then cut",
@@ -174,11 +207,11 @@ class DeckGuard(DeviceHealth):
         cards = {c: u for u, c in self.registry.decks[deck].cards.items()} if deck in self.registry.decks else {}
         rack.missing[deck] = {cards[c] for c in count.missing if c in cards}
         if deck == rack.in_play:
-            self._change_deck(ev.ts, "stub_count", out)
-        self._new_setup(out, ev.ts, "STUB-004")
+            self.change_deck(ev.ts, "stub_count", out)
+        self.new_setup(out, ev.ts, "STUB-004")
         return out
 
-    def _on_deck_setup(self, ev: DeckSetup) -> list[Effect]:
+    def on_deck_setup(self, ev: DeckSetup) -> list[Effect]:
         """A new pair replaces the old (DECK-003); the old pair's tags are retired (DECK-005)."""
         out: list[Effect] = []
         registry = DeckRegistry()

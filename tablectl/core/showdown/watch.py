@@ -38,10 +38,10 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from tablectl.core.evaluation import GAMES, EvaluationError
+from tablectl.core.showdown.evaluation import GAMES, EvaluationError
 from tablectl.core.rules import Finding
-from tablectl.core.rules.showdown import bad_beat, findings, seat_list, winner_guard
-from tablectl.core.showdown import OddChipRules, Showdown, verdicts
+from tablectl.core.showdown.rules import bad_beat, findings, seat_list, winner_guard
+from tablectl.core.showdown.winners import OddChipRules, Showdown, verdicts
 
 if TYPE_CHECKING:
     from tablectl.core.hand import Hand

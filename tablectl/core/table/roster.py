@@ -3,20 +3,152 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from tablectl.core import cash
 from tablectl.core.effects import Effect, Prompt
+from tablectl.core.errors import StateError
 from tablectl.core.events import ButtonPress, DealerNamed, TableSetup
 from tablectl.core.pads import Pad
 from tablectl.core.positions import Positions, between, initial_positions, late_entry_waits, next_positions
 from tablectl.core.rules import Finding
 from tablectl.core.rules.misdeal import absence_counts
-from tablectl.core.deck_guard import DeckGuard
+from tablectl.core.hand import Hand
+from tablectl.core.state import checks
+from tablectl.core.part import Part
 
 
-class Roster(DeckGuard):
-    """Seats and positions (layer 4 of the table: see :mod:`tablectl.core.table_base`)."""
+class Roster(Part):
+    """Seats and positions, and who deals: the roster's part of the table."""
 
-    def _plan(self) -> tuple[tuple[int, ...], Positions, list[int]]:
+    SECTION = "roster"
+    STATE = ("seats", "_next_button", "_last_positions", "waiting", "_posted", "absent", "missed_bb", "missed_sb",
+             "_buyer", "penalty", "_deferred", "_redeal", "dealer", "_next_dealer")
+    NULLABLE = ("_next_button",)
+    HINTS = {"seats": tuple[int, ...], "_next_button": int | None, "_last_positions": Positions | None,
+             "waiting": set[int], "_posted": set[int], "absent": set[int], "missed_bb": set[int],
+             "missed_sb": set[int], "_buyer": int | None, "penalty": dict[int, int], "_deferred": list[ButtonPress],
+             "_redeal": Hand | None, "dealer": str | None, "_next_dealer": str | None}
+
+    def __init__(self, table: Any) -> None:
+        super().__init__(table)
+        settings = self.settings
+        self.seats: tuple[int, ...] = tuple(settings.seats)
+        self._next_button: int | None = settings.button  # set by hand for the next hand, if any
+        self._last_positions: Positions | None = None  # the last hand's button and blinds
+        self.waiting: set[int] = set()  # newcomers not dealt in yet (DEAL-006)
+        self._posted: set[int] = set()  # newcomers who posted (DEAL-007)
+        self.absent: set[int] = set()  # DEAL-009 (a cash game: seats sitting out, not dealt in)
+        # cash games (DEAL-008): the seats the big and the small blind went past while they sat out
+        self.missed_bb: set[int] = set()
+        self.missed_sb: set[int] = set()
+        self._buyer: int | None = None  # the seat that bought the button in the last hand (DEAL-007/008)
+        self.penalty: dict[int, int] = {}  # seat -> penalty hands left (DEAL-010)
+        self._deferred: list[ButtonPress] = []  # seat changes waiting for the hand to end
+        self._redeal: Hand | None = None  # the misdealt hand the next one replays (MISD-014)
+        self.dealer: str | None = None  # who deals the next hand: the floor names them (RELIEF-003)
+        self._next_dealer: str | None = None  # named ahead: dealing from the next relief press
+
+    def link(self) -> None:
+        self._flag = self._t.alerts.flag
+
+    @property
+    def hand(self) -> Hand | None:
+        return self._t.dealing.hand
+
+    @property
+    def game_def(self) -> Any:
+        return self._t.turns.game_def
+
+    def check(self, where: str) -> None:
+        for s in self.seats:
+            checks.seat(f"{where}.seats", s)
+        for name in ("waiting", "_posted", "absent", "missed_bb", "missed_sb"):
+            for s in getattr(self, name):
+                checks.seat(f"{where}.{name}", s)
+        for s, n in self.penalty.items():
+            checks.seat(f"{where}.penalty", s)
+            checks.count(f"{where}.penalty[{s}]", n)
+        for name in ("_next_button", "_buyer"):
+            if getattr(self, name) is not None:
+                checks.seat(f"{where}.{name}", getattr(self, name))
+        for name in ("dealer", "_next_dealer"):
+            checks.dealer(getattr(self, name), f"{where}.{name}")
+        for p in self._deferred:
+            if type(p).__name__ != "ButtonPress":
+                raise StateError(f"{where}._deferred: holds something other than a press")
+        if self._redeal is not None:
+            checks.check_hand(self._redeal, f"{where}._redeal")
+            if not self._redeal.penalty <= self.penalty.keys():
+                raise StateError(f"{where}._redeal.penalty: a seat the table has no penalty for")
+
+    # -- what the other parts ask of the roster --------------------------------------------
+    @property
+    def last_positions(self) -> Positions | None:
+        """The last hand's button and blinds, as it was played (None: none yet, or the button set)."""
+        return self._last_positions
+
+    @property
+    def next_button(self) -> int | None:
+        """The next hand's button where it is set by hand (None: the rules move it)."""
+        return self._next_button
+
+    def relief(self) -> None:
+        """RELIEF-003: the incoming dealer deals from the next hand, by the name the floor
+        entered ahead; a relief nobody was named for leaves the down's dealer unknown."""
+        self.dealer, self._next_dealer = self._next_dealer, None
+
+    def set_next_button(self, seat: int | None) -> None:
+        """The next hand's button, set (a high card, the stud/flop switch) or, None, moved by the rules."""
+        self._next_button = seat
+
+    def button_by_high_card(self, seat: int) -> None:
+        """DEAL-011: the high card's seat has the button, and the blinds start from it."""
+        self._next_button = seat
+        self._last_positions = None
+
+    def take_redeal(self) -> Hand | None:
+        """The misdealt hand the hand now starting replays (MISD-014), if any: taken."""
+        redeal, self._redeal = self._redeal, None
+        return redeal
+
+    def deal_in(self, joins: list[int]) -> set[int]:
+        """A hand starts with ``joins`` dealt in: they are no longer waiting. The seats still waiting."""
+        self.seats = tuple(sorted(set(self.seats) | set(joins)))
+        self.waiting -= set(joins)
+        self._posted -= set(joins)
+        return set(self.waiting)
+
+    def deferred_newcomers(self, seats: tuple[int, ...]) -> set[int]:
+        """The seats that came in during a misdealt hand, not in its re-deal (MISD-014)."""
+        return {p.seat for p in self._deferred if p.name in (Pad.SEAT_IN, Pad.SEAT_POSTED)
+                and p.seat is not None and p.seat not in seats}
+
+    def serve_penalties(self, hand: Hand) -> list[int]:
+        """DEAL-010: a hand played out counts a hand of each penalised seat's penalty (a misdealt
+        hand and its re-deal count once); the seats whose penalty is served."""
+        served = []
+        for seat in sorted(hand.penalty):
+            self.penalty[seat] -= 1
+            if self.penalty[seat] <= 0:
+                del self.penalty[seat]
+                served.append(seat)
+        return served
+
+    def hand_misdealt(self, hand: Hand) -> None:
+        """MISD-014: the re-deal replays ``hand``; seat changes wait for it."""
+        self._redeal = hand
+
+    def hand_played(self, hand: Hand, out: list[Effect]) -> None:
+        """DEAL-004: the button moves once the pot is pushed; where to, :meth:`plan` says. After
+        a deal from a misplaced button that was played out, it moves on from where it was
+        (MISD-015). The seat changes pressed during the hand take effect."""
+        self._last_positions = hand.played_positions()
+        deferred, self._deferred = self._deferred, []
+        for press in deferred:
+            self.seat_press(press, out)
+
+    def plan(self) -> tuple[tuple[int, ...], Positions, list[int]]:
         """The next hand's seats, positions and the newcomers who join it.
 
         A re-deal replays the misdealt hand: same seats, same button (MISD-014). Otherwise the
@@ -64,15 +196,15 @@ class Roster(DeckGuard):
         return seats, pos, joins
 
     def next_positions(self) -> Positions:
-        """The button and blinds of the next hand (see :meth:`_plan`)."""
-        return self._plan()[1]
+        """The button and blinds of the next hand (see :meth:`plan`)."""
+        return self.plan()[1]
 
     @property
     def button(self) -> int:
         """The button of the hand in progress, else of the next hand."""
         return self.hand.button if self.hand is not None else self.next_positions().button
 
-    def _seat_press(self, ev: ButtonPress, out: list[Effect]) -> None:
+    def seat_press(self, ev: ButtonPress, out: list[Effect]) -> None:
         """Seats in and out (DEAL-005..010). A change to a seat in the hand under way waits for
         the hand to end (and a misdealt hand's for its re-deal: MISD-014)."""
         seat, hand = ev.seat, self.hand
@@ -115,11 +247,11 @@ class Roster(DeckGuard):
             self.waiting.add(seat)
             if name == Pad.SEAT_POSTED:
                 self._posted.add(seat)
-            if seat not in self._plan()[0]:
+            if seat not in self.plan()[0]:
                 self._flag(out, ev.ts, None, Finding("deal.seat_waits", "DEAL-006",
                                                      f"seat {seat} waits for the button to pass", seat))
 
-    def _cash_blinds(self, seats: tuple[int, ...], pos: Positions, joins: list[int]) -> None:
+    def cash_blinds(self, seats: tuple[int, ...], pos: Positions, joins: list[int]) -> None:
         """A cash hand starts (DEAL-007/008): the seats that came in owe nothing more; the one
         that came in between the button and the small blind bought the button (its place the
         next hand: ``BUY_BUTTON_NEXT``); and the blinds that went past a seat sitting out (or
@@ -136,7 +268,7 @@ class Roster(DeckGuard):
         self.missed_bb |= bb
         self.missed_sb |= sb
 
-    def _away(self, seat: int) -> str:
+    def away(self, seat: int) -> str:
         """Why a cash seat has no hand, beyond what the hand knows (MISD-005's words): sitting
         out, or waiting and owing blinds or not yet posted. Nothing at a tournament."""
         if self.settings.event != "cash":
@@ -185,12 +317,11 @@ class Roster(DeckGuard):
                                   missed_bb=seat in self.missed_bb, missed_sb=seat in self.missed_sb,
                                   rule=rules.cash_entry)
         if finding is not None:
-            prompt = Prompt(ts, finding.code, finding.message, finding.rule, self._next_hand_number(),
+            prompt = Prompt(ts, finding.code, finding.message, finding.rule, self._t.dealing.next_hand_number(),
                             seat=finding.seat)
-            self._pending_prompts.append(prompt)
-            out.append(prompt)
+            self._t.alerts.prompt_next_hand(out, prompt)
 
-    def _on_dealer(self, ev: DealerNamed) -> list[Effect]:
+    def on_dealer(self, ev: DealerNamed) -> list[Effect]:
         """The floor names a dealer (RELIEF-003): now, or at the next relief press. A hand in
         progress keeps its dealer (RELIEF-001: the outgoing dealer finishes it); one that has
         none yet (the first name of a shift, given mid-hand) takes this one."""
@@ -202,7 +333,7 @@ class Roster(DeckGuard):
             self.hand.dealer = ev.name
         return []
 
-    def _on_setup(self, ev: TableSetup) -> list[Effect]:
+    def on_setup(self, ev: TableSetup) -> list[Effect]:
         """The floor sets the seats (and the button, or lets the daemon move it). Without a
         button, seats new to the table are newcomers under DEAL-006."""
         seats = set(ev.seats)

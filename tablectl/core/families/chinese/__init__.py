@@ -1,0 +1,1 @@
+"""Chinese poker (CHIN): ``rules`` and ``part`` (the table's)."""

@@ -1,0 +1,1 @@
+"""The draw games (DRAW): ``rules`` and ``part`` (the table's)."""

@@ -1,0 +1,110 @@
+"""A table saved mid-hand by an earlier release resumes in this one exactly as it would have gone
+on in that one (issue 31: the table made of parts, state version 13).
+
+tests/data/state/resume-v12.json was written by the last release of state version 12 (the table
+as one object, commit 8c103f2) with tests/data/state/resume_fixture.py: each case holds a table saved
+mid-hand, the events that followed, and the effects that release gave for them. Today's code
+reads the state (through the migrations) and must give the same effects, one for one, and the
+same view at the end: the expected values come from the code before the change, not from the
+code under test. resume-v13.json is the same for this release's states, for the releases after it.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+import pytest
+
+from rig.paths import TESTS
+from tablectl.core.events import event_from_dict
+from tablectl.core.part import PART_MIGRATIONS
+from tablectl.core.state import STATE_VERSION, StateError
+from tablectl.core.table import Table
+from tests.unit.core.test_state import SETTINGS
+
+DATA = TESTS / "data" / "state"
+FIXTURES = {version: json.loads((DATA / f"resume-v{version}.json").read_text()) for version in (12, 13)}
+
+
+def _cases(version: int) -> list[Any]:
+    return [pytest.param(c, id=f"v{version}-seed{c['seed']}") for c in FIXTURES[version]["cases"]]
+
+
+def _play_on(case: dict[str, Any]) -> tuple[list[str], dict[str, Any]]:
+    table = Table.from_state(copy.deepcopy(case["state"]), SETTINGS)
+    assert table.hand is not None  # saved mid-hand
+    effects = [repr(e) for d in case["events"] for e in table.apply(event_from_dict(d))]
+    return effects, json.loads(json.dumps(table.snapshot()))
+
+
+def test_the_fixtures_are_of_the_versions_they_are_named_for() -> None:
+    assert FIXTURES[12]["version"] == 12 and all(c["state"]["version"] == 12 for c in FIXTURES[12]["cases"])
+    assert FIXTURES[13]["version"] == STATE_VERSION == 13
+    assert all("parts" in c["state"] for c in FIXTURES[13]["cases"])
+
+
+@pytest.mark.parametrize("case", _cases(12) + _cases(13))
+def test_a_table_saved_mid_hand_by_a_release_goes_on_as_that_release_did(case: dict[str, Any]) -> None:
+    effects, view = _play_on(case)
+    assert len(effects) == len(case["effects"]) > 50
+    assert effects == case["effects"]
+    assert view == case["snapshot"]
+
+
+def test_a_version_12_state_is_split_into_the_sections_of_the_parts_that_own_its_fields() -> None:
+    state = copy.deepcopy(FIXTURES[12]["cases"][0]["state"])
+    table = Table.from_state(state, SETTINGS)
+    written = table.to_state()
+    assert written["version"] == 13 and "table" not in written
+    owned = {name: set(s["state"]) for name, s in written["parts"].items()}
+    every = [f for fields in owned.values() for f in fields]
+    assert len(every) == len(set(every))  # no field kept by two parts
+    assert set(every) == set(FIXTURES[12]["cases"][0]["state"]["table"])  # and none lost, none new
+    assert owned["roster"] >= {"seats", "_redeal", "dealer"} and owned["dealing"] >= {"hand", "hands_finished"}
+
+
+def test_a_field_of_a_version_12_state_that_no_part_owns_is_refused_by_name() -> None:
+    state = copy.deepcopy(FIXTURES[12]["cases"][0]["state"])
+    state["table"]["_spare"] = 3
+    with pytest.raises(StateError, match="state.table: unknown _spare"):
+        Table.from_state(state, SETTINGS)
+
+
+def test_a_part_that_changes_what_it_keeps_migrates_its_own_section(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Version 2 of the roster, say, renames a field: its step alone brings its version 1 up."""
+    from tablectl.core.table.roster import Roster
+
+    state = copy.deepcopy(FIXTURES[13]["cases"][0]["state"])
+    section = state["parts"]["roster"]
+    section["state"]["dealer_then"] = section["state"].pop("dealer")  # a version 1 that spelt it so
+
+    def step(fields: dict[str, Any]) -> dict[str, Any]:
+        fields["dealer"] = fields.pop("dealer_then")
+        return fields
+
+    with pytest.raises(StateError, match="missing dealer; unknown dealer_then"):
+        Table.from_state(copy.deepcopy(state), SETTINGS)  # no step for it: refused, by name
+    monkeypatch.setattr(Roster, "VERSION", 2)
+    monkeypatch.setitem(PART_MIGRATIONS, ("roster", 1), step)
+    table = Table.from_state(state, SETTINGS)
+    assert table.to_state()["parts"]["roster"]["version"] == 2
+    case = FIXTURES[13]["cases"][0]
+    assert [repr(e) for d in case["events"] for e in table.apply(event_from_dict(d))] == case["effects"]
+
+
+@pytest.mark.parametrize(("spoil", "says"), [
+    (lambda s: s["parts"]["roster"].__setitem__("version", 9),
+     "state.parts.roster: version 9; this release reads 1 to 1"),
+    (lambda s: s["parts"].pop("modes"), "state.parts: missing modes"),
+    (lambda s: s["parts"].__setitem__("clock", {"version": 1, "state": {}}), "state.parts: unknown clock"),
+    (lambda s: s["parts"].__setitem__("roster", [1]), "state.parts.roster: want an object of version and state"),
+    (lambda s: s["parts"]["stud"]["state"].__setitem__("_all_in_next", {"s": [12]}), "_all_in_next: seat 12"),
+])
+def test_a_spoilt_section_is_refused_in_one_line_naming_it(spoil: Any, says: str) -> None:
+    state = copy.deepcopy(FIXTURES[13]["cases"][0]["state"])
+    spoil(state)
+    with pytest.raises(StateError) as err:
+        Table.from_state(state, SETTINGS)
+    assert says in str(err.value) and "\n" not in str(err.value)
