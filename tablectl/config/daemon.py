@@ -494,6 +494,22 @@ def check_paths(config: Config, *, manifests: list[tuple[str, str]] | None = Non
     socket. One :class:`ConfigError` line names both keys. Nothing is written, renamed or removed.
     """
     src = str(config.path)
+    written = _written_paths(config)
+    read = [("the configuration file itself", str(config.path)), *(manifests or [])]
+    _check_distinct(src, written, read)
+    if config.control.manifests:
+        _check_outside_manifests(src, written, config.control.manifests)
+    if config.journal.path:
+        _check_journal_file(src, config.journal.path)
+    if config.outputs.control:
+        _check_control_file(src, config.outputs.control)
+    if config.outputs.feed:
+        _check_feed_file(src, config.outputs.feed)
+
+
+def _written_paths(config: Config) -> list[tuple[str, str]]:
+    """``(key, path)`` of every file the daemon writes: the journal and its -wal, -shm and
+    .hands, the feed, the control socket."""
     written: list[tuple[str, str]] = []
     if config.journal.path:
         j = config.journal.path
@@ -503,7 +519,12 @@ def check_paths(config: Config, *, manifests: list[tuple[str, str]] | None = Non
         written.append(("[outputs] feed", config.outputs.feed))
     if config.outputs.control:
         written.append(("[outputs] control", config.outputs.control))
-    read = [("the configuration file itself", str(config.path)), *(manifests or [])]
+    return written
+
+
+def _check_distinct(src: str, written: list[tuple[str, str]], read: list[tuple[str, str]]) -> None:
+    """No file written is another written or one read (by path, symlink or hard link); two files
+    only read may be one."""
     seen: list[tuple[str, Path, tuple[int, int] | None]] = []
     for key, path in written + read:
         real, ident = _where(path)
@@ -514,39 +535,44 @@ def check_paths(config: Config, *, manifests: list[tuple[str, str]] | None = Non
                 raise ConfigError(f"{src}: {other_key} and {key} are the same file ({real}); the daemon would "
                                   f"overwrite it: give each its own path (nothing was opened)")
         seen.append((key, real, ident))
-    folder = config.control.manifests
-    if folder:
-        real_folder, _ = _where(folder)
-        for key, path in written:
-            real, _ = _where(path)
-            if real == real_folder or real.is_relative_to(real_folder):
-                raise ConfigError(f"{src}: {key} ({real}) is inside [control] manifests ({real_folder}); the "
-                                  f"daemon writes it, and `decks` reads that folder: keep them apart (nothing "
-                                  f"was opened)")
-    if config.journal.path:
-        _check_journal_file(src, config.journal.path)
-    if config.outputs.control:
-        try:
-            st = os.lstat(config.outputs.control)
-        except FileNotFoundError:
-            pass
-        except OSError as exc:
-            raise ConfigError(f"{src}: [outputs] control: cannot look at {config.outputs.control}: "
-                              f"{exc.strerror}") from None
-        else:
-            if not stat.S_ISSOCK(st.st_mode):
-                raise ConfigError(f"{src}: [outputs] control: {config.outputs.control} is {_kind(st.st_mode)}, not "
-                                  f"a socket; the daemon would have to remove it: point [outputs] control at a "
-                                  f"free path (nothing was opened)")
-    if config.outputs.feed:
-        try:
-            st = os.stat(config.outputs.feed)
-        except OSError:
-            pass
-        else:
-            if stat.S_ISDIR(st.st_mode) or stat.S_ISSOCK(st.st_mode):
-                raise ConfigError(f"{src}: [outputs] feed: {config.outputs.feed} is {_kind(st.st_mode)}, not a "
-                                  f"file the feed can be appended to")
+
+
+def _check_outside_manifests(src: str, written: list[tuple[str, str]], folder: str) -> None:
+    """No file written is in ``[control] manifests`` (or is that folder): `decks` reads it."""
+    real_folder, _ = _where(folder)
+    for key, path in written:
+        real, _ = _where(path)
+        if real == real_folder or real.is_relative_to(real_folder):
+            raise ConfigError(f"{src}: {key} ({real}) is inside [control] manifests ({real_folder}); the "
+                              f"daemon writes it, and `decks` reads that folder: keep them apart (nothing "
+                              f"was opened)")
+
+
+def _check_control_file(src: str, path: str) -> None:
+    """An existing ``[outputs] control`` must be a socket (an old one of the daemon's): anything
+    else there the daemon would have to remove to bind its own."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise ConfigError(f"{src}: [outputs] control: cannot look at {path}: {exc.strerror}") from None
+    if not stat.S_ISSOCK(st.st_mode):
+        raise ConfigError(f"{src}: [outputs] control: {path} is {_kind(st.st_mode)}, not "
+                          f"a socket; the daemon would have to remove it: point [outputs] control at a "
+                          f"free path (nothing was opened)")
+
+
+def _check_feed_file(src: str, path: str) -> None:
+    """An existing ``[outputs] feed`` must be a file lines can be appended to: not a folder, not a
+    socket."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return
+    if stat.S_ISDIR(st.st_mode) or stat.S_ISSOCK(st.st_mode):
+        raise ConfigError(f"{src}: [outputs] feed: {path} is {_kind(st.st_mode)}, not a "
+                          f"file the feed can be appended to")
 
 
 def _kind(mode: int) -> str:
