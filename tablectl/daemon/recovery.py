@@ -88,13 +88,36 @@ def recover_table(j: Journal, settings: Any, fresh: Table, decks: set[str] | Non
 
 
 def _rebuild(j: Journal, settings: Any, fresh: Table, info: OpenInfo, decks: set[str] | None) -> Recovery:
+    """The table of the newest snapshot that reads and the events since, and what was lost."""
     r = Recovery(table=fresh, lost=list(info.lost))
     dropped = j.dropped_through()
-    loaded = False
+    loaded = _take_snapshot(r, j, settings, decks, dropped)
+    # (read whether or not anything is replayed: reading them counts the records that are no
+    # JSON, a loss _count_skipped reports)
+    recorded = {(h.get("hand"), h.get("ended")) for h in j.hands(since=0.0)}
+    state_lost = not loaded and bool(dropped) and not r.config_changed
+    if state_lost:
+        # The state the kept events apply to is gone: replaying them onto an empty table would
+        # make up hands. The table starts afresh; hand numbers carry on (below).
+        n = j.count_events_after(dropped)
+        r.lost.append(f"no snapshot can be read: the table's state at event #{dropped} is lost "
+                      f"and the {n} events after it are not replayed")
+    elif not r.config_changed or loaded:
+        _replay(r, j, recorded)
+    _count_skipped(r, j)
+    number_on(r, j, info.wal_lost or state_lost)
+    _note_hand_affected(r)
+    return r
+
+
+def _take_snapshot(r: Recovery, j: Journal, settings: Any, decks: set[str] | None, dropped: int) -> bool:
+    """Put the table of the newest snapshot that reads, and its event id, in ``r``; False if none
+    is taken. A snapshot that does not read is noted as lost and the one before it tried; one
+    older than the events kept, or of another configuration, ends the search."""
     for eid, text in j.snapshots():
         if eid < dropped:
             r.lost.append(f"the snapshot at event #{eid} is older than the events kept")
-            break
+            return False
         try:
             table = Table.from_state(json.loads(text), settings)
             if decks is not None and set(table.registry.decks) != decks:
@@ -104,44 +127,49 @@ def _rebuild(j: Journal, settings: Any, fresh: Table, info: OpenInfo, decks: set
             r.config_changed = True
             log.warning("journal: the configuration changed since the last snapshot; the table starts "
                         "afresh (the history is kept)")
-            break
+            return False
         except (StateError, ValueError, RecursionError) as exc:
             r.lost.append(f"the snapshot at event #{eid} cannot be read ({str(exc)[:160]})")
             continue
         except Exception as exc:  # noqa: BLE001 (a bug in reading a state must not stop a start)
             r.lost.append(f"the snapshot at event #{eid} cannot be read ({type(exc).__name__})")
             continue
-        loaded = True
-        break
-    recorded = {(h.get("hand"), h.get("ended")) for h in j.hands(since=0.0)}
-    if not loaded and dropped and not r.config_changed:
-        # The state the kept events apply to is gone: replaying them onto an empty table would
-        # make up hands. The table starts afresh; hand numbers carry on (below).
-        n = j.count_events_after(dropped)
-        r.lost.append(f"no snapshot can be read: the table's state at event #{dropped} is lost "
-                      f"and the {n} events after it are not replayed")
-    elif not r.config_changed or loaded:
-        for eid, event in j.events_after(r.after):
-            try:
-                effects = r.table.apply(event)
-            except Exception:
-                r.core_failures += 1
-                log.debug("journal: the core failed replaying event #%d", eid, exc_info=True)
-                continue
-            r.replayed += 1
-            r.replayed_events.append(event)
-            r.replayed_effects.append((eid, effects))
-            # What the core said after the last hand recorded never reached an output: say it now.
-            r.late += [e for e in effects if isinstance(e, HandFinished) and (e.hand, e.ts) not in recorded]
+        return True
+    return False
+
+
+def _replay(r: Recovery, j: Journal, recorded: set[tuple[Any, Any]]) -> None:
+    """Apply the events after ``r.after`` to ``r.table``; an event the core fails on is counted
+    and skipped (the rest still apply). ``recorded``: the finished hands' ``(hand, ended)``."""
+    for eid, event in j.events_after(r.after):
+        try:
+            effects = r.table.apply(event)
+        except Exception:
+            r.core_failures += 1
+            log.debug("journal: the core failed replaying event #%d", eid, exc_info=True)
+            continue
+        r.replayed += 1
+        r.replayed_events.append(event)
+        r.replayed_effects.append((eid, effects))
+        # What the core said after the last hand recorded never reached an output: say it now.
+        r.late += [e for e in effects if isinstance(e, HandFinished) and (e.hand, e.ts) not in recorded]
+
+
+def _count_skipped(r: Recovery, j: Journal) -> None:
+    """The rows the journal skipped while read, by reason; unreadable hand records are a loss of
+    their own (a line in the summary, not a count among the events)."""
     r.skipped = Counter(j.skipped)
     bad_hands = r.skipped.pop("a finished hand's record that is no JSON", 0)
     if bad_hands:
         r.lost.append(f"{bad_hands} finished hand record(s) unreadable")
-    number_on(r, j, info.wal_lost or (not loaded and bool(dropped) and not r.config_changed))
+
+
+def _note_hand_affected(r: Recovery) -> None:
+    """Anything lost or skipped, and no hand named yet (by :func:`number_on`): the hand in
+    progress is the one affected, else the last finished (None before any)."""
     if (r.lost or r.skipped or r.core_failures) and r.hand_affected is None:
         hand = r.table.hand
         r.hand_affected = hand.number if hand is not None else r.table.hands_finished or None
-    return r
 
 
 def number_on(r: Recovery, j: Journal, state_lost: bool) -> None:
