@@ -745,58 +745,84 @@ def diagnose(path: str | Path, settings: Any = None) -> list[tuple[str, str]]:
     except sqlite3.Error:
         return out  # (the integrity check says so)
     try:
-        tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        if "meta" in tables:
-            meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
-            schema = str(meta.get("schema", "1"))
-            if schema.isdigit() and int(schema) > SCHEMA_VERSION:
-                out.append(("fail", (f"journal: {path} is of schema {schema}, written by a newer release: "
-                                     f"tablectl run refuses it (exit 2)")))
-                return out
-            if meta.get("open") == "1" and not wal_was_there:
-                out.append(("warn", (f"journal: {path} was left open and its WAL is missing: what was journalled "
-                                     "after its last snapshot is lost (said at the next start)")))
-        if "snapshots" in tables:
-            cols = {r[1] for r in db.execute("PRAGMA table_info(snapshots)")}
-            fmt = "format" if "format" in cols else "'pickle'"
-            rows = db.execute(f"SELECT event_id, data, {fmt} FROM snapshots ORDER BY event_id DESC").fetchall()
-            for eid, data, f in rows:
-                if f == "pickle":
-                    out.append(("warn", (f"journal: the snapshot at event #{eid} is a pickle (schema 1): the next "
-                                         "start refuses it (never unpickled) and carries on from the events that "
-                                         "remain and the last hand number")))
-                    continue
-                try:
-                    state = json.loads(data)
-                    if settings is not None:
-
-                        Table.from_state(state, settings)
-                except (StateError, ValueError, TypeError, RecursionError) as exc:
-                    level = "warn" if "configuration changed" in str(exc) else "fail"
-                    out.append((level, (f"journal: the snapshot at event #{eid} cannot be read "
-                                        f"({str(exc)[:120]}): the next start falls back to the one before it")))
-        if "events" in tables:
-            bad: Counter[str] = Counter()
-            for eid, data in db.execute("SELECT id, data FROM events"):
-                try:
-                    decode_event(data, eid)
-                except ValueError as exc:
-                    bad[str(exc)[:80]] += 1
-            if bad:
-                out.append(("warn", (f"journal: {sum(bad.values())} event row(s) do not decode ("
-                                     + ", ".join(f"{n} {r}" for r, n in bad.most_common(3)))
-                                    + "): the next start skips and counts them"))
-        if "hands" in tables:
-            n = 0
-            for (text,) in db.execute("SELECT record FROM hands"):
-                try:
-                    json.loads(text)
-                except (TypeError, ValueError, RecursionError):
-                    n += 1
-            if n:
-                out.append(("warn", f"journal: {n} finished hand record(s) are not JSON: history skips them"))
+        _diagnose_tables(db, path, settings, wal_was_there, out)
     except sqlite3.Error:
         pass  # a file SQLite cannot read: the integrity check (doctor.inspect_journal) says so
     finally:
         db.close()
     return out
+
+
+def _diagnose_tables(db: sqlite3.Connection, path: Path, settings: Any, wal_was_there: bool,
+                     out: list[tuple[str, str]]) -> None:
+    """:func:`diagnose`'s findings table by table, appended to ``out`` as each table is read (an
+    SQLite error in a later table leaves those of the earlier ones there)."""
+    tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if "meta" in tables:
+        meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
+        schema = str(meta.get("schema", "1"))
+        if schema.isdigit() and int(schema) > SCHEMA_VERSION:
+            out.append(("fail", (f"journal: {path} is of schema {schema}, written by a newer release: "
+                                 f"tablectl run refuses it (exit 2)")))
+            return  # (nothing else of it is read: this release cannot tell what is wrong in it)
+        if meta.get("open") == "1" and not wal_was_there:
+            out.append(("warn", (f"journal: {path} was left open and its WAL is missing: what was journalled "
+                                 "after its last snapshot is lost (said at the next start)")))
+    if "snapshots" in tables:
+        out.extend(_snapshot_findings(db, settings))
+    if "events" in tables:
+        out.extend(_event_findings(db))
+    if "hands" in tables:
+        out.extend(_hand_findings(db))
+
+
+def _snapshot_findings(db: sqlite3.Connection, settings: Any) -> list[tuple[str, str]]:
+    """Each snapshot the next start cannot take: a pickle (schema 1), or a state that does not
+    read (against ``settings`` when given: a state of another configuration is a warning)."""
+    out: list[tuple[str, str]] = []
+    cols = {r[1] for r in db.execute("PRAGMA table_info(snapshots)")}
+    fmt = "format" if "format" in cols else "'pickle'"
+    rows = db.execute(f"SELECT event_id, data, {fmt} FROM snapshots ORDER BY event_id DESC").fetchall()
+    for eid, data, f in rows:
+        if f == "pickle":
+            out.append(("warn", (f"journal: the snapshot at event #{eid} is a pickle (schema 1): the next "
+                                 "start refuses it (never unpickled) and carries on from the events that "
+                                 "remain and the last hand number")))
+            continue
+        try:
+            state = json.loads(data)
+            if settings is not None:
+                Table.from_state(state, settings)
+        except (StateError, ValueError, TypeError, RecursionError) as exc:
+            level = "warn" if "configuration changed" in str(exc) else "fail"
+            out.append((level, (f"journal: the snapshot at event #{eid} cannot be read "
+                                f"({str(exc)[:120]}): the next start falls back to the one before it")))
+    return out
+
+
+def _event_findings(db: sqlite3.Connection) -> list[tuple[str, str]]:
+    """The event rows that do not decode, counted by what is wrong (one warning)."""
+    bad: Counter[str] = Counter()
+    for eid, data in db.execute("SELECT id, data FROM events"):
+        try:
+            decode_event(data, eid)
+        except ValueError as exc:
+            bad[str(exc)[:80]] += 1
+    if not bad:
+        return []
+    return [("warn", (f"journal: {sum(bad.values())} event row(s) do not decode ("
+                      + ", ".join(f"{n} {r}" for r, n in bad.most_common(3)))
+             + "): the next start skips and counts them")]
+
+
+def _hand_findings(db: sqlite3.Connection) -> list[tuple[str, str]]:
+    """The finished hands' records that are not JSON, counted (one warning)."""
+    n = 0
+    for (text,) in db.execute("SELECT record FROM hands"):
+        try:
+            json.loads(text)
+        except (TypeError, ValueError, RecursionError):
+            n += 1
+    if not n:
+        return []
+    return [("warn", f"journal: {n} finished hand record(s) are not JSON: history skips them")]
