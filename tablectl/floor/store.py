@@ -124,6 +124,20 @@ def _depth(value: Any) -> int:
     return deepest
 
 
+def _message_body(payload: bytes) -> dict[str, Any] | None:
+    """A message's JSON object; None for anything no table sends: not JSON (NaN, a key given
+    twice), not an object, or nested deeper than :data:`MAX_DEPTH`."""
+    try:
+        body = json.loads(payload, parse_constant=_no_constant, object_pairs_hook=_no_duplicates)
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        return None
+    if not isinstance(body, dict) or _depth(body) > MAX_DEPTH:
+        # (a message nested deeper than any table's is refused: stored, it would fail later
+        # to parse on the web server's deeper stack, and take the room's page down with it)
+        return None
+    return body
+
+
 @dataclass
 class Ingested:
     """What one message changed: ``kind`` is state, alert, ack, hand, reply, other, duplicate,
@@ -236,17 +250,13 @@ class Store:
     # -- from the broker -----------------------------------------------------------------------
     def ingest(self, topic: str, payload: bytes) -> Ingested:
         """Keep one message from the broker; never raises on its content."""
+        # (the floor's hot path: each step below is inline or one plain call, nothing done twice)
         where = split_topic(topic)
         if where is None:
             return Ingested("ignored")
         room, table, rest = where
-        try:
-            body = json.loads(payload, parse_constant=_no_constant, object_pairs_hook=_no_duplicates)
-        except (ValueError, UnicodeDecodeError, RecursionError):
-            return Ingested("ignored", room, table)
-        if not isinstance(body, dict) or _depth(body) > MAX_DEPTH:
-            # (a message nested deeper than any table's is refused: stored, it would fail later
-            # to parse on the web server's deeper stack, and take the room's page down with it)
+        body = _message_body(payload)
+        if body is None:
             return Ingested("ignored", room, table)
         now = self.clock()
         epoch = body.get("epoch", "0")
@@ -254,22 +264,9 @@ class Store:
             return Ingested("ignored", room, table)
         wrong = schema.check(rest, body, room, table) if rest in ("state", "cmd/reply", *NUMBERED) else None
         if wrong is not None:
-            # (a table speaks only for itself, in its own fields: anything else is kept out)
-            seq = body.get("seq") if type(body.get("seq")) is int else None
-            problem = f"{rest}{f' seq {seq}' if seq is not None else ''}: {wrong}"
-            self.db.execute("INSERT INTO suspects (room, tbl, epoch, topic, seq, problem, found) "
-                            "VALUES (?, ?, ?, ?, ?, ?, ?)", (room, table, epoch, rest, seq, problem[:300], now))
-            return Ingested("suspect", room, table, body, breaks=[problem[:300]])
+            return self._off_schema(room, table, epoch, rest, body, wrong, now)
         if rest == "state":
-            if body.get("online") is False:  # (the will says only that: the tile keeps what was last known)
-                row = self.db.execute("SELECT state FROM tables WHERE room = ? AND tbl = ?", (room, table)).fetchone()
-                body = {**json.loads(row[0]), **body} if row is not None else body
-            # (the epoch of a table's journal is taken from its numbered messages only: those are
-            # signed, the retained state is not)
-            self.db.execute("INSERT OR REPLACE INTO tables (room, tbl, state, updated) VALUES (?, ?, ?, ?)",
-                            (room, table, json.dumps(body), now))
-            regaps = self.due_gaps(room=room, table=table, force=True) if body.get("online") is True else []
-            return Ingested("state", room, table, body, regaps=[(t, f) for _, _, t, f in regaps])
+            return self._state(room, table, body, now)
         if rest == "cmd/reply":
             self._reply(room, table, body)
             return Ingested("reply", room, table, body)
@@ -278,6 +275,35 @@ class Store:
         seq = body.get("seq")
         if type(seq) is not int or seq < 1 or seq > 2 ** 62:
             return Ingested("ignored", room, table)
+        return self._numbered_atomically(room, table, epoch, rest, seq, body, payload, now)
+
+    def _off_schema(self, room: str, table: str, epoch: str, rest: str, body: dict[str, Any], wrong: str,
+                    now: float) -> Ingested:
+        """A message its topic's schema refuses (``wrong``: why), kept out and counted as suspect."""
+        # (a table speaks only for itself, in its own fields: anything else is kept out)
+        seq = body.get("seq") if type(body.get("seq")) is int else None
+        problem = f"{rest}{f' seq {seq}' if seq is not None else ''}: {wrong}"
+        self.db.execute("INSERT INTO suspects (room, tbl, epoch, topic, seq, problem, found) "
+                        "VALUES (?, ?, ?, ?, ?, ?, ?)", (room, table, epoch, rest, seq, problem[:300], now))
+        return Ingested("suspect", room, table, body, breaks=[problem[:300]])
+
+    def _state(self, room: str, table: str, body: dict[str, Any], now: float) -> Ingested:
+        """A table's retained state kept as its tile's; a table back online has its open gaps asked
+        again."""
+        if body.get("online") is False:  # (the will says only that: the tile keeps what was last known)
+            row = self.db.execute("SELECT state FROM tables WHERE room = ? AND tbl = ?", (room, table)).fetchone()
+            body = {**json.loads(row[0]), **body} if row is not None else body
+        # (the epoch of a table's journal is taken from its numbered messages only: those are
+        # signed, the retained state is not)
+        self.db.execute("INSERT OR REPLACE INTO tables (room, tbl, state, updated) VALUES (?, ?, ?, ?)",
+                        (room, table, json.dumps(body), now))
+        regaps = self.due_gaps(room=room, table=table, force=True) if body.get("online") is True else []
+        return Ingested("state", room, table, body, regaps=[(t, f) for _, _, t, f in regaps])
+
+    def _numbered_atomically(self, room: str, table: str, epoch: str, rest: str, seq: int, body: dict[str, Any],
+                             payload: bytes, now: float) -> Ingested:
+        """:meth:`_numbered` in a transaction of its own, or a savepoint of the :meth:`batch`'s:
+        a message that fails is undone alone."""
         begin, commit, undo = (("SAVEPOINT msg", "RELEASE msg", "ROLLBACK TO msg") if self._in_batch
                                else ("BEGIN IMMEDIATE", "COMMIT", "ROLLBACK"))
         self.db.execute(begin)
