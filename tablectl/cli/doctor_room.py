@@ -76,25 +76,49 @@ def check_broker(section: str, cfg: Any, *, timeout: float = BROKER_TIMEOUT) -> 
     where = f"[{section}] broker: {cfg.broker}"
     c = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"tablectl-doctor-{os.getpid()}", protocol=mqtt.MQTTv5)
     c.connect_timeout = timeout
-    if cfg.tls:
-        try:
-            c.tls_set(ca_certs=cfg.ca_file, certfile=cfg.cert_file, keyfile=cfg.key_file,
-                      cert_reqs=ssl.CERT_REQUIRED, tls_version=ssl.PROTOCOL_TLS_CLIENT)
-        except (OSError, ssl.SSLError) as exc:
-            named = f"cert_file {cfg.cert_file} with key_file {cfg.key_file}" if cfg.cert_file else \
-                f"ca_file {cfg.ca_file}"
-            return Check("fail", f"{where}: cannot load {named}: {_why(exc)}",
-                         "give a PEM certificate and its own private key (docs/room.md, step 2)")
-    user = cfg.username
-    if user is not None:
-        try:
-            password = cfg.password()
-        except (OSError, UnicodeDecodeError) as exc:
-            return Check("fail", f"[{section}] password_file: {cfg.password_file}: cannot read it: {_why(exc)}",
-                         f"sudo chown {SERVICE_USER}: {cfg.password_file}; sudo chmod 600 {cfg.password_file}")
-        c.username_pw_set(user, password)
+    failed = _set_tls(c, cfg, where) if cfg.tls else None
+    if failed is None and cfg.username is not None:
+        failed = _set_login(c, section, cfg)
+    if failed is not None:
+        return failed
     answer: dict[str, Any] = {}
     c.on_connect = lambda client, userdata, flags, reason, props: answer.setdefault("reason", reason)
+    failed = _connect(c, cfg, where, host, port, timeout)
+    if failed is not None:
+        return failed
+    _wait_for_answer(c, answer, timeout)
+    return _verdict(answer.get("reason"), cfg, where, f"{host}:{port}", timeout)
+
+
+def _set_tls(c: mqtt.Client, cfg: Any, where: str) -> Check | None:
+    """The client's TLS from ``cfg``'s files (the broker's certificate verified); a failed check
+    if they do not load."""
+    try:
+        c.tls_set(ca_certs=cfg.ca_file, certfile=cfg.cert_file, keyfile=cfg.key_file,
+                  cert_reqs=ssl.CERT_REQUIRED, tls_version=ssl.PROTOCOL_TLS_CLIENT)
+    except (OSError, ssl.SSLError) as exc:
+        named = f"cert_file {cfg.cert_file} with key_file {cfg.key_file}" if cfg.cert_file else \
+            f"ca_file {cfg.ca_file}"
+        return Check("fail", f"{where}: cannot load {named}: {_why(exc)}",
+                     "give a PEM certificate and its own private key (docs/room.md, step 2)")
+    return None
+
+
+def _set_login(c: mqtt.Client, section: str, cfg: Any) -> Check | None:
+    """The client's user and the password from ``cfg``'s password file; a failed check if the file
+    cannot be read."""
+    try:
+        password = cfg.password()
+    except (OSError, UnicodeDecodeError) as exc:
+        return Check("fail", f"[{section}] password_file: {cfg.password_file}: cannot read it: {_why(exc)}",
+                     f"sudo chown {SERVICE_USER}: {cfg.password_file}; sudo chmod 600 {cfg.password_file}")
+    c.username_pw_set(cfg.username, password)
+    return None
+
+
+def _connect(c: mqtt.Client, cfg: Any, where: str, host: str, port: int, timeout: float) -> Check | None:
+    """Open the connection (and TLS); a failed check naming what stood in the way, None once
+    connected (the broker's answer still to come)."""
     try:
         c.connect(host, port, keepalive=max(5, int(timeout) + 1))
     except ssl.SSLCertVerificationError as exc:
@@ -112,6 +136,11 @@ def check_broker(section: str, cfg: Any, *, timeout: float = BROKER_TIMEOUT) -> 
     except OSError as exc:  # (a timeout, no route...)
         return Check("fail", f"{where}: cannot reach {host}:{port}: {_why(exc) or 'no answer'}",
                      "check the network and the broker's firewall")
+    return None
+
+
+def _wait_for_answer(c: mqtt.Client, answer: dict[str, Any], timeout: float) -> None:
+    """Run the client until the broker's CONNACK is in ``answer`` (or ``timeout``), then hang up."""
     deadline = time.monotonic() + timeout
     try:
         while "reason" not in answer and time.monotonic() < deadline:
@@ -119,9 +148,13 @@ def check_broker(section: str, cfg: Any, *, timeout: float = BROKER_TIMEOUT) -> 
                 break
     finally:
         c.disconnect()
-    reason = answer.get("reason")
+
+
+def _verdict(reason: Any, cfg: Any, where: str, address: str, timeout: float) -> Check:
+    """The check from the broker's CONNACK reason (None: it never answered)."""
+    user = cfg.username
     if reason is None:
-        return Check("fail", f"{where}: {host}:{port} accepted the connection but never answered as an MQTT "
+        return Check("fail", f"{where}: {address} accepted the connection but never answered as an MQTT "
                              f"broker within {timeout:g} s",
                      "is this the broker's port? mqtts:// for its TLS listener")
     if reason.is_failure:
