@@ -603,18 +603,8 @@ def main(path: str, *, as_json: bool, keep: bool = False, broker: str | None = N
     except ValueError as exc:
         print(f"tablectl simulate: {exc}", file=sys.stderr)
         return 2
-    try:
-        data = read_bounded(path, SCRIPT_MAX_BYTES)
-    except OSError as exc:
-        print(f"{path}: cannot read the script: {exc.strerror or exc}", file=sys.stderr)
-        return 2
-    except ValueError as exc:  # (a /dev/zero is not read to its end)
-        print(f"{path}: not a deal script: {exc}", file=sys.stderr)
-        return 2
-    try:
-        script = sc.parse_script(data)  # (bytes: not UTF-8 is a ScriptError naming the step)
-    except sc.ScriptError as exc:
-        print(f"{path}: {exc}", file=sys.stderr)
+    script = _load_script(path)
+    if script is None:
         return 2
     _SIGNALS.install()
     workdir: Path | None = None
@@ -622,18 +612,12 @@ def main(path: str, *, as_json: bool, keep: bool = False, broker: str | None = N
         try:
             with _SIGNALS.hold():  # the folder is known to the finally below before a signal can stop us
                 workdir = Path(tempfile.mkdtemp(prefix="tablectl-sim-"))
-            if not broker and (username or password_file or ca_file):
-                print("tablectl simulate: --username, --password-file and --ca-file go with --broker", file=sys.stderr)
-                return 2
             section = room_section(broker, room, table, username=username, password_file=password_file,
                                    ca_file=ca_file) if broker else None
-            if section is not None:  # (checked before the daemon starts: a bad URL is one line, status 2)
-
-                try:
-                    parse_room({**tomllib.loads(section), "journal": {}}, src="--broker", base=workdir)
-                except ConfigError as exc:
-                    print(f"tablectl simulate: {exc}", file=sys.stderr)
-                    return 2
+            problem = _broker_problem(section, workdir, login_given=bool(username or password_file or ca_file))
+            if problem is not None:
+                print(f"tablectl simulate: {problem}", file=sys.stderr)
+                return 2
             report = run_script(script, workdir=workdir, room=section, ack_wait=ACK_WAIT, table_extra=mixed)
         except Unacknowledged as exc:
             print(json.dumps(exc.report, indent=2) if as_json else format_report(exc.report))
@@ -646,13 +630,7 @@ def main(path: str, *, as_json: bool, keep: bool = False, broker: str | None = N
             print(f"tablectl simulate: {exc}", file=sys.stderr)
             return 1
         finally:
-            with _SIGNALS.hold():
-                if workdir is None:
-                    pass
-                elif keep:
-                    print(f"tablectl simulate: work folder kept: {workdir}", file=sys.stderr)
-                else:
-                    shutil.rmtree(workdir, ignore_errors=True)
+            _leave_workdir(workdir, keep)
     except Stopped as stop:
         print(f"tablectl simulate: stopped by {stop}; the daemon stopped"
               + ("" if keep else ", the work folder removed"), file=sys.stderr)
@@ -661,3 +639,45 @@ def main(path: str, *, as_json: bool, keep: bool = False, broker: str | None = N
         _SIGNALS.uninstall()
     print(json.dumps(report, indent=2) if as_json else format_report(report))
     return 0
+
+
+def _load_script(path: str) -> sc.Script | None:
+    """The deal script at ``path``; None, said in one line on stderr, if it cannot be read or is
+    not a deal script."""
+    try:
+        data = read_bounded(path, SCRIPT_MAX_BYTES)
+    except OSError as exc:
+        print(f"{path}: cannot read the script: {exc.strerror or exc}", file=sys.stderr)
+        return None
+    except ValueError as exc:  # (a /dev/zero is not read to its end)
+        print(f"{path}: not a deal script: {exc}", file=sys.stderr)
+        return None
+    try:
+        return sc.parse_script(data)  # (bytes: not UTF-8 is a ScriptError naming the step)
+    except sc.ScriptError as exc:
+        print(f"{path}: {exc}", file=sys.stderr)
+        return None
+
+
+def _broker_problem(section: str | None, workdir: Path, *, login_given: bool) -> str | None:
+    """What is wrong with ``--broker`` (its ``[room]`` section, None without it) and the login
+    options, or None: checked before the daemon starts, so that a bad URL is one line, status 2."""
+    if section is None:
+        return "--username, --password-file and --ca-file go with --broker" if login_given else None
+    try:
+        parse_room({**tomllib.loads(section), "journal": {}}, src="--broker", base=workdir)
+    except ConfigError as exc:
+        return str(exc)
+    return None
+
+
+def _leave_workdir(workdir: Path | None, keep: bool) -> None:
+    """The work folder removed, or kept (``--keep``, or an outbox to keep) and said where; no
+    signal stops this half way."""
+    with _SIGNALS.hold():
+        if workdir is None:
+            return  # (none was made)
+        if keep:
+            print(f"tablectl simulate: work folder kept: {workdir}", file=sys.stderr)
+        else:
+            shutil.rmtree(workdir, ignore_errors=True)
