@@ -49,9 +49,10 @@ from __future__ import annotations
 
 import random
 import tomllib
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from tablectl.core.cards import FULL_DECK, CardError, parse_card
 from tablectl.core.games import game_of
@@ -156,6 +157,91 @@ def actions_and_players(doc: dict[str, Any], most: int, beyond: str) -> tuple[li
     return actions, n
 
 
+def _load(text: str) -> tuple[dict[str, Any], str]:
+    """A PHH hand's TOML table (TOML text) and its variant code."""
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise PhhError(f"not valid TOML: {exc}") from None
+    variant = doc.get("variant")
+    if not isinstance(variant, str):
+        raise PhhError('no "variant" in the hand')
+    return doc, variant
+
+
+def _repeated(cards: list[str]) -> str | None:
+    """The first of ``cards`` that appears more than once in them, None when none does."""
+    return next((c for c in cards if cards.count(c) > 1), None)
+
+
+@dataclass
+class _FlopActions:
+    """What a physical deal needs of a flop game's actions, read one action after the other
+    (:func:`parse_phh` says what each field holds)."""
+
+    players: int
+    hole: dict[int, list[str | None]] = field(default_factory=dict)
+    shown: dict[int, list[str]] = field(default_factory=dict)
+    events: list[tuple[str, Any]] = field(default_factory=list)
+    preflop: set[int] = field(default_factory=set)
+
+    def read(self, number: int, raw: str) -> None:
+        """Take in action ``number`` (from 1), its text ``raw``."""
+        what = f"action {number} {raw.strip()!r}"
+        words = raw.split("#", 1)[0].split()  # drop the commentary
+        if not words:
+            return  # a no-op
+        if words[0] == "d":
+            self._dealer_action(words, what)
+        else:
+            self._player_action(words, what)
+
+    def _dealer_action(self, words: list[str], what: str) -> None:
+        """A dealer action: hole cards (``d dh``) or board cards (``d db``)."""
+        if words[1:2] == ["dh"] and len(words) == 4:
+            self.hole.setdefault(_player(words[2], self.players, what), []).extend(_cards(words[3], what))
+        elif words[1:2] == ["db"] and len(words) == 3:
+            cards = _cards(words[2], what)
+            if None in cards:
+                raise PhhError(f"{what}: an unknown board card")
+            self.events.append(("board", cards))
+        else:
+            raise PhhError(f"{what}: not a dealer action of a flop game")
+
+    def _player_action(self, words: list[str], what: str) -> None:
+        """A player's action: a fold, or the cards shown down; a check, call, bet or raise adds nothing."""
+        player = _player(words[0], self.players, what)
+        if len(words) < 2:
+            raise PhhError(f"{what}: no action")
+        if not any(kind == "board" for kind, _ in self.events):
+            self.preflop.add(player)
+        if words[1] == "f":
+            if ("fold", player) in self.events:
+                raise PhhError(f"{what}: p{player} has folded already")
+            self.events.append(("fold", player))
+        elif words[1] == "sm" and len(words) >= 3 and words[2] != "-":
+            self.shown[player] = [c for c in _cards(words[2], what) if c is not None]
+        elif words[1] not in ("cc", "cbr", "sm"):
+            raise PhhError(f"{what}: {words[1]!r} is not an action of a flop game")
+
+
+def _check_hole_counts(hole: dict[int, list[str | None]], n: int, variant: str, k: int) -> None:
+    """Every player is dealt the ``k`` hole cards of the variant."""
+    for player in range(1, n + 1):
+        cards = hole.get(player, [])
+        if len(cards) != k:
+            raise PhhError(f"p{player} is dealt {len(cards)} hole cards, {variant} deals {k}")
+
+
+def _boards(events: list[tuple[str, Any]]) -> list[list[str]]:
+    """The board deals of the hand, checked against the flop, the turn and the river."""
+    boards = [cards for kind, cards in events if kind == "board"]
+    if [len(b) for b in boards] != list(STREETS[:len(boards)]) or len(boards) > len(STREETS):
+        raise PhhError(f"the board is dealt as {[len(b) for b in boards]} cards: a flop game deals 3, 1, 1 "
+                       f"(a board run twice is not supported)")
+    return boards
+
+
 def parse_phh(text: str) -> dict[str, Any]:
     """What a physical deal needs of a PHH hand (TOML text), checked.
 
@@ -166,65 +252,95 @@ def parse_phh(text: str) -> dict[str, Any]:
     ``doc`` the whole TOML table.
     Raises :class:`UnsupportedHand` or :class:`PhhError`.
     """
-    try:
-        doc = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise PhhError(f"not valid TOML: {exc}") from None
-    variant = doc.get("variant")
-    if not isinstance(variant, str):
-        raise PhhError('no "variant" in the hand')
+    doc, variant = _load(text)
     game = phh_game(variant)
-    k = HOLE_CARDS[game]
     actions, n = actions_and_players(doc, 10, "does not fit seats 1 to 10")
-
-    hole: dict[int, list[str | None]] = {}
-    shown: dict[int, list[str]] = {}
-    events: list[tuple[str, Any]] = []
-    preflop: set[int] = set()
+    dealt = _FlopActions(n)
     for number, raw in enumerate(actions, 1):
-        what = f"action {number} {raw.strip()!r}"
-        words = raw.split("#", 1)[0].split()  # drop the commentary
-        if not words:
-            continue  # a no-op
-        if words[0] == "d":
-            if words[1:2] == ["dh"] and len(words) == 4:
-                hole.setdefault(_player(words[2], n, what), []).extend(_cards(words[3], what))
-            elif words[1:2] == ["db"] and len(words) == 3:
-                cards = _cards(words[2], what)
-                if None in cards:
-                    raise PhhError(f"{what}: an unknown board card")
-                events.append(("board", cards))
-            else:
-                raise PhhError(f"{what}: not a dealer action of a flop game")
-            continue
-        player = _player(words[0], n, what)
-        if len(words) < 2:
-            raise PhhError(f"{what}: no action")
-        if not any(kind == "board" for kind, _ in events):
-            preflop.add(player)
-        if words[1] == "f":
-            if ("fold", player) in events:
-                raise PhhError(f"{what}: p{player} has folded already")
-            events.append(("fold", player))
-        elif words[1] == "sm" and len(words) >= 3 and words[2] != "-":
-            shown[player] = [c for c in _cards(words[2], what) if c is not None]
-        elif words[1] not in ("cc", "cbr", "sm"):
-            raise PhhError(f"{what}: {words[1]!r} is not an action of a flop game")
-
-    for player in range(1, n + 1):
-        cards = hole.get(player, [])
-        if len(cards) != k:
-            raise PhhError(f"p{player} is dealt {len(cards)} hole cards, {variant} deals {k}")
-    boards = [cards for kind, cards in events if kind == "board"]
-    if [len(b) for b in boards] != list(STREETS[:len(boards)]) or len(boards) > len(STREETS):
-        raise PhhError(f"the board is dealt as {[len(b) for b in boards]} cards: a flop game deals 3, 1, 1 "
-                       f"(a board run twice is not supported)")
-    known = [c for p in range(1, n + 1) for c in hole[p] if c is not None] + [c for b in boards for c in b]
-    if len(set(known)) != len(known):
-        raise PhhError(f"{next(c for c in known if known.count(c) > 1)} appears twice in the hand")
+        dealt.read(number, raw)
+    _check_hole_counts(dealt.hole, n, variant, HOLE_CARDS[game])
+    boards = _boards(dealt.events)
+    known = [c for p in range(1, n + 1) for c in dealt.hole[p] if c is not None] + [c for b in boards for c in b]
+    twice = _repeated(known)
+    if twice is not None:
+        raise PhhError(f"{twice} appears twice in the hand")
     return {"variant": variant, "game": game, "players": n,
-            "hole": {p: [c or "??" for c in hole[p]] for p in range(1, n + 1)},
-            "shown": shown, "events": events, "preflop_actors": preflop, "doc": doc}
+            "hole": {p: [c or "??" for c in dealt.hole[p]] for p in range(1, n + 1)},
+            "shown": dealt.shown, "events": dealt.events, "preflop_actors": dealt.preflop, "doc": doc}
+
+
+def _hole_with_shown(hand: dict[str, Any]) -> dict[int, list[str | None]]:
+    """Each player's hole cards, an unknown one filled with a card the player shows down (None
+    when there is none to fill it)."""
+    hole: dict[int, list[str | None]] = {}
+    for p, cards in hand["hole"].items():
+        # an unknown hole card that the player shows down is the card shown
+        reveal = [c for c in hand["shown"].get(p, []) if c not in cards]
+        hole[p] = [c if c != "??" else (reveal.pop(0) if reveal else None) for c in cards]
+    return hole
+
+
+def _unused(hole: dict[int, list[str | None]], events: list[tuple[str, Any]], rng: random.Random) -> Iterator[str]:
+    """The cards the hand does not use, shuffled with ``rng``: the unknown cards and the burns,
+    in the order they are pitched."""
+    known = [c for cards in hole.values() for c in cards if c is not None]
+    known += [c for kind, v in events if kind == "board" for c in v]
+    twice = _repeated(known)
+    if twice is not None:
+        raise PhhError(f"{twice} is shown down but is elsewhere in the hand too")
+    pool = [c for c in FULL_DECK if c not in set(known)]
+    rng.shuffle(pool)
+    return iter(pool)
+
+
+def _hole_steps(hole: dict[int, list[str | None]], n: int, k: int, draw: Iterator[str]) -> list[dict[str, Any]]:
+    """The hole cards' deals (DEAL-001/002): round by round, from seat 1, left of the button."""
+    steps: list[dict[str, Any]] = []
+    for r in range(k):
+        for seat in range(1, n + 1):
+            card = hole[seat][r]
+            steps.append({"deal": card if card is not None else next(draw), "to": f"seat:{seat}"})
+    return steps
+
+
+def _lost_folds(hand: dict[str, Any], folded: set[int], warnings: list[str] | None) -> list[dict[str, Any]]:
+    """The lost-fold repair (module doc): a muck for each live player who never acted before
+    the flop and was not all-in from the forced bets."""
+    n = hand["players"]
+    steps: list[dict[str, Any]] = []
+    for seat in range(1, n + 1):
+        if seat not in hand["preflop_actors"] and seat not in folded \
+                and not _all_in_from_forced_bets(hand["doc"], seat, n):
+            steps.append({"muck": f"seat:{seat}"})
+            if warnings is not None:
+                warnings.append(f"p{seat} never acts before the flop and is not all-in: "
+                                f"the lost fold is put back (a muck of seat:{seat})")
+    return steps
+
+
+def _street_steps(board: list[str], draw: Iterator[str]) -> list[dict[str, Any]]:
+    """One street: the tap, its burn and its board cards."""
+    return [{"press": "round_done"},  # BURN-002: the tap, once the round's folds are in
+            {"deal": next(draw), "to": "burn"},  # BURN-001: one burn before each street
+            *({"deal": c, "to": "board"} for c in board)]
+
+
+def _event_steps(hand: dict[str, Any], draw: Iterator[str], warnings: list[str] | None) -> list[dict[str, Any]]:
+    """The steps of the folds and the streets, in the hand's order, with the lost folds put back
+    before the flop."""
+    steps: list[dict[str, Any]] = []
+    folded: set[int] = set()
+    flop = True
+    for kind, value in hand["events"]:
+        if kind == "fold":
+            folded.add(value)
+            steps.append({"muck": f"seat:{value}"})
+            continue
+        if flop:
+            flop = False
+            steps += _lost_folds(hand, folded, warnings)
+        steps += _street_steps(value, draw)
+    return steps
 
 
 def phh_to_hand(text: str, *, rng: random.Random, warnings: list[str] | None = None) -> dict[str, Any]:
@@ -237,58 +353,17 @@ def phh_to_hand(text: str, *, rng: random.Random, warnings: list[str] | None = N
     """
     hand = parse_phh(text)
     n, k = hand["players"], HOLE_CARDS[hand["game"]]
-    hole: dict[int, list[str | None]] = {}
-    for p, cards in hand["hole"].items():
-        # an unknown hole card that the player shows down is the card shown
-        reveal = [c for c in hand["shown"].get(p, []) if c not in cards]
-        hole[p] = [c if c != "??" else (reveal.pop(0) if reveal else None) for c in cards]
-    known = [c for cards in hole.values() for c in cards if c is not None]
-    known += [c for kind, v in hand["events"] if kind == "board" for c in v]
-    if len(set(known)) != len(known):
-        raise PhhError(f"{next(c for c in known if known.count(c) > 1)} is shown down but is elsewhere "
-                       f"in the hand too")
-    pool = [c for c in FULL_DECK if c not in set(known)]
-    rng.shuffle(pool)
-    draw = iter(pool)  # the unknown cards and the burns, in the order they are pitched
-
-    steps: list[dict[str, Any]] = []
-    for r in range(k):  # DEAL-001/002: round by round, from seat 1, left of the button
-        for seat in range(1, n + 1):
-            card = hole[seat][r]
-            steps.append({"deal": card if card is not None else next(draw), "to": f"seat:{seat}"})
-    folded: set[int] = set()
-    flop = True
-    for kind, value in hand["events"]:
-        if kind == "fold":
-            folded.add(value)
-            steps.append({"muck": f"seat:{value}"})
-            continue
-        if flop:  # the lost-fold repair (module doc)
-            flop = False
-            for seat in range(1, n + 1):
-                if seat not in hand["preflop_actors"] and seat not in folded \
-                        and not _all_in_from_forced_bets(hand["doc"], seat, n):
-                    folded.add(seat)
-                    steps.append({"muck": f"seat:{seat}"})
-                    if warnings is not None:
-                        warnings.append(f"p{seat} never acts before the flop and is not all-in: "
-                                        f"the lost fold is put back (a muck of seat:{seat})")
-        steps.append({"press": "round_done"})  # BURN-002: the tap, once the round's folds are in
-        steps.append({"deal": next(draw), "to": "burn"})  # BURN-001: one burn before each street
-        steps.extend({"deal": c, "to": "board"} for c in value)
+    hole = _hole_with_shown(hand)
+    draw = _unused(hole, hand["events"], rng)
+    steps = _hole_steps(hole, n, k, draw)
+    steps += _event_steps(hand, draw, warnings)
     steps.append({"end": True})
     return {"seats": list(range(1, n + 1)), "button": n, "steps": steps}
 
 
 def phh_variant(text: str) -> str:
     """The variant code of a PHH hand (TOML text)."""
-    try:
-        variant = tomllib.loads(text).get("variant")
-    except tomllib.TOMLDecodeError as exc:
-        raise PhhError(f"not valid TOML: {exc}") from None
-    if not isinstance(variant, str):
-        raise PhhError('no "variant" in the hand')
-    return variant
+    return _load(text)[1]
 
 
 def load_phh_hands(root: Path, *, seed: int = 0) -> list[tuple[str, dict[str, Any], str]]:
