@@ -43,6 +43,7 @@ counted), read from the history alone.
 
 from __future__ import annotations
 
+import functools
 import random
 import tomllib
 from pathlib import Path
@@ -50,7 +51,7 @@ from typing import Any
 from collections.abc import Callable
 
 from tablectl.core.cards import FULL_DECK
-from tablectl.sim.phh import PhhError, UnsupportedHand, _cards, _player, actions_and_players
+from tablectl.sim.phh import PhhError, UnsupportedHand, _cards, _player, _repeated, actions_and_players
 from tablectl.sim.stud_oracle import bring_in, first_to_act
 
 #: PHH variant -> the deal script's game
@@ -125,6 +126,132 @@ def _actors(events: list[tuple[str, Any]]) -> dict[int, int]:
     return first
 
 
+def _cards_of_players(events: list[tuple[str, Any]], n: int) -> dict[int, list[str | None]]:
+    """Each player's cards in the order dealt; None for an unknown one, filled from a showdown first."""
+    dealt = {(st, p): cards for kind, (st, p, cards) in events if kind == "deal"}
+    shown = {p: cards for kind, (st, p, cards) in events if kind == "show" and cards}
+    if any((3, p) not in dealt for p in range(1, n + 1)):
+        raise PhhError("every player is dealt 3rd street")
+    mine: dict[int, list[str | None]] = {p: [c for st in range(3, 8) for c in dealt.get((st, p), [])]
+                                         for p in range(1, n + 1)}
+    for p, cards in mine.items():
+        reveal = [c for c in shown.get(p, []) if c not in cards]
+        mine[p] = [c if c is not None else (reveal.pop(0) if reveal else None) for c in cards]
+    return mine
+
+
+def _unused_pool(mine: dict[int, list[str | None]], rng: random.Random) -> list[str]:
+    """The cards the hand does not use, shuffled with ``rng``: the unknown cards and the burns come from them."""
+    known = [c for cards in mine.values() for c in cards if c is not None]
+    twice = _repeated(known)
+    if twice is not None:
+        raise PhhError(f"{twice} appears twice in the hand")
+    pool = [c for c in FULL_DECK if c not in set(known)]
+    rng.shuffle(pool)
+    return pool
+
+
+def _dealt_on(events: list[tuple[str, Any]]) -> dict[int, list[int]]:
+    """Street -> the players dealt on it, in the history's order."""
+    live_at: dict[int, list[int]] = {}
+    for kind, value in events:
+        if kind == "deal":
+            live_at.setdefault(value[0], []).append(value[1])
+    return live_at
+
+
+class _UnknownCards:
+    """Fills a stud hand's unknown cards (``mine``, None) from ``pool``, drawn with ``rng``, so
+    that the history stays true: the up cards street by street, each street's unknown ones
+    checked against who brought in or acted first (``actors``), then the others. The cards drawn
+    leave ``pool``."""
+
+    def __init__(self, mine: dict[int, list[str | None]], pool: list[str], rng: random.Random, *, game: str,
+                 actors: dict[int, int], live_at: dict[int, list[int]]) -> None:
+        self.mine, self.pool, self.rng = mine, pool, rng
+        self.game, self.actors, self.live_at = game, actors, live_at
+
+    def fill_all(self) -> None:
+        """Every unknown card, the up cards first, street by street."""
+        mine = self.mine
+        self.fill([(p, 2) for p in mine if mine[p][2] is None], self._keeps_bring_in)
+        for st in (4, 5, 6):
+            if st in self.live_at:
+                self.fill([(p, st - 1) for p in self.live_at[st] if mine[p][st - 1] is None],
+                          functools.partial(self._keeps_first_to_act, st))
+        self.fill([(p, i) for p, cards in mine.items() for i, c in enumerate(cards) if c is None], lambda: True)
+
+    def fill(self, slots: list[tuple[int, int]], keeps: Callable[[], bool]) -> None:
+        """The unknown cards ``slots`` ((player, index)) drawn from the pool, again until the
+        history ``keeps()`` true (the bring-in, the first to act). Known cards are the history's:
+        nothing to check."""
+        if not slots:
+            return
+        for _ in range(1000):
+            picks = self.rng.sample(self.pool, len(slots))
+            for (p, i), c in zip(slots, picks, strict=True):
+                self.mine[p][i] = c
+            if keeps():
+                for c in picks:
+                    self.pool.remove(c)
+                return
+        raise PhhError(f"no cards fill the unknown ones of {[f'p{p}' for p, _ in slots]} and keep the history")
+
+    def _keeps_bring_in(self) -> bool:
+        """The up cards bring in the player the history shows bringing in (or it shows none)."""
+        if 3 not in self.actors:
+            return True
+        return bring_in({p: str(self.mine[p][2]) for p in self.mine}, self.game) == self.actors[3]
+
+    def _keeps_first_to_act(self, st: int) -> bool:
+        """The cards showing on street ``st`` let the player the history shows act first (or it shows none)."""
+        if st not in self.actors:
+            return True
+        showing = {p: [c for c in self.mine[p][2:st] if c is not None] for p in self.live_at[st]}
+        return self.actors[st] in first_to_act(showing, self.game)[0]
+
+
+def _stud_steps(mine: dict[int, list[str | None]], pool: list[str], events: list[tuple[str, Any]],
+                live_at: dict[int, list[int]], n: int) -> list[dict[str, Any]]:
+    """The deal (STUD-001): 3rd street round by round, then each fold a muck and each later
+    street the tap, a burn from ``pool`` and a card each seat dealt on it; the end."""
+    steps: list[dict[str, Any]] = []
+    for r in range(3):  # 3rd street: down, down, up, round by round from seat 1
+        for p in range(1, n + 1):
+            steps.append({"deal": mine[p][r], "to": f"seat:{p}", **({"face_up": True} if r == 2 else {})})
+    live = list(range(1, n + 1))
+    street = 3
+    for kind, value in events:
+        st, p, _ = value
+        if kind == "act" and value[2] == "f":
+            steps.append({"muck": f"seat:{p}"})
+            live.remove(p)
+        elif kind == "deal" and st > street:
+            street = st
+            steps += _later_street(st, mine, pool, live_at[st])
+    steps.append({"end": True})
+    return steps
+
+
+def _later_street(st: int, mine: dict[int, list[str | None]], pool: list[str],
+                  dealt: list[int]) -> list[dict[str, Any]]:
+    """Street ``st`` (4th to 7th): the tap, a burn from ``pool``, a card each seat ``dealt``,
+    in seat order (down on 7th street)."""
+    steps: list[dict[str, Any]] = [{"press": "round_done"}, {"deal": pool.pop(0), "to": "burn"}]
+    for q in sorted(dealt):
+        steps.append({"deal": mine[q][st - 1], "to": f"seat:{q}", **({"face_up": True} if st < 7 else {})})
+    return steps
+
+
+def _expect(actors: dict[int, int], live_at: dict[int, list[int]]) -> list[dict[str, Any]]:
+    """One prompt a street dealt; a street with no betting (all in) names no seat: the history
+    does not say who would have acted first."""
+    expect: list[dict[str, Any]] = [{"rule": "STUD-002", "street": 3, "seat": actors.get(3)}]
+    expect += [{"rule": "STUD-004", "street": st, "seats": [actors[st]] if st in actors else None}
+               for st in sorted(live_at) if st > 3]
+    return expect
+
+
 def stud_to_hand(text: str, *, rng: random.Random) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """One PHH stud hand -> (a script hand ``{"seats", "button", "steps"}``, the prompts the
     history shows: ``STUD-002`` the bring-in's seat, ``STUD-004`` the first to act on each later
@@ -134,79 +261,12 @@ def stud_to_hand(text: str, *, rng: random.Random) -> tuple[dict[str, Any], list
     game = STUD_VARIANTS[doc["variant"]]
     events, n = _read(doc)
     actors = _actors(events)
-    dealt = {(st, p): cards for kind, (st, p, cards) in events if kind == "deal"}
-    shown = {p: cards for kind, (st, p, cards) in events if kind == "show" and cards}
-    if any((3, p) not in dealt for p in range(1, n + 1)):
-        raise PhhError("every player is dealt 3rd street")
-    # each player's cards in the order dealt; None for unknown ones, filled from a showdown first
-    mine: dict[int, list[str | None]] = {p: [c for st in range(3, 8) for c in dealt.get((st, p), [])]
-                                         for p in range(1, n + 1)}
-    for p, cards in mine.items():
-        reveal = [c for c in shown.get(p, []) if c not in cards]
-        mine[p] = [c if c is not None else (reveal.pop(0) if reveal else None) for c in cards]
-    known = [c for cards in mine.values() for c in cards if c is not None]
-    if len(set(known)) != len(known):
-        raise PhhError(f"{next(c for c in known if known.count(c) > 1)} appears twice in the hand")
-    pool = [c for c in FULL_DECK if c not in set(known)]
-    rng.shuffle(pool)
-
-    live_at: dict[int, list[int]] = {}  # street -> the players dealt on it, in the history's order
-    for kind, value in events:
-        if kind == "deal":
-            live_at.setdefault(value[0], []).append(value[1])
-
-    def fill(slots: list[tuple[int, int]], keeps: Callable[[], bool]) -> None:
-        """The unknown cards ``slots`` ((player, index)) drawn from the pool, again until the
-        history ``keeps()`` true (the bring-in, the first to act). Known cards are the history's:
-        nothing to check."""
-        if not slots:
-            return
-        for _ in range(1000):
-            picks = rng.sample(pool, len(slots))
-            for (p, i), c in zip(slots, picks, strict=True):
-                mine[p][i] = c
-            if keeps():
-                for c in picks:
-                    pool.remove(c)
-                return
-        raise PhhError(f"no cards fill the unknown ones of {[f'p{p}' for p, _ in slots]} and keep the history")
-
-    def showing(st: int) -> dict[int, list[str]]:
-        return {p: [c for c in mine[p][2:st] if c is not None] for p in live_at[st]}
-
-    # the up cards street by street, each street's unknown ones checked against the history
-    fill([(p, 2) for p in range(1, n + 1) if mine[p][2] is None],
-         lambda: 3 not in actors or bring_in({p: str(mine[p][2]) for p in range(1, n + 1)}, game) == actors[3])
-    for st in (4, 5, 6):
-        if st in live_at:
-            fill([(p, st - 1) for p in live_at[st] if mine[p][st - 1] is None],
-                 lambda st=st: st not in actors or actors[st] in first_to_act(showing(st), game)[0])  # type: ignore[misc]
-    fill([(p, i) for p, cards in mine.items() for i, c in enumerate(cards) if c is None], lambda: True)
-    live = list(range(1, n + 1))
-
-    steps: list[dict[str, Any]] = []
-    for r in range(3):  # 3rd street: down, down, up, round by round from seat 1
-        for p in range(1, n + 1):
-            steps.append({"deal": mine[p][r], "to": f"seat:{p}", **({"face_up": True} if r == 2 else {})})
-    street = 3
-    for kind, value in events:
-        st, p, _ = value
-        if kind == "act" and value[2] == "f":
-            steps.append({"muck": f"seat:{p}"})
-            live.remove(p)
-        elif kind == "deal" and st > street:
-            street = st
-            steps.append({"press": "round_done"})
-            steps.append({"deal": pool.pop(0), "to": "burn"})
-            for q in sorted(live_at[st]):
-                steps.append({"deal": mine[q][st - 1], "to": f"seat:{q}", **({"face_up": True} if st < 7 else {})})
-    steps.append({"end": True})
-    # one prompt a street dealt; a street with no betting (all in) names no seat: the history
-    # does not say who would have acted first
-    expect: list[dict[str, Any]] = [{"rule": "STUD-002", "street": 3, "seat": actors.get(3)}]
-    expect += [{"rule": "STUD-004", "street": st, "seats": [actors[st]] if st in actors else None}
-               for st in sorted(live_at) if st > 3]
-    return {"seats": list(range(1, n + 1)), "button": n, "steps": steps}, expect
+    mine = _cards_of_players(events, n)
+    pool = _unused_pool(mine, rng)
+    live_at = _dealt_on(events)
+    _UnknownCards(mine, pool, rng, game=game, actors=actors, live_at=live_at).fill_all()
+    steps = _stud_steps(mine, pool, events, live_at, n)
+    return {"seats": list(range(1, n + 1)), "button": n, "steps": steps}, _expect(actors, live_at)
 
 
 def load_phh_stud_hands(root: Path, *, seed: int = 0) -> list[tuple[str, dict[str, Any], str, list[dict[str, Any]]]]:
