@@ -109,8 +109,8 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Any
-from collections.abc import Collection
+from typing import Any, ClassVar
+from collections.abc import Callable, Collection
 
 from tablectl.core.cards import RANKS, SUITS, CardError, parse_card
 from tablectl.core.pads import PADS, check_press
@@ -575,6 +575,123 @@ def _press(d: dict[str, Any], where: str, buttons: Collection[str]) -> Press:
     return Press(name, _flag(d, "long", where), seat, hands, mode)
 
 
+def _step_kind(d: Any, where: str) -> str:
+    """The kind of a step (one of :data:`STEP_KINDS`): the one such key its JSON object has."""
+    if not isinstance(d, dict) or not d:
+        raise ScriptError(f'{where}: a step is a JSON object like {{"deal": "As", "to": "seat:1"}}, '
+                          f"got {_show(d)}")
+    kinds = [k for k in STEP_KINDS if k in d]
+    if not kinds:
+        raise ScriptError(f"{where}: unknown step {_show(next(iter(d)))} (steps: {', '.join(STEP_KINDS)})")
+    if len(kinds) > 1:
+        raise ScriptError(f"{where}: a step does one thing, this one has both {_show(kinds[0])} "
+                          f"and {_show(kinds[1])}")
+    return kinds[0]
+
+
+def _deal(d: dict[str, Any], where: str) -> Deal:
+    _keys(d, ("deal", "to", "face_up", "clone"), where, "a deal")
+    if "to" not in d:
+        raise ScriptError(f'{where}: a deal needs "to" (zones: {ZONES_HELP})')
+    card = parse_card_ref(d["deal"], where)
+    return Deal(card, _zone(d["to"], where), _flag(d, "face_up", where), _flag(d, "clone", where))
+
+
+def _muck(d: dict[str, Any], where: str) -> Muck:
+    _keys(d, ("muck",), where, "a muck")
+    zone = _zone(d["muck"], where)
+    if not zone.startswith("seat:"):
+        raise ScriptError(f"{where}: only a seat's cards can be mucked, not {_show(zone)} "
+                          f"(write seat:1..seat:10)")
+    return Muck(int(zone[5:]))
+
+
+def _move(d: dict[str, Any], where: str) -> Move:
+    _keys(d, ("move", "to"), where, "a move")
+    if "to" not in d:
+        raise ScriptError(f'{where}: a move needs "to" (zones: {ZONES_HELP}, or stub)')
+    card = parse_card_ref(d["move"], where)
+    return Move(card, _zone(d["to"], where, stub=True))
+
+
+def _shuffler(d: dict[str, Any], where: str) -> Shuffler:
+    _keys(d, ("shuffler", "cards"), where, "a shuffler event")
+    action = d["shuffler"]
+    if not isinstance(action, str) or action not in SHUFFLER_ACTIONS:
+        raise ScriptError(f"{where}: unknown shuffler event {_show(action)} "
+                          f"(events: {', '.join(SHUFFLER_ACTIONS)})")
+    if "cards" not in d:
+        return Shuffler(action)
+    cards = d["cards"]
+    if action != "deck":
+        raise ScriptError(f'{where}: "cards" goes only with {{"shuffler": "deck"}}, not with {_show(action)}')
+    if not isinstance(cards, list):
+        raise ScriptError(f'{where}: "cards" must be a list of cards, got {_show(cards)}')
+    return Shuffler(action, tuple(parse_card_ref(c, where) for c in cards))
+
+
+def _end(d: dict[str, Any], where: str) -> End:
+    _keys(d, ("end",), where, "an end")
+    if d["end"] is not True:
+        raise ScriptError(f'{where}: an end step is {{"end": true}}, got {_show(d["end"])}')
+    return End()
+
+
+def _discard(d: dict[str, Any], where: str) -> Discard:
+    _keys(d, ("discard", "from"), where, "a discard")
+    if "from" not in d:
+        raise ScriptError(f'{where}: a discard needs "from" (the seat, seat:1..seat:10)')
+    zone = _zone(d["from"], where)
+    if not zone.startswith("seat:"):
+        raise ScriptError(f"{where}: a discard comes from a seat, not {_show(zone)} (write seat:1..seat:10)")
+    return Discard(_card_list(d["discard"], where, "a discard"), int(zone[5:]))
+
+
+def _restub(d: dict[str, Any], where: str) -> Restub:
+    _keys(d, ("restub",), where, "a restub")
+    return Restub(_card_list(d["restub"], where, "a restub"))
+
+
+def _wait(d: dict[str, Any], where: str) -> Wait:
+    _keys(d, ("wait",), where, "a wait")
+    v = d["wait"]
+    if not isinstance(v, (int, float)) or isinstance(v, bool) or not 0 < v <= MAX_WAIT_S:
+        raise ScriptError(f'{where}: "wait" is a number of seconds, more than 0 and at most {MAX_WAIT_S}, '
+                          f"got {_show(v)}")
+    return Wait(float(v))
+
+
+def _stack(d: dict[str, Any], where: str) -> Stack:
+    _keys(d, ("stack", "to"), where, "a stack")
+    if "to" not in d:
+        raise ScriptError(f'{where}: a stack needs "to" (zones: {ZONES_HELP})')
+    return Stack(_card_list(d["stack"], where, "a stack"), _zone(d["to"], where))
+
+
+def _device(d: dict[str, Any], where: str, kind: str) -> str:
+    """The device an unplug or a plug (``kind``) names."""
+    _keys(d, (kind,), where, f"a{'n' if kind == 'unplug' else ''} {kind}")
+    device = d[kind]
+    if not isinstance(device, str) or device not in DEVICES:
+        raise ScriptError(f"{where}: unknown device {_show(device)} (devices: {', '.join(DEVICES)})")
+    return device
+
+
+def _unplug(d: dict[str, Any], where: str) -> Unplug:
+    return Unplug(_device(d, where, "unplug"))
+
+
+def _plug(d: dict[str, Any], where: str) -> Plug:
+    return Plug(_device(d, where, "plug"))
+
+
+#: step kind -> its parser, for every kind but ``press`` (which needs the configuration's buttons)
+_STEP_PARSERS: dict[str, Callable[[dict[str, Any], str], Action]] = {
+    "deal": _deal, "muck": _muck, "move": _move, "shuffler": _shuffler, "end": _end, "discard": _discard,
+    "restub": _restub, "wait": _wait, "stack": _stack, "unplug": _unplug, "plug": _plug,
+}
+
+
 def parse_step(d: Any, *, where: str, buttons: Collection[str] = DEFAULT_BUTTONS) -> Action:
     """One step's action from its JSON object; ScriptError names ``where``.
 
@@ -611,84 +728,10 @@ def parse_step(d: Any, *, where: str, buttons: Collection[str] = DEFAULT_BUTTONS
     ...
     tablectl.sim.script.ScriptError: hand 1, step 31: a restub names 7h@A twice
     """
-    if not isinstance(d, dict) or not d:
-        raise ScriptError(f'{where}: a step is a JSON object like {{"deal": "As", "to": "seat:1"}}, '
-                          f"got {_show(d)}")
-    kinds = [k for k in STEP_KINDS if k in d]
-    if not kinds:
-        raise ScriptError(f"{where}: unknown step {_show(next(iter(d)))} (steps: {', '.join(STEP_KINDS)})")
-    if len(kinds) > 1:
-        raise ScriptError(f"{where}: a step does one thing, this one has both {_show(kinds[0])} "
-                          f"and {_show(kinds[1])}")
-    kind = kinds[0]
-    if kind == "deal":
-        _keys(d, ("deal", "to", "face_up", "clone"), where, "a deal")
-        if "to" not in d:
-            raise ScriptError(f'{where}: a deal needs "to" (zones: {ZONES_HELP})')
-        card = parse_card_ref(d["deal"], where)
-        return Deal(card, _zone(d["to"], where), _flag(d, "face_up", where), _flag(d, "clone", where))
-    if kind == "muck":
-        _keys(d, ("muck",), where, "a muck")
-        zone = _zone(d["muck"], where)
-        if not zone.startswith("seat:"):
-            raise ScriptError(f"{where}: only a seat's cards can be mucked, not {_show(zone)} "
-                              f"(write seat:1..seat:10)")
-        return Muck(int(zone[5:]))
+    kind = _step_kind(d, where)
     if kind == "press":
         return _press(d, where, buttons)
-    if kind == "move":
-        _keys(d, ("move", "to"), where, "a move")
-        if "to" not in d:
-            raise ScriptError(f'{where}: a move needs "to" (zones: {ZONES_HELP}, or stub)')
-        card = parse_card_ref(d["move"], where)
-        return Move(card, _zone(d["to"], where, stub=True))
-    if kind == "shuffler":
-        _keys(d, ("shuffler", "cards"), where, "a shuffler event")
-        action = d["shuffler"]
-        if not isinstance(action, str) or action not in SHUFFLER_ACTIONS:
-            raise ScriptError(f"{where}: unknown shuffler event {_show(action)} "
-                              f"(events: {', '.join(SHUFFLER_ACTIONS)})")
-        if "cards" not in d:
-            return Shuffler(action)
-        cards = d["cards"]
-        if action != "deck":
-            raise ScriptError(f'{where}: "cards" goes only with {{"shuffler": "deck"}}, not with {_show(action)}')
-        if not isinstance(cards, list):
-            raise ScriptError(f'{where}: "cards" must be a list of cards, got {_show(cards)}')
-        return Shuffler(action, tuple(parse_card_ref(c, where) for c in cards))
-    if kind == "end":
-        _keys(d, ("end",), where, "an end")
-        if d["end"] is not True:
-            raise ScriptError(f'{where}: an end step is {{"end": true}}, got {_show(d["end"])}')
-        return End()
-    if kind == "discard":
-        _keys(d, ("discard", "from"), where, "a discard")
-        if "from" not in d:
-            raise ScriptError(f'{where}: a discard needs "from" (the seat, seat:1..seat:10)')
-        zone = _zone(d["from"], where)
-        if not zone.startswith("seat:"):
-            raise ScriptError(f"{where}: a discard comes from a seat, not {_show(zone)} (write seat:1..seat:10)")
-        return Discard(_card_list(d["discard"], where, "a discard"), int(zone[5:]))
-    if kind == "restub":
-        _keys(d, ("restub",), where, "a restub")
-        return Restub(_card_list(d["restub"], where, "a restub"))
-    if kind == "wait":
-        _keys(d, ("wait",), where, "a wait")
-        v = d["wait"]
-        if not isinstance(v, (int, float)) or isinstance(v, bool) or not 0 < v <= MAX_WAIT_S:
-            raise ScriptError(f'{where}: "wait" is a number of seconds, more than 0 and at most {MAX_WAIT_S}, '
-                              f"got {_show(v)}")
-        return Wait(float(v))
-    if kind == "stack":
-        _keys(d, ("stack", "to"), where, "a stack")
-        if "to" not in d:
-            raise ScriptError(f'{where}: a stack needs "to" (zones: {ZONES_HELP})')
-        return Stack(_card_list(d["stack"], where, "a stack"), _zone(d["to"], where))
-    _keys(d, (kind,), where, f"a{'n' if kind == 'unplug' else ''} {kind}")
-    device = d[kind]
-    if not isinstance(device, str) or device not in DEVICES:
-        raise ScriptError(f"{where}: unknown device {_show(device)} (devices: {', '.join(DEVICES)})")
-    return Unplug(device) if kind == "unplug" else Plug(device)
+    return _STEP_PARSERS[kind](d, where)
 
 
 def _card_list(value: Any, where: str, what: str) -> tuple[CardRef, ...]:
@@ -742,8 +785,93 @@ def _game(value: Any, where: str) -> str:
     return value
 
 
-def _hand(d: Any, number: int, buttons: Collection[str], script_game: str = "holdem") -> HandScript:
-    where = f"hand {number}"
+class _CardsOut:
+    """Follows the physical cards a hand's steps put on the table, through deals, mucks, moves,
+    discards, restubs and stacks, and refuses a step the table cannot do in the hand's ``game``."""
+
+    def __init__(self, game: str) -> None:
+        self.game = game
+        # physical card -> the step that dealt it, and the zone it is in, while it is on the table
+        # (until the gather, or a move back on the stub)
+        self.out: dict[tuple[str, str], int] = {}
+        self.zone_of: dict[tuple[str, str], str] = {}
+
+    def follow(self, action: Action, i: int, at: str) -> None:
+        """Take in ``action``, step ``i`` of the hand (``at`` names it); ScriptError when refused."""
+        follow = self._FOLLOW.get(type(action))
+        if follow is not None:
+            follow(self, action, i, at)
+
+    def _deal(self, action: Deal, i: int, at: str) -> None:
+        # One physical tag is in one place: dealing it again before the gather is a script
+        # error, unless the script means a second tag with the same UID (a clone, DECK-006/7).
+        key = physical_card(action.card)
+        if key in self.out and not action.clone:
+            raise ScriptError(f"{at}: {action.card} is already out (dealt at step {self.out[key]} and not "
+                              f'gathered; a second tag with the same UID is "clone": true)')
+        if key not in self.out:  # a clone's moves are not followed: a move names the first tag
+            self.out[key], self.zone_of[key] = i, action.to
+
+    def _muck(self, action: Muck, i: int, at: str) -> None:
+        seat = f"seat:{action.seat}"
+        for key, zone in self.zone_of.items():
+            if zone == seat:
+                self.zone_of[key] = "muck"
+
+    def _move(self, action: Move, i: int, at: str) -> None:
+        key = physical_card(action.card)
+        if key not in self.zone_of:
+            raise ScriptError(f"{at}: {action.card} is not on the table (never dealt, or gathered, "
+                              f"or back on the stub)")
+        if self.zone_of[key] == action.to:
+            raise ScriptError(f"{at}: {action.card} is already at {action.to} (a move goes to another "
+                              f"zone, or to the stub)")
+        if action.to == STUB:
+            del self.out[key], self.zone_of[key]  # off the table: it may be dealt again
+        else:
+            self.zone_of[key] = action.to
+
+    def _discard(self, action: Discard, i: int, at: str) -> None:
+        if self.game not in DRAW_GAMES:
+            raise ScriptError(f"{at}: a discard is a draw game's step, and this hand is {self.game} "
+                              f"(draw games: {', '.join(DRAW_GAMES)})")
+        seat = f"seat:{action.seat}"
+        for card in action.cards:
+            key = physical_card(card)
+            if self.zone_of.get(key) != seat:
+                held = f"at {self.zone_of[key]}" if key in self.zone_of else "not on the table"
+                raise ScriptError(f"{at}: {card} is {held}, not at {seat} (a discard is of the seat's own cards)")
+            self.zone_of[key] = "muck"
+
+    def _restub(self, action: Restub, i: int, at: str) -> None:
+        if self.game not in DRAW_GAMES + STUD_GAMES:
+            raise ScriptError(f"{at}: a restub is a stud or draw game's step (DRAW-005, STUD-007), and this "
+                              f"hand is {self.game}")
+        for card in action.cards:
+            key = physical_card(card)
+            if self.zone_of.get(key, "muck") not in ("muck", "burn"):
+                raise ScriptError(f"{at}: {card} is at {self.zone_of[key]} (a restub gathers cards from the muck, "
+                                  f"the burns or the stub)")
+            self.out.pop(key, None)  # off the table: it may be dealt again
+            self.zone_of.pop(key, None)
+
+    def _stack(self, action: Stack, i: int, at: str) -> None:
+        if self.game not in CHINESE_GAMES:
+            raise ScriptError(f"{at}: a stack is Chinese poker's step (CHIN-001), and this hand is {self.game}")
+        for card in action.cards:
+            key = physical_card(card)
+            if key in self.out:
+                raise ScriptError(f"{at}: {card} is already out (dealt at step {self.out[key]} and not gathered)")
+            self.out[key], self.zone_of[key] = i, action.to
+
+    #: the actions that put cards on the table, move them or take them off; the others move none
+    _FOLLOW: ClassVar[dict[type, Callable[[_CardsOut, Any, int, str], None]]] = {
+        Deal: _deal, Muck: _muck, Move: _move, Discard: _discard, Restub: _restub, Stack: _stack,
+    }
+
+
+def _hand_steps_list(d: Any, where: str) -> list[Any]:
+    """A hand's JSON object, checked, and its ``steps`` (a list, not read yet)."""
     if not isinstance(d, dict):
         raise ScriptError(f'{where}: a hand is an object with "steps", got {_show(d)}')
     _keys(d, _HAND_KEYS, where, "a hand")
@@ -752,16 +880,15 @@ def _hand(d: Any, number: int, buttons: Collection[str], script_game: str = "hol
     raw = d["steps"]
     if not isinstance(raw, list):
         raise ScriptError(f'{where}: "steps" must be a list, got {_show(raw)}')
-    seats = _seats(d["seats"], where) if "seats" in d else None
-    button = _seat(d["button"], where, '"button"') if "button" in d else None
-    deck = _deck_spec(d["deck"], where) if "deck" in d else None
-    own_game = _game(d["game"], where) if "game" in d else None
-    game = own_game or script_game
+    return raw
+
+
+def _steps(raw: list[Any], number: int, buttons: Collection[str], game: str) -> list[Step]:
+    """The steps of hand ``number``, each checked against the cards on the table, ending with
+    :class:`End` (an implicit one appended when the hand does not end so)."""
+    where = f"hand {number}"
+    cards = _CardsOut(game)
     steps: list[Step] = []
-    # physical card -> the step that dealt it, and the zone it is in, while it is on the table
-    # (until the gather, or a move back on the stub)
-    out: dict[tuple[str, str], int] = {}
-    zone_of: dict[tuple[str, str], str] = {}
     ended_at: int | None = None
     for i, s in enumerate(raw, 1):
         at = f"{where}, step {i}"
@@ -769,69 +896,70 @@ def _hand(d: Any, number: int, buttons: Collection[str], script_game: str = "hol
         if ended_at is not None:
             raise ScriptError(f'{at}: the hand ended at step {ended_at} ({{"end": true}}); '
                               f"put the steps that follow in a new hand")
-        if isinstance(action, Deal):
-            # One physical tag is in one place: dealing it again before the gather is a script
-            # error, unless the script means a second tag with the same UID (a clone, DECK-006/7).
-            key = physical_card(action.card)
-            if key in out and not action.clone:
-                raise ScriptError(f"{at}: {action.card} is already out (dealt at step {out[key]} and not "
-                                  f'gathered; a second tag with the same UID is "clone": true)')
-            if key not in out:  # a clone's moves are not followed: a move names the first tag
-                out[key], zone_of[key] = i, action.to
-        elif isinstance(action, Muck):
-            seat = f"seat:{action.seat}"
-            for key, zone in zone_of.items():
-                if zone == seat:
-                    zone_of[key] = "muck"
-        elif isinstance(action, Move):
-            key = physical_card(action.card)
-            if key not in zone_of:
-                raise ScriptError(f"{at}: {action.card} is not on the table (never dealt, or gathered, "
-                                  f"or back on the stub)")
-            if zone_of[key] == action.to:
-                raise ScriptError(f"{at}: {action.card} is already at {action.to} (a move goes to another "
-                                  f"zone, or to the stub)")
-            if action.to == STUB:
-                del out[key], zone_of[key]  # off the table: it may be dealt again
-            else:
-                zone_of[key] = action.to
-        elif isinstance(action, Discard):
-            if game not in DRAW_GAMES:
-                raise ScriptError(f"{at}: a discard is a draw game's step, and this hand is {game} "
-                                  f"(draw games: {', '.join(DRAW_GAMES)})")
-            seat = f"seat:{action.seat}"
-            for card in action.cards:
-                key = physical_card(card)
-                if zone_of.get(key) != seat:
-                    held = f"at {zone_of[key]}" if key in zone_of else "not on the table"
-                    raise ScriptError(f"{at}: {card} is {held}, not at {seat} (a discard is of the seat's own cards)")
-                zone_of[key] = "muck"
-        elif isinstance(action, Restub):
-            if game not in DRAW_GAMES + STUD_GAMES:
-                raise ScriptError(f"{at}: a restub is a stud or draw game's step (DRAW-005, STUD-007), and this "
-                                  f"hand is {game}")
-            for card in action.cards:
-                key = physical_card(card)
-                if zone_of.get(key, "muck") not in ("muck", "burn"):
-                    raise ScriptError(f"{at}: {card} is at {zone_of[key]} (a restub gathers cards from the muck, "
-                                      f"the burns or the stub)")
-                out.pop(key, None)  # off the table: it may be dealt again
-                zone_of.pop(key, None)
-        elif isinstance(action, Stack):
-            if game not in CHINESE_GAMES:
-                raise ScriptError(f"{at}: a stack is Chinese poker's step (CHIN-001), and this hand is {game}")
-            for card in action.cards:
-                key = physical_card(card)
-                if key in out:
-                    raise ScriptError(f"{at}: {card} is already out (dealt at step {out[key]} and not gathered)")
-                out[key], zone_of[key] = i, action.to
-        elif isinstance(action, End):
+        cards.follow(action, i, at)
+        if isinstance(action, End):
             ended_at = i
         steps.append(Step(number, i, action))
     if ended_at is None:
         # Implicit end: the dealer always gathers the cards before the next hand.
         steps.append(Step(number, len(steps) + 1, End()))
+    return steps
+
+
+def _hand(d: Any, number: int, buttons: Collection[str], script_game: str = "holdem") -> HandScript:
+    """Hand ``number`` (from 1) of the script, checked; ``script_game`` is the script's game."""
+    where = f"hand {number}"
+    raw = _hand_steps_list(d, where)
+    seats = _seats(d["seats"], where) if "seats" in d else None
+    button = _seat(d["button"], where, '"button"') if "button" in d else None
+    deck = _deck_spec(d["deck"], where) if "deck" in d else None
+    own_game = _game(d["game"], where) if "game" in d else None
+    steps = _steps(raw, number, buttons, own_game or script_game)
     return HandScript(tuple(steps), seats, button, deck, own_game)
+
+
+def _required(doc: dict[str, Any], key: str, where: str, why: str) -> Any:
+    """``doc[key]``, or ScriptError saying it is missing and ``why`` it is needed."""
+    if key not in doc:
+        raise ScriptError(f'{where}: "{key}" is missing ({why})')
+    return doc[key]
+
+
+def _check_top(doc: Any, where: str) -> None:
+    """The script is a JSON object of the known keys, in the format :data:`FORMAT`."""
+    if not isinstance(doc, dict):
+        raise ScriptError(f"{where}: a script is a JSON object, got {_show(doc)}")
+    _keys(doc, _TOP_KEYS, where, "a script")
+    fmt = _required(doc, "format", where, f"must be {FORMAT}")
+    if not _is_int(fmt) or fmt != FORMAT:
+        raise ScriptError(f'{where}: "format" must be {FORMAT}, got {_show(fmt)}')
+
+
+def _crash_cuts(crash: Any, where: str) -> tuple[Any, ...] | None:
+    """The steps after which the power fails (``crash_after``: a count, or an increasing list of
+    them), None without ``crash_after``."""
+    cuts = (crash,) if _is_int(crash) else tuple(crash) if isinstance(crash, list) and crash else None
+    if crash is not None and (cuts is None or not all(_is_int(c) and c >= 1 for c in cuts)
+                              or list(cuts) != sorted(set(cuts))):
+        raise ScriptError(f'{where}: "crash_after" must be a step count of 1 or more (or a list of them, '
+                          f'increasing), got {_show(crash)}')
+    return cuts
+
+
+def _hands(doc: dict[str, Any], where: str, buttons: Collection[str], game: str) -> tuple[HandScript, ...]:
+    """The script's hands, each checked (:func:`_hand`)."""
+    hands_raw = _required(doc, "hands", where, 'a list of hands, each with its "steps"')
+    if not isinstance(hands_raw, list) or not hands_raw:
+        raise ScriptError(f'{where}: "hands" must be a non-empty list of hands, got {_show(hands_raw)}')
+    return tuple(_hand(h, i, buttons, game) for i, h in enumerate(hands_raw, 1))
+
+
+def _check_crash_fits(cuts: tuple[Any, ...] | None, hands: tuple[HandScript, ...], where: str) -> None:
+    """The power fails within the script: after a step it has."""
+    total = sum(len(h.steps) for h in hands)
+    if cuts is not None and cuts[-1] > total:
+        raise ScriptError(f'{where}: "crash_after" is {cuts[-1]} but the script has only {total} steps '
+                          f"(counting each hand's end)")
 
 
 def parse_script(text: str | bytes, *, buttons: Collection[str] = DEFAULT_BUTTONS) -> Script:
@@ -843,40 +971,17 @@ def parse_script(text: str | bytes, *, buttons: Collection[str] = DEFAULT_BUTTON
     """
     doc = load_json(text)
     where = "top level"
-    if not isinstance(doc, dict):
-        raise ScriptError(f"{where}: a script is a JSON object, got {_show(doc)}")
-    _keys(doc, _TOP_KEYS, where, "a script")
-    if "format" not in doc:
-        raise ScriptError(f'{where}: "format" is missing (must be {FORMAT})')
-    fmt = doc["format"]
-    if not _is_int(fmt) or fmt != FORMAT:
-        raise ScriptError(f'{where}: "format" must be {FORMAT}, got {_show(fmt)}')
+    _check_top(doc, where)
     game = _game(doc.get("game", "holdem"), where)
-    if "seats" not in doc:
-        raise ScriptError(f'{where}: "seats" is missing (the seats dealt in, 1 to 10)')
-    seats = _seats(doc["seats"], where)
-    if "button" not in doc:
-        raise ScriptError(f"{where}: \"button\" is missing (the button's seat, 1 to 10)")
-    button = _seat(doc["button"], where, '"button"')
+    seats = _seats(_required(doc, "seats", where, "the seats dealt in, 1 to 10"), where)
+    button = _seat(_required(doc, "button", where, "the button's seat, 1 to 10"), where, '"button"')
     noise = _noise(doc.get("noise", {}), where)
     deck = _deck_spec(doc["deck"], where) if "deck" in doc else None
     crash = doc.get("crash_after")
-    cuts = (crash,) if _is_int(crash) else tuple(crash) if isinstance(crash, list) and crash else None
-    if crash is not None and (cuts is None or not all(_is_int(c) and c >= 1 for c in cuts)
-                              or list(cuts) != sorted(set(cuts))):
-        raise ScriptError(f'{where}: "crash_after" must be a step count of 1 or more (or a list of them, '
-                          f'increasing), got {_show(crash)}')
-    if "hands" not in doc:
-        raise ScriptError(f'{where}: "hands" is missing (a list of hands, each with its "steps")')
-    hands_raw = doc["hands"]
-    if not isinstance(hands_raw, list) or not hands_raw:
-        raise ScriptError(f'{where}: "hands" must be a non-empty list of hands, got {_show(hands_raw)}')
-    hands = tuple(_hand(h, i, buttons, game) for i, h in enumerate(hands_raw, 1))
+    cuts = _crash_cuts(crash, where)
+    hands = _hands(doc, where, buttons, game)
     two_hands = _flag(doc, "chinese_two_hands", where)
-    total = sum(len(h.steps) for h in hands)
-    if cuts is not None and cuts[-1] > total:
-        raise ScriptError(f'{where}: "crash_after" is {cuts[-1]} but the script has only {total} steps '
-                          f"(counting each hand's end)")
+    _check_crash_fits(cuts, hands, where)
     return Script(format=FORMAT, game=game, seats=seats, button=button, noise=noise, hands=hands,
                   deck=deck, crash_after=crash if crash is None or _is_int(crash) else cuts,
                   chinese_two_hands=two_hands)
