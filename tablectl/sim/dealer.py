@@ -31,7 +31,7 @@ import random
 import threading
 from collections import deque
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, ClassVar
 from collections.abc import Callable
 
 from tablectl.sim import script as sc
@@ -293,119 +293,154 @@ class ScriptedDealer:
             self.play_step(number, i, sc.action_of(step))
 
     def play_step(self, hand_no: int, index: int, action: object) -> None:
+        """Play step ``index`` (from 1) of hand ``hand_no``: ``action`` at the table, paced on the daemon."""
         self.current = (hand_no, index)
         self.reader.label = self.current
-        if isinstance(action, sc.Deal):
-            # (``face_up`` changes nothing here: the reader cannot see which way a card faces)
-            key = str(action.card) + ("#clone" if action.clone else "")
-            while key in self._physical and action.clone:
-                key += "+"
-            self._put(key, self._uid(action.card), action.to)
-            self._settle()
-        elif isinstance(action, sc.Muck):
-            seat = f"seat:{action.seat}"
-            keys = [k for k, z in self._physical.items() if z == seat]
-            for key in keys:
-                self._put(key, self.reader.uid_of(key), "muck")
-            self._settle()
-        elif isinstance(action, sc.Press):
-            self.log.mark(self.current, self.clock())
-            request: dict = {"cmd": "press", "name": action.name}
-            if action.long:
-                request["long"] = True
-            if action.seat is not None:
-                request["seat"] = action.seat
-            if action.hands is not None:
-                request["hands"] = action.hands
-            if action.mode is not None:
-                request["mode"] = action.mode
-            self.daemon.command(request)
-            self._settle()
-        elif isinstance(action, sc.Move):
-            key = self._key_of(action.card)
-            if action.to == sc.STUB:
-                self.log.mark(self.current, self.clock())
-                uid = self.reader.uid_of(key)
-                self.reader.remove(key)
-                del self._physical[key]  # the key is free again: a later deal may pitch the card anew
-                with self._lock:
-                    self._watch.pop(uid, None)
-                self._wait_gone()
-            else:  # like a deal, of the tag that is already out
-                self._put(key, self.reader.uid_of(key), action.to)
-                self._settle()
-        elif isinstance(action, sc.Stack):  # Chinese poker: a stack pushed whole (CHIN-001/002)
-            for card in action.cards:
-                self._put(str(card), self._uid(card), action.to)
-            self._settle()
-        elif isinstance(action, sc.Discard):  # a draw: the seat's discards pushed into the muck
-            for card in action.cards:
-                key = self._key_of(card)
-                self._put(key, self.reader.uid_of(key), "muck")
-            self._settle()
-        elif isinstance(action, sc.Restub):
-            # The rebuilt stub (DRAW-005, STUD-007): the gathered cards leave every antenna, as a
-            # move to the stub does; a card named that is not on the table is the stub's last card.
-            self.log.mark(self.current, self.clock())
-            gone = False
-            for card in action.cards:
-                uid = self._uid(card)
-                for key in [k for k in self._physical if self.reader.uid_of(k) == uid]:
-                    self.reader.remove(key)
-                    del self._physical[key]
-                    with self._lock:
-                        self._watch.pop(uid, None)
-                    gone = True
-            if gone:
-                self._wait_gone()
-        elif isinstance(action, (sc.Unplug, sc.Plug)) and action.device == "display":
-            self.log.mark(self.current, self.clock())
-            t0 = self.clock()
-            cable = getattr(self.daemon, "display_cable", None)
-            if cable is None:
-                raise SimulationError(f"hand {hand_no}, step {index}: the display's cable is pulled, but this "
-                                      f"table has no simulated display")
-            plugged = isinstance(action, sc.Plug)
-            cable(plugged)
-            code = "device.display_online" if plugged else "device.display_offline"
-            if not self.daemon.wait_alert(code, t0, 0):
-                raise SimulationError(f"hand {hand_no}, step {index}: the daemon never said {code}")
-        elif isinstance(action, sc.Unplug):
-            self.log.mark(self.current, self.clock())
-            t0 = self.clock()
-            if action.device == "reader":
-                self.reader.unplug()
-                if not self.daemon.wait_alert("device.reader_offline", t0, 0):
-                    raise SimulationError(f"hand {hand_no}, step {index}: the daemon never noticed the "
-                                          f"reader was unplugged")
-        elif isinstance(action, sc.Plug):
-            self.log.mark(self.current, self.clock())
-            t0 = self.clock()
-            if action.device == "reader":
-                self.reader.plug()
-                if not self.daemon.wait_alert("device.reader_online", t0, 0):
-                    raise SimulationError(f"hand {hand_no}, step {index}: the daemon never found the "
-                                          f"reader again")
-                self._settle()
-        elif isinstance(action, sc.Shuffler):
-            self.log.mark(self.current, self.clock())
-            self._shuffler_step(action)
-        elif isinstance(action, sc.Wait):  # virtual time passes: the reader cycles on
-            self.log.mark(self.current, self.clock())
-            self.daemon.wait_cycles(action.cycles)
-        elif isinstance(action, sc.End):
-            had_cards = bool(self._physical)
-            self.reader.clear()  # the dealer gathers every card
-            self._physical.clear()
-            with self._lock:
-                self._watch.clear()
-            if had_cards:
-                # The daemon numbers the hands it saw; a scripted hand without cards is not one.
-                record = len(self.record_of) + 1
-                if not self.daemon.wait_hand_finished(record, 0):
-                    raise SimulationError(f"hand {hand_no}, step {index}: the daemon did not close the "
-                                          f"hand after the cards were gathered")
-                self.record_of[hand_no] = record
+        play = self._PLAY.get(type(action))
+        if play is not None:
+            play(self, action)
         self.steps_done += 1
         if self.on_step is not None:
             self.on_step(self.steps_done)
+
+    def _at(self) -> str:
+        """The step in force, as a message names it: ``hand 2, step 5``."""
+        return f"hand {self.current[0]}, step {self.current[1]}"
+
+    def _forget(self, key: str, uid: str) -> None:
+        """The card ``key`` (tag ``uid``) leaves the table: off every antenna, no longer watched."""
+        self.reader.remove(key)
+        del self._physical[key]  # the key is free again: a later deal may pitch the card anew
+        with self._lock:
+            self._watch.pop(uid, None)
+
+    def _deal(self, action: sc.Deal) -> None:
+        # (``face_up`` changes nothing here: the reader cannot see which way a card faces)
+        key = str(action.card) + ("#clone" if action.clone else "")
+        while key in self._physical and action.clone:
+            key += "+"
+        self._put(key, self._uid(action.card), action.to)
+        self._settle()
+
+    def _muck(self, action: sc.Muck) -> None:
+        seat = f"seat:{action.seat}"
+        keys = [k for k, z in self._physical.items() if z == seat]
+        for key in keys:
+            self._put(key, self.reader.uid_of(key), "muck")
+        self._settle()
+
+    def _press(self, action: sc.Press) -> None:
+        self.log.mark(self.current, self.clock())
+        request: dict[str, object] = {"cmd": "press", "name": action.name}
+        if action.long:
+            request["long"] = True
+        if action.seat is not None:
+            request["seat"] = action.seat
+        if action.hands is not None:
+            request["hands"] = action.hands
+        if action.mode is not None:
+            request["mode"] = action.mode
+        self.daemon.command(request)
+        self._settle()
+
+    def _move(self, action: sc.Move) -> None:
+        key = self._key_of(action.card)
+        if action.to == sc.STUB:
+            self.log.mark(self.current, self.clock())
+            self._forget(key, self.reader.uid_of(key))
+            self._wait_gone()
+        else:  # like a deal, of the tag that is already out
+            self._put(key, self.reader.uid_of(key), action.to)
+            self._settle()
+
+    def _stack(self, action: sc.Stack) -> None:
+        """Chinese poker: a stack pushed whole (CHIN-001/002)."""
+        for card in action.cards:
+            self._put(str(card), self._uid(card), action.to)
+        self._settle()
+
+    def _discard(self, action: sc.Discard) -> None:
+        """A draw: the seat's discards pushed into the muck."""
+        for card in action.cards:
+            key = self._key_of(card)
+            self._put(key, self.reader.uid_of(key), "muck")
+        self._settle()
+
+    def _restub(self, action: sc.Restub) -> None:
+        # The rebuilt stub (DRAW-005, STUD-007): the gathered cards leave every antenna, as a
+        # move to the stub does; a card named that is not on the table is the stub's last card.
+        self.log.mark(self.current, self.clock())
+        gone = False
+        for card in action.cards:
+            uid = self._uid(card)
+            for key in [k for k in self._physical if self.reader.uid_of(k) == uid]:
+                self._forget(key, uid)
+                gone = True
+        if gone:
+            self._wait_gone()
+
+    def _display_cable(self, plugged: bool) -> None:
+        """The display's cable pulled or put back: wait until the daemon says so."""
+        self.log.mark(self.current, self.clock())
+        t0 = self.clock()
+        cable = getattr(self.daemon, "display_cable", None)
+        if cable is None:
+            raise SimulationError(f"{self._at()}: the display's cable is pulled, but this "
+                                  f"table has no simulated display")
+        cable(plugged)
+        code = "device.display_online" if plugged else "device.display_offline"
+        if not self.daemon.wait_alert(code, t0, 0):
+            raise SimulationError(f"{self._at()}: the daemon never said {code}")
+
+    def _unplug(self, action: sc.Unplug) -> None:
+        if action.device == "display":
+            self._display_cable(False)
+            return
+        self.log.mark(self.current, self.clock())
+        t0 = self.clock()
+        if action.device == "reader":
+            self.reader.unplug()
+            if not self.daemon.wait_alert("device.reader_offline", t0, 0):
+                raise SimulationError(f"{self._at()}: the daemon never noticed the reader was unplugged")
+
+    def _plug(self, action: sc.Plug) -> None:
+        if action.device == "display":
+            self._display_cable(True)
+            return
+        self.log.mark(self.current, self.clock())
+        t0 = self.clock()
+        if action.device == "reader":
+            self.reader.plug()
+            if not self.daemon.wait_alert("device.reader_online", t0, 0):
+                raise SimulationError(f"{self._at()}: the daemon never found the reader again")
+            self._settle()
+
+    def _shuffler(self, action: sc.Shuffler) -> None:
+        self.log.mark(self.current, self.clock())
+        self._shuffler_step(action)
+
+    def _wait(self, action: sc.Wait) -> None:
+        """Virtual time passes: the reader cycles on."""
+        self.log.mark(self.current, self.clock())
+        self.daemon.wait_cycles(action.cycles)
+
+    def _end(self, action: sc.End) -> None:
+        had_cards = bool(self._physical)
+        self.reader.clear()  # the dealer gathers every card
+        self._physical.clear()
+        with self._lock:
+            self._watch.clear()
+        if had_cards:
+            # The daemon numbers the hands it saw; a scripted hand without cards is not one.
+            record = len(self.record_of) + 1
+            if not self.daemon.wait_hand_finished(record, 0):
+                raise SimulationError(f"{self._at()}: the daemon did not close the hand after the cards "
+                                      f"were gathered")
+            self.record_of[self.current[0]] = record
+
+    #: each script action's play at the table (:meth:`play_step`); an action not named does nothing
+    _PLAY: ClassVar[dict[type, Callable[[ScriptedDealer, Any], None]]] = {
+        sc.Deal: _deal, sc.Muck: _muck, sc.Press: _press, sc.Move: _move, sc.Stack: _stack,
+        sc.Discard: _discard, sc.Restub: _restub, sc.Unplug: _unplug, sc.Plug: _plug,
+        sc.Shuffler: _shuffler, sc.Wait: _wait, sc.End: _end,
+    }
