@@ -86,11 +86,8 @@ def sitting_out(seats: Sequence[int], button: int, max_players: int) -> list[int
     return [ring[(at + 3 + i) % len(ring)] for i in range(max(0, over))]
 
 
-def random_draw_hand(rng: random.Random, *, game: str, seats: Sequence[int], button: int,
-                     fold_chance: float = 0.15,
-                     discard_weights: Sequence[float] = DISCARD_WEIGHTS) -> GeneratedHand:
-    """One clean draw hand (see the module). ``seats``: 2 to the game's maximum plus
-    :data:`MAX_SITTING_OUT` different seats 1..10; ``button``: one of them."""
+def _template(game: str, seats: Sequence[int], button: int) -> DrawTemplate:
+    """The game's template, once the seats and the button are checked against it."""
     if game not in DRAW_TEMPLATES:
         raise ValueError(f"not a draw game: {game!r} (games: {', '.join(DRAW_TEMPLATES)})")
     t = DRAW_TEMPLATES[game]
@@ -99,54 +96,97 @@ def random_draw_hand(rng: random.Random, *, game: str, seats: Sequence[int], but
         raise ValueError(f"{game} seats 2 to {most} different seats 1 to 10, got {list(seats)}")
     if button not in seats:
         raise ValueError(f"the button must be one of the seats, got {button}")
-    out = sitting_out(seats, button, t.max_players)
-    order = deal_order([s for s in seats if s not in out], button)
-    stub = list(FULL_DECK)
-    rng.shuffle(stub)  # stub[0] is the top
-    steps: list[dict[str, Any]] = []
-    expect: list[dict[str, Any]] = []
-    hands: dict[int, list[str]] = {s: [] for s in order}
-    for _ in range(t.cards):
-        for seat in order:
-            hands[seat].append(stub.pop(0))
-            steps.append({"deal": hands[seat][-1], "to": f"seat:{seat}"})
-    live = list(order)
-    earlier: list[str] = []  # discards of earlier rounds still in the muck: the stuff of a new stub
-    for rnd in range(1, t.draws + 1):
-        steps.extend({"muck": f"seat:{s}"} for s in folds(rng, live, fold_chance))
-        if len(live) < 2:
-            break
-        final = rnd == t.draws
+    return t
+
+
+class _DrawDeal:
+    """One draw hand as it is dealt: the stub (``stub[0]`` the top), each seat's cards, the
+    discards of earlier rounds still in the muck, and the steps and prompts so far."""
+
+    def __init__(self, rng: random.Random, t: DrawTemplate, order: list[int]) -> None:
+        self.rng, self.t, self.order = rng, t, order
+        self.stub = list(FULL_DECK)
+        rng.shuffle(self.stub)
+        self.steps: list[dict[str, Any]] = []
+        self.expect: list[dict[str, Any]] = []
+        self.hands: dict[int, list[str]] = {s: [] for s in order}
+        self.earlier: list[str] = []  # discards of earlier rounds still in the muck: the stuff of a new stub
+
+    def deal(self) -> None:
+        """The game's cards, one at a time in the dealing order."""
+        for _ in range(self.t.cards):
+            for seat in self.order:
+                self._pitch(seat)
+
+    def _pitch(self, seat: int) -> None:
+        self.hands[seat].append(self.stub.pop(0))
+        self.steps.append({"deal": self.hands[seat][-1], "to": f"seat:{seat}"})
+
+    def draw_round(self, rnd: int, live: list[int], discard_weights: Sequence[float]) -> None:
+        """Draw round ``rnd`` of the ``live`` seats, once its betting is over (DRAW-004)."""
+        want = self._wants(live, discard_weights, final=rnd == self.t.draws)
+        thrown = self._discards(live, want)
+        self.steps.append({"press": "round_done"})
+        self.steps.append({"deal": self.stub.pop(0), "to": "burn"})  # DRAW-004: one burn per round, pat or not
+        need = sum(want.values())
+        if need >= len(self.stub):  # DRAW-005: the draw would take the bottom card
+            self.expect.append({"rule": "DRAW-005", "round": rnd, "short_by": need - (len(self.stub) - 1)})
+        for seat in live:
+            for _ in range(want[seat]):
+                if len(self.stub) == 1:  # only the bottom card left: the new stub
+                    self._restub()
+                self._pitch(seat)
+        self.earlier += [c for s in live if s in thrown for c in thrown[s]]
+
+    def _wants(self, live: list[int], discard_weights: Sequence[float], *, final: bool) -> dict[int, int]:
+        """How many cards each live seat discards: drawn with the weights, then fewer, a card of a
+        seat at a time, until the stub can give them (:func:`_feasible`)."""
+        rng = self.rng
         want = {s: rng.choices(range(len(discard_weights)), discard_weights)[0] for s in live}
-        want = {s: min(k, t.cards) for s, k in want.items()}
-        while not _feasible(len(stub), sum(want.values()), len(earlier), final):
+        want = {s: min(k, self.t.cards) for s, k in want.items()}
+        while not _feasible(len(self.stub), sum(want.values()), len(self.earlier), final):
             seat = rng.choice([s for s in live if want[s]])
             want[seat] -= 1
+        return want
+
+    def _discards(self, live: list[int], want: dict[int, int]) -> dict[int, list[str]]:
+        """Each live seat that draws discards the cards it ``want``s to change, in turn."""
         thrown: dict[int, list[str]] = {}
         for seat in live:
             if want[seat]:
-                thrown[seat] = rng.sample(hands[seat], want[seat])
-                hands[seat] = [c for c in hands[seat] if c not in thrown[seat]]
-                steps.append({"discard": list(thrown[seat]), "from": f"seat:{seat}"})
-        steps.append({"press": "round_done"})
-        steps.append({"deal": stub.pop(0), "to": "burn"})  # DRAW-004: one burn per round, pat or not
-        need = sum(want.values())
-        if need >= len(stub):  # DRAW-005: the draw would take the bottom card
-            expect.append({"rule": "DRAW-005", "round": rnd, "short_by": need - (len(stub) - 1)})
-        for seat in live:
-            for _ in range(want[seat]):
-                if len(stub) == 1:  # only the bottom card left: the new stub
-                    new = stub + earlier
-                    steps.append({"restub": list(new)})
-                    rng.shuffle(new)
-                    stub[:] = new
-                    earlier = []
-                hands[seat].append(stub.pop(0))
-                steps.append({"deal": hands[seat][-1], "to": f"seat:{seat}"})
-        earlier += [c for s in live if s in thrown for c in thrown[s]]
-    steps.extend({"muck": f"seat:{s}"} for s in folds(rng, live, fold_chance))
-    steps.append({"end": True})
-    return GeneratedHand(steps, sorted(seats), button, order, expect)
+                thrown[seat] = self.rng.sample(self.hands[seat], want[seat])
+                self.hands[seat] = [c for c in self.hands[seat] if c not in thrown[seat]]
+                self.steps.append({"discard": list(thrown[seat]), "from": f"seat:{seat}"})
+        return thrown
+
+    def _restub(self) -> None:
+        """DRAW-005: the stub's last card and the earlier discards gathered, shuffled, a new stub."""
+        new = self.stub + self.earlier
+        self.steps.append({"restub": list(new)})
+        self.rng.shuffle(new)
+        self.stub[:] = new
+        self.earlier = []
+
+
+def random_draw_hand(rng: random.Random, *, game: str, seats: Sequence[int], button: int,
+                     fold_chance: float = 0.15,
+                     discard_weights: Sequence[float] = DISCARD_WEIGHTS) -> GeneratedHand:
+    """One clean draw hand (see the module). ``seats``: 2 to the game's maximum plus
+    :data:`MAX_SITTING_OUT` different seats 1..10; ``button``: one of them."""
+    t = _template(game, seats, button)
+    out = sitting_out(seats, button, t.max_players)
+    order = deal_order([s for s in seats if s not in out], button)
+    hand = _DrawDeal(rng, t, order)
+    hand.deal()
+    live = list(order)
+    for rnd in range(1, t.draws + 1):
+        hand.steps.extend({"muck": f"seat:{s}"} for s in folds(rng, live, fold_chance))
+        if len(live) < 2:
+            break
+        hand.draw_round(rnd, live, discard_weights)
+    hand.steps.extend({"muck": f"seat:{s}"} for s in folds(rng, live, fold_chance))
+    hand.steps.append({"end": True})
+    return GeneratedHand(hand.steps, sorted(seats), button, order, hand.expect)
 
 
 def _feasible(stub: int, need: int, earlier: int, final: bool) -> bool:
