@@ -104,10 +104,29 @@ class Harsh(Standard):
 
     def __call__(self, rng: random.Random, tags: Sequence[tuple[str, int]], *,
                  strong: tuple[int, int] = Standard.STRONG, weak: tuple[int, int] = Standard.WEAK) -> CycleReads:
-        reads: CycleReads = {}
-        on: dict[int, int] = {}
+        """The reads of one cycle of the ``tags`` lying where they are (``(uid, antenna)``,
+        sorted). ``strong`` and ``weak`` are not used: a harsh read's strength comes from its
+        antenna's mean (the module's docstring)."""
+        on: dict[int, int] = {}  # antenna -> the tags lying on it
         for _, antenna in tags:
             on[antenna] = on.get(antenna, 0) + 1
+        self._lifts(rng, on)
+        stacked = self.muck is not None and on.get(self.muck, 0) >= self.STACK
+        burst = self._burst
+        for uid in [u for u in burst if burst[u] <= 0]:
+            del burst[uid]
+        reads: CycleReads = {}
+        for uid, antenna in tags:
+            lifted = antenna in self._lift
+            missed = self._missed(rng, uid, antenna, stacked, lifted)
+            heard = self._heard(rng, antenna, missed=missed, lifted=lifted)
+            if heard:
+                reads[uid] = heard
+        return reads
+
+    def _lifts(self, rng: random.Random, on: Mapping[int, int]) -> None:
+        """A cycle of the players' lifts: each under way goes on (and ends when its seat holds no
+        card any more); a seat holding cards may start one."""
         lift = self._lift
         for ant in sorted(lift):
             lift[ant] -= 1
@@ -116,33 +135,36 @@ class Harsh(Standard):
         for ant in sorted(a for a in on if a in self.seats and a not in lift):
             if rng.random() < self.LIFT:
                 lift[ant] = rng.randint(*self.LIFT_LEN)
-        stacked = self.muck is not None and on.get(self.muck, 0) >= self.STACK
+
+    def _missed(self, rng: random.Random, uid: str, antenna: int, stacked: bool, lifted: bool) -> bool:
+        """Whether the tag ``uid`` goes unread at its own ``antenna`` this cycle: in a burst of
+        misses (going on, or starting now), or missed on a stacked muck or by chance; a lifted
+        card is missed half the time besides."""
         burst = self._burst
-        for uid in [u for u in burst if burst[u] <= 0]:
-            del burst[uid]
-        for uid, antenna in tags:
-            if burst.get(uid, 0) > 0:
-                burst[uid] -= 1
-                missed = True
-            elif rng.random() < self.BURST:
-                burst[uid] = rng.randint(*self.BURST_LEN) - 1
-                missed = True
-            else:
-                missed = rng.random() < (self.STACK_MISS if stacked and antenna == self.muck else self.miss)
-            lifted = antenna in lift
-            if lifted and not missed:
-                missed = rng.random() < self.LIFT_MISS
-            heard: list[tuple[int, int]] = []
-            if not missed:
-                heard.append((antenna, self._rssi(rng, self.mean.get(antenna, self.MEAN))))
-            if rng.random() < (self.LIFT_CROSSTALK if lifted else self.crosstalk):
-                near = self.neighbours.get(antenna) or []
-                if near:
-                    b = rng.choice(near)
-                    heard.append((b, self._rssi(rng, self.mean.get(b, self.MEAN) - self.CROSSTALK_DROP)))
-            if heard:
-                reads[uid] = heard
-        return reads
+        if burst.get(uid, 0) > 0:
+            burst[uid] -= 1
+            missed = True
+        elif rng.random() < self.BURST:
+            burst[uid] = rng.randint(*self.BURST_LEN) - 1
+            missed = True
+        else:
+            missed = rng.random() < (self.STACK_MISS if stacked and antenna == self.muck else self.miss)
+        if lifted and not missed:
+            missed = rng.random() < self.LIFT_MISS
+        return missed
+
+    def _heard(self, rng: random.Random, antenna: int, *, missed: bool, lifted: bool) -> list[tuple[int, int]]:
+        """A tag's reads on ``antenna`` (unless ``missed``) and, by crosstalk (a burst of it under
+        a lifted card), on a neighbour of it."""
+        heard: list[tuple[int, int]] = []
+        if not missed:
+            heard.append((antenna, self._rssi(rng, self.mean.get(antenna, self.MEAN))))
+        if rng.random() < (self.LIFT_CROSSTALK if lifted else self.crosstalk):
+            near = self.neighbours.get(antenna) or []
+            if near:
+                b = rng.choice(near)
+                heard.append((b, self._rssi(rng, self.mean.get(b, self.MEAN) - self.CROSSTALK_DROP)))
+        return heard
 
 
 def profile(name: str, *, seed: int, miss: float, crosstalk: float, neighbours: Mapping[int, Sequence[int]],
