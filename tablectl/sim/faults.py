@@ -76,31 +76,50 @@ class _Street:
     board: list[dict[str, Any]]
 
 
+def _checked_order(order: Sequence[int], game: str) -> list[int]:
+    """The dealing ``order`` of a hand of ``game`` (a flop game the faults are written for), checked."""
+    if game not in HOLE_CARDS:
+        raise ValueError(f"game {game!r} is not supported (games: {', '.join(HOLE_CARDS)})")
+    order = list(order)
+    if len(set(order)) != len(order) or not 2 <= len(order) <= 10 or not all(1 <= s <= 10 for s in order):
+        raise ValueError(f"the order must be 2 to 10 different seats 1 to 10, got {order}")
+    return order
+
+
 class _Hand:
     """A clean hand taken apart. Steps are referred to by identity (fresh dict copies), so
     that they can be found again after others are inserted or removed."""
 
     def __init__(self, steps: Sequence[dict[str, Any]], order: Sequence[int], game: str) -> None:
-        if game not in HOLE_CARDS:
-            raise ValueError(f"game {game!r} is not supported (games: {', '.join(HOLE_CARDS)})")
-        order = list(order)
-        if len(set(order)) != len(order) or not 2 <= len(order) <= 10 or not all(1 <= s <= 10 for s in order):
-            raise ValueError(f"the order must be 2 to 10 different seats 1 to 10, got {order}")
-        self.order, self.game, self.k = order, game, HOLE_CARDS[game]
+        self.order, self.game, self.k = _checked_order(order, game), game, HOLE_CARDS[game]
         self.steps: Steps = [dict(s) for s in steps]
-        n = len(order) * self.k
-        if not self.steps or self.steps[-1] != {"end": True}:
-            raise ValueError('not a clean hand: it must end with {"end": true}')
-        self.hole = self.steps[:n]
-        want = [f"seat:{s}" for s in order] * self.k
-        if [s.get("to") if "deal" in s else None for s in self.hole] != want:
-            raise ValueError(f"not a clean hand: the first {n} steps are not the hole cards dealt in order {order}")
+        n = len(self.order) * self.k
+        self.hole = self._hole_cards(n)
         self.end = self.steps[-1]
         self.streets: list[_Street] = []
         self.mucks: list[dict[str, Any]] = []
         #: the folds of each betting round: before the flop, the turn, the river, and the last
         self.round_mucks: list[list[dict[str, Any]]] = [[]]
-        pending: dict[str, Any] | None = None
+        self._take_apart(n)
+        if [len(st.board) for st in self.streets] != [3, 1, 1][:len(self.streets)]:
+            raise ValueError("not a clean hand: the streets are not a burn and 3, 1, 1 board cards")
+
+    def _hole_cards(self, n: int) -> Steps:
+        """The first ``n`` steps, checked to be the hole cards dealt round by round in order, in a
+        hand that ends with ``{"end": true}``."""
+        if not self.steps or self.steps[-1] != {"end": True}:
+            raise ValueError('not a clean hand: it must end with {"end": true}')
+        hole = self.steps[:n]
+        want = [f"seat:{s}" for s in self.order] * self.k
+        if [s.get("to") if "deal" in s else None for s in hole] != want:
+            raise ValueError(f"not a clean hand: the first {n} steps are not the hole cards dealt in order "
+                             f"{self.order}")
+        return hole
+
+    def _take_apart(self, n: int) -> None:
+        """The steps between the hole cards (``n`` steps) and the end: the folds of each betting
+        round, and each street's tap, burn and board cards, each in its place."""
+        pending: dict[str, Any] | None = None  # the tap of the street whose burn comes next
         for i, s in enumerate(self.steps[n:-1], n + 1):
             if "muck" in s:
                 self.mucks.append(s)
@@ -119,8 +138,6 @@ class _Hand:
             else:
                 raise ValueError(f"not a clean hand: step {i} {s} is not a fold, a tap, a burn or a board card "
                                  f"in its place")
-        if [len(st.board) for st in self.streets] != [3, 1, 1][:len(self.streets)]:
-            raise ValueError("not a clean hand: the streets are not a burn and 3, 1, 1 board cards")
 
     # -- what the hand holds ---------------------------------------------------------------
     def seat_of(self, step: dict[str, Any]) -> int:
