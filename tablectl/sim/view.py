@@ -8,6 +8,10 @@ from typing import TYPE_CHECKING, Any
 from tablectl.core.display import render as words
 
 if TYPE_CHECKING:  # pragma: no cover
+    from rich.panel import Panel
+    from rich.table import Table
+    from rich.text import Text
+
     from tablectl.sim.demo import Demo
 
 SUIT_GLYPH = {"s": "♠", "h": "♥", "d": "♦", "c": "♣"}
@@ -60,52 +64,71 @@ def display_screen(state: Any, layout: str = "lcd20x4") -> list[str]:
     return words(state, layout)
 
 
-def render(demo: Demo):  # type: ignore[no-untyped-def]
-    """One frame of the live view as a rich renderable."""
-    from rich.console import Group  # (rich is the demo extra's: loaded only for the live view)
-    from rich.panel import Panel  # (rich is the demo extra's: loaded only for the live view)
+def _colour(card: str) -> Text:
+    """A card as the live view shows it: its suit's glyph, red for hearts and diamonds."""
+    from rich.text import Text  # (rich is the demo extra's: loaded only for the live view)
+
+    red = len(card) == 2 and card[1] in "hd"
+    return Text(pretty(card), style="bold red" if red else "bold")
+
+
+def _card_row(cards: list[str], empty: Text) -> Text:
+    """Cards side by side, or ``empty`` when there are none."""
+    from rich.text import Text  # (rich is the demo extra's: loaded only for the live view)
+
+    return Text(" ").join(_colour(c) for c in cards) or empty
+
+
+def _led(name: str, mode: str) -> Text:
+    """A console LED (``name``) in ``mode``, in its colour when lit."""
+    from rich.text import Text  # (rich is the demo extra's: loaded only for the live view)
+
+    glyph, style = LED_GLYPH[mode]
+    return Text(glyph, style=f"{LED_COLOUR.get(name, 'yellow')} {style}".strip() if mode != "off" else style)
+
+
+def _seat_marks(seat: int, button: int | None, next_to: str | None, seat_leds: dict[int, str]) -> Text:
+    """A seat's marks: the button, the card due next, its LED when lit."""
+    from rich.text import Text  # (rich is the demo extra's: loaded only for the live view)
+
+    marks = []
+    if seat == button:
+        marks.append("[D]")
+    if next_to == f"seat:{seat}":
+        marks.append("← next")
+    row = Text(" ".join(marks))
+    if seat_leds.get(seat, "off") != "off":
+        row = Text.assemble(_led("seat", seat_leds[seat]), " LED ", row)
+    return row
+
+
+def _seats_table(seats: list[int], zones: dict[str, list[str]], button: int | None, next_to: str | None,
+                 cview: dict[str, Any] | None) -> Table:
+    """The seats and their hole cards (the private view), with their marks."""
     from rich.table import Table  # (rich is the demo extra's: loaded only for the live view)
     from rich.text import Text  # (rich is the demo extra's: loaded only for the live view)
 
-    snap = demo.daemon.snapshot()
-    stats = demo.daemon.reader.stats
-    hand = snap["hand"]
-    zones: dict[str, list[str]] = hand["zones"] if hand else {}
-    button = hand["button"] if hand else snap["button"]
-    next_to = hand["next_to"] if hand else None
-
-    def colour(card: str) -> Text:
-        red = len(card) == 2 and card[1] in "hd"
-        return Text(pretty(card), style="bold red" if red else "bold")
-
-    cview = console_view(demo)
     seat_leds = {int(k[5:]): v for k, v in (cview["modes"] if cview else {}).items() if k.startswith("seat ")}
+    table = Table(title="Seats", expand=True, show_edge=False)
+    table.add_column("seat", justify="right")
+    table.add_column("cards")
+    table.add_column("")
+    for s in seats:
+        cards = _card_row(zones.get(f"seat:{s}", []), Text("·", style="dim"))
+        table.add_row(str(s), cards, _seat_marks(s, button, next_to, seat_leds))
+    return table
 
-    def led(name: str, mode: str) -> Text:
-        glyph, style = LED_GLYPH[mode]
-        return Text(glyph, style=f"{LED_COLOUR.get(name, 'yellow')} {style}".strip() if mode != "off" else style)
 
-    seats = Table(title="Seats", expand=True, show_edge=False)
-    seats.add_column("seat", justify="right")
-    seats.add_column("cards")
-    seats.add_column("")
-    for s in snap["seats"]:
-        cards = Text(" ").join(colour(c) for c in zones.get(f"seat:{s}", [])) or Text("·", style="dim")
-        marks = []
-        if s == button:
-            marks.append("[D]")
-        if next_to == f"seat:{s}":
-            marks.append("← next")
-        row = Text(" ".join(marks))
-        if seat_leds.get(s, "off") != "off":
-            row = Text.assemble(led("seat", seat_leds[s]), " LED ", row)
-        seats.add_row(str(s), cards, row)
+def _table_grid(hand: dict[str, Any] | None, zones: dict[str, list[str]], next_to: str | None) -> Table:
+    """The middle of the table: the board, the burns, the muck, and the hand's stub and street."""
+    from rich.table import Table  # (rich is the demo extra's: loaded only for the live view)
+    from rich.text import Text  # (rich is the demo extra's: loaded only for the live view)
 
     middle = Table.grid(padding=(0, 2))
     middle.add_column(style="dim")
     middle.add_column()
-    middle.add_row("board", Text(" ").join(colour(c) for c in zones.get("board", [])) or Text("·"))
-    middle.add_row("burns", Text(" ").join(colour(c) for c in zones.get("burn", [])) or Text("·"))
+    middle.add_row("board", _card_row(zones.get("board", []), Text("·")))
+    middle.add_row("burns", _card_row(zones.get("burn", []), Text("·")))
     middle.add_row("muck", Text(f"{len(zones.get('muck', []))} cards"))
     if hand:
         middle.add_row("stub", Text(f"{hand['stub_count']}  (52 − {52 - hand['stub_count']} out)", style="bold"))
@@ -114,6 +137,13 @@ def render(demo: Demo):  # type: ignore[no-untyped-def]
             middle.add_row("action", Text(f"seat {hand['first_to_act']} first   {hand['players']} players"))
     else:
         middle.add_row("stub", Text("52 (between hands)"))
+    return middle
+
+
+def _health_grid(stats: Any, snap: dict[str, Any], records: list[dict[str, Any]]) -> Table:
+    """The reader's health and the hands finished, the last one's summary."""
+    from rich.table import Table  # (rich is the demo extra's: loaded only for the live view)
+    from rich.text import Text  # (rich is the demo extra's: loaded only for the live view)
 
     health = Table.grid(padding=(0, 2))
     health.add_column(style="dim")
@@ -125,13 +155,17 @@ def render(demo: Demo):  # type: ignore[no-untyped-def]
     health.add_row("corrupt frames", str(stats.frames_bad))
     health.add_row("reconnects", str(stats.reconnects))
     health.add_row("hands", f"{snap['hands_finished']} finished")
-
-    records = list(demo.view.records)
     if records:
         last = records[-1]
         health.add_row("last hand", f"#{last['hand']}: stub {last['stub_count']}, "
                        f"{len(last['alerts']) or 'no'} alert{'' if len(last['alerts']) == 1 else 's'}")
-    alerts = list(demo.view.alerts)[-6:]
+    return health
+
+
+def _alerts_text(alerts: list[Any]) -> Text:
+    """The last alerts, one a line, coloured by audience."""
+    from rich.text import Text  # (rich is the demo extra's: loaded only for the live view)
+
     alert_text = Text()
     for a in alerts:
         style = {"floor": "magenta", "dealer": "yellow"}.get(a.audience, "")
@@ -139,28 +173,59 @@ def render(demo: Demo):  # type: ignore[no-untyped-def]
                           f"{a.code} ({a.rule or '-'})\n", style=style)
     if not alerts:
         alert_text.append("none: every hand clean", style="green")
+    return alert_text
+
+
+def _console_text(cview: dict[str, Any] | None) -> Text:
+    """The dealer's console: its LEDs, its buzzer, the prompt and the display's screen."""
+    from rich.text import Text  # (rich is the demo extra's: loaded only for the live view)
 
     panel = Text()
     if cview is None or not cview["open"]:
         panel.append("no console" if cview is None else "console offline", style="dim")
-    else:
-        for name in ("ready", "prompt", "alert"):
-            if name in cview["modes"]:
-                panel.append_text(Text.assemble(f"{name} ", led(name, cview["modes"][name]), "   "))
-        buzz = cview["buzz"]
-        recent = buzz is not None and time.monotonic() - buzz[1] < 3
-        panel.append(f"buzzer {buzz[0] if recent else 'silent'}", style="bold red" if recent else "dim")
-        st = cview["state"]
-        if st.code:
-            more = f"  (+{st.waiting - 1} waiting)" if st.waiting > 1 else ""
-            panel.append(f"\n{st.code}: {st.message}{more}", style="yellow")
-        # the dealer's display (docs/console.md, "The display"), a 20x4 LCD's screen
-        panel.append("\ndisplay  ┌" + "─" * 20 + "┐", style="dim")
-        for line in display_screen(st):
-            panel.append("\n         │", style="dim")
-            panel.append(line.ljust(20), style="bold white on blue")
-            panel.append("│", style="dim")
-        panel.append("\n         └" + "─" * 20 + "┘", style="dim")
+        return panel
+    for name in ("ready", "prompt", "alert"):
+        if name in cview["modes"]:
+            panel.append_text(Text.assemble(f"{name} ", _led(name, cview["modes"][name]), "   "))
+    buzz = cview["buzz"]
+    recent = buzz is not None and time.monotonic() - buzz[1] < 3
+    panel.append(f"buzzer {buzz[0] if recent else 'silent'}", style="bold red" if recent else "dim")
+    st = cview["state"]
+    if st.code:
+        more = f"  (+{st.waiting - 1} waiting)" if st.waiting > 1 else ""
+        panel.append(f"\n{st.code}: {st.message}{more}", style="yellow")
+    _append_display(panel, st)
+    return panel
+
+
+def _append_display(panel: Text, state: Any) -> None:
+    """The dealer's display (docs/console.md, "The display"), a 20x4 LCD's screen, boxed."""
+    panel.append("\ndisplay  ┌" + "─" * 20 + "┐", style="dim")
+    for line in display_screen(state):
+        panel.append("\n         │", style="dim")
+        panel.append(line.ljust(20), style="bold white on blue")
+        panel.append("│", style="dim")
+    panel.append("\n         └" + "─" * 20 + "┘", style="dim")
+
+
+def render(demo: Demo) -> Panel:
+    """One frame of the live view as a rich renderable."""
+    from rich.console import Group  # (rich is the demo extra's: loaded only for the live view)
+    from rich.panel import Panel  # (rich is the demo extra's: loaded only for the live view)
+    from rich.table import Table  # (rich is the demo extra's: loaded only for the live view)
+    from rich.text import Text  # (rich is the demo extra's: loaded only for the live view)
+
+    snap = demo.daemon.snapshot()
+    stats = demo.daemon.reader.stats
+    hand = snap["hand"]
+    zones: dict[str, list[str]] = hand["zones"] if hand else {}
+    next_to = hand["next_to"] if hand else None
+    cview = console_view(demo)
+    seats = _seats_table(snap["seats"], zones, hand["button"] if hand else snap["button"], next_to, cview)
+    middle = _table_grid(hand, zones, next_to)
+    health = _health_grid(stats, snap, list(demo.view.records))
+    alert_text = _alerts_text(list(demo.view.alerts)[-6:])
+    panel = _console_text(cview)
     game = hand["game"] if hand else snap["game"]  # (a mixed game's changes: MIXED-001)
     title = f"tablectl demo — {game}, hand {hand['number'] if hand else snap['hands_finished'] + 1}"
     top = Table.grid(expand=True)
