@@ -233,23 +233,30 @@ class Roster(Part):
             self._deferred.append(ev)
             return
         if name == Pad.SEAT_OUT:
-            self.seats = tuple(s for s in self.seats if s != seat)
-            if len(self.seats) < 2:
-                self._flag(out, ev.ts, None, Finding("deal.table_short", "DEAL-012",
-                                                     f"{len(self.seats)} seat left: no hand can be dealt",
-                                                     audience="floor"))
-            for group in (self.waiting, self.absent, self._posted, self.missed_bb, self.missed_sb):
-                group.discard(seat)  # (a cash seat left empty: whoever sits there next is a newcomer)
-            self.penalty.pop(seat, None)
+            self._seat_out(ev.ts, seat, out)
         elif cash_game:
             self._cash_press(ev.ts, name, seat, out)
         elif name in (Pad.SEAT_IN, Pad.SEAT_POSTED):
-            self.waiting.add(seat)
-            if name == Pad.SEAT_POSTED:
-                self._posted.add(seat)
-            if seat not in self.plan()[0]:
-                self._flag(out, ev.ts, None, Finding("deal.seat_waits", "DEAL-006",
-                                                     f"seat {seat} waits for the button to pass", seat))
+            self._newcomer(ev.ts, name, seat, out)
+
+    def _seat_out(self, ts: float, seat: int, out: list[Effect]) -> None:
+        """A player leaves the table, between hands."""
+        self.seats = tuple(s for s in self.seats if s != seat)
+        if len(self.seats) < 2:
+            self._flag(out, ts, None, Finding("deal.table_short", "DEAL-012",
+                                              f"{len(self.seats)} seat left: no hand can be dealt", audience="floor"))
+        for group in (self.waiting, self.absent, self._posted, self.missed_bb, self.missed_sb):
+            group.discard(seat)  # (a cash seat left empty: whoever sits there next is a newcomer)
+        self.penalty.pop(seat, None)
+
+    def _newcomer(self, ts: float, name: str, seat: int, out: list[Effect]) -> None:
+        """A tournament's newcomer sits down (or posts), between hands: dealt in when DEAL-006 lets him."""
+        self.waiting.add(seat)
+        if name == Pad.SEAT_POSTED:
+            self._posted.add(seat)
+        if seat not in self.plan()[0]:
+            self._flag(out, ts, None, Finding("deal.seat_waits", "DEAL-006",
+                                              f"seat {seat} waits for the button to pass", seat))
 
     def cash_blinds(self, seats: tuple[int, ...], pos: Positions, joins: list[int]) -> None:
         """A cash hand starts (DEAL-007/008): the seats that came in owe nothing more; the one
