@@ -22,7 +22,7 @@ from tablectl.core.hand import Hand
 from tablectl.core.rules import Finding
 from tablectl.core.families.flop.board import burn_moved
 from tablectl.core.families.stud import rules as stud
-from tablectl.core.families.stud.part import scrambled, short_stub
+from tablectl.core.families.stud.part import short_stub
 from tablectl.core.rules.highcard import high_card
 from tablectl.core.rules.misdeal import (absent_deadline, check_hole_card, end_of_deal, late, on_exposed,
                                       on_hole_back, on_hole_left)
@@ -244,7 +244,6 @@ class Dealing(Part):
     def _arrival(self, ts: float, hand: Hand, uid: str, label: str, zone: str, same_cycle: frozenset[int],
                  out: list[Effect]) -> None:
         """A card off the stub (new to the hand) arrived in ``zone``."""
-        rules = self.settings.rules
         if hand.kind == "highcard":
             self._highcard_card(ts, hand, uid, label, zone, out)
             return
@@ -254,29 +253,15 @@ class Dealing(Part):
         if zone != "burn":
             self.flush(out, hand)
         seat = seat_of(zone)
-        if seat is not None and hand.game_def.family == "stud" and hand.hole_dealt >= hand.hole_target:
-            # a card of 4th-7th street: the street's burn came first (STUD-001, BURN-001)
-            self.stud.stub_check(ts, hand, out)  # (7th street's first card, if neither tap nor burn)
-            if seat in hand.absent:
-                self.stud.absent_dealt(ts, hand, seat, out)  # STUD-011
-            # (after a rebuild by 002's method 7th street is burned as any street: STUD-007)
-            found = stud.on_seat_card(hand, seat, restubbed=short_stub(hand) and not scrambled(hand))
-            if found is not None:
-                self._flag_once(out, ts, hand, found, f"street:{stud.street_index(hand)}")
-        elif seat is not None and hand.game_def.family == "draw" and draw.in_draws(hand):
+        family = hand.game_def.family
+        if seat is not None and family == "stud" and hand.hole_dealt >= hand.hole_target:
+            self.stud.street_seat_card(ts, hand, seat, out)  # a card of 4th-7th street
+        elif seat is not None and family == "draw" and draw.in_draws(hand):
             self.draw.drawn_card(ts, hand, seat, out)  # DRAW-004: as many as it threw
-        elif seat is not None and hand.game_def.family == "chin":
+        elif seat is not None and family == "chin":
             self.chinese.card(ts, hand, seat, out)  # stacks, not a deal in turn: no MISD-004..007 (CHIN-002)
         elif seat is not None:
-            away = self.roster.away(seat) if seat not in hand.seats else ""  # (MISD-005's words: a cash seat)
-            finding = check_hole_card(hand, seat, same_cycle, rules.deal_count_fixes, away)
-            if hand.owed.get(seat, 0) > 0:
-                hand.owed[seat] -= 1
-            if finding is not None and hand.deal_over and family_of(finding.code) is Family.MISDEAL:
-                finding = late(finding, rules.late_fault)
-            once = f"seat:{seat}" if finding is not None and name_of(finding.code) == "card_to_seat_not_dealt_in" \
-                else f"seat:{seat}:{hand.dealt_to.get(seat, 0)}"  # MISD-005 once per seat; others once per card
-            self._flag_once(out, ts, hand, finding, once)
+            self._hole_card(ts, hand, seat, same_cycle, out)
         elif zone == "muck":
             if hand.penalty and not hand.deal_over:
                 # DEAL-010: a penalised seat is dealt to the muck, in its place in the order
@@ -286,6 +271,19 @@ class Dealing(Part):
         elif zone in ("burn", "board"):
             self._end_deal(ts, hand, out)
             self._street_card(ts, hand, uid, label, zone, out)
+
+    def _hole_card(self, ts: float, hand: Hand, seat: int, same_cycle: frozenset[int], out: list[Effect]) -> None:
+        """A card of the deal in turn at ``seat`` (before it is counted): MISD-004..007."""
+        rules = self.settings.rules
+        away = self.roster.away(seat) if seat not in hand.seats else ""  # (MISD-005's words: a cash seat)
+        finding = check_hole_card(hand, seat, same_cycle, rules.deal_count_fixes, away)
+        if hand.owed.get(seat, 0) > 0:
+            hand.owed[seat] -= 1
+        if finding is not None and hand.deal_over and family_of(finding.code) is Family.MISDEAL:
+            finding = late(finding, rules.late_fault)
+        once = f"seat:{seat}" if finding is not None and name_of(finding.code) == "card_to_seat_not_dealt_in" \
+            else f"seat:{seat}:{hand.dealt_to.get(seat, 0)}"  # MISD-005 once per seat; others once per card
+        self._flag_once(out, ts, hand, finding, once)
 
     def _end_deal(self, ts: float, hand: Hand, out: list[Effect], closes_window: bool = True) -> None:
         """The initial deal is over (``sa``, ``round_done``, the first burn or board card, which

@@ -61,6 +61,17 @@ class StudRounds(Part):
         self._all_in_next = set()
 
     # -- the streets ------------------------------------------------------------------------------
+    def street_seat_card(self, ts: float, hand: Hand, seat: int, out: list[Effect]) -> None:
+        """A card of 4th-7th street at ``seat`` (before it is counted): the street's burn came
+        first (STUD-001, BURN-001)."""
+        self.stub_check(ts, hand, out)  # (7th street's first card, if neither tap nor burn)
+        if seat in hand.absent:
+            self.absent_dealt(ts, hand, seat, out)  # STUD-011
+        # (after a rebuild by 002's method 7th street is burned as any street: STUD-007)
+        found = stud.on_seat_card(hand, seat, restubbed=short_stub(hand) and not scrambled(hand))
+        if found is not None:
+            self._flag_once(out, ts, hand, found, f"street:{stud.street_index(hand)}")
+
     def street_card(self, ts: float, hand: Hand, zone: str, out: list[Effect]) -> None:
         """A burn (one before each of 4th-7th street) or the one community card of a short stub
         (STUD-008) in a stud hand: there is no board otherwise."""
