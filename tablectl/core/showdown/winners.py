@@ -103,6 +103,21 @@ def showdown(game: str | Game, hands: Mapping[int, Sequence[str]], board: Sequen
         return None
     if not g.board and not g.stud:
         board = ()  # a draw game has no board: a card there is the board rules' fault, not a hand's
+    unread, dead, live = _who_is_read(g, hands, board)
+    reads = tuple(read_all(g, i, {s: hands[s] for s in live}, board) for i in range(len(g.halves)))
+    winners = tuple(_winners(r) for r in reads)
+    odd = tuple(_odd_order(g, i, winners[i], hands, reads[i], button, rules) for i in range(len(g.halves)))
+    odd_half = 0
+    if g.split and winners[1] and rules.hybrid_odd_chip == "button" and g.halves[1].style == "badugi":
+        first = deal_order(sorted(set(winners[0]) | set(winners[1])), button)[0]
+        odd_half = 0 if first in winners[0] else 1
+    return Showdown(g, tuple(sorted(hands)), dead, unread, reads, winners, odd, odd_half, live)
+
+
+def _who_is_read(g: Game, hands: Mapping[int, Sequence[str]], board: Sequence[str]) \
+        -> tuple[tuple[str, ...], dict[int, int], tuple[int, ...]]:
+    """The places whose cards cannot be read, the seats whose hands are dead (SHOW-002: the
+    wrong number of cards) and the seats read."""
     # a card of another deck, a stray tag, or one card read in two places (a cloned tag, DECK-007:
     # the floor is told by the deck rules) cannot be read as part of a hand
     seen = Counter(c for cs in (*hands.values(), board) for c in cs)
@@ -116,14 +131,7 @@ def showdown(game: str | Game, hands: Mapping[int, Sequence[str]], board: Sequen
     live = tuple(s for s in sorted(hands) if s not in dead and f"seat:{s}" not in unread)
     if "board" in unread:
         live = ()
-    reads = tuple(read_all(g, i, {s: hands[s] for s in live}, board) for i in range(len(g.halves)))
-    winners = tuple(_winners(r) for r in reads)
-    odd = tuple(_odd_order(g, i, winners[i], hands, reads[i], button, rules) for i in range(len(g.halves)))
-    odd_half = 0
-    if g.split and winners[1] and rules.hybrid_odd_chip == "button" and g.halves[1].style == "badugi":
-        first = deal_order(sorted(set(winners[0]) | set(winners[1])), button)[0]
-        odd_half = 0 if first in winners[0] else 1
-    return Showdown(g, tuple(sorted(hands)), dead, unread, reads, winners, odd, odd_half, live)
+    return unread, dead, live
 
 
 def _winners(reads: Mapping[int, Read | None]) -> tuple[int, ...]:
