@@ -129,18 +129,8 @@ def decode(data: Any, where: str = "state", depth: int = 0) -> Any:
     if depth > MAX_DEPTH:
         raise StateError(f"{where}: nested deeper than {MAX_DEPTH}")
     t = type(data)
-    if data is None or t is bool or t is str:
-        if t is str and len(data) > MAX_STR:
-            raise StateError(f"{where}: a string of {len(data)} characters (at most {MAX_STR})")
-        return data
-    if t is int:
-        if not -MAX_INT <= data <= MAX_INT:
-            raise StateError(f"{where}: {data} is out of range")
-        return data
-    if t is float:
-        if not math.isfinite(data):
-            raise StateError(f"{where}: {data!r} is not a finite number")
-        return data
+    if data is None or t is bool or t is str or t is int or t is float:
+        return _scalar(data, where)
     if t is list:
         return [decode(v, f"{where}[{i}]", depth + 1) for i, v in enumerate(data)]
     if t is not dict or len(data) not in (1, 2):
@@ -150,31 +140,60 @@ def decode(data: Any, where: str = "state", depth: int = 0) -> Any:
             raise StateError(f"{where}: an object with keys {sorted(data)}; want o and v")
         return _object(data["o"], data["v"], where, depth)
     (tag, body), = data.items()
-    if tag in ("t", "s", "fs"):
-        if type(body) is not list:
-            raise StateError(f"{where}: {tag!r} holds {_kind(body)}, not a list")
-        items = [decode(v, f"{where}[{i}]", depth + 1) for i, v in enumerate(body)]
+    kind = _KINDS.get(tag)
+    if kind is None:
+        raise StateError(f"{where}: unknown kind {tag!r}")
+    return kind(tag, body, where, depth)
+
+
+def _scalar(data: Any, where: str) -> Any:
+    """None, a bool, a string, an int or a float, within the state's bounds."""
+    t = type(data)
+    if t is str and len(data) > MAX_STR:
+        raise StateError(f"{where}: a string of {len(data)} characters (at most {MAX_STR})")
+    if t is int and not -MAX_INT <= data <= MAX_INT:
+        raise StateError(f"{where}: {data} is out of range")
+    if t is float and not math.isfinite(data):
+        raise StateError(f"{where}: {data!r} is not a finite number")
+    return data
+
+
+def _collection(tag: str, body: Any, where: str, depth: int) -> Any:
+    """``{"t": [...]}``, ``{"s": [...]}``, ``{"fs": [...]}``: a tuple, a set, a frozenset."""
+    if type(body) is not list:
+        raise StateError(f"{where}: {tag!r} holds {_kind(body)}, not a list")
+    items = [decode(v, f"{where}[{i}]", depth + 1) for i, v in enumerate(body)]
+    try:
+        return tuple(items) if tag == "t" else set(items) if tag == "s" else frozenset(items)
+    except TypeError as exc:  # a list in a set
+        raise StateError(f"{where}: {exc}") from exc
+
+
+def _named_dict(tag: str, body: Any, where: str, depth: int) -> dict[str, Any]:
+    """``{"d": {...}}``: a dict with string keys."""
+    if type(body) is not dict:
+        raise StateError(f"{where}: 'd' holds {_kind(body)}, not an object")
+    # (paths name a dict's entries by place, never by key: keys are UIDs, and paths are logged)
+    return {k: decode(v, f"{where}[{i}]", depth + 1) for i, (k, v) in enumerate(body.items())}
+
+
+def _keyed_dict(tag: str, body: Any, where: str, depth: int) -> dict[Any, Any]:
+    """``{"dk": [[key, value], ...]}``: a dict with keys of any kind."""
+    if type(body) is not list or not all(type(p) is list and len(p) == 2 for p in body):
+        raise StateError(f"{where}: 'dk' holds no list of [key, value] pairs")
+    out = {}
+    for i, (k, v) in enumerate(body):
+        key = decode(k, f"{where}[{i}].key", depth + 1)
         try:
-            return tuple(items) if tag == "t" else set(items) if tag == "s" else frozenset(items)
-        except TypeError as exc:  # a list in a set
-            raise StateError(f"{where}: {exc}") from exc
-    if tag == "d":
-        if type(body) is not dict:
-            raise StateError(f"{where}: 'd' holds {_kind(body)}, not an object")
-        # (paths name a dict's entries by place, never by key: keys are UIDs, and paths are logged)
-        return {k: decode(v, f"{where}[{i}]", depth + 1) for i, (k, v) in enumerate(body.items())}
-    if tag == "dk":
-        if type(body) is not list or not all(type(p) is list and len(p) == 2 for p in body):
-            raise StateError(f"{where}: 'dk' holds no list of [key, value] pairs")
-        out = {}
-        for i, (k, v) in enumerate(body):
-            key = decode(k, f"{where}[{i}].key", depth + 1)
-            try:
-                out[key] = decode(v, f"{where}[{i}]", depth + 1)
-            except TypeError as exc:  # an unhashable key
-                raise StateError(f"{where}[{i}]: {exc}") from exc
-        return out
-    raise StateError(f"{where}: unknown kind {tag!r}")
+            out[key] = decode(v, f"{where}[{i}]", depth + 1)
+        except TypeError as exc:  # an unhashable key
+            raise StateError(f"{where}[{i}]: {exc}") from exc
+    return out
+
+
+#: a one-key object's kind -> how to read it
+_KINDS: dict[str, Callable[[str, Any, str, int], Any]] = {
+    "t": _collection, "s": _collection, "fs": _collection, "d": _named_dict, "dk": _keyed_dict}
 
 
 def _kind(x: Any) -> str:
@@ -299,17 +318,26 @@ def conforms(value: Any, hint: Any) -> bool:
     if hint is None or hint is type(None):
         return value is None
     origin = typing.get_origin(hint)
-    args = typing.get_args(hint)
+    if origin is None:
+        return _conforms_plain(value, hint)
+    return _conforms_generic(value, origin, typing.get_args(hint))
+
+
+def _conforms_plain(value: Any, hint: Any) -> bool:
+    """``value`` is of a class (not a generic)."""
+    if hint is float:
+        return type(value) in (float, int)
+    if hint is int:
+        return type(value) is int
+    if isinstance(hint, type):
+        return type(value) is hint
+    return True  # a construct the core does not use: not judged here
+
+
+def _conforms_generic(value: Any, origin: Any, args: tuple[Any, ...]) -> bool:
+    """``value`` is of a generic: a union, a tuple, a list, a set or a dict, to its elements."""
     if origin in (typing.Union, types.UnionType):
         return any(conforms(value, a) for a in args)
-    if origin is None:
-        if hint is float:
-            return type(value) in (float, int)
-        if hint is int:
-            return type(value) is int
-        if isinstance(hint, type):
-            return type(value) is hint
-        return True  # a construct the core does not use: not judged here
     if origin is tuple:
         if type(value) is not tuple:
             return False
