@@ -256,9 +256,10 @@ class Tracker:
                     extra: AbstractSet[tuple[str, int]],
                     unheard: AbstractSet[tuple[str, int]]) -> tuple[list[Move], list[tuple[str, str]]]:
         """A cycle in which some tag was heard away from home (an arrival, a move, crosstalk)
-        or some tag is gathering evidence: those tags are weighed read by read."""
-        zone_of = self._zone_of
-        home = self._home
+        or some tag is gathering evidence: those tags are weighed read by read.
+
+        In four steps, each a loop over the tags or reads concerned (a few calls a busy cycle,
+        never one a read: measured in bench/core_throughput.py, docs/decisions/0037)."""
         cands = self._cands
         if cands:
             # Evidence gone stale (a stray read of a card in the stub, say) is dropped, so
@@ -266,6 +267,19 @@ class Tracker:
             stale = cycle - self.gone_cycles
             for uid in [u for u, c in cands.items() if c[2] < stale]:
                 del cands[uid]
+        best, twins, contested = self._strongest(self._watched_reads(reads, pairs, extra))
+        if twins or self._twins:
+            self._count_twins(cycle, twins)
+        moves = self._weigh(cycle, best, contested)
+        # Tags on the table not heard at home, less those heard elsewhere, went unheard
+        # (a watched tag may be gathering evidence yet not heard at all this cycle).
+        # (``unheard`` was taken before the moves: a tag that moved was heard, and is in ``best``)
+        return moves, self._count_absent(cycle, unheard, best)
+
+    def _watched_reads(self, reads: Sequence[tuple[str, int, int]], pairs: dict[tuple[str, int], int],
+                       extra: AbstractSet[tuple[str, int]]) -> list[tuple[str, int, int]]:
+        """The reads of the tags heard away from home or gathering evidence."""
+        cands = self._cands
         watch = {uid for uid, _ in extra}
         if cands:
             watch.update(cands)
@@ -282,9 +296,16 @@ class Tracker:
                 mine.append((uid, ant, rssi))
         if len(pairs) < len(reads) or (len(mine) > 1 and len({(uid, rssi) for uid, _, rssi in mine}) < len(mine)):
             mine = [r for r in reads if r[0] in watch][::-1]
-        # The strongest antenna per watched tag: sorted weakest first, so stronger overwrites;
-        # (searched) reversed first, so that of two equal reads the one the reader reported first wins.
-        best: dict[str, tuple[str, int, int, int]] = {}  # uid -> (zone, antenna, rssi, its level)
+        return mine
+
+    def _strongest(self, mine: list[tuple[str, int, int]]) \
+            -> tuple[dict[str, tuple[str, int, int, int]], dict[str, tuple[str, str]], set[str]]:
+        """The strongest antenna per watched tag (uid -> zone, antenna, rssi, its level), the tags
+        heard at full strength in two zones (twins) and those heard in two zones (contested)."""
+        # Sorted weakest first, so stronger overwrites; (searched) reversed first, so that of two
+        # equal reads the one the reader reported first wins.
+        zone_of = self._zone_of
+        best: dict[str, tuple[str, int, int, int]] = {}
         strong: dict[str, str] = {}  # uid -> a zone that heard it at full strength
         twins: dict[str, tuple[str, str]] = {}
         contested: set[str] = set()  # tags heard in two zones or more this cycle
@@ -302,11 +323,15 @@ class Tracker:
                     other = strong.setdefault(uid, zone)
                     if other != zone:
                         twins[uid] = (other, zone)
+        return best, twins, contested
+
+    def _weigh(self, cycle: int, best: dict[str, tuple[str, int, int, int]], contested: set[str]) -> list[Move]:
+        """Each watched tag's evidence for where it was heard strongest; the tags that reached the
+        target moved there."""
+        home, cands = self._home, self._cands
         target = FIRM * self.confirm_cycles
         prior = target - FIRM  # an expected zone: one firm read short of the target
         due, folds = self._due, self._folds
-        if twins or self._twins:
-            self._count_twins(cycle, twins)
         moves: list[Move] = []
         for uid in sorted(best):
             zone, ant, rssi, floor = best[uid]
@@ -334,11 +359,7 @@ class Tracker:
                 self._since[uid] = first
             else:
                 cands[uid] = (zone, points, cycle, first)
-        # Tags on the table not heard at home, less those heard elsewhere, went unheard
-        # (a watched tag may be gathering evidence yet not heard at all this cycle).
-        # (``unheard`` was taken before the moves: a tag that moved was heard, and is in ``best``)
-        return moves, self._count_absent(cycle, unheard, best)
-
+        return moves
 
 _RSSI = itemgetter(2)
 _NONE: list[Any] = []  # shared; callers only read it
