@@ -58,7 +58,7 @@ class Modes(Part):
         alerts = self._t.alerts
         self._alert, self._prompt, self._prompt_once = alerts.alert, alerts.prompt, alerts.prompt_once
         self._mode_prompt = alerts.prompt_now
-        self.tracker = self._t.reads.tracker
+        self._tracker = self._t.reads.tracker
 
     @property
     def hand(self) -> Hand | None:
@@ -213,9 +213,9 @@ class Modes(Part):
         if seat is None:
             hand.notes.append(f"RACE-001: a card to the {zone} during the race-off")
             return
-        since = self.tracker.since(uid)
+        since = self._tracker.since(uid)
         later = [s for z, uids in hand.zones.items() if (s := seat_of(z)) is not None and s > seat
-                 and any(self.tracker.since(u) < since for u in uids)]
+                 and any(self._tracker.since(u) < since for u in uids)]
         if later:
             self._prompt_once(out, ts, hand, Finding(
                 "race.deal_order", "RACE-001",
@@ -306,7 +306,7 @@ class Modes(Part):
         if len(laid) == players:
             # in the order they were laid: a card read late is put back in its place by when its
             # evidence began (the tracker's), not by when it was confirmed
-            order = sorted(laid, key=lambda u: (self.tracker.since(u), laid.index(u)))
+            order = sorted(laid, key=lambda u: (self._tracker.since(u), laid.index(u)))
             labels = {**hand.labels, uid: label}
             ranking = break_ranking([labels[u] for u in order], hand.seats)
             if not ranking:

@@ -28,7 +28,7 @@ class FlopBoard(Part):
         self._flag = alerts.flag
         self._flush = dealing.flush
         self._deck_fault = self._t.decks.deck_fault
-        self.tracker = self._t.reads.tracker
+        self._tracker = self._t.reads.tracker
 
     def street_card(self, ts: float, hand: Hand, uid: str, label: str, zone: str, pad: bool,
                     out: list[Effect]) -> None:
@@ -38,7 +38,7 @@ class FlopBoard(Part):
         if zone == "burn" and board.deferred is not None:
             # The street's first card came with no burn before it, and now a burn: pitched
             # first but read late (its evidence began first), or pitched late (BURN-001)?
-            if self.tracker.since(uid) >= self.tracker.since(board.street_first):
+            if self._tracker.since(uid) >= self._tracker.since(board.street_first):
                 street = board.street
                 self._flush(out, hand)
                 board.late_burn_street = street  # said; this burn is that street's, late
