@@ -207,10 +207,85 @@ class ShufflerStatus:
     boot: str | None = None
 
 
+# -- the tournament room's signals (issue 32): what the floor tells a table, journalled like any
+# event so that a power cut replays them. The room link (tablectl/daemon/tournament_link.py) makes
+# them from the floor's retained topic (tablectl/room/tournament.py); the simulator from a
+# script's floor steps (docs/deal-script.md).
+
+#: what a level of the structure is: play, or a break between levels
+LEVEL_KINDS = ("level", "break")
+
+
+@dataclass(frozen=True, slots=True)
+class LevelSet:
+    """The tournament's level now (FLOW-001): it applies from the table's next deal, a misdeal's
+    re-deal keeping the old one (MISD-014). ``kind`` ``break``: the players' break (FLOW-005's
+    button check, DECK-008's deck reset). The blinds, the ante and the game are the structure's
+    (None: not given, as a script's ``{"floor": "level", "level": N}``)."""
+
+    ts: float
+    tournament: str
+    level: int
+    kind: str = "level"
+    small_blind: int | None = None
+    big_blind: int | None = None
+    ante: int | None = None
+    game: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class HandForHand:
+    """Hand-for-hand on or off for the table's tournament (FLOW-002): while on, the table
+    holds after every hand until the floor's :class:`Release`."""
+
+    ts: float
+    on: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Release:
+    """The floor's go-ahead: a table holding (hand-for-hand, FLOW-002) deals its next hand.
+    ``round``: the floor's count of releases in the tournament (a table that missed one while
+    its link was down is released by any later one)."""
+
+    ts: float
+    round: int
+
+
+@dataclass(frozen=True, slots=True)
+class BubbleHold:
+    """The bubble (FLOW-003): another table's all-in was called (``on``), this table deals no
+    new hand until that hand ends or its seat is out (``on`` False). ``table`` and ``hand``: the
+    hand that holds the room."""
+
+    ts: float
+    on: bool
+    table: str | None = None
+    hand: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ClockCalled:
+    """The floor calls the clock on ``seat`` (FLOW-004), from its page; the dealer calls it with
+    the ``clock`` pad and a seat key (a :class:`ButtonPress`)."""
+
+    ts: float
+    seat: int
+    #: the monotonic clock's reading and its boot's id (see :class:`Tick`): the countdown's start
+    mono: float | None = None
+    boot: str | None = None
+    #: the floor's count of the clocks it called at this table (tablectl/room/tournament.py)
+    n: int | None = None
+
+
+#: the floor's signals, by their type's name
+FLOOR_SIGNALS = (LevelSet, HandForHand, Release, BubbleHold, ClockCalled)
+
 Event = (ReaderCycle | DeviceStatus | ButtonPress | TableSetup | ShufflerReport | ShufflerStatus | DeckSetup | Tick
-         | DealerNamed)
+         | DealerNamed | LevelSet | HandForHand | Release | BubbleHold | ClockCalled)
 EVENT_TYPES: dict[str, type[Event]] = {t.__name__: t for t in (ReaderCycle, DeviceStatus, ButtonPress, TableSetup,
-                                                       ShufflerReport, ShufflerStatus, DeckSetup, Tick, DealerNamed)}
+                                                       ShufflerReport, ShufflerStatus, DeckSetup, Tick, DealerNamed,
+                                                       *FLOOR_SIGNALS)}
 
 
 def event_to_dict(event: Event) -> dict[str, Any]:
