@@ -253,6 +253,15 @@ class Release:
 
 
 @dataclass(frozen=True, slots=True)
+class BubbleMode:
+    """The bubble (FLOW-003) on or off for the table's tournament: while on, the dealer presses
+    ``allin`` when an all-in is called, and the floor holds the other tables."""
+
+    ts: float
+    on: bool
+
+
+@dataclass(frozen=True, slots=True)
 class BubbleHold:
     """The bubble (FLOW-003): another table's all-in was called (``on``), this table deals no
     new hand until that hand ends or its seat is out (``on`` False). ``table`` and ``hand``: the
@@ -279,10 +288,10 @@ class ClockCalled:
 
 
 #: the floor's signals, by their type's name
-FLOOR_SIGNALS = (LevelSet, HandForHand, Release, BubbleHold, ClockCalled)
+FLOOR_SIGNALS = (LevelSet, HandForHand, Release, BubbleMode, BubbleHold, ClockCalled)
 
 Event = (ReaderCycle | DeviceStatus | ButtonPress | TableSetup | ShufflerReport | ShufflerStatus | DeckSetup | Tick
-         | DealerNamed | LevelSet | HandForHand | Release | BubbleHold | ClockCalled)
+         | DealerNamed | LevelSet | HandForHand | Release | BubbleMode | BubbleHold | ClockCalled)
 EVENT_TYPES: dict[str, type[Event]] = {t.__name__: t for t in (ReaderCycle, DeviceStatus, ButtonPress, TableSetup,
                                                        ShufflerReport, ShufflerStatus, DeckSetup, Tick, DealerNamed,
                                                        *FLOOR_SIGNALS)}

@@ -8,14 +8,16 @@ where the room is at once::
     {"v": 1, "tournament": "main",
      "level": {"n": 5, "kind": "level", "sb": 100, "bb": 200, "ante": 25, "game": "holdem"},
      "h4h": {"on": true, "round": 7},
-     "bubble": {"on": true, "table": "t3", "hand": 42},
+     "bubble": {"mode": true, "on": true, "table": "t3", "hand": 42},
      "clock": {"seat": 4, "n": 2}}
 
 - ``level``: the level now (``kind`` ``break`` during a break; ``game`` for a mixed event; null
   before the clock starts);
 - ``h4h``: hand-for-hand on or off, and ``round``, the releases the floor has given in this
   tournament: a table holding is released by any round above the one it last saw;
-- ``bubble``: ``on`` while another table's called all-in holds the room (``table``, ``hand``);
+- ``bubble``: ``mode``, the bubble is on for the tournament (the dealer presses ``allin`` when an
+  all-in is called); ``on`` while another table's called all-in holds the room (``table``,
+  ``hand``);
 - ``clock``: the last player clock the floor called at this table (``n`` counts them: a call is
   made once, whatever number of times the message arrives).
 
@@ -26,7 +28,7 @@ keeps what it had.
 
 >>> s = parse_signal(b'{"v": 1, "tournament": "main", "level": {"n": 2, "kind": "level", "sb": 50, '
 ...                  b'"bb": 100, "ante": 0, "game": null}, "h4h": {"on": false, "round": 0}, '
-...                  b'"bubble": {"on": false, "table": null, "hand": null}, "clock": null}')
+...                  b'"bubble": {"mode": false, "on": false, "table": null, "hand": null}, "clock": null}')
 >>> [type(e).__name__ for e in signals_for(Seen(), s, ts=1.0)]
 ['LevelSet']
 >>> parse_signal(b'{"v": 1, "tournament": "main", "level": {"n": -1}}')
@@ -42,8 +44,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from tablectl.core.events import (LEVEL_KINDS, BubbleHold, ClockCalled, Event, HandForHand, LevelSet,
-                                  Release)
+from tablectl.core.events import (LEVEL_KINDS, BubbleHold, BubbleMode, ClockCalled, Event, HandForHand,
+                                  LevelSet, Release)
 from tablectl.core.settings import GAMES
 
 #: the largest signal, in bytes (a real one is about 250)
@@ -84,6 +86,7 @@ class Signal:
     level: Level | None = None
     h4h: bool = False
     round: int = 0
+    bubble_mode: bool = False
     bubble: bool = False
     bubble_table: str | None = None
     bubble_hand: int | None = None
@@ -101,6 +104,7 @@ class Seen:
     kind: str | None = None
     h4h: bool = False
     round: int = 0
+    bubble_mode: bool = False
     bubble: bool = False
     bubble_table: str | None = None
     bubble_hand: int | None = None
@@ -172,8 +176,8 @@ def parse_signal(payload: bytes) -> Signal:
     d = {k: body.get(k) for k in ("tournament", "level", "h4h", "bubble", "clock")}
     h4h = _object("h4h", d["h4h"] if d["h4h"] is not None else {"on": False, "round": 0}, ("on", "round"))
     bubble = _object("bubble", d["bubble"] if d["bubble"] is not None else
-                     {"on": False, "table": None, "hand": None}, ("on", "table", "hand"))
-    for where, v in (("h4h.on", h4h["on"]), ("bubble.on", bubble["on"])):
+                     {"mode": False, "on": False, "table": None, "hand": None}, ("mode", "on", "table", "hand"))
+    for where, v in (("h4h.on", h4h["on"]), ("bubble.mode", bubble["mode"]), ("bubble.on", bubble["on"])):
         if type(v) is not bool:
             raise SignalError(f"tournament signal: {where}: want true or false")
     clock = d["clock"]
@@ -185,7 +189,8 @@ def parse_signal(payload: bytes) -> Signal:
         raise SignalError("tournament signal: bubble: a hold names its table and hand")
     return Signal(tournament=_name("tournament", d["tournament"]) or "", level=_level(d["level"]),
                   h4h=h4h["on"], round=_int("h4h.round", h4h["round"], 0, MAX_COUNT) or 0,
-                  bubble=bubble["on"], bubble_table=_name("bubble.table", bubble["table"], null=True),
+                  bubble_mode=bubble["mode"], bubble=bubble["on"],
+                  bubble_table=_name("bubble.table", bubble["table"], null=True),
                   bubble_hand=_int("bubble.hand", bubble["hand"], 1, MAX_COUNT, null=True),
                   clock_seat=seat, clock_n=n or 0)
 
@@ -195,7 +200,7 @@ def signal_to_payload(s: Signal) -> bytes:
     level = None if s.level is None else {"n": s.level.n, "kind": s.level.kind, "sb": s.level.sb,
                                           "bb": s.level.bb, "ante": s.level.ante, "game": s.level.game}
     body = {"v": 1, "tournament": s.tournament, "level": level, "h4h": {"on": s.h4h, "round": s.round},
-            "bubble": {"on": s.bubble, "table": s.bubble_table, "hand": s.bubble_hand},
+            "bubble": {"mode": s.bubble_mode, "on": s.bubble, "table": s.bubble_table, "hand": s.bubble_hand},
             "clock": None if s.clock_seat is None else {"seat": s.clock_seat, "n": s.clock_n}}
     return json.dumps(body, separators=(",", ":")).encode()
 
@@ -213,6 +218,8 @@ def signals_for(seen: Seen, s: Signal, *, ts: float, mono: float | None = None,
     if s.round > seen.round or (seen.tournament is not None and seen.tournament != s.tournament
                                 and s.round != seen.round):
         out.append(Release(ts, s.round))
+    if s.bubble_mode != seen.bubble_mode:
+        out.append(BubbleMode(ts, s.bubble_mode))
     bubble = (s.bubble, s.bubble_table, s.bubble_hand) if s.bubble else (False, None, None)
     if bubble != (seen.bubble, seen.bubble_table, seen.bubble_hand):
         out.append(BubbleHold(ts, *bubble))
