@@ -1,5 +1,6 @@
 """``[floor]``: the floor's service (docs/floor.md): its broker account, where it listens, its
-database, its TLS certificate.
+database, its TLS certificate, its sections and the tournaments it runs
+(``[floor.tournaments.NAME]``, each with its structure file: tablectl/config/structure.py).
 
 >>> from pathlib import Path
 >>> c = parse_floor_text('[floor]\\nbroker = "mqtt://127.0.0.1:1883"\\ndatabase = "floor.db"\\n',
@@ -14,6 +15,7 @@ tablectl.config.schema.ConfigError: f.toml: [floor] port: want a whole number fr
 
 from __future__ import annotations
 
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +25,25 @@ from urllib.parse import urlsplit
 from tablectl.config.keys import is_key
 from tablectl.config.schema import Bound, ConfigError, File, Key, Section, Values
 from tablectl.config.room import is_loopback
+from tablectl.config.structure import Structure, load_structure
+
+
+@dataclass(frozen=True)
+class TournamentConfig:
+    """One tournament the floor runs (``[floor.tournaments.NAME]``): its structure, its tables
+    (named, and those of its sections) and the order they break (BREAK-004)."""
+
+    name: str
+    title: str
+    structure: Structure
+    #: its tables as the file names them: "room/table" or "table" (that name in any room)
+    tables: tuple[str, ...] = ()
+    #: its sections of ``[floor.sections]``
+    sections: tuple[str, ...] = ()
+    #: the order its tables break: the first one still running breaks next (the others after, by name)
+    break_order: tuple[str, ...] = ()
+    #: the players a table seats: a table breaks when the players left fit in one table fewer
+    seats: int = 9
 
 
 @dataclass(frozen=True)
@@ -65,6 +86,16 @@ class FloorConfig:
     #: the room's sections (pits), in the configuration's order: a name -> its tables, each
     #: "room/table" or "table" (that table name in any room) (``[floor.sections]``)
     sections: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    #: the tournaments the floor runs, by name, in the file's order (``[floor.tournaments.NAME]``)
+    tournaments: dict[str, TournamentConfig] = field(default_factory=dict)
+
+    def tournament_of(self, room: str, table: str) -> str | None:
+        """The tournament ``room/table`` plays in (named, or in one of its sections), or None."""
+        section = self.section_of(room, table)
+        for name, t in self.tournaments.items():
+            if f"{room}/{table}" in t.tables or table in t.tables or (section is not None and section in t.sections):
+                return name
+        return None
 
     def section_of(self, room: str, table: str) -> str | None:
         """The section ``room/table`` is in, or None.
@@ -101,6 +132,8 @@ FLOOR_TOML = File("floor.toml", number_errors="want")
 FILES = ("password_file", "ca_file", "cert_file", "key_file", "tls_cert", "tls_key")
 #: the most sections, and the most tables in one
 MAX_SECTIONS, MAX_SECTION_TABLES = 100, 500
+#: the most tournaments one floor runs
+MAX_TOURNAMENTS = 20
 
 FLOOR = Section("floor", (
     Key("broker", "", required=True, doc="mqtts://HOST[:PORT] (8883), or mqtt:// for a broker on this host (1883)"),
@@ -132,9 +165,26 @@ FLOOR = Section("floor", (
     Key("sections", {}, want=f'up to {MAX_SECTIONS} sections: "Pit A" = ["main/t1", "t2"]',
         doc=f'[floor.sections]: the room\'s sections (pits) in order, "Pit A" = ["main/t1", "t2"]: up to '
             f"{MAX_SECTION_TABLES} tables each, \"room/table\" or \"table\", each table in one section"),
+    Key("tournaments", {}, want=f"up to {MAX_TOURNAMENTS} tournaments: [floor.tournaments.NAME]",
+        doc="[floor.tournaments.NAME]: the tournaments the floor runs (below)"),
 ), file=FLOOR_TOML, doc="the floor's service (docs/floor.md): its own file, floor.toml")
+
+TOURNAMENT = Section("floor.tournaments.NAME", (
+    Key("structure", "", required=True,
+        doc="its structure file (levels, blinds, breaks: docs/structure-example.toml), relative to this file's folder"),
+    Key("title", None, kind=(str,), shown="its name", doc="the clock screen's title (1 to 60 printable characters)"),
+    Key("tables", [], doc='its tables, "room/table" or "table" (that name in any room)'),
+    Key("sections", [], doc="its sections of [floor.sections]: their tables"),
+    Key("break_order", [], doc="the order its tables break (BREAK-004): the first still running breaks next; "
+                               "those not named after them, by name"),
+    Key("seats", TournamentConfig.seats, bound=Bound(2, 10, "seats", whole=True, why="a table of 2 to 10 seats"),
+        doc="the players a table seats: a table breaks when the players left fit in one table fewer"),
+), file=FLOOR_TOML, doc="a tournament the floor runs (docs/floor.md, \"Running a tournament\"): NAME is "
+                        "letters, digits, '_', '.', '-'; each table in one tournament")
 #: the sections of the floor's file, in the docs' order
-SECTIONS = (FLOOR,)
+SECTIONS = (FLOOR, TOURNAMENT)
+#: a tournament's name, as its signal carries it (tablectl/room/tournament.py)
+TOURNAMENT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 
 
 def parse_floor(doc: dict[str, Any], *, src: str, base: Path) -> FloorConfig:
@@ -149,12 +199,13 @@ def parse_floor(doc: dict[str, Any], *, src: str, base: Path) -> FloorConfig:
         raise s.err("room", f"want a room's name or \"+\" (every room), got {room!r}")
     database = str(s.path("database", base))  # (never None: it has a default)
     secure_cookie = files["tls_cert"] is not None if s["secure_cookie"] is None else s["secure_cookie"]
+    sections = _sections(s)
     return FloorConfig(broker=s["broker"], host=host, port_mqtt=port_mqtt, mqtt_tls=mqtt_tls, username=s["username"],
                        client_id=s["client_id"], room=room, listen=s["listen"], port=s["port"], database=database,
                        session_seconds=s["session_minutes"] * 60, secure_cookie=secure_cookie,
                        command_timeout=s["command_timeout"], table_keys=_table_keys(s),
                        require_signatures=s["require_signatures"], login_delay=s["login_delay"],
-                       sections=_sections(s), **files)
+                       sections=sections, tournaments=_tournaments(s, src, base, sections), **files)
 
 
 def _broker(s: Values) -> tuple[str, int, bool]:
@@ -221,6 +272,69 @@ def _sections(s: Values) -> dict[str, tuple[str, ...]]:
                 raise s.err(key, f"{t} is in section {where[t]!r} already: a table is in one section")
             where[t] = name
         out[name] = tuple(tables)
+    return out
+
+
+def _table_name(t: object) -> bool:
+    """A table as the file names it: "room/table" or "table" (no MQTT wildcard)."""
+    parts = t.split("/") if isinstance(t, str) else []
+    return 1 <= len(parts) <= 2 and all(p and len(p) <= 64 and p.isprintable() and "+" not in p and "#" not in p
+                                        for p in parts)
+
+
+def _overlaps(a: str, b: str) -> bool:
+    """Whether two tables as the file names them may be the same table ("t1" is "main/t1")."""
+    return a == b or a.rpartition("/")[2] == b.rpartition("/")[2] and ("/" not in a or "/" not in b)
+
+
+def _tournaments(s: Values, src: str, base: Path, sections: dict[str, tuple[str, ...]]) -> dict[str, TournamentConfig]:
+    """``[floor.tournaments.NAME]``: each its structure (read and checked now), its tables and
+    sections, its break order; a table in one tournament at most (its signal is one topic)."""
+    raw = s["tournaments"]
+    if len(raw) > MAX_TOURNAMENTS:
+        raise s.err("tournaments", f"want up to {MAX_TOURNAMENTS} tournaments: [floor.tournaments.NAME]")
+    out: dict[str, TournamentConfig] = {}
+    taken: dict[str, str] = {}  # a table as named -> its tournament
+    for name, data in raw.items():
+        if not TOURNAMENT_NAME.fullmatch(name):
+            raise s.err(f"tournaments.{name}"[:80], "want a name of letters, digits, '_', '.', '-' (at most 64)")
+        t = TOURNAMENT.read(src, data, label=f"floor.tournaments.{name}")
+        for key in ("tables", "sections", "break_order"):
+            if not all(isinstance(x, str) for x in t[key]) or len(t[key]) > MAX_SECTION_TABLES:
+                raise t.err(key, f"want a list of up to {MAX_SECTION_TABLES} names")
+            seen = [x for i, x in enumerate(t[key]) if x in t[key][:i]]
+            if seen:
+                raise t.err(key, f"{seen[0][:40]!r} is named twice")
+        bad = [x for x in t["tables"] if not _table_name(x)]
+        if bad:
+            raise t.err("tables", f'want "room/table" or "table", got {bad[0][:40]!r}')
+        missing = [x for x in t["sections"] if x not in sections]
+        if missing:
+            raise t.err("sections", f"no section {missing[0][:40]!r} in [floor.sections]")
+        members = [*t["tables"], *(x for sec in t["sections"] for x in sections[sec])]
+        if not members:
+            raise t.err("tables", "a tournament has tables: name them (tables) or its sections (sections)")
+        for x in members:
+            other = next((o for o in taken if _overlaps(o, x)), None)
+            if other is not None:
+                raise t.err("tables", f"{x[:40]} is in tournament {taken[other]!r} already: a table plays in one")
+        for x in members:
+            taken[x] = name
+        strange = [x for x in t["break_order"] if x not in members]
+        if strange:
+            raise t.err("break_order", f"{strange[0][:40]!r} is not one of its tables (as its tables or "
+                                       f"sections name them)")
+        title = name if t["title"] is None else t["title"]
+        if not 0 < len(title) <= 60 or not title.isprintable():
+            raise t.err("title", "want 1 to 60 printable characters")
+        if "structure" not in t:
+            raise t.err("structure", "missing: the tournament's structure file")
+        structure_path = Path(t["structure"]) if Path(t["structure"]).is_absolute() else base / t["structure"]
+        if not t["structure"] or not structure_path.is_file():
+            raise t.err("structure", f"{structure_path}: no such file")
+        out[name] = TournamentConfig(name=name, title=title, structure=load_structure(structure_path),
+                                     tables=tuple(t["tables"]), sections=tuple(t["sections"]),
+                                     break_order=tuple(t["break_order"]), seats=t["seats"])
     return out
 
 

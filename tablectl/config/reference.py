@@ -18,7 +18,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from tablectl.config import daemon, floor
+from tablectl.config import daemon, floor, structure
 from tablectl.config.schema import bounds_table, markdown_table
 
 #: each table of the docs: its name -> the table, as the schema gives it
@@ -26,6 +26,7 @@ TABLES: dict[str, Callable[[], str]] = {
     "every key of tablectl.toml": lambda: markdown_table(daemon.SECTIONS),
     "the numeric bounds of tablectl.toml": lambda: bounds_table(daemon.SECTIONS),
     "every key of floor.toml": lambda: markdown_table(floor.SECTIONS),
+    "every key of a structure file": lambda: markdown_table(structure.SECTIONS),
 }
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import tablectl.config.schema as schema
-from tablectl.config import console, daemon, display, floor, room
+from tablectl.config import console, daemon, display, floor, room, structure
 from tablectl.config.daemon import ConfigError, ReaderConfig, ShufflerConfig, parse_config
 from tablectl.config.floor import parse_floor_text
 from tablectl.config.schema import TABLECTL_TOML, Bound, Key, Section, check
@@ -59,7 +59,7 @@ def test_the_parsers_import_no_cycle_and_no_private_class():
 def test_the_floor_reads_its_file_through_the_same_schema():
     assert floor.FLOOR.file is floor.FLOOR_TOML and floor.FLOOR_TOML is not TABLECTL_TOML
     assert set(floor.FLOOR_TOML.bounds) == {"floor.port", "floor.session_minutes", "floor.command_timeout",
-                                            "floor.login_delay"}
+                                            "floor.login_delay", "floor.tournaments.NAME.seats"}
     assert not [name for name in daemon.BOUNDS if name.startswith("floor.")]
     with pytest.raises(ConfigError, match=r"f\.toml: \[floor\] login_delay: want a whole number from 1 to 60 s, "
                                           r"got 0\.5$"):
@@ -67,7 +67,7 @@ def test_the_floor_reads_its_file_through_the_same_schema():
 
 
 def every_section() -> list[Section]:
-    return [*daemon.SECTIONS, *floor.SECTIONS]
+    return [*daemon.SECTIONS, *floor.SECTIONS, *structure.SECTIONS]
 
 
 @pytest.mark.parametrize("section", every_section(), ids=lambda s: s.name)
