@@ -32,9 +32,12 @@ from aiohttp import WSMsgType, web
 
 from tablectl.core.cards import CardError, parse_card
 from tablectl.core.dealers import check_dealer_name
+from tablectl.devices.clock import monotonic
 from tablectl.floor import auth
 from tablectl.floor import roles
 from tablectl.floor.broker import FloorLink
+from tablectl.floor.clock import Moment
+from tablectl.floor.director import Director, TournamentError
 from tablectl.config.floor import FloorConfig
 from tablectl.floor.rules import CALL
 from tablectl.floor.schema import MAX_INT  # (the largest whole number a request may carry)
@@ -74,7 +77,16 @@ HASHING_NICE = 10
 #: what a page gets when it connects: the open alerts and calls (at most), the newest closed ones,
 #: the newest dealer's incidents
 SNAPSHOT_OPEN, SNAPSHOT_CLOSED, SNAPSHOT_INCIDENTS = 1000, 100, 100
+#: the tournaments' signals are looked at this often (seconds): a level that ends is published
+#: within it (FLOW-001: "within a second")
+SIGNALS_EVERY = 0.2
 SERVICE_KEY: web.AppKey[FloorService] = web.AppKey("service")
+
+
+def now_moment() -> Moment:
+    """The clocks now: the monotonic clock and its boot, the wall clock (tablectl/floor/clock.py)."""
+    mono, boot = monotonic()
+    return Moment(mono, boot, time.time())
 
 
 class FloorService:
@@ -92,7 +104,9 @@ class FloorService:
         self.sockets: dict[web.WebSocketResponse, auth.Session] = {}
         self.tokens: dict[web.WebSocketResponse, str] = {}  # each socket's session cookie, to close at logout
         self.loop: asyncio.AbstractEventLoop | None = None
-        self.link = FloorLink(cfg, self._from_thread) if link else None
+        self.link = FloorLink(cfg, self._from_thread, self._connected) if link else None
+        #: the tournaments (tablectl/floor/director.py): their signals published on the link
+        self.director = Director(cfg, self.store, self._publish_signal, now_moment)
         self._inbox: list[tuple[str, bytes]] = []  # messages from paho's thread, not yet taken in
         self._inbox_lock = threading.Lock()
         self._inbox_due = False
@@ -119,6 +133,32 @@ class FloorService:
             self.hashers.shutdown(wait=False)
             self.hashers = _hashing_pool()
             return await loop.run_in_executor(self.hashers, auth.check, attempt, password)
+
+    # -- the tournaments' signals --------------------------------------------------------------
+    def _publish_signal(self, topic: str, payload: bytes) -> None:
+        if self.link is not None:
+            self.link.publish_retained(topic, payload)
+
+    def _connected(self) -> None:
+        """(paho's thread) Connected to the broker: every signal published again (a broker that
+        restarted without its retained messages has lost them)."""
+        if self.loop is not None:
+            self.loop.call_soon_threadsafe(self.director.again)
+
+    async def signals_again(self, stop: asyncio.Event) -> None:
+        """Several times a second, the tournaments' signals: a level's end published within a
+        second of it (nothing is published unless a table's signal changed)."""
+        while not stop.is_set():
+            try:
+                await asyncio.wait_for(stop.wait(), timeout=SIGNALS_EVERY)
+            except TimeoutError:
+                pass
+            if stop.is_set():
+                return
+            try:
+                self.director.tick()
+            except (sqlite3.Error, OSError, ValueError) as exc:
+                log.error("floor: could not publish the tournaments' signals: %s", exc)
 
     # -- the broker's messages ----------------------------------------------------------------
     def _from_thread(self, topic: str, payload: bytes) -> None:
@@ -168,6 +208,11 @@ class FloorService:
             return
         for gap_topic, start in ([got.gap] if got.gap is not None else []) + got.regaps:
             self.ask_replay(got.room, got.table, gap_topic, start)
+        try:
+            self.director.ingested(got)
+        except (sqlite3.Error, ValueError, TypeError, KeyError) as exc:  # (a step missed, never the message)
+            log.error("floor: %s/%s: the tournaments could not take a message in: %s", got.room, got.table,
+                      type(exc).__name__)
         for p in got.breaks:
             if got.kind == "suspect":
                 log.error("floor: %s/%s: a message refused: %s", got.room, got.table, p)
@@ -673,6 +718,66 @@ async def api_retire(request: web.Request) -> web.Response:
     return _json({"ok": True, "changed": changed})
 
 
+async def tournament_page(request: web.Request) -> web.StreamResponse:
+    """The tournaments' page (the floor role's): the clock, hand-for-hand's board, the bubble,
+    the player clock, the tables' balance (docs/floor.md, "Running a tournament")."""
+    sess = _session(request)
+    if sess is None:
+        return web.HTTPSeeOther("/login", headers=HEADERS)
+    if not roles.can_command(sess.role):
+        return _refuse(403, f"a {sess.role} does not run the tournaments")
+    return _page("tournament.html", csrf=sess.csrf, user=sess.user, role=sess.role)
+
+
+async def api_tournaments(request: web.Request) -> web.Response:
+    """Every tournament as the floor's page shows it (the floor role's)."""
+    svc = request.app[SERVICE_KEY]
+    sess = _session(request)
+    if sess is None:
+        return _refuse(401, "not logged in")
+    if not roles.can_command(sess.role):
+        return _refuse(403, f"a {sess.role} does not run the tournaments")
+    return _json({"tournaments": [svc.director.board(name) for name in svc.cfg.tournaments]})
+
+
+async def api_tournament(request: web.Request) -> web.Response:
+    """An action on a tournament (the floor role's, audit-logged): ``{"tournament": NAME,
+    "action": ...}``, the action's fields beside it (tablectl/floor/director.py, ACTIONS): the
+    clock's start, pause, resume, skip, back and add (``seconds``); hand-for-hand on or off
+    (``h4h``, ``on``) and ``release``; the bubble on or off (``bubble``, ``on``) and
+    ``bubble_clear``; a player clock (``clock``: ``room``, ``table``, ``seat``)."""
+    svc = request.app[SERVICE_KEY]
+    sess = _change(request, roles.can_command, "run the tournaments")
+    if isinstance(sess, web.Response):
+        return sess
+    body = await _body(request)
+    name = _word(body.get("tournament"), "tournament")
+    try:
+        detail = svc.director.act(name, body)
+    except TournamentError as exc:
+        return _refuse(exc.status, str(exc))
+    svc.store.audit(sess.user, "tournament", detail)
+    log.info("floor: tournament %s (by %s)", detail, sess.user)
+    return _json({"ok": True, "done": detail, "tournament": svc.director.board(name)})
+
+
+async def clock_page(request: web.Request) -> web.StreamResponse:
+    """The public clock screen of a tournament (no login: a TV in the room): read-only, nothing
+    secret (docs/floor.md, "The clock screen")."""
+    svc = request.app[SERVICE_KEY]
+    name = request.match_info["name"]
+    if name not in svc.cfg.tournaments:
+        return _refuse(404, "no such tournament")
+    return _page("clock.html", tournament=name, title=svc.cfg.tournaments[name].title)
+
+
+async def api_clock(request: web.Request) -> web.Response:
+    """The clock screen's figures (public: the level, its time, the blinds, the next level and
+    break, the players left and tables running; no card, no alert, no seat, no table's name)."""
+    found = request.app[SERVICE_KEY].director.public(request.match_info["name"])
+    return _json(found) if found is not None else _refuse(404, "no such tournament")
+
+
 async def api_retry(request: web.Request) -> web.Response:
     """A command that failed (no answer in time), was refused, or waits queued, sent again under
     a new id: ``{"id": ...}``; the answer names the new id."""
@@ -867,7 +972,7 @@ async def websocket(request: web.Request) -> web.StreamResponse:
 
 async def static(request: web.Request) -> web.StreamResponse:
     name = request.match_info["name"]
-    if name not in ("app.js", "hands.js", "style.css"):
+    if name not in ("app.js", "hands.js", "style.css", "tournament.js", "clock.js", "clock.css"):
         raise web.HTTPNotFound()
     kind = "application/javascript" if name.endswith(".js") else "text/css"
     return web.Response(text=(STATIC / name).read_text(encoding="utf-8"), content_type=kind, headers=HEADERS)
@@ -892,6 +997,11 @@ def make_app(svc: FloorService) -> web.Application:
     app.router.add_get("/hands", hands_page)
     app.router.add_get("/api/hands", api_hands)
     app.router.add_get("/api/hand", api_hand)
+    app.router.add_get("/tournament", tournament_page)
+    app.router.add_get("/api/tournaments", api_tournaments)
+    app.router.add_post("/api/tournament", api_tournament)
+    app.router.add_get("/clock/{name}", clock_page)
+    app.router.add_get("/api/clock/{name}", api_clock)
     app.router.add_get("/static/{name}", static)
     return app
 
@@ -914,11 +1024,13 @@ async def serve(cfg: FloorConfig, stop: asyncio.Event) -> None:
     log.info("floor: listening on %s://%s:%d", "https" if context else "http", cfg.listen, cfg.port)
     again = asyncio.ensure_future(svc.gaps_again(stop))
     expiry = asyncio.ensure_future(svc.commands_again(stop))
+    signals = asyncio.ensure_future(svc.signals_again(stop))
     try:
         await stop.wait()
     finally:
         await again
         await expiry
+        await signals
         svc.link.stop()
         for ws in list(svc.sockets):
             await ws.close()

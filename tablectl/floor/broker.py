@@ -1,6 +1,7 @@
 """The floor service's MQTT client: a persistent session (the broker queues the tables' QoS 1
 messages while the service is away: a restart misses nothing), every table's floor topics,
-and the commands it sends (``ack``, ``replay``).
+the commands it sends (``ack``, ``replay``) and the tournaments' retained signals
+(``floor/tournament``: tablectl/floor/director.py).
 
 paho runs its own network thread; each message is handed to the service's event loop, which
 alone touches the database.
@@ -31,9 +32,12 @@ SESSION_EXPIRY = 7 * 24 * 3600
 class FloorLink:
     """Subscribes to ``tablectl/<room>/+/...`` and calls ``deliver(topic, payload)`` from paho's thread."""
 
-    def __init__(self, cfg: FloorConfig, deliver: Callable[[str, bytes], None]) -> None:
+    def __init__(self, cfg: FloorConfig, deliver: Callable[[str, bytes], None],
+                 connected: Callable[[], None] | None = None) -> None:
         self.cfg = cfg
         self.deliver = deliver
+        #: called (from paho's thread) at each connection: the retained signals published again
+        self.connected_hook = connected
         self.connected = False
         self.last_error: str | None = None
         c = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=cfg.client_id, protocol=mqtt.MQTTv5)
@@ -68,6 +72,8 @@ class FloorLink:
         log.info("floor: connected to %s (session %s)", self.cfg.broker,
                  "resumed" if getattr(flags, "session_present", False) else "new")
         client.subscribe([(f"tablectl/{self.cfg.room}/+/{t}", 1) for t in SUBSCRIBED])
+        if self.connected_hook is not None:
+            self.connected_hook()
 
     def _on_disconnect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
         if self.connected:
@@ -76,6 +82,11 @@ class FloorLink:
 
     def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
         self.deliver(msg.topic, bytes(msg.payload))
+
+    def publish_retained(self, topic: str, payload: bytes) -> None:
+        """A retained message at QoS 1 (a table's tournament signal): the broker keeps the last for
+        a table that connects later; paho keeps it while the link is down."""
+        self.client.publish(topic, payload, qos=1, retain=True)
 
     def command(self, room: str, table: str, body: dict[str, Any]) -> str:
         """Send one command to a table; returns its id."""

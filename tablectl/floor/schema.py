@@ -97,6 +97,10 @@ def _counts(v: Any) -> str | None:
     return None
 
 
+def _holding(v: Any) -> str | None:
+    return None if v is None or v in ("h4h", "bubble") else "want h4h, bubble or null"
+
+
 def _record(v: Any) -> str | None:
     return None if isinstance(v, dict) else "want the hand's record (an object)"
 
@@ -124,7 +128,10 @@ STATE: dict[str, Check] = {
     "online": _bool, "epoch": _text(32, none=False), "devices": _devices, "game": _text(32), "seats": _seats,
     "hand": HAND, "button": SEAT, "hands_finished": _int(), "stub_count": _int(0, 104, none=True),
     "deck_in_play": _text(8), "clock": _text(32), "outbox": _counts, "dealer": _text(64),
-    "dealer_next": _text(64)}
+    "dealer_next": _text(64),
+    # a tournament's table (issue 32): what it holds for ("h4h", "bubble", or null: it deals) and
+    # the level of its hand under way, or of its next (FLOW-001)
+    "holding": _holding, "level": _int(1, 1000, none=True)}
 #: the fields a message of each type must have (beyond ``type``, ``seq`` and ``ts``)
 REQUIRED = {"Alert": ("code",), "Prompt": ("code",), "Ack": ("ack_seq", "command"),
             "HandFinished": ("hand", "record", "prev", "hash"), "CardPlaced": ("card", "zone"),

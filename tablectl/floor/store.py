@@ -1,5 +1,6 @@
 """The floor's own records in SQLite (0600): every table's state, floor alerts and their
-acknowledgements, hand records with their hash chain checked, and (:mod:`.auth`) users,
+acknowledgements, hand records with their hash chain checked, the tournaments it runs (their
+level clocks, hand-for-hand, the bubble: tablectl/floor/director.py), and (:mod:`.auth`) users,
 sessions and the audit log.
 
 Fed from the broker: each message of a numbered topic is kept once by ``(room, table, topic,
@@ -34,8 +35,9 @@ REPLAY_AGAIN = 10.0
 #: a command the table has not answered within this many seconds is shown as failed (or, the
 #: table offline, as queued: the broker keeps it in the table's session until it is back)
 COMMAND_TIMEOUT = 10.0
-#: the floor database's schema version (PRAGMA user_version), migrated in place at open
-SCHEMA_VERSION = 3
+#: the floor database's schema version (PRAGMA user_version), migrated in place at open (4: the
+#: tournaments)
+SCHEMA_VERSION = 4
 ZERO_HASH = "0" * 64
 
 #: the dealer a hand record names (RELIEF-003: the table's own, from its core)
@@ -71,6 +73,7 @@ CREATE TABLE IF NOT EXISTS incidents (room TEXT, tbl TEXT, epoch TEXT NOT NULL D
     hand INTEGER, seat INTEGER, rule TEXT, code TEXT, count INTEGER, message TEXT, dealer TEXT,
     PRIMARY KEY (room, tbl, epoch, seq));
 CREATE TABLE IF NOT EXISTS retired (room TEXT, tbl TEXT, user TEXT, ts REAL, PRIMARY KEY (room, tbl));
+CREATE TABLE IF NOT EXISTS tournaments (name TEXT PRIMARY KEY, state TEXT NOT NULL, updated REAL);
 """
 #: made after the migration (a table rebuilt by it would lose its index)
 INDEXES = """
@@ -223,6 +226,8 @@ class Store:
         if "how" not in {r[1] for r in self.db.execute("PRAGMA table_info(acks)")}:
             # (schema 2: every acknowledgement was the table's, or the floor's of an earlier journal)
             self.db.execute("ALTER TABLE acks ADD COLUMN how TEXT")
+        # (schema 3 had no tournaments: its table is made by SCHEMA, empty: each tournament's clock
+        # waits for its start)
         # (schema 2 kept the dealer's incidents as messages only: the lane gets them from there)
         self.db.execute("INSERT OR IGNORE INTO incidents SELECT room, tbl, epoch, seq, " + ", ".join(
             f"json_extract(payload, '$.{f}')" for f in INCIDENT_FIELDS) + " FROM messages "
@@ -745,6 +750,36 @@ class Store:
     def chain_breaks(self, room: str, table: str) -> list[str]:
         return [r[0] for r in self.db.execute("SELECT problem FROM chain_breaks WHERE room = ? AND tbl = ? ORDER BY id",
                                               (room, table))]
+
+    # -- the tournaments (tablectl/floor/director.py) -------------------------------------------
+    def tournament(self, name: str) -> dict[str, Any] | None:
+        """The tournament's state as last saved (its clock, hand-for-hand, the bubble), or None."""
+        row = self.db.execute("SELECT state FROM tournaments WHERE name = ?", (name,)).fetchone()
+        if row is None:
+            return None
+        state = json.loads(row[0])
+        return state if isinstance(state, dict) else None
+
+    def save_tournament(self, name: str, state: dict[str, Any]) -> None:
+        self.db.execute("INSERT OR REPLACE INTO tournaments VALUES (?, ?, ?)", (name, json.dumps(state), self.clock()))
+
+    def has_hand(self, room: str, table: str, hand: int) -> bool:
+        """Whether the table's record of hand number ``hand`` is here (of any of its journals)."""
+        return self.db.execute("SELECT 1 FROM hands WHERE room = ? AND tbl = ? AND hand = ? LIMIT 1",
+                               (room, table, hand)).fetchone() is not None
+
+    def last_hand_at(self, room: str, table: str) -> float | None:
+        """When the table's last hand record finished (the table's time), or None."""
+        row = self.db.execute("SELECT MAX(ts) FROM hands WHERE room = ? AND tbl = ?", (room, table)).fetchone()
+        return _num(row[0]) if row is not None else None
+
+    def open_alerts_of(self, code: str) -> list[dict[str, Any]]:
+        """The open alerts of ``code`` (every table's), oldest first: room, table, epoch, seq, hand."""
+        rows = self.db.execute(
+            "SELECT a.room, a.tbl, a.epoch, a.seq, a.hand FROM alerts a LEFT JOIN acks k ON k.room = a.room "
+            "AND k.tbl = a.tbl AND k.epoch = a.epoch AND k.ack_seq = a.seq WHERE a.code = ? AND k.user IS NULL "
+            "ORDER BY a.ts, a.seq", (code,))
+        return [dict(zip(("room", "table", "epoch", "seq", "hand"), r, strict=True)) for r in rows]
 
     def audit(self, user: str, action: str, detail: str = "") -> None:
         self.db.execute("INSERT INTO audit (ts, user, action, detail) VALUES (?, ?, ?, ?)",

@@ -661,5 +661,6 @@
   });
   if (role === "viewer") document.getElementById("alerts-section").hidden = true;
   if (role !== "floor") document.getElementById("nav-hands").remove();
+  if (role !== "floor") document.getElementById("nav-tournament").remove();
   connect();
 })();

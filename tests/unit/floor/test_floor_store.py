@@ -12,7 +12,7 @@ import stat
 import pytest
 
 from tablectl.floor.rules import MEANINGS, meaning
-from tablectl.floor.store import Store
+from tablectl.floor.store import SCHEMA_VERSION, Store
 from rig.paths import ROOT
 
 T = "tablectl/main/t7/"
@@ -517,6 +517,6 @@ def test_a_database_of_schema_2_gets_its_incidents_from_its_messages(tmp_path):
     st.db.execute("PRAGMA user_version = 2")
     st.close()
     st = Store(path)
-    assert st.db.execute("PRAGMA user_version").fetchone()[0] == 3
+    assert st.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
     assert [(i["seq"], i["seat"], i["code"]) for i in st.incidents()] == [(1, 4, "misdeal.seat_skipped")]
     assert [(a["acked_by"], a["acked_how"]) for a in st.alerts()] == [("floor:ana", "table")]
