@@ -107,7 +107,8 @@ def test_a_tournament_names_its_structure_tables_sections_and_break_order(tmp_pa
 
 
 @pytest.mark.parametrize("extra, message", [
-    ('[floor.tournaments.main]\ntables = ["t1"]\n', "[floor.tournaments.main] structure: missing: the tournament's structure file"),
+    ('[floor.tournaments.main]\ntables = ["t1"]\n',
+     "[floor.tournaments.main] structure: missing: the tournament's structure file"),
     ('[floor.tournaments.main]\nstructure = "nope.toml"\ntables = ["t1"]\n',
      "[floor.tournaments.main] structure: {dir}/nope.toml: no such file"),
     ('[floor.tournaments.main]\nstructure = "s.toml"\n', "[floor.tournaments.main] tables: a tournament has tables"),

@@ -520,3 +520,20 @@ def test_a_database_of_schema_2_gets_its_incidents_from_its_messages(tmp_path):
     assert st.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 4
     assert [(i["seq"], i["seat"], i["code"]) for i in st.incidents()] == [(1, 4, "misdeal.seat_skipped")]
     assert [(a["acked_by"], a["acked_how"]) for a in st.alerts()] == [("floor:ana", "table")]
+
+
+def test_a_database_of_schema_3_gets_its_tournaments_and_keeps_the_rest(tmp_path):
+    """Schema 4 (issue 32) keeps the tournaments the floor runs: a database of schema 3 opened
+    has the table, empty, and everything it held."""
+    path = tmp_path / "floor.db"
+    st = Store(path)
+    st.ingest(T + "events/floor", alert(1))
+    st.db.execute("DROP TABLE tournaments")
+    st.db.execute("PRAGMA user_version = 3")
+    st.close()
+    st = Store(path)
+    assert st.db.execute("PRAGMA user_version").fetchone()[0] == 4
+    assert [a["seq"] for a in st.alerts()] == [1] and st.tournament("main") is None
+    st.save_tournament("main", {"h4h": True, "round": 3})
+    st.close()
+    assert Store(path).tournament("main") == {"h4h": True, "round": 3}
