@@ -763,6 +763,17 @@ class Store:
     def save_tournament(self, name: str, state: dict[str, Any]) -> None:
         self.db.execute("INSERT OR REPLACE INTO tournaments VALUES (?, ?, ?)", (name, json.dumps(state), self.clock()))
 
+    def table_names(self) -> set[tuple[str, str]]:
+        """Every table the floor has had a state from: (room, table)."""
+        return {(r, t) for r, t in self.db.execute("SELECT room, tbl FROM tables")}
+
+    def rosters(self) -> dict[tuple[str, str], int]:
+        """Each table's players (the seats its last state names), retired tables left out."""
+        return {(r, t): int(n or 0) for r, t, n in self.db.execute(
+            "SELECT x.room, x.tbl, CASE json_type(x.state, '$.seats') WHEN 'array' THEN "
+            "json_array_length(x.state, '$.seats') ELSE 0 END FROM tables x LEFT JOIN retired g "
+            "ON g.room = x.room AND g.tbl = x.tbl WHERE g.room IS NULL")}
+
     def has_hand(self, room: str, table: str, hand: int) -> bool:
         """Whether the table's record of hand number ``hand`` is here (of any of its journals)."""
         return self.db.execute("SELECT 1 FROM hands WHERE room = ? AND tbl = ? AND hand = ? LIMIT 1",

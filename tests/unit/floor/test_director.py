@@ -65,8 +65,8 @@ class Room:
         self.director.ingested(got)
 
 
-def hand(table_seq: int, number: int) -> dict[str, Any]:
-    body = {"type": "HandFinished", "hand": number, "ts": 5.0, "record": {"hand": number}, "seq": table_seq,
+def hand(table_seq: int, number: int, ts: float = 5.0) -> dict[str, Any]:
+    body = {"type": "HandFinished", "hand": number, "ts": ts, "record": {"hand": number}, "seq": table_seq,
             "prev": "0" * 64}
     body["hash"] = hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
     return body
@@ -296,3 +296,15 @@ def test_the_clock_screen_carries_the_clock_and_the_counts_and_nothing_else(room
     text = json.dumps(pub)
     assert "t1" not in text and "seat" not in text
     assert room.director.public("nope") is None
+
+
+def test_after_a_restart_the_board_still_knows_which_tables_finished_their_hand(room):
+    for t in TABLES:
+        room.said(t, "state", {"online": True, "seats": [1, 2, 3]})
+    room.act(action="h4h", on=True)
+    room.later(30)
+    room.said("t1", "hands", hand(1, 12, ts=room.wall))  # (the table's time: the room's clocks agree)
+    room.later(20)
+    room.director = room.start()  # the service restarted: what it noted of the round is gone
+    rows = {r["table"]: (r["status"], r["took"]) for r in room.director.board("main")["tables"]}
+    assert rows == {"t1": ("done", 30.0), "t2": ("dealing", 50.0), "t3": ("dealing", 50.0)}
