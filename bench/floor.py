@@ -17,6 +17,12 @@ The figures:
 - **/api/room**: its answer time, asked every 50 ms all along. Target: p99 under 50 ms.
 - **memory**: the service's resident memory (VmRSS) before and after ``--hands`` hand records
   (default 10,000, generated faster than real time, 2 KB each), once all are stored.
+- **release** (issue 32, FLOW-002): every table is in one tournament with hand-for-hand on; the
+  floor presses Release (``POST /api/tournament``) ``--releases`` times (default 30, one every 2 s)
+  during the load above, and each table's fake link, subscribed to its own ``floor/tournament``
+  topic as a table's is, notes when its retained signal with that release arrives: press to each
+  table having it. Target: p99 under 1 s. (The table's display path from there is the daemon's:
+  tested elsewhere.) Measured for this checkout only (the code before has no tournament).
 
 ``--compare DIR`` runs the same load, in the same run of the bench, first against the floor
 service of another checkout (``DIR``: ``git worktree add DIR a74abed``), then against this one,
@@ -112,6 +118,7 @@ def main() -> int:
     ap.add_argument("--acks", type=int, default=30)
     ap.add_argument("--events", type=float, default=0.33, help="floor events a second per table")
     ap.add_argument("--hands", type=int, default=10_000)
+    ap.add_argument("--releases", type=int, default=30, help="releases pressed (hand-for-hand), one every 2 s")
     args = ap.parse_args()
     results = []
     if args.compare is not None:
@@ -132,9 +139,15 @@ def measure(args: argparse.Namespace, code: Path | None) -> list[str]:
         (folder / "broker").mkdir()
         broker = Broker(folder / "broker", extra="max_queued_messages 200000\nmax_inflight_messages 200")
         broker.start()
-        floor = FloorProc(folder, broker, code=code)
+        tables = [f"t{i:03d}" for i in range(args.tables)]
+        extra = ""
+        if code is None:  # (the tournament: this checkout's; the code before has none)
+            (folder / "structure.toml").write_text("[[levels]]\nminutes = 20\nsmall_blind = 25\nbig_blind = 50\n")
+            extra = (f'[floor.tournaments.bench]\nstructure = "structure.toml"\n'
+                     f"tables = {json.dumps([f'bench/{t}' for t in tables])}\n")
+        floor = FloorProc(folder, broker, code=code, extra=extra)
         names = [f"floor{i}" for i in range(args.browsers)]
-        for n in names + [f"login{i}" for i in range(args.logins)] + ["poller"]:
+        for n in names + [f"login{i}" for i in range(args.logins)] + ["poller", "director"]:
             assert adduser(floor.config, n, "floor", "bench-password", code=code).returncode == 0
         floor.start()
         assert floor.proc is not None
@@ -142,7 +155,6 @@ def measure(args: argparse.Namespace, code: Path | None) -> list[str]:
         pub.max_inflight_messages_set(200)
         pub.connect("127.0.0.1", broker.port)
         pub.loop_start()
-        tables = [f"t{i:03d}" for i in range(args.tables)]
         fast = [f"f{i:02d}" for i in range(args.fast)]
         seqs = {t: 0 for t in tables + fast}
         lock = threading.Lock()
@@ -249,12 +261,16 @@ def measure(args: argparse.Namespace, code: Path | None) -> list[str]:
                 pg.click("#login")
                 pg.wait_for_selector("#link.up")
                 pages.append(pg)
+            releases = Releases(floor, broker.port, tables) if code is None and args.releases else None
             workers = [threading.Thread(target=background, daemon=True),
                        threading.Thread(target=fast_tables, daemon=True),
                        threading.Thread(target=poll_room, daemon=True)]
             workers += [threading.Thread(target=logins, args=(i,), daemon=True) for i in range(args.logins)]
             for w in workers:
                 w.start()
+            if releases is not None:
+                presses = threading.Thread(target=releases.press, args=(args.releases, stop), daemon=True)
+                presses.start()
             clicked: dict[str, float] = {}
             every = max(1, args.alerts // max(args.acks, 1))
             for i in range(args.alerts):
@@ -272,6 +288,8 @@ def measure(args: argparse.Namespace, code: Path | None) -> list[str]:
                         clicked[key] = time.time() * 1000.0
                         button.click()
                 time.sleep(1.0 / args.alert_rate)
+            if releases is not None:
+                presses.join(4 * args.releases + 60)  # (its presses, during the load)
             stop.set()
             for w in workers:
                 w.join(30)
@@ -301,6 +319,12 @@ def measure(args: argparse.Namespace, code: Path | None) -> list[str]:
             out.append(f"Acknowledge clicked -> shown acknowledged on the other {args.browsers - 1} browsers, "
                        f"{len(clicked)} acks, {len(acks)} renderings: p50 {statistics.median(acks):.1f} ms, "
                        f"p99 {pct(acks, 0.99):.1f} ms, max {max(acks):.1f} ms")
+        if releases is not None:
+            rel = releases.latencies()
+            out.append(f"release pressed -> the signal at each table, {args.tables} tables, {releases.pressed} "
+                       f"releases, {len(rel)} receipts (of {args.tables * releases.pressed}): "
+                       f"p50 {statistics.median(rel):.1f} ms, p99 {pct(rel, 0.99):.1f} ms, max {max(rel):.1f} ms")
+            releases.stop()
         if room_times:
             out.append(f"/api/room answered, {len(room_times)} requests: p50 {statistics.median(room_times):.1f} ms, "
                        f"p99 {pct(room_times, 0.99):.1f} ms, max {max(room_times):.1f} ms")
@@ -336,6 +360,68 @@ def measure(args: argparse.Namespace, code: Path | None) -> list[str]:
     for line in out:
         print(("before: " if code is not None else "") + line, flush=True)
     return out
+
+
+class Releases:
+    """Hand-for-hand's releases pressed at the floor, and each table's fake link receiving them:
+    one MQTT client per table subscribed to its own ``floor/tournament`` topic (as a table's link
+    is), noting when each round first arrives."""
+
+    def __init__(self, floor: FloorProc, port: int, tables: list[str]) -> None:
+        self.floor, self.tables = floor, tables
+        self.pressed_at: dict[int, float] = {}
+        self.got: dict[tuple[str, int], float] = {}
+        self.pressed = 0
+        self._lock = threading.Lock()
+        self.clients = []
+        for t in tables:
+            c = mqtt.Client(CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5, client_id=f"bench-table-{t}")
+            c.on_message = self._received
+            c.on_connect = lambda client, *a, t=t: client.subscribe(f"tablectl/bench/{t}/floor/tournament", qos=1)
+            c.connect("127.0.0.1", port)
+            c.loop_start()
+            self.clients.append(c)
+        opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor())
+        opener.open(urllib.request.Request(floor.url + "/login", data=b"name=director&password=bench-password"),
+                    timeout=120).read()
+        page = opener.open(floor.url + "/", timeout=60).read().decode()
+        self.csrf = page.split('name="csrf-token" content="')[1].split('"')[0]
+        self.opener = opener
+
+    def _received(self, client: mqtt.Client, userdata: object, msg: mqtt.MQTTMessage) -> None:
+        at = time.time()
+        body = json.loads(msg.payload)
+        key = (msg.topic.split("/")[2], body["h4h"]["round"])
+        with self._lock:
+            self.got.setdefault(key, at)
+
+    def act(self, **body: object) -> None:
+        req = urllib.request.Request(self.floor.url + "/api/tournament", method="POST",
+                                     data=json.dumps({"tournament": "bench", **body}).encode(),
+                                     headers={"X-CSRF-Token": self.csrf, "Content-Type": "application/json"})
+        self.opener.open(req, timeout=60).read()
+
+    def press(self, n: int, stop: threading.Event) -> None:
+        """Hand-for-hand on, then ``n`` releases, one every 2 s."""
+        self.act(action="h4h", on=True)
+        for r in range(1, n + 1):
+            stop.wait(2.0)
+            self.pressed_at[r] = time.time()  # (the press: the request leaves the page)
+            self.act(action="release")
+            self.pressed = r
+
+    def latencies(self) -> list[float]:
+        """Press to receipt (ms) for every table and release, once every table has each (or 30 s)."""
+        wait_until(lambda: all((t, r) in self.got for t in self.tables for r in self.pressed_at), 30,
+                   what="every release at every table")
+        with self._lock:
+            return [(self.got[(t, r)] - at) * 1000.0 for r, at in self.pressed_at.items() for t in self.tables
+                    if (t, r) in self.got]
+
+    def stop(self) -> None:
+        for c in self.clients:
+            c.disconnect()
+            c.loop_stop()
 
 
 if __name__ == "__main__":

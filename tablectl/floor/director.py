@@ -108,11 +108,16 @@ class Director:
             self.states[name] = state
             store.save_tournament(name, state.to_dict())
         self.refresh()
+        for keys in self.members.values():  # (a restart: each table's last hand, by the table's own time)
+            for key in keys:
+                last = store.last_hand_at(*key)
+                if last is not None:
+                    self.done_at[key] = last
 
     # -- the tables of each tournament ----------------------------------------------------------
     def refresh(self) -> None:
         """Each tournament's tables, from its configuration and the tables the floor has seen."""
-        self._seen = {(r, t) for r, t in self.store.db.execute("SELECT room, tbl FROM tables")}
+        self._seen = self.store.table_names()
         for name, t in self.cfg.tournaments.items():
             named = [*t.tables, *(x for sec in t.sections for x in self.cfg.sections.get(sec, ()))]
             out: list[Key] = []
@@ -311,7 +316,8 @@ class Director:
         if t is None:
             return None
         state = self.states[name]
-        counts = [self._players(x) for x in self._tables(name)]
+        rosters = self.store.rosters()  # (one light query: the page is public, asked every second by each screen)
+        counts = [rosters[k] for k in self.members[name] if k in rosters]
         return {"tournament": name, "title": t.title, "clock": clock_json(view(t.structure, state.clock, self.now())),
                 "players": sum(counts), "tables": sum(1 for n in counts if n > 0), "h4h": state.h4h}
 
