@@ -41,7 +41,7 @@ from rig.waiting import PATIENCE, wait_for
 from tablectl.room.enroll import acl_lines, enroll, username
 from tablectl.sim import script as sc
 from tablectl.sim.dealer import SimulationError
-from tablectl.sim.simulate import ACK_WAIT, HOLD_PROMPTS, SimulatedTable, room_section
+from tablectl.sim.simulate import ACK_WAIT, SimulatedTable, holds, room_section
 
 #: where a piece of play stops: a hand (to its end), (hand, step), or None (the script's end)
 Until = int | tuple[int, int] | None
@@ -142,19 +142,12 @@ class SimTable:
         return len(self.records)
 
     def holding(self) -> str | None:
-        """The hold the table is in by the daemon's prompts (``h4h`` or ``bubble``: the last begun
-        and not ended, as the report's ``holds`` pairs them), else None."""
-        open_: list[str] = []
-        for code in self.prompts:
-            hold = HOLD_PROMPTS.get(code)
-            if hold is None:
-                continue
-            kind, begins = hold
-            if begins and kind not in open_:
-                open_.append(kind)
-            elif not begins and kind in open_:
-                open_.remove(kind)
-        return open_[-1] if open_ else None
+        """The hold the table is in by the daemon's prompts (``h4h`` or ``bubble``: of the report's
+        ``holds``, the last not released), else None."""
+        assert self.sim.daemon is not None and self.sim.dealer is not None
+        still = [h["kind"] for h in holds(self.script, self.sim.dealer, list(self.sim.daemon.prompts))
+                 if h["released_step"] is None]
+        return still[-1] if still else None
 
     def report(self) -> dict[str, Any]:
         """deal-script.md's report of the hands played so far."""

@@ -22,9 +22,12 @@ pieces in one thread, one reader cycle at a time, with a clock that only moves w
   own decoder;
 - a press: the control socket's route (``request_to_event``, then the console's mock pins when
   it can give that press, else ``submit``);
+- a floor step (the floor's signals, docs/deal-script.md): the core event the room link would
+  make, stamped by the daemon's clock and ``submit``-ted, as ``simulate``'s paced daemon does it
+  (:meth:`tablectl.sim.pacing.Beat.signal`);
 - the reader unplugged: the ``DeviceStatus`` the link reports when its port fails, and again
-  when the first inventory is answered after the plug; while a device is offline the main
-  loop's once-a-second ``Tick``;
+  when the first inventory is answered after the plug; while a device is offline, or a
+  player's clock runs, the main loop's once-a-second ``Tick``;
 - the dealer is ``tablectl.sim.dealer.ScriptedDealer`` itself, running the cycles it needs and told of
   every card the daemon confirms (``daemon_placed``): it moves on as soon as the daemon has
   confirmed what it put, as a dealer watching the tracker would.
