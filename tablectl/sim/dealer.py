@@ -113,6 +113,10 @@ class ScriptedDealer:
         #: there: the report's ``tracking`` block (:func:`confirm_latency`)
         self.placed: list[tuple[str, str, str, int]] = []
         self.steps_done = 0  # counted over all hands, for crash_after
+        #: the floor's releases and clock calls played so far: a release's ``round``, a clock's
+        #: ``n`` (the floor's own counts, tablectl/room/tournament.py)
+        self.releases = 0
+        self.clocks = 0
         #: script hand -> the daemon's number for it (a hand without cards gets none)
         self.record_of: dict[int, int] = {}
         self.on_step: Callable[[int], None] | None = None
@@ -287,11 +291,6 @@ class ScriptedDealer:
                                       f"heard the shuffler's {action.action.replace('_', ' ')}")
         self._settle()  # a reader cycle or two: the report is in before the next card
 
-    def play_hand(self, number: int, hand: sc.HandScript) -> None:
-        """Play one hand's steps; returns once the daemon has recorded the hand."""
-        for i, step in enumerate(hand.steps, 1):
-            self.play_step(number, i, sc.action_of(step))
-
     def play_step(self, hand_no: int, index: int, action: object) -> None:
         """Play step ``index`` (from 1) of hand ``hand_no``: ``action`` at the table, paced on the daemon."""
         self.current = (hand_no, index)
@@ -424,6 +423,14 @@ class ScriptedDealer:
         self.log.mark(self.current, self.clock())
         self.daemon.wait_cycles(action.cycles)
 
+    def _floor(self, action: sc.Floor) -> None:
+        """The floor's signal reaches the table: the core event the room link would make of it,
+        journalled and taken in as every event (docs/deal-script.md, "The floor's signals")."""
+        self.log.mark(self.current, self.clock())
+        self.releases += action.signal == "release"
+        self.clocks += action.signal == "clock"
+        self.daemon.signal(action.event_fields(releases=self.releases, clocks=self.clocks))
+
     def _end(self, action: sc.End) -> None:
         had_cards = bool(self._physical)
         self.reader.clear()  # the dealer gathers every card
@@ -442,5 +449,5 @@ class ScriptedDealer:
     _PLAY: ClassVar[dict[type, Callable[[ScriptedDealer, Any], None]]] = {
         sc.Deal: _deal, sc.Muck: _muck, sc.Press: _press, sc.Move: _move, sc.Stack: _stack,
         sc.Discard: _discard, sc.Restub: _restub, sc.Unplug: _unplug, sc.Plug: _plug,
-        sc.Shuffler: _shuffler, sc.Wait: _wait, sc.End: _end,
+        sc.Shuffler: _shuffler, sc.Wait: _wait, sc.Floor: _floor, sc.End: _end,
     }

@@ -22,9 +22,12 @@ pieces in one thread, one reader cycle at a time, with a clock that only moves w
   own decoder;
 - a press: the control socket's route (``request_to_event``, then the console's mock pins when
   it can give that press, else ``submit``);
+- a floor step (the floor's signals, docs/deal-script.md): the core event the room link would
+  make, stamped by the daemon's clock and ``submit``-ted, as ``simulate``'s paced daemon does it
+  (:meth:`tablectl.sim.pacing.Beat.signal`);
 - the reader unplugged: the ``DeviceStatus`` the link reports when its port fails, and again
-  when the first inventory is answered after the plug; while a device is offline the main
-  loop's once-a-second ``Tick``;
+  when the first inventory is answered after the plug; while a device is offline, or a
+  player's clock runs, the main loop's once-a-second ``Tick``;
 - the dealer is ``tablectl.sim.dealer.ScriptedDealer`` itself, running the cycles it needs and told of
   every card the daemon confirms (``daemon_placed``): it moves on as soon as the daemon has
   confirmed what it put, as a dealer watching the tracker would.
@@ -60,7 +63,7 @@ from pathlib import Path
 from typing import Any
 from collections.abc import Callable
 
-from tablectl.core.effects import Alert, CardPlaced, Effect, HandFinished, HandStarted, effect_to_dict
+from tablectl.core.effects import Alert, CardPlaced, Effect, HandFinished, HandStarted, Prompt, effect_to_dict
 from tablectl.core.events import ButtonPress
 from tablectl.config.daemon import load_config
 from tablectl.config.console import default_console
@@ -250,6 +253,8 @@ class Harness(PacedTable):
                 self.take_record(rec["hand"], rec["record"])
             elif type(e) is Alert:
                 self.take_alert(e.code, e.ts)
+            elif type(e) is Prompt:
+                self.take_prompt(e.code, e.ts)
             elif type(e) is CardPlaced:
                 self.take_placed(effect_to_dict(e))  # (the dealer paces itself on it)
 
@@ -276,6 +281,14 @@ class Harness(PacedTable):
             raise SimulationError(f"the display was never reported {'online' if plugged else 'offline'}")
         self.drain()
 
+    def _signal(self, instant: float, fields: dict[str, Any]) -> None:
+        """The floor's signal: its core event submitted, as the paced daemon does it."""
+        try:
+            self.beat.signal(instant, fields)
+        except ValueError as exc:
+            raise SimulationError(f"the daemon refused the floor's signal {fields}: {exc}") from exc
+        self.drain()
+
     def _ping(self) -> dict[str, Any]:
         self.drain()
         return {"ok": True, **self.daemon.status()}
@@ -300,7 +313,8 @@ class Harness(PacedTable):
             buttons = deal_hands(self.script, self.dealer, self)
         finally:
             self.close()
-        report = build_report(self.script, self.records, self.dealer, buttons, placed=self.placed)
+        report = build_report(self.script, self.records, self.dealer, buttons, placed=self.placed,
+                              prompts=self.prompts)
 
         topics: dict[str, list[tuple[tuple[int, int], dict[str, Any]]]] = {}
         for where, effect in self.recorders["floor"].effects:  # (the floor's output gets every effect)

@@ -15,7 +15,10 @@ time"). From the simulator: ``{"op": "start", "t": T}`` (the shuffler's handshak
 ``{"op": "cycle", "t": T}`` (one reader cycle, a shuffler poll when due, the tick while a
 device is away), ``{"op": "at", "t": T}`` (the instant of the command the simulator sends next
 over the control socket), ``{"op": "sync"}`` (take in what that command made),
-``{"op": "display", "t": T, "plugged": BOOL}`` (the display's cable). The answers:
+``{"op": "display", "t": T, "plugged": BOOL}`` (the display's cable), ``{"op": "signal", "t": T,
+"event": {"type": "Release", "round": 2}}`` (the floor's signal of a script's floor step, stamped
+and submitted here: the control socket takes no such command, the room link brings the floor's).
+The answers:
 ``{"ready": true}`` once the daemon has started, then ``{"ok": true, "reports": N}`` for each
 op (``N``: the deck reports the shuffler link has taken), or ``{"ok": false, "error": ...}`` for
 an op it cannot read. It exits when the simulator closes its pipe, or on SIGTERM.
@@ -159,6 +162,8 @@ class PacedDaemon:
             pass
         elif kind == "start":
             beat.start(_instant(op))
+        elif kind == "signal":
+            beat.signal(_instant(op), op.get("event"))
         elif kind == "display":
             plugged = op.get("plugged")
             if not isinstance(plugged, bool) or self.cable is None:

@@ -42,7 +42,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from tablectl.core.events import Tick
+from tablectl.core.events import FLOOR_SIGNALS, ClockCalled, Event, Tick, event_from_dict
 
 #: Seconds one reader cycle takes in virtual time (a FEIG reader with 13 antennas: about 50 ms).
 CYCLE_S = 0.05
@@ -61,6 +61,44 @@ PACE_TIMEOUT = 30.0
 #: The simulated machine's boot id (tablectl.devices.clock): a power cut of ``tablectl simulate``
 #: kills the daemon, not the machine, so its monotonic clock runs on through it, as on a Pi.
 SIM_BOOT = "00000000"
+#: the floor's signals a script plays, by their event type's name (tablectl/core/events.py)
+SIGNAL_TYPES = {t.__name__: t for t in FLOOR_SIGNALS}
+
+
+def waits_on_time(table: Any) -> bool:
+    """The table waits on time, and the main loop ticks once a second: a device away (the floor
+    is told when it stays away), or a player's clock counting down (FLOW-004: the core counts on
+    the ticks' monotonic readings)."""
+    if table.devices_offline:
+        return True
+    tournament = getattr(table, "tournament", None)  # (the tournament part: issue 32's core)
+    return tournament is not None and bool(tournament.clock_running())
+
+
+def signal_event(fields: Any, clock: SimClock) -> Event:
+    """The floor's signal ``fields`` (a script's floor step, :meth:`tablectl.sim.script.Floor.event_fields`)
+    as its core event, stamped by the daemon's ``clock`` as the room link stamps the events it
+    makes (a clock call with the monotonic reading its countdown starts from); ValueError if it
+    is not one of the floor's signals.
+
+    >>> signal_event({"type": "Release", "round": 2}, SimClock()).round
+    2
+    >>> signal_event({"type": "Tick"}, SimClock())
+    Traceback (most recent call last):
+    ...
+    ValueError: not a floor signal: 'Tick'
+    """
+    kind = fields.get("type") if isinstance(fields, dict) else None
+    cls = SIGNAL_TYPES.get(kind) if isinstance(kind, str) else None
+    if cls is None:
+        raise ValueError(f"not a floor signal: {kind!r:.40}")
+    stamps: dict[str, Any] = {"ts": clock()}
+    if cls is ClockCalled:
+        stamps["mono"], stamps["boot"] = clock.monotonic()
+    try:
+        return event_from_dict({**fields, **stamps})
+    except TypeError as exc:  # (a field missing)
+        raise ValueError(f"{kind}: {exc}") from None
 
 
 class SimClock:
@@ -165,9 +203,15 @@ class Beat:
         if self.poll_every and self.cycles % self.poll_every == 0:
             d.shuffler.poll_once(self.deadline_s)
         mono, boot = self.clock.monotonic()
-        if d.table.devices_offline and mono - self._last_tick >= 1.0:
-            self._last_tick = mono  # as Daemon.run does while a device is away
+        if waits_on_time(d.table) and mono - self._last_tick >= 1.0:
+            self._last_tick = mono  # as Daemon.run does while a device is away or a clock runs
             d.submit(Tick(ts=self.clock(), mono=mono, boot=boot))
+
+    def signal(self, instant: float, fields: Any) -> None:
+        """The floor's signal (a script's floor step) at ``instant``: its core event submitted,
+        journalled as every event (:func:`signal_event`; ValueError if it is none)."""
+        self.clock.set(instant)
+        self.daemon.submit(signal_event(fields, self.clock))
 
     def display(self, instant: float, cable: Callable[[], None], plugged: bool, timeout: float = 10.0) -> bool:
         """The display's cable pulled or plugged (``cable()`` does it) at ``instant``; its thread
@@ -215,6 +259,8 @@ class PacedTable:
         self.time = SimTime()
         self.records: dict[int, dict[str, Any]] = {}
         self.alerts: list[tuple[str, float]] = []
+        #: every prompt the daemon gave, as (code, ts): the report's ``holds``
+        self.prompts: list[tuple[str, float]] = []
         self.placed: list[dict[str, Any]] = []  # the CardPlaced effects, for the tracking block
         self.shuffler_reports = 0  # deck reports the daemon's shuffler link has taken
         self.dealer: Any = None
@@ -232,12 +278,18 @@ class PacedTable:
     def _display(self, instant: float, plugged: bool) -> None:
         raise NotImplementedError
 
+    def _signal(self, instant: float, fields: dict[str, Any]) -> None:
+        raise NotImplementedError
+
     # -- what the daemon recorded --------------------------------------------------------------
     def take_record(self, hand: int, record: dict[str, Any]) -> None:
         self.records[hand] = record
 
     def take_alert(self, code: str, ts: float) -> None:
         self.alerts.append((code, ts))
+
+    def take_prompt(self, code: str, ts: float) -> None:
+        self.prompts.append((code, ts))
 
     def take_placed(self, placed: dict[str, Any]) -> None:
         self.placed.append(placed)
@@ -251,6 +303,8 @@ class PacedTable:
             self.take_record(rec["hand"], rec["record"])
         elif kind == "Alert":
             self.take_alert(rec["code"], rec["ts"])
+        elif kind == "Prompt":
+            self.take_prompt(rec["code"], rec["ts"])
         elif kind == "CardPlaced":
             self.take_placed(rec)
 
@@ -271,6 +325,10 @@ class PacedTable:
 
     def display_cable(self, plugged: bool) -> None:
         self._display(self.op(), plugged)
+
+    def signal(self, fields: dict[str, Any]) -> None:
+        """The floor's signal (:meth:`tablectl.sim.script.Floor.event_fields`), at its own instant."""
+        self._signal(self.op(), fields)
 
     def _run_until(self, done: Callable[[], bool], limit: int) -> bool:
         for _ in range(limit):

@@ -8,8 +8,8 @@ e.g. ``hand 2, step 5: unknown card 'Zz' (ranks A23456789TJQK, suits shdc)`` or
 The step model: each step of a hand is a :class:`Step` ``(hand, index, action)``; ``hand`` and
 ``index`` are both counted from 1 (``index`` within its hand, as the report's ``step``), and
 ``action`` is one of :class:`Deal`, :class:`Muck`, :class:`Press`, :class:`Move`, :class:`Shuffler`,
-:class:`End`, :class:`Unplug`, :class:`Plug`, :class:`Discard`, :class:`Restub`, :class:`Stack` (the union
-:data:`Action`). :func:`action_of`
+:class:`End`, :class:`Unplug`, :class:`Plug`, :class:`Discard`, :class:`Restub`, :class:`Stack`, :class:`Wait`,
+:class:`Floor` (the union :data:`Action`). :func:`action_of`
 gives the action of a step (or of a bare action).
 
 >>> s = parse_script('''{"format": 1, "game": "holdem", "seats": [1, 2], "button": 2,
@@ -78,6 +78,20 @@ Traceback (most recent call last):
 tablectl.sim.script.ScriptError: hand 1, step 2: As is at seat:1 (a restub gathers cards from the muck, the burns or
     the stub)
 
+The floor's signals (docs/deal-script.md, "The floor's signals"; issue 32's tournament room):
+``{"floor": SIGNAL, ...}`` (:class:`Floor`), SIGNAL one of :data:`FLOOR_STEPS`, each checked for
+its own fields and bounds (those of the floor's message, tablectl/room/tournament.py):
+
+>>> parse_step({"floor": "level", "level": 5, "sb": 100, "bb": 200}, where="hand 1, step 1")
+Floor(signal='level', on=None, level=5, kind='level', sb=100, bb=200, ante=None, game=None, tournament='main',
+      table=None, hand=None, seat=None)
+>>> parse_step({"floor": "bubble_hold", "table": "t3", "hand": 42}, where="hand 2, step 1").on
+True
+>>> parse_step({"floor": "h4h"}, where="hand 2, step 4")
+Traceback (most recent call last):
+...
+tablectl.sim.script.ScriptError: hand 2, step 4: a floor 'h4h' step needs "on" (true or false)
+
 Extensions (docs/daemon.md, "Extensions to the script format"):
 
 - ``{"press": NAME, "long": true}`` is a long press (docs/rules.md, legend: ``EXPOSED:player``).
@@ -113,8 +127,14 @@ from typing import Any, ClassVar
 from collections.abc import Callable, Collection
 
 from tablectl.core.cards import RANKS, SUITS, CardError, parse_card
+from tablectl.core.events import LEVEL_KINDS
 from tablectl.core.pads import PADS, check_press
+from tablectl.core.settings import GAMES as DEALT_GAMES
 from tablectl.core.text import NotUtf8, decode_utf8
+from tablectl.config.room import NAME
+# the bounds of the floor's message: a script plays only what the room link could have made of one
+from tablectl.room.tournament import MAX_CHIPS, MAX_LEVEL
+from tablectl.room.tournament import MAX_COUNT as MAX_HAND
 from tablectl.sim.decks import card_of_uid
 
 FORMAT = 1
@@ -141,11 +161,21 @@ ZONES_HELP = "seat:1..seat:10, board, burn, muck"
 #: ``{"move": CARD, "to": "stub"}``: the card goes back on the stub (not a zone: no antenna)
 STUB = "stub"
 STEP_KINDS = ("deal", "muck", "press", "move", "shuffler", "end", "unplug", "plug", "discard", "restub", "stack",
-              "wait")
+              "wait", "floor")
 #: the longest ``wait`` (seconds): a device away, a player's clock; a session's break is no step
 MAX_WAIT_S = 900
 #: virtual seconds a reader cycle takes (tablectl.sim.pacing.CYCLE_S): a wait passes whole cycles
 WAIT_CYCLE_S = 0.05
+#: the floor's signals a script plays (``{"floor": SIGNAL, ...}``): each is the core event of
+#: tablectl/core/events.py's FLOOR_SIGNALS that the room link makes of the floor's message
+FLOOR_STEPS = ("level", "h4h", "release", "bubble", "bubble_hold", "clock")
+#: the keys each floor step takes besides ``floor``, and those it must have
+_FLOOR_KEYS = {"level": ("level", "kind", "sb", "bb", "ante", "game", "tournament"), "h4h": ("on",),
+               "release": (), "bubble": ("on",), "bubble_hold": ("on", "table", "hand"), "clock": ("seat",)}
+_FLOOR_NEEDS = {"level": ("level", "a level number"), "h4h": ("on", "true or false"), "bubble": ("on", "true or false"),
+                "clock": ("seat", "the seat, 1 to 10")}
+#: the tournament a level step names when it names none
+TOURNAMENT = "main"
 _UID = re.compile(r"[0-9A-Fa-f]{16}")
 _ZONE = re.compile(r"seat:(?:10|[1-9])|board|burn|muck")
 _TOP_KEYS = ("format", "game", "seats", "button", "noise", "hands", "deck", "crash_after", "chinese_two_hands")
@@ -279,7 +309,58 @@ class Wait:
         return max(1, round(self.seconds / WAIT_CYCLE_S))
 
 
-Action = Deal | Muck | Press | Move | Shuffler | End | Unplug | Plug | Discard | Restub | Stack | Wait
+@dataclass(frozen=True, slots=True)
+class Floor:
+    """``{"floor": SIGNAL, ...}``: the floor's signal reaches the table (docs/deal-script.md,
+    "The floor's signals"), as the room link would bring it: ``signal`` one of
+    :data:`FLOOR_STEPS`, with the fields that signal takes (the others None). The simulator
+    makes it the core event of the same meaning (:meth:`event_fields`)."""
+
+    signal: str
+    #: ``h4h``, ``bubble``, ``bubble_hold``: on or off (a hold is on unless it says ``false``)
+    on: bool | None = None
+    #: ``level``: the level, its kind (``level`` or ``break``), the blinds, the ante, the game and
+    #: the tournament (:data:`TOURNAMENT` unless named)
+    level: int | None = None
+    kind: str | None = None
+    sb: int | None = None
+    bb: int | None = None
+    ante: int | None = None
+    game: str | None = None
+    tournament: str | None = None
+    #: ``bubble_hold``: the table and the hand whose all-in holds the room
+    table: str | None = None
+    hand: int | None = None
+    #: ``clock``: the seat the clock is called on
+    seat: int | None = None
+
+    def event_fields(self, *, releases: int, clocks: int) -> dict[str, Any]:
+        """The core event this step becomes, as a dict of its fields without the stamps
+        (``ts``, and ``mono``/``boot`` of a clock: the daemon's clocks give them) and with its
+        ``type``. ``releases`` and ``clocks``: the releases and the clocks played so far, this
+        one included (a release's ``round``, a clock's ``n``: the floor's counts).
+
+        >>> Floor("release").event_fields(releases=3, clocks=0)
+        {'type': 'Release', 'round': 3}
+        >>> Floor("level", level=5, kind="level", tournament="main").event_fields(releases=0, clocks=0)["type"]
+        'LevelSet'
+        """
+        if self.signal == "level":
+            return {"type": "LevelSet", "tournament": self.tournament or TOURNAMENT, "level": self.level,
+                    "kind": self.kind or "level", "small_blind": self.sb, "big_blind": self.bb, "ante": self.ante,
+                    "game": self.game}
+        if self.signal == "h4h":
+            return {"type": "HandForHand", "on": self.on}
+        if self.signal == "release":
+            return {"type": "Release", "round": releases}
+        if self.signal == "bubble":
+            return {"type": "BubbleMode", "on": self.on}
+        if self.signal == "bubble_hold":
+            return {"type": "BubbleHold", "on": self.on, "table": self.table, "hand": self.hand}
+        return {"type": "ClockCalled", "seat": self.seat, "n": clocks}
+
+
+Action = Deal | Muck | Press | Move | Shuffler | End | Unplug | Plug | Discard | Restub | Stack | Wait | Floor
 
 
 @dataclass(frozen=True, slots=True)
@@ -661,6 +742,68 @@ def _wait(d: dict[str, Any], where: str) -> Wait:
     return Wait(float(v))
 
 
+def _floor_int(d: dict[str, Any], key: str, where: str, lo: int, hi: int, what: str) -> int | None:
+    """``d[key]``, a whole number ``lo`` to ``hi`` (``what`` says what it counts), None if absent."""
+    if key not in d:
+        return None
+    v = d[key]
+    if not _is_int(v) or not lo <= v <= hi:
+        raise ScriptError(f'{where}: "{key}" must be {what} {lo} to {hi}, got {_show(v)}')
+    return int(v)
+
+
+def _floor_name(d: dict[str, Any], key: str, where: str) -> str | None:
+    """``d[key]``, a name as the room's topics have it (a tournament, a table), None if absent."""
+    if key not in d:
+        return None
+    v = d[key]
+    if not isinstance(v, str) or not NAME.fullmatch(v):
+        raise ScriptError(f'{where}: "{key}" must be a name of 1 to 64 letters, digits, \'_\', \'.\' or \'-\', '
+                          f"got {_show(v)}")
+    return v
+
+
+def _floor_level(d: dict[str, Any], where: str) -> Floor:
+    level = _floor_int(d, "level", where, 1, MAX_LEVEL, "a level number")
+    kind = d.get("kind", "level")
+    if kind not in LEVEL_KINDS:
+        raise ScriptError(f'{where}: "kind" must be one of {", ".join(LEVEL_KINDS)}, got {_show(kind)}')
+    sb, bb, ante = (_floor_int(d, key, where, 0, MAX_CHIPS, "a number of chips") for key in ("sb", "bb", "ante"))
+    if sb is not None and bb is not None and sb > bb:
+        raise ScriptError(f'{where}: "sb" ({sb}) is over "bb" ({bb})')
+    game = d.get("game")
+    if "game" in d and (not isinstance(game, str) or game not in DEALT_GAMES):
+        raise ScriptError(f"{where}: unknown game {_show(game)} (games: {', '.join(DEALT_GAMES)})")
+    return Floor("level", level=level, kind=kind, sb=sb, bb=bb, ante=ante, game=game,
+                 tournament=_floor_name(d, "tournament", where) or TOURNAMENT)
+
+
+def _floor(d: dict[str, Any], where: str) -> Floor:
+    """A floor step: the floor's signal as the room link brings it (docs/deal-script.md)."""
+    signal = d["floor"]
+    if not isinstance(signal, str) or signal not in FLOOR_STEPS:
+        raise ScriptError(f"{where}: unknown floor signal {_show(signal)} (signals: {', '.join(FLOOR_STEPS)})")
+    _keys(d, ("floor", *_FLOOR_KEYS[signal]), where, f'a floor {_show(signal)} step')
+    need = _FLOOR_NEEDS.get(signal)
+    if need is not None and need[0] not in d:
+        raise ScriptError(f'{where}: a floor {_show(signal)} step needs "{need[0]}" ({need[1]})')
+    if signal == "level":
+        return _floor_level(d, where)
+    if signal == "clock":
+        return Floor("clock", seat=_seat(d["seat"], where, '"seat"'))
+    if signal == "release":
+        return Floor("release")
+    on = d.get("on", True)  # (h4h and bubble have one: a hold is on unless it says not)
+    if not isinstance(on, bool):
+        raise ScriptError(f'{where}: "on" must be true or false, got {_show(on)}')
+    if signal != "bubble_hold":
+        return Floor(signal, on=on)
+    table, hand = _floor_name(d, "table", where), _floor_int(d, "hand", where, 1, MAX_HAND, "a hand number")
+    if not on and (table is not None or hand is not None):
+        raise ScriptError(f'{where}: "table" and "hand" name the hold, and this step ends it ("on": false)')
+    return Floor("bubble_hold", on=on, table=table, hand=hand)
+
+
 def _stack(d: dict[str, Any], where: str) -> Stack:
     _keys(d, ("stack", "to"), where, "a stack")
     if "to" not in d:
@@ -688,7 +831,7 @@ def _plug(d: dict[str, Any], where: str) -> Plug:
 #: step kind -> its parser, for every kind but ``press`` (which needs the configuration's buttons)
 _STEP_PARSERS: dict[str, Callable[[dict[str, Any], str], Action]] = {
     "deal": _deal, "muck": _muck, "move": _move, "shuffler": _shuffler, "end": _end, "discard": _discard,
-    "restub": _restub, "wait": _wait, "stack": _stack, "unplug": _unplug, "plug": _plug,
+    "restub": _restub, "wait": _wait, "stack": _stack, "unplug": _unplug, "plug": _plug, "floor": _floor,
 }
 
 
@@ -1029,6 +1172,8 @@ def action_to_dict(a: Action) -> dict[str, Any]:
         return {"stack": [str(c) for c in a.cards], "to": a.to}
     if isinstance(a, Wait):
         return {"wait": int(a.seconds) if a.seconds == int(a.seconds) else a.seconds}
+    if isinstance(a, Floor):
+        return {"floor": a.signal, **{k: getattr(a, k) for k in _FLOOR_KEYS[a.signal] if getattr(a, k) is not None}}
     raise TypeError(f"not a script action: {a!r}")
 
 

@@ -308,6 +308,14 @@ class _Daemon(PacedTable):
         self._ask({"op": "display", "t": instant, "plugged": plugged},
                   f"the display's cable {'plugged' if plugged else 'pulled'}")
 
+    def _signal(self, instant: float, fields: dict[str, Any]) -> None:
+        # (over the private pipes: the control socket has no command for the floor's signals)
+        self._ask({"op": "signal", "t": instant, "event": fields}, f"the floor's {fields.get('type')}")
+
+    def sync(self) -> None:
+        """Take in what the room link brought while the table was idle, and read what it made."""
+        self._ask({"op": "sync"}, "a sync")
+
 
 def rotation_lines(rotation: str | None, change: str | None = None) -> str:
     """``[table]`` lines for a mixed game (MIXED-001, docs/configuration.md): ``rotation`` a
@@ -340,6 +348,129 @@ def rotation_lines(rotation: str | None, change: str | None = None) -> str:
     return "\n".join(lines)
 
 
+class SimulatedTable:
+    """One table as ``tablectl simulate`` plays it: its configuration written in ``workdir``, its
+    reader and shuffler on pseudo-terminals, the daemon subprocess paced over its private pipes,
+    the scripted dealer. :meth:`open`, then :meth:`play_to` a piece at a time or :meth:`play` to
+    the end, :meth:`report`; :meth:`close` always (it stops what was started, in reverse).
+    :func:`run_script` plays a whole script through one; ``rig/tournament.py`` drives several
+    over one broker, a piece at a time.
+
+    ``room``: a ``[room]`` section for the daemon's configuration (the table's room link);
+    ``table_extra``: more ``[table]`` lines (a mixed game's rotation: :func:`rotation_lines`);
+    ``pace_timeout``: real seconds the daemon may take to take in one beat; ``log`` (a line a
+    hand played), ``on_hand`` (the hand's number and the daemon's process) and ``on_step`` (the
+    steps played so far) are told as the script goes."""
+
+    def __init__(self, script: sc.Script, *, workdir: Path, log: TextIO | None = None,
+                 on_hand: Callable[[int, subprocess.Popen], None] | None = None, room: str | None = None,
+                 on_step: Callable[[int], None] | None = None, table_extra: str = "",
+                 pace_timeout: float = PACE_TIMEOUT) -> None:
+        self.script, self.workdir, self.log, self.on_hand, self.room = script, workdir, log, on_hand, room
+        self.on_step, self.table_extra, self.pace_timeout = on_step, table_extra, pace_timeout
+        self.started: list[Callable[[], None]] = []  # what to stop on the way out, in the order started
+        self.daemon: _Daemon | None = None
+        self.dealer: ScriptedDealer | None = None
+        self.player: HandsPlayer | None = None
+
+    def open(self) -> None:
+        """Write the configuration, start the devices and the daemon, and the daemon's first
+        beat. Raises SimulationError (the daemon's last log lines in it)."""
+        script, workdir = self.script, self.workdir
+        with _SIGNALS.hold():  # a signal waits until what is started is in ``started``
+            cfg = write_setup(workdir, game=script.game, seats=script.seats, button=script.button,
+                              table_extra=f"confirm_cycles = {CONFIRM_CYCLES}\ngone_cycles = {GONE_CYCLES}\n"
+                                          f"{self.table_extra}" + script.table_lines,
+                              reader_extra="answer_timeout = 1.0", shuffler_extra="answer_timeout = 1.0",
+                              outputs='feed = "feed.jsonl"\ncontrol = "control.sock"', shuffler=True,
+                              journal=True, ready_wait=READY_WAIT)
+            if self.room:
+                cfg.write_text(cfg.read_text() + "\n" + self.room)
+            if _pulls_the_display(script):
+                cable = SimDisplayCable(workdir / "display")
+                cable.plug()
+                cfg.write_text(cfg.read_text() + "\n" + display_section(cable))
+            reader = SimFeigReader(PtyDevice(workdir / "reader"), antennas=ZONES.by_antenna, noise=script.noise)
+            shuffler = SimShuffler(PtyDevice(workdir / "shuffler"), seed=script.noise.seed, paced=True)
+            daemon_log = open_private(workdir / "daemon.log", "w")  # (the daemon's log: the floor's folder)
+            self.started.append(daemon_log.close)
+            env = dict(os.environ, PYTHONUNBUFFERED="1")
+            env.pop("NOTIFY_SOCKET", None)
+            reader.start()
+            self.started.append(reader.stop)
+            shuffler.start()
+            self.started.append(shuffler.stop)
+            daemon = self.daemon = _Daemon(workdir, cfg, env, daemon_log, self.pace_timeout)
+            self.started.append(daemon.stop)
+        cuts = set(script.crash_steps)
+
+        def power_cut(step: int) -> None:
+            """crash_after: SIGKILL once the daemon has taken in ``step``, and start again."""
+            if step in cuts:
+                daemon.power_cut(step)
+
+        on_step = self.on_step
+        with self.logged():
+            daemon.launch()
+            dealer = self.dealer = ScriptedDealer(reader, ANTENNA_OF, daemon, confirm_cycles=CONFIRM_CYCLES,
+                                                  gone_cycles=GONE_CYCLES, shuffler=shuffler)
+            dealer.on_step = power_cut if on_step is None else (lambda step: (power_cut(step), on_step(step)) and None)
+            daemon.start()
+            self.player = HandsPlayer(script, dealer, daemon, after_hand=self._played)
+
+    def _played(self, number: int) -> None:
+        if self.log is not None:
+            self.log.write(f"hand {number} played\n")
+        if self.on_hand is not None:
+            assert self.daemon is not None and self.daemon.proc is not None
+            self.on_hand(number, self.daemon.proc)
+
+    @contextmanager
+    def logged(self) -> Iterator[None]:
+        """A SimulationError raised inside says the daemon's last log lines too."""
+        try:
+            yield
+        except Unacknowledged:
+            raise
+        except SimulationError as exc:
+            tail = _tail(self.workdir / "daemon.log")
+            raise SimulationError(f"{exc}\n--- daemon log (last lines) ---\n{tail}") from exc
+
+    def play_to(self, hand: int, step: int | None = None) -> None:
+        """Play on to step ``step`` of hand ``hand`` (None: its end); see :class:`HandsPlayer`."""
+        assert self.player is not None, "open() first"
+        with self.logged():
+            self.player.play_to(hand, step)
+
+    def play(self) -> None:
+        """Play what is left of the script."""
+        assert self.player is not None, "open() first"
+        if not self.player.done:
+            self.play_to(len(self.script.hands))
+
+    def report(self) -> dict[str, Any]:
+        """The report (deal-script.md) of the hands played so far."""
+        assert self.daemon is not None and self.dealer is not None and self.player is not None
+        return build_report(self.script, self.daemon.records, self.dealer, self.player.buttons,
+                            placed=self.daemon.placed, prompts=self.daemon.prompts)
+
+    def wait_acked(self, timeout: float, report: dict[str, Any]) -> None:
+        """With a room link: wait until the broker has acknowledged everything the table
+        published, :class:`Unacknowledged` (with ``report``) if it has not within ``timeout`` s."""
+        assert self.daemon is not None
+        with self.logged():
+            left, refused = _wait_acked(self.daemon, timeout)
+        if left:
+            raise Unacknowledged(left, report, refused)
+
+    def close(self) -> None:
+        """Stop the daemon and the devices (no signal stops this half way)."""
+        with _SIGNALS.hold():  # a second signal waits until the children are stopped
+            for stop in reversed(self.started):
+                stop()
+            self.started.clear()
+
+
 def run_script(script: sc.Script, *, workdir: Path, log: TextIO | None = None,
                on_hand: Callable[[int, subprocess.Popen], None] | None = None,
                room: str | None = None, ack_wait: float = ACK_WAIT,
@@ -349,79 +480,18 @@ def run_script(script: sc.Script, *, workdir: Path, log: TextIO | None = None,
     :class:`Stopped` (a signal, under :func:`main`) once the daemon and the devices are stopped.
     ``room``: a ``[room]`` section for the daemon's configuration; then, before the daemon is
     stopped, wait up to ``ack_wait`` s for the broker's acknowledgements (:class:`Unacknowledged`).
-    ``table_extra``: more ``[table]`` lines (a mixed game's rotation: :func:`rotation_lines`).
-    ``pace_timeout``: real seconds the daemon may take to take in one beat before the run fails."""
-    started: list[Callable[[], None]] = []  # what to stop on the way out, in the order started
+    The other arguments: :class:`SimulatedTable`'s."""
+    table = SimulatedTable(script, workdir=workdir, log=log, on_hand=on_hand, room=room, on_step=on_step,
+                           table_extra=table_extra, pace_timeout=pace_timeout)
     try:
-        with _SIGNALS.hold():  # a signal waits until what is started is in ``started``
-            cfg = write_setup(workdir, game=script.game, seats=script.seats, button=script.button,
-                              table_extra=f"confirm_cycles = {CONFIRM_CYCLES}\ngone_cycles = {GONE_CYCLES}\n"
-                                          f"{table_extra}" + script.table_lines,
-                              reader_extra="answer_timeout = 1.0", shuffler_extra="answer_timeout = 1.0",
-                              outputs='feed = "feed.jsonl"\ncontrol = "control.sock"', shuffler=True,
-                              journal=True, ready_wait=READY_WAIT)
-            if room:
-                cfg.write_text(cfg.read_text() + "\n" + room)
-            if _pulls_the_display(script):
-                cable = SimDisplayCable(workdir / "display")
-                cable.plug()
-                cfg.write_text(cfg.read_text() + "\n" + display_section(cable))
-            reader = SimFeigReader(PtyDevice(workdir / "reader"), antennas=ZONES.by_antenna, noise=script.noise)
-            shuffler = SimShuffler(PtyDevice(workdir / "shuffler"), seed=script.noise.seed, paced=True)
-            daemon_log = open_private(workdir / "daemon.log", "w")  # (the daemon's log: the floor's folder)
-            started.append(daemon_log.close)
-            env = dict(os.environ, PYTHONUNBUFFERED="1")
-            env.pop("NOTIFY_SOCKET", None)
-            reader.start()
-            started.append(reader.stop)
-            shuffler.start()
-            started.append(shuffler.stop)
-            daemon = _Daemon(workdir, cfg, env, daemon_log, pace_timeout)
-            started.append(daemon.stop)
-        return _play(script, workdir, daemon, reader, shuffler, log=log, on_hand=on_hand, room=room,
-                     ack_wait=ack_wait, on_step=on_step)
-    finally:
-        with _SIGNALS.hold():  # a second signal waits until the children are stopped
-            for stop in reversed(started):
-                stop()
-
-
-def _play(script: sc.Script, workdir: Path, daemon: _Daemon, reader: SimFeigReader, shuffler: SimShuffler, *,
-          log: TextIO | None, on_hand: Callable[[int, subprocess.Popen], None] | None, room: str | None,
-          ack_wait: float, on_step: Callable[[int], None] | None) -> dict[str, Any]:
-    cuts = set(script.crash_steps)
-
-    def power_cut(step: int) -> None:
-        """crash_after: SIGKILL once the daemon has taken in ``step``, and start again."""
-        if step in cuts:
-            daemon.power_cut(step)
-
-    try:
-        daemon.launch()
-        dealer = ScriptedDealer(reader, ANTENNA_OF, daemon, confirm_cycles=CONFIRM_CYCLES,
-                                gone_cycles=GONE_CYCLES, shuffler=shuffler)
-        dealer.on_step = power_cut if on_step is None else (lambda step: (power_cut(step), on_step(step)) and None)
-        daemon.start()
-
-        def played(number: int) -> None:
-            if log is not None:
-                log.write(f"hand {number} played\n")
-            if on_hand is not None:
-                assert daemon.proc is not None
-                on_hand(number, daemon.proc)
-
-        buttons = deal_hands(script, dealer, daemon, after_hand=played)
-        report = build_report(script, daemon.records, dealer, buttons, placed=daemon.placed)
+        table.open()
+        table.play()
+        report = table.report()
         if room:
-            left, refused = _wait_acked(daemon, ack_wait)
-            if left:
-                raise Unacknowledged(left, report, refused)
-    except Unacknowledged:
-        raise
-    except SimulationError as exc:
-        tail = _tail(workdir / "daemon.log")
-        raise SimulationError(f"{exc}\n--- daemon log (last lines) ---\n{tail}") from exc
-    return report
+            table.wait_acked(ack_wait, report)
+        return report
+    finally:
+        table.close()
 
 
 def _wait_acked(daemon: _Daemon, timeout: float) -> tuple[int, str | None]:
@@ -444,13 +514,55 @@ def _wait_acked(daemon: _Daemon, timeout: float) -> tuple[int, str | None]:
         threading.Event().wait(0.02)
 
 
-def deal_hands(script: sc.Script, dealer: ScriptedDealer, daemon: PacedTable,
-               after_hand: Callable[[int], None] | None = None) -> dict[int, int]:
-    """Play every hand of ``script``: a hand's ``seats``/``button`` as a set-up command, then
-    its steps. Returns the button the daemon had at each hand's start (for the report).
-    ``simulate`` and the in-process harness both deal through here."""
-    buttons: dict[int, int] = {}
-    for number, hand in enumerate(script.hands, 1):
+class HandsPlayer:
+    """Plays a script's hands through a dealer, whole (:func:`deal_hands`) or a piece at a time
+    (:meth:`play_to`: the rig's tables, driven together, tablectl/rig's ``tournament``): before a
+    hand's first step, its ``seats``/``button``/``game`` as a set-up command; then its steps.
+    ``buttons``: the button the daemon had at each hand's start (for the report)."""
+
+    def __init__(self, script: sc.Script, dealer: ScriptedDealer, daemon: PacedTable,
+                 after_hand: Callable[[int], None] | None = None) -> None:
+        self.script, self.dealer, self.daemon, self.after_hand = script, dealer, daemon, after_hand
+        self.buttons: dict[int, int] = {}
+        #: the last step played, (hand, step) from 1; (1, 0): none yet
+        self.at = (1, 0)
+
+    @property
+    def done(self) -> bool:
+        hand, step = self.at
+        return hand == len(self.script.hands) and step == len(self.script.hands[-1].steps)
+
+    def play_to(self, hand: int, step: int | None = None) -> None:
+        """Play on to step ``step`` of hand ``hand`` (from 1), that step included; ``step`` None:
+        to the hand's end. A place already played is ValueError (the table does not go back)."""
+        hands = self.script.hands
+        if not 1 <= hand <= len(hands):
+            raise ValueError(f"hand {hand}: the script has {len(hands)} hands")
+        last = len(hands[hand - 1].steps)
+        step = last if step is None else step
+        if not 1 <= step <= last:
+            raise ValueError(f"hand {hand}, step {step}: the hand has {last} steps")
+        if (hand, step) <= self.at:
+            raise ValueError(f"hand {hand}, step {step} is played already (played to hand {self.at[0]}, "
+                             f"step {self.at[1]})")
+        while self.at < (hand, step):
+            number, done = self.at
+            if done == len(hands[number - 1].steps):
+                number, done = number + 1, 0
+            if done == 0:
+                self._set_up(number)
+            steps = hands[number - 1].steps
+            stop = step if number == hand else len(steps)
+            for index in range(done + 1, stop + 1):
+                self.dealer.play_step(number, index, sc.action_of(steps[index - 1]))
+                self.at = (number, index)
+            if stop == len(steps) and self.after_hand is not None:
+                self.after_hand(number)
+
+    def _set_up(self, number: int) -> None:
+        """Hand ``number``'s set-up: its seats, button or game told the daemon; its button noted."""
+        script, dealer, daemon = self.script, self.dealer, self.daemon
+        hand = script.hands[number - 1]
         dealer.current = (number, 0)  # (the hand's set-up: what a failure names)
         game = hand.game
         if game is not None and daemon.command({"cmd": "ping"}).get("game") == game:
@@ -464,27 +576,35 @@ def deal_hands(script: sc.Script, dealer: ScriptedDealer, daemon: PacedTable,
             daemon.command(setup)
         elif game is not None:
             daemon.command({"cmd": "setup", "seats": list(script.seats), "game": game})
-        buttons[number] = daemon.command({"cmd": "ping"}).get("button", script.button)
+        self.buttons[number] = daemon.command({"cmd": "ping"}).get("button", script.button)
         dealer.deck = hand.deck or script.deck  # the physical deck the shuffler will read
-        dealer.play_hand(number, hand)
-        if after_hand is not None:
-            after_hand(number)
-    return buttons
+
+
+def deal_hands(script: sc.Script, dealer: ScriptedDealer, daemon: PacedTable,
+               after_hand: Callable[[int], None] | None = None) -> dict[int, int]:
+    """Play every hand of ``script`` (:class:`HandsPlayer`). Returns the button the daemon had
+    at each hand's start (for the report). ``simulate`` and the in-process harness both deal
+    through here."""
+    player = HandsPlayer(script, dealer, daemon, after_hand)
+    player.play_to(len(script.hands))
+    return player.buttons
 
 
 def build_report(script: sc.Script, records: dict[int, dict[str, Any]], dealer: ScriptedDealer,
-                 buttons: dict[int, int], placed: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+                 buttons: dict[int, int], placed: list[dict[str, Any]] | None = None,
+                 prompts: list[tuple[str, float]] | None = None) -> dict[str, Any]:
     """The report of deal-script.md from the daemon's own hand records (``records``: the
     daemon's hand number -> its HandFinished record as the feed has it, JSON), the dealer's
     step log mapping each alert back to a step, and the button the daemon had at each hand's
-    start; ``placed``, the daemon's CardPlaced effects, for the ``tracking`` block. Shared by
-    ``simulate`` and the in-process harness."""
+    start; ``placed``, the daemon's CardPlaced effects, for the ``tracking`` block; ``prompts``,
+    every prompt the daemon gave as (code, ts), for the ``holds``. Shared by ``simulate`` and
+    the in-process harness."""
     hands = []
     for number in range(1, len(script.hands) + 1):
         rec = records.get(dealer.record_of.get(number, -1))
         if rec is None:  # a hand in which no card was dealt leaves no record in the daemon
-            hands.append({"button": buttons.get(number), "zones": {}, "stub_count": 52, "alerts": [],
-                          "prompts": []})
+            hands.append({"button": buttons.get(number), "level": None, "zones": {}, "stub_count": 52,
+                          "alerts": [], "prompts": []})
             continue
         alerts = []
         for a in rec["alerts"]:
@@ -499,10 +619,56 @@ def build_report(script: sc.Script, records: dict[int, dict[str, Any]], dealer: 
             if where and where[0] != number:
                 item["hand"] = where[0]
             alerts.append(item)
-        hands.append({"button": rec["button"], "zones": rec["zones"], "stub_count": rec["stub_count"],
+        hands.append({"button": rec["button"], "level": rec.get("level"), "zones": rec["zones"],
+                      "stub_count": rec["stub_count"],
                       "alerts": alerts, "prompts": [_prompt_item(p, dealer, number) for p in rec.get("prompts", [])],
                       **({"showdown": rec["showdown"]} if "showdown" in rec else {})})
-    return {"hands": hands, "tracking": dealer.confirm_latency(placed or [])}
+    return {"hands": hands, "tracking": dealer.confirm_latency(placed or []),
+            "holds": holds(script, dealer, prompts or [])}
+
+
+#: the prompts that begin and end a hold (FLOW-002 hand-for-hand, FLOW-003 the bubble): code ->
+#: (the hold's kind, True where it begins)
+HOLD_PROMPTS = {"flow.h4h_wait": ("h4h", True), "flow.h4h_go": ("h4h", False),
+                "flow.bubble_hold": ("bubble", True), "flow.bubble_go": ("bubble", False)}
+
+
+def script_step(script: sc.Script, where: tuple[int, int] | None) -> int | None:
+    """The step ``where`` (hand, step of the hand) counted from 1 over the whole script, as
+    ``crash_after`` counts; None for none (before the first step).
+
+    >>> s = sc.parse_script('{"format": 1, "seats": [1, 2], "button": 2, "hands": [{"steps": []}, {"steps": []}]}')
+    >>> script_step(s, (2, 1)), script_step(s, None)
+    (2, None)
+    """
+    if where is None or where[0] < 1:
+        return None
+    hand, step = where
+    return sum(len(h.steps) for h in script.hands[:hand - 1]) + step
+
+
+def holds(script: sc.Script, dealer: ScriptedDealer, prompts: list[tuple[str, float]]) -> list[dict[str, Any]]:
+    """The report's ``holds``: every hold the table observed, in order, from the prompts that
+    begin one (the dealer told to wait: ``flow.h4h_wait``, ``flow.bubble_hold``) and end it
+    (``flow.h4h_go``, ``flow.bubble_go``): ``{"kind", "from_step", "released_step"}``, each step
+    counted over the whole script (:func:`script_step`), ``released_step`` None while it holds.
+    A hold prompted again while it holds (after each hand of hand-for-hand until the release) is
+    the same hold; an end with no hold of its kind (a release reaching a table that was dealing)
+    ends none."""
+    out: list[dict[str, Any]] = []
+    holding: dict[str, dict[str, Any]] = {}
+    for code, ts in prompts:
+        hold = HOLD_PROMPTS.get(code)
+        if hold is None:
+            continue
+        kind, begins = hold
+        step = script_step(script, dealer.log.step_at(ts))
+        if begins and kind not in holding:
+            holding[kind] = {"kind": kind, "from_step": step, "released_step": None}
+            out.append(holding[kind])
+        elif not begins and kind in holding:
+            holding.pop(kind)["released_step"] = step
+    return out
 
 
 def _prompt_item(p: dict[str, Any], dealer: ScriptedDealer, number: int) -> dict[str, Any]:
@@ -531,7 +697,8 @@ def format_report(report: dict[str, Any]) -> str:
     """The report for a person: one block per hand."""
     out = []
     for i, h in enumerate(report["hands"], 1):
-        out.append(f"hand {i}  button {h['button']}  stub {h['stub_count']}")
+        level = f"  level {h['level']}" if h.get("level") is not None else ""
+        out.append(f"hand {i}  button {h['button']}{level}  stub {h['stub_count']}")
         for zone, cards in h["zones"].items():
             out.append(f"  {zone:8} {' '.join(cards)}")
         for a in h["alerts"]:
@@ -542,6 +709,10 @@ def format_report(report: dict[str, Any]) -> str:
             out.append(f"  > {p['code']} ({p['rule'] or '-'}){seat} at step {p['step']}: {p['text']}")
         if "showdown" in h:
             out.append(f"  showdown {showdown_line(h['showdown'])}")
+    for hold in report.get("holds", []):
+        end = f"released at step {hold['released_step']}" if hold["released_step"] is not None else "never released"
+        start = f"from step {hold['from_step']}" if hold["from_step"] is not None else "from the start"
+        out.append(f"hold {hold['kind']} {start}, {end}")
     t = report.get("tracking")
     if t and t["cards"]:
         c = t["confirm_cycles"]
