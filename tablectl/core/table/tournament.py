@@ -163,8 +163,11 @@ class Tournament(Part):
     def on_level(self, ev: LevelSet) -> list[Effect]:
         """The level now: the next deal's (the one under way keeps its own)."""
         out: list[Effect] = []
+        if type(ev.level) is not int or ev.level < 1 or ev.kind not in LEVEL_KINDS or type(ev.tournament) is not str:
+            return out  # (the room link parses the floor's signal; a row fed directly may be anything)
         self.name, self.level, self.kind = ev.tournament, ev.level, ev.kind
-        self._limits = (ev.small_blind, ev.big_blind, ev.ante, ev.game)
+        self._limits = (_chips(ev.small_blind), _chips(ev.big_blind), _chips(ev.ante),
+                        ev.game if ev.game in GAMES else None)
         if ev.kind == "break":
             self._level_due = False  # (the level after the break is said when it comes)
             self._t.modes.players_break(ev.ts, out)  # FLOW-005, DECK-008
@@ -183,7 +186,8 @@ class Tournament(Part):
         return hand.misdeal if hand is not None else self._t.roster.redeal is not None
 
     def _say_level(self, ts: float, out: list[Effect], hand: Hand | None) -> None:
-        """"new level": in the record of the hand it starts (told between hands: the next hand's)."""
+        """Tell the dealer of the new level, in the record of the hand it starts (told between
+        hands, or during the hand before: the next hand's)."""
         self._level_due = False
         sb, bb, ante, game = self._limits or (None, None, None, None)
         words = f"new level {self.level}"
@@ -246,7 +250,8 @@ class Tournament(Part):
         """The floor's go-ahead: a table holding deals its next hand (any release does: one
         missed while the link was down is made up by the next)."""
         out: list[Effect] = []
-        self.round = ev.round
+        if type(ev.round) is int and ev.round >= 0:
+            self.round = ev.round
         if self._h4h_hold:
             self._h4h_hold = False
             self._prompt_now(out, ev.ts, Finding("flow.h4h_go", "FLOW-002",
@@ -279,7 +284,8 @@ class Tournament(Part):
         under way finishes first); lifted, it deals on."""
         out: list[Effect] = []
         if ev.on:
-            self.bubble, self.bubble_table, self.bubble_hand = True, ev.table, ev.hand
+            self.bubble, self.bubble_table = True, ev.table if type(ev.table) is str else None
+            self.bubble_hand = ev.hand if type(ev.hand) is int and ev.hand >= 1 else None
             if self._dealing.hand is None:
                 self._hold("bubble", ev.ts, out)  # (said again if another all-in holds the room)
             return out
@@ -333,15 +339,17 @@ class Tournament(Part):
     def on_clock(self, ev: ClockCalled) -> list[Effect]:
         """The floor calls the clock on a seat (its page)."""
         out: list[Effect] = []
-        if ev.n is not None:
+        if type(ev.n) is int:
             self.clock_n = max(self.clock_n, ev.n)
-        self._call(ev.ts, ev.seat, ev.mono, ev.boot, "the floor", out)
+        if type(ev.seat) is int and 1 <= ev.seat <= 10:  # (the room link checks it; a row fed directly may not)
+            self._call(ev.ts, ev.seat, ev.mono, ev.boot, "the floor", out)
         return out
 
     def clock_pressed(self, ev: ButtonPress, out: list[Effect]) -> None:
         """The dealer's ``clock`` pad with a seat key (a press carries no monotonic reading: the
         first tick's is taken, with at most a second of the wall clock's time before it)."""
-        if ev.seat is not None:  # (the pad checks its seat: pads.check_press; a journal fed directly may not)
+        if type(ev.seat) is int and 1 <= ev.seat <= 10:  # (the pad checks its seat: pads.check_press;
+            # a journal fed directly may not)
             self._call(ev.ts, ev.seat, None, None, "the dealer", out)
 
     def _call(self, ts: float, seat: int, mono: float | None, boot: str | None, by: str, out: list[Effect]) -> None:
@@ -351,6 +359,8 @@ class Tournament(Part):
         why = None
         if hand is None or hand.kind != "hand":
             why = "no hand under way"
+        elif hand.misdeal:
+            why = "the hand was declared a misdeal"
         elif seat not in hand.live_seats() or self._dead == (hand.number, seat):
             why = f"seat {seat} holds no live hand"
         elif self._clock is not None and self._clock[0] == seat:
@@ -411,3 +421,8 @@ class Tournament(Part):
             self._alert_once(out, ts, "flow.dead_hand_back", str(seat), audience="floor", rule="FLOW-004", seat=seat,
                              card=label, message=f"seat {seat}'s hand died on the clock and a card of it is "
                                                  f"in play: {label} from {prev or 'the stub'} to {zone}")
+
+
+def _chips(n: int | None) -> int | None:
+    """A structure's blind or ante, as the state keeps it (a row fed directly may hold anything)."""
+    return n if type(n) is int and n >= 0 else None

@@ -749,3 +749,20 @@ def test_a_quiet_reader_cycle_does_not_touch_the_tournament():
     r.table.tournament = r.table.dealing._tournament = _Untouchable()  # type: ignore[assignment]
     r.tick(20)  # the cards lie still: the tracker settles each cycle, nothing reaches the parts
     assert r.table.hand is hand and hand.count("seat:1") == 2
+
+
+def test_a_signal_out_of_bounds_fed_directly_is_ignored_and_the_state_stays_sound():
+    """The room link parses the floor's signal (tablectl/room/tournament.py) and a script's floor
+    step is checked before it runs; a journal row fed to the core directly is not: it must not
+    leave a state that cannot be read back."""
+    r = Room()
+    r.hole()
+    out = [e for ev in (LevelSet(1.0, "main", 0), LevelSet(1.0, "main", 3, kind="lunch"), Release(1.0, -4),
+                        LevelSet(1.0, "main", 2, small_blind=-5, big_blind=10, ante=-1, game="chess"),
+                        BubbleHold(1.0, True, "t3", -1), ClockCalled(1.0, 11, mono=1.0),
+                        ButtonPress(1.0, "clock", seat=0)) for e in r.signal(ev)]
+    assert out == []
+    t = r.table.tournament
+    assert (t.level, t.kind, t.round, t.bubble_hand, t.clock_running()) == (2, "level", 0, None, False)
+    assert t._limits == (None, 10, None, None)
+    Table.from_state(json.loads(json.dumps(r.table.to_state())), r.table.settings)
