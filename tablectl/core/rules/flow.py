@@ -60,8 +60,8 @@ def clock_step(ts: float, mono: float | None, boot: str | None, last: tuple[floa
     1.0
     >>> clock_step(105.5, None, None, (100.0, None, None))  # rows of an earlier release: wall time
     5.5
-    >>> clock_step(100.4, 20.0, "b1", (100.0, None, None))  # the dealer's pad (no reading) and a tick
-    0.4
+    >>> clock_step(100.5, 20.0, "b1", (100.0, None, None))  # the dealer's pad (no reading) and a tick
+    0.5
     """
     last_ts, last_mono, last_boot = last
     if mono is not None and last_mono is not None and boot == last_boot and mono >= last_mono:
