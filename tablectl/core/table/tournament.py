@@ -95,9 +95,13 @@ class Tournament(Part):
         self.clock_n = 0
         self._clock: list[Any] | None = None
         self._dead: tuple[int, int] | None = None
+        self.watching = False  # (not state: it follows _clock and _dead; see link)
 
     def link(self) -> None:
         self._dealing = self._t.dealing
+        # a seat of the hand is on the clock or dead: the dealing tells :meth:`moved` its cards'
+        # moves (an attribute, not a property: read at every card moved; follows _clock and _dead)
+        self.watching = self._clock is not None or self._dead is not None
         alerts = self._t.alerts
         self._alert, self._alert_once, self._notice = alerts.alert, alerts.alert_once, alerts.notice
         self._prompt, self._prompt_now, self._prompt_next_hand = alerts.prompt, alerts.prompt_now, \
@@ -153,11 +157,6 @@ class Tournament(Part):
     def clock_running(self) -> bool:
         """A player clock counts: the daemon sends a Tick every second meanwhile."""
         return self._clock is not None
-
-    @property
-    def watching(self) -> bool:
-        """A seat of the hand is on the clock or dead: the dealing tells :meth:`moved` its cards' moves."""
-        return self._clock is not None or self._dead is not None
 
     # -- FLOW-001: the level ------------------------------------------------------------------------
     def on_level(self, ev: LevelSet) -> list[Effect]:
@@ -225,7 +224,7 @@ class Tournament(Part):
         after a hand played, not a misdealt one; FLOW-003: after any deal)."""
         if self._clock is not None:
             self._stop(ts, "the hand is over", out)
-        self._dead = None
+        self._dead, self.watching = None, False
         if self.h4h and not self._h4h_hold and hand.kind == "hand" and not hand.misdeal:
             self._hold("h4h", ts, out)
         if self.bubble and not self._bubble_hold:
@@ -375,7 +374,7 @@ class Tournament(Part):
         assert hand is not None
         if self._clock is not None:
             self._stop(ts, f"the clock is called on seat {seat}", out)  # (its player acted)
-        self._clock = [seat, hand.number, 0.0, ts, mono, boot, CLOCK_S]
+        self._clock, self.watching = [seat, hand.number, 0.0, ts, mono, boot, CLOCK_S], True
         self._prompt_now(out, ts, Finding("flow.clock", "FLOW-004", f"clock on seat {seat}: {CLOCK_S} seconds",
                                           seat, count=CLOCK_S))
 
@@ -402,7 +401,7 @@ class Tournament(Part):
     def _stop(self, ts: float, why: str, out: list[Effect]) -> None:
         assert self._clock is not None
         seat = self._clock[0]
-        self._clock = None
+        self._clock, self.watching = None, self._dead is not None
         self._prompt_now(out, ts, Finding("flow.clock_stopped", "FLOW-004", f"clock on seat {seat} stopped: {why}",
                                           seat))
 
