@@ -16,7 +16,7 @@ Traceback (most recent call last):
 ...
 ValueError: unknown pad 'exposd' (pads: exposed, exposed_player, boxed, misdeal, round_done, sa, hand_end, showdown,
     allin, run_it, seat_in, seat_out, seat_absent, seat_penalty, seat_posted, highcard, next, floor, new_deck, relief,
-    stub_wrong, ack, mode)
+    stub_wrong, ack, mode, clock)
 
 The ``mode`` pad says which deal the table watches next instead of a hand (docs/rules.md, legend:
 ``MODE(race|highcard|break)``); it carries its mode as ``reason`` carries a deck change's:
@@ -66,6 +66,7 @@ class Pad(StrEnum):
     STUB_WRONG = "stub_wrong"
     ACK = "ack"
     MODE = "mode"
+    CLOCK = "clock"
 
 
 #: pad name -> what it means (the dealer console documents them the same way)
@@ -96,6 +97,8 @@ PADS: dict[Pad, str] = {
     Pad.ACK: "the dealer did what the prompt asked (counted the stub and it is right)",
     Pad.MODE: "the next deal is not a hand: a colour-up race-off (race), the high card of a table break "
               "(highcard), or a players' break is due (break); hand_end or the cards gathered end it",
+    Pad.CLOCK: "the player clock on the seat (FLOW-004): 30 s counted down on the display, the hand dead at 0; "
+               "round_done or the seat's fold stops it",
 }
 #: what a ``mode`` press may say (docs/rules.md, legend: MODE(...)): the race-off (RACE-001..006), the
 #: table break's high card (BREAK-001), the players' break (FLOW-005)
@@ -105,7 +108,7 @@ MODES: tuple[str, ...] = ("race", "highcard", "break")
 DECK_CHANGE_REASONS: tuple[str, ...] = ("setup", "relief", "stub_count", "marked", "damaged", "player_request")
 #: pads that concern one seat: a press of one of them must name it
 SEAT_PADS = frozenset({Pad.EXPOSED_PLAYER, Pad.SEAT_IN, Pad.SEAT_OUT, Pad.SEAT_ABSENT, Pad.SEAT_PENALTY,
-                       Pad.SEAT_POSTED})
+                       Pad.SEAT_POSTED, Pad.CLOCK})
 
 #: pads that may name a seat or not: the player who exposed his card (MISD-012), the seat all in
 #: (STUD-003; without one, ``allin`` says the action is complete: SHOW-005)

@@ -123,6 +123,25 @@ PROMPT_TABLE: tuple[PromptRule, ...] = (
     # floor's go-ahead, tablectl/core/table/open_seats.py); seats filled below the hold clear it.
     PromptRule("break.hold", 85, scope="kept", seen_clears=False),
     PromptRule("break.hold_over", 30, clears=("break.hold",)),
+    # The tournament's holds (FLOW-002 hand-for-hand, FLOW-003 the bubble) rank with the hold for
+    # open seats: over every routine prompt (the stub count, "NEXT GAME"), kept until the floor
+    # releases the table (its release clears them: no pad of the dealer's does).
+    PromptRule("flow.h4h_wait", 85, scope="kept", ackable=False),
+    PromptRule("flow.h4h_go", 30, clears=("flow.h4h_wait",)),
+    PromptRule("flow.bubble_hold", 85, scope="kept", ackable=False),
+    PromptRule("flow.bubble_go", 30, clears=("flow.bubble_hold",)),
+    # FLOW-004: the player clock's countdown is shown while it runs, over the holds and every
+    # prompt but a misdeal flag and a device offline; each count rewords it (its ``count``: the
+    # seconds left, for the display and the buzzer's ticks through the last five, the console
+    # sink's); it ends dead, or stopped (round_done, the seat's fold, the hand's end).
+    PromptRule("flow.clock", 88, ackable=False),
+    PromptRule("flow.clock_dead", 88, clears=("flow.clock",)),
+    PromptRule("flow.clock_stopped", 0, clears=("flow.clock",)),
+    # FLOW-001: a new level from the next deal, said at its shuffle; DECK-008 at a break
+    PromptRule("flow.new_level", 35),
+    PromptRule("flow.reset_decks", 35),
+    # RELIEF-004: a push during hand-for-hand, warned
+    PromptRule("relief.no_push", 40),
     # The stub-count reminder (STUB-001/002): the lowest, amber slow; ack = counted and right.
     PromptRule("stub.count_due", 10, prompt="blink_slow", answered_by=("stub_wrong",)),
     # Any other dealer code: an ordinary prompt.

@@ -5,7 +5,8 @@ Two kinds of version: the state's own (:data:`STATE_VERSION`, the layout of the 
 part's section's (``Part.VERSION``, :data:`tablectl.core.part.PART_MIGRATIONS`). Up to
 version 12 the table was one flat object (``{"version", "settings", "table": {field: value}}``);
 version 13 keeps each part's fields in its own section (``"parts": {section: {"version", "state"}}``),
-and from then on a change to one part's fields is a step of that part's section alone.
+and from then on a change to one part's fields is a step of that part's section alone; a new
+part is a new section, and a new version of the whole (14: the tournament).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from tablectl.core.state.codec import encode
 #: The version of the state written by this release. A change to the layout of the whole bumps
 #: it, and :func:`migrate` learns to bring the previous version's states up to it; a change to
 #: what one part keeps bumps that part's ``VERSION`` instead.
-STATE_VERSION = 13
+STATE_VERSION = 14
 
 #: version -> the step that turns a state of that version into one of the next. A change to
 #: what the table holds (a new attribute, a renamed one, a new class) bumps STATE_VERSION and
@@ -269,6 +270,27 @@ def _parts_own_their_fields(state: dict[str, Any]) -> dict[str, Any]:
 
 
 MIGRATIONS[12] = _parts_own_their_fields
+
+#: Version 13 -> 14: the tournament's section as a fresh part of version 1 holds it (the values of
+#: tablectl/core/table/tournament.py's ``Tournament()``, as they were when the part was made: a
+#: later change to the part is its own section's step)
+FRESH_TOURNAMENT: dict[str, Any] = {
+    "name": None, "level": None, "kind": None, "_limits": None, "dealt_level": None, "_level_due": False,
+    "h4h": False, "round": 0, "_h4h_hold": False, "bubble_mode": False, "bubble": False, "bubble_table": None,
+    "bubble_hand": None, "_bubble_hold": False, "clock_n": 0, "_clock": None, "_dead": None,
+}
+
+
+def _no_tournament(state: dict[str, Any]) -> dict[str, Any]:
+    """Version 13 -> 14 (issue 32, the tournament room): the table keeps what it applied of the
+    floor's signals, its holds and the player clock (the part ``tournament``). A version 13
+    table had no floor signal: no level, no hand-for-hand, no bubble, no clock, as a fresh part."""
+    state["parts"].setdefault("tournament", {"version": 1,
+                                             "state": {k: encode(v) for k, v in FRESH_TOURNAMENT.items()}})
+    return state
+
+
+MIGRATIONS[13] = _no_tournament
 
 
 def migrate_section(section: str, data: Any, steps: dict[tuple[str, int], Callable[[dict[str, Any]], dict[str, Any]]],

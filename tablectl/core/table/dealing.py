@@ -59,6 +59,7 @@ class Dealing(Part):
         self._flag, self._flag_once, self._prompt = alerts.flag, alerts.flag_once, alerts.prompt
         self.reads, self.decks, self.roster, self.turns, self.modes = t.reads, t.decks, t.roster, t.turns, t.modes
         self.stud, self.draw, self.chinese, self.flop = t.stud, t.draw, t.chinese, t.flop
+        self._tournament = t.tournament
         self._label = t.decks.label
 
     def check(self, where: str) -> None:
@@ -182,6 +183,8 @@ class Dealing(Part):
             self._placed(ts, hand, uid, label, zone, came_from, prev, out)
         if prev is None and seat_of(zone) is not None:
             self._seat_card_placed(ts, hand, label, out)
+        if prev != zone and self._tournament.watching:  # FLOW-004: a seat on the clock, or its hand dead
+            self._tournament.moved(ts, hand, uid, prev, zone, out)
         return folded
 
     def _off_the_stub(self, ts: float, hand: Hand, uid: str, label: str, zone: str, new_seats: frozenset[int],
@@ -444,6 +447,7 @@ class Dealing(Part):
         out.append(HandStarted(ts, number, hand.button, seats, game))
         self._t.alerts.hand_started(hand)  # what was raised between hands is in its record
         most = min(self.settings.rules.seats_max, hand.game_def.max_players)
+        self._tournament.dealt(ts, hand, redeal is not None, out)  # FLOW-001: its level; FLOW-002/003: a hold
         if hand.kind == "hand":
             self._t.holds.hold_deal(ts, hand, out)  # BREAK-002: dealt while seats are open
         if len(seats) > most and hand.kind == "hand":  # DEAL-012: the house's limit, or the game's (STUD-001, DRAW-001)
@@ -476,6 +480,7 @@ class Dealing(Part):
         record = hand.record(ts, OddChipRules.of(self.settings.rules))  # issue 17 hook: the odd chip rules
         record["deck"] = hand.deck
         record["down"] = self.decks.stub.down
+        record["level"] = self._tournament.dealt_level  # FLOW-001 (a re-deal's: the misdealt hand's, MISD-014)
         self.last_record = record
         self.hands_finished += 1
         self.hand = None
@@ -484,17 +489,19 @@ class Dealing(Part):
             self.decks.change_deck(ts, "rotation", out)  # SHUF-007: the other deck deals the next hand
         if hand.misdeal:
             self.roster.hand_misdealt(hand)  # MISD-014: the re-deal replays it; seat changes wait for it
-            self.modes.after_hand(ts, out)
-            return
-        self.roster.hand_played(hand, out)  # DEAL-004: the button moves; the seat changes pressed meanwhile
+        else:
+            self.roster.hand_played(hand, out)  # DEAL-004: the button moves; the seat changes pressed meanwhile
         self.modes.after_hand(ts, out)  # FLOW-005: a break pressed during the hand
+        self._tournament.after_hand(ts, hand, out)  # FLOW-002/003: the holds; FLOW-004: the clock ends
 
     def _finish_draw(self, ts: float, hand: Hand, out: list[Effect]) -> None:
         record = hand.record(ts, OddChipRules.of(self.settings.rules))  # issue 17 hook: the odd chip rules
+        record["level"] = self._tournament.dealt_level
         self.last_record = record
         self.hands_finished += 1
         self.hand = None
         out.append(HandFinished(ts, hand.number, record))
+        self._tournament.after_hand(ts, hand, out)  # FLOW-003: a bubble hold waits for the deal's end
 
     def press(self, ev: ButtonPress, out: list[Effect]) -> None:
         """A pad that concerns the hand (the modes, the roster and the decks had theirs first)."""

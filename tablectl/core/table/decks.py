@@ -171,12 +171,19 @@ class DeckGuard(Part):
                                                   board=board))
 
     def on_shuffler_report(self, ev: ShufflerReport) -> list[Effect]:
-        """Every shuffle cycle is a count (STUB-005); a deck's first is its check (DECK-001)."""
+        """Every shuffle cycle is a count (STUB-005); a deck's first is its check (DECK-001). It
+        is the next deal's first shuffle too: a new level is said then (FLOW-001)."""
         out: list[Effect] = []
         key = (ev.device, ev.seq, ev.uids)
         if ev.seq and key == self._last_report:
             return out  # the same report again: a restarted link could not know it had it
         self._last_report = key
+        self._count_report(ev, out)
+        self._t.tournament.shuffled(ev.ts, out)
+        return out
+
+    def _count_report(self, ev: ShufflerReport, out: list[Effect]) -> None:
+        """A shuffler's report, counted."""
         rack = self.rack
         if ev.uids is not None:
             count = count_deck(ev.uids, self.registry)
@@ -190,7 +197,7 @@ class DeckGuard(Part):
                                                       f"the shuffler holds {ev.count} cards of {what}",
                                                       audience="floor"))
             self.new_setup(out, ev.ts, "DECK-005")
-            return out
+            return
         if count.ok:
             rack.found_whole(deck)
             if deck == rack.in_play:
@@ -200,7 +207,7 @@ class DeckGuard(Part):
                 # hand yet: the prompt is the console's, the hand's record starts at its first card)
                 out.append(Prompt(ev.ts, "deal.antes", "the shuffle is complete: collect the antes, then cut",
                                   "SHUF-006", self._next_hand_number()))
-            return out
+            return
         for f in count_findings(count, rule=rule, source="the shuffler"):
             self._flag(out, ev.ts, self.hand, f)
         rack.block(deck, count.summary())
@@ -209,7 +216,6 @@ class DeckGuard(Part):
         if deck == rack.in_play:
             self.change_deck(ev.ts, "stub_count", out)
         self.new_setup(out, ev.ts, "STUB-004")
-        return out
 
     def on_deck_setup(self, ev: DeckSetup) -> list[Effect]:
         """A new pair replaces the old (DECK-003); the old pair's tags are retired (DECK-005)."""

@@ -10,7 +10,9 @@ FLOW-005): a part of the table. The open seats are :mod:`tablectl.core.table.ope
   is ranked first (RACE-005). ``relief`` meanwhile: a warning (RACE-006).
 - ``mode highcard`` (BREAK-001): one card a player laid on the board antenna in a line, given to
   the players in seat order and ranked; a card at a seat was pitched.
-- ``mode break`` (FLOW-005): "button will be seat X", now between hands, else at the hand's end.
+- ``mode break`` (FLOW-005): "button will be seat X", now between hands, else at the hand's end;
+  with it DECK-008's "reset both decks". A break of the tournament's structure is the same
+  (:mod:`tablectl.core.table.tournament`).
 
 A mode ends at ``hand_end`` (the chips are awarded, the draw is read) or when its deal's cards
 are gathered, whichever comes first: a mode left on by mistake does not swallow the next hand.
@@ -78,11 +80,11 @@ class Modes(Part):
         if name == Pad.MODE:
             self._mode_on(ev, out)
             return True
-        if name == Pad.RELIEF and self._racing():
+        if name == Pad.RELIEF and self.racing():
             self._mode_prompt(out, ev.ts, Finding("race.no_relief", "RACE-006",
                                                   "race-off under way: no dealer relief until every table has "
                                                   "coloured up"))
-        if name == Pad.ALLIN and self._racing():
+        if name == Pad.ALLIN and self.racing():
             self._race_allin_press(ev, out)
             return True
         mode_hand = hand is not None and hand.kind in MODE_HANDS
@@ -109,8 +111,8 @@ class Modes(Part):
                                    message="race-off at the table: a floorperson must be present; dealers "
                                            "are not relieved until every table has coloured up",
                                    hand=hand.number if hand is not None else None))
-        elif mode == "break" and (hand is None or hand.kind != "hand"):
-            self._break_button(ev.ts, out)  # FLOW-005, now (during a hand: at its end)
+        elif mode == "break":
+            self.players_break(ev.ts, out)
 
     def _mode_end(self, ts: float, out: list[Effect]) -> None:
         """``hand_end`` in a mode: the race's chips are awarded, the draw is read."""
@@ -149,25 +151,39 @@ class Modes(Part):
         elif hand.kind == "table_break" and seat_of(zone) is not None:
             self._break_card(ts, hand, uid, hand.labels[uid], zone, out)
 
-    # -- FLOW-005 -----------------------------------------------------------------------------
-    def _break_button(self, ts: float, out: list[Effect]) -> None:
+    # -- FLOW-005, DECK-008 ----------------------------------------------------------------------
+    def players_break(self, ts: float, out: list[Effect]) -> None:
+        """A players' break: ``mode break``, or a break of the tournament's structure (its
+        ``LevelSet``, tablectl/core/table/tournament.py). Now between hands; during a hand, at
+        its end."""
+        self.mode = "break"
+        hand = self.hand
+        if hand is None or hand.kind != "hand":
+            self._break_due(ts, out)
+
+    def _break_due(self, ts: float, out: list[Effect]) -> None:
         """FLOW-005: the seat with the button when the players come back (DEAL-004/005's model;
-        a re-deal's after a misdeal, MISD-014). Stud has no button: nothing to say."""
+        a re-deal's after a misdeal, MISD-014); stud has no button: nothing to say. DECK-008:
+        both decks of the table's pair put back in order during the break (the next shuffle
+        counts each: DECK-001, STUB-005)."""
         self.mode = None
         roster = self._t.roster
-        if not self._t.turns.game_def.button or len(roster.seats) < 2:
-            return
-        seat = roster.next_positions().button
-        self._mode_prompt(out, ts, Finding("flow.button_after_break", "FLOW-005",
-                                           f"break: the button will be seat {seat}; tell the players", seat))
+        if self._t.turns.game_def.button and len(roster.seats) >= 2:
+            seat = roster.next_positions().button
+            self._mode_prompt(out, ts, Finding("flow.button_after_break", "FLOW-005",
+                                               f"break: the button will be seat {seat}; tell the players", seat))
+        if len(self._t.decks.rack.pair) == 2:
+            self._mode_prompt(out, ts, Finding("flow.reset_decks", "DECK-008",
+                                               "break: reset both decks, each in order from the bottom: diamonds, "
+                                               "clubs, hearts, spades, the king first and the ace on top"))
 
     def after_hand(self, ts: float, out: list[Effect]) -> None:
-        """A hand finished: a players' break pressed during it is due now (FLOW-005)."""
+        """A hand finished: a players' break pressed during it is due now (FLOW-005, DECK-008)."""
         if self.mode == "break":
-            self._break_button(ts, out)
+            self._break_due(ts, out)
 
     # -- the race-off (RACE-001..006) ---------------------------------------------------------
-    def _racing(self) -> bool:
+    def racing(self) -> bool:
         """``allin`` and ``relief`` are the race-off's (RACE-005/006) while its deal is under way,
         or pressed for the next deal between hands; a ``mode race`` pressed during a hand leaves
         that hand's presses to it (SHOW-005, STUD-012, a relief)."""

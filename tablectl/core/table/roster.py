@@ -107,6 +107,11 @@ class Roster(Part):
         self._next_button = seat
         self._last_positions = None
 
+    @property
+    def redeal(self) -> Hand | None:
+        """The misdealt hand the next deal replays (MISD-014), if any."""
+        return self._redeal
+
     def take_redeal(self) -> Hand | None:
         """The misdealt hand the hand now starting replays (MISD-014), if any: taken."""
         redeal, self._redeal = self._redeal, None

@@ -21,6 +21,8 @@ The table is made of parts, each owning its share of the state (:mod:`tablectl.c
 - ``turns``: the next hand's game and a mixed game's rotation;
 - ``modes``: the race-off, a table break's high card, the players' break;
 - ``holds``: the open seats and the hold they put the dealer in;
+- ``tournament``: the floor's signals (the level, hand-for-hand, the bubble) and the player
+  clock (:mod:`~tablectl.core.table.tournament`);
 - ``dealing``: the hand under way and the hands finished, with a part for each game family
   (``stud``, ``draw``, ``chinese``, ``flop``: :mod:`tablectl.core.families`).
 
@@ -33,8 +35,9 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from tablectl.core.effects import Alert, Effect
-from tablectl.core.events import (ButtonPress, DealerNamed, DeckSetup, DeviceStatus, Event, ReaderCycle,
-                                  ShufflerReport, ShufflerStatus, TableSetup, Tick)
+from tablectl.core.events import (BubbleHold, BubbleMode, ButtonPress, ClockCalled, DealerNamed, DeckSetup,
+                                  DeviceStatus, Event, HandForHand, LevelSet, ReaderCycle, Release, ShufflerReport,
+                                  ShufflerStatus, TableSetup, Tick)
 from tablectl.core.expectation import expectation
 from tablectl.core.families.chinese.part import ChineseStacks
 from tablectl.core.families.draw.part import DrawRounds
@@ -56,6 +59,7 @@ from tablectl.core.table.open_seats import OpenSeats
 from tablectl.core.part import Part
 from tablectl.core.table.reads import Reads
 from tablectl.core.table.roster import Roster
+from tablectl.core.table.tournament import TOURNAMENT_PADS, Tournament
 from tablectl.core.table.turns import GameTurns
 
 
@@ -64,7 +68,7 @@ class Table:
 
     #: the parts that keep state, in the order a state's sections are checked
     PARTS: tuple[type[Part], ...] = (Reads, Alerts, DeviceHealth, DeckGuard, Roster, GameTurns, Modes, OpenSeats,
-                                     StudRounds, Dealing)
+                                     StudRounds, Dealing, Tournament)
 
     def __init__(self, settings: TableSettings, registry: DeckRegistry) -> None:
         self.settings = settings
@@ -81,6 +85,7 @@ class Table:
         self.chinese = ChineseStacks(self)
         self.flop = FlopBoard(self)
         self.dealing = Dealing(self)
+        self.tournament = Tournament(self)
         # ReaderCycle is handled in apply() itself; each handler takes the event of its key
         self._dispatch: dict[type[Event], Callable[[Any], list[Effect]]] = {
             DeviceStatus: self.devices.on_device,
@@ -89,8 +94,15 @@ class Table:
             ShufflerReport: self.decks.on_shuffler_report,
             ShufflerStatus: self.devices.on_shuffler_status,
             DeckSetup: self.decks.on_deck_setup,
-            Tick: self.devices.on_tick,
+            Tick: self._on_tick,
             DealerNamed: self.roster.on_dealer,
+            # the floor's signals (the tournament room: docs/rules.md §19)
+            LevelSet: self.tournament.on_level,
+            HandForHand: self.tournament.on_h4h,
+            Release: self.tournament.on_release,
+            BubbleMode: self.tournament.on_bubble_mode,
+            BubbleHold: self.tournament.on_bubble_hold,
+            ClockCalled: self.tournament.on_clock,
         }
         self.linked_again()
         self._expect()
@@ -98,7 +110,7 @@ class Table:
     def parts(self) -> Iterator[Part]:
         """The parts that keep state, in :data:`PARTS`' order."""
         yield from (self.reads, self.alerts, self.devices, self.decks, self.roster, self.turns, self.modes,
-                     self.holds, self.stud, self.dealing)
+                     self.holds, self.stud, self.dealing, self.tournament)
 
     def linked_again(self) -> None:
         """Every part's links to the others made again (after a state replaced what they hold)."""
@@ -137,8 +149,14 @@ class Table:
         self.reads.tracker.expect(*expectation(hand, first))
 
     def _on_press(self, ev: ButtonPress) -> list[Effect]:
-        """A pad: the modes and the open seats first, then the roster's, the decks' or the hand's."""
+        """A pad: the modes and the open seats first, then the roster's, the decks' or the hand's;
+        the tournament hears its own (the player clock's pad is its alone)."""
         out: list[Effect] = []
+        if ev.name == Pad.CLOCK:
+            self.tournament.clock_pressed(ev, out)
+            return out
+        if ev.name in TOURNAMENT_PADS:
+            self.tournament.press(ev, out)
         if self.modes.press(ev, out) or self.holds.press(ev, out):
             pass
         elif ev.name in ROSTER_PADS:
@@ -153,6 +171,12 @@ class Table:
             self.alerts.alert(out, Alert(ts=ev.ts, code="floor.call", audience="floor",
                                          message="the dealer calls the floor",
                                          hand=hand.number if hand is not None else None))
+        return out
+
+    def _on_tick(self, ev: Tick) -> list[Effect]:
+        """The daemon's second: the devices' timers, the player clock."""
+        out = self.devices.on_tick(ev)
+        self.tournament.on_tick(ev, out)
         return out
 
     def _on_setup(self, ev: TableSetup) -> list[Effect]:

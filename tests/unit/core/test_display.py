@@ -14,7 +14,7 @@ from tablectl.core.prompts import PromptBoard
 from rig.paths import ROOT
 
 FAMILIES = ("misdeal", "late_fault", "deal", "burn", "board", "muck", "deck", "stub", "shuffler", "device",
-            "showdown", "mixed", "race", "break", "flow")
+            "showdown", "mixed", "race", "break", "flow", "relief")
 #: deck faults and the floor's findings: the floor's channel only; the display must have no words
 #: for them (a foul deck shows "new setup", STUB-004), so a row for one fails here
 NEVER_SHOWN = {"deck.missing_card", "deck.extra_card", "deck.cloned_tag", "deck.count_wrong",
@@ -23,7 +23,9 @@ NEVER_SHOWN = {"deck.missing_card", "deck.extra_card", "deck.cloned_tag", "deck.
                "stub.sticky_deck", "shuffler.fault_persists", "muck.winner_mucked",
                "showdown.bad_beat", "stub.draw_dead_card", "deal.chinese_count_wrong",
                # the modes' floor alerts (tablectl/core/table/modes.py)
-               "race.race_off", "race.allin", "break.seat_open", "break.seats_open", "break.dealt_in_hold"}
+               "race.race_off", "race.allin", "break.seat_open", "break.seats_open", "break.dealt_in_hold",
+               # the tournament's floor alerts (tablectl/core/table/tournament.py)
+               "flow.dealt_before_release", "flow.bubble_allin", "flow.dead_hand_back", "flow.clock_ignored"}
 #: what the rules build out of others: a late fault from each misdeal (tablectl/core/rules/misdeal.py
 #: ``late``), a shuffler stop from its state, a device's offline and online from its name
 DEVICES = ("reader", "shuffler", "console", "display")
@@ -32,7 +34,7 @@ SHUFFLER_STOPS = ("jam", "door_open", "error")
 
 def codes_in_source() -> set[str]:
     """Every alert code spelt in the core (a string literal of a family), and those it builds."""
-    literal = re.compile(r"\"((?:" + "|".join(FAMILIES) + r")\.[a-z_]+)\"")
+    literal = re.compile(r"\"((?:" + "|".join(FAMILIES) + r")\.[a-z0-9_]+)\"")
     found: set[str] = set()
     core = ROOT / "tablectl" / "core"
     for path in core.rglob("*.py"):  # (the table, its parts, the families, the showdown: every module)
