@@ -8,6 +8,11 @@ device's events. A console that cannot be opened (no GPIO, a pin taken) is logge
 as ``device.console_offline``; the table runs on without it. One that opens is reported online,
 at every start (a restart after a failed open must not leave it offline in the core).
 
+The tournament's prompts (FLOW-002..004) are shown by rows of this sink's own
+(:data:`FLOW_ROWS`), ahead of the core's :data:`tablectl.core.prompts.PROMPT_TABLE`: a table
+holding for hand-for-hand or the bubble keeps its amber LED on until the floor's release, and
+the buzzer ticks through the last five seconds of a player clock (``flow.clock`` at 5, 4, 3, 2, 1).
+
 >>> from pathlib import Path
 >>> from tablectl.core.effects import Alert
 >>> from tablectl.config.daemon import parse_config
@@ -33,11 +38,32 @@ from typing import Any
 
 from tablectl.core.effects import Effect
 from tablectl.core.events import ButtonPress, DeviceStatus, Event
-from tablectl.core.prompts import ConsoleState, PromptBoard
+from tablectl.core.prompts import PROMPT_TABLE, ConsoleState, PromptBoard, PromptRule
 from tablectl.daemon.sinks import Sink
 from tablectl.devices.clock import MonoClock, monotonic
 
 log = logging.getLogger("tablectl.console")
+
+#: The tournament's prompts, ahead of the core's table (the first row that matches wins):
+FLOW_ROWS: tuple[PromptRule, ...] = (
+    # FLOW-002/003: the table holds after its hand until the floor releases it. Amber steady, as
+    # for BREAK-002's hold, and no pad answers it (not even ack: the release is the floor's), so
+    # it stays into a hand dealt anyway (the floor's alert says that) until the release clears it.
+    PromptRule("flow.h4h_wait", 85, scope="kept", ackable=False),
+    PromptRule("flow.bubble_hold", 85, scope="kept", ackable=False),
+    PromptRule("flow.h4h_go", 30, clears=("flow.h4h_wait",)),
+    PromptRule("flow.bubble_go", 30, clears=("flow.bubble_hold",)),
+    # FLOW-004: the player clock, said again at each step of the countdown (the same prompt,
+    # reworded); above the dealing prompts; the dealer's round_done stops the clock, and clears it.
+    PromptRule("flow.clock", 70, answered_by=("round_done",)),
+    PromptRule("flow.clock_dead", 70, clears=("flow.clock",)),
+)
+#: the console's table: the tournament's rows, then the core's
+CONSOLE_TABLE = FLOW_ROWS + PROMPT_TABLE
+#: the seconds of a player clock the buzzer ticks through (FLOW-004: "the buzzer ticks through the last five")
+TICKED_SECONDS = frozenset(range(1, 6))
+#: the buzzer pattern of one tick (tablectl.devices.console.BUZZ)
+TICK = "tick"
 
 
 class ConsoleSink(Sink):
@@ -58,7 +84,7 @@ class ConsoleSink(Sink):
         self.submit = submit
         self.in_hand = in_hand or (lambda: False)
         self.next_seat = next_seat or (lambda: None)
-        self.board = PromptBoard()
+        self.board = PromptBoard(table=CONSOLE_TABLE)
         self.state = ConsoleState()
         self.console: Any = None  # tablectl.devices.console.Console, once open
         self._failed: set[type] = set()
@@ -107,6 +133,8 @@ class ConsoleSink(Sink):
         state = self.board.apply(effects)
         if not self.in_hand():
             state = self.board.between_hands(self._next_seat())
+        if state.buzz == "none" and countdown_tick(effects):
+            state = replace(state, buzz=TICK)
         self._show(state)
 
     def event(self, event: Event) -> None:
@@ -180,3 +208,15 @@ class ConsoleSink(Sink):
             self.console = None
         if self.display is not None:
             self.display.close()
+
+
+def countdown_tick(effects: Sequence[Effect]) -> bool:
+    """Whether ``effects`` bring a second of a player clock's last five (FLOW-004: the buzzer
+    ticks through them).
+
+    >>> from tablectl.core.effects import Prompt
+    >>> [countdown_tick([Prompt(1.0, "flow.clock", "seat 4: 5 s", "FLOW-004", seat=4, count=n)]) for n in (10, 5, 1)]
+    [False, True, True]
+    """
+    return any(getattr(e, "code", None) == "flow.clock" and getattr(e, "audience", None) == "dealer"
+               and getattr(e, "count", None) in TICKED_SECONDS for e in effects)
