@@ -8,10 +8,11 @@ device's events. A console that cannot be opened (no GPIO, a pin taken) is logge
 as ``device.console_offline``; the table runs on without it. One that opens is reported online,
 at every start (a restart after a failed open must not leave it offline in the core).
 
-The tournament's prompts (FLOW-002..004) are shown by rows of this sink's own
-(:data:`FLOW_ROWS`), ahead of the core's :data:`tablectl.core.prompts.PROMPT_TABLE`: a table
-holding for hand-for-hand or the bubble keeps its amber LED on until the floor's release, and
-the buzzer ticks through the last five seconds of a player clock (``flow.clock`` at 5, 4, 3, 2, 1).
+The tournament's prompts (FLOW-002..004) are ranked by the core's table
+(:data:`tablectl.core.prompts.PROMPT_TABLE`): a table holding for hand-for-hand or the bubble
+keeps its amber LED on until the floor's release. The buzzer's ticks through the last five
+seconds of a player clock (``flow.clock`` at 5, 4, 3, 2, 1) are this sink's: one prompt,
+reworded at each count, sounds its row's pattern only when it first arrives.
 
 >>> from pathlib import Path
 >>> from tablectl.core.effects import Alert
@@ -38,28 +39,12 @@ from typing import Any
 
 from tablectl.core.effects import Effect
 from tablectl.core.events import ButtonPress, DeviceStatus, Event
-from tablectl.core.prompts import PROMPT_TABLE, ConsoleState, PromptBoard, PromptRule
+from tablectl.core.prompts import ConsoleState, PromptBoard
 from tablectl.daemon.sinks import Sink
 from tablectl.devices.clock import MonoClock, monotonic
 
 log = logging.getLogger("tablectl.console")
 
-#: The tournament's prompts, ahead of the core's table (the first row that matches wins):
-FLOW_ROWS: tuple[PromptRule, ...] = (
-    # FLOW-002/003: the table holds after its hand until the floor releases it. Amber steady, as
-    # for BREAK-002's hold, and no pad answers it (not even ack: the release is the floor's), so
-    # it stays into a hand dealt anyway (the floor's alert says that) until the release clears it.
-    PromptRule("flow.h4h_wait", 85, scope="kept", ackable=False),
-    PromptRule("flow.bubble_hold", 85, scope="kept", ackable=False),
-    PromptRule("flow.h4h_go", 30, clears=("flow.h4h_wait",)),
-    PromptRule("flow.bubble_go", 30, clears=("flow.bubble_hold",)),
-    # FLOW-004: the player clock, said again at each step of the countdown (the same prompt,
-    # reworded); above the dealing prompts; the dealer's round_done stops the clock, and clears it.
-    PromptRule("flow.clock", 70, answered_by=("round_done",)),
-    PromptRule("flow.clock_dead", 70, clears=("flow.clock",)),
-)
-#: the console's table: the tournament's rows, then the core's
-CONSOLE_TABLE = FLOW_ROWS + PROMPT_TABLE
 #: the seconds of a player clock the buzzer ticks through (FLOW-004: "the buzzer ticks through the last five")
 TICKED_SECONDS = frozenset(range(1, 6))
 #: the buzzer pattern of one tick (tablectl.devices.console.BUZZ)
@@ -84,7 +69,7 @@ class ConsoleSink(Sink):
         self.submit = submit
         self.in_hand = in_hand or (lambda: False)
         self.next_seat = next_seat or (lambda: None)
-        self.board = PromptBoard(table=CONSOLE_TABLE)
+        self.board = PromptBoard()
         self.state = ConsoleState()
         self.console: Any = None  # tablectl.devices.console.Console, once open
         self._failed: set[type] = set()

@@ -68,6 +68,18 @@ def loop(d, most: int = 1000) -> None:
     raise AssertionError(f"the loop's queue is still not empty after {most} turns")
 
 
+def deal(d, cards: list[tuple[str, int]], *, cycle: int = 1, ts: float = 10.0) -> int:
+    """Deal ``cards`` (card, seat), each read for a few reader cycles with the cards before it,
+    through the daemon's queue (a loop's turns apply them); the next cycle number."""
+    lying: list[tuple[str, int, int]] = []
+    for card, seat in cards:
+        lying.append((sim_uid("A", card), ANTENNA_OF[f"seat:{seat}"], 200))
+        for _ in range(5):
+            d.submit(ReaderCycle(ts + cycle, "reader", cycle, tuple(lying)))
+            cycle += 1
+    return cycle
+
+
 def journalled(d, *types: str) -> list[dict]:
     rows = d.journal.with_db(lambda db: db.execute("SELECT type, data FROM events ORDER BY id").fetchall())
     return [json.loads(data) for t, data in rows if not types or t in types]
@@ -144,9 +156,7 @@ def test_the_state_says_what_the_table_holds_its_level_and_its_players(daemon):
     loop(d)
     assert d.room.state()["holding"] is None
     # a hand under way: its seats are the players (a seat joining now waits for the next hand)
-    uid = sim_uid("A", "As")
-    for cycle in range(1, 6):
-        d.submit(ReaderCycle(10.0 + cycle, "reader", cycle, ((uid, ANTENNA_OF["seat:1"], 200),)))
+    deal(d, [("As", 1)])
     loop(d)
     assert d.table.hand is not None
     d.submit(TableSetup(20.0, (1, 2, 3, 4, 5), button=4))
@@ -178,6 +188,8 @@ def test_nothing_in_the_link_clears_a_hold_when_the_link_is_lost(daemon):
 
 def test_a_clock_the_floor_calls_carries_the_loops_monotonic_reading(daemon):
     d = daemon
+    deal(d, [("As", 1), ("Kd", 2), ("7c", 3), ("2h", 4)])  # seat 4 holds a card of the hand under way
+    loop(d)
     d.mono = lambda: (1234.5, "boot-1")
     d.room.signal(signal(3, clock=(4, 1)))
     loop(d)

@@ -16,6 +16,7 @@ from tablectl.daemon.main import Daemon
 from tablectl.daemon.ticks import Ticks
 from tablectl.sim.setup import write_setup
 from rig.waiting import wait_until
+from tests.unit.daemon.test_room_signal import deal
 
 
 class Waiting:
@@ -77,7 +78,7 @@ def test_a_device_offline_ticks_and_a_clock_called_meanwhile_starts_its_own_phas
 @pytest.mark.slow
 def test_the_daemons_loop_ticks_while_a_clock_the_floor_called_runs(tmp_path):
     """A real daemon's loop (Daemon.run, on its own thread) and a real table: no device is
-    offline, the floor calls the clock on seat 4: ticks reach the journal, once a second."""
+    offline, a hand under way, the floor calls the clock on seat 4: ticks reach the journal."""
     cfg = write_setup(tmp_path, journal=True, console=False)
     d = Daemon(load_config(cfg), sinks=[])
     d.recover()
@@ -88,6 +89,8 @@ def test_the_daemons_loop_ticks_while_a_clock_the_floor_called_runs(tmp_path):
             rows = d.journal.with_db(lambda db: db.execute("SELECT data FROM events WHERE type = 'Tick'").fetchall())
             return [json.loads(r[0]) for r in rows]
 
+        deal(d, [("As", 1), ("Kd", 2), ("7c", 3), ("2h", 4)], ts=d.clock())  # seat 4 holds a card
+        wait_until(lambda: d.table.hand is not None and 4 in d.table.hand.live_seats(), 10, what="the deal")
         assert ticks() == []
         mono, boot = d.mono()
         d.submit(ClockCalled(d.clock(), 4, mono=mono, boot=boot, n=1))
