@@ -53,7 +53,7 @@ from tablectl.cli.checks import (  # (shared with doctor_room: the checks' form,
     Identity as Identity, can_access as can_access, current_identity as current_identity, owner_mode as owner_mode,
     resolve_identity as resolve_identity, user_identity as user_identity,
 )
-from tablectl.cli.doctor_room import check_room, floor_checks
+from tablectl.cli.doctor_room import check_room, daemon_room_checks, floor_checks
 from tablectl.config.daemon import ConfigError, load_config
 from tablectl.daemon.control import send
 from tablectl.daemon.journal import diagnose
@@ -200,6 +200,7 @@ def check_daemon(control: str | None, *, timeout: float = 1.0) -> tuple[list[Che
         else:
             out.append(Check("fail", f"daemon: {device} offline",
                              "check its cable and power; journalctl -u tablectl names the error"))
+    out.extend(daemon_room_checks(answer.get("room")))
     return out, True
 
 

@@ -9,7 +9,8 @@ database. Each finding names its section, its key and its file.
   and accepts the section's user and password (a CONNECT with a client id of doctor's own: the
   running service's session is left alone);
 - the floor's database: its folder exists and is writable by the service's user, and the file,
-  once there, is the user's and private (it holds cards).
+  once there, is the user's and private (it holds cards);
+- a running table's link (its ``ping``): the floor's tournament signals it refused, if any.
 
 >>> private_mode_problem(0o100600), private_mode_problem(0o100640)
 (None, '0640: a secret must be readable by its owner alone (0600)')
@@ -172,6 +173,26 @@ def check_room(room: Any, ident: Identity, *, timeout: float = BROKER_TIMEOUT) -
     if any(f.failed for f in files):  # (a connection with files that cannot be read says nothing more)
         return files
     return [*files, check_broker("room", room, timeout=timeout)]
+
+
+def daemon_room_checks(room: Any) -> list[Check]:
+    """What a running daemon's ``ping`` says of its room link (``room``, absent without
+    ``[room]``): the floor's tournament signals it refused (docs/room.md, "The tournament signal").
+
+    >>> daemon_room_checks({"signals": {"received": 4, "refused": 0, "last_refused": None}})
+    []
+    >>> [c.what for c in daemon_room_checks({"signals": {"received": 4, "refused": 2,
+    ...                                      "last_refused": "tournament signal: v: want 1"}})]
+    ['daemon: 2 tournament signal(s) from the floor refused (the last: tournament signal: v: want 1); the table \
+keeps what it last applied']
+    """
+    signals = room.get("signals") if isinstance(room, dict) else None
+    if not isinstance(signals, dict) or not signals.get("refused"):
+        return []
+    return [Check("warn", f"daemon: {signals['refused']} tournament signal(s) from the floor refused (the last: "
+                          f"{signals.get('last_refused')}); the table keeps what it last applied",
+                  "the floor's service published what the table cannot read: see the floor's log and its "
+                  "version (docs/room.md, \"The tournament signal\")")]
 
 
 def check_floor_database(path: str, ident: Identity) -> list[Check]:

@@ -253,6 +253,7 @@ showdown = "floor"
 [console.long]      # a long press of the button gives
 run_it = "stub_wrong"
 allin = "round_done"
+clock = "seat_absent"
 
 [console.leds]
 ready = 14

@@ -8,6 +8,12 @@ device's events. A console that cannot be opened (no GPIO, a pin taken) is logge
 as ``device.console_offline``; the table runs on without it. One that opens is reported online,
 at every start (a restart after a failed open must not leave it offline in the core).
 
+The tournament's prompts (FLOW-002..004) are ranked by the core's table
+(:data:`tablectl.core.prompts.PROMPT_TABLE`): a table holding for hand-for-hand or the bubble
+keeps its amber LED on until the floor's release. The buzzer's ticks through the last five
+seconds of a player clock (``flow.clock`` at 5, 4, 3, 2, 1) are this sink's: one prompt,
+reworded at each count, sounds its row's pattern only when it first arrives.
+
 >>> from pathlib import Path
 >>> from tablectl.core.effects import Alert
 >>> from tablectl.config.daemon import parse_config
@@ -38,6 +44,11 @@ from tablectl.daemon.sinks import Sink
 from tablectl.devices.clock import MonoClock, monotonic
 
 log = logging.getLogger("tablectl.console")
+
+#: the seconds of a player clock the buzzer ticks through (FLOW-004: "the buzzer ticks through the last five")
+TICKED_SECONDS = frozenset(range(1, 6))
+#: the buzzer pattern of one tick (tablectl.devices.console.BUZZ)
+TICK = "tick"
 
 
 class ConsoleSink(Sink):
@@ -107,6 +118,8 @@ class ConsoleSink(Sink):
         state = self.board.apply(effects)
         if not self.in_hand():
             state = self.board.between_hands(self._next_seat())
+        if state.buzz == "none" and countdown_tick(effects):
+            state = replace(state, buzz=TICK)
         self._show(state)
 
     def event(self, event: Event) -> None:
@@ -180,3 +193,15 @@ class ConsoleSink(Sink):
             self.console = None
         if self.display is not None:
             self.display.close()
+
+
+def countdown_tick(effects: Sequence[Effect]) -> bool:
+    """Whether ``effects`` bring a second of a player clock's last five (FLOW-004: the buzzer
+    ticks through them).
+
+    >>> from tablectl.core.effects import Prompt
+    >>> [countdown_tick([Prompt(1.0, "flow.clock", "seat 4: 5 s", "FLOW-004", seat=4, count=n)]) for n in (10, 5, 1)]
+    [False, True, True]
+    """
+    return any(getattr(e, "code", None) == "flow.clock" and getattr(e, "audience", None) == "dealer"
+               and getattr(e, "count", None) in TICKED_SECONDS for e in effects)

@@ -34,6 +34,8 @@ from tablectl.daemon.journal import Journal
 from tablectl.daemon.recovery import JournalFaults, recover_table
 from tablectl.daemon.notify import sd_notify
 from tablectl.daemon.sinks import FeedSink, LogSink, Sink, fan_out
+from tablectl.daemon.ticks import Ticks
+from tablectl.room.signal_inbox import SignalDue
 from tablectl.core.settings import deal_order
 from tablectl.core.table import Table
 from tablectl.devices import drivers
@@ -75,7 +77,9 @@ class Daemon:
         self.config = config
         self.clock = clock
         self.mono = mono
-        self.events: queue.SimpleQueue[tuple[int, Event]] = queue.SimpleQueue()
+        #: the loop's queue: events (journalled first, by :meth:`submit`), and the room link's
+        #: :class:`SignalDue` (no event: what it makes is submitted from the loop)
+        self.events: queue.SimpleQueue[tuple[int, Event | SignalDue]] = queue.SimpleQueue()
         jc = config.journal
         self.journal: Journal | None = Journal(jc.path, retention_days=jc.retention_days) if jc.path else None
         self._journal_lock = threading.Lock()  # append and queue together: the journal's order is the core's
@@ -174,7 +178,7 @@ class Daemon:
         if self.room is not None:  # (the outbox's counts: tablectl simulate --broker waits on them)
             link = self.room.link
             status["room"] = {**link.counts(), "connected": link.connected, "waiting_for_clock": link.waiting_for_clock,
-                              "last_error": link.last_error}
+                              "last_error": link.last_error, "signals": self.room.signals.counts()}
         return status
 
     def online(self) -> dict[str, bool]:
@@ -269,8 +273,18 @@ class Daemon:
         hand = self.table.hand
         return "; ".join(parts) + (f"; hand {hand.number}" if hand is not None else "")
 
-    def handle(self, event: Event, eid: int = 0) -> list[Effect]:
-        """Apply one event and deliver its effects. Never raises on an event's content."""
+    def handle(self, event: Event | SignalDue, eid: int = 0) -> list[Effect]:
+        """Apply one event and deliver its effects. Never raises on an event's content. A
+        :class:`SignalDue` is the room link's, no event: the floor's tournament signal is
+        turned into events here, on the loop (:mod:`tablectl.daemon.room_link`)."""
+        if type(event) is SignalDue:
+            try:
+                self.room.signal_due(event)
+            except Exception:  # (a bug there costs the signal, never the table)
+                self.log_limit.note("tournament signals the daemon failed on", "daemon: failed on the floor's "
+                                    "tournament signal; the table keeps what it had", level=logging.ERROR,
+                                    exc_info=True)
+            return []
         try:
             with self._lock:
                 effects = self.table.apply(event)
@@ -314,17 +328,19 @@ class Daemon:
 
     def run(self) -> None:
         """The main loop, until :meth:`stop`. It pings the watchdog itself, so a loop stuck in
-        one event stops the pings; and while a device is offline it ticks once a second, so
-        that the core can tell the floor when the device stays away."""
+        one event stops the pings; and it ticks once a second while something waits on time
+        (:class:`tablectl.daemon.ticks.Ticks`: a device offline, so that the core can tell the
+        floor when it stays away; a player clock counting down, FLOW-004)."""
         get = self.events.get
         interval = self.watchdog_interval
-        wait = min(0.2, interval) if interval else 0.2
-        last_ping = last_tick = time.monotonic()
+        most = min(0.2, interval) if interval else 0.2
+        last_ping = time.monotonic()
+        ticks = Ticks()
         if interval:
             sd_notify("WATCHDOG=1")
         while not self._stop.is_set():
             try:
-                eid, event = get(timeout=wait)
+                eid, event = get(timeout=ticks.wait(time.monotonic(), most))
             except queue.Empty:
                 pass
             else:
@@ -333,8 +349,7 @@ class Daemon:
             if interval and now - last_ping >= interval:
                 sd_notify("WATCHDOG=1")
                 last_ping = now
-            if self.table.devices_offline and now - last_tick >= 1.0:
-                last_tick = now
+            if ticks.due(self.table, now):
                 mono, boot = self.mono()
                 self.submit(Tick(ts=self.clock(), mono=mono, boot=boot))
 

@@ -64,8 +64,9 @@ SHIFT, SEAT = "shift", "seat"
 STATUS_LEDS = ("ready", "prompt", "alert")
 #: LED mode -> (seconds on, seconds off) of a blinking LED
 BLINK = {"blink_slow": (0.5, 0.5), "blink_fast": (0.1, 0.1)}
-#: buzzer pattern -> (seconds on, seconds off, beeps)
-BUZZ = {"short": (0.15, 0.1, 1), "double": (0.1, 0.1, 2), "long": (0.6, 0.1, 1)}
+#: buzzer pattern -> (seconds on, seconds off, beeps); ``tick``: a click, each of a player
+#: clock's last five seconds (FLOW-004, tablectl/daemon/console_sink.py)
+BUZZ = {"short": (0.15, 0.1, 1), "double": (0.1, 0.1, 2), "long": (0.6, 0.1, 1), "tick": (0.05, 0.05, 1)}
 #: pin_factory names -> gpiozero's classes
 FACTORIES = {"lgpio": ("gpiozero.pins.lgpio", "LGPIOFactory", "lgpio"),
              "rpigpio": ("gpiozero.pins.rpigpio", "RPiGPIOFactory", "RPi.GPIO"),

@@ -16,6 +16,7 @@ topic write tablectl/main/t7/hands
 topic write tablectl/main/t7/broadcast
 topic write tablectl/main/t7/cmd/reply
 topic read tablectl/main/t7/cmd
+topic read tablectl/main/t7/floor/tournament
 """
 
 from __future__ import annotations
@@ -35,6 +36,8 @@ import subprocess
 #: mosquitto 2's PBKDF2-SHA512 iterations (mosquitto_passwd's default)
 ITERATIONS = 101
 WRITES = ("state", "events/public", "events/dealer", "events/floor", "hands", "broadcast", "cmd/reply")
+#: what a table reads: the floor's commands and its tournament signal (its own only)
+READS = ("cmd", "floor/tournament")
 
 
 def username(room: str, table: str) -> str:
@@ -49,10 +52,11 @@ def password_line(user: str, password: str, *, salt: bytes | None = None, iterat
 
 
 def acl_lines(room: str, table: str) -> str:
-    """The table's ACL: it writes only under its own topics, reads only its own ``cmd``."""
+    """The table's ACL: it writes only under its own topics, reads only its own ``cmd`` and its
+    own tournament signal (the floor's, retained: tablectl/room/tournament.py)."""
     prefix = f"tablectl/{room}/{table}"
     return "\n".join([f"user {username(room, table)}", *(f"topic write {prefix}/{t}" for t in WRITES),
-                      f"topic read {prefix}/cmd"])
+                       *(f"topic read {prefix}/{t}" for t in READS)])
 
 
 def signing_key(table: str, room: str, folder: Path) -> tuple[Path, str]:

@@ -15,6 +15,10 @@ hand-over between two (about 20 µs of CPU a message instead of about 100 with `
   (MQTT 5 reason code 128 or more: the ACL) marks it refused, counted, never resent;
 - ``state`` (retained) says online with the devices and the game; the MQTT will says offline,
   so the broker announces a table that vanished;
+- it subscribes to the table's own ``cmd`` (the floor's commands) and to its retained tournament
+  signal (``floor/tournament``, :mod:`tablectl.room.tournament`), both QoS 1, at every connect (a
+  link that comes back reads the signal as it is now); each message goes to its callback, on
+  this thread: the callback never touches the table (the daemon's loop does);
 - before the clock is set (a Pi without NTP) it does not connect (TLS would refuse the broker's
   certificate as "not yet valid"): one log line, and ``waiting_for_clock`` in :meth:`status`.
 """
@@ -37,6 +41,7 @@ from paho.mqtt.properties import Properties
 from paho.mqtt.packettypes import PacketTypes
 
 from tablectl.room import outbox as ob
+from tablectl.room.tournament import tournament_topic
 from tablectl.config.room import RoomConfig
 
 log = logging.getLogger("tablectl.room")
@@ -71,9 +76,11 @@ class RoomLink:
     def __init__(self, cfg: RoomConfig, journal: Any, *, state: Callable[[], dict[str, Any]],
                  on_command: Callable[[bytes, str | None], dict[str, Any] | None] | None = None,
                  clock: Callable[[], float] = time.time, wall: Callable[[], float] = time.time,
-                 on_status: Callable[[str], None] | None = None) -> None:
+                 on_status: Callable[[str], None] | None = None,
+                 on_signal: Callable[[bytes], None] | None = None) -> None:
         """``state``: the table's public state (for ``state``); ``on_command``: takes one ``cmd``
-        payload (and its MQTT 5 correlation), returns the reply to publish on ``cmd/reply``.
+        payload (and its MQTT 5 correlation), returns the reply to publish on ``cmd/reply``;
+        ``on_signal``: takes each message of the table's tournament signal (on the link's thread).
         ``clock`` stamps effects (the broadcast delay is measured on it); ``wall`` is the
         system clock (waited on until it is set). ``on_status``: told the link's state in a few
         words when the clock wait begins and ends (the daemon's systemd STATUS line)."""
@@ -82,8 +89,10 @@ class RoomLink:
         self.journal = journal
         self._state = state
         self._on_command = on_command
+        self._on_signal = on_signal
         self.clock, self.wall = clock, wall
         self.prefix = cfg.prefix
+        self.signal_topic = tournament_topic(cfg.room, cfg.table)
         self._lock = threading.Lock()
         # A pipe that wakes the link thread's select: the main loop's notify(), stop().
         self._wake_r, self._wake_w = os.pipe()
@@ -145,7 +154,8 @@ class RoomLink:
         self.last_error = None
         log.info("room: connected to %s as %s (MQTT %s)", self.cfg.broker, self.prefix,
                  "5" if self._protocol == mqtt.MQTTv5 else "3.1.1")
-        client.subscribe(f"{self.prefix}/cmd", qos=1)
+        topics = [(f"{self.prefix}/cmd", 1)] + ([(self.signal_topic, 1)] if self._on_signal is not None else [])
+        client.subscribe(topics)  # (again at every connect: the broker sends the signal retained then)
         self._last_state = None
         self.publish_state()
         self._poke()
@@ -186,6 +196,13 @@ class RoomLink:
             self._poke()
 
     def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
+        if msg.topic == self.signal_topic and self._on_signal is not None:
+            try:
+                self._on_signal(bytes(msg.payload))
+            except Exception:  # noqa: BLE001 (a bug costs one signal, never the link)
+                log.exception("room: failed on the floor's tournament signal")
+            self._poke()  # (the state's counts may have changed: published at the next step)
+            return
         if self._on_command is None or msg.topic != f"{self.prefix}/cmd":
             return
         corr = getattr(getattr(msg, "properties", None), "CorrelationData", None)
