@@ -75,7 +75,7 @@ def test_each_pad_gives_exactly_one_press_despite_bounce(make, pad):
     seat = 3 if pad in SEAT_PADS else None
     console.drive(pad, seat=seat, bounces=6)
     assert console.quiet(DEADLINE)  # nothing pending: no press can follow without a new edge
-    long = pad in ("misdeal", "run_it", "allin")  # declaring a misdeal cannot be undone: only a long press
+    long = pad in ("misdeal", "run_it", "allin", "clock")  # declaring a misdeal cannot be undone: only a long press
     # gives it (run_it, allin: the long meanings of stub_wrong and round_done in the recommended layout)
     hands = 1 if pad == "seat_penalty" else None
     assert presses.summary() == [(pad, long, seat, hands)]
