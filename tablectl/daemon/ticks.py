@@ -32,6 +32,12 @@ from typing import Any
 TICK_EVERY = 1.0
 
 
+def waits_on_time(table: Any) -> bool:
+    """The table waits on time: a device away, or a player's clock counting down (the daemon's
+    loop and the simulator's pacing both tick once a second then)."""
+    return bool(table.devices_offline) or bool(table.tournament.clock_running())
+
+
 class Ticks:
     """The loop's tick schedule (see the module): ask :meth:`due` at every turn."""
 

@@ -43,6 +43,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tablectl.core.events import FLOOR_SIGNALS, ClockCalled, Event, Tick, event_from_dict
+from tablectl.daemon.ticks import waits_on_time
 
 #: Seconds one reader cycle takes in virtual time (a FEIG reader with 13 antennas: about 50 ms).
 CYCLE_S = 0.05
@@ -63,16 +64,6 @@ PACE_TIMEOUT = 30.0
 SIM_BOOT = "00000000"
 #: the floor's signals a script plays, by their event type's name (tablectl/core/events.py)
 SIGNAL_TYPES = {t.__name__: t for t in FLOOR_SIGNALS}
-
-
-def waits_on_time(table: Any) -> bool:
-    """The table waits on time, and the main loop ticks once a second: a device away (the floor
-    is told when it stays away), or a player's clock counting down (FLOW-004: the core counts on
-    the ticks' monotonic readings)."""
-    if table.devices_offline:
-        return True
-    tournament = getattr(table, "tournament", None)  # (the tournament part: issue 32's core)
-    return tournament is not None and bool(tournament.clock_running())
 
 
 def signal_event(fields: Any, clock: SimClock) -> Event:

@@ -19,7 +19,8 @@ from tablectl.sim import simulate
 from tablectl.sim.dealer import StepLog
 from tablectl.sim.harness import Harness
 from tablectl.sim.harness import play as harness_play
-from tablectl.sim.pacing import EPOCH, SIM_BOOT, waits_on_time
+from tablectl.daemon.ticks import waits_on_time
+from tablectl.sim.pacing import EPOCH, SIM_BOOT
 from tablectl.sim.script import Floor, Press, ScriptError, action_of, parse_script, parse_step, script_to_dict
 from tablectl.sim.simulate import HandsPlayer, build_report, format_report, holds
 from tests.rules_common import BUTTON, CLEAN, END, SEATS, deal
@@ -189,15 +190,11 @@ def vars_of(event) -> dict:
 
 
 def test_ticks_flow_while_a_device_is_away_or_a_players_clock_runs():
-    def table(offline=(), running=None):
-        t = SimpleNamespace(devices_offline=set(offline))
-        if running is not None:
-            t.tournament = SimpleNamespace(clock_running=lambda: running)
-        return t
+    def table(offline=(), running=False):
+        return SimpleNamespace(devices_offline=set(offline), tournament=SimpleNamespace(clock_running=lambda: running))
 
     assert waits_on_time(table(offline={"reader"})) and waits_on_time(table(running=True))
     assert not waits_on_time(table(running=False))
-    assert not waits_on_time(table())  # (a core without the tournament part)
 
 
 def test_a_script_played_a_piece_at_a_time_gives_the_report_of_the_whole():
