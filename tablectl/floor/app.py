@@ -41,7 +41,8 @@ from tablectl.floor.director import Director, TournamentError
 from tablectl.config.floor import FloorConfig
 from tablectl.floor.rules import CALL
 from tablectl.floor.schema import MAX_INT  # (the largest whole number a request may carry)
-from tablectl.floor.store import REPLAY_AGAIN, Ingested, Store, _no_constant
+from tablectl.floor.store import REPLAY_AGAIN, Ingested, Store
+from tablectl.room.strict_json import no_constant
 
 log = logging.getLogger("tablectl.floor")
 STATIC = Path(__file__).parent / "static"
@@ -470,7 +471,7 @@ async def _body(request: web.Request) -> dict[str, Any]:
     if len(text) > 2 * MAX_BODY_DEPTH and _nesting(text) > MAX_BODY_DEPTH:
         raise BadRequest(f"the body nests more than {MAX_BODY_DEPTH} deep")
     try:
-        value = json.loads(text, parse_constant=_no_constant)
+        value = json.loads(text, parse_constant=no_constant)
     except (ValueError, RecursionError):
         raise BadRequest("the body is not JSON") from None
     if not isinstance(value, dict):

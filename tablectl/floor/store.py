@@ -24,6 +24,7 @@ from tablectl.core.cards import parse_card
 from tablectl.floor import schema
 from tablectl.floor.rules import CALL, severity
 from tablectl.room.outbox import SIGNED, hand_hash
+from tablectl.room import strict_json
 from tablectl.room.signing import verify
 
 #: the topics with a ``seq`` the floor receives
@@ -101,17 +102,6 @@ EPOCH_CHARS = frozenset("0123456789abcdefghijklmnopqrstuvwxyz-")
 MAX_DEPTH = 12
 
 
-def _no_constant(name: str) -> Any:
-    """json.loads takes NaN and Infinity, which no table sends and no browser can parse back."""
-    raise ValueError(f"{name} is not JSON")
-
-
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """A JSON object without a key given twice (what is checked is then what is stored)."""
-    out = dict(pairs)
-    if len(out) != len(pairs):
-        raise ValueError("a key given twice")
-    return out
 
 
 def _depth(value: Any) -> int:
@@ -131,7 +121,7 @@ def _message_body(payload: bytes) -> dict[str, Any] | None:
     """A message's JSON object; None for anything no table sends: not JSON (NaN, a key given
     twice), not an object, or nested deeper than :data:`MAX_DEPTH`."""
     try:
-        body = json.loads(payload, parse_constant=_no_constant, object_pairs_hook=_no_duplicates)
+        body = strict_json.loads(payload)
     except (ValueError, UnicodeDecodeError, RecursionError):
         return None
     if not isinstance(body, dict) or _depth(body) > MAX_DEPTH:

@@ -47,6 +47,7 @@ from typing import Any
 from tablectl.core.events import (LEVEL_KINDS, BubbleHold, BubbleMode, ClockCalled, Event, HandForHand,
                                   LevelSet, Release)
 from tablectl.core.settings import GAMES
+from tablectl.room import strict_json
 
 #: the largest signal, in bytes (a real one is about 250)
 MAX_SIGNAL = 4096
@@ -163,7 +164,7 @@ def parse_signal(payload: bytes) -> Signal:
     if len(payload) > MAX_SIGNAL:
         raise SignalError(f"tournament signal: {len(payload)} bytes (at most {MAX_SIGNAL})")
     try:
-        body = json.loads(payload, parse_constant=_no_constant, object_pairs_hook=_no_duplicates)
+        body = strict_json.loads(payload)
     except (ValueError, RecursionError) as exc:  # (UnicodeDecodeError is a ValueError)
         raise SignalError(f"tournament signal: not JSON ({type(exc).__name__})") from exc
     if type(body) is not dict:
@@ -227,13 +228,3 @@ def signals_for(seen: Seen, s: Signal, *, ts: float, mono: float | None = None,
         out.append(ClockCalled(ts, s.clock_seat, mono=mono, boot=boot, n=s.clock_n))
     return out
 
-
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    d = dict(pairs)
-    if len(d) != len(pairs):
-        raise ValueError("a field given twice")
-    return d
