@@ -33,17 +33,7 @@ def _deal_counted_as_deal_over(state: dict[str, Any]) -> dict[str, Any]:
     (MISD-006/007). Under version 1 they were checked exactly when the deal window closed, so a
     hand's ``deal_over`` says whether they were (a copy, not a constant: a hand whose counts
     were checked must not be counted, and flagged, twice)."""
-    def walk(node: Any) -> None:
-        if isinstance(node, dict):
-            if node.get("o") == "Hand" and isinstance(node.get("v"), dict):
-                node["v"].setdefault("deal_counted", node["v"].get("deal_over") is True)
-            for v in node.values():
-                walk(v)
-        elif isinstance(node, list):
-            for v in node:
-                walk(v)
-
-    walk(state["table"])
+    each_object(state["table"], "Hand", lambda v: v.setdefault("deal_counted", v.get("deal_over") is True))
     return state
 
 
@@ -203,18 +193,20 @@ def add_field(state: dict[str, Any], name: str, value: Any, *, obj: str = "table
         state["table"].setdefault(name, encoded)
         return state
 
-    def walk(node: Any) -> None:
-        if isinstance(node, dict):
-            if node.get("o") == obj and isinstance(node.get("v"), dict):
-                node["v"].setdefault(name, encoded)
-            for v in node.values():
-                walk(v)
-        elif isinstance(node, list):
-            for v in node:
-                walk(v)
-
-    walk(state["table"])
+    each_object(state["table"], obj, lambda v: v.setdefault(name, encoded))
     return state
+
+
+def each_object(node: Any, cls: str, change: Callable[[dict[str, Any]], Any]) -> None:
+    """``change`` each encoded object of the class named ``cls`` in ``node``, at any depth (its fields)."""
+    if isinstance(node, dict):
+        if node.get("o") == cls and isinstance(node.get("v"), dict):
+            change(node["v"])
+        for v in node.values():
+            each_object(v, cls, change)
+    elif isinstance(node, list):
+        for v in node:
+            each_object(v, cls, change)
 
 
 def migrate(state: dict[str, Any]) -> dict[str, Any]:
