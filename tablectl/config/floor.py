@@ -299,21 +299,8 @@ def _tournaments(s: Values, src: str, base: Path, sections: dict[str, tuple[str,
         if not TOURNAMENT_NAME.fullmatch(name):
             raise s.err(f"tournaments.{name}"[:80], "want a name of letters, digits, '_', '.', '-' (at most 64)")
         t = TOURNAMENT.read(src, data, label=f"floor.tournaments.{name}")
-        for key in ("tables", "sections", "break_order"):
-            if not all(isinstance(x, str) for x in t[key]) or len(t[key]) > MAX_SECTION_TABLES:
-                raise t.err(key, f"want a list of up to {MAX_SECTION_TABLES} names")
-            seen = [x for i, x in enumerate(t[key]) if x in t[key][:i]]
-            if seen:
-                raise t.err(key, f"{seen[0][:40]!r} is named twice")
-        bad = [x for x in t["tables"] if not _table_name(x)]
-        if bad:
-            raise t.err("tables", f'want "room/table" or "table", got {bad[0][:40]!r}')
-        missing = [x for x in t["sections"] if x not in sections]
-        if missing:
-            raise t.err("sections", f"no section {missing[0][:40]!r} in [floor.sections]")
-        members = [*t["tables"], *(x for sec in t["sections"] for x in sections[sec])]
-        if not members:
-            raise t.err("tables", "a tournament has tables: name them (tables) or its sections (sections)")
+        _check_name_lists(t)
+        members = _members(t, sections)
         for x in members:
             other = next((o for o in taken if _overlaps(o, x)), None)
             if other is not None:
@@ -327,15 +314,44 @@ def _tournaments(s: Values, src: str, base: Path, sections: dict[str, tuple[str,
         title = name if t["title"] is None else t["title"]
         if not 0 < len(title) <= 60 or not title.isprintable():
             raise t.err("title", "want 1 to 60 printable characters")
-        if "structure" not in t:
-            raise t.err("structure", "missing: the tournament's structure file")
-        structure_path = Path(t["structure"]) if Path(t["structure"]).is_absolute() else base / t["structure"]
-        if not t["structure"] or not structure_path.is_file():
-            raise t.err("structure", f"{structure_path}: no such file")
-        out[name] = TournamentConfig(name=name, title=title, structure=load_structure(structure_path),
+        out[name] = TournamentConfig(name=name, title=title, structure=_structure(t, base),
                                      tables=tuple(t["tables"]), sections=tuple(t["sections"]),
                                      break_order=tuple(t["break_order"]), seats=t["seats"])
     return out
+
+
+def _check_name_lists(t: Values) -> None:
+    """A tournament's tables, sections and break order: lists of names, each named once."""
+    for key in ("tables", "sections", "break_order"):
+        if not all(isinstance(x, str) for x in t[key]) or len(t[key]) > MAX_SECTION_TABLES:
+            raise t.err(key, f"want a list of up to {MAX_SECTION_TABLES} names")
+        seen = [x for i, x in enumerate(t[key]) if x in t[key][:i]]
+        if seen:
+            raise t.err(key, f"{seen[0][:40]!r} is named twice")
+    bad = [x for x in t["tables"] if not _table_name(x)]
+    if bad:
+        raise t.err("tables", f'want "room/table" or "table", got {bad[0][:40]!r}')
+
+
+def _members(t: Values, sections: dict[str, tuple[str, ...]]) -> list[str]:
+    """A tournament's tables, as it names them and as its sections do (at least one)."""
+    missing = [x for x in t["sections"] if x not in sections]
+    if missing:
+        raise t.err("sections", f"no section {missing[0][:40]!r} in [floor.sections]")
+    members = [*t["tables"], *(x for sec in t["sections"] for x in sections[sec])]
+    if not members:
+        raise t.err("tables", "a tournament has tables: name them (tables) or its sections (sections)")
+    return members
+
+
+def _structure(t: Values, base: Path) -> Any:
+    """A tournament's structure file, read and checked (relative to the configuration's folder)."""
+    if "structure" not in t:
+        raise t.err("structure", "missing: the tournament's structure file")
+    structure_path = Path(t["structure"]) if Path(t["structure"]).is_absolute() else base / t["structure"]
+    if not t["structure"] or not structure_path.is_file():
+        raise t.err("structure", f"{structure_path}: no such file")
+    return load_structure(structure_path)
 
 
 def parse_floor_text(text: str, *, path: Path) -> FloorConfig:
