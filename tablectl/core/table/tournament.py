@@ -124,6 +124,10 @@ class Tournament(Part):
                 raise StateError(f"{where}._limits: no game the table deals")
         if (self._h4h_hold and not self.h4h) or (self._bubble_hold and not self.bubble):
             raise StateError(f"{where}: a hold without its signal on")
+        self._check_clock(where)
+
+    def _check_clock(self, where: str) -> None:
+        """A clock running, or a hand dead on it, belongs to the hand under way."""
         hand = self._dealing.hand
         if self._clock is not None:
             c = self._clock
