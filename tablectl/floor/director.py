@@ -79,6 +79,13 @@ def clock_json(v: ClockView) -> dict[str, Any]:
             "next": step_json(v.next), "to_break": v.to_break, "last": v.last}
 
 
+#: the clock's actions that take the structure, the clock and the moment only
+_CLOCK_ACTIONS: dict[str, Callable[..., Any]] = {
+    "start": levels.start, "pause": levels.pause, "resume": levels.resume,
+    "skip": lambda s, c, m: levels.skip(s, c, m, 1), "back": lambda s, c, m: levels.skip(s, c, m, -1),
+}
+
+
 class Director:
     """Every tournament of ``cfg``: their states (from ``store``), and the signals published by
     ``publish(topic, payload)``; ``now()`` reads the clocks."""
@@ -186,15 +193,10 @@ class Director:
 
     def _do(self, t: TournamentConfig, state: TournamentState, action: str, body: dict[str, Any],
             moment: Moment) -> str:
+        """One action of the floor's on a tournament; what the audit log says of it."""
         s = t.structure
-        if action == "start":
-            state.clock = levels.start(s, state.clock, moment)
-        elif action == "pause":
-            state.clock = levels.pause(s, state.clock, moment)
-        elif action == "resume":
-            state.clock = levels.resume(s, state.clock, moment)
-        elif action in ("skip", "back"):
-            state.clock = levels.skip(s, state.clock, moment, 1 if action == "skip" else -1)
+        if action in _CLOCK_ACTIONS:
+            state.clock = _CLOCK_ACTIONS[action](s, state.clock, moment)
         elif action == "add":
             seconds = body["seconds"]
             if type(seconds) is not int or not 0 < abs(seconds) <= MOST_ADDED:
@@ -203,21 +205,7 @@ class Director:
             state.clock = levels.add(s, state.clock, moment, seconds)
             return f"add {seconds:+d} s: {self._where(t, state, moment)}"
         elif action in ("h4h", "bubble"):
-            on = body["on"]
-            if not isinstance(on, bool):
-                raise TournamentError(400, "on: want true or false")
-            was = state.h4h if action == "h4h" else state.bubble_mode
-            if on == was:
-                raise TournamentError(409, f"{'hand-for-hand' if action == 'h4h' else 'the bubble'} is "
-                                           f"{'on' if on else 'off'} already")
-            if action == "h4h":
-                state.h4h = on
-                state.round_since = moment.wall if on else None
-            else:
-                state.bubble_mode = on
-                if not on:
-                    state.holds.clear()  # (the bubble has burst: nothing holds the room)
-            return f"{'hand-for-hand' if action == 'h4h' else 'bubble'} {'on' if on else 'off'}"
+            return self._switch(state, action, body, moment)
         elif action == "release":
             if not state.h4h:
                 raise TournamentError(409, "hand-for-hand is off: nothing to release")
@@ -233,6 +221,24 @@ class Director:
         elif action == "clock":
             return self._clock(t, state, body)
         return f"{action}: {self._where(t, state, moment)}"
+
+    def _switch(self, state: TournamentState, action: str, body: dict[str, Any], moment: Moment) -> str:
+        """Hand-for-hand (``h4h``) or the bubble's mode (``bubble``) on or off."""
+        on = body["on"]
+        if not isinstance(on, bool):
+            raise TournamentError(400, "on: want true or false")
+        was = state.h4h if action == "h4h" else state.bubble_mode
+        if on == was:
+            raise TournamentError(409, f"{'hand-for-hand' if action == 'h4h' else 'the bubble'} is "
+                                       f"{'on' if on else 'off'} already")
+        if action == "h4h":
+            state.h4h = on
+            state.round_since = moment.wall if on else None
+        else:
+            state.bubble_mode = on
+            if not on:
+                state.holds.clear()  # (the bubble has burst: nothing holds the room)
+        return f"{'hand-for-hand' if action == 'h4h' else 'bubble'} {'on' if on else 'off'}"
 
     def _where(self, t: TournamentConfig, state: TournamentState, moment: Moment) -> str:
         v = view(t.structure, state.clock, moment)
