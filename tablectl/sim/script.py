@@ -1134,47 +1134,49 @@ def parse_script(text: str | bytes, *, buttons: Collection[str] = DEFAULT_BUTTON
 
 def action_to_dict(a: Action) -> dict[str, Any]:
     """The JSON object of one action (the inverse of :func:`parse_step`)."""
-    if isinstance(a, Deal):
-        d: dict[str, Any] = {"deal": str(a.card), "to": a.to}
-        if a.face_up:
-            d["face_up"] = True
-        if a.clone:
-            d["clone"] = True
-        return d
-    if isinstance(a, Muck):
-        return {"muck": f"seat:{a.seat}"}
-    if isinstance(a, Press):
-        d = {"press": a.name}
-        if a.long:
-            d["long"] = True
-        if a.seat is not None:
-            d["seat"] = a.seat
-        if a.hands is not None:
-            d["hands"] = a.hands
-        if a.mode is not None:
-            d["mode"] = a.mode
-        return d
-    if isinstance(a, Move):
-        return {"move": str(a.card), "to": a.to}
-    if isinstance(a, Shuffler):
-        return {"shuffler": a.action, **({"cards": [str(c) for c in a.cards]} if a.cards is not None else {})}
-    if isinstance(a, End):
-        return {"end": True}
-    if isinstance(a, Unplug):
-        return {"unplug": a.device}
-    if isinstance(a, Plug):
-        return {"plug": a.device}
-    if isinstance(a, Discard):
-        return {"discard": [str(c) for c in a.cards], "from": f"seat:{a.seat}"}
-    if isinstance(a, Restub):
-        return {"restub": [str(c) for c in a.cards]}
-    if isinstance(a, Stack):
-        return {"stack": [str(c) for c in a.cards], "to": a.to}
-    if isinstance(a, Wait):
-        return {"wait": int(a.seconds) if a.seconds == int(a.seconds) else a.seconds}
-    if isinstance(a, Floor):
-        return {"floor": a.signal, **{k: getattr(a, k) for k in _FLOOR_KEYS[a.signal] if getattr(a, k) is not None}}
-    raise TypeError(f"not a script action: {a!r}")
+    write = _WRITERS.get(type(a))
+    if write is None:
+        raise TypeError(f"not a script action: {a!r}")
+    return write(a)
+
+
+def _deal_to_dict(a: Deal) -> dict[str, Any]:
+    d: dict[str, Any] = {"deal": str(a.card), "to": a.to}
+    if a.face_up:
+        d["face_up"] = True
+    if a.clone:
+        d["clone"] = True
+    return d
+
+
+def _press_to_dict(a: Press) -> dict[str, Any]:
+    d: dict[str, Any] = {"press": a.name}
+    if a.long:
+        d["long"] = True
+    for key in ("seat", "hands", "mode"):  # (only those it has)
+        if getattr(a, key) is not None:
+            d[key] = getattr(a, key)
+    return d
+
+
+#: an action's class -> its JSON object (by exact class: no action class has a subclass)
+_WRITERS: dict[type, Callable[[Any], dict[str, Any]]] = {
+    Deal: _deal_to_dict,
+    Muck: lambda a: {"muck": f"seat:{a.seat}"},
+    Press: _press_to_dict,
+    Move: lambda a: {"move": str(a.card), "to": a.to},
+    Shuffler: lambda a: {"shuffler": a.action, **({"cards": [str(c) for c in a.cards]} if a.cards is not None
+                                                  else {})},
+    End: lambda a: {"end": True},
+    Unplug: lambda a: {"unplug": a.device},
+    Plug: lambda a: {"plug": a.device},
+    Discard: lambda a: {"discard": [str(c) for c in a.cards], "from": f"seat:{a.seat}"},
+    Restub: lambda a: {"restub": [str(c) for c in a.cards]},
+    Stack: lambda a: {"stack": [str(c) for c in a.cards], "to": a.to},
+    Wait: lambda a: {"wait": int(a.seconds) if a.seconds == int(a.seconds) else a.seconds},
+    Floor: lambda a: {"floor": a.signal, **{k: getattr(a, k) for k in _FLOOR_KEYS[a.signal]
+                                            if getattr(a, k) is not None}},
+}
 
 
 def _deck_to_dict(spec: DeckSpec) -> dict[str, list[str]]:
