@@ -278,8 +278,10 @@ class Store:
         # (a table speaks only for itself, in its own fields: anything else is kept out)
         seq = body.get("seq") if type(body.get("seq")) is int else None
         problem = f"{rest}{f' seq {seq}' if seq is not None else ''}: {wrong}"
+        # (a seq SQLite cannot hold, 2**63 or more, is said in the problem's words, not kept in its column)
+        column = seq if seq is not None and -(1 << 63) <= seq < (1 << 63) else None
         self.db.execute("INSERT INTO suspects (room, tbl, epoch, topic, seq, problem, found) "
-                        "VALUES (?, ?, ?, ?, ?, ?, ?)", (room, table, epoch, rest, seq, problem[:300], now))
+                        "VALUES (?, ?, ?, ?, ?, ?, ?)", (room, table, epoch, rest, column, problem[:300], now))
         return Ingested("suspect", room, table, body, breaks=[problem[:300]])
 
     def _state(self, room: str, table: str, body: dict[str, Any], now: float) -> Ingested:

@@ -537,3 +537,16 @@ def test_a_database_of_schema_3_gets_its_tournaments_and_keeps_the_rest(tmp_path
     st.save_tournament("main", {"h4h": True, "round": 3})
     st.close()
     assert Store(path).tournament("main") == {"h4h": True, "round": 3}
+
+
+def test_a_seq_no_database_can_hold_on_a_message_its_schema_refuses_is_suspect_not_a_crash(tmp_path):
+    """A seq of 2**63 or more (SQLite's integers end below it) on a message that fails its
+    topic's schema: kept out and counted as every suspect is, its seq said in the problem's words
+    only; the store goes on."""
+    st = Store(tmp_path / "floor.db")
+    huge = 1 << 63
+    got = st.ingest(T + "events/floor", msg(**{**json.loads(alert(1)), "seq": huge, "seat": 40}))
+    assert got.kind == "suspect"
+    row = st.db.execute("SELECT seq, problem FROM suspects").fetchone()
+    assert row[0] is None and f"seq {huge}" in row[1]
+    assert st.ingest(T + "events/floor", alert(2)).kind == "alert"
