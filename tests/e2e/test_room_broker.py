@@ -43,10 +43,12 @@ def make_pki(folder: Path) -> dict[str, Path]:
     return {"ca": folder / "ca.crt", "cert": folder / "broker.crt", "key": folder / "broker.key"}
 
 
-@pytest.fixture
-def room_broker(tmp_path):
-    folder = tmp_path / "broker"
-    folder.mkdir()
+def shipped_broker(folder: Path) -> Broker:
+    """The shipped set-up (docs/room/mosquitto.conf, docs/room/acl) in ``folder``, started: its
+    certificates (``pki``), the users of :data:`PASSWORDS` and the ACL's lines of tables t1 and
+    t2 of room r1. More tables enrolled: their lines appended to ``folder``'s ``passwd`` and
+    ``acl``, then the broker reloaded (SIGHUP, ``systemctl reload mosquitto``)."""
+    folder.mkdir(exist_ok=True)
     pki = make_pki(folder)
     (folder / "passwd").write_text("".join(password_line(u, p) + "\n" for u, p in PASSWORDS.items()))
     shipped_acl = (ROOT / "docs/room/acl").read_text()
@@ -64,6 +66,12 @@ def room_broker(tmp_path):
     b = Broker(folder, tls_port=port, conf_text=conf)
     b.start()
     b.pki = pki  # type: ignore[attr-defined]
+    return b
+
+
+@pytest.fixture
+def room_broker(tmp_path):
+    b = shipped_broker(tmp_path / "broker")
     yield b
     b.stop()
 
