@@ -16,7 +16,7 @@ played on without it is the floor's. What the hand keeps for this is what any ha
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from tablectl.core.effects import Effect
 from tablectl.core.rules import Finding
@@ -36,9 +36,6 @@ class ChineseStacks(Part):
     """Chinese poker's stacks: its part of the table (no state of its own)."""
 
     SECTION = "chinese"
-
-    def __init__(self, table: Any) -> None:
-        super().__init__(table)
 
     def link(self) -> None:
         alerts = self._t.alerts

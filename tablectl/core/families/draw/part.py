@@ -7,7 +7,7 @@ discard, a burn, a card back from the muck). What a hand keeps for them is on th
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from tablectl.core.effects import Effect
 from tablectl.core.rules import Finding
@@ -23,9 +23,6 @@ class DrawRounds(Part):
     """The draw rounds of a hand: the draw family's part of the table (no state of its own)."""
 
     SECTION = "draw"
-
-    def __init__(self, table: Any) -> None:
-        super().__init__(table)
 
     def link(self) -> None:
         alerts = self._t.alerts

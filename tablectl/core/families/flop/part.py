@@ -5,7 +5,7 @@ in turn, the rules themselves in :mod:`tablectl.core.families.flop.board` (a han
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from tablectl.core.effects import CardPlaced, Effect
 from tablectl.core.rules import Finding
@@ -19,9 +19,6 @@ class FlopBoard(Part):
     """The board of a flop game: the flop family's part of the table (no state of its own)."""
 
     SECTION = "flop"
-
-    def __init__(self, table: Any) -> None:
-        super().__init__(table)
 
     def link(self) -> None:
         alerts, dealing = self._t.alerts, self._t.dealing
