@@ -30,13 +30,20 @@ TIMEOUT_MS = 15_000
 SECTIONS = '"Pit A" = ["main/t7", "t8", "t9"]\n"High limit" = ["main/h1", "main/h2"]\n'
 
 
-@pytest.fixture(scope="module")
-def setup(tmp_path_factory):
+def browser_or_skip():
+    """Playwright's sync API, once the broker and the browser the page tests need are here
+    (scripts/test installs both)."""
     if not have_mosquitto():
         pytest.skip("mosquitto is not installed (scripts/test installs it)")
     if not os.path.exists(CHROMIUM):
         pytest.skip("chromium is not installed (scripts/test installs it: apt-get install chromium)")
     sync_api = pytest.importorskip("playwright.sync_api")
+    return sync_api
+
+
+@pytest.fixture(scope="module")
+def setup(tmp_path_factory):
+    sync_api = browser_or_skip()
     folder = tmp_path_factory.mktemp("floor_browser")
     (folder / "broker").mkdir()
     broker = Broker(folder / "broker")

@@ -18,11 +18,11 @@ from typing import Any
 
 import pytest
 
-from rig.broker import Broker, Subscriber, have_mosquitto
+from rig.broker import Broker, Subscriber
 from rig.floor import FakeTable, FloorProc, add_users
 from rig.waiting import wait_until
 from tablectl.room.tournament import parse_signal
-from tests.e2e.test_floor_browser import CHROMIUM, TIMEOUT_MS, Watched
+from tests.e2e.test_floor_browser import CHROMIUM, TIMEOUT_MS, Watched, browser_or_skip
 from tests.e2e.test_floor_tournament import Floor, tournament_extra
 
 TABLES = ("t1", "t2", "t3", "t4", "t5")
@@ -32,11 +32,7 @@ FIGURES = ("#title", "#level", "#time", "#blinds", "#next", "#break", "#players"
 
 @pytest.fixture(scope="module")
 def setup(tmp_path_factory):
-    if not have_mosquitto():
-        pytest.skip("mosquitto is not installed (scripts/test installs it)")
-    if not os.path.exists(CHROMIUM):
-        pytest.skip("chromium is not installed (scripts/test installs it: apt-get install chromium)")
-    sync_api = pytest.importorskip("playwright.sync_api")
+    sync_api = browser_or_skip()
     folder = tmp_path_factory.mktemp("floor_tournament_browser")
     (folder / "broker").mkdir()
     broker = Broker(folder / "broker")
