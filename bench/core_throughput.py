@@ -10,7 +10,7 @@ The events are reader cycles of a table dealing hands under the deal-script nois
 - ``stud``: the table mix for six-handed seven-card stud (3rd street, then a burn and a card to
   each seat on 4th-7th, with the same betting rounds);
 - ``draw27_triple``: the table mix for six-handed 2-7 triple draw, the simulator's random
-  hands (tablectl/sim/random_draw.py) without folds: a betting round before each of the three draws
+  hands (hw_sim/random_draw.py) without folds: a betting round before each of the three draws
   and after the last, each seat's discards pushed to the muck at once, a stub rebuilt when the
   draws run it short (DRAW-005).
 
@@ -46,14 +46,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tablectl.core.cards import FULL_DECK  # noqa: E402
-from tablectl.core.effects import Alert  # noqa: E402
-from tablectl.core.events import ButtonPress, ReaderCycle  # noqa: E402
-from tablectl.core.registry import Deck, DeckRegistry  # noqa: E402
-from tablectl.core.settings import TableSettings, deal_order  # noqa: E402
-from tablectl.core.table import Table  # noqa: E402
-from tablectl.sim.decks import sim_uid  # noqa: E402
-from tablectl.sim.random_draw import DRAW_TEMPLATES, random_draw_hand  # noqa: E402
+from controller.core.cards import FULL_DECK  # noqa: E402
+from controller.core.effects import Alert  # noqa: E402
+from controller.core.events import ButtonPress, ReaderCycle  # noqa: E402
+from controller.core.registry import Deck, DeckRegistry  # noqa: E402
+from controller.core.settings import TableSettings, deal_order  # noqa: E402
+from controller.core.table import Table  # noqa: E402
+from hw_sim.decks import sim_uid  # noqa: E402
+from hw_sim.random_draw import DRAW_TEMPLATES, random_draw_hand  # noqa: E402
 
 ANT = {f"seat:{n}": n for n in range(1, 11)} | {"board": 11, "burn": 12, "muck": 13}
 GONE_CYCLES = TableSettings().gone_cycles
@@ -123,7 +123,7 @@ def hand_events(rng: random.Random, start_cycle: int, seats: list[int], button: 
 def draw_events(rng: random.Random, run: Callable[[int], int], field: dict[str, int], events: list,
                 seats: list[int], button: int, betting: int, game: str) -> None:
     """A draw hand of ``game`` as the simulator's random draw hands deal it, with no fold
-    (tablectl/sim/random_draw.py: each round's discards, the tap, one burn, the draws; the stub
+    (hw_sim/random_draw.py: each round's discards, the tap, one burn, the draws; the stub
     rebuilt from its last card and earlier discards when it runs short, DRAW-005), paced as the
     other mixes: five cycles a card pitched (and a seat's discards, pushed to the muck at once),
     a betting round before each draw and after the last; a rebuilt stub's cards are off the

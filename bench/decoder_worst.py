@@ -26,8 +26,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tablectl.devices import feig
-from tablectl.devices import shuffler  # noqa: E402
+from firmware_bridge import feig
+from firmware_bridge import shuffler  # noqa: E402
 
 Feeder = Callable[[], tuple[Callable[[bytes], object], Callable[[], object]]]
 

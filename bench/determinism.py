@@ -1,7 +1,7 @@
 """The same report on a busy machine: one script played again and again through
 ``tablectl simulate --json`` while busy loops hold the cores, every output compared byte for byte.
 
-The script (``tablectl.sim.random_hands.busy_night_script``) is a mixed table of hold'em, stud and 2-7
+The script (``hw_sim.random_hands.busy_night_script``) is a mixed table of hold'em, stud and 2-7
 triple draw under the harsh noise, with the shuffler, the reader unplugged while simulated time
 passes, and a power cut (the daemon SIGKILLed and started again on its journal). What varies
 from run to run is only the machine: its load, its speed, the threads' order.
@@ -27,7 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tablectl.sim.random_hands import busy_night_script  # noqa: E402
+from hw_sim.random_hands import busy_night_script  # noqa: E402
 
 
 def _spin() -> None:
@@ -56,7 +56,7 @@ def main() -> int:
     try:
         for run in range(1, args.runs + 1):
             t0 = time.perf_counter()
-            r = subprocess.run([sys.executable, "-m", "tablectl.cli.main", "simulate", str(script), "--json"],
+            r = subprocess.run([sys.executable, "-m", "controller.cli.main", "simulate", str(script), "--json"],
                                capture_output=True, timeout=600)
             took = time.perf_counter() - t0
             if r.returncode != 0:

@@ -1,4 +1,4 @@
-"""The showdown's winners (pokerkit, through tablectl.core.showdown) against the brute-force
+"""The showdown's winners (pokerkit, through controller.core.showdown) against the brute-force
 reference evaluator of tests/unit/core/test_showdown_crosscheck.py, over many seeded deals: the agreement
 and the speed of each.
 
@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tablectl.core.showdown import showdown  # noqa: E402
+from controller.core.showdown import showdown  # noqa: E402
 from rig.crosscheck import (  # noqa: E402
     deals, ref_holdem, ref_omaha, ref_omaha_low, winners,
 )

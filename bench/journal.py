@@ -1,7 +1,7 @@
 """The journal's cost: events per second appended (committed) to the SQLite journal.
 
 A reader cycle is committed without an fsync of its own (``synchronous=NORMAL`` in WAL); a press,
-a shuffler report or a setup with one (``FULL``): see tablectl/daemon/journal.py. Reader
+a shuffler report or a setup with one (``FULL``): see controller/daemon/journal.py. Reader
 cycles carry 30 reads each, a busy table.
 
     .venv/bin/python bench/journal.py [--events 5000] [--dir PATH]
@@ -21,8 +21,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tablectl.core.events import ButtonPress, ReaderCycle  # noqa: E402
-from tablectl.daemon.journal import Journal  # noqa: E402
+from controller.core.events import ButtonPress, ReaderCycle  # noqa: E402
+from controller.daemon.journal import Journal  # noqa: E402
 
 
 def measure(journal: Journal, events: list) -> float:

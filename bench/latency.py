@@ -23,14 +23,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tablectl.core.effects import Alert  # noqa: E402
-from tablectl.config.daemon import parse_config  # noqa: E402
-from tablectl.daemon.main import Daemon  # noqa: E402
-from tablectl.daemon.sinks import CallbackSink  # noqa: E402
-from tablectl.core.zones import ZoneMap  # noqa: E402
-from tablectl.sim.setup import write_setup  # noqa: E402
-from tablectl.sim.feig_reader import SimFeigReader  # noqa: E402
-from tablectl.sim.pty_device import PtyDevice  # noqa: E402
+from controller.core.effects import Alert  # noqa: E402
+from controller.config.daemon import parse_config  # noqa: E402
+from controller.daemon.main import Daemon  # noqa: E402
+from controller.daemon.sinks import CallbackSink  # noqa: E402
+from controller.core.zones import ZoneMap  # noqa: E402
+from hw_sim.setup import write_setup  # noqa: E402
+from hw_sim.feig_reader import SimFeigReader  # noqa: E402
+from hw_sim.pty_device import PtyDevice  # noqa: E402
 
 
 def main() -> None:

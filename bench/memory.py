@@ -18,9 +18,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tablectl.sim.simulate import run_script  # noqa: E402
-from tablectl.sim import script as sc  # noqa: E402
-from tablectl.sim.random_hands import random_script  # noqa: E402
+from hw_sim.simulate import run_script  # noqa: E402
+from hw_sim import script as sc  # noqa: E402
+from hw_sim.random_hands import random_script  # noqa: E402
 
 
 def rss_mb(pid: int) -> float:

@@ -19,9 +19,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tablectl.config.daemon import ConfigError  # noqa: E402
-from tablectl.sim.script import GAMES  # noqa: E402
-from tablectl.sim.random_hands import random_script  # noqa: E402
+from controller.config.daemon import ConfigError  # noqa: E402
+from hw_sim.script import GAMES  # noqa: E402
+from hw_sim.random_hands import random_script  # noqa: E402
 from rig.scenarios import NOISE, check_prompts, check_report, play  # noqa: E402
 
 

@@ -3,7 +3,7 @@
 Four figures:
 
 - **latency**: ``--tables`` tables (default 100) in this process, each a real journal (SQLite)
-  and a real :class:`~tablectl.room.link.RoomLink`, publishing real effects (from hands
+  and a real :class:`~controller.room.link.RoomLink`, publishing real effects (from hands
   played through the in-process harness) at ``--rate`` effects a second per table; one
   subscriber on ``tablectl/#``. Effect to subscriber: from the moment the effect's outbox row is
   committed to the moment the subscriber has it. Target: p99 under 20 ms on loopback.
@@ -45,12 +45,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import paho.mqtt.client as mqtt  # noqa: E402
 from paho.mqtt.enums import CallbackAPIVersion  # noqa: E402
 
-from tablectl.sim.harness import play  # noqa: E402
-from tablectl.daemon.journal import Journal  # noqa: E402
-from tablectl.room.link import RoomLink  # noqa: E402
-from tablectl.room.topics import route  # noqa: E402
-from tablectl.config.room import RoomConfig  # noqa: E402
-from tablectl.sim.random_hands import random_script  # noqa: E402
+from hw_sim.harness import play  # noqa: E402
+from controller.daemon.journal import Journal  # noqa: E402
+from controller.room.link import RoomLink  # noqa: E402
+from controller.room.topics import route  # noqa: E402
+from controller.config.room import RoomConfig  # noqa: E402
+from hw_sim.random_hands import random_script  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 #: a hand at a real table: about 130 messages (every audience) in 60 to 90 seconds
@@ -174,7 +174,7 @@ def cpu(args: argparse.Namespace, folder: Path) -> None:
 
     def run(n: int, *extra: str) -> float:
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        r = subprocess.run([sys.executable, "-m", "tablectl.cli.main", "simulate", str(scripts[n]), "--json",
+        r = subprocess.run([sys.executable, "-m", "controller.cli.main", "simulate", str(scripts[n]), "--json",
                             *extra], capture_output=True, text=True, cwd=ROOT)
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         if r.returncode != 0:
@@ -259,11 +259,11 @@ def paced(args: argparse.Namespace, folder: Path, effects: list) -> None:
     machine's other work); the link's own cost is measured in this process, where nothing else
     runs: idle (connected, keeping alive) a second, and each message a hand makes (counted from
     hands played in process: its outbox row, its publication, its PUBACK)."""
-    from tablectl.core.cards import setup_order
-    from tablectl.sim.decks import sim_uid
-    from tablectl.sim.feig_reader import NoiseModel, SimFeigReader
-    from tablectl.sim.pty_device import PtyDevice
-    from tablectl.sim.setup import write_setup
+    from controller.core.cards import setup_order
+    from hw_sim.decks import sim_uid
+    from hw_sim.feig_reader import NoiseModel, SimFeigReader
+    from hw_sim.pty_device import PtyDevice
+    from hw_sim.setup import write_setup
 
     port = free_port()
     broker = start_broker(folder, port)
@@ -278,7 +278,7 @@ def paced(args: argparse.Namespace, folder: Path, effects: list) -> None:
             for i, card in enumerate(setup_order()[:22]):  # a nine-handed deal, the flop and a burn
                 reader.place(card, sim_uid("A", card), 1 + i % 9)
             reader.start()
-            proc = subprocess.Popen([sys.executable, "-m", "tablectl.cli.main", "run", "--config", str(cfg)],
+            proc = subprocess.Popen([sys.executable, "-m", "controller.cli.main", "run", "--config", str(cfg)],
                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
             try:
                 if not reader.wait_cycles(3 * args.cycles, 30):

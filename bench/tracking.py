@@ -1,11 +1,11 @@
 """Card tracking under noise: confirmation latency, false moves, alerts, and the core's pace.
 
-Random clean hands of every game the core deals (``tablectl.core.settings.GAMES``: the flop games,
-stud, stud 8, razz and the draw games; ``tablectl.sim.random_hands``, 2 to the game's most seats, a new
+Random clean hands of every game the core deals (``controller.core.settings.GAMES``: the flop games,
+stud, stud 8, razz and the draw games; ``hw_sim.random_hands``, 2 to the game's most seats, a new
 table every ten hands) and every PHH hand of the dataset (tests/data/phh: hold'em and Omaha by
-``tablectl.sim.phh``, the stud games by ``tablectl.sim.phh_stud``; it holds no draw hand), dealt straight into the
+``hw_sim.phh``, the stud games by ``hw_sim.phh_stud``; it holds no draw hand), dealt straight into the
 core under
-each noise profile (``tablectl.sim.noise``: ``standard``, ``harsh``) by ``tablectl.sim.tracking_run``, the
+each noise profile (``hw_sim.noise``: ``standard``, ``harsh``) by ``hw_sim.tracking_run``, the
 cards lying still ``--idle`` cycles in each betting round. Prints, per profile, the latency
 distribution (cycles from the first read where a card landed to its confirmation there), the
 gathers (cycles from the cards lifted to the hand's end), the false moves and the dealer's and
@@ -28,13 +28,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tablectl.core.settings import GAMES  # noqa: E402
-from tablectl.sim.noise import PROFILES  # noqa: E402
-from tablectl.sim.phh import load_phh_hands, phh_script  # noqa: E402
-from tablectl.sim.phh_stud import load_phh_stud_hands  # noqa: E402
-from tablectl.sim.random_hands import random_script  # noqa: E402
-from tablectl.sim.script import parse_script  # noqa: E402
-from tablectl.sim.tracking_run import TrackingRun, percentile, run_script  # noqa: E402
+from controller.core.settings import GAMES  # noqa: E402
+from hw_sim.noise import PROFILES  # noqa: E402
+from hw_sim.phh import load_phh_hands, phh_script  # noqa: E402
+from hw_sim.phh_stud import load_phh_stud_hands  # noqa: E402
+from hw_sim.random_hands import random_script  # noqa: E402
+from hw_sim.script import parse_script  # noqa: E402
+from hw_sim.tracking_run import TrackingRun, percentile, run_script  # noqa: E402
 
 PER_TABLE = 10  # hands dealt at one table (one script) before a new one
 

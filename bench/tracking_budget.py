@@ -1,6 +1,6 @@
 """The false-move budget of docs/tracking.md, computed from the read model (no simulation).
 
-For each noise profile (``tablectl.sim.noise``: the parameters are read from there) it gives, per card
+For each noise profile (``hw_sim.noise``: the parameters are read from there) it gives, per card
 and per hand (``N`` = 1,000 reader cycles on the table: four minutes at four cycles a second):
 
 - a false *move*: evidence for a zone the card does not lie in reaching ``2 * confirm_cycles``
@@ -31,8 +31,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tablectl.core.tracker import FIRM_MARGIN, GATHER_CYCLES  # noqa: E402
-from tablectl.sim.noise import Harsh  # noqa: E402
+from controller.core.tracker import FIRM_MARGIN, GATHER_CYCLES  # noqa: E402
+from hw_sim.noise import Harsh  # noqa: E402
 
 N = 1000  # cycles a card is on the table in a long hand
 W = 200  # cycles of the last betting round, in which the gather is expected

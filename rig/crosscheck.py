@@ -12,7 +12,7 @@ import random
 from collections import Counter
 from itertools import combinations
 
-from tablectl.core.cards import FULL_DECK
+from controller.core.cards import FULL_DECK
 
 RANK = {r: i for i, r in enumerate("23456789TJQKA", 2)}
 

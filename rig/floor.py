@@ -32,7 +32,7 @@ UNVERIFIED.check_hostname = False
 UNVERIFIED.verify_mode = ssl.CERT_NONE
 PASSWORDS = {"maria": "floor-pass-1", "tom": "tech-pass-22", "vic": "view-pass-333", "ana": "floor-pass-4444"}
 ROLES = {"maria": "floor", "tom": "technician", "vic": "viewer", "ana": "floor"}
-CLI = [sys.executable, "-m", "tablectl.cli.main"]
+CLI = [sys.executable, "-m", "controller.cli.main"]
 
 
 def adduser(config: Path, name: str, role: str, password: str, *,
@@ -50,8 +50,8 @@ def adduser(config: Path, name: str, role: str, password: str, *,
 def add_users(floor: FloorProc, names: list[str] | None = None) -> None:
     """The tests' users, added in this process (``adduser``'s own code, without a Python start-up
     per user: the command itself is tested by test_floor_auth)."""
-    from tablectl.floor.auth import add_user
-    from tablectl.floor.store import Store
+    from controller.floor.auth import add_user
+    from controller.floor.store import Store
 
     store = Store(floor.database)
     try:
@@ -118,7 +118,7 @@ class FakeTable:
     def __init__(self, broker: Broker, room: str = "main", table: str = "t7", *, user: str | None = None,
                  password: str | None = None, ca: Path | None = None, signer: Any = None) -> None:
         self.prefix = f"tablectl/{room}/{table}"
-        #: the table's signing key (tablectl.room.signing.Signer): its records signed
+        #: the table's signing key (controller.room.signing.Signer): its records signed
         self.signer = signer
         self.room, self.table = room, table
         self.seq = 0
@@ -209,7 +209,7 @@ class FakeTable:
         return seq
 
     def floor_call(self, *, ago: float = 0.0) -> int:
-        """The dealer's ``floor`` pad: a ``floor.call`` alert (tablectl/core/table/table.py), raised ``ago``
+        """The dealer's ``floor`` pad: a ``floor.call`` alert (controller/core/table/table.py), raised ``ago``
         seconds before now (a call that has waited)."""
         seq = self.next_seq()
         body = {"type": "Alert", "ts": time.time() - ago, "audience": "floor", "code": "floor.call", "hand": 12,

@@ -1,6 +1,6 @@
 """What the scenario tests share: the noise model, the zones a script should leave (computed
 here from the script's physical steps, independently of the daemon), and :func:`play`, which
-deals a script through the in-process harness (``tablectl.sim.harness``) and checks, on
+deals a script through the in-process harness (``hw_sim.harness``) and checks, on
 every scenario, that nothing secret reached a public output.
 
 The end-to-end runner (``tablectl simulate`` as a subprocess) is ``tests.e2e.test_simulate_e2e.simulate``.
@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from tablectl.core.effects import effect_to_dict
-from tablectl.sim.harness import Played, play as harness_play
+from controller.core.effects import effect_to_dict
+from hw_sim.harness import Played, play as harness_play
 from rig.paths import PHH_DIR as PHH_DIR  # re-exported: the scenario tests import it from here
 
 NOISE = {"seed": 7, "miss": 0.05, "repeat": 0.3, "crosstalk": 0.01}
@@ -215,9 +215,9 @@ _FAULT_WORDS = re.compile(r"\b(deck [A-Z]\b|foul|sticky|wrong deck|foreign|unkno
 
 def assert_display_keeps_secrets(script: dict, played: Played, secrets: dict[int, set[str]]) -> None:
     """Every screen the dealer's display drew (every console state, worded for every layout:
-    tablectl/core/display.py) names no card (secret or not: the display never names one), no UID
+    controller/core/display.py) names no card (secret or not: the display never names one), no UID
     and no deck fault's detail; a deck fault shows as "NEW SETUP", as on the LEDs."""
-    from tablectl.core.display import LAYOUTS, names_a_card, render
+    from controller.core.display import LAYOUTS, names_a_card, render
 
     seen = set()
     for (hand, step), state in played.screens:
@@ -279,7 +279,7 @@ def assert_no_showdown_before_the_press(script: dict, played: Played) -> None:
 
 def check_prompts(expect: list[dict], prompts: list[dict], where: str = "") -> None:
     """The prompts a hand gave (the report's ``prompts``) against what its generator expected
-    (``tablectl.sim.generated.GeneratedHand.expect``): the stud bring-in's seat (STUD-002), the first
+    (``hw_sim.generated.GeneratedHand.expect``): the stud bring-in's seat (STUD-002), the first
     seat to act on each later street (STUD-004, one of the tied seats when showing hands tie),
     the short-stub check and its procedure (STUD-006), running out of cards (DRAW-005)."""
     by_rule: dict[str, list[dict]] = {}
@@ -305,7 +305,7 @@ def check_prompts(expect: list[dict], prompts: list[dict], where: str = "") -> N
 
 
 def deal_and_check(script: dict, expect: list[list[dict]], rules_extra: str = "") -> dict:
-    """Deal a generated script (``tablectl.sim.random_hands.random_script(..., expect=...)``, or real
+    """Deal a generated script (``hw_sim.random_hands.random_script(..., expect=...)``, or real
     hands with their expectations) in process and check every hand: zones, stub count, no
     dealer or floor alert (:func:`check_report`), and the prompts the hand's oracle expects
     (:func:`check_prompts`). The stud and draw games' end-to-end check, once the daemon deals
@@ -321,7 +321,7 @@ def play(script: dict, *, console: bool = True, wire: bool = False, table_extra:
          rules_extra: str = "") -> dict:
     """Deal ``script`` in process; check that nothing secret reached a public output; return
     the report (deal-script.md). The reader's records skip the FEIG frames unless ``wire``
-    (the harness's quick path: the same report, tests/unit/sim/test_harness.py checks it).
+    (the harness's quick path: the same report, tests/unit/hw_sim/test_harness.py checks it).
     ``table_extra``: more ``[table]`` lines (a mixed game's rotation, ``event = "cash"``);
     ``rules_extra``: the ``[rules]`` lines."""
     played = harness_play(script, console=console, wire=wire, table_extra=table_extra, rules_extra=rules_extra)

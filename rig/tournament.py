@@ -3,10 +3,10 @@
 mid-hand, the player clock run out).
 
 Each table is a table as ``tablectl simulate --broker`` plays it
-(:class:`tablectl.sim.simulate.SimulatedTable`): its daemon a real subprocess on simulated
+(:class:`hw_sim.simulate.SimulatedTable`): its daemon a real subprocess on simulated
 devices (pseudo-terminals), paced by the simulator over its private pipes, its room link
 connected to the broker. With ``enroll=True`` each table is enrolled by ``tablectl room
-enroll``'s own code (:func:`tablectl.room.enroll.enroll`): a password file and a signing key in
+enroll``'s own code (:func:`controller.room.enroll.enroll`): a password file and a signing key in
 its folder, the ``[room]`` lines that use them, and the lines the broker's password and ACL
 files and the floor's ``[floor.tables]`` take (:attr:`Tournament.enrolment`), written into the
 broker's files by the test before it starts (or restarts) the broker.
@@ -38,10 +38,10 @@ from pathlib import Path
 from typing import Any
 
 from rig.waiting import PATIENCE, wait_for
-from tablectl.room.enroll import acl_lines, enroll, username
-from tablectl.sim import script as sc
-from tablectl.sim.dealer import SimulationError
-from tablectl.sim.simulate import ACK_WAIT, SimulatedTable, holds, room_section
+from controller.room.enroll import acl_lines, enroll, username
+from hw_sim import script as sc
+from hw_sim.dealer import SimulationError
+from hw_sim.simulate import ACK_WAIT, SimulatedTable, holds, room_section
 
 #: where a piece of play stops: a hand (to its end), (hand, step), or None (the script's end)
 Until = int | tuple[int, int] | None
@@ -157,7 +157,7 @@ class SimTable:
     # -- the end ---------------------------------------------------------------------------------
     def close(self, ack_wait: float | None) -> None:
         """Stop the table; first (``ack_wait`` seconds) wait until the broker has everything it
-        published (:class:`tablectl.sim.simulate.Unacknowledged` if not)."""
+        published (:class:`hw_sim.simulate.Unacknowledged` if not)."""
         try:
             if ack_wait is not None and self.sim.daemon is not None and self.sim.player is not None:
                 self.sim.wait_acked(ack_wait, {})

@@ -3,11 +3,11 @@ import sys
 import pytest
 from pathlib import Path
 
-from tablectl.sim.feig_reader import NoiseModel, SimFeigReader
-from tablectl.sim.pty_device import PtyDevice
+from hw_sim.feig_reader import NoiseModel, SimFeigReader
+from hw_sim.pty_device import PtyDevice
 from rig.broker import broker as broker  # the room link's mosquitto (rig/broker.py)
 
-TABLECTL = [sys.executable, "-m", "tablectl.cli.main"]
+TABLECTL = [sys.executable, "-m", "controller.cli.main"]
 
 
 @pytest.fixture

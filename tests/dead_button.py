@@ -1,6 +1,6 @@
 """An independent reference for the button, the blinds and the deal order (docs/rules.md
-DEAL-001 to DEAL-005), written from the rules' wording, not from ``tablectl.core.positions`` or
-``tablectl.core.settings``: the oracle the session tests compare the daemon against.
+DEAL-001 to DEAL-005), written from the rules' wording, not from ``controller.core.positions`` or
+``controller.core.settings``: the oracle the session tests compare the daemon against.
 
 DEAL-005's wording, step by step:
 
@@ -88,7 +88,7 @@ class Reference:
 
 
 def session_expectations(script: dict[str, Any]) -> list[Reference]:
-    """Each hand of a session script (``tablectl.sim.random_hands.random_session``): the first hand's
+    """Each hand of a session script (``hw_sim.random_hands.random_session``): the first hand's
     ``seats`` and ``button`` (or the script's) place the button by hand; then the ``seat_out``
     presses that open a hand take seats out and the button moves by the rule. A hand that names
     ``seats``/``button`` starts over from them."""

@@ -13,10 +13,10 @@ refuses the game. For example, once stud is dealt::
 
 from __future__ import annotations
 
-from tablectl.sim.phh import phh_script
-from tablectl.sim.phh_stud import load_phh_stud_hands
-from tablectl.sim.random_hands import most_seats, random_script
-from tablectl.sim.stud_oracle import STUD_GAMES
+from hw_sim.phh import phh_script
+from hw_sim.phh_stud import load_phh_stud_hands
+from hw_sim.random_hands import most_seats, random_script
+from hw_sim.stud_oracle import STUD_GAMES
 from rig.scenarios import NOISE, PHH_DIR, deal_and_check
 
 

@@ -6,9 +6,9 @@ import stat
 import subprocess
 import threading
 
-from tablectl.core.cards import setup_order
-from tablectl.core.registry import parse_manifest
-from tablectl.sim.decks import sim_uid
+from controller.core.cards import setup_order
+from controller.core.registry import parse_manifest
+from hw_sim.decks import sim_uid
 from tests.conftest import TABLECTL
 
 
@@ -92,7 +92,7 @@ def test_register_refuses_two_cards_laid_at_once(sim_reader, tmp_path):
 
 
 def _verify(tmp_path, *extra):
-    from tablectl.sim.decks import manifest_text
+    from hw_sim.decks import manifest_text
     for d in ("A", "B"):
         (tmp_path / f"{d}.txt").write_text(manifest_text(d))
     return run("verify", "--port", str(tmp_path / "reader"), "--manifest", str(tmp_path / "A.txt"),

@@ -15,14 +15,14 @@ import sqlite3
 import subprocess
 import time
 
-from tablectl.core.effects import Alert
-from tablectl.core.events import Tick
-from tablectl.config.daemon import load_config
-from tablectl.config.console import default_console
-from tablectl.daemon.main import Daemon
-from tablectl.daemon.sinks import Sink
-from tablectl.devices.clock import monotonic
-from tablectl.sim.setup import write_setup
+from controller.core.effects import Alert
+from controller.core.events import Tick
+from controller.config.daemon import load_config
+from controller.config.console import default_console
+from controller.daemon.main import Daemon
+from controller.daemon.sinks import Sink
+from firmware_bridge.clock import monotonic
+from hw_sim.setup import write_setup
 from tests.conftest import TABLECTL
 from rig.waiting import wait_until
 

@@ -26,9 +26,9 @@ from pathlib import Path
 
 import pytest
 
-from tablectl.config.daemon import ConfigError, parse_config
-from tablectl.daemon.control import MAX_CONNECTIONS, send
-from tablectl.sim.decks import manifest_text
+from controller.config.daemon import ConfigError, parse_config
+from controller.daemon.control import MAX_CONNECTIONS, send
+from hw_sim.decks import manifest_text
 from tests.conftest import TABLECTL
 from rig.waiting import wait_until
 from rig.paths import ROOT
@@ -257,7 +257,7 @@ def test_another_user_is_refused_even_when_the_socket_mode_lets_it_in(daemon):
         # and `tablectl doctor`, run by that user, says it was refused (not "not running")
         doctor = subprocess.run(
             ["setpriv", "--reuid", str(NOBODY), "--regid", str(NOBODY), "--clear-groups", sys.executable, "-c",
-             ("import sys; from tablectl.cli.doctor import check_daemon; "
+             ("import sys; from controller.cli.doctor import check_daemon; "
               "print(check_daemon(sys.argv[1])[0][0].what)"), daemon.sock],
             capture_output=True, text=True, timeout=60, cwd=ROOT, check=False,
             env={"PATH": os.environ.get("PATH", ""), "PYTHONDONTWRITEBYTECODE": "1"})
@@ -556,9 +556,9 @@ def test_a_bad_control_section_is_refused_naming_the_key(tmp_path, control, erro
 def test_a_press_given_through_the_mock_pins_is_journalled_with_the_peer_who_asked():
     """``tablectl simulate`` drives the console's mock pins: the press the pins give is a new
     event, and must still say who asked for it; a press of the pins themselves says nobody."""
-    from tablectl.core.events import ButtonPress
-    from tablectl.config.console import default_console
-    from tablectl.daemon.console_sink import ConsoleSink
+    from controller.core.events import ButtonPress
+    from controller.config.console import default_console
+    from controller.daemon.console_sink import ConsoleSink
 
     cfg = parse_config('[reader]\nport = "loop://"\n' + default_console(pin_factory="mock", bounce_time=0.005),
                        path=Path("t.toml"))
@@ -580,7 +580,7 @@ def test_a_press_given_through_the_mock_pins_is_journalled_with_the_peer_who_ask
 
 def test_a_socket_path_too_long_for_unix_is_said_in_words(tmp_path):
     """Linux binds a Unix socket at 107 bytes of path at most; bind() itself would say "None"."""
-    from tablectl.daemon.control import ControlServer
+    from controller.daemon.control import ControlServer
 
     path = str(tmp_path / ("x" * (120 - len(str(tmp_path)))) / "control.sock")
     with pytest.raises(OSError) as err:

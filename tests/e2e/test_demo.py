@@ -61,7 +61,7 @@ def test_bad_arguments_are_refused_by_name():
     r = subprocess.run([*TABLECTL, "demo", "--faults", "-1"], capture_output=True, text=True, timeout=60)
     assert r.returncode == 2 and "--faults: must be 0 (none) or more, got -1" in r.stderr
     r = subprocess.run([*TABLECTL, "bogus"], capture_output=True, text=True, timeout=60)
-    from tablectl.cli.main import COMMANDS
+    from controller.cli.main import COMMANDS
     assert r.returncode == 2 and f"unknown command 'bogus' (commands: {', '.join(COMMANDS)})" in r.stderr
     r = subprocess.run([*TABLECTL, "--version"], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0 and r.stdout.startswith("tablectl 0.")

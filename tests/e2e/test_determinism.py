@@ -10,8 +10,8 @@ import json
 
 import pytest
 
-from tablectl.sim.harness import play
-from tablectl.sim.random_hands import busy_night_script
+from hw_sim.harness import play
+from hw_sim.random_hands import busy_night_script
 from tests.e2e.test_simulate_e2e import simulate
 
 
@@ -44,13 +44,13 @@ def test_the_script_is_not_trivial():
 
 
 def test_the_daemon_of_tablectl_run_never_loads_the_simulator_or_its_pacing():
-    """The pacing is the simulator's (tablectl/sim/paced_daemon.py): ``tablectl run``'s daemon, its
+    """The pacing is the simulator's (hw_sim/paced_daemon.py): ``tablectl run``'s daemon, its
     control socket and its room link load none of it, so nothing can switch it on there."""
     import subprocess
     import sys
 
-    code = ("import sys, tablectl.cli.main, tablectl.daemon.main, tablectl.daemon.control, "
-            "tablectl.room.link; print(sorted(m for m in sys.modules if m.startswith('tablectl.sim')))")
+    code = ("import sys, controller.cli.main, controller.daemon.main, controller.daemon.control, "
+            "controller.room.link; print(sorted(m for m in sys.modules if m.startswith('hw_sim')))")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "[]"
@@ -59,7 +59,7 @@ def test_the_daemon_of_tablectl_run_never_loads_the_simulator_or_its_pacing():
 @pytest.mark.parametrize("request_", [{"cmd": "cycle"}, {"op": "cycle", "t": 1.0}, {"cmd": "at", "t": 1.0},
                                       {"cmd": "sync"}])
 def test_the_control_socket_has_no_pacing_command(request_):
-    from tablectl.daemon.control import request_to_event
+    from controller.daemon.control import request_to_event
 
     with pytest.raises(ValueError):
         request_to_event(request_, now=0.0)
@@ -74,10 +74,10 @@ def test_a_daemon_that_stops_taking_steps_in_ends_the_run_naming_the_step(tmp_pa
     import signal
     import time
 
-    from tablectl.sim.simulate import run_script
-    from tablectl.sim.dealer import SimulationError
-    from tablectl.sim.random_hands import random_script
-    from tablectl.sim.script import parse_script
+    from hw_sim.simulate import run_script
+    from hw_sim.dealer import SimulationError
+    from hw_sim.random_hands import random_script
+    from hw_sim.script import parse_script
 
     script = parse_script(json.dumps(random_script(3, hands=2, game="holdem", seats=[1, 4, 6])))
     frozen = []

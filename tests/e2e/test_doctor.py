@@ -16,14 +16,14 @@ from types import SimpleNamespace
 import pytest
 import serial
 
-from tablectl.cli import doctor
-from tablectl.config.daemon import JournalConfig
-from tablectl.daemon.control import ControlServer
-from tablectl.cli.doctor import Check, Identity
-from tablectl.sim.pty_device import PtyDevice
+from controller.cli import doctor
+from controller.config.daemon import JournalConfig
+from controller.daemon.control import ControlServer
+from controller.cli.doctor import Check, Identity
+from hw_sim.pty_device import PtyDevice
 from rig.paths import ROOT
 
-TABLECTL = [sys.executable, "-m", "tablectl.cli.main"]
+TABLECTL = [sys.executable, "-m", "controller.cli.main"]
 ME = pwd.getpwuid(os.geteuid()).pw_name
 IS_ROOT = os.geteuid() == 0
 #: someone who is not the caller and not root, to judge access by mode bits (root's os.access

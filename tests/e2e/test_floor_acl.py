@@ -10,7 +10,7 @@ import shutil
 
 import pytest
 
-from tablectl.room.enroll import username
+from controller.room.enroll import username
 from rig.broker import have_mosquitto
 from rig.floor import PASSWORDS, FakeTable, FloorProc, add_users, request
 from tests.e2e.test_room_broker import PASSWORDS as BROKER_PASSWORDS

@@ -1,4 +1,4 @@
-"""The floor's accounts and what each role receives (tablectl/floor/auth.py, roles.py,
+"""The floor's accounts and what each role receives (controller/floor/auth.py, roles.py,
 app.py): argon2id hashes, the lockout, the session cookie's flags, CSRF and cross-site requests
 refused, and the filtering per role on every endpoint and WebSocket message, against
 ``tablectl floor`` as a real subprocess, a real mosquitto and a table's messages through it."""
@@ -14,8 +14,8 @@ from typing import Any
 import aiohttp
 import pytest
 
-from tablectl.floor import auth
-from tablectl.floor.store import Store
+from controller.floor import auth
+from controller.floor.store import Store
 from rig.broker import Broker, have_mosquitto
 from rig.floor import PASSWORDS, FakeTable, FloorProc, add_users, adduser, has_card, request
 from rig.waiting import wait_until

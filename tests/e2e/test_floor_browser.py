@@ -49,7 +49,7 @@ def setup(tmp_path_factory):
     broker = Broker(folder / "broker")
     broker.start()
     # main/t7 (the fake table) and r1/t5 (the real daemon) sign their records; the floor has their keys
-    from tablectl.room.signing import Signer, new_key_pair
+    from controller.room.signing import Signer, new_key_pair
 
     keys = {name: new_key_pair() for name in ("main/t7", "r1/t5")}
     tables = "".join(f'"{name}" = "{public}"\n' for name, (_, public) in keys.items())
@@ -350,8 +350,8 @@ def test_a_table_run_twice_with_fresh_journals_keeps_every_alert_of_both(setup, 
     both runs, and the tile that the journal started over."""
     import json
 
-    from tablectl.sim.simulate import room_section, run_script
-    from tablectl.sim.script import parse_script
+    from hw_sim.simulate import room_section, run_script
+    from hw_sim.script import parse_script
     from tests.rules_common import BUTTON, CLEAN, END, SEATS, deal, hole
     from rig.scenarios import NOISE
 
@@ -547,14 +547,14 @@ def test_the_real_daemon_a_foul_card_acknowledged_from_the_page_is_journalled_wi
     import json
     import sqlite3
 
-    from tablectl.daemon import control
-    from tablectl.sim.simulate import room_section, run_script
-    from tablectl.sim.script import parse_script
+    from controller.daemon import control
+    from hw_sim.simulate import room_section, run_script
+    from hw_sim.script import parse_script
     from tests.rules_common import BUTTON, CLEAN, END, SEATS, deal, hole
     from rig.scenarios import NOISE
 
-    from tablectl.core.cards import setup_order
-    from tablectl.sim.decks import sim_uid
+    from controller.core.cards import setup_order
+    from hw_sim.decks import sim_uid
     from rig.broker import Subscriber
 
     floor, _, browser, person = setup

@@ -1,4 +1,4 @@
-"""``[floor]`` (tablectl/config/floor.py) and ``tablectl floor`` started with a bad
+"""``[floor]`` (controller/config/floor.py) and ``tablectl floor`` started with a bad
 configuration (with TLS: tests/e2e/test_floor_acl.py)."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import subprocess
 
 import pytest
 
-from tablectl.config.daemon import ConfigError
-from tablectl.config.floor import parse_floor_text
+from controller.config.daemon import ConfigError
+from controller.config.floor import parse_floor_text
 from rig.floor import CLI
 
 GOOD = '[floor]\nbroker = "mqtt://127.0.0.1:1883"\n'

@@ -15,8 +15,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tablectl.floor.auth import add_user
-from tablectl.config.floor import parse_floor_text
+from controller.floor.auth import add_user
+from controller.config.floor import parse_floor_text
 
 aiohttp_test = pytest.importorskip("aiohttp.test_utils")
 
@@ -58,7 +58,7 @@ class NoTraceback(logging.Handler):
 
 @pytest.mark.e2e
 def test_every_endpoint_fuzzed_answers_no_5xx_and_logs_no_traceback(broker, tmp_path):
-    from tablectl.floor.app import FloorService, make_app
+    from controller.floor.app import FloorService, make_app
 
     cfg = parse_floor_text(f'[floor]\nbroker = "{broker.url}"\ndatabase = "{tmp_path / "floor.db"}"\n'
                            f'client_id = "fuzz"\n', path=tmp_path / "floor.toml")

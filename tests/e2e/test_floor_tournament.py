@@ -2,7 +2,7 @@
 subprocess with a real mosquitto; its actions through its API as the page sends them (logged in,
 with the session's CSRF token); a subscriber on the tables' ``floor/tournament`` topics sees the
 retained signal change on the start, a level's end, hand-for-hand, a release, the bubble and a
-player clock, parsed as a table parses it (tablectl/room/tournament.py). The tables are
+player clock, parsed as a table parses it (controller/room/tournament.py). The tables are
 :class:`rig.floor.FakeTable` (what a table publishes, docs/room.md): what is checked is the
 floor's side (what it publishes, on what the tables say); the tables' side is the room link's
 (tests of the room engineer) and the core's."""
@@ -18,7 +18,7 @@ import pytest
 from rig.broker import Broker, Subscriber, have_mosquitto
 from rig.floor import PASSWORDS, FakeTable, FloorProc, add_users, request
 from rig.waiting import wait_until
-from tablectl.room.tournament import Signal, parse_signal
+from controller.room.tournament import Signal, parse_signal
 
 TABLES = ("t1", "t2", "t3")
 #: level 1 of 20 minutes at 25/50, a 10 minute break, level 2 at 50/100 ante 10 (its last)

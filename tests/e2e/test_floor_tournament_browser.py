@@ -21,7 +21,7 @@ import pytest
 from rig.broker import Broker, Subscriber
 from rig.floor import FakeTable, FloorProc, add_users
 from rig.waiting import wait_until
-from tablectl.room.tournament import parse_signal
+from controller.room.tournament import parse_signal
 from tests.e2e.test_floor_browser import CHROMIUM, TIMEOUT_MS, Watched, browser_or_skip
 from tests.e2e.test_floor_tournament import Floor, tournament_extra
 

@@ -16,9 +16,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tablectl.config.floor import parse_floor_text
-from tablectl.floor.auth import add_user
-from tablectl.floor.signals import TournamentState
+from controller.config.floor import parse_floor_text
+from controller.floor.auth import add_user
+from controller.floor.signals import TournamentState
 from tests.e2e.test_floor_fuzz import JSONS, RAW, NoTraceback
 
 aiohttp_test = pytest.importorskip("aiohttp.test_utils")
@@ -38,7 +38,7 @@ NAMES = st.text(max_size=30) | st.sampled_from(["main", "..", "%2e%2e", "main/x"
 
 @pytest.mark.e2e
 def test_the_tournament_endpoints_fuzzed_answer_no_5xx_and_log_no_traceback(broker, tmp_path):
-    from tablectl.floor.app import FloorService, make_app
+    from controller.floor.app import FloorService, make_app
 
     (tmp_path / "s.toml").write_text("[[levels]]\nminutes = 20\nsmall_blind = 25\nbig_blind = 50\n"
                                      '[[levels]]\nkind = "break"\nminutes = 10\n'

@@ -17,15 +17,15 @@ from pathlib import Path
 
 import pytest
 
-from tablectl.core.effects import Alert, HandFinished
-from tablectl.core.events import ButtonPress, DeviceStatus, ReaderCycle, Tick
-from tablectl.config.daemon import load_config
-from tablectl.daemon.main import Daemon
-from tablectl.daemon.journal import Journal
-from tablectl.core.settings import RuleSettings, TableSettings
-from tablectl.core.table import Table
-from tablectl.sim.random_hands import random_session
-from tablectl.sim.setup import write_setup
+from controller.core.effects import Alert, HandFinished
+from controller.core.events import ButtonPress, DeviceStatus, ReaderCycle, Tick
+from controller.config.daemon import load_config
+from controller.daemon.main import Daemon
+from controller.daemon.journal import Journal
+from controller.core.settings import RuleSettings, TableSettings
+from controller.core.table import Table
+from hw_sim.random_hands import random_session
+from hw_sim.setup import write_setup
 from tests.conftest import TABLECTL
 from tests.dead_button import session_expectations
 from tests.e2e.test_simulate_e2e import NOISE, expected_hand, simulate
@@ -366,7 +366,7 @@ def test_an_accepted_command_is_journalled_with_the_peers_uid(tmp_path):
     """Issue 12: the control socket passes SO_PEERCRED's uid: daemon.submit(ev, peer_uid=uid)."""
     import sqlite3
 
-    from tablectl.config.daemon import parse_config
+    from controller.config.daemon import parse_config
 
     cfg = parse_config(f'[reader]\nport = "loop://"\n[journal]\npath = "{tmp_path / "j.sqlite3"}"\n',
                        path=tmp_path / "t.toml")
@@ -381,7 +381,7 @@ def test_an_accepted_command_is_journalled_with_the_peers_uid(tmp_path):
 
 def test_the_daemon_keeps_the_number_of_each_hand_begun_beside_the_journal(tmp_path):
     """Issue 12: hand numbers never repeat, whatever the journal's pages lose."""
-    from tablectl.config.daemon import parse_config
+    from controller.config.daemon import parse_config
 
     cfg = parse_config(f'[reader]\nport = "loop://"\n[journal]\npath = "{tmp_path / "j.sqlite3"}"\n',
                        path=tmp_path / "t.toml")

@@ -24,12 +24,12 @@ from pathlib import Path
 import pytest
 
 from rig.states import field_home
-from tablectl.core.effects import Alert, HandFinished
-from tablectl.core.events import ButtonPress
-from tablectl.daemon.journal import SCHEMA_VERSION, Journal, JournalError
-from tablectl.daemon.recovery import JournalFaults, Recovery, recover_table
-from tablectl.core.table import Table
-from tablectl.sim.setup import write_setup
+from controller.core.effects import Alert, HandFinished
+from controller.core.events import ButtonPress
+from controller.daemon.journal import SCHEMA_VERSION, Journal, JournalError
+from controller.daemon.recovery import JournalFaults, Recovery, recover_table
+from controller.core.table import Table
+from hw_sim.setup import write_setup
 from tests.conftest import TABLECTL
 from tests.unit.core.test_state import SETTINGS, random_events
 from tests.unit.core.test_table import registry
@@ -337,8 +337,8 @@ def test_a_zero_byte_file_beside_a_wal_of_garbage_says_everything_is_lost(bases,
 # -- a full disk -------------------------------------------------------------------------------
 def test_a_full_disk_is_one_line_and_a_count_never_a_traceback_per_event(tmp_path, caplog):
     """SQLite's own full-disk error (SQLITE_FULL: max_page_count reached, the path ENOSPC takes)."""
-    from tablectl.config.daemon import parse_config
-    from tablectl.daemon.main import Daemon
+    from controller.config.daemon import parse_config
+    from controller.daemon.main import Daemon
 
     cfg = parse_config(f'[reader]\nport = "loop://"\n[journal]\npath = "{tmp_path / "j.sqlite3"}"\n',
                        path=tmp_path / "t.toml")
@@ -361,7 +361,7 @@ def test_a_full_disk_is_one_line_and_a_count_never_a_traceback_per_event(tmp_pat
 
 def test_journal_faults_say_it_again_each_minute_with_the_count(caplog, monkeypatch):
     clock = [1000.0]
-    monkeypatch.setattr("tablectl.devices.log_limit.time.monotonic", lambda: clock[0])
+    monkeypatch.setattr("firmware_bridge.log_limit.time.monotonic", lambda: clock[0])
     f = JournalFaults("j")
     with caplog.at_level(logging.WARNING):
         for _ in range(50):
@@ -482,8 +482,8 @@ DOCTOR_CASES = {
 
 @pytest.mark.parametrize("case", sorted(DOCTOR_CASES))
 def test_the_doctor_finds_what_the_start_would_salvage_and_touches_nothing(bases, tmp_path, case):
-    from tablectl.cli import doctor
-    from tablectl.config.daemon import JournalConfig
+    from controller.cli import doctor
+    from controller.config.daemon import JournalConfig
 
     path = _copy(bases["closed"], tmp_path)
     sql, says = DOCTOR_CASES[case]
@@ -496,9 +496,9 @@ def test_the_doctor_finds_what_the_start_would_salvage_and_touches_nothing(bases
 
 
 def test_the_doctor_finds_a_zero_byte_journal_beside_its_wal_and_a_lost_wal(bases, tmp_path):
-    from tablectl.cli import doctor
-    from tablectl.config.daemon import JournalConfig
-    from tablectl.daemon.journal import diagnose
+    from controller.cli import doctor
+    from controller.config.daemon import JournalConfig
+    from controller.daemon.journal import diagnose
 
     path = _copy(bases["crashed"], tmp_path)
     Path(f"{path}-wal").unlink()
@@ -561,7 +561,7 @@ def test_a_journal_that_cannot_grow_is_one_line_for_the_whole_run_never_a_traceb
 def test_a_snapshot_that_does_not_read_back_drops_nothing(bases, tmp_path, caplog):
     """Events go only once a newer snapshot has been written and read back (here: its check
     refuses it, as Table.from_state would a state it cannot take)."""
-    from tablectl.core.state import StateError
+    from controller.core.state import StateError
 
     base = bases["closed"]
     path = _copy(base, tmp_path)

@@ -25,19 +25,19 @@ from pathlib import Path
 
 import pytest
 
-from tablectl.core.effects import Alert
-from tablectl.core.events import ReaderCycle
-from tablectl.sim.harness import play
-from tablectl.daemon.sinks import LogSink, fan_out
-from tablectl.devices.backoff import Backoff
-from tablectl.devices.log_limit import LogLimiter, describe_corrupt
-from tablectl.devices.reader_link import FeigReaderLink
-from tablectl.devices.serial_port import PortSettings
-from tablectl.devices.shuffler_link import SerialShufflerLink, shuffler_port
-from tablectl.sim.decks import DECK_IDS, manifest_text
-from tablectl.sim.feig_reader import SimFeigReader
-from tablectl.sim.pty_device import PtyDevice
-from tablectl.sim.shuffler import SimShuffler
+from controller.core.effects import Alert
+from firmware_bridge.events import TagCycle
+from hw_sim.harness import play
+from controller.daemon.sinks import LogSink, fan_out
+from firmware_bridge.backoff import Backoff
+from firmware_bridge.log_limit import LogLimiter, describe_corrupt
+from firmware_bridge.reader_link import FeigReaderLink
+from firmware_bridge.serial_port import PortSettings
+from firmware_bridge.shuffler_link import SerialShufflerLink, shuffler_port
+from hw_sim.decks import DECK_IDS, manifest_text
+from hw_sim.feig_reader import SimFeigReader
+from hw_sim.pty_device import PtyDevice
+from hw_sim.shuffler import SimShuffler
 from tests.conftest import TABLECTL
 from tests.rules_common import BUTTON, CLEAN, HOLE, SEATS, deal, hole
 from rig.waiting import wait_until
@@ -197,12 +197,12 @@ def reader_and_link(tmp_path):
 
 def test_thousands_of_corrupt_and_malformed_answers_leave_no_uid_in_a_bounded_log(reader_and_link, caplog):
     caplog.set_level(logging.DEBUG)
-    cycles: list[ReaderCycle] = []
+    cycles: list[TagCycle] = []
     lock = threading.Lock()
 
     def emit(ev):
         with lock:
-            if isinstance(ev, ReaderCycle):
+            if isinstance(ev, TagCycle):
                 cycles.append(ev)
 
     r, lk = reader_and_link(emit)

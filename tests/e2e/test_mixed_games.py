@@ -3,7 +3,7 @@ the prompts of a game's last hand and of the next game, the button through stud,
 
 Oracles: the counting chips of 001 §MIXED GAMES (the last chip moves, "Last hand of (game)", then
 the next game is announced), 001 §LATE REGISTRANTS ("wait to post in blind games, and ante in
-stud games at their first opportunity"), and tablectl.sim.random_hands.random_mixed_script, whose
+stud games at their first opportunity"), and hw_sim.random_hands.random_mixed_script, whose
 buttons (moving after each hand of a button game, standing through stud) are the generator's,
 not the daemon's.
 """
@@ -15,18 +15,18 @@ from pathlib import Path
 
 import pytest
 
-from tablectl.core.display import names_a_card, render, text_table, WIDEST
-from tablectl.core.effects import HandFinished, HandStarted, Prompt
-from tablectl.core.events import ButtonPress, TableSetup
-from tablectl.core.games import GAMES
-from tablectl.core.mixed import PRESETS, Rotation
-from tablectl.core.prompts import PromptBoard
-from tablectl.sim import harness
-from tablectl.config.daemon import ConfigError, parse_config
-from tablectl.core.settings import TableSettings, deal_order
-from tablectl.core.state import STATE_VERSION
-from tablectl.core.table import Table
-from tablectl.sim.random_hands import random_mixed_script
+from controller.core.display import names_a_card, render, text_table, WIDEST
+from controller.core.effects import HandFinished, HandStarted, Prompt
+from controller.core.events import ButtonPress, TableSetup
+from controller.core.games import GAMES
+from controller.core.mixed import PRESETS, Rotation
+from controller.core.prompts import PromptBoard
+from hw_sim import harness
+from controller.config.daemon import ConfigError, parse_config
+from controller.core.settings import TableSettings, deal_order
+from controller.core.state import STATE_VERSION
+from controller.core.table import Table
+from hw_sim.random_hands import random_mixed_script
 from rig.scenarios import assert_nothing_secret_public, check_report
 from tests.unit.core.test_table import Feeder
 from rig.paths import TESTS
@@ -196,7 +196,7 @@ def test_MIXED_001_an_orbit_is_every_seat_on_the_button_and_in_stud_a_hand_a_pla
 
 # -- MIXED-002: late entries -------------------------------------------------------------------------
 def test_MIXED_002_a_late_entry_waits_for_the_big_blind_in_holdem_and_antes_at_once_in_stud() -> None:
-    from tablectl.core.settings import RuleSettings
+    from controller.core.settings import RuleSettings
 
     f = Feeder(game="holdem", seats=(1, 2, 4, 6), button=1, rotation=Rotation(("holdem", "stud"), hands=2),
                rules=RuleSettings(late_entry="wait_for_bb"))
@@ -240,7 +240,7 @@ def test_a_state_on_a_rotation_is_not_taken_by_a_table_without_one_but_an_edited
     # the saved state holds the rotation's next game (razz here): a table whose rotation was
     # taken out of the configuration would deal it for ever; it starts afresh instead (the
     # history is kept: docs/journal.md). Editing the rotation's games or counts keeps the state.
-    from tablectl.core.state import StateMismatch
+    from controller.core.state import StateMismatch
 
     state = json.loads((DATA / "v11-mixed-mid-hand.json").read_text())
     plain = TableSettings(game="holdem", seats=(1, 2, 4), button=4, confirm_cycles=2, gone_cycles=3)

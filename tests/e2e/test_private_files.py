@@ -21,12 +21,12 @@ from pathlib import Path
 
 import pytest
 
-from tablectl.core.effects import HandFinished
-from tablectl.daemon.journal import Journal
-from tablectl.daemon.private import NotPrivate, make_private, open_private
-from tablectl.daemon.sinks import FeedSink
-from tablectl.sim.decks import DECK_IDS, sim_uid
-from tablectl.sim.setup import write_setup
+from controller.core.effects import HandFinished
+from controller.daemon.journal import Journal
+from controller.daemon.private import NotPrivate, make_private, open_private
+from controller.daemon.sinks import FeedSink
+from hw_sim.decks import DECK_IDS, sim_uid
+from hw_sim.setup import write_setup
 from tests.conftest import TABLECTL
 from rig.waiting import wait_until
 from rig.paths import ROOT
@@ -103,7 +103,7 @@ def test_another_users_file_that_others_can_read_is_refused_untouched(nobody_dir
     p = nobody_dir / "hands.jsonl"
     p.write_text("old\n")
     p.chmod(0o666)
-    code = ("import sys; from tablectl.daemon.private import open_private, NotPrivate\n"
+    code = ("import sys; from controller.daemon.private import open_private, NotPrivate\n"
             "try:\n    open_private(sys.argv[1], 'w')\n"
             "except NotPrivate as e:\n    print(e.strerror); sys.exit(3)\n")
     r = subprocess.run(as_nobody(sys.executable, "-c", code, str(p)), capture_output=True, text=True,

@@ -13,8 +13,8 @@ import pytest
 
 from rig.broker import Subscriber, have_mosquitto
 from rig.tournament import Tournament
-from tablectl.daemon import control
-from tablectl.room.signing import verify
+from controller.daemon import control
+from controller.room.signing import verify
 from tests.e2e.test_room_broker import PASSWORDS, room_broker as room_broker, tls  # noqa: F401
 from tests.rules_common import BUTTON, CLEAN, SEATS
 

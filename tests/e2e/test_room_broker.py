@@ -15,9 +15,9 @@ import paho.mqtt.client as mqtt
 import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
-from tablectl.room.enroll import acl_lines, password_line, username
-from tablectl.sim.simulate import run_script
-from tablectl.sim.script import parse_script
+from controller.room.enroll import acl_lines, password_line, username
+from hw_sim.simulate import run_script
+from hw_sim.script import parse_script
 from rig.broker import Broker, Subscriber, free_port, have_mosquitto
 from tests.rules_common import BUTTON, CLEAN, SEATS
 from rig.waiting import wait_for
@@ -164,7 +164,7 @@ def test_simulate_logs_in_to_a_password_broker_and_a_wrong_password_is_one_line_
         f.chmod(0o600)
 
     def simulate(password: Path) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "tablectl.cli.main", "simulate", str(script), "--json",
+        return subprocess.run([sys.executable, "-m", "controller.cli.main", "simulate", str(script), "--json",
                                "--broker", f"mqtts://127.0.0.1:{b.tls_port}", "--room", "r1", "--table", "t1",
                                "--username", username("r1", "t1"), "--password-file", str(password),
                                "--ca-file", str(b.pki["ca"])],  # type: ignore[attr-defined]

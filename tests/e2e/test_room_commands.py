@@ -1,4 +1,4 @@
-"""The floor's commands on ``cmd`` (tablectl/daemon/room_commands.py): checked as the control
+"""The floor's commands on ``cmd`` (controller/daemon/room_commands.py): checked as the control
 socket checks its requests; a malformed, oversized or unknown one answered with why and changing
 nothing; a redelivery applied once; each accepted one journalled with its id and user. In
 process on a real daemon and journal, and one end to end through mosquitto."""
@@ -12,13 +12,13 @@ import paho.mqtt.client as mqtt
 import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
-from tablectl.core.effects import Alert, Figures
-from tablectl.core.events import DeckSetup, TableSetup
-from tablectl.config.daemon import load_config
-from tablectl.daemon.main import Daemon
-from tablectl.sim.simulate import room_section, run_script
-from tablectl.sim.script import parse_script
-from tablectl.sim.setup import write_setup
+from controller.core.effects import Alert, Figures
+from controller.core.events import DeckSetup, TableSetup
+from controller.config.daemon import load_config
+from controller.daemon.main import Daemon
+from hw_sim.simulate import room_section, run_script
+from hw_sim.script import parse_script
+from hw_sim.setup import write_setup
 from rig.broker import Subscriber
 from tests.rules_common import BUTTON, CLEAN, END, SEATS, deal, hole
 from rig.scenarios import NOISE
@@ -235,7 +235,7 @@ def test_every_message_carries_its_journals_epoch_and_a_command_of_another_journ
 def test_a_new_journal_gets_a_new_epoch_and_one_from_before_epochs_keeps_0(tmp_path):
     import sqlite3
 
-    from tablectl.daemon.journal import Journal
+    from controller.daemon.journal import Journal
 
     a, b = Journal(tmp_path / "a.sqlite3"), Journal(tmp_path / "b.sqlite3")
     a.open(), b.open()

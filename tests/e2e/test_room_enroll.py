@@ -1,4 +1,4 @@
-"""``tablectl room enroll`` (tablectl/room/enroll.py): a password file of mode 0600 and
+"""``tablectl room enroll`` (controller/room/enroll.py): a password file of mode 0600 and
 lines mosquitto accepts; or a client certificate from the room's CA, accepted by a real broker
 that takes the certificate's name as the username (the shipped ACL then applies to it)."""
 
@@ -11,10 +11,10 @@ import subprocess
 
 import pytest
 
-from tablectl.daemon.journal import Journal
-from tablectl.room.enroll import enroll_cert, username
-from tablectl.room.link import RoomLink
-from tablectl.config.room import RoomConfig
+from controller.daemon.journal import Journal
+from controller.room.enroll import enroll_cert, username
+from controller.room.link import RoomLink
+from controller.config.room import RoomConfig
 from rig.broker import Subscriber, free_port, have_mosquitto
 from tests.conftest import TABLECTL
 from tests.e2e.test_room_broker import PASSWORDS, make_pki, room_broker as room_broker  # noqa: F401
@@ -98,8 +98,8 @@ def test_enroll_makes_the_tables_signing_key_and_the_floors_line_for_it(tmp_path
     import re
     import tomllib
 
-    from tablectl.config.floor import parse_floor_text
-    from tablectl.room.signing import Signer, verify
+    from controller.config.floor import parse_floor_text
+    from controller.room.signing import Signer, verify
 
     r = enroll("t7", "--room", "main", "--dir", str(tmp_path), cwd=tmp_path)
     assert r.returncode == 0, r.stderr

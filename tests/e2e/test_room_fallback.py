@@ -8,9 +8,9 @@ from __future__ import annotations
 import socket
 import threading
 
-from tablectl.daemon.journal import Journal
-from tablectl.room.link import RoomLink
-from tablectl.config.room import RoomConfig
+from controller.daemon.journal import Journal
+from controller.room.link import RoomLink
+from controller.config.room import RoomConfig
 from rig.waiting import wait_until
 
 REFUSE_VERSION = bytes([0x20, 0x02, 0x00, 0x01])

@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from tablectl.room.outbox import check_chain
+from controller.room.outbox import check_chain
 from rig.broker import Subscriber, contiguous
 from tests.rules_common import BUTTON, CLEAN, END, SEATS, deal, hole
 from rig.scenarios import NOISE, _CARD, _UID, secret_cards, strings
@@ -69,7 +69,7 @@ def test_simulate_with_the_broker_publishes_every_topic_in_sequence_and_nothing_
 def test_simulate_exits_3_naming_what_the_broker_did_not_acknowledge(tmp_path, monkeypatch, capsys):
     """No broker on that port: nothing is acknowledged; status 3, the count named, the report
     still printed. (In process, with the 30 s wait shortened to 1 s.)"""
-    from tablectl.sim import simulate as sim
+    from hw_sim import simulate as sim
     from rig.broker import free_port
 
     monkeypatch.setattr(sim, "ACK_WAIT", 1.0)
@@ -94,9 +94,9 @@ def test_simulate_refuses_a_plain_broker_off_this_host(tmp_path):
 
 def test_the_will_says_offline_when_the_table_vanishes(broker, tmp_path):
     """SIGKILL the daemon after its hand: the broker publishes the will (retained ``state`` offline)."""
-    from tablectl.sim.simulate import room_section, run_script
-    from tablectl.sim.dealer import SimulationError
-    from tablectl.sim.script import parse_script
+    from hw_sim.simulate import room_section, run_script
+    from hw_sim.dealer import SimulationError
+    from hw_sim.script import parse_script
 
     sub = Subscriber(broker.port, [f"{PREFIX}/state"]).start()
 

@@ -9,10 +9,10 @@ import sqlite3
 
 import pytest
 
-from tablectl.room.outbox import check_chain
-from tablectl.sim.simulate import room_section, run_script
-from tablectl.sim.random_hands import random_script
-from tablectl.sim.script import parse_script
+from controller.room.outbox import check_chain
+from hw_sim.simulate import room_section, run_script
+from hw_sim.random_hands import random_script
+from hw_sim.script import parse_script
 from rig.broker import Broker, Subscriber, have_mosquitto
 from rig.scenarios import NOISE
 

@@ -10,11 +10,11 @@ import sqlite3
 
 import pytest
 
-from tablectl.config.daemon import load_config
-from tablectl.daemon.main import Daemon
-from tablectl.sim.simulate import Unacknowledged, room_section, run_script
-from tablectl.sim.random_hands import random_script
-from tablectl.sim.script import parse_script
+from controller.config.daemon import load_config
+from controller.daemon.main import Daemon
+from hw_sim.simulate import Unacknowledged, room_section, run_script
+from hw_sim.random_hands import random_script
+from hw_sim.script import parse_script
 from rig.broker import free_port
 from rig.scenarios import NOISE
 

@@ -15,10 +15,10 @@ import paho.mqtt.client as mqtt
 import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
-from tablectl.daemon import control
-from tablectl.room.tournament import tournament_topic
-from tablectl.sim.script import parse_script
-from tablectl.sim.simulate import room_section, run_script
+from controller.daemon import control
+from controller.room.tournament import tournament_topic
+from hw_sim.script import parse_script
+from hw_sim.simulate import room_section, run_script
 from rig.broker import Subscriber
 from rig.scenarios import NOISE
 from rig.waiting import wait_until

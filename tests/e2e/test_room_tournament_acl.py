@@ -14,10 +14,10 @@ import paho.mqtt.client as mqtt
 import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
-from tablectl.room.enroll import username
-from tablectl.room.tournament import tournament_topic
-from tablectl.sim.script import parse_script
-from tablectl.sim.simulate import room_section, run_script
+from controller.room.enroll import username
+from controller.room.tournament import tournament_topic
+from hw_sim.script import parse_script
+from hw_sim.simulate import room_section, run_script
 from rig.broker import Subscriber, have_mosquitto
 from rig.waiting import wait_until
 from tests.conftest import TABLECTL

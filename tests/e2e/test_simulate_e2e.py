@@ -3,7 +3,7 @@ as a subprocess, the report built from the daemon's own records.
 
 The expected zones are computed from the script (where each card was pitched, what was
 mucked), independently of the daemon (``rig.scenarios``), and compared with what the daemon
-concluded. The 500 clean noisy hands run in process (``tests/unit/sim/test_harness.py``); here only what
+concluded. The 500 clean noisy hands run in process (``tests/unit/hw_sim/test_harness.py``); here only what
 needs the real pseudo-terminals and the daemon subprocess.
 """
 
@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tablectl.sim.random_hands import random_script
+from hw_sim.random_hands import random_script
 from tests.conftest import TABLECTL
 from rig.scenarios import NOISE, ZONE_ORDER, check_report, expected_hand  # noqa: F401 (shared)
 
@@ -34,7 +34,7 @@ def simulate(tmp_path: Path, script: dict, *extra: str, timeout: float = 600) ->
 @pytest.mark.e2e
 def test_the_reader_and_the_display_unplugged_mid_hand_come_back_and_the_hands_are_still_right(tmp_path):
     """The reader's cable pulled in hand 1, the dealer's display's in hand 2. The display is a
-    20x4 LCD on tablectl.sim's fake I2C bus inside the daemon subprocess, its cable a file of the work
+    20x4 LCD on hw_sim's fake I2C bus inside the daemon subprocess, its cable a file of the work
     folder that the simulator removes and writes back (``[display] sim_cable``)."""
     script = random_script(11, hands=2, game="holdem", seats=[1, 3, 5, 8], noise=dict(NOISE, seed=11))
     cuts = []
@@ -125,7 +125,7 @@ def test_DEAL_005_the_daemon_moves_a_dead_button_after_an_elimination(tmp_path):
     script gives the seats but not the button: the daemon puts it on the vacated seat 2, then
     on seat 3."""
     import random as _random
-    from tablectl.sim.random_hands import random_hand_steps
+    from hw_sim.random_hands import random_hand_steps
     rng = _random.Random(5)
     five, four = [1, 2, 3, 4, 5], [1, 3, 4, 5]
     hands = [{"seats": five, "button": 1, "steps": random_hand_steps(rng, game="holdem", seats=five, button=1)},

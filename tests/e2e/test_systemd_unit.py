@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from tablectl.cli import doctor
-from tablectl.config.daemon import JournalConfig
+from controller.cli import doctor
+from controller.config.daemon import JournalConfig
 from rig.paths import ROOT
 
 UNIT = ROOT / "systemd" / "tablectl.service"

@@ -41,7 +41,7 @@ from rig.broker import Broker, have_mosquitto
 from rig.floor import FloorProc, add_users
 from rig.tournament import SimTable, Tournament
 from rig.waiting import wait_for
-from tablectl.room.enroll import username
+from controller.room.enroll import username
 from tests.e2e.test_floor_tournament import Floor
 from tests.e2e.test_room_broker import PASSWORDS, shipped_broker
 from tests.rules_common import BUTTON, CLEAN, END, SEATS, deal

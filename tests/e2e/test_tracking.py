@@ -1,7 +1,7 @@
 """Issue 18: cards confirmed in one reader cycle, under the harsh noise profile too, with no
-false move. Hands dealt straight into the core (``tablectl.sim.tracking_run``) under each profile of
-the simulated reader (``tablectl.sim.noise``); the harness's own runs of the 500 random and the PHH
-hands under the standard profile (tests/unit/sim/test_harness.py, tests/golden/test_phh.py) assert the same
+false move. Hands dealt straight into the core (``hw_sim.tracking_run``) under each profile of
+the simulated reader (``hw_sim.noise``); the harness's own runs of the 500 random and the PHH
+hands under the standard profile (tests/unit/hw_sim/test_harness.py, tests/golden/test_phh.py) assert the same
 figures through the whole daemon. ``bench/tracking.py`` deals 10,000 hands per game."""
 
 from __future__ import annotations
@@ -12,11 +12,11 @@ from collections import Counter
 
 import pytest
 
-from tablectl.sim.noise import Harsh, Standard
-from tablectl.sim.phh import load_phh_hands, phh_script
-from tablectl.sim.random_hands import random_script
-from tablectl.sim.script import ScriptError, parse_script
-from tablectl.sim.tracking_run import TrackingRun, percentile, run_script
+from hw_sim.noise import Harsh, Standard
+from hw_sim.phh import load_phh_hands, phh_script
+from hw_sim.random_hands import random_script
+from hw_sim.script import ScriptError, parse_script
+from hw_sim.tracking_run import TrackingRun, percentile, run_script
 from rig.paths import TESTS
 
 PHH = TESTS / "data" / "phh"
@@ -36,7 +36,7 @@ def deal(profile: str, game: str, hands: int, seed: int) -> TrackingRun:
 def test_random_hands_confirm_fast_and_never_falsely(profile, p99, per_game):
     """Random hands of each game (2 to 10 seats): p50 1 cycle, p99 within the issue's bound, no
     false move, no alert to the dealer or the floor. (The standard profile's 500 hands also go
-    through the whole daemon in tests/unit/sim/test_harness.py.)"""
+    through the whole daemon in tests/unit/hw_sim/test_harness.py.)"""
     run = deal(profile, "holdem", per_game, 18)
     run.add(deal(profile, "omaha", per_game, 1800))
     assert run.hands == 2 * per_game and len(run.latency) > 2 * per_game * 20
@@ -65,7 +65,7 @@ def test_a_rebuilt_stub_takes_its_cards_off_the_table_without_a_false_move(game,
     """A full table whose stub is rebuilt (DRAW-005, STUD-007: the gathered cards leave every
     antenna, some dealt again later), under the harsh profile: every card confirmed where it
     lies, no false move, no alert."""
-    from tablectl.sim.random_hands import random_hand
+    from hw_sim.random_hands import random_hand
 
     hand = random_hand(random.Random(seed), game=game, seats=list(range(1, seats + 1)), button=seats,
                        fold_chance=0)
@@ -184,17 +184,17 @@ class _Table:
     """A table fed cycle by cycle from what lies where (every read firm, 200)."""
 
     def __init__(self, **kw):
-        from tablectl.core.settings import TableSettings
-        from tablectl.core.table import Table
-        from tablectl.sim.tracking_run import registry
+        from controller.core.settings import TableSettings
+        from controller.core.table import Table
+        from hw_sim.tracking_run import registry
 
         self.table = Table(TableSettings(seats=(1, 2, 4), button=4, **kw), registry())
         self.field: dict[str, int] = {}
         self.cycle = 0
 
     def cycles_to_confirm(self, card: str, antenna: int, zone: str) -> int:
-        from tablectl.core.events import ReaderCycle
-        from tablectl.sim.decks import sim_uid
+        from controller.core.events import ReaderCycle
+        from hw_sim.decks import sim_uid
 
         uid = sim_uid("A", card)
         self.field[uid] = antenna
@@ -207,7 +207,7 @@ class _Table:
         raise AssertionError(f"{card} never confirmed at {zone}")
 
     def cycles_to_end(self) -> int:
-        from tablectl.core.events import ReaderCycle
+        from controller.core.events import ReaderCycle
 
         self.field.clear()
         before = self.table.hands_finished
@@ -241,7 +241,7 @@ def test_a_draw_round_expects_the_discards_in_the_muck_then_the_burn_then_each_s
     player as many cards as he threw, in the deal's order. Each card where the round says it
     goes next confirms on its first firm read; a draw card to a seat out of that order needs
     ``confirm_cycles`` (2) reads."""
-    from tablectl.core.expectation import expectation
+    from controller.core.expectation import expectation
 
     t = _Table(game="draw27_triple")  # seats 1, 2, 4, button 4: the deal starts at seat 1
     deck = iter("As Ks Qs Js Ts 9s 8s 7s 6s 5s 4s 3s 2s Ah Kh Qh Jh Th 9h 8h".split())
@@ -270,7 +270,7 @@ def test_a_hand_gathered_where_nothing_expects_it_waits_gone_cycles():
 
 
 def test_simulate_s_text_report_ends_with_the_tracking_line():
-    from tablectl.sim.simulate import format_report
+    from hw_sim.simulate import format_report
 
     text = format_report({"hands": [{"button": 2, "zones": {}, "stub_count": 52, "alerts": []}],
                           "tracking": {"cards": 24, "confirm_cycles": {"p50": 1, "p99": 2, "max": 3}}})

@@ -1,7 +1,7 @@
 """A golden FEIG ISO Host session: byte sequences written out by hand from the protocol
 documents (docs/protocols/readers.md's FEIG section, docs/protocols/feig.md), not produced by the codec.
 
-The simulated reader (tablectl/sim/feig_reader.py) and the daemon (tablectl/devices/feig.py) share one
+The simulated reader (hw_sim/feig_reader.py) and the daemon (firmware_bridge/feig.py) share one
 codec, so a bug in it on both sides would pass every end-to-end test. Here each frame is:
 
 1. checked against the CRC-16/MCRF4XX residue with a bitwise CRC written in this file (the CRC
@@ -30,9 +30,9 @@ from typing import Any
 
 import pytest
 
-from tablectl.devices import feig
-from tablectl.sim.feig_reader import SimFeigReader
-from tablectl.sim.script import Noise
+from firmware_bridge import feig
+from hw_sim.feig_reader import SimFeigReader
+from hw_sim.script import Noise
 
 
 def crc_bitwise(data: bytes) -> int:

@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from tablectl.core.cards import FULL_DECK
-from tablectl.sim.phh import (
+from controller.core.cards import FULL_DECK
+from hw_sim.phh import (
     PhhError, UnsupportedHand, load_phh_hands, phh_game, phh_script, phh_to_hand,
 )
-from tablectl.sim.script import parse_script
+from hw_sim.script import parse_script
 from rig.scenarios import NOISE, PHH_DIR, check_report, play
 
 PHH = PHH_DIR

@@ -1,5 +1,5 @@
 """The button, the blinds and the deal order of every real hand (PHH) the loader maps, checked
-against what the hand history itself says, not against ``tablectl.core.positions``.
+against what the hand history itself says, not against ``controller.core.positions``.
 
 What each history says of its own seats, read here from the file (the PHH standard numbers the
 players p1..pN in dealing order, the button last):
@@ -12,8 +12,8 @@ players p1..pN in dealing order, the button last):
 - who acts first after the flop: the first live seat after the button;
 - who is dealt first: the first ``d dh`` line (p1, left of the button; heads-up the big blind).
 
-The loader (tablectl/sim/phh.py) puts pN at seat N with the button given; the daemon's positions
-(``tablectl.core.positions.initial_positions``) and deal order (``tablectl.core.settings.deal_order``)
+The loader (hw_sim/phh.py) puts pN at seat N with the button given; the daemon's positions
+(``controller.core.positions.initial_positions``) and deal order (``controller.core.settings.deal_order``)
 of that mapping must agree with all of it.
 """
 
@@ -24,9 +24,9 @@ import tomllib
 
 import pytest
 
-from tablectl.core.positions import initial_positions
-from tablectl.core.settings import deal_order
-from tablectl.sim.phh import load_phh_hands
+from controller.core.positions import initial_positions
+from controller.core.settings import deal_order
+from hw_sim.phh import load_phh_hands
 from tests.golden.test_phh import HOLE, manifest, phh_root
 
 

@@ -1,8 +1,8 @@
 """Real stud, stud 8 and razz hands (PHH, tests/data/phh: the 2023 WSOP $50k PPC final table)
-converted to deal scripts (tablectl/sim/phh_stud.py), checked against the histories read here, and
+converted to deal scripts (hw_sim/phh_stud.py), checked against the histories read here, and
 the two oracles of the stud prompts held against each other: who brought in and who acted first
 as the history shows it (``history_actors``), and as the guides' rules say it should be
-(``tablectl.sim.stud_oracle``, the random hands' oracle)."""
+(``hw_sim.stud_oracle``, the random hands' oracle)."""
 
 from __future__ import annotations
 
@@ -13,11 +13,11 @@ from collections import Counter
 
 import pytest
 
-from tablectl.core.cards import FULL_DECK
-from tablectl.sim.phh import PhhError, UnsupportedHand
-from tablectl.sim.phh_stud import STUD_VARIANTS, history_actors, load_phh_stud_hands, stud_to_hand
-from tablectl.sim.script import parse_script
-from tablectl.sim.stud_oracle import bring_in, first_to_act
+from controller.core.cards import FULL_DECK
+from hw_sim.phh import PhhError, UnsupportedHand
+from hw_sim.phh_stud import STUD_VARIANTS, history_actors, load_phh_stud_hands, stud_to_hand
+from hw_sim.script import parse_script
+from hw_sim.stud_oracle import bring_in, first_to_act
 from rig.scenarios import PHH_DIR, expected_hand
 
 WSOP = "wsop/2023/43/5/"

@@ -22,7 +22,7 @@ from collections import defaultdict
 
 import pytest
 
-from tablectl.core.showdown import showdown, split_pot
+from controller.core.showdown import showdown, split_pot
 from rig.paths import PHH_DIR
 
 #: PHH variant -> the deal script's game (deal-script.md). FT is fixed-limit hold'em.

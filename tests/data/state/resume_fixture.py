@@ -28,9 +28,9 @@ def main() -> None:
     ap.add_argument("--events", type=int, default=300, help="events kept after each cut")
     args = ap.parse_args()
     sys.path.insert(0, str(args.root.resolve()))
-    from tablectl.core.events import event_to_dict
-    from tablectl.core.state import STATE_VERSION
-    from tablectl.core.table import Table
+    from controller.core.events import event_to_dict
+    from controller.core.state import STATE_VERSION
+    from controller.core.table import Table
     from tests.unit.core.test_state import SETTINGS, random_events
     from tests.unit.core.test_table import registry
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tablectl.cli import calibrate
-from tablectl.cli import doctor
-from tablectl.config.daemon import load_config
-from tablectl.sim.decks import sim_uid
-from tablectl.sim.noise import Harsh
-from tablectl.sim.script import Noise
+from controller.cli import calibrate
+from controller.cli import doctor
+from controller.config.daemon import load_config
+from hw_sim.decks import sim_uid
+from hw_sim.noise import Harsh
+from hw_sim.script import Noise
 
 CARD = sim_uid("A", "As")
 

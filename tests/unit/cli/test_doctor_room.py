@@ -1,4 +1,4 @@
-"""``tablectl doctor`` on ``[room]`` and ``[floor]`` (tablectl/cli/doctor_room.py): against
+"""``tablectl doctor`` on ``[room]`` and ``[floor]`` (controller/cli/doctor_room.py): against
 a real mosquitto (rig/broker.py; with the shipped TLS and password set-up of
 tests/e2e/test_room_broker.py), real files and real folders. Each failure names its section, its key
 and its file."""
@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from tablectl.cli import doctor
-from tablectl.cli.doctor import Identity
-from tablectl.cli.doctor_room import check_floor_database, check_room, floor_checks
-from tablectl.config.floor import load_floor
-from tablectl.room.enroll import username
-from tablectl.config.room import parse_room
+from controller.cli import doctor
+from controller.cli.doctor import Identity
+from controller.cli.doctor_room import check_floor_database, check_room, floor_checks
+from controller.config.floor import load_floor
+from controller.room.enroll import username
+from controller.config.room import parse_room
 from rig.broker import broker, free_port, have_mosquitto  # noqa: F401 (the fixture)
 from tests.e2e.test_room_broker import PASSWORDS, room_broker  # noqa: F401 (the fixture)
 
@@ -54,8 +54,8 @@ def test_a_broker_that_answers_and_one_that_is_gone(tmp_path, broker):  # noqa: 
 
 @needs_broker
 def test_tablectl_doctor_checks_a_tables_room_link(tmp_path, broker):  # noqa: F811
-    from tablectl.sim.simulate import room_section
-    from tablectl.sim.setup import write_setup
+    from hw_sim.simulate import room_section
+    from hw_sim.setup import write_setup
 
     cfg = write_setup(tmp_path, journal=True, console=False)
     cfg.write_text(cfg.read_text() + "\n" + room_section(broker.url, "r1", "t1"))

@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from tablectl.config.daemon import ConfigError, load_config, parse_config
-from tablectl.sim.decks import manifest_text
+from controller.config.daemon import ConfigError, load_config, parse_config
+from hw_sim.decks import manifest_text
 
 
 def good(tmp_path: Path, extra: str = "") -> Path:
@@ -131,7 +131,7 @@ def test_tablectl_run_refuses_a_bad_file_with_one_line(tmp_path):
     import sys
     cfg = good(tmp_path)
     cfg.write_text(cfg.read_text().replace("button = 9", "button = 42"))
-    r = subprocess.run([sys.executable, "-m", "tablectl.cli.main", "run", "--config", str(cfg)],
+    r = subprocess.run([sys.executable, "-m", "controller.cli.main", "run", "--config", str(cfg)],
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 2
     assert r.stderr.strip().splitlines() == [

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from tablectl.config import daemon as config_mod
-from tablectl.config.daemon import BOUNDS, ConfigError, parse_config
+from controller.config import daemon as config_mod
+from controller.config.daemon import BOUNDS, ConfigError, parse_config
 from rig.paths import ROOT
 
 DOC = ROOT / "docs" / "configuration.md"
@@ -127,7 +127,7 @@ def cases() -> list[tuple[str, str, str]]:
             above = str(int(hi) + 1) if whole else repr(round(float(hi) + step, 6))
             edges = [lo, hi]
             if name == "reader.address":
-                # 255, FEIG's broadcast, has a message of its own (tests/unit/devices/test_reader_address.py)
+                # 255, FEIG's broadcast, has a message of its own (tests/unit/firmware_bridge/test_reader_address.py)
                 above = "256"
         else:
             choices = [int(c) for c in spec]

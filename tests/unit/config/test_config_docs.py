@@ -1,14 +1,14 @@
 """docs/configuration.md's key tables are the schema's (issue 30): written from it by
-``python -m tablectl.config.reference``, compared here, so the docs cannot drift from the checks."""
+``python -m controller.config.reference``, compared here, so the docs cannot drift from the checks."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
 
-from tablectl.config import daemon, floor
-from tablectl.config.reference import TABLES, fill, main, markers
-from tablectl.config.schema import bounds_table, markdown_table
+from controller.config import daemon, floor
+from controller.config.reference import TABLES, fill, main, markers
+from controller.config.schema import bounds_table, markdown_table
 from rig.paths import ROOT
 
 DOC = ROOT / "docs" / "configuration.md"
@@ -16,7 +16,7 @@ DOC = ROOT / "docs" / "configuration.md"
 
 def test_the_docs_hold_exactly_the_tables_the_schema_gives():
     text = DOC.read_text(encoding="utf-8")
-    assert fill(text) == text, "docs/configuration.md: run python -m tablectl.config.reference"
+    assert fill(text) == text, "docs/configuration.md: run python -m controller.config.reference"
     for name, table in TABLES.items():
         begin, end = markers(name)
         assert f"{begin}\n{table()}{end}" in text
@@ -43,6 +43,6 @@ def test_a_table_edited_by_hand_is_found_and_written_back(tmp_path):
 
 
 def test_the_module_runs_as_a_command():
-    done = subprocess.run([sys.executable, "-m", "tablectl.config.reference", "--check", str(DOC)],
+    done = subprocess.run([sys.executable, "-m", "controller.config.reference", "--check", str(DOC)],
                           capture_output=True, text=True, timeout=60, cwd=ROOT)
     assert done.returncode == 0, done.stderr

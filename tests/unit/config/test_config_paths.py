@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from tablectl.config.daemon import ConfigError, load_config
-from tablectl.sim.decks import manifest_text
+from controller.config.daemon import ConfigError, load_config
+from hw_sim.decks import manifest_text
 from tests.conftest import TABLECTL
 
 
@@ -194,7 +194,7 @@ def test_the_zero_byte_journal_beside_a_wal_is_still_salvaged_by_tablectl_run_s_
 
 
 def test_the_doctor_reports_the_same_clash_and_touches_nothing(tmp_path):
-    from tablectl.cli import doctor
+    from controller.cli import doctor
 
     cfg = setup(tmp_path, control="A.txt")
     before = files(tmp_path)

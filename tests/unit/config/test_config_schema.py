@@ -1,5 +1,5 @@
 """The configuration declared once (issue 30): one schema of keys, types, bounds and defaults
-(tablectl/config/schema.py) that every section's parser reads through, the floor's included; the
+(controller/config/schema.py) that every section's parser reads through, the floor's included; the
 parsers import the schema, not each other's private classes; the devices' drivers chosen by name."""
 
 from __future__ import annotations
@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-import tablectl.config.schema as schema
-from tablectl.config import console, daemon, display, floor, room, structure
-from tablectl.config.daemon import ConfigError, ReaderConfig, ShufflerConfig, parse_config
-from tablectl.config.floor import parse_floor_text
-from tablectl.config.schema import TABLECTL_TOML, Bound, Key, Section, check
-from tablectl.core.settings import RuleSettings
+import controller.config.schema as schema
+from controller.config import console, daemon, display, floor, room, structure
+from controller.config.daemon import ConfigError, ReaderConfig, ShufflerConfig, parse_config
+from controller.config.floor import parse_floor_text
+from controller.config.schema import TABLECTL_TOML, Bound, Key, Section, check
+from controller.core.settings import RuleSettings
 
 CONFIG = Path(schema.__file__).parent
 READER = '[reader]\nport = "loop://"\n'
@@ -35,14 +35,14 @@ def imports_of(path: Path) -> set[str]:
 
 def test_the_schema_is_pure_python_of_the_standard_library():
     """No compiled dependency on the Pi: the standard library, and the core's text helpers."""
-    imported = imports_of(CONFIG / "schema.py") - {"__future__", "tablectl.core.text"}
+    imported = imports_of(CONFIG / "schema.py") - {"__future__", "controller.core.text"}
     assert imported and all(name.split(".")[0] in sys.stdlib_module_names for name in imported), imported
 
 
 def test_the_parsers_import_no_cycle_and_no_private_class():
     """schema.py imports no parser; the parsers import it (and daemon.py the section parsers it
     calls): no circle, and no ``_Section`` anywhere."""
-    graph = {p.stem: {m.removeprefix("tablectl.config.") for m in imports_of(p) if m.startswith("tablectl.config.")}
+    graph = {p.stem: {m.removeprefix("controller.config.") for m in imports_of(p) if m.startswith("controller.config.")}
              for p in CONFIG.glob("*.py")}
     assert graph["schema"] == set()
     for name in ("console", "display", "room", "floor"):

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from tablectl.core.pads import PADS
-from tablectl.config.daemon import ConfigError, parse_config
-from tablectl.config.console import NOT_ON_BUTTONS, default_console
+from controller.core.pads import PADS
+from controller.config.daemon import ConfigError, parse_config
+from controller.config.console import NOT_ON_BUTTONS, default_console
 
 BASE = '[reader]\nport = "loop://"\n'
 
@@ -26,7 +26,7 @@ def test_the_recommended_wiring_parses_and_gives_every_pad():
     assert set(pins.values()) == set(range(2, 28))
     given = {b.name for b in lay.buttons} | {b.shifted for b in lay.buttons if b.shifted} \
         | {b.long for b in lay.buttons if b.long}
-    # every pad of tablectl/core/pads.py has a button, but those that carry a word a button cannot say
+    # every pad of controller/core/pads.py has a button, but those that carry a word a button cannot say
     assert given >= set(PADS) - set(NOT_ON_BUTTONS) and not given & set(NOT_ON_BUTTONS)
     assert lay.confirm_long == {"misdeal"} and lay.discreet == {"floor"}
     assert lay.bounce_time == 0.02 and lay.hold_time == 1.0
@@ -110,7 +110,7 @@ def test_long_meanings_and_confirmations_are_read():
 def test_tablectl_run_refuses_a_pin_used_twice_with_one_line(tmp_path):
     cfg = tmp_path / "tablectl.toml"
     cfg.write_text(BASE + '[console.buttons]\nround_done = 5\n[console.leds]\nready = 5\n')
-    r = subprocess.run([sys.executable, "-m", "tablectl.cli.main", "run", "--config", str(cfg)],
+    r = subprocess.run([sys.executable, "-m", "controller.cli.main", "run", "--config", str(cfg)],
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 2
     assert r.stderr.strip().splitlines() == [

@@ -1,5 +1,5 @@
-"""``[display]`` (tablectl/config/display.py): the I2C pins against the console's, and
-``sim_cable``, tablectl simulate's display (tablectl/sim/i2c_bus.py)."""
+"""``[display]`` (controller/config/display.py): the I2C pins against the console's, and
+``sim_cable``, tablectl simulate's display (hw_sim/i2c_bus.py)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tablectl.config.daemon import ConfigError
-from tablectl.config.display import parse_display
+from controller.config.daemon import ConfigError
+from controller.config.display import parse_display
 
 CONSOLE = {"buttons": {"round_done": 2, "exposed": 3}}  # (BCM 2 and 3: bus 1's SDA and SCL)
 

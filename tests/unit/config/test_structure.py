@@ -1,5 +1,5 @@
-"""A tournament's structure file (tablectl/config/structure.py) and ``[floor.tournaments.NAME]``
-(tablectl/config/floor.py): checked as every configuration is, one line naming the file and the
+"""A tournament's structure file (controller/config/structure.py) and ``[floor.tournaments.NAME]``
+(controller/config/floor.py): checked as every configuration is, one line naming the file and the
 key on a bad value; the levels numbered as the players know them."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from tablectl.config.floor import parse_floor_text
-from tablectl.config.schema import ConfigError
-from tablectl.config.structure import MAX_BYTES, load_structure, parse_structure_text
+from controller.config.floor import parse_floor_text
+from controller.config.schema import ConfigError
+from controller.config.structure import MAX_BYTES, load_structure, parse_structure_text
 from rig.paths import ROOT
 
 EXAMPLE = ROOT / "docs" / "structure-example.toml"

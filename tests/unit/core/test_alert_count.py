@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import json
 
-from tablectl.core.effects import Alert, alert_to_dict
-from tablectl.core.prompts import PromptBoard
-from tablectl.core.rules.misdeal import late
-from tablectl.core.rules import Finding
-from tablectl.floor.store import Store
-from tablectl.cli.history import line_of
-from tablectl.room.topics import route
+from controller.core.effects import Alert, alert_to_dict
+from controller.core.prompts import PromptBoard
+from controller.core.rules.misdeal import late
+from controller.core.rules import Finding
+from controller.floor.store import Store
+from controller.cli.history import line_of
+from controller.room.topics import route
 
 SHORT = Alert(2.0, "misdeal.seat_short", "dealer", "seat 4 got 1 of 2 cards: misdeal", "MISD-007", seat=4,
               hand=7, count=1)

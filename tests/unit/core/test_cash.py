@@ -14,10 +14,10 @@ import json
 
 import pytest
 
-from tablectl.core.effects import Alert, HandFinished, Prompt
-from tablectl.core.events import ButtonPress
-from tablectl.core.settings import RuleSettings, TableSettings
-from tablectl.core.table import Table
+from controller.core.effects import Alert, HandFinished, Prompt
+from controller.core.events import ButtonPress
+from controller.core.settings import RuleSettings, TableSettings
+from controller.core.table import Table
 from tests.unit.core.test_table import Feeder, deal_board
 from rig.paths import TESTS
 from rig.states import field_home
@@ -246,7 +246,7 @@ def test_the_state_of_a_cash_table_written_by_release_9_loads_and_plays_on():
 def test_a_state_of_release_8_migrates_with_no_missed_blinds():
     state = json.loads((DATA / "v8-draw-mid-hand.json").read_text())
     assert state["version"] == 8 and "missed_bb" not in json.dumps(state)
-    from tablectl.core.state import migrate
+    from controller.core.state import migrate
     state = migrate(state)
     body = {name: field_home(state, name)[name] for name in ("missed_bb", "missed_sb", "_buyer", "_pending_prompts")}
     assert (body["missed_bb"], body["missed_sb"], body["_buyer"], body["_pending_prompts"]) == \
@@ -254,7 +254,7 @@ def test_a_state_of_release_8_migrates_with_no_missed_blinds():
 
 
 def test_the_cash_settings_are_read_and_a_bad_word_is_refused_naming_the_key(tmp_path):
-    from tablectl.config.daemon import ConfigError, parse_config
+    from controller.config.daemon import ConfigError, parse_config
 
     base = '[reader]\nport = "loop://"\n'
     t = parse_config(base, path=tmp_path / "t.toml").table
@@ -271,8 +271,8 @@ def test_the_cash_settings_are_read_and_a_bad_word_is_refused_naming_the_key(tmp
 
 
 def test_the_cash_prompts_on_the_dealers_display():
-    from tablectl.core.display import render
-    from tablectl.core.prompts import PromptBoard
+    from controller.core.display import render
+    from controller.core.prompts import PromptBoard
 
     f = cash()
     deal_hand(f, [2, 3, 4, 5, 6, 1])
@@ -289,7 +289,7 @@ def test_the_cash_prompts_on_the_dealers_display():
 
 
 def test_the_floors_setup_keeps_a_player_sitting_out_out_and_a_button_set_clears_what_is_owed():
-    from tablectl.core.events import TableSetup
+    from controller.core.events import TableSetup
 
     f = cash()
     deal_hand(f, [2, 3, 4, 5, 6, 1])

@@ -2,7 +2,7 @@
 
 The oracle is the 2012 WSOP guide's own words (001 §CHINESE POKER), quoted at each test: the seat
 counts, the stacks mucked, the button's seat at five players and the 14-and-12 fix are written
-here from them, never from tablectl/core/families/chinese/rules.py. The stacks are pushed whole (a deal
+here from them, never from controller/core/families/chinese/rules.py. The stacks are pushed whole (a deal
 script's ``stack`` step), so the misdeal rules of a deal one card at a time round the table
 (MISD-004..007) must stay silent whatever order the stacks come in.
 """
@@ -15,20 +15,20 @@ from pathlib import Path
 
 import pytest
 
-from tablectl.core.cards import FULL_DECK
-from tablectl.core.display import render
-from tablectl.core.prompts import ConsoleState
-from tablectl.core.effects import Alert
-from tablectl.core.events import ReaderCycle
-from tablectl.core.registry import Deck, DeckRegistry
-from tablectl.config.daemon import ConfigError, load_config
-from tablectl.sim.harness import play as harness_play
-from tablectl.core.settings import TableSettings
-from tablectl.core.table import Table
-from tablectl.sim.random_chinese import random_chinese_hand
-from tablectl.sim.random_hands import random_script
-from tablectl.sim.script import ScriptError, parse_script
-from tablectl.sim.setup import write_setup
+from controller.core.cards import FULL_DECK
+from controller.core.display import render
+from controller.core.prompts import ConsoleState
+from controller.core.effects import Alert
+from controller.core.events import ReaderCycle
+from controller.core.registry import Deck, DeckRegistry
+from controller.config.daemon import ConfigError, load_config
+from hw_sim.harness import play as harness_play
+from controller.core.settings import TableSettings
+from controller.core.table import Table
+from hw_sim.random_chinese import random_chinese_hand
+from hw_sim.random_hands import random_script
+from hw_sim.script import ScriptError, parse_script
+from hw_sim.setup import write_setup
 from rig.scenarios import NOISE, check_report, deal_and_check, play
 
 

@@ -9,8 +9,8 @@ false "the flop has 2 of 3 cards". Played as deal scripts through the in-process
 
 from __future__ import annotations
 
-from tablectl.core.effects import Alert
-from tablectl.sim.harness import play as harness_play
+from controller.core.effects import Alert
+from hw_sim.harness import play as harness_play
 from tests.rules_common import BUTTON, END, RIVER, SEATS, TURN, alerts_of, hole, street
 from rig.scenarios import NOISE, assert_nothing_secret_public
 

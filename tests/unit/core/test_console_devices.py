@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 from gpiozero.pins.mock import MockFactory
 
-from tablectl.core.events import ButtonPress
-from tablectl.core.pads import PADS, SEAT_PADS
-from tablectl.core.prompts import ConsoleState
-from tablectl.config.daemon import parse_config
-from tablectl.config.console import NOT_ON_BUTTONS, default_console
-from tablectl.devices.console import Console, ConsoleError, make_pin_factory
+from controller.core.events import ButtonPress
+from controller.core.pads import PADS, SEAT_PADS
+from controller.config.daemon import parse_config
+from controller.config.console import NOT_ON_BUTTONS, default_console
+from firmware_bridge.console import Console, ConsoleError, make_pin_factory
+from firmware_bridge.events import Lights, PadPress
 from rig.waiting import elapse, wait_until
 
 DEADLINE = 10.0
@@ -26,15 +26,15 @@ class Presses:
     """What the console gave, with a way to wait for it."""
 
     def __init__(self):
-        self.got: list[ButtonPress] = []
+        self.got: list[PadPress] = []
         self._cond = threading.Condition()
 
-    def __call__(self, press: ButtonPress) -> None:
+    def __call__(self, press: PadPress) -> None:
         with self._cond:
             self.got.append(press)
             self._cond.notify_all()
 
-    def wait(self, n: int) -> list[ButtonPress]:
+    def wait(self, n: int) -> list[PadPress]:
         with self._cond:
             assert self._cond.wait_for(lambda: len(self.got) >= n, DEADLINE), self.got
             return list(self.got)
@@ -166,7 +166,7 @@ def test_a_long_meaning_replaces_the_buttons_own_long_press(make):
 
 def test_the_seat_key_selects_a_seat_and_the_next_pad_takes_it(make):
     console, presses = make()
-    console.show(ConsoleState(seat=5))  # the lead: seat 5 is due the next card
+    console.show(Lights(seat=5))  # the lead: seat 5 is due the next card
     assert console.pin("seat 5").state
     for _ in range(3):
         console.tap("seat")
@@ -215,7 +215,7 @@ def test_a_selection_lapses_and_a_long_press_on_the_seat_key_clears_it(make):
 
 def test_the_floor_button_makes_no_visible_or_audible_change(make):
     console, presses = make()
-    console.show(ConsoleState(prompt="on", seat=4))  # steady LEDs: any change would show
+    console.show(Lights(prompt="on", seat=4))  # steady LEDs: any change would show
     pins = output_pins(console)
     before = {n: list(p.states) for n, p in pins.items()}
     console.drive("floor")
@@ -254,8 +254,8 @@ def test_pin_factories_by_name_and_from_the_environment(monkeypatch):
 
 
 def test_a_console_that_cannot_open_is_reported_and_the_table_runs_on():
-    from tablectl.daemon.main import Daemon
-    from tablectl.daemon.sinks import CallbackSink
+    from controller.daemon.main import Daemon
+    from controller.daemon.sinks import CallbackSink
 
     text = '[reader]\nport = "loop://"\n' + default_console(pin_factory="mock").replace(
         'pin_factory = "mock"', 'pin_factory = "rpigpio"')
@@ -276,5 +276,5 @@ def test_a_mock_pin_history_is_kept_bounded():
     with Console(layout(), lambda p: None, pin_factory=MockFactory()) as console:
         pin = console.pin("prompt")
         for i in range(3 * Console.MOCK_HISTORY):
-            console.show(ConsoleState(prompt="on" if i % 2 else "off"))
+            console.show(Lights(prompt="on" if i % 2 else "off"))
         assert Console.MOCK_HISTORY <= len(pin.states) <= 2 * Console.MOCK_HISTORY

@@ -8,11 +8,11 @@ import json
 
 import pytest
 
-from tablectl.core.dealers import check_dealer_name
-from tablectl.core.effects import Alert, HandFinished, effect_to_dict
-from tablectl.core.events import DealerNamed, event_from_dict, event_to_dict
-from tablectl.core.state import STATE_VERSION, StateError
-from tablectl.core.table import Table
+from controller.core.dealers import check_dealer_name
+from controller.core.effects import Alert, HandFinished, effect_to_dict
+from controller.core.events import DealerNamed, event_from_dict, event_to_dict
+from controller.core.state import STATE_VERSION, StateError
+from controller.core.table import Table
 from tests.unit.core.test_state import SETTINGS
 from tests.unit.core.test_table import Feeder, deal_clean_hand
 from rig.paths import TESTS
@@ -140,7 +140,7 @@ def test_a_dealer_name_no_input_would_take_is_refused_in_a_state(where, value):
 
 
 def test_tablectl_history_lists_each_hands_dealer():
-    from tablectl.cli.history import line_of
+    from controller.cli.history import line_of
 
     f = Feeder()
     name(f, "Ann Lee")

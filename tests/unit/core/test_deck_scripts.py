@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 
 
-from tablectl.core.effects import Alert, effect_to_dict
-from tablectl.sim.harness import play
+from controller.core.effects import Alert, effect_to_dict
+from hw_sim.harness import play
 from tests.rules_common import BUTTON, CLEAN, END, HOLE, SEATS, clean_for, deal, hole, run, run_hands
 from rig.scenarios import NOISE, assert_nothing_secret_public
 

@@ -5,15 +5,15 @@ from __future__ import annotations
 
 import pytest
 
-from tablectl.core.cards import FULL_DECK, setup_order
-from tablectl.core.deck_rack import DeckRack
-from tablectl.core.effects import Alert, Prompt
-from tablectl.core.events import DeckSetup, ShufflerReport, ShufflerStatus
-from tablectl.core.registry import DeckRegistry, Deck
-from tablectl.core.rules.deck import NEW_SETUP, count_deck
-from tablectl.core.rules.stub import expected_out, stub_arithmetic
-from tablectl.core.settings import RuleSettings, deal_order
-from tablectl.sim.decks import sim_uid
+from controller.core.cards import FULL_DECK, setup_order
+from controller.core.deck_rack import DeckRack
+from controller.core.effects import Alert, Prompt
+from controller.core.events import DeckSetup, ShufflerReport, ShufflerStatus
+from controller.core.registry import DeckRegistry, Deck
+from controller.core.rules.deck import NEW_SETUP, count_deck
+from controller.core.rules.stub import expected_out, stub_arithmetic
+from controller.core.settings import RuleSettings, deal_order
+from hw_sim.decks import sim_uid
 from tests.unit.core.test_table import Feeder, deal_clean_hand, registry
 
 FOREIGN = "E0040150A05F02B7"
@@ -157,7 +157,7 @@ def test_crosstalk_even_for_many_cycles_is_not_a_clone():
     uid = f.uid("As")
     for _ in range(30):  # the neighbour hears the ace weakly in every cycle
         f.cycle += 1
-        f.effects += f.table.apply(__import__("tablectl.core.events", fromlist=["ReaderCycle"]).ReaderCycle(
+        f.effects += f.table.apply(__import__("controller.core.events", fromlist=["ReaderCycle"]).ReaderCycle(
             float(f.cycle), "reader", f.cycle, ((uid, 1, 200), (uid, 2, 110))))
     assert f.of(Alert) == []
 
@@ -424,14 +424,14 @@ def test_registry_used_by_the_tests_is_the_simulated_pair():
 # -- the floor's setup exchange through the control socket (DECK-003, DECK-005) ---------------
 def _manifest(tmp_path, deck, text=None):
     """A manifest in the manifests folder (tmp_path); the request names it by its file name."""
-    from tablectl.sim.decks import manifest_text
+    from hw_sim.decks import manifest_text
     path = tmp_path / f"{deck}.txt"
     path.write_text(text if text is not None else manifest_text(deck))
     return path.name
 
 
 def test_a_new_pair_is_read_from_its_manifests_and_retires_the_old(tmp_path):
-    from tablectl.daemon.control import request_to_event
+    from controller.daemon.control import request_to_event
     ev = request_to_event({"cmd": "decks", "in_play": "B", "decks": [
         {"id": "B", "back": "blue", "manifest": _manifest(tmp_path, "B")}]}, now=5.0, manifests=str(tmp_path))
     assert isinstance(ev, DeckSetup) and ev.in_play == "B" and len(ev.decks[0][2]) == 52
@@ -450,8 +450,8 @@ def test_a_new_pair_is_read_from_its_manifests_and_retires_the_old(tmp_path):
     ([], "one or two decks"),
 ])
 def test_a_bad_setup_exchange_is_refused_naming_the_problem(tmp_path, decks, error):
-    from tablectl.daemon.control import request_to_event
-    from tablectl.sim.decks import manifest_text
+    from controller.daemon.control import request_to_event
+    from hw_sim.decks import manifest_text
     paths = {"A": _manifest(tmp_path, "A"), "B": _manifest(tmp_path, "B"), "nowhere": "none.txt",
              "short": _manifest(tmp_path, "S", manifest_text("A").replace(f"{sim_uid('A', '7h')} 7h\n", ""))}
     decks = [dict(d, manifest=paths[d["manifest"]]) if "manifest" in d else d for d in decks]

@@ -7,10 +7,10 @@ import re
 
 import pytest
 
-from tablectl.core.display import (LAYOUTS, WIDEST, DisplayTextError, lines_for, names_a_card, parse_table,
+from controller.core.display import (LAYOUTS, WIDEST, DisplayTextError, lines_for, names_a_card, parse_table,
                                 placeholders, render, text_table)
-from tablectl.core.effects import Alert, Figures, HandStarted
-from tablectl.core.prompts import PromptBoard
+from controller.core.effects import Alert, Figures, HandStarted
+from controller.core.prompts import PromptBoard
 from rig.paths import ROOT
 
 FAMILIES = ("misdeal", "late_fault", "deal", "burn", "board", "muck", "deck", "stub", "shuffler", "device",
@@ -22,11 +22,11 @@ NEVER_SHOWN = {"deck.missing_card", "deck.extra_card", "deck.cloned_tag", "deck.
                "deck.blocked_deck_dealt", "deck.changed", "deck.unknown_deck", "deck.setup_refused",
                "stub.sticky_deck", "shuffler.fault_persists", "muck.winner_mucked",
                "showdown.bad_beat", "stub.draw_dead_card", "deal.chinese_count_wrong",
-               # the modes' floor alerts (tablectl/core/table/modes.py)
+               # the modes' floor alerts (controller/core/table/modes.py)
                "race.race_off", "race.allin", "break.seat_open", "break.seats_open", "break.dealt_in_hold",
-               # the tournament's floor alerts (tablectl/core/table/tournament.py)
+               # the tournament's floor alerts (controller/core/table/tournament.py)
                "flow.dealt_before_release", "flow.bubble_allin", "flow.dead_hand_back", "flow.clock_ignored"}
-#: what the rules build out of others: a late fault from each misdeal (tablectl/core/rules/misdeal.py
+#: what the rules build out of others: a late fault from each misdeal (controller/core/rules/misdeal.py
 #: ``late``), a shuffler stop from its state, a device's offline and online from its name
 DEVICES = ("reader", "shuffler", "console", "display")
 SHUFFLER_STOPS = ("jam", "door_open", "error")
@@ -36,7 +36,7 @@ def codes_in_source() -> set[str]:
     """Every alert code spelt in the core (a string literal of a family), and those it builds."""
     literal = re.compile(r"\"((?:" + "|".join(FAMILIES) + r")\.[a-z0-9_]+)\"")
     found: set[str] = set()
-    core = ROOT / "tablectl" / "core"
+    core = ROOT / "controller" / "core"
     for path in core.rglob("*.py"):  # (the table, its parts, the families, the showdown: every module)
         found.update(literal.findall(path.read_text()))
     misdeals = {c.split(".", 1)[1] for c in found if c.startswith("misdeal.")} - {"declared_late"}
@@ -52,7 +52,7 @@ def test_every_dealer_code_has_words_and_no_deck_fault_has_any() -> None:
     assert len(codes) > 60 and "stub.count_due" in codes and "late_fault.seat_short" in codes  # the scan works
     table = text_table().prompts
     missing = sorted(codes - NEVER_SHOWN - set(table))
-    assert not missing, f"dealer codes without text in tablectl/core/display_text.toml: {missing}"
+    assert not missing, f"dealer codes without text in controller/core/display_text.toml: {missing}"
     assert not NEVER_SHOWN & set(table), "a deck fault has words on the display: the floor's only"
     stray = sorted(set(table) - codes)
     assert stray == ["board.premature_flop"], stray  # (kept: the console's doctests raise it)
@@ -129,8 +129,8 @@ def test_a_deck_fault_shows_new_setup_and_nothing_of_the_fault() -> None:
 def test_the_scenarios_screen_check_catches_a_deck_fault_on_the_console() -> None:
     """The hook every in-process scenario goes through (rig/scenarios.py) fails on a screen of
     a deck fault: it can fail."""
-    from tablectl.core.prompts import ConsoleState
-    from tablectl.sim.harness import Played
+    from controller.core.prompts import ConsoleState
+    from hw_sim.harness import Played
     from rig.scenarios import assert_display_keeps_secrets
 
     bad = Played(report={}, screens=[((1, 3), ConsoleState(code="deck.wrong_deck", message="As of deck B"))])
@@ -143,7 +143,7 @@ def test_the_scenarios_screen_check_catches_a_deck_fault_on_the_console() -> Non
 def _screens(script: dict) -> dict[str, list[object]]:
     """Code -> every console state of that code the in-process harness showed dealing
     ``script`` (the secrets checked on the way, as every scenario's)."""
-    from tablectl.sim.harness import play as harness_play
+    from hw_sim.harness import play as harness_play
     from rig.scenarios import assert_nothing_secret_public
 
     played = harness_play(script)

@@ -4,7 +4,7 @@
 The oracles: the 001 guide's lowball section (its words quoted where a test rests on them), the
 formats table of DRAW-001 written out here, and a stub counted in the test itself (52 less the
 cards on the table); the random hands against the simulator's own generator
-(tablectl/sim/random_draw.py, which knows nothing of the core).
+(hw_sim/random_draw.py, which knows nothing of the core).
 """
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ import json
 
 import pytest
 
-from tablectl.core.effects import Alert, CardPlaced, Figures, HandFinished, HandStarted, Prompt
-from tablectl.core.games import game_of
-from tablectl.core.settings import RuleSettings, TableSettings
-from tablectl.core.state import STATE_VERSION
-from tablectl.core.table import Table
+from controller.core.effects import Alert, CardPlaced, Figures, HandFinished, HandStarted, Prompt
+from controller.core.games import game_of
+from controller.core.settings import RuleSettings, TableSettings
+from controller.core.state import STATE_VERSION
+from controller.core.table import Table
 from tests.stud_draw_e2e import deal_random_hands
 from tests.unit.core.test_table import Feeder
 from rig.paths import TESTS
@@ -404,7 +404,7 @@ def test_two_badugi_reads_of_different_sizes_are_worded_not_a_crash() -> None:
     cards begin alike (Q-3-A against Q-3): the words once raised StopIteration, and the random
     badeucy hands' showdown stopped a hand from closing. Seat 1 keeps one card a suit (Qd Ac 3h,
     the Jc pairs the Ac's suit); seat 2 holds three clubs (the 3c kept) and the Qh."""
-    from tablectl.core.showdown.evaluation import read_all
+    from controller.core.showdown.evaluation import read_all
 
     reads = read_all("badugi", 0, {1: ["Qd", "Ac", "Jc", "3h"], 2: ["Qh", "9c", "4c", "3c"]})
     assert reads[1] is not None and reads[2] is not None

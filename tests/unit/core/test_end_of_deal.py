@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from tablectl.sim.random_hands import random_hand_steps
+from hw_sim.random_hands import random_hand_steps
 from tests.rules_common import (
     END,
     FLOP,

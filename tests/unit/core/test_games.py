@@ -1,4 +1,4 @@
-"""Games as data (tablectl/core/games.py) and stud's own rules (tablectl/core/families/stud/rules.py), against
+"""Games as data (controller/core/games.py) and stud's own rules (controller/core/families/stud/rules.py), against
 the tables of docs/rules.md and the dealer guides' own examples, written out here by hand."""
 
 from __future__ import annotations
@@ -7,10 +7,10 @@ import itertools
 
 import pytest
 
-from tablectl.core.showdown.evaluation import GAMES as EVALUATED
-from tablectl.core.games import DECK_SIZE, GAMES, game_of
-from tablectl.core.families.stud.rules import bring_in, first_to_act, short_stub
-from tablectl.core.settings import GAMES as DEALT_GAMES
+from controller.core.showdown.evaluation import GAMES as EVALUATED
+from controller.core.games import DECK_SIZE, GAMES, game_of
+from controller.core.families.stud.rules import bring_in, first_to_act, short_stub
+from controller.core.settings import GAMES as DEALT_GAMES
 
 # (game, hole cards dealt first, cards a seat ends with, draws, burns, board, most players), read
 # off docs/rules.md: STUD-001 (two down one up, up 4th-6th, down 7th, a burn before 4th-7th, at most
@@ -39,7 +39,7 @@ def test_every_game_of_the_deal_script_contract_is_defined_once() -> None:
     ids = ("holdem omaha omaha8 stud stud8 razz draw27_single draw27_triple draw_a5_triple badugi badeucy "
            "badacey draw5 chinese").split()
     assert [g.name for g in GAMES] == ids
-    # the showdown's definitions (tablectl/core/showdown/evaluation.py): every game whose hands the table reads,
+    # the showdown's definitions (controller/core/showdown/evaluation.py): every game whose hands the table reads,
     # that is all but Chinese poker, where the players score each other (001 §CHINESE POKER: "Players
     # will table their hands and pay each other accordingly")
     assert [g.name for g in GAMES if not g.showdown] == ["chinese"]

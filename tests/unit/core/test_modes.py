@@ -1,4 +1,4 @@
-"""The ``mode`` pad and the deals it watches instead of a hand (tablectl/core/table/modes.py): the
+"""The ``mode`` pad and the deals it watches instead of a hand (controller/core/table/modes.py): the
 colour-up race-off (docs/rules.md: RACE-001..006), the table break's high card and the open seats
 (§14, BREAK-001..004), the button before a break (FLOW-005). Dealt in process under noise (the
 harness, with the check that nothing secret reached a public output); the settings' other
@@ -17,12 +17,12 @@ from typing import Any
 
 import pytest
 
-from tablectl.core.effects import Alert, HandStarted, Prompt
-from tablectl.core.events import ButtonPress, event_from_dict, event_to_dict
-from tablectl.config.daemon import ConfigError, parse_config
-from tablectl.sim.harness import Played, play as harness_play
-from tablectl.core.settings import RuleSettings, TableSettings
-from tablectl.core.table import Table
+from controller.core.effects import Alert, HandStarted, Prompt
+from controller.core.events import ButtonPress, event_from_dict, event_to_dict
+from controller.config.daemon import ConfigError, parse_config
+from hw_sim.harness import Played, play as harness_play
+from controller.core.settings import RuleSettings, TableSettings
+from controller.core.table import Table
 from tests.rules_common import END, clean_for, deal
 from rig.scenarios import NOISE, assert_nothing_secret_public, play
 from tests.unit.core.test_table import Feeder
@@ -297,7 +297,7 @@ def test_BREAK_003_a_seat_out_during_a_hand_is_told_again_after_the_next_hand():
 
 def test_BREAK_004_the_player_count_reaches_the_floor_every_hand():
     # the count is in what the floor has every hand already: each hand's start (public), its
-    # record, and the room's retained state (tablectl/daemon/room_link.py public_state)
+    # record, and the room's retained state (controller/daemon/room_link.py public_state)
     hands = [{"steps": clean_for([1, 2, 4, 6])},
              {"steps": [{"press": "seat_out", "seat": 2}] + clean_for([4, 6, 1])}]  # button 1, no SB (2 out)
     p = played(hands)
@@ -506,12 +506,12 @@ def test_MODE_a_mode_the_core_does_not_know_is_ignored_and_the_state_still_loads
 
 # -- BREAK-002: the ack during a hold, as the dealer's console takes it ------------------------------
 class Console:
-    """The core and the dealer's console (tablectl.core.prompts.PromptBoard) fed the same presses and
+    """The core and the dealer's console (controller.core.prompts.PromptBoard) fed the same presses and
     effects, as the daemon feeds them: after every step, the hold waits on the console exactly
     while the core holds (so the ack the console gives the hold is the one the core takes)."""
 
     def __init__(self, f: Feeder) -> None:
-        from tablectl.core.prompts import PromptBoard
+        from controller.core.prompts import PromptBoard
 
         self.f, self.board, self.seen = f, PromptBoard(), 0
         self.sync()
@@ -527,7 +527,7 @@ class Console:
         self.sync()
 
     def device(self, name: str, online: bool) -> None:
-        from tablectl.core.events import DeviceStatus
+        from controller.core.events import DeviceStatus
 
         self.f.effects += self.f.table.apply(DeviceStatus(float(self.f.cycle) + 0.5, name, online))
         self.sync()

@@ -14,17 +14,17 @@ from pathlib import Path
 
 import pytest
 
-from tablectl.core.effects import Alert
-from tablectl.core.events import DeviceStatus, ShufflerStatus, Tick, event_from_dict, event_to_dict
-from tablectl.config.daemon import load_config
-from tablectl.daemon.main import Daemon
-from tablectl.sim.harness import CYCLE_S, Harness
-from tablectl.core.settings import RuleSettings
-from tablectl.core.state import StateError
-from tablectl.core.table import Table
-from tablectl.devices.clock import BOOT, boot_id
-from tablectl.sim.script import parse_script
-from tablectl.sim.setup import write_setup
+from controller.core.effects import Alert
+from controller.core.events import DeviceStatus, ShufflerStatus, Tick, event_from_dict, event_to_dict
+from controller.config.daemon import load_config
+from controller.daemon.main import Daemon
+from hw_sim.harness import CYCLE_S, Harness
+from controller.core.settings import RuleSettings
+from controller.core.state import StateError
+from controller.core.table import Table
+from firmware_bridge.clock import BOOT, boot_id
+from hw_sim.script import parse_script
+from hw_sim.setup import write_setup
 from tests.unit.core.test_state import DATA, SETTINGS, random_events
 from tests.unit.core.test_table import Feeder, registry
 from rig.waiting import wait_until
@@ -92,7 +92,7 @@ def test_the_monotonic_reading_goes_to_the_journal_row_and_back_and_is_checked()
     assert row == {"type": "Tick", "ts": 5.0, "mono": 12.25, "boot": "0a1b2c3d"}
     assert event_from_dict(json.loads(json.dumps(row))) == ev
     assert "mono" not in event_to_dict(Tick(5.0))  # events without one: rows as they were
-    from tablectl.daemon.journal import decode_event
+    from controller.daemon.journal import decode_event
     with pytest.raises(ValueError, match="mono"):
         decode_event('{"type":"Tick","ts":5.0,"mono":"soon"}', 7)
     with pytest.raises(ValueError, match="not a finite number"):

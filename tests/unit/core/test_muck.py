@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from tablectl.core.effects import Alert
-from tablectl.core.settings import RuleSettings
+from controller.core.effects import Alert
+from controller.core.settings import RuleSettings
 from tests.rules_common import CLEAN, run
 from tests.unit.core.test_table import Feeder
 

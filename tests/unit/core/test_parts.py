@@ -14,13 +14,13 @@ import re
 from pathlib import Path
 
 from rig.paths import ROOT
-from tablectl.core.registry import DeckRegistry
-from tablectl.core.settings import TableSettings
-from tablectl.core.state.migrations import OWNERS
-from tablectl.core.table import Table
-from tablectl.core.table.tournament import Tournament
+from controller.core.registry import DeckRegistry
+from controller.core.settings import TableSettings
+from controller.core.state.migrations import OWNERS
+from controller.core.table import Table
+from controller.core.table.tournament import Tournament
 
-CORE = ROOT / "tablectl" / "core"
+CORE = ROOT / "controller" / "core"
 MOST_METHODS = 30
 #: a receiver that is a part: ``self``, or a part by its name on the table (``self._t.roster``, ``roster``)
 _PART = re.compile(r"^(self|(.*\.)?(_t\.)?(reads|alerts|devices|decks|roster|turns|modes|holds|stud|dealing|"

@@ -4,8 +4,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tablectl.core.positions import Positions, initial_positions, next_positions
-from tablectl.core.settings import deal_order
+from controller.core.positions import Positions, initial_positions, next_positions
+from controller.core.settings import deal_order
 from tests.dead_button import Reference
 
 FIVE = (1, 2, 3, 4, 5)
@@ -66,7 +66,7 @@ def test_DEAL_003_from_three_players_to_two_the_next_big_blind_is_the_big_blind(
 @given(live=st.sets(st.integers(1, 10), min_size=2, max_size=10), start=st.integers(1, 10),
        busts=st.lists(st.integers(1, 10), max_size=8))
 def test_positions_agree_with_the_reference_walk_of_the_dead_button_rule(live, start, busts):
-    """DEAL-002..005 over any eliminations: tablectl.core.positions and deal_order against the
+    """DEAL-002..005 over any eliminations: controller.core.positions and deal_order against the
     reference written from docs/rules.md's wording (tests/dead_button.py), not against themselves."""
     live = set(live)
     p, ref = initial_positions(sorted(live), start), Reference.first(sorted(live), start)

@@ -5,17 +5,17 @@ from pathlib import Path
 
 import pytest
 
-from tablectl.core import effects as fx
-from tablectl.core.effects import Alert, HandStarted
-from tablectl.core.events import ButtonPress, ReaderCycle
-from tablectl.core.prompts import PROMPT_TABLE, PromptBoard, rule_for
-from tablectl.config.daemon import load_config, parse_config
-from tablectl.config.console import default_console
-from tablectl.daemon.console_sink import ConsoleSink
-from tablectl.daemon.main import Daemon
-from tablectl.core.settings import deal_order
-from tablectl.sim.decks import sim_uid
-from tablectl.sim.setup import ANTENNA_OF, write_setup
+from controller.core import effects as fx
+from controller.core.effects import Alert, HandStarted
+from controller.core.events import ButtonPress, ReaderCycle
+from controller.core.prompts import PROMPT_TABLE, PromptBoard, rule_for
+from controller.config.daemon import load_config, parse_config
+from controller.config.console import default_console
+from controller.daemon.console_sink import ConsoleSink
+from controller.daemon.main import Daemon
+from controller.core.settings import deal_order
+from hw_sim.decks import sim_uid
+from hw_sim.setup import ANTENNA_OF, write_setup
 from rig.waiting import wait_until
 
 DEADLINE = 10.0

@@ -2,10 +2,10 @@
 
 import pytest
 
-from tablectl.core.cards import FULL_DECK, parse_card, setup_order, CardError
-from tablectl.core.registry import (Deck, DeckRegistry, RegistryError, cards_from_setup_order,
+from controller.core.cards import FULL_DECK, parse_card, setup_order, CardError
+from controller.core.registry import (Deck, DeckRegistry, RegistryError, cards_from_setup_order,
                                  parse_manifest)
-from tablectl.sim.decks import card_of_uid, manifest_text, sim_uid
+from hw_sim.decks import card_of_uid, manifest_text, sim_uid
 
 
 def test_setup_order_is_diamonds_clubs_hearts_spades_from_the_bottom():

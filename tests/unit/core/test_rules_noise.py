@@ -4,8 +4,8 @@ may reach a public effect. Found in review; each test failed before its fix."""
 
 from __future__ import annotations
 
-from tablectl.core.effects import Alert, CardPlaced
-from tablectl.core.events import ButtonPress
+from controller.core.effects import Alert, CardPlaced
+from controller.core.events import ButtonPress
 from tests.unit.core.test_table import Feeder
 
 HOLE3 = [("As", 1), ("Kd", 2), ("7c", 4), ("2h", 1), ("3h", 2), ("Qs", 4)]  # seats 1, 2, 4, button 4

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from tablectl.core.effects import Alert, Figures
-from tablectl.core.expectation import expectation
-from tablectl.core.hand import Hand
-from tablectl.core.settings import RuleSettings
+from controller.core.effects import Alert, Figures
+from controller.core.expectation import expectation
+from controller.core.hand import Hand
+from controller.core.settings import RuleSettings
 from tests.rules_common import CLEAN, END, alerts_of, clean_for, deal, run, run_hands
 from tests.unit.core.test_table import Feeder
 
@@ -100,7 +100,7 @@ def test_DEAL_009_absent_deadline_own_turn_is_told_at_the_last_card_to_wait_for_
 
 
 def test_DEAL_009_the_absent_deadline_setting_is_read_and_checked(tmp_path):
-    from tablectl.config.daemon import ConfigError, load_config
+    from controller.config.daemon import ConfigError, load_config
     from tests.unit.config.test_config import good
 
     assert load_config(good(tmp_path)).table.rules.absent_deadline == "last_card"  # 001, 002: the default

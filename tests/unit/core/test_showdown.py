@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from tablectl.core.showdown.evaluation import EvaluationError, best, read_all
-from tablectl.core.showdown.rules import bad_beat, findings, winner_guard
-from tablectl.core.showdown import OddChipRules, block, from_record, run_boards, showdown, split_pot, split_runs
+from controller.core.showdown.evaluation import EvaluationError, best, read_all
+from controller.core.showdown.rules import bad_beat, findings, winner_guard
+from controller.core.showdown import OddChipRules, block, from_record, run_boards, showdown, split_pot, split_runs
 
 
 def cards(text: str) -> list[str]:
@@ -274,7 +274,7 @@ def test_the_record_with_a_card_of_another_deck():
     assert from_record(rec) == {"seats": [2, 4], "high": [], "hands": {}, "unread": ["board"]}
 
 
-# -- what the dealer and the floor are told (tablectl/core/showdown/rules.py) ----------------------------
+# -- what the dealer and the floor are told (controller/core/showdown/rules.py) ----------------------------
 def told(game: str, hands: dict[int, str], board: str = "", button: int = 9, **kw) -> list[tuple]:
     sd = showdown(game, {s: cards(h) for s, h in hands.items()}, cards(board), button=button, **kw)
     return [(f.code, f.rule, f.seat, f.message) for f in findings(sd)]

@@ -12,9 +12,9 @@ import pytest
 
 import random
 from pokerkit import Card
-from tablectl.core.cards import FULL_DECK
-from tablectl.core.showdown.evaluation import GAMES, best_hand, kind_of
-from tablectl.core.showdown import showdown
+from controller.core.cards import FULL_DECK
+from controller.core.showdown.evaluation import GAMES, best_hand, kind_of
+from controller.core.showdown import showdown
 
 from rig.crosscheck import deals, high5, ref_holdem, ref_omaha, ref_omaha_low, winners
 

@@ -13,17 +13,17 @@ from __future__ import annotations
 
 import pytest
 
-from tablectl.core.display import render
-from tablectl.core.effects import HandFinished
-from tablectl.core.hand import Hand
-from tablectl.core.pads import check_press
-from tablectl.core.prompts import ConsoleState
-from tablectl.config.daemon import ConfigError, load_config
-from tablectl.config.console import DEFAULT_CONSOLE
-from tablectl.daemon.control import request_to_event
-from tablectl.sim.harness import play as harness_play
-from tablectl.core.showdown import OddChipRules
-from tablectl.core.showdown.watch import on_hand_end, on_muck, on_press
+from controller.core.display import render
+from controller.core.effects import HandFinished
+from controller.core.hand import Hand
+from controller.core.pads import check_press
+from controller.core.prompts import ConsoleState
+from controller.config.daemon import ConfigError, load_config
+from controller.config.console import DEFAULT_CONSOLE
+from controller.daemon.control import request_to_event
+from hw_sim.harness import play as harness_play
+from controller.core.showdown import OddChipRules
+from controller.core.showdown.watch import on_hand_end, on_muck, on_press
 from tests.rules_common import BUTTON, END, FLOP, RIVER, SEATS, TURN, alerts_of, hole, run_hands, step_no
 from rig.scenarios import NOISE, assert_no_showdown_before_the_press, assert_nothing_secret_public, secret_cards
 from tests.unit.config.test_config import good
@@ -45,7 +45,7 @@ def script_of(steps: list[dict]) -> dict:
 
 # -- SHOW-005: all in, the action complete ------------------------------------------------------
 def test_the_allin_pad_is_a_pad_with_a_button_on_the_console_show_005():
-    check_press("allin")  # the deal scripts check a press with it (tablectl/sim/script.py)
+    check_press("allin")  # the deal scripts check a press with it (hw_sim/script.py)
     ev = request_to_event({"cmd": "press", "name": "allin"}, now=1.0)  # and the control socket
     assert (ev.name, ev.seat) == ("allin", None)
     assert 'allin = "round_done"' in DEFAULT_CONSOLE.split("[console.long]")[1].split("[")[0]

@@ -3,9 +3,9 @@ additions"), dealt in process: the hands still at the seats when the hand ends a
 
 from __future__ import annotations
 
-from tablectl.core.effects import HandFinished
-from tablectl.sim.harness import play as harness_play
-from tablectl.sim.simulate import format_report
+from controller.core.effects import HandFinished
+from hw_sim.harness import play as harness_play
+from hw_sim.simulate import format_report
 from tests.rules_common import CLEAN, END, run_hands
 from rig.scenarios import NOISE
 

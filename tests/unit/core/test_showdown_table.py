@@ -14,12 +14,12 @@ import json
 
 import pytest
 
-from tablectl.core.effects import Alert, HandFinished
-from tablectl.core.hand import Hand
-from tablectl.sim.harness import play as harness_play
-from tablectl.core.settings import TableSettings
-from tablectl.core.showdown.watch import MAX_RUNS, on_muck, on_press
-from tablectl.core.table import Table
+from controller.core.effects import Alert, HandFinished
+from controller.core.hand import Hand
+from hw_sim.harness import play as harness_play
+from controller.core.settings import TableSettings
+from controller.core.showdown.watch import MAX_RUNS, on_muck, on_press
+from controller.core.table import Table
 from tests.rules_common import (BUTTON, CLEAN, END, FLOP, RD, RIVER, SEATS, TURN, alerts_of, deal, hole, run_hands,
                                 street)
 from rig.scenarios import NOISE, assert_no_showdown_before_the_press, assert_nothing_secret_public, play

@@ -1,6 +1,6 @@
 """The table's state as data (issue 12): to_state -> JSON -> from_state is the same table.
 
-Random clean hands (tablectl.sim.random_hands) with read noise, wrong-deck cards, clones and presses
+Random clean hands (hw_sim.random_hands) with read noise, wrong-deck cards, clones and presses
 are fed to a Table; at a random event the table is written to JSON and read back, and both go
 on with the same events: every effect after the cut, and the table's view, are the same.
 """
@@ -14,18 +14,18 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tablectl.core.events import (
+from controller.core.events import (
     ButtonPress,
     DeviceStatus,
     ReaderCycle,
     ShufflerStatus,
     Tick,
 )
-from tablectl.core.settings import TableSettings
-from tablectl.core.state import STATE_VERSION, StateError, StateMismatch
-from tablectl.core.table import Table
-from tablectl.sim.decks import sim_uid
-from tablectl.sim.random_hands import random_hand_steps
+from controller.core.settings import TableSettings
+from controller.core.state import STATE_VERSION, StateError, StateMismatch
+from controller.core.table import Table
+from hw_sim.decks import sim_uid
+from hw_sim.random_hands import random_hand_steps
 from tests.unit.core.test_table import registry
 from rig.paths import TESTS
 from rig.states import field_home

@@ -22,11 +22,11 @@ from typing import Any
 import pytest
 
 from rig.paths import TESTS
-from tablectl.core.effects import Effect, HandFinished
-from tablectl.core.events import event_from_dict
-from tablectl.core.part import PART_MIGRATIONS
-from tablectl.core.state import STATE_VERSION, StateError
-from tablectl.core.table import Table
+from controller.core.effects import Effect, HandFinished
+from controller.core.events import event_from_dict
+from controller.core.part import PART_MIGRATIONS
+from controller.core.state import STATE_VERSION, StateError
+from controller.core.table import Table
 from tests.unit.core.test_state import SETTINGS
 
 DATA = TESTS / "data" / "state"
@@ -91,7 +91,7 @@ def test_a_field_of_a_version_12_state_that_no_part_owns_is_refused_by_name() ->
 
 def test_a_part_that_changes_what_it_keeps_migrates_its_own_section(monkeypatch: pytest.MonkeyPatch) -> None:
     """Version 2 of the roster, say, renames a field: its step alone brings its version 1 up."""
-    from tablectl.core.table.roster import Roster
+    from controller.core.table.roster import Roster
 
     state = copy.deepcopy(FIXTURES[13]["cases"][0]["state"])
     section = state["parts"]["roster"]

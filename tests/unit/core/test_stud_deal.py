@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from tablectl.core.effects import Alert, HandFinished, Prompt
-from tablectl.core.settings import RuleSettings, TableSettings
-from tablectl.core.state import STATE_VERSION
-from tablectl.core.table import Table
-from tablectl.sim.random_stud import random_stud_hand
+from controller.core.effects import Alert, HandFinished, Prompt
+from controller.core.settings import RuleSettings, TableSettings
+from controller.core.state import STATE_VERSION
+from controller.core.table import Table
+from hw_sim.random_stud import random_stud_hand
 from rig.scenarios import NOISE, deal_and_check
 from tests.unit.core.test_state import SETTINGS as SETTINGS_V3
 from tests.unit.core.test_table import Feeder
@@ -67,7 +67,7 @@ def test_STUD_001_a_clean_stud_hand_raises_nothing_and_follows_the_template() ->
     assert hand.stub_count == 52 - 21 - 4
     assert not alerts(f), alerts(f)
     # the table knows the up cards from the order they came: 3rd (the third card), 4th-6th
-    from tablectl.core.families.stud.rules import up_cards
+    from controller.core.families.stud.rules import up_cards
     assert up_cards(hand, 2) == ["3c", "9d", "Td", "Jd"]
     f.field.clear()
     f.tick(4)
@@ -180,7 +180,7 @@ def test_STUD_007_by_002s_method_7th_street_without_its_burn_is_prompted() -> No
 
 
 def test_STUD_007_by_002s_method_random_seven_player_hands_through_the_daemon_under_noise() -> None:
-    # the generator follows 002 (tablectl/sim/random_stud.py: the stub and the burns gathered off the
+    # the generator follows 002 (hw_sim/random_stud.py: the stub and the burns gathered off the
     # table into a new stub, a burn, 7th street) and the daemon, configured so, prompts it and
     # raises nothing: exact zones and stub counts, the expected prompts, no secret in public
     rng = random.Random("stud-002")
@@ -196,7 +196,7 @@ def test_STUD_007_by_002s_method_random_seven_player_hands_through_the_daemon_un
 
 
 def test_STUD_007_the_short_stub_method_is_read_and_checked(tmp_path: Path) -> None:
-    from tablectl.config.daemon import ConfigError, load_config
+    from controller.config.daemon import ConfigError, load_config
     from tests.unit.config.test_config import good
 
     assert load_config(good(tmp_path)).table.rules.stud_short_stub_method == "001"  # the proposed default
@@ -368,7 +368,7 @@ def test_MISD_008_the_up_card_exposed_is_no_misdeal() -> None:
 def test_MISD_008_a_press_that_beats_the_reader_is_judged_when_the_card_is_read() -> None:
     # the dealer presses while the reader has only heard the card (a read at seat 2 with crosstalk
     # at seat 4): the press is for that card, seat 2's first down card
-    from tablectl.core.events import ReaderCycle
+    from controller.core.events import ReaderCycle
 
     f = Feeder(game="stud", seats=(1, 2, 4), button=4)
     f.put(THREE[1][0], 1)

@@ -1,6 +1,6 @@
 """Random stud, stud 8 and razz hands dealt through the daemon in process, under noise (issue 16's
 acceptance): exact zones, the right stub count, no dealer or floor alert, and the prompts the
-simulator's own oracle expects (tablectl/sim/stud_oracle.py, written from the guides apart from the
+simulator's own oracle expects (hw_sim/stud_oracle.py, written from the guides apart from the
 core): the bring-in (STUD-002), the first seat to act on 4th-7th (STUD-004), the stub check and
 its procedure with seven and eight players (STUD-006..008); and every real stud hand of the
 PHH sample, against what its history shows.
@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import pytest
 
-from tablectl.sim.phh_stud import load_phh_stud_hands
-from tablectl.sim.random_hands import random_script
+from hw_sim.phh_stud import load_phh_stud_hands
+from hw_sim.random_hands import random_script
 from rig.scenarios import PHH_DIR, deal_and_check
 from tests.stud_draw_e2e import deal_random_hands
 
@@ -52,7 +52,7 @@ def test_full_stud_tables_reach_the_short_stub_and_follow_it(game: str, seats: l
 
 
 def test_every_real_stud_razz_and_stud8_hand_is_dealt_clean_and_prompts_as_its_history_acts() -> None:
-    """The 30 stud hands of the PHH sample (2023 WSOP, tablectl/sim/phh_stud.py: cards the history does
+    """The 30 stud hands of the PHH sample (2023 WSOP, hw_sim/phh_stud.py: cards the history does
     not know filled in, as the flop loader does): each dealt under noise, with exact zones and no
     alert, its bring-in and first seat on each later street the ones the history shows acting."""
     hands = load_phh_stud_hands(PHH_DIR)

@@ -11,18 +11,18 @@ from pathlib import Path
 
 import pytest
 
-from tablectl.core.cards import FULL_DECK
-from tablectl.core.effects import Alert, Figures, HandFinished, Prompt
-from tablectl.core.events import ShufflerReport
-from tablectl.core.mixed import Rotation
-from tablectl.core.pads import check_press
-from tablectl.core.families.stud.rules import up_cards
-from tablectl.core.settings import RuleSettings, TableSettings
-from tablectl.core.state import STATE_VERSION
-from tablectl.core.table import Table
-from tablectl.sim.decks import sim_uid
-from tablectl.sim.random_hands import random_script
-from tablectl.sim.harness import Played, play as harness_play
+from controller.core.cards import FULL_DECK
+from controller.core.effects import Alert, Figures, HandFinished, Prompt
+from controller.core.events import ShufflerReport
+from controller.core.mixed import Rotation
+from controller.core.pads import check_press
+from controller.core.families.stud.rules import up_cards
+from controller.core.settings import RuleSettings, TableSettings
+from controller.core.state import STATE_VERSION
+from controller.core.table import Table
+from hw_sim.decks import sim_uid
+from hw_sim.random_hands import random_script
+from hw_sim.harness import Played, play as harness_play
 from rig.scenarios import assert_nothing_secret_public, check_prompts, check_report
 from tests.unit.core.test_stud_deal import BURN, THREE, deal_streets
 from tests.unit.core.test_table import Feeder
@@ -284,7 +284,7 @@ def test_STUD_011_a_player_back_after_the_first_card_under_the_absent_deadline(d
 
 
 def test_STUD_011_the_absent_bring_in_setting_is_read_and_checked(tmp_path: Path) -> None:
-    from tablectl.config.daemon import ConfigError, load_config
+    from controller.config.daemon import ConfigError, load_config
     from tests.unit.config.test_config import good
 
     assert load_config(good(tmp_path)).table.rules.stud_absent_bringin == "until_bet"  # 001, the default
@@ -399,7 +399,7 @@ def test_SHUF_006_stud_prompts_the_antes_once_the_shuffle_is_complete() -> None:
 def test_SHUF_006_and_STUD_003_follow_the_next_hands_game_not_the_configurations() -> None:
     # a mixed table configured with hold'em whose next hand is stud (the floor's setup names it,
     # MIXED-001): the antes are prompted, and a seat all in before the first card is taken
-    from tablectl.core.events import TableSetup
+    from controller.core.events import TableSetup
 
     f = Feeder(game="holdem", seats=(1, 2, 4, 5), button=5)
     f.effects += f.table.apply(TableSetup(0.2, (1, 2, 4, 5), game="stud"))

@@ -1,12 +1,12 @@
 """The pure core, event by event: hands, zones, figures, audiences, records."""
 
-from tablectl.core.effects import Alert, CardPlaced, Figures, HandFinished, HandStarted
-from tablectl.core.events import ButtonPress, DeviceStatus, ReaderCycle, TableSetup, event_from_dict, event_to_dict
-from tablectl.core.registry import Deck, DeckRegistry
-from tablectl.core.settings import TableSettings
-from tablectl.core.table import Table
-from tablectl.sim.decks import DECK_BACKS, sim_uid
-from tablectl.core.cards import FULL_DECK
+from controller.core.effects import Alert, CardPlaced, Figures, HandFinished, HandStarted
+from controller.core.events import ButtonPress, DeviceStatus, ReaderCycle, TableSetup, event_from_dict, event_to_dict
+from controller.core.registry import Deck, DeckRegistry
+from controller.core.settings import TableSettings
+from controller.core.table import Table
+from hw_sim.decks import DECK_BACKS, sim_uid
+from controller.core.cards import FULL_DECK
 
 
 def registry():

@@ -1,4 +1,4 @@
-"""The tournament room at the table (tablectl/core/table/tournament.py): the floor's signals as
+"""The tournament room at the table (controller/core/table/tournament.py): the floor's signals as
 core events, in process, against what the rules say (docs/rules.md §19: FLOW-001..004,
 RELIEF-004; MISD-014, FLOW-005, DECK-008), worked out by hand.
 
@@ -17,18 +17,18 @@ from typing import Any
 import pytest
 
 from rig.paths import TESTS
-from tablectl.core.display import render
-from tablectl.core.effects import Alert, HandFinished, Prompt
-from tablectl.core.events import (BubbleHold, BubbleMode, ButtonPress, ClockCalled, DeviceStatus, HandForHand,
+from controller.core.display import render
+from controller.core.effects import Alert, HandFinished, Prompt
+from controller.core.events import (BubbleHold, BubbleMode, ButtonPress, ClockCalled, DeviceStatus, HandForHand,
                                   LevelSet, ReaderCycle, Release, ShufflerReport, Tick, event_from_dict, event_to_dict)
-from tablectl.core.pads import check_press
-from tablectl.core.prompts import PromptBoard
-from tablectl.core.settings import deal_order
-from tablectl.core.state import STATE_VERSION
-from tablectl.core.state.migrations import FRESH_TOURNAMENT
-from tablectl.core.table import Table
-from tablectl.core.table.tournament import Tournament
-from tablectl.room.tournament import Level, Seen, Signal, signals_for
+from controller.core.pads import check_press
+from controller.core.prompts import PromptBoard
+from controller.core.settings import deal_order
+from controller.core.state import STATE_VERSION
+from controller.core.state.migrations import FRESH_TOURNAMENT
+from controller.core.table import Table
+from controller.core.table.tournament import Tournament
+from controller.room.tournament import Level, Seen, Signal, signals_for
 from tests.unit.core.test_table import Feeder, deal_board
 
 DATA = TESTS / "data" / "state"
@@ -718,7 +718,7 @@ def test_the_console_shows_the_holds_over_routine_prompts_and_the_countdown_over
 
 
 def test_the_display_counts_the_clock_down_and_names_no_table():
-    from tablectl.core.prompts import ConsoleState
+    from controller.core.prompts import ConsoleState
     assert render(ConsoleState(code="flow.clock", prompt_seat=2, prompt_count=20, between=False), "lcd16x2") == [
         "CLOCK seat 2", "20 seconds"]
     assert render(ConsoleState(code="flow.clock_dead", prompt_seat=10, between=False), "lcd16x2") == [
@@ -746,7 +746,7 @@ def test_a_quiet_reader_cycle_does_not_touch_the_tournament():
 
 
 def test_a_signal_out_of_bounds_fed_directly_is_ignored_and_the_state_stays_sound():
-    """The room link parses the floor's signal (tablectl/room/tournament.py) and a script's floor
+    """The room link parses the floor's signal (controller/room/tournament.py) and a script's floor
     step is checked before it runs; a journal row fed to the core directly is not: it must not
     leave a state that cannot be read back."""
     r = Room()

@@ -5,7 +5,7 @@ import random
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from tablectl.core.tracker import Tracker
+from controller.core.tracker import Tracker
 
 ZONES = {1: "seat:1", 2: "seat:2", 3: "seat:3", 11: "board", 13: "muck"}
 

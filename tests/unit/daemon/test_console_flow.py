@@ -1,4 +1,4 @@
-"""The tournament on the dealer's console (tablectl/daemon/console_sink.py, docs/console.md),
+"""The tournament on the dealer's console (controller/daemon/console_sink.py, docs/console.md),
 through a real daemon and table with the console on gpiozero's MockFactory pins: the amber LED
 holds through hand-for-hand and a bubble hold until the floor's release, whatever the dealer
 presses; the buzzer ticks through a player clock's last five seconds and never before; the
@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import pytest
 
-from tablectl.config.daemon import load_config
-from tablectl.core.effects import Alert, HandStarted, Prompt
-from tablectl.core.events import ButtonPress, ClockCalled, Tick
-from tablectl.core.prompts import ConsoleState
-from tablectl.daemon.console_sink import countdown_tick
-from tablectl.daemon.main import Daemon
-from tablectl.sim.setup import write_setup
+from controller.config.daemon import load_config
+from controller.core.effects import Alert, HandStarted, Prompt
+from controller.core.events import ButtonPress, ClockCalled, Tick
+from controller.core.prompts import ConsoleState
+from controller.daemon.console_sink import countdown_tick
+from controller.daemon.main import Daemon
+from hw_sim.setup import write_setup
 from rig.waiting import wait_until
 from tests.unit.daemon.test_room_signal import deal, loop
 

@@ -2,10 +2,10 @@
 
 from pathlib import Path
 
-from tablectl.core.events import DeviceStatus
-from tablectl.config.daemon import parse_config
-from tablectl.daemon.main import Daemon
-from tablectl.daemon.sinks import CallbackSink, Sink
+from controller.core.events import DeviceStatus
+from controller.config.daemon import parse_config
+from controller.daemon.main import Daemon
+from controller.daemon.sinks import CallbackSink, Sink
 
 
 class FullDisk(Sink):

@@ -1,18 +1,18 @@
 """The dealer's display as a device: an I2C failure mid-hand is reported, retried with backoff and
 never stops the table; back, it is reported online and the screen is drawn again (fake smbus2
-bus: tablectl/sim/i2c_bus.py)."""
+bus: hw_sim/i2c_bus.py)."""
 
 from __future__ import annotations
 
 import queue
 
-from tablectl.core.effects import Alert, Figures, HandStarted
-from tablectl.core.events import DeviceStatus
-from tablectl.core.prompts import PromptBoard
-from tablectl.config.display import DisplayConfig
-from tablectl.daemon.display_sink import DisplayOutput
-from tablectl.devices.backoff import Backoff
-from tablectl.sim.i2c_bus import FakeSMBus
+from controller.core.effects import Alert, Figures, HandStarted
+from controller.core.events import DeviceStatus
+from controller.core.prompts import PromptBoard
+from controller.config.display import DisplayConfig
+from controller.daemon.display_sink import DisplayOutput
+from firmware_bridge.backoff import Backoff
+from hw_sim.i2c_bus import FakeSMBus
 from rig.waiting import wait_until
 
 LCD = DisplayConfig(kind="hd44780", width=16, height=2, bus=1, address=0x27, layout="lcd16x2")
@@ -93,7 +93,7 @@ def test_the_display_offline_is_an_ordinary_prompt_and_the_table_stays_tracked()
 
 def test_the_display_unplugged_mid_hand_the_hand_goes_on_and_it_comes_back() -> None:
     """Through the daemon (in process): the display's cable pulled after the hole cards and
-    plugged back before the river (tablectl/sim/i2c_bus.py); the hand is tracked to the end, exactly."""
+    plugged back before the river (hw_sim/i2c_bus.py); the hand is tracked to the end, exactly."""
     from tests.rules_common import BUTTON, CLEAN, SEATS, alerts_of
     from rig.scenarios import NOISE, expected_hand, play
 

@@ -1,4 +1,4 @@
-"""The floor's tournament signal through a real daemon, journal and table (tablectl/daemon/
+"""The floor's tournament signal through a real daemon, journal and table (controller/daemon/
 room_link.py): the link's thread only parses and queues; the loop turns the signal into core
 events, journalled first and then applied, one batch at a time; a malformed signal is refused
 and counted (the daemon's status, the retained ``state``) and the table keeps its level; the
@@ -13,14 +13,14 @@ import queue
 
 import pytest
 
-from tablectl.cli.doctor_room import daemon_room_checks
-from tablectl.config.daemon import load_config
-from tablectl.core.events import HandForHand, LevelSet, ReaderCycle, TableSetup
-from tablectl.daemon.main import Daemon
-from tablectl.room.signal_inbox import SignalDue
-from tablectl.sim.decks import sim_uid
-from tablectl.sim.setup import ANTENNA_OF, write_setup
-from tablectl.sim.simulate import room_section
+from controller.cli.doctor_room import daemon_room_checks
+from controller.config.daemon import load_config
+from controller.core.events import HandForHand, LevelSet, ReaderCycle, TableSetup
+from controller.daemon.main import Daemon
+from controller.room.signal_inbox import SignalDue
+from hw_sim.decks import sim_uid
+from hw_sim.setup import ANTENNA_OF, write_setup
+from hw_sim.simulate import room_section
 
 LEVEL = {"kind": "level", "sb": 100, "bb": 200, "ante": 25, "game": None}
 

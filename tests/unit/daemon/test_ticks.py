@@ -1,4 +1,4 @@
-"""The daemon's ticks (tablectl/daemon/ticks.py): once a second while a device is offline or a
+"""The daemon's ticks (controller/daemon/ticks.py): once a second while a device is offline or a
 player clock counts down (FLOW-004), the first at once, then in phase; none otherwise. And the
 daemon's loop itself sending them while a clock the floor called runs."""
 
@@ -10,11 +10,11 @@ from types import SimpleNamespace
 
 import pytest
 
-from tablectl.config.daemon import load_config
-from tablectl.core.events import ClockCalled
-from tablectl.daemon.main import Daemon
-from tablectl.daemon.ticks import Ticks
-from tablectl.sim.setup import write_setup
+from controller.config.daemon import load_config
+from controller.core.events import ClockCalled
+from controller.daemon.main import Daemon
+from controller.daemon.ticks import Ticks
+from hw_sim.setup import write_setup
 from rig.waiting import wait_until
 from tests.unit.daemon.test_room_signal import deal
 

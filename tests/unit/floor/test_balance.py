@@ -1,10 +1,10 @@
-"""Table balance (BREAK-004, tablectl/floor/balance.py) against cases worked out by hand: within
+"""Table balance (BREAK-004, controller/floor/balance.py) against cases worked out by hand: within
 two players while more than six tables run, within one at six or fewer; the next table to break by
 the tournament's break order, and when the players left fit in one table fewer."""
 
 from __future__ import annotations
 
-from tablectl.floor.balance import balance
+from controller.floor.balance import balance
 
 
 def moves(b) -> list[tuple[str, str, int]]:

@@ -1,6 +1,6 @@
-"""The tournaments' director (tablectl/floor/director.py): what it publishes to each table on each
+"""The tournaments' director (controller/floor/director.py): what it publishes to each table on each
 action and on what the tables say, read back with the room link's own parser of the signal
-(tablectl/room/tournament.py: the oracle the tables use), with a real store and the clocks given
+(controller/room/tournament.py: the oracle the tables use), with a real store and the clocks given
 by the test."""
 
 from __future__ import annotations
@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 
-from tablectl.config.floor import parse_floor_text
-from tablectl.floor.clock import Moment
-from tablectl.floor.director import Director, TournamentError
-from tablectl.floor.store import Store
-from tablectl.room.tournament import parse_signal
+from controller.config.floor import parse_floor_text
+from controller.floor.clock import Moment
+from controller.floor.director import Director, TournamentError
+from controller.floor.store import Store
+from controller.room.tournament import parse_signal
 
 #: level 1 20 min 25/50, a 10 min break, level 2 20 min 50/100 ante 10
 STRUCTURE = ("[[levels]]\nminutes = 20\nsmall_blind = 25\nbig_blind = 50\n[[levels]]\nkind = \"break\"\nminutes = 10\n"

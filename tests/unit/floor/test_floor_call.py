@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from tablectl.sim.harness import play
+from hw_sim.harness import play
 from tests.rules_common import BUTTON, CLEAN, SEATS
 
 

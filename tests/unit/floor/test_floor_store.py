@@ -1,4 +1,4 @@
-"""The floor's store (tablectl/floor/store.py): dedupe by (table, topic, seq), a gap
+"""The floor's store (controller/floor/store.py): dedupe by (table, topic, seq), a gap
 asks for a replay, the hand chain checked, alerts and their acknowledgements, the file 0600."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import stat
 
 import pytest
 
-from tablectl.floor.rules import MEANINGS, meaning
-from tablectl.floor.store import SCHEMA_VERSION, Store
+from controller.floor.rules import MEANINGS, meaning
+from controller.floor.store import SCHEMA_VERSION, Store
 from rig.paths import ROOT
 
 T = "tablectl/main/t7/"
@@ -221,10 +221,10 @@ def test_a_table_speaks_only_for_itself_in_its_own_fields(tmp_path):
 
 
 def test_every_rule_id_an_alert_can_carry_has_a_meaning():
-    """Every rule id the core can put in an alert (a string literal in tablectl/core/) and every id
+    """Every rule id the core can put in an alert (a string literal in controller/core/) and every id
     docs/rules.md lists is in the shipped table."""
     ids = set()
-    for path in (ROOT / "tablectl").rglob("*.py"):
+    for path in (p for pkg in ("controller", "firmware_bridge", "hw_sim") for p in (ROOT / pkg).rglob("*.py")):
         if "floor" not in path.parts:
             ids |= set(re.findall(r"[\"']([A-Z]+-\d{3})[\"']", path.read_text()))
     ids |= set(re.findall(r"^\| ([A-Z]+-\d{3}) \|", (ROOT / "docs/rules.md").read_text(), re.M))
@@ -421,7 +421,7 @@ def test_a_seq_far_ahead_is_flagged_once_and_never_asked_for(tmp_path):
 
 
 def test_with_the_tables_key_an_unsigned_alert_is_kept_out_and_an_unsigned_hand_flagged(tmp_path):
-    from tablectl.room.signing import Signer, new_key_pair
+    from controller.room.signing import Signer, new_key_pair
 
     private, public = new_key_pair()
     signer = Signer(bytes.fromhex(private))

@@ -1,4 +1,4 @@
-"""The level clock as data (tablectl/floor/clock.py, FLOW-001): start, pause, resume, skip, add
+"""The level clock as data (controller/floor/clock.py, FLOW-001): start, pause, resume, skip, add
 time, and where it is at a given moment, against times worked out by hand; a restart of the
 service (the same boot) and a reboot (the wall clock across it) resume it without drift."""
 
@@ -8,9 +8,9 @@ import json
 
 import pytest
 
-from tablectl.config.structure import Step, Structure
-from tablectl.floor.clock import ClockError, LevelClock, Moment, add, pause, resume, skip, start, until_change, view, \
-    where
+from controller.config.structure import Step, Structure
+from controller.floor.clock import (ClockError, LevelClock, Moment, add, pause, resume, skip, start, until_change,
+                                     view, where)
 
 #: 20 minutes at 25/50, a 10 minute break, 20 minutes at 50/100 ante 10, 15 minutes at 100/200 (the last):
 #: level 1 from 0 to 1200 s, the break to 1800, level 2 to 3000, level 3 to 3900 and on

@@ -9,11 +9,11 @@ import pytest
 import json
 import logging
 
-from tablectl.core.effects import CardPlaced, HandStarted
-from tablectl.daemon.journal import Journal
-from tablectl.room.link import RoomLink
-from tablectl.room.topics import route
-from tablectl.config.room import RoomConfig
+from controller.core.effects import CardPlaced, HandStarted
+from controller.daemon.journal import Journal
+from controller.room.link import RoomLink
+from controller.room.topics import route
+from controller.config.room import RoomConfig
 from rig.broker import Subscriber
 from rig.waiting import wait_until
 

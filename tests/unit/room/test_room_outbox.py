@@ -1,4 +1,4 @@
-"""The room link's outbox in the journal (tablectl/room/outbox.py): numbered per
+"""The room link's outbox in the journal (controller/room/outbox.py): numbered per
 topic, the same numbers after a replay, the hands' chain across restarts, the bound, and a
 schema-2 journal opened and migrated."""
 
@@ -9,12 +9,12 @@ import sqlite3
 
 import pytest
 
-from tablectl.core.effects import Alert, HandFinished
-from tablectl.core.events import ButtonPress
-from tablectl.config.daemon import ConfigError, parse_config
-from tablectl.daemon.journal import SCHEMA_VERSION, Journal
-from tablectl.room import outbox as ob
-from tablectl.room.topics import route
+from controller.core.effects import Alert, HandFinished
+from controller.core.events import ButtonPress
+from controller.config.daemon import ConfigError, parse_config
+from controller.daemon.journal import SCHEMA_VERSION, Journal
+from controller.room import outbox as ob
+from controller.room.topics import route
 
 
 def _journal(tmp_path):
@@ -122,7 +122,7 @@ def test_a_schema_2_journal_opens_and_gets_its_outbox(tmp_path):
 
 
 def test_no_uid_field_on_any_topic():
-    from tablectl.core.effects import CardLeft, CardPlaced
+    from controller.core.effects import CardLeft, CardPlaced
 
     effects = [CardPlaced(1.0, 1, "E004015000000001", "As", "seat:1", None, "floor"),
                CardLeft(1.0, 1, "E004015000000001", "As", "seat:1")]

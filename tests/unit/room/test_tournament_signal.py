@@ -1,5 +1,5 @@
-"""The floor's tournament signal as a table reads it (tablectl/room/tournament.py) and takes it in
-(tablectl/room/signal_inbox.py): parsed strictly, refused whole and counted when malformed (the
+"""The floor's tournament signal as a table reads it (controller/room/tournament.py) and takes it in
+(controller/room/signal_inbox.py): parsed strictly, refused whole and counted when malformed (the
 log names the table and the field, never the payload), turned into the events of what changed
 only, the latest signal winning."""
 
@@ -10,9 +10,9 @@ import logging
 
 import pytest
 
-from tablectl.core.events import BubbleHold, BubbleMode, ClockCalled, HandForHand, LevelSet, Release
-from tablectl.room.signal_inbox import SignalInbox
-from tablectl.room.tournament import (MAX_SIGNAL, Level, Seen, Signal, SignalError, parse_signal,
+from controller.core.events import BubbleHold, BubbleMode, ClockCalled, HandForHand, LevelSet, Release
+from controller.room.signal_inbox import SignalInbox
+from controller.room.tournament import (MAX_SIGNAL, Level, Seen, Signal, SignalError, parse_signal,
                                       signal_to_payload, signals_for, tournament_topic)
 
 LEVEL5 = {"n": 5, "kind": "level", "sb": 100, "bb": 200, "ante": 25, "game": "holdem"}

@@ -1,0 +1,127 @@
+"""``tablectl calibrate``: each antenna's own RSSI level, learned with a card laid on it.
+
+RSSI differs from antenna to antenna (cable length, the antenna's tuning, the felt over it) and
+from table to table, so one ``strong_rssi`` for all would be too high for one antenna and too
+low for the next. The technician lays one card on each antenna in turn, as the command asks;
+it reads ``cycles`` inventories of that antenna alone and takes the median RSSI of the card's
+reads there. The antenna's level is that median less ``margin`` (50 by default: a card lying on
+an antenna reads about 50 over its level, crosstalk at a neighbour about 50 under it,
+docs/tracking.md). The levels are written to the configuration's ``[reader.levels]`` (the rest
+of the file is kept as it is), where the daemon reads them at its next start and
+``tablectl doctor`` checks that every antenna has one.
+
+Exit status: 0 when every antenna was measured (and the levels written), 1 when an antenna read
+no card or the reader failed, 2 for a configuration that does not load.
+
+>>> levels_section({1: 150, 13: 142})
+'[reader.levels]\\n1 = 150\\n13 = 142\\n'
+>>> level_of([200, 210, 190, 205], margin=50)
+152
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from controller.config.daemon import ConfigError, load_config
+from firmware_bridge.errors import BridgeError, ResponseTimeout
+from firmware_bridge.feig_client import FeigClient
+from firmware_bridge.serial_port import PortSettings, open_port
+
+MARGIN = 50
+
+
+class CalibrationError(RuntimeError):
+    """An antenna read no card, or the reader failed; the message names which."""
+
+
+def level_of(rssi: Sequence[int], *, margin: int = MARGIN) -> int:
+    """The level of an antenna whose card read ``rssi``: the median less ``margin``, in 1..255."""
+    return max(1, min(255, round(statistics.median(rssi)) - margin))
+
+
+def measure(client: FeigClient, antenna: int, *, cycles: int) -> list[int]:
+    """The RSSI of the strongest read at ``antenna`` in each of ``cycles`` inventories of it."""
+    out = []
+    for _ in range(cycles):
+        try:
+            tags = client.inventory(antennas=1 << (antenna - 1))
+        except ResponseTimeout:
+            continue
+        heard = [a.rssi for t in tags for a in t.antennas if a.antenna == antenna]
+        if heard:
+            out.append(max(heard))
+    return out
+
+
+def calibrate(client: FeigClient, antennas: dict[int, str], *, ask: Callable[[int, str], None],
+              cycles: int = 20, margin: int = MARGIN) -> dict[int, int]:
+    """Each antenna's level: ``ask(antenna, zone)`` has the card laid on it, then it is read."""
+    levels = {}
+    for antenna in sorted(antennas):
+        ask(antenna, antennas[antenna])
+        rssi = measure(client, antenna, cycles=cycles)
+        if len(rssi) < cycles // 2:
+            raise CalibrationError(f"antenna {antenna} ({antennas[antenna]}) read the card in {len(rssi)} of "
+                                   f"{cycles} inventories: is the card on it, and its cable in?")
+        levels[antenna] = level_of(rssi, margin=margin)
+    return levels
+
+
+def levels_section(levels: dict[int, int]) -> str:
+    return "[reader.levels]\n" + "".join(f"{a} = {levels[a]}\n" for a in sorted(levels))
+
+
+#: a ``[reader.levels]`` header and its lines, up to the next header or the end
+_SECTION = re.compile(r"^\[reader\.levels\][^\n]*\n(?:(?!\[)[^\n]*\n?)*", re.MULTILINE)
+
+
+def write_levels(path: Path, levels: dict[int, int]) -> None:
+    """Put ``levels`` in the configuration at ``path``: its ``[reader.levels]`` replaced, or
+    added at the end; every other line kept. The file is checked to load before it is replaced."""
+    text = path.read_text()
+    kept = _SECTION.sub("", text).rstrip("\n")
+    new = (kept + "\n\n" if kept else "") + levels_section(levels)
+    load_config_text = path.with_name(path.name + ".calibrated")
+    load_config_text.write_text(new)
+    try:
+        load_config(str(load_config_text))  # (relative paths resolve from the same folder)
+        load_config_text.replace(path)
+    finally:
+        load_config_text.unlink(missing_ok=True)
+
+
+def main(config: str, *, cycles: int = 20, margin: int = MARGIN, ask: Callable[[int, str], None] | None = None,
+         write: bool = True) -> int:
+    try:
+        cfg = load_config(config)
+    except ConfigError as exc:
+        print(f"tablectl calibrate: {exc}", file=sys.stderr)
+        return 2
+    r = cfg.reader
+
+    def prompt(antenna: int, zone: str) -> None:
+        input(f"lay one card on antenna {antenna} ({zone}) alone, then press Enter ")
+
+    try:
+        with open_port(PortSettings(url=r.port, baudrate=r.baudrate, parity=r.parity), device="reader") as p:
+            client = FeigClient(p, device="reader", ant_sel_bytes=r.antenna_select_bytes, com_adr=r.address)
+            levels = calibrate(client, dict(cfg.table.zones.by_antenna), ask=ask or prompt, cycles=cycles,
+                               margin=margin)
+    except (BridgeError, CalibrationError) as exc:
+        print(f"tablectl calibrate: {exc}", file=sys.stderr)
+        return 1
+    for antenna in sorted(levels):
+        print(f"antenna {antenna:3} ({cfg.table.zones.by_antenna[antenna]}): level {levels[antenna]}")
+    if write:
+        try:
+            write_levels(Path(config), levels)
+        except (OSError, ConfigError) as exc:
+            print(f"tablectl calibrate: {config}: the levels were not written: {exc}", file=sys.stderr)
+            return 1
+        print(f"written to {config} [reader.levels]; the daemon reads them at its next start", flush=True)
+    return 0

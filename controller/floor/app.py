@@ -1,0 +1,1040 @@
+"""The floor's web service (aiohttp): the login page, the room's page, its JSON and its
+WebSocket, every asset served from the package (a card room's network is closed: no CDN).
+
+Everything a browser receives is built per role on the server (:mod:`.roles`). Every change
+(a POST) needs the session's CSRF token in ``X-CSRF-Token`` and a same-origin request (the
+``Origin`` and ``Sec-Fetch-Site`` headers); the WebSocket checks the origin too (no
+cross-site WebSocket hijacking). Cookies: HttpOnly, SameSite=Strict, Secure under TLS.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ctypes
+import html
+import json
+import logging
+import multiprocessing
+import os
+import sqlite3
+import ssl
+import threading
+import time
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from datetime import datetime
+from pathlib import Path
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import urlsplit
+
+from aiohttp import WSMsgType, web
+
+from controller.core.cards import CardError, parse_card
+from controller.core.dealers import check_dealer_name
+from firmware_bridge.clock import monotonic
+from controller.floor import auth
+from controller.floor import roles
+from controller.floor.broker import FloorLink
+from controller.floor.clock import Moment
+from controller.floor.director import Director, TournamentError
+from controller.config.floor import FloorConfig
+from controller.floor.rules import CALL
+from controller.floor.schema import MAX_INT  # (the largest whole number a request may carry)
+from controller.floor.store import REPLAY_AGAIN, Ingested, Store
+from controller.room.strict_json import no_constant
+
+log = logging.getLogger("tablectl.floor")
+STATIC = Path(__file__).parent / "static"
+COOKIE = "floor_session"
+HEADERS = {
+    "Content-Security-Policy": "default-src 'self'; connect-src 'self'; img-src 'self' data:; "
+                               "frame-ancestors 'none'; form-action 'self'; base-uri 'none'",
+    "X-Frame-Options": "DENY",
+    "X-Content-Type-Options": "nosniff",
+    # (same-origin, not no-referrer: with no-referrer a form POST says "Origin: null", refused here)
+    "Referrer-Policy": "same-origin",
+    "Cache-Control": "no-store",
+}
+SESSION_KEY = web.AppKey("session", object)
+#: the pages are told of changed tiles at most this often (seconds): a busy room's messages
+#: coalesce, each tile sent once however often it changed meanwhile
+PUSH_EVERY = 0.25
+#: an alert or an acknowledgement is told within this (seconds), with whatever else changed
+ALERT_EVERY = 0.05
+#: the open pages' sessions are read again at least this often (seconds)
+SESSIONS_AGAIN = 5.0
+#: the most messages taken in one transaction
+INBOX_BATCH = 500
+#: a backlog of at least this many messages (tables catching up): once it is taken in, the memory
+#: that held it is given back to the system (:func:`_give_back_memory`)
+BACKLOG_TRIM = 2 * INBOX_BATCH
+#: password checks (argon2) in flight at once; more wait their turn
+HASHING_AT_ONCE = 1
+#: the password checks' process runs at this nice value, in a session of its own (and so, on Linux,
+#: a scheduling group of its own at that nice value: :func:`_hash_gently`): on a busy machine,
+#: logins in flight get about a tenth of what the event loop gets, never all of a core, never none
+HASHING_NICE = 10
+#: what a page gets when it connects: the open alerts and calls (at most), the newest closed ones,
+#: the newest dealer's incidents
+SNAPSHOT_OPEN, SNAPSHOT_CLOSED, SNAPSHOT_INCIDENTS = 1000, 100, 100
+#: the tournaments' signals are looked at this often (seconds): a level that ends is published
+#: within it (FLOW-001: "within a second")
+SIGNALS_EVERY = 0.2
+SERVICE_KEY: web.AppKey[FloorService] = web.AppKey("service")
+
+
+def now_moment() -> Moment:
+    """The clocks now: the monotonic clock and its boot, the wall clock (controller/floor/clock.py)."""
+    mono, boot = monotonic()
+    return Moment(mono, boot, time.time())
+
+
+class FloorService:
+    """The store, the broker link and the open WebSockets, all on one event loop."""
+
+    def __init__(self, cfg: FloorConfig, *, link: bool = True) -> None:
+        self.cfg = cfg
+        self.store = Store(cfg.database, keys=cfg.table_keys, require_signatures=cfg.require_signatures)
+        #: argon2 checks running at once, at most (each costs its memory and a core's time)
+        self.hashing = asyncio.Semaphore(HASHING_AT_ONCE)
+        self.hashers = _hashing_pool()
+        # failed logins by client address (auth.BY_ADDRESS; [floor] login_delay, its first delay)
+        self.throttle = auth.Throttle(auth.Slowdown(auth.BY_ADDRESS.free, float(cfg.login_delay),
+                                                    max(auth.BY_ADDRESS.most, float(cfg.login_delay))))
+        self.sockets: dict[web.WebSocketResponse, auth.Session] = {}
+        self.tokens: dict[web.WebSocketResponse, str] = {}  # each socket's session cookie, to close at logout
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.link = FloorLink(cfg, self._from_thread, self._connected) if link else None
+        #: the tournaments (controller/floor/director.py): their signals published on the link
+        self.director = Director(cfg, self.store, self._publish_signal, now_moment)
+        self._inbox: list[tuple[str, bytes]] = []  # messages from paho's thread, not yet taken in
+        self._inbox_lock = threading.Lock()
+        self._inbox_due = False
+        self._backlog = 0  # (the most messages waiting at once since the inbox was last empty)
+        self._dirty_tiles: dict[tuple[str, str], None] = {}  # what changed since the pages were told
+        self._dirty_alerts: dict[tuple[str, str, str, int], None] = {}
+        self._dirty_incidents: dict[tuple[str, str, str, int], None] = {}
+        self._push_due = False
+        self._push_at = 0.0
+        self._push_handle: asyncio.TimerHandle | None = None
+        self._pushed_at = 0.0
+        self._data_version: int | None = None  # (the database as the sessions were last read)
+        self._sessions_at = 0.0
+
+    async def check_password(self, attempt: auth.Attempt, password: str) -> bool:
+        """:func:`auth.check` in the password checks' process (argon2's tens of milliseconds of a
+        core and its 64 MiB: never the event loop's, nor this process's memory); a process that
+        ended (killed) is started again."""
+        loop = asyncio.get_running_loop()
+        try:
+            return await loop.run_in_executor(self.hashers, auth.check, attempt, password)
+        except BrokenProcessPool:
+            log.error("floor: the password checks' process ended: started again")
+            self.hashers.shutdown(wait=False)
+            self.hashers = _hashing_pool()
+            return await loop.run_in_executor(self.hashers, auth.check, attempt, password)
+
+    # -- the tournaments' signals --------------------------------------------------------------
+    def _publish_signal(self, topic: str, payload: bytes) -> None:
+        if self.link is not None:
+            self.link.publish_retained(topic, payload)
+
+    def _connected(self) -> None:
+        """(paho's thread) Connected to the broker: every signal published again (a broker that
+        restarted without its retained messages has lost them)."""
+        if self.loop is not None:
+            self.loop.call_soon_threadsafe(self.director.again)
+
+    async def signals_again(self, stop: asyncio.Event) -> None:
+        """Several times a second, the tournaments' signals: a level's end published within a
+        second of it (nothing is published unless a table's signal changed)."""
+        while not stop.is_set():
+            try:
+                await asyncio.wait_for(stop.wait(), timeout=SIGNALS_EVERY)
+            except TimeoutError:
+                pass
+            if stop.is_set():
+                return
+            try:
+                self.director.tick()
+            except (sqlite3.Error, OSError, ValueError) as exc:
+                log.error("floor: could not publish the tournaments' signals: %s", exc)
+
+    # -- the broker's messages ----------------------------------------------------------------
+    def _from_thread(self, topic: str, payload: bytes) -> None:
+        """(paho's thread) A message for the event loop: queued, and taken in with whatever else
+        came meanwhile, in one transaction (:meth:`_take_inbox`)."""
+        if self.loop is None:
+            return
+        with self._inbox_lock:
+            self._inbox.append((topic, payload))
+            if self._inbox_due:
+                return
+            self._inbox_due = True
+        self.loop.call_soon_threadsafe(self._take_inbox)
+
+    def _take_inbox(self) -> None:
+        """Every message queued so far, in one transaction: a busy room (tables catching up after
+        an outage) costs one commit a batch, not one a message."""
+        with self._inbox_lock:
+            self._backlog = max(self._backlog, len(self._inbox))
+            batch, self._inbox = self._inbox[:INBOX_BATCH], self._inbox[INBOX_BATCH:]
+            more = bool(self._inbox)
+            self._inbox_due = more
+        if more and self.loop is not None:
+            self.loop.call_soon(self._take_inbox)  # (the rest after the pages have had a turn)
+        elif self._backlog >= BACKLOG_TRIM:
+            # the last of a backlog: what held the rest of it (paho's thread's copies, the queue
+            # here) is free in the C heap's arenas, and given back, so that a catch-up leaves the
+            # service no larger than it was
+            _give_back_memory()
+        if not more:
+            self._backlog = 0
+        try:
+            with self.store.batch():
+                for topic, payload in batch:
+                    self.on_message(topic, payload)
+        except sqlite3.Error as exc:
+            log.error("floor: could not commit a batch of %d messages: %s", len(batch), exc)
+
+    def on_message(self, topic: str, payload: bytes) -> None:
+        try:
+            got = self.store.ingest(topic, payload)
+        except Exception as exc:  # (never on content: the disk, the database; one line, no traceback, and
+            # never the message's text: it may name a card. The gap it leaves is asked again
+            # with replay when the table's next message on that topic comes.)
+            why = str(exc) if isinstance(exc, sqlite3.Error) else type(exc).__name__
+            log.error("floor: could not keep a message of %s: %s", topic, why)
+            return
+        for gap_topic, start in ([got.gap] if got.gap is not None else []) + got.regaps:
+            self.ask_replay(got.room, got.table, gap_topic, start)
+        try:
+            self.director.ingested(got)
+        except (sqlite3.Error, ValueError, TypeError, KeyError) as exc:  # (a step missed, never the message)
+            log.error("floor: %s/%s: the tournaments could not take a message in: %s", got.room, got.table,
+                      type(exc).__name__)
+        for p in got.breaks:
+            if got.kind == "suspect":
+                log.error("floor: %s/%s: a message refused: %s", got.room, got.table, p)
+            else:
+                log.error("floor: %s/%s: the hand chain is broken: %s", got.room, got.table, p)
+        self._push(got)
+
+    async def commands_again(self, stop: asyncio.Event) -> None:
+        """Every second, the commands unanswered for :data:`COMMAND_TIMEOUT` marked failed (or
+        queued while their table is offline), and the floor's pages told."""
+        while not stop.is_set():
+            try:
+                await asyncio.wait_for(stop.wait(), timeout=1.0)
+            except TimeoutError:
+                pass
+            if stop.is_set():
+                return
+            try:
+                for cmd_id in self.store.expire_commands(self.cfg.command_timeout):
+                    self.push_command(cmd_id)
+            except sqlite3.Error as exc:
+                log.error("floor: could not read the commands in flight: %s", exc)
+
+    def push_command(self, cmd_id: str) -> None:
+        """A command's state to every page that may send commands."""
+        done = self.store.command(cmd_id)
+        if done is None:
+            return
+        for ws, sess in self._live():
+            if roles.can_command(sess.role):
+                asyncio.ensure_future(self._send(ws, {"type": "reply", "command": done}))
+
+    def ask_replay(self, room: str, table: str, topic: str, start: int) -> None:
+        if self.link is None:
+            return
+        command: dict[str, Any] = {"user": "floor:service", "cmd": "replay", "topic": topic, "from": start,
+                                   "epoch": self.store.epoch(room, table)}
+        cmd_id = self.link.command(room, table, command)
+        self.store.command_sent(cmd_id, room, table, "floor:service", command)  # (its answer is matched to it)
+        log.info("floor: %s/%s %s: asked a replay from seq %d", room, table, topic, start)
+
+    async def gaps_again(self, stop: asyncio.Event) -> None:
+        """Every few seconds, the gaps still open asked again (a request or its answer lost, a
+        table that was away): a gap never waits for the table's next message alone."""
+        while not stop.is_set():
+            try:
+                await asyncio.wait_for(stop.wait(), timeout=REPLAY_AGAIN / 2)
+            except TimeoutError:
+                pass
+            if stop.is_set():
+                return
+            try:
+                for room, table, topic, start in self.store.due_gaps():
+                    self.ask_replay(room, table, topic, start)
+            except sqlite3.Error as exc:
+                log.error("floor: could not read the open gaps: %s", exc)
+
+    def _push(self, got: Ingested) -> None:
+        """Note what changed for the open pages; they are told at most every :data:`PUSH_EVERY`
+        seconds, each tile and alert once however often it changed meanwhile (:meth:`_push_now`)."""
+        if got.kind == "reply" and isinstance(got.body.get("id"), str):
+            self.push_command(got.body["id"])  # (a command from the page: its answer to the floor's pages)
+            return
+        epoch = got.body.get("epoch", "0")
+        if got.kind == "alert":
+            self._dirty_alerts[(got.room, got.table, epoch, got.body["seq"])] = None
+        elif got.kind == "ack":
+            self._dirty_alerts[(got.room, got.table, epoch, got.body["ack_seq"])] = None
+        elif got.kind == "incident":  # (the lane: lower priority, with the tiles)
+            self._dirty_incidents[(got.room, got.table, epoch, got.body["seq"])] = None
+        if got.kind in ("state", "alert", "ack", "hand", "suspect", "retired"):
+            self._dirty_tiles[(got.room, got.table)] = None
+        if (self._dirty_alerts or self._dirty_tiles or self._dirty_incidents) and self.loop is not None:
+            # an alert or an acknowledgement within ALERT_EVERY, the tiles alone within PUSH_EVERY
+            every = ALERT_EVERY if self._dirty_alerts else PUSH_EVERY
+            due = self._pushed_at + every
+            if self._push_due and self._push_at <= due:
+                return
+            self._push_due, self._push_at = True, due
+            if self._push_handle is not None:
+                self._push_handle.cancel()
+            self._push_handle = self.loop.call_later(max(0.0, due - time.monotonic()), self._push_now)
+
+    def _push_now(self) -> None:
+        """Every page told what changed since the last time: the tiles and alerts read once, worded
+        once per role, sent to each page as its role may see them."""
+        self._push_due, self._push_handle = False, None
+        self._pushed_at = time.monotonic()
+        tiles_changed, self._dirty_tiles = list(self._dirty_tiles), {}
+        alerts_changed, self._dirty_alerts = list(self._dirty_alerts), {}
+        incidents_changed, self._dirty_incidents = list(self._dirty_incidents), {}
+        try:
+            tiles = self._sectioned([t for room, table in tiles_changed for t in self.store.tables(room, table)])
+            alerts = [a for room, table, epoch, seq in alerts_changed
+                      for a in self.store.alerts(1, room=room, table=table, seq=seq, epoch=epoch)]
+            incidents = [i for room, table, epoch, seq in incidents_changed
+                         for i in self.store.incidents(1, room=room, table=table, seq=seq, epoch=epoch)]
+        except sqlite3.Error as exc:
+            log.error("floor: could not read what changed: %s", exc)
+            return
+        by_role: dict[str, list[str]] = {}
+        for ws, sess in self._live():
+            frames = by_role.get(sess.role)
+            if frames is None:
+                msgs: list[dict[str, Any]] = [{"type": "tile", "tile": roles.tile_for(sess.role, t)} for t in tiles]
+                for a in alerts:
+                    shown = roles.alert_for(sess.role, a)
+                    if shown is not None:
+                        msgs.append({"type": "alert", "alert": shown})
+                for i in incidents:
+                    seen = roles.incident_for(sess.role, i)
+                    if seen is not None:
+                        msgs.append({"type": "incident", "incident": seen})
+                # one frame a page per push, however much changed (a list when more than one):
+                # the page renders it in one pass, and each page's socket sends (and deflates) once
+                frames = by_role[sess.role] = [] if not msgs else [json.dumps(
+                    msgs[0] if len(msgs) == 1 else {"type": "batch", "items": msgs})]
+            for frame in frames:
+                asyncio.ensure_future(self._send_text(ws, frame))
+
+    def _live(self) -> list[tuple[web.WebSocketResponse, auth.Session]]:
+        """The open pages with their sessions as they are now: a page whose session ended (logged
+        out, expired, the user removed, given a new role or password) is closed, and a page
+        whose user's role changed gets what the new role may see, not what it connected with.
+        The sessions are read again only when the database was changed by another process (a
+        user added or given a new role or password: SQLite's ``data_version``) or every
+        :data:`SESSIONS_AGAIN` seconds (expiry; an open page keeps its session alive): not once a
+        message for every page."""
+        version = self.store.db.execute("PRAGMA data_version").fetchone()[0]
+        now = time.monotonic()
+        if version == self._data_version and now - self._sessions_at < SESSIONS_AGAIN:
+            return [(ws, sess) for ws, sess in self.sockets.items()]
+        self._data_version, self._sessions_at = version, now
+        out = []
+        for ws in list(self.sockets):
+            sess = auth.session(self.store, self.tokens.get(ws), self.cfg.session_seconds)
+            if sess is None:
+                self.sockets.pop(ws, None)
+                self.tokens.pop(ws, None)
+                asyncio.ensure_future(ws.close())
+                continue
+            self.sockets[ws] = sess
+            out.append((ws, sess))
+        return out
+
+    async def _send(self, ws: web.WebSocketResponse, msg: dict[str, Any]) -> None:
+        await self._send_text(ws, json.dumps(msg))
+
+    async def _send_text(self, ws: web.WebSocketResponse, text: str) -> None:
+        try:
+            await ws.send_str(text)
+        except (ConnectionError, RuntimeError):
+            self.sockets.pop(ws, None)
+            self.tokens.pop(ws, None)
+
+    def _sectioned(self, tiles: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Each tile with its section (``[floor.sections]``; None: in none)."""
+        for t in tiles:
+            t["section"] = self.cfg.section_of(t["room"], t["table"])
+        return tiles
+
+    def snapshot(self, role: str) -> dict[str, Any]:
+        """The room as ``role`` may see it: every tile, every open alert and call (however old:
+        an open call never falls off the board), the newest closed ones, the newest incidents,
+        and the sections in the configuration's order."""
+        found = self.store.alerts(SNAPSHOT_OPEN, open_only=True) + self.store.alerts(SNAPSHOT_CLOSED,
+                                                                                     closed_only=True)
+        alerts = [a for a in (roles.alert_for(role, a) for a in found) if a is not None]
+        incidents = [i for i in (roles.incident_for(role, i) for i in self.store.incidents(SNAPSHOT_INCIDENTS))
+                     if i is not None]
+        return {"type": "snapshot", "role": role,
+                "tiles": [roles.tile_for(role, t) for t in self._sectioned(self.store.tables())],
+                "alerts": alerts, "incidents": incidents, "sections": list(self.cfg.sections)}
+
+
+def _give_back_memory() -> None:
+    """The C heap's free memory given back to the system (glibc's ``malloc_trim``; elsewhere
+    nothing is done): freed is not returned by itself from the middle of an arena."""
+    trim = getattr(_LIBC, "malloc_trim", None)
+    if trim is not None:
+        trim(0)
+
+
+try:
+    _LIBC: ctypes.CDLL | None = ctypes.CDLL(None)
+except OSError:  # (no C library to load symbols from)
+    _LIBC = None
+
+
+def _hashing_pool() -> ProcessPoolExecutor:
+    """The password checks' process: started afresh (spawned, not forked with the service's
+    threads), at the lowest priority (:func:`_hash_gently`)."""
+    return ProcessPoolExecutor(HASHING_AT_ONCE, mp_context=multiprocessing.get_context("spawn"),
+                               initializer=_hash_gently)
+
+
+def _hash_gently() -> None:
+    """(the password checks' process, as it starts) Behind the service for a core, never shut out:
+    a session of its own (so that autogroup scheduling weighs it apart from the service's group,
+    not as a share of it) at that group's nice value :data:`HASHING_NICE`, and its own. Not
+    Linux's idle scheduling: on a machine held busy (both cores taken) an idle-class process gets
+    no core at all, and a login would wait for ever. What cannot be set (not Linux, no
+    autogroup) is left as it is."""
+    for lower in (os.setsid, lambda: Path("/proc/self/autogroup").write_text(f"{HASHING_NICE}\n"),
+                  lambda: os.nice(HASHING_NICE)):
+        try:
+            lower()
+        except (AttributeError, OSError):
+            pass
+    threading.Thread(target=_end_with, args=(os.getppid(),), daemon=True).start()
+
+
+def _end_with(service: int) -> None:
+    """(the password checks' process) Gone as soon as the service is (killed: its queue to this
+    process is never closed, which would have it wait for a check for ever)."""
+    while os.getppid() == service:
+        time.sleep(1.0)
+    os._exit(0)
+
+
+# -- requests ---------------------------------------------------------------------------------
+def _same_origin(request: web.Request) -> bool:
+    """A request from the page itself: no cross-site fetch, and an Origin (if sent) that is ours."""
+    if request.headers.get("Sec-Fetch-Site", "same-origin") not in ("same-origin", "none"):
+        return False
+    origin = request.headers.get("Origin")
+    if origin is None:
+        return True
+    try:
+        return urlsplit(origin).netloc == request.host
+    except ValueError:
+        return False
+
+
+def _session(request: web.Request) -> auth.Session | None:
+    svc = request.app[SERVICE_KEY]
+    return auth.session(svc.store, request.cookies.get(COOKIE), svc.cfg.session_seconds)
+
+
+#: the deepest a request's JSON body may nest (the page's deepest, a deck pair, is 3)
+MAX_BODY_DEPTH = 8
+
+
+class BadRequest(ValueError):
+    """A request the service cannot take: answered 400 with this reason (no traceback)."""
+
+
+async def _body(request: web.Request) -> dict[str, Any]:
+    """The request's JSON object: bounded in size (the app's ``client_max_size``), in depth and
+    in its numbers; BadRequest saying what is wrong."""
+    try:
+        text = (await request.read()).decode("utf-8")  # (UTF-8 whatever the charset claimed)
+    except UnicodeDecodeError:
+        raise BadRequest("the body is not UTF-8 text") from None
+    if len(text) > 2 * MAX_BODY_DEPTH and _nesting(text) > MAX_BODY_DEPTH:
+        raise BadRequest(f"the body nests more than {MAX_BODY_DEPTH} deep")
+    try:
+        value = json.loads(text, parse_constant=no_constant)
+    except (ValueError, RecursionError):
+        raise BadRequest("the body is not JSON") from None
+    if not isinstance(value, dict):
+        raise BadRequest("the body is a JSON object")
+    return value
+
+
+def _nesting(text: str) -> int:
+    """How deep brackets nest in ``text``, counted without parsing (strings skipped)."""
+    deepest = depth = 0
+    in_string = escaped = False
+    for c in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif c == "\\":
+                escaped = True
+            elif c == '"':
+                in_string = False
+        elif c == '"':
+            in_string = True
+        elif c in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif c in "]}":
+            depth -= 1
+    return deepest
+
+
+def _whole(value: Any, what: str, lo: int = 1, hi: int = MAX_INT) -> int:
+    """``value`` as a whole number ``lo``..``hi`` (a JSON number or a query's text); BadRequest."""
+    if isinstance(value, str):
+        if not value.isdigit() or len(value) > 19:
+            raise BadRequest(f"{what}: want a whole number from {lo} to {hi}, got {value[:30]!r}")
+        value = int(value)
+    if type(value) is not int or not lo <= value <= hi:
+        raise BadRequest(f"{what}: want a whole number from {lo} to {hi}, got {str(value)[:30]}")
+    return value
+
+
+def _word(value: Any, what: str, most: int = 64) -> str:
+    """``value`` as a short printable string (a room, a table, an epoch); BadRequest."""
+    if not isinstance(value, str) or not 0 < len(value) <= most or not value.isprintable():
+        raise BadRequest(f"{what}: want a name of 1 to {most} printable characters")
+    return value
+
+
+@web.middleware
+async def refuse_bad_input(request: web.Request, handler: Callable[[web.Request], Any]) -> web.StreamResponse:
+    """Bad input answered 400 with its reason, never a 500 and a traceback: what a handler's
+    own checks missed (a number SQLite cannot hold, a body nested too deep) is caught here."""
+    try:
+        return await handler(request)
+    except BadRequest as exc:
+        return _refuse(400, str(exc))
+    except (OverflowError, RecursionError, UnicodeError, ValueError, LookupError) as exc:
+        log.warning("floor: %s %s refused: %s", request.method, request.path, type(exc).__name__)
+        return _refuse(400, f"bad request ({type(exc).__name__})")
+
+
+def _json(data: Any, status: int = 200) -> web.Response:
+    return web.json_response(data, status=status, headers=HEADERS)
+
+
+def _refuse(status: int, why: str) -> web.Response:
+    return web.json_response({"ok": False, "error": why}, status=status, headers=HEADERS)
+
+
+def _page(name: str, **fields: str) -> web.Response:
+    text = (STATIC / name).read_text(encoding="utf-8")
+    for k, v in fields.items():
+        text = text.replace("{{" + k + "}}", html.escape(v, quote=True))
+    return web.Response(text=text, content_type="text/html", headers=HEADERS)
+
+
+async def login_page(request: web.Request) -> web.Response:
+    return _page("login.html", error="")
+
+
+async def login_post(request: web.Request) -> web.StreamResponse:
+    svc = request.app[SERVICE_KEY]
+    if not _same_origin(request):
+        return _refuse(403, "a cross-site request")
+    try:
+        form = await request.post()
+    except (ValueError, UnicodeError, AssertionError, LookupError) as exc:  # (a malformed form or multipart body)
+        raise BadRequest(f"a login is a form with name and password ({type(exc).__name__})") from None
+    name, password = str(form.get("name", ""))[:200], str(form.get("password", ""))[:1024]
+    address = request.remote or "unknown"
+    attempt = auth.begin(svc.store, svc.throttle, name, address)  # (throttled: no hashing at all)
+    if attempt.throttled:
+        # as long as a check takes, so that the answer's time tells nothing (no hashing: cheap)
+        await asyncio.sleep(auth.check_seconds())
+        ok = False
+    else:
+        # argon2 costs tens of milliseconds of CPU on purpose: in a process of its own, never on
+        # the event loop that serves every page and every table's message, a few at a time
+        async with svc.hashing:
+            ok = await svc.check_password(attempt, password)
+    try:
+        token, _ = auth.finish(svc.store, svc.throttle, attempt, ok)
+    except auth.AuthError as exc:
+        resp = _page("login.html", error=str(exc))
+        resp.set_status(401)
+        return resp
+    resp = web.HTTPSeeOther("/", headers=HEADERS)
+    resp.set_cookie(COOKIE, token, httponly=True, samesite="Strict", secure=svc.cfg.secure_cookie, path="/")
+    return resp
+
+
+async def logout_post(request: web.Request) -> web.StreamResponse:
+    svc = request.app[SERVICE_KEY]
+    sess = _session(request)
+    if sess is None:
+        return _refuse(401, "not logged in")
+    if not _same_origin(request) or request.headers.get("X-CSRF-Token") != sess.csrf:
+        return _refuse(403, "missing or wrong CSRF token")
+    token = request.cookies[COOKIE]
+    auth.logout(svc.store, token)
+    svc.store.audit(sess.user, "logout")
+    for ws in [ws for ws, t in svc.tokens.items() if t == token]:  # (its open pages stop receiving at once)
+        await ws.close()
+    resp = _json({"ok": True})
+    resp.del_cookie(COOKIE, path="/")
+    return resp
+
+
+async def index(request: web.Request) -> web.StreamResponse:
+    sess = _session(request)
+    if sess is None:
+        return web.HTTPSeeOther("/login", headers=HEADERS)
+    return _page("index.html", csrf=sess.csrf, user=sess.user, role=sess.role)
+
+
+async def api_room(request: web.Request) -> web.Response:
+    sess = _session(request)
+    if sess is None:
+        return _refuse(401, "not logged in")
+    return _json(request.app[SERVICE_KEY].snapshot(sess.role))
+
+
+def _change(request: web.Request, may: Callable[[str], bool], what: str) -> auth.Session | web.Response:
+    """The checks every request that changes something passes, in this order: a live session,
+    the same origin, the session's CSRF token, a role that ``may`` (else it ``cannot {what}``).
+    The session, or the refusal to return."""
+    sess = _session(request)
+    if sess is None:
+        return _refuse(401, "not logged in")
+    if not _same_origin(request):
+        return _refuse(403, "a cross-site request")
+    if request.headers.get("X-CSRF-Token") != sess.csrf:
+        return _refuse(403, "missing or wrong CSRF token")
+    if not may(sess.role):
+        return _refuse(403, f"a {sess.role} cannot {what}")
+    return sess
+
+
+async def _alert_named(request: web.Request) -> tuple[str, str, int, str, dict[str, Any]] | web.Response:
+    """The alert a request's body names (``{"room", "table", "seq", "epoch"}``): its parts and its
+    record, or the refusal to return (400 for a bad body, 404 for no such alert)."""
+    body = await _body(request)
+    if not {"room", "table", "seq"} <= set(body) or set(body) - {"room", "table", "seq", "epoch"}:
+        return _refuse(400, "want {\"room\": ..., \"table\": ..., \"seq\": N, \"epoch\": ...}")
+    room, table = _word(body["room"], "room"), _word(body["table"], "table")
+    seq, epoch = _whole(body["seq"], "seq"), _word(body.get("epoch", "0"), "epoch", 32)
+    found = request.app[SERVICE_KEY].store.alerts(1, room=room, table=table, seq=seq, epoch=epoch)
+    if not found:
+        return _refuse(404, f"no alert {room}/{table} seq {seq}")
+    return room, table, seq, epoch, found[0]
+
+
+async def api_ack(request: web.Request) -> web.Response:
+    svc = request.app[SERVICE_KEY]
+    sess = _change(request, roles.can_ack, "acknowledge alerts")
+    if isinstance(sess, web.Response):
+        return sess
+    named = await _alert_named(request)
+    if isinstance(named, web.Response):
+        return named
+    room, table, seq, epoch, _ = named
+    if epoch != svc.store.epoch(room, table):
+        # An alert of an earlier journal of the table (it started over): that journal is gone,
+        # no table can confirm it; the floor acknowledges it itself, and says so in the audit log.
+        user = f"floor:{sess.user}"
+        svc.store.ack_here(room, table, epoch, seq, user)
+        svc.store.audit(sess.user, "ack", f"{room}/{table} epoch {epoch} seq {seq}: of an earlier journal, "
+                                          f"acknowledged at the floor")
+        svc._push(Ingested("ack", room, table, {"ack_seq": seq, "epoch": epoch}))
+        return _json({"ok": True, "id": None, "here": True})
+    if svc.link is None:
+        return _refuse(503, "no broker link")
+    command: dict[str, Any] = {"user": f"floor:{sess.user}", "cmd": "ack", "seq": seq, "epoch": epoch}
+    cmd_id = svc.link.command(room, table, command)
+    svc.store.command_sent(cmd_id, room, table, command["user"], command)
+    svc.store.audit(sess.user, "ack", f"{room}/{table} seq {seq} command {cmd_id}")
+    return _json({"ok": True, "id": cmd_id})
+
+
+async def api_dismiss(request: web.Request) -> web.Response:
+    """A call or alert of a table that is offline closed at the floor (``{"room", "table", "seq",
+    "epoch"}``): the table cannot answer it, so its wait stops here; audit-logged. A table online
+    is answered with Acknowledge, which the table confirms."""
+    svc = request.app[SERVICE_KEY]
+    sess = _change(request, roles.can_ack, "dismiss calls")
+    if isinstance(sess, web.Response):
+        return sess
+    named = await _alert_named(request)
+    if isinstance(named, web.Response):
+        return named
+    room, table, seq, epoch, found = named
+    tile = svc.store.tables(room, table)
+    if tile and tile[0].get("online") is not False and epoch == svc.store.epoch(room, table):
+        return _refuse(409, f"{room}/{table} is online: answer it (the table confirms)")
+    if not svc.store.ack_here(room, table, epoch, seq, f"floor:{sess.user}", how="dismissed"):
+        return _refuse(409, f"alert {room}/{table} seq {seq} is closed already")
+    what = "call" if found["code"] == CALL else "alert"
+    svc.store.audit(sess.user, "dismiss", f"{room}/{table} epoch {epoch} seq {seq}: a {what} of a table offline, "
+                                          f"dismissed at the floor")
+    svc._push(Ingested("ack", room, table, {"ack_seq": seq, "epoch": epoch}))
+    return _json({"ok": True})
+
+
+async def api_retire(request: web.Request) -> web.Response:
+    """A table off the board (``{"room", "table", "retired": true}``: closed for the night,
+    moved, replaced) or back on it (``false``); audit-logged. Whatever the table raises still
+    shows in the calls and alerts."""
+    svc = request.app[SERVICE_KEY]
+    sess = _change(request, roles.can_command, "retire tables")
+    if isinstance(sess, web.Response):
+        return sess
+    body = await _body(request)
+    if set(body) != {"room", "table", "retired"} or not isinstance(body["retired"], bool):
+        return _refuse(400, "want {\"room\": ..., \"table\": ..., \"retired\": true or false}")
+    room, table = _word(body["room"], "room"), _word(body["table"], "table")
+    if not svc.store.tables(room, table):
+        return _refuse(404, f"no table {room}/{table}")
+    if body["retired"]:
+        changed = svc.store.retire(room, table, f"floor:{sess.user}")
+    else:
+        changed = svc.store.restore(room, table)
+    if changed:
+        svc.store.audit(sess.user, "retire" if body["retired"] else "restore",
+                        f"{room}/{table} {'off' if body['retired'] else 'back on'} the board")
+        svc._push(Ingested("retired", room, table))
+    return _json({"ok": True, "changed": changed})
+
+
+async def tournament_page(request: web.Request) -> web.StreamResponse:
+    """The tournaments' page (the floor role's): the clock, hand-for-hand's board, the bubble,
+    the player clock, the tables' balance (docs/floor.md, "Running a tournament")."""
+    sess = _session(request)
+    if sess is None:
+        return web.HTTPSeeOther("/login", headers=HEADERS)
+    if not roles.can_command(sess.role):
+        return _refuse(403, f"a {sess.role} does not run the tournaments")
+    return _page("tournament.html", csrf=sess.csrf, user=sess.user, role=sess.role)
+
+
+async def api_tournaments(request: web.Request) -> web.Response:
+    """Every tournament as the floor's page shows it (the floor role's)."""
+    svc = request.app[SERVICE_KEY]
+    sess = _session(request)
+    if sess is None:
+        return _refuse(401, "not logged in")
+    if not roles.can_command(sess.role):
+        return _refuse(403, f"a {sess.role} does not run the tournaments")
+    return _json({"tournaments": [svc.director.board(name) for name in svc.cfg.tournaments]})
+
+
+async def api_tournament(request: web.Request) -> web.Response:
+    """An action on a tournament (the floor role's, audit-logged): ``{"tournament": NAME,
+    "action": ...}``, the action's fields beside it (controller/floor/director.py, ACTIONS): the
+    clock's start, pause, resume, skip, back and add (``seconds``); hand-for-hand on or off
+    (``h4h``, ``on``) and ``release``; the bubble on or off (``bubble``, ``on``) and
+    ``bubble_clear``; a player clock (``clock``: ``room``, ``table``, ``seat``)."""
+    svc = request.app[SERVICE_KEY]
+    sess = _change(request, roles.can_command, "run the tournaments")
+    if isinstance(sess, web.Response):
+        return sess
+    body = await _body(request)
+    name = _word(body.get("tournament"), "tournament")
+    try:
+        detail = svc.director.act(name, body)
+    except TournamentError as exc:
+        return _refuse(exc.status, str(exc))
+    svc.store.audit(sess.user, "tournament", detail)
+    log.info("floor: tournament %s (by %s)", detail, sess.user)
+    return _json({"ok": True, "done": detail, "tournament": svc.director.board(name)})
+
+
+async def clock_page(request: web.Request) -> web.StreamResponse:
+    """The public clock screen of a tournament (no login: a TV in the room): read-only, nothing
+    secret (docs/floor.md, "The clock screen")."""
+    svc = request.app[SERVICE_KEY]
+    name = request.match_info["name"]
+    if name not in svc.cfg.tournaments:
+        return _refuse(404, "no such tournament")
+    return _page("clock.html", tournament=name, title=svc.cfg.tournaments[name].title)
+
+
+async def api_clock(request: web.Request) -> web.Response:
+    """The clock screen's figures (public: the level, its time, the blinds, the next level and
+    break, the players left and tables running; no card, no alert, no seat, no table's name)."""
+    found = request.app[SERVICE_KEY].director.public(request.match_info["name"])
+    return _json(found) if found is not None else _refuse(404, "no such tournament")
+
+
+async def api_retry(request: web.Request) -> web.Response:
+    """A command that failed (no answer in time), was refused, or waits queued, sent again under
+    a new id: ``{"id": ...}``; the answer names the new id."""
+    svc = request.app[SERVICE_KEY]
+    sess = _change(request, roles.can_command, "send commands to a table")
+    if isinstance(sess, web.Response):
+        return sess
+    body = await _body(request)
+    if set(body) != {"id"}:
+        return _refuse(400, "want {\"id\": the command's id}")
+    old = _word(body["id"], "id")
+    found = svc.store.command(old)
+    if found is None:
+        return _refuse(404, "no such command")
+    if found["status"] not in ("failed", "refused", "queued"):
+        return _refuse(409, f"command {old} is {found['status']}: nothing to retry")
+    if svc.link is None:
+        return _refuse(503, "no broker link")
+    user = f"floor:{sess.user}"
+    command = {**found["command"], "user": user}
+    command.pop("id", None)
+    cmd_id = svc.link.command(found["room"], found["table"], command)
+    svc.store.command_sent(cmd_id, found["room"], found["table"], user, command, retry_of=old)
+    svc.store.audit(sess.user, "retry", f"{found['room']}/{found['table']} command {old} again as {cmd_id}")
+    return _json({"ok": True, "id": cmd_id, "retry_of": old})
+
+
+def _when(text: str, key: str) -> float | None:
+    """A ``since``/``until`` filter: ``2026-01-01`` or ``2026-01-01T14:30`` (the server's local
+    time, the room's clock), or epoch seconds."""
+    if not text:
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        pass
+    try:
+        return datetime.fromisoformat(text).timestamp()
+    except ValueError:
+        raise ValueError(f"{key}: want a date (2026-01-01 or 2026-01-01T14:30), got {text[:40]!r}") from None
+
+
+async def api_hands(request: web.Request) -> web.Response:
+    """The hands search (floor only: hand records name hole cards and burns)."""
+    svc = request.app[SERVICE_KEY]
+    sess = _session(request)
+    if sess is None:
+        return _refuse(401, "not logged in")
+    if not roles.sees_hands(sess.role):
+        return _refuse(403, f"a {sess.role} does not see hand records (they name the cards)")
+    q = request.query
+    hand = _whole(q["hand"], "hand") if q.get("hand") else None
+    try:
+        since, until = _when(q.get("since", ""), "since"), _when(q.get("until", ""), "until")
+        dealer = check_dealer_name(q["dealer"]) if q.get("dealer") else None  # (as the records keep it)
+    except ValueError as exc:
+        text = str(exc)
+        return _refuse(400, text if "want" in text or text.startswith("dealer:") else "hand: want a whole number")
+    # one page: at most 200 hands, from the offset-th match (the page's Previous / Next)
+    limit = _whole(q["limit"], "limit", 1, 200) if q.get("limit") else 50
+    offset = _whole(q["offset"], "offset", 0) if q.get("offset") else 0
+    card = None
+    if q.get("card"):  # in any case ("ah", "AH", "10h"), spelt as the records spell it: "Ah", "Th"
+        try:
+            card = parse_card(q["card"])
+        except CardError:
+            return _refuse(400, f"card: want a card like Ah or 7c, got {q['card'][:30]!r}")
+    found = svc.store.search_hands(table=q.get("table") or None, hand=hand, since=since, until=until,
+                                   card=card, alert=q.get("alert") or None, dealer=dealer,
+                                   limit=limit, offset=offset)
+    return _json(found)  # {"hands": [...], "total": N, "offset": offset, "limit": limit}
+
+
+async def api_hand(request: web.Request) -> web.Response:
+    svc = request.app[SERVICE_KEY]
+    sess = _session(request)
+    if sess is None:
+        return _refuse(401, "not logged in")
+    if not roles.sees_hands(sess.role):
+        return _refuse(403, f"a {sess.role} does not see hand records (they name the cards)")
+    q = request.query
+    if not {"room", "table", "seq"} <= set(q):
+        return _refuse(400, "want room, table and seq")
+    found = svc.store.hand(_word(q["room"], "room"), _word(q["table"], "table"), _whole(q["seq"], "seq"),
+                           _word(q.get("epoch", "0"), "epoch", 32))
+    if found is None:
+        return _refuse(404, "no such hand")
+    svc.store.audit(sess.user, "hand viewed", f"{q['room']}/{q['table']} seq {q['seq']}")
+    return _json(found)
+
+
+async def hands_page(request: web.Request) -> web.StreamResponse:
+    sess = _session(request)
+    if sess is None:
+        return web.HTTPSeeOther("/login", headers=HEADERS)
+    if not roles.sees_hands(sess.role):
+        return _refuse(403, f"a {sess.role} does not see hand records (they name the cards)")
+    return _page("hands.html", csrf=sess.csrf, user=sess.user, role=sess.role)
+
+
+#: the table commands the page sends (docs/room.md, "Commands"): the table checks them strictly
+#: (the control socket's checks); here only their shape, so that a typo is answered at once
+PAGE_COMMANDS = {"setup": {"seats", "button"}, "decks": {"in_play", "decks"}, "dealer": {"name", "at_relief"}}
+
+
+async def api_cmd(request: web.Request) -> web.Response:
+    """A seat change (``setup``), a deck-pair exchange (``decks``) or who deals (``dealer``,
+    RELIEF-003: from the next hand, or ``at_relief`` from the dealer's next relief press) sent
+    to a table; the answer comes back on the WebSocket (``reply``) and at ``/api/cmd?id=``."""
+    svc = request.app[SERVICE_KEY]
+    sess = _change(request, roles.can_command, "send commands to a table")
+    if isinstance(sess, web.Response):
+        return sess
+    body = await _body(request)
+    try:
+        room, table, cmd = body.pop("room"), body.pop("table"), body.pop("cmd")
+        if not isinstance(room, str) or not isinstance(table, str) or not isinstance(cmd, str) \
+                or cmd not in PAGE_COMMANDS:
+            raise TypeError
+    except (KeyError, TypeError):
+        return _refuse(400, f"want {{\"room\", \"table\", \"cmd\": one of {', '.join(PAGE_COMMANDS)}, ...}}")
+    room, table = _word(room, "room"), _word(table, "table")
+    unknown = sorted(set(body) - PAGE_COMMANDS[cmd])
+    if unknown:
+        return _refuse(400, f"{cmd}: unknown field {unknown[0]!r}")
+    if cmd == "dealer":  # (checked here too: the page says at once what is wrong with a name)
+        try:
+            body["name"] = check_dealer_name(body.get("name"))
+        except ValueError as exc:
+            return _refuse(400, str(exc))
+    if not svc.store.tables(room, table):
+        return _refuse(404, f"no table {room}/{table}")
+    if svc.link is None:
+        return _refuse(503, "no broker link")
+    user = f"floor:{sess.user}"
+    command = {"user": user, "cmd": cmd, **body}
+    cmd_id = svc.link.command(room, table, command)
+    svc.store.command_sent(cmd_id, room, table, user, command)
+    svc.store.audit(sess.user, cmd, f"{room}/{table} command {cmd_id}: {json.dumps(body)[:500]}")
+    return _json({"ok": True, "id": cmd_id})
+
+
+async def api_alerts(request: web.Request) -> web.Response:
+    """A dealer's alerts (``?dealer=NAME``, RELIEF-003), newest first, as the role may see them
+    (the floor and the technician; a viewer sees no alert)."""
+    svc = request.app[SERVICE_KEY]
+    sess = _session(request)
+    if sess is None:
+        return _refuse(401, "not logged in")
+    if not roles.sees_alerts(sess.role):
+        return _refuse(403, f"a {sess.role} does not see alerts")
+    try:
+        dealer = check_dealer_name(request.query.get("dealer", ""))
+    except ValueError as exc:
+        return _refuse(400, str(exc))
+    shown = (roles.alert_for(sess.role, a) for a in svc.store.alerts(dealer=dealer))
+    return _json({"alerts": [a for a in shown if a is not None]})
+
+
+async def api_cmd_get(request: web.Request) -> web.Response:
+    svc = request.app[SERVICE_KEY]
+    sess = _session(request)
+    if sess is None:
+        return _refuse(401, "not logged in")
+    if not roles.can_command(sess.role):
+        return _refuse(403, f"a {sess.role} cannot send commands to a table")
+    found = svc.store.command(request.query.get("id", ""))
+    return _json(found) if found is not None else _refuse(404, "no such command")
+
+
+async def websocket(request: web.Request) -> web.StreamResponse:
+    svc = request.app[SERVICE_KEY]
+    sess = _session(request)
+    if sess is None:
+        return _refuse(401, "not logged in")
+    if not _same_origin(request):
+        return _refuse(403, "a cross-site request")
+    ws = web.WebSocketResponse(heartbeat=20)
+    await ws.prepare(request)
+    await ws.send_str(json.dumps(svc.snapshot(sess.role)))
+    svc.sockets[ws] = sess
+    svc.tokens[ws] = request.cookies[COOKIE]
+    try:
+        async for msg in ws:  # (the page sends nothing: changes are POSTs with their CSRF token)
+            if msg.type == WSMsgType.ERROR:
+                break
+    finally:
+        svc.sockets.pop(ws, None)
+        svc.tokens.pop(ws, None)
+    return ws
+
+
+async def static(request: web.Request) -> web.StreamResponse:
+    name = request.match_info["name"]
+    if name not in ("app.js", "hands.js", "style.css", "tournament.js", "clock.js", "clock.css"):
+        raise web.HTTPNotFound()
+    kind = "application/javascript" if name.endswith(".js") else "text/css"
+    return web.Response(text=(STATIC / name).read_text(encoding="utf-8"), content_type=kind, headers=HEADERS)
+
+
+def make_app(svc: FloorService) -> web.Application:
+    app = web.Application(client_max_size=64 * 1024, middlewares=[refuse_bad_input])
+    app[SERVICE_KEY] = svc
+    app.router.add_get("/login", login_page)
+    app.router.add_post("/login", login_post)
+    app.router.add_post("/logout", logout_post)
+    app.router.add_get("/", index)
+    app.router.add_get("/api/room", api_room)
+    app.router.add_post("/api/ack", api_ack)
+    app.router.add_post("/api/retry", api_retry)
+    app.router.add_post("/api/dismiss", api_dismiss)
+    app.router.add_post("/api/retire", api_retire)
+    app.router.add_get("/ws", websocket)
+    app.router.add_post("/api/cmd", api_cmd)
+    app.router.add_get("/api/cmd", api_cmd_get)
+    app.router.add_get("/api/alerts", api_alerts)
+    app.router.add_get("/hands", hands_page)
+    app.router.add_get("/api/hands", api_hands)
+    app.router.add_get("/api/hand", api_hand)
+    app.router.add_get("/tournament", tournament_page)
+    app.router.add_get("/api/tournaments", api_tournaments)
+    app.router.add_post("/api/tournament", api_tournament)
+    app.router.add_get("/clock/{name}", clock_page)
+    app.router.add_get("/api/clock/{name}", api_clock)
+    app.router.add_get("/static/{name}", static)
+    return app
+
+
+async def serve(cfg: FloorConfig, stop: asyncio.Event) -> None:
+    """Run the service until ``stop`` is set."""
+    svc = FloorService(cfg)
+    svc.loop = asyncio.get_running_loop()
+    svc.hashers.submit(os.getpid)  # (the password checks' process started now, not at the first login)
+    runner = web.AppRunner(make_app(svc), access_log=None)
+    await runner.setup()
+    context = None
+    if cfg.tls_cert is not None:
+        context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        context.load_cert_chain(cfg.tls_cert, cfg.tls_key)
+    site = web.TCPSite(runner, cfg.listen, cfg.port, ssl_context=context)
+    await site.start()
+    assert svc.link is not None
+    svc.link.start()
+    log.info("floor: listening on %s://%s:%d", "https" if context else "http", cfg.listen, cfg.port)
+    again = asyncio.ensure_future(svc.gaps_again(stop))
+    expiry = asyncio.ensure_future(svc.commands_again(stop))
+    signals = asyncio.ensure_future(svc.signals_again(stop))
+    try:
+        await stop.wait()
+    finally:
+        await again
+        await expiry
+        await signals
+        svc.link.stop()
+        for ws in list(svc.sockets):
+            await ws.close()
+        await runner.cleanup()
+        svc.hashers.shutdown(wait=True)
+        svc.store.close()

@@ -1,0 +1,95 @@
+"""The floor service's MQTT client: a persistent session (the broker queues the tables' QoS 1
+messages while the service is away: a restart misses nothing), every table's floor topics,
+the commands it sends (``ack``, ``replay``) and the tournaments' retained signals
+(``floor/tournament``: controller/floor/director.py).
+
+paho runs its own network thread; each message is handed to the service's event loop, which
+alone touches the database.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import ssl
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+import paho.mqtt.client as mqtt
+from paho.mqtt.enums import CallbackAPIVersion
+from paho.mqtt.packettypes import PacketTypes
+from paho.mqtt.properties import Properties
+
+from controller.config.floor import FloorConfig
+from controller.floor.store import SUBSCRIBED
+
+log = logging.getLogger("tablectl.floor")
+#: how long the broker keeps the floor's session (and its queue) while the service is away: a week
+SESSION_EXPIRY = 7 * 24 * 3600
+
+
+class FloorLink:
+    """Subscribes to ``tablectl/<room>/+/...`` and calls ``deliver(topic, payload)`` from paho's thread."""
+
+    def __init__(self, cfg: FloorConfig, deliver: Callable[[str, bytes], None],
+                 connected: Callable[[], None] | None = None) -> None:
+        self.cfg = cfg
+        self.deliver = deliver
+        #: called (from paho's thread) at each connection: the retained signals published again
+        self.connected_hook = connected
+        self.connected = False
+        self.last_error: str | None = None
+        c = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=cfg.client_id, protocol=mqtt.MQTTv5)
+        c.reconnect_delay_set(min_delay=1, max_delay=5)
+        if cfg.mqtt_tls:
+            c.tls_set(ca_certs=cfg.ca_file, certfile=cfg.cert_file, keyfile=cfg.key_file,
+                      cert_reqs=ssl.CERT_REQUIRED, tls_version=ssl.PROTOCOL_TLS_CLIENT)
+        if cfg.username is not None:
+            c.username_pw_set(cfg.username, cfg.password())
+        c.on_connect = self._on_connect
+        c.on_disconnect = self._on_disconnect
+        c.on_message = self._on_message
+        self.client = c
+
+    def start(self) -> None:
+        props = Properties(PacketTypes.CONNECT)
+        props.SessionExpiryInterval = SESSION_EXPIRY
+        self.client.connect_async(self.cfg.host, self.cfg.port_mqtt, clean_start=False, properties=props)
+        self.client.loop_start()
+
+    def stop(self) -> None:
+        self.client.disconnect()
+        self.client.loop_stop()
+
+    def _on_connect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
+        if reason.is_failure:
+            self.last_error = f"the broker refused the connection: {reason}"
+            log.error("floor: %s (%s)", self.last_error, self.cfg.broker)
+            return
+        self.connected = True
+        self.last_error = None
+        log.info("floor: connected to %s (session %s)", self.cfg.broker,
+                 "resumed" if getattr(flags, "session_present", False) else "new")
+        client.subscribe([(f"tablectl/{self.cfg.room}/+/{t}", 1) for t in SUBSCRIBED])
+        if self.connected_hook is not None:
+            self.connected_hook()
+
+    def _on_disconnect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
+        if self.connected:
+            log.warning("floor: disconnected from %s (%s)", self.cfg.broker, reason)
+        self.connected = False
+
+    def _on_message(self, client: mqtt.Client, userdata: Any, msg: mqtt.MQTTMessage) -> None:
+        self.deliver(msg.topic, bytes(msg.payload))
+
+    def publish_retained(self, topic: str, payload: bytes) -> None:
+        """A retained message at QoS 1 (a table's tournament signal): the broker keeps the last for
+        a table that connects later; paho keeps it while the link is down."""
+        self.client.publish(topic, payload, qos=1, retain=True)
+
+    def command(self, room: str, table: str, body: dict[str, Any]) -> str:
+        """Send one command to a table; returns its id."""
+        cmd_id = body.setdefault("id", f"floor-{uuid.uuid4().hex[:16]}")
+        self.client.publish(f"tablectl/{room}/{table}/cmd", json.dumps(body, separators=(",", ":")), qos=1)
+        return str(cmd_id)

@@ -1,0 +1,804 @@
+"""The floor's own records in SQLite (0600): every table's state, floor alerts and their
+acknowledgements, hand records with their hash chain checked, the tournaments it runs (their
+level clocks, hand-for-hand, the bubble: controller/floor/director.py), and (:mod:`.auth`) users,
+sessions and the audit log.
+
+Fed from the broker: each message of a numbered topic is kept once by ``(room, table, topic,
+seq)`` (a redelivery is dropped), and a ``seq`` beyond the next one expected is a gap, which
+:meth:`Store.ingest` reports so that the service asks the table to ``replay`` it (docs/room.md).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sqlite3
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from collections.abc import Iterator
+from typing import Any
+
+from controller.core.cards import parse_card
+from controller.floor import schema
+from controller.floor.rules import CALL, severity
+from controller.room.outbox import SIGNED, hand_hash
+from controller.room import strict_json
+from controller.room.signing import verify
+
+#: the topics with a ``seq`` the floor receives
+NUMBERED = ("events/floor", "events/dealer", "hands")
+#: the floor's topics (the shipped ACL's floor lines)
+SUBSCRIBED = ("state", *NUMBERED, "cmd/reply")
+#: the same gap is asked again only after this many seconds (a replay in flight fills it)
+REPLAY_AGAIN = 10.0
+#: a command the table has not answered within this many seconds is shown as failed (or, the
+#: table offline, as queued: the broker keeps it in the table's session until it is back)
+COMMAND_TIMEOUT = 10.0
+#: the floor database's schema version (PRAGMA user_version), migrated in place at open (4: the
+#: tournaments)
+SCHEMA_VERSION = 4
+ZERO_HASH = "0" * 64
+
+#: the dealer a hand record names (RELIEF-003: the table's own, from its core)
+RECORD_DEALER = "json_extract(record, '$.dealer')"
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS messages (room TEXT, tbl TEXT, epoch TEXT NOT NULL DEFAULT '0', topic TEXT, seq INTEGER,
+    received REAL, payload TEXT, PRIMARY KEY (room, tbl, epoch, topic, seq));
+CREATE TABLE IF NOT EXISTS cursors (room TEXT, tbl TEXT, epoch TEXT NOT NULL DEFAULT '0', topic TEXT,
+    contiguous INTEGER, asked_from INTEGER, asked_at REAL, PRIMARY KEY (room, tbl, epoch, topic));
+CREATE TABLE IF NOT EXISTS tables (room TEXT, tbl TEXT, state TEXT, updated REAL, PRIMARY KEY (room, tbl));
+CREATE TABLE IF NOT EXISTS epochs (room TEXT, tbl TEXT, epoch TEXT, first_seen REAL, n INTEGER,
+    PRIMARY KEY (room, tbl, epoch));
+CREATE TABLE IF NOT EXISTS alerts (room TEXT, tbl TEXT, epoch TEXT NOT NULL DEFAULT '0', seq INTEGER, ts REAL,
+    hand INTEGER, seat INTEGER, rule TEXT, code TEXT, card TEXT, message TEXT, dealer TEXT,
+    PRIMARY KEY (room, tbl, epoch, seq));
+CREATE TABLE IF NOT EXISTS acks (room TEXT, tbl TEXT, epoch TEXT NOT NULL DEFAULT '0', ack_seq INTEGER, user TEXT,
+    ts REAL, how TEXT, PRIMARY KEY (room, tbl, epoch, ack_seq));
+CREATE TABLE IF NOT EXISTS hands (room TEXT, tbl TEXT, epoch TEXT NOT NULL DEFAULT '0', seq INTEGER, hand INTEGER,
+    ts REAL, hash TEXT, prev TEXT, record TEXT, PRIMARY KEY (room, tbl, epoch, seq));
+CREATE TABLE IF NOT EXISTS chain_breaks (id INTEGER PRIMARY KEY, room TEXT, tbl TEXT, epoch TEXT NOT NULL DEFAULT '0',
+    seq INTEGER, problem TEXT, found REAL);
+CREATE TABLE IF NOT EXISTS users (name TEXT PRIMARY KEY, role TEXT NOT NULL, hash TEXT NOT NULL,
+    failures INTEGER NOT NULL DEFAULT 0, locked_until REAL NOT NULL DEFAULT 0, created REAL);
+CREATE TABLE IF NOT EXISTS sessions (token TEXT PRIMARY KEY, user TEXT NOT NULL, csrf TEXT NOT NULL,
+    created REAL, seen REAL);
+CREATE TABLE IF NOT EXISTS commands (id TEXT PRIMARY KEY, room TEXT, tbl TEXT, user TEXT, body TEXT, sent REAL,
+    reply TEXT, replied REAL, status TEXT NOT NULL DEFAULT 'sent', reason TEXT, retry_of TEXT);
+CREATE TABLE IF NOT EXISTS suspects (id INTEGER PRIMARY KEY, room TEXT, tbl TEXT, epoch TEXT NOT NULL DEFAULT '0',
+    topic TEXT, seq INTEGER, problem TEXT, found REAL);
+CREATE TABLE IF NOT EXISTS audit (id INTEGER PRIMARY KEY, ts REAL, user TEXT, action TEXT, detail TEXT);
+CREATE TABLE IF NOT EXISTS incidents (room TEXT, tbl TEXT, epoch TEXT NOT NULL DEFAULT '0', seq INTEGER, ts REAL,
+    hand INTEGER, seat INTEGER, rule TEXT, code TEXT, count INTEGER, message TEXT, dealer TEXT,
+    PRIMARY KEY (room, tbl, epoch, seq));
+CREATE TABLE IF NOT EXISTS retired (room TEXT, tbl TEXT, user TEXT, ts REAL, PRIMARY KEY (room, tbl));
+CREATE TABLE IF NOT EXISTS tournaments (name TEXT PRIMARY KEY, state TEXT NOT NULL, updated REAL);
+"""
+#: made after the migration (a table rebuilt by it would lose its index)
+INDEXES = """
+CREATE INDEX IF NOT EXISTS incidents_by_time ON incidents (ts);
+CREATE INDEX IF NOT EXISTS chain_breaks_by_table ON chain_breaks (room, tbl);
+CREATE INDEX IF NOT EXISTS suspects_by_table ON suspects (room, tbl);
+CREATE INDEX IF NOT EXISTS alerts_by_time ON alerts (ts);
+"""
+#: what the floor keeps of a dealer's incident (an ``Alert`` on ``events/dealer``: a misdeal, a
+#: procedure, a device), in the incidents table's order after its key
+INCIDENT_FIELDS = ("ts", "hand", "seat", "rule", "code", "count", "message", "dealer")
+#: the tables keyed by a journal's epoch since schema 2, rebuilt from schema 0 and 1 in place
+#: (their rows taken as of epoch "0": a table of a release before epochs)
+EPOCH_TABLES = ("messages", "cursors", "alerts", "acks", "hands", "chain_breaks", "suspects")
+#: a seq this far ahead of the last one seen on its topic is refused and flagged once, not
+#: answered with a replay of everything between (a table that lies, or a corrupted counter)
+MAX_JUMP = 10_000
+#: a journal's epoch as the tables write it (``e`` and 12 hex digits; "0" before epochs); at most
+#: this long, of these characters
+EPOCH_CHARS = frozenset("0123456789abcdefghijklmnopqrstuvwxyz-")
+
+
+#: the deepest nesting a table's message has (a hand record: record, zones, a zone's list) with
+#: room to spare; anything deeper is not a table's
+MAX_DEPTH = 12
+
+
+
+
+def _depth(value: Any) -> int:
+    """How deep ``value`` nests (a scalar: 0), without recursion."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        v, d = stack.pop()
+        if isinstance(v, dict):
+            v = list(v.values())
+        if isinstance(v, list):
+            deepest = max(deepest, d)
+            stack.extend((x, d + 1) for x in v)
+    return deepest
+
+
+def _message_body(payload: bytes) -> dict[str, Any] | None:
+    """A message's JSON object; None for anything no table sends: not JSON (NaN, a key given
+    twice), not an object, or nested deeper than :data:`MAX_DEPTH`."""
+    try:
+        body = strict_json.loads(payload)
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        return None
+    if not isinstance(body, dict) or _depth(body) > MAX_DEPTH:
+        # (a message nested deeper than any table's is refused: stored, it would fail later
+        # to parse on the web server's deeper stack, and take the room's page down with it)
+        return None
+    return body
+
+
+@dataclass
+class Ingested:
+    """What one message changed: ``kind`` is state, alert, ack, hand, reply, other, duplicate,
+    ignored, or suspect (a message the table had no right to send: an Ack of a command this floor
+    never sent); ``gap``: ``(topic, from)`` to ask again with ``replay``; ``breaks``: chain
+    problems, or what is suspect."""
+
+    kind: str
+    room: str = ""
+    table: str = ""
+    body: dict[str, Any] = field(default_factory=dict)
+    gap: tuple[str, int] | None = None
+    breaks: list[str] = field(default_factory=list)
+    #: a table back online: every gap of its still open, asked again (an earlier request may
+    #: have been published while it was away)
+    regaps: list[tuple[str, int]] = field(default_factory=list)
+
+
+def split_topic(topic: str) -> tuple[str, str, str] | None:
+    """``tablectl/<room>/<table>/<rest>`` -> (room, table, rest), or None for anything else."""
+    parts = topic.split("/", 3)
+    if len(parts) != 4 or parts[0] != "tablectl" or not parts[1] or not parts[2]:
+        return None
+    return parts[1], parts[2], parts[3]
+
+
+def open_private(path: str) -> sqlite3.Connection:
+    """The database at ``path``, created 0600 (it holds cards); an existing one is made 0600."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    os.close(fd)
+    os.chmod(path, 0o600)
+    db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("PRAGMA synchronous=NORMAL")
+    return db
+
+
+class Store:
+    """The floor's database. One thread uses it at a time (the service's event loop)."""
+
+    def __init__(self, path: str | Path, *, clock: Any = time.time, keys: dict[str, str] | None = None,
+                 require_signatures: bool = False) -> None:
+        self.path = str(path)
+        self.clock = clock
+        #: "room/table" -> its public signing key: its records' signatures checked (room/signing.py)
+        self.keys = dict(keys or {})
+        #: a table with no key in ``keys``: its records refused (``[floor] require_signatures``)
+        self.require_signatures = require_signatures
+        self._in_batch = False
+        self.db = open_private(self.path)
+        self.db.executescript(SCHEMA)
+        self._migrate()
+        self.db.executescript(INDEXES)
+
+    def _migrate(self) -> None:
+        """Bring an older database to :data:`SCHEMA_VERSION` in place (nothing it holds is lost)."""
+        version = self.db.execute("PRAGMA user_version").fetchone()[0]
+        if version >= SCHEMA_VERSION:
+            return
+        if "dealer" not in {r[1] for r in self.db.execute("PRAGMA table_info(alerts)")}:
+            # (a database of the first release: its alerts name no dealer)
+            self.db.execute("ALTER TABLE alerts ADD COLUMN dealer TEXT")
+        for name in EPOCH_TABLES:
+            cols = [r[1] for r in self.db.execute(f"PRAGMA table_info({name})")]
+            if "epoch" in cols:
+                continue
+            # (schema 0 and 1: keyed without the journal's epoch; rebuilt with it, every row kept)
+            self.db.execute("BEGIN")
+            self.db.execute(f"ALTER TABLE {name} RENAME TO {name}_v1")
+            create = next(stmt for stmt in SCHEMA.split(";") if f"EXISTS {name} (" in stmt)
+            self.db.execute(create)
+            new_cols = [r[1] for r in self.db.execute(f"PRAGMA table_info({name})")]
+            common = ", ".join(c for c in cols if c in new_cols)
+            self.db.execute(f"INSERT INTO {name} ({common}, epoch) SELECT {common}, '0' FROM {name}_v1")
+            self.db.execute(f"DROP TABLE {name}_v1")
+            self.db.execute("COMMIT")
+        have = {r[1] for r in self.db.execute("PRAGMA table_info(commands)")}
+        for column, decl in (("status", "TEXT NOT NULL DEFAULT 'sent'"), ("reason", "TEXT"), ("retry_of", "TEXT")):
+            if column not in have:  # (version 0: commands had no status; those answered are confirmed)
+                self.db.execute(f"ALTER TABLE commands ADD COLUMN {column} {decl}")
+        self.db.execute("UPDATE commands SET status = CASE WHEN json_extract(reply, '$.ok') THEN 'confirmed' "
+                        "ELSE 'refused' END WHERE reply IS NOT NULL AND status = 'sent'")
+        if "how" not in {r[1] for r in self.db.execute("PRAGMA table_info(acks)")}:
+            # (schema 2: every acknowledgement was the table's, or the floor's of an earlier journal)
+            self.db.execute("ALTER TABLE acks ADD COLUMN how TEXT")
+        # (schema 3 had no tournaments: its table is made by SCHEMA, empty: each tournament's clock
+        # waits for its start)
+        # (schema 2 kept the dealer's incidents as messages only: the lane gets them from there)
+        self.db.execute("INSERT OR IGNORE INTO incidents SELECT room, tbl, epoch, seq, " + ", ".join(
+            f"json_extract(payload, '$.{f}')" for f in INCIDENT_FIELDS) + " FROM messages "
+            "WHERE topic = 'events/dealer' AND json_extract(payload, '$.type') = 'Alert'")
+        self.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+    def close(self) -> None:
+        self.db.close()
+
+    @contextlib.contextmanager
+    def batch(self) -> Iterator[None]:
+        """Many :meth:`ingest` calls in one transaction (each message its own savepoint: one that
+        fails is undone alone)."""
+        self.db.execute("BEGIN IMMEDIATE")
+        self._in_batch = True
+        try:
+            yield
+        except BaseException:
+            self._in_batch = False
+            self.db.execute("ROLLBACK")
+            raise
+        self._in_batch = False
+        self.db.execute("COMMIT")
+
+    # -- from the broker -----------------------------------------------------------------------
+    def ingest(self, topic: str, payload: bytes) -> Ingested:
+        """Keep one message from the broker; never raises on its content."""
+        # (the floor's hot path: each step below is inline or one plain call, nothing done twice)
+        where = split_topic(topic)
+        if where is None:
+            return Ingested("ignored")
+        room, table, rest = where
+        body = _message_body(payload)
+        if body is None:
+            return Ingested("ignored", room, table)
+        now = self.clock()
+        epoch = body.get("epoch", "0")
+        if not (type(epoch) is str and 0 < len(epoch) <= 32 and set(epoch) <= EPOCH_CHARS):
+            return Ingested("ignored", room, table)
+        wrong = schema.check(rest, body, room, table) if rest in ("state", "cmd/reply", *NUMBERED) else None
+        if wrong is not None:
+            return self._off_schema(room, table, epoch, rest, body, wrong, now)
+        if rest == "state":
+            return self._state(room, table, body, now)
+        if rest == "cmd/reply":
+            self._reply(room, table, body)
+            return Ingested("reply", room, table, body)
+        if rest not in NUMBERED:
+            return Ingested("ignored", room, table)
+        seq = body.get("seq")
+        if type(seq) is not int or seq < 1 or seq > 2 ** 62:
+            return Ingested("ignored", room, table)
+        return self._numbered_atomically(room, table, epoch, rest, seq, body, payload, now)
+
+    def _off_schema(self, room: str, table: str, epoch: str, rest: str, body: dict[str, Any], wrong: str,
+                    now: float) -> Ingested:
+        """A message its topic's schema refuses (``wrong``: why), kept out and counted as suspect."""
+        # (a table speaks only for itself, in its own fields: anything else is kept out)
+        seq = body.get("seq") if type(body.get("seq")) is int else None
+        problem = f"{rest}{f' seq {seq}' if seq is not None else ''}: {wrong}"
+        # (a seq SQLite cannot hold, 2**63 or more, is said in the problem's words, not kept in its column)
+        column = seq if seq is not None and -(1 << 63) <= seq < (1 << 63) else None
+        self.db.execute("INSERT INTO suspects (room, tbl, epoch, topic, seq, problem, found) "
+                        "VALUES (?, ?, ?, ?, ?, ?, ?)", (room, table, epoch, rest, column, problem[:300], now))
+        return Ingested("suspect", room, table, body, breaks=[problem[:300]])
+
+    def _state(self, room: str, table: str, body: dict[str, Any], now: float) -> Ingested:
+        """A table's retained state kept as its tile's; a table back online has its open gaps asked
+        again."""
+        if body.get("online") is False:  # (the will says only that: the tile keeps what was last known)
+            row = self.db.execute("SELECT state FROM tables WHERE room = ? AND tbl = ?", (room, table)).fetchone()
+            body = {**json.loads(row[0]), **body} if row is not None else body
+        # (the epoch of a table's journal is taken from its numbered messages only: those are
+        # signed, the retained state is not)
+        self.db.execute("INSERT OR REPLACE INTO tables (room, tbl, state, updated) VALUES (?, ?, ?, ?)",
+                        (room, table, json.dumps(body), now))
+        regaps = self.due_gaps(room=room, table=table, force=True) if body.get("online") is True else []
+        return Ingested("state", room, table, body, regaps=[(t, f) for _, _, t, f in regaps])
+
+    def _numbered_atomically(self, room: str, table: str, epoch: str, rest: str, seq: int, body: dict[str, Any],
+                             payload: bytes, now: float) -> Ingested:
+        """:meth:`_numbered` in a transaction of its own, or a savepoint of the :meth:`batch`'s:
+        a message that fails is undone alone."""
+        begin, commit, undo = (("SAVEPOINT msg", "RELEASE msg", "ROLLBACK TO msg") if self._in_batch
+                               else ("BEGIN IMMEDIATE", "COMMIT", "ROLLBACK"))
+        self.db.execute(begin)
+        try:
+            out = self._numbered(room, table, epoch, rest, seq, body, payload, now)
+            self.db.execute(commit)
+        except BaseException:
+            self.db.execute(undo)
+            if self._in_batch:
+                self.db.execute(commit)
+            raise
+        return out
+
+    def _numbered(self, room: str, table: str, epoch: str, rest: str, seq: int, body: dict[str, Any],
+                  payload: bytes, now: float) -> Ingested:
+        unsigned = self._unsigned(room, table, rest, seq, body)
+        if unsigned is not None:
+            # (not the table's record: kept out, so that the table's own message with this seq
+            # still lands, and counted on the tile; it moves no mark, no epoch, no gap)
+            self.db.execute("INSERT INTO suspects (room, tbl, epoch, topic, seq, problem, found) "
+                            "VALUES (?, ?, ?, ?, ?, ?, ?)", (room, table, epoch, rest, seq, unsigned, now))
+            return Ingested("suspect", room, table, body, breaks=[unsigned])
+        row = self.db.execute("SELECT contiguous FROM cursors WHERE room = ? AND tbl = ? AND epoch = ? AND topic = ?",
+                              (room, table, epoch, rest)).fetchone()
+        last = self.db.execute("SELECT max(seq) FROM messages WHERE room = ? AND tbl = ? AND epoch = ? AND topic = ?",
+                               (room, table, epoch, rest)).fetchone()[0]
+        base = max(row[0] if row else 0, last or 0)
+        if (row is not None or last is not None) and seq > base + MAX_JUMP:
+            # (a table that lies, or a counter gone wrong: not the records, and no replay of a
+            # billion messages asked for; said once per journal and topic. A topic with no history
+            # yet, a new floor database, takes its first seq as it comes.)
+            problem = f"{rest} seq {seq} is more than {MAX_JUMP:,} ahead of the last seen ({base}): refused"
+            said = self.db.execute("SELECT 1 FROM suspects WHERE room = ? AND tbl = ? AND epoch = ? AND topic = ? "
+                                   "AND problem LIKE '%ahead of the last seen%'", (room, table, epoch, rest)).fetchone()
+            if said is not None:
+                return Ingested("ignored", room, table, body)
+            self.db.execute("INSERT INTO suspects (room, tbl, epoch, topic, seq, problem, found) "
+                            "VALUES (?, ?, ?, ?, ?, ?, ?)", (room, table, epoch, rest, seq, problem, now))
+            return Ingested("suspect", room, table, body, breaks=[problem])
+        if row is None and last is None and seq > MAX_JUMP:
+            # (the first message seen of a topic far along, a new floor database: taken as the
+            # start; what came before it, more than a replay can bring, is not asked for)
+            self.db.execute("INSERT OR IGNORE INTO cursors VALUES (?, ?, ?, ?, ?, NULL, NULL)",
+                            (room, table, epoch, rest, seq - 1))
+        self._note_epoch(room, table, epoch, now)
+        cur = self.db.execute("INSERT OR IGNORE INTO messages VALUES (?, ?, ?, ?, ?, ?, ?)",
+                              (room, table, epoch, rest, seq, now, payload.decode("utf-8")))
+        if cur.rowcount == 0:
+            return Ingested("duplicate", room, table, body)
+        out = Ingested("other", room, table, body)
+        if rest == "events/floor" and body.get("type") == "Alert":
+            out.kind = "alert"
+            self.db.execute("INSERT OR IGNORE INTO alerts (room, tbl, epoch, seq, ts, hand, seat, rule, code, card, "
+                            "message, dealer) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                            (room, table, epoch, seq, _num(body.get("ts")), _int(body.get("hand")),
+                             _int(body.get("seat")), _str(body.get("rule")), _str(body.get("code")),
+                             _str(body.get("card")), _str(body.get("message")), _str(body.get("dealer"))))
+        elif rest == "events/floor" and body.get("type") == "Ack":
+            out.kind = "ack"
+            problem = self._ack(room, table, epoch, body)
+            if problem is not None:
+                out.kind = "suspect"
+                out.breaks = [problem]
+                self.db.execute("INSERT INTO suspects (room, tbl, epoch, topic, seq, problem, found) "
+                                "VALUES (?, ?, ?, ?, ?, ?, ?)", (room, table, epoch, rest, seq, problem, now))
+        elif rest == "events/dealer" and body.get("type") == "Alert":
+            out.kind = "incident"  # (a misdeal, a procedure, a device: the dealer's, and the floor's lane)
+            self.db.execute("INSERT OR IGNORE INTO incidents VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                            (room, table, epoch, seq, _num(body.get("ts")), _int(body.get("hand")),
+                             _int(body.get("seat")), _str(body.get("rule")), _str(body.get("code")),
+                             _int(body.get("count")), _str(body.get("message")), _str(body.get("dealer"))))
+        elif rest == "hands":
+            out.kind = "hand"
+            out.breaks = self._hand(room, table, epoch, seq, body, now)
+        out.gap = self._advance(room, table, epoch, rest, seq, now)
+        return out
+
+    def _unsigned(self, room: str, table: str, topic: str, seq: int, body: dict[str, Any]) -> str | None:
+        """What is wrong with a signed topic's message of a table whose key the floor has: its
+        signature missing or not the table's (room/signing.py). None: signed, or no key known."""
+        if topic not in SIGNED:
+            return None
+        key = self.keys.get(f"{room}/{table}")
+        if key is None:
+            if self.require_signatures:
+                return f"{topic} seq {seq}: a table the floor has no key for ([floor.tables]): refused"
+            return None
+
+        if verify(key, body, f"{room}/{table}/{topic}"):
+            return None
+        why = "no signature" if "sig" not in body else "a signature that is not the table's (or not for this topic)"
+        return f"{topic} seq {seq}: {why}: not the table's record, kept out"
+
+    def _note_epoch(self, room: str, table: str, epoch: str, now: float) -> None:
+        """A journal's epoch seen: a new one is the table's journal started over (a new SD card,
+        a reinstalled Pi): its tile says so; what the earlier journals sent stays."""
+        n = self.db.execute("SELECT count(*) FROM epochs WHERE room = ? AND tbl = ?", (room, table)).fetchone()[0]
+        self.db.execute("INSERT OR IGNORE INTO epochs VALUES (?, ?, ?, ?, ?)", (room, table, epoch, now, n + 1))
+
+    def epoch(self, room: str, table: str) -> str:
+        """The table's journal now: the epoch seen last for the first time ("0" before any)."""
+        row = self.db.execute("SELECT epoch FROM epochs WHERE room = ? AND tbl = ? ORDER BY n DESC LIMIT 1",
+                              (room, table)).fetchone()
+        return row[0] if row is not None else "0"
+
+    def _advance(self, room: str, table: str, epoch: str, topic: str, seq: int,
+                 now: float) -> tuple[str, int] | None:
+        """Move the topic's contiguous mark past ``seq`` and what follows it; a gap before it:
+        ``(topic, first missing)``, unless that very gap was asked less than REPLAY_AGAIN ago, or
+        it is in an earlier journal of the table (gone: nothing can fill it)."""
+        row = self.db.execute("SELECT contiguous, asked_from, asked_at FROM cursors WHERE room = ? AND tbl = ? "
+                              "AND epoch = ? AND topic = ?", (room, table, epoch, topic)).fetchone()
+        contiguous, asked_from, asked_at = row if row is not None else (0, None, None)
+        while self.db.execute("SELECT 1 FROM messages WHERE room = ? AND tbl = ? AND epoch = ? AND topic = ? "
+                              "AND seq = ?", (room, table, epoch, topic, contiguous + 1)).fetchone():
+            contiguous += 1
+        gap = None
+        if (seq > contiguous + 1 or self._beyond(room, table, epoch, topic, contiguous)) \
+                and epoch == self.epoch(room, table):
+            first = contiguous + 1
+            if asked_from != first or asked_at is None or now - asked_at >= REPLAY_AGAIN:
+                gap = (topic, first)
+                asked_from, asked_at = first, now
+        self.db.execute("INSERT OR REPLACE INTO cursors VALUES (?, ?, ?, ?, ?, ?, ?)",
+                        (room, table, epoch, topic, contiguous, asked_from, asked_at))
+        return gap
+
+    def due_gaps(self, *, room: str | None = None, table: str | None = None,
+                 force: bool = False) -> list[tuple[str, str, str, int]]:
+        """Open gaps ``(room, table, topic, first missing)`` of each table's journal now, to ask
+        again: those last asked REPLAY_AGAIN ago or more (every one of the table given with
+        ``force``); marked asked now."""
+        now = self.clock()
+        sql = "SELECT room, tbl, epoch, topic, contiguous, asked_at FROM cursors"
+        args: tuple[Any, ...] = ()
+        if room is not None:
+            sql += " WHERE room = ? AND tbl = ?"
+            args = (room, table)
+        out = []
+        for r, t, epoch, topic, contiguous, asked_at in self.db.execute(sql, args).fetchall():
+            if epoch != self.epoch(r, t) or not self._beyond(r, t, epoch, topic, contiguous):
+                continue
+            if force or asked_at is None or now - asked_at >= REPLAY_AGAIN:
+                out.append((r, t, topic, contiguous + 1))
+                self.db.execute("UPDATE cursors SET asked_from = ?, asked_at = ? WHERE room = ? AND tbl = ? "
+                                "AND epoch = ? AND topic = ?", (contiguous + 1, now, r, t, epoch, topic))
+        return out
+
+    def _beyond(self, room: str, table: str, epoch: str, topic: str, contiguous: int) -> bool:
+        return self.db.execute("SELECT 1 FROM messages WHERE room = ? AND tbl = ? AND epoch = ? AND topic = ? "
+                               "AND seq > ? LIMIT 1", (room, table, epoch, topic, contiguous)).fetchone() is not None
+
+    def _hand(self, room: str, table: str, epoch: str, seq: int, body: dict[str, Any], now: float) -> list[str]:
+        """Keep a hand record and check its link in the journal's chain, both ways."""
+        problems = []
+        h, prev = body.get("hash"), body.get("prev")
+        try:
+            expected: str | None = hand_hash(body)
+        except (ValueError, TypeError):  # (NaN or Infinity: no canonical JSON, so no hash can match)
+            expected = None
+        if h != expected:
+            problems.append(f"hands seq {seq}: its hash does not match its content (changed after the fact)")
+        self.db.execute("INSERT OR IGNORE INTO hands VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        (room, table, epoch, seq, _int(body.get("hand")), _num(body.get("ts")), _str(h), _str(prev),
+                         json.dumps(body.get("record"))))
+        before = self.db.execute("SELECT hash FROM hands WHERE room = ? AND tbl = ? AND epoch = ? AND seq = ?",
+                                 (room, table, epoch, seq - 1)).fetchone()
+        if seq == 1 and prev != ZERO_HASH:
+            problems.append(f"hands seq {seq}: the first record's prev is not 64 zeros")
+        elif before is not None and prev != before[0]:
+            problems.append(f"hands seq {seq}: prev is not the hash of the record before it "
+                            f"(a record removed, added or reordered)")
+        after = self.db.execute("SELECT prev FROM hands WHERE room = ? AND tbl = ? AND epoch = ? AND seq = ?",
+                                (room, table, epoch, seq + 1)).fetchone()
+        if after is not None and after[0] != h:
+            problems.append(f"hands seq {seq + 1}: prev is not the hash of the record before it "
+                            f"(a record removed, added or reordered)")
+        for p in problems:
+            self.db.execute("INSERT INTO chain_breaks (room, tbl, epoch, seq, problem, found) "
+                            "VALUES (?, ?, ?, ?, ?, ?)", (room, table, epoch, seq, p, now))
+        return problems
+
+    def _ack(self, room: str, table: str, epoch: str, body: dict[str, Any]) -> str | None:
+        """An ``Ack`` from a table: kept as acknowledged by the floor's user only when it confirms
+        an ``ack`` command this floor sent (its id, its table, its alert), and then under the user
+        the floor's own record names, never the one the message claims. Else what is wrong."""
+        seq, cmd_id = body.get("seq"), body.get("command")
+        ack_seq = body.get("ack_seq")
+        if type(ack_seq) is not int or not isinstance(cmd_id, str):
+            return f"events/floor seq {seq}: an Ack without its alert's seq or its command's id"
+        row = self.db.execute("SELECT user, body FROM commands WHERE id = ? AND room = ? AND tbl = ?",
+                              (cmd_id, room, table)).fetchone()
+        if row is None:
+            return (f"events/floor seq {seq}: an Ack of alert {ack_seq} for command {cmd_id[:40]!r}, which this "
+                    f"floor never sent to {room}/{table}: not shown as acknowledged")
+        sent = json.loads(row[1])
+        if sent.get("cmd") != "ack" or sent.get("seq") != ack_seq or sent.get("epoch", "0") != epoch:
+            return (f"events/floor seq {seq}: an Ack of alert {ack_seq} for command {cmd_id[:40]!r}, which "
+                    f"acknowledged another alert: not shown as acknowledged")
+        self.db.execute("INSERT OR IGNORE INTO acks VALUES (?, ?, ?, ?, ?, ?, 'table')",
+                        (room, table, epoch, ack_seq, row[0], _num(body.get("ts"))))
+        return None
+
+    def ack_here(self, room: str, table: str, epoch: str, seq: int, user: str, how: str = "floor") -> bool:
+        """An alert closed by the floor alone, ``how``: ``floor``, of an earlier journal of its
+        table (that journal is gone: no table can confirm it); ``dismissed``, a call or an alert
+        of a table offline (it cannot answer). The audit log says so too. False: it was closed
+        already."""
+        cur = self.db.execute("INSERT OR IGNORE INTO acks VALUES (?, ?, ?, ?, ?, ?, ?)",
+                              (room, table, epoch, seq, user, self.clock(), how))
+        return cur.rowcount == 1
+
+    def command_sent(self, cmd_id: str, room: str, table: str, user: str, body: dict[str, Any], *,
+                     retry_of: str | None = None) -> None:
+        self.db.execute("INSERT OR IGNORE INTO commands (id, room, tbl, user, body, sent, retry_of) "
+                        "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                        (cmd_id, room, table, user, json.dumps(body), self.clock(), retry_of))
+
+    def command(self, cmd_id: str) -> dict[str, Any] | None:
+        """A command the page sent, with the table's reply once it came (None: not yet), and its
+        status: ``sent``, ``queued`` (the table offline), ``confirmed``, ``refused``, ``failed``
+        (no answer in time), each but ``sent`` and ``confirmed`` with its ``reason``."""
+        row = self.db.execute("SELECT room, tbl, user, body, sent, reply, replied, status, reason, retry_of "
+                              "FROM commands WHERE id = ?", (cmd_id,)).fetchone()
+        if row is None:
+            return None
+        return {"id": cmd_id, "room": row[0], "table": row[1], "user": row[2], "command": json.loads(row[3]),
+                "sent": row[4], "reply": json.loads(row[5]) if row[5] else None, "replied": row[6],
+                "status": row[7], "reason": row[8], "retry_of": row[9]}
+
+    def expire_commands(self, timeout: float = COMMAND_TIMEOUT) -> list[str]:
+        """Commands unanswered ``timeout`` seconds after they were sent: ``failed`` ("no answer from
+        the table"), or ``queued`` while their table is offline (the broker keeps them for it).
+        Returns the ids whose status changed."""
+        now = self.clock()
+        changed = []
+        for cmd_id, room, table, status in self.db.execute(
+                "SELECT id, room, tbl, status FROM commands WHERE reply IS NULL AND status IN ('sent', 'queued') "
+                "AND sent <= ? AND user != 'floor:service'", (now - timeout,)).fetchall():
+            state = self.db.execute("SELECT state FROM tables WHERE room = ? AND tbl = ?", (room, table)).fetchone()
+            online = state is not None and json.loads(state[0]).get("online") is not False
+            new, reason = (("failed", f"no answer from the table within {timeout:g} s") if online
+                           else ("queued", "queued: table offline"))
+            if new != status:
+                self.db.execute("UPDATE commands SET status = ?, reason = ? WHERE id = ?", (new, reason, cmd_id))
+                changed.append(cmd_id)
+        return changed
+
+    def _reply(self, room: str, table: str, body: dict[str, Any]) -> None:
+        """A command's answer, kept with the command; a replay's answer that says the table no
+        longer has the start closes the gap there."""
+        if isinstance(body.get("id"), str):
+            ok = body.get("ok") is True
+            self.db.execute("UPDATE commands SET reply = ?, replied = ?, status = ?, reason = ? WHERE id = ? "
+                            "AND room = ? AND tbl = ? AND reply IS NULL",
+                            (json.dumps(body), self.clock(), "confirmed" if ok else "refused",
+                             None if ok else f"refused by the table: {_str(body.get('error')) or 'no reason given'}",
+                             body["id"], room, table))
+        start, topic = body.get("compacted_before"), body.get("topic")
+        sent = self.db.execute("SELECT body FROM commands WHERE id = ? AND room = ? AND tbl = ?",
+                               (body.get("id") if isinstance(body.get("id"), str) else "", room, table)).fetchone()
+        asked = json.loads(sent[0]) if sent is not None else {}
+        if body.get("ok") is True and type(start) is int and topic in NUMBERED and asked.get("cmd") == "replay" \
+                and asked.get("topic") == topic and asked.get("from", 0) < start <= asked.get("from", 0) + MAX_JUMP:
+            # (only the answer to a replay this floor asked for, within its range, closes a gap)
+            epoch = asked.get("epoch", "0")
+            self.db.execute("INSERT OR IGNORE INTO cursors VALUES (?, ?, ?, ?, 0, NULL, NULL)",
+                            (room, table, epoch, topic))
+            self.db.execute("UPDATE cursors SET contiguous = MAX(contiguous, ?) WHERE room = ? AND tbl = ? "
+                            "AND epoch = ? AND topic = ?", (start - 1, room, table, epoch, topic))
+
+    # -- to the page ---------------------------------------------------------------------------
+    def tables(self, room: str | None = None, table: str | None = None) -> list[dict[str, Any]]:
+        """Every table's last state (or that one table's) with what the board sorts by: its open
+        calls and open alerts (calls apart) and the worst open alert's severity; and its chain
+        problems, refused messages, how often its journal started over, and whether the floor
+        retired it from the board (who, when)."""
+        where, args = (" WHERE x.room = ? AND x.tbl = ?", (room, table)) if room is not None else ("", ())
+        rows = self.db.execute("SELECT room, tbl, state, updated FROM tables x" + where + " ORDER BY room, tbl",
+                               args).fetchall()
+
+        def per_table(sql: str) -> dict[tuple[str, str], Any]:
+            """``sql`` grouped by (room, tbl), for the tables asked (one query, not one a table)."""
+            return {(r[0], r[1]): r[2:] for r in self.db.execute(sql.format(where=where), args)}
+
+        breaks = per_table("SELECT room, tbl, COUNT(*) FROM chain_breaks x{where} GROUP BY room, tbl")
+        suspects = per_table("SELECT room, tbl, COUNT(*) FROM suspects x{where} GROUP BY room, tbl")
+        # (how many journals, and the one now: the epoch seen last for the first time, as epoch()
+        # says; SQLite takes a bare column from the row of the max())
+        epochs = per_table("SELECT room, tbl, COUNT(*), epoch, MAX(n) FROM epochs x{where} GROUP BY room, tbl")
+        retired = per_table("SELECT room, tbl, user, ts FROM retired x{where}")
+        open_by_code: dict[tuple[str, str], list[tuple[str, int]]] = {}
+        for r, t, code, n in self.db.execute(
+                "SELECT x.room, x.tbl, x.code, COUNT(*) FROM alerts x LEFT JOIN acks k ON k.room = x.room "
+                "AND k.tbl = x.tbl AND k.epoch = x.epoch AND k.ack_seq = x.seq"
+                + (where + " AND" if where else " WHERE")
+                + " k.user IS NULL GROUP BY x.room, x.tbl, x.code", args):
+            open_by_code.setdefault((r, t), []).append((code or "", n))
+        out = []
+        for r, t, state, updated in rows:
+            s = json.loads(state)
+            codes = open_by_code.get((r, t), [])
+            calls = sum(n for code, n in codes if code == CALL)
+            gone = retired.get((r, t))
+            s.update(room=r, table=t, updated=updated, open_calls=calls,
+                     open_alerts=sum(n for code, n in codes if code != CALL),
+                     severity=max((severity(code) for code, _ in codes if code != CALL), default=0),
+                     chain_breaks=breaks.get((r, t), (0,))[0], suspects=suspects.get((r, t), (0,))[0],
+                     epoch=epochs.get((r, t), (0, "0"))[1], started_over=max(0, epochs.get((r, t), (0,))[0] - 1),
+                     retired={"by": gone[0], "at": gone[1]} if gone else None)
+            out.append(s)
+        return out
+
+    def open_alerts(self, room: str, table: str) -> int:
+        """The table's open alerts, its open calls among them."""
+        return int(self.db.execute(
+            "SELECT COUNT(*) FROM alerts a LEFT JOIN acks k ON k.room = a.room AND k.tbl = a.tbl AND k.epoch = a.epoch "
+            "AND k.ack_seq = a.seq WHERE a.room = ? AND a.tbl = ? AND k.user IS NULL", (room, table)).fetchone()[0])
+
+    def alerts(self, limit: int = 200, *, room: str | None = None, table: str | None = None,
+               seq: int | None = None, epoch: str = "0", dealer: str | None = None,
+               open_only: bool = False, closed_only: bool = False) -> list[dict[str, Any]]:
+        """The newest alerts first, each with who acknowledged it, when and ``acked_how``
+        (``table``: the table confirmed it; ``floor``: closed at the floor, of an earlier journal;
+        ``dismissed``: closed at the floor, the table offline; None: open): all, one (``room``,
+        ``table``, ``seq`` of the journal ``epoch``), those raised while ``dealer`` dealt
+        (RELIEF-003: the table names the dealer in each alert), the open ones or the closed ones."""
+        sql = ("SELECT a.room, a.tbl, a.epoch, a.seq, a.ts, a.hand, a.seat, a.rule, a.code, a.card, a.message, "
+               "k.user, k.ts, a.dealer, k.how FROM alerts a LEFT JOIN acks k ON k.room = a.room AND k.tbl = a.tbl "
+               "AND k.epoch = a.epoch AND k.ack_seq = a.seq WHERE 1 = 1")
+        args: list[Any] = []
+        if room is not None:
+            sql += " AND a.room = ? AND a.tbl = ? AND a.epoch = ? AND a.seq = ?"
+            args = [room, table, epoch, seq]
+        elif dealer is not None:
+            sql += " AND a.dealer = ?"
+            args = [dealer]
+        if open_only:
+            sql += " AND k.user IS NULL"
+        elif closed_only:
+            sql += " AND k.user IS NOT NULL"
+        sql += " ORDER BY a.ts DESC, a.seq DESC LIMIT ?"
+        keys = ("room", "table", "epoch", "seq", "ts", "hand", "seat", "rule", "code", "card", "message", "acked_by",
+                "acked_at", "dealer", "acked_how")
+        out = [dict(zip(keys, r, strict=True)) for r in self.db.execute(sql, [*args, limit])]
+        for a in out:
+            if a["acked_by"] is not None and a["acked_how"] is None:
+                a["acked_how"] = "table"  # (an acknowledgement kept before schema 3)
+        return out
+
+    def incidents(self, limit: int = 100, *, room: str | None = None, table: str | None = None,
+                  seq: int | None = None, epoch: str = "0") -> list[dict[str, Any]]:
+        """The dealer's incidents (a misdeal, a procedure, a device; ``events/dealer``'s alerts),
+        newest first: all, or one (``room``, ``table``, ``seq`` of the journal ``epoch``)."""
+        sql = "SELECT room, tbl, epoch, seq, " + ", ".join(INCIDENT_FIELDS) + " FROM incidents"
+        args: list[Any] = []
+        if room is not None:
+            sql += " WHERE room = ? AND tbl = ? AND epoch = ? AND seq = ?"
+            args = [room, table, epoch, seq]
+        sql += " ORDER BY ts DESC, seq DESC LIMIT ?"
+        keys = ("room", "table", "epoch", "seq", *INCIDENT_FIELDS)
+        return [dict(zip(keys, r, strict=True)) for r in self.db.execute(sql, [*args, limit])]
+
+    def retire(self, room: str, table: str, user: str) -> bool:
+        """The table off the board (closed for the night, moved): its tile in the retired strip,
+        everything it raised still shown. False: it was retired already."""
+        return self.db.execute("INSERT OR IGNORE INTO retired VALUES (?, ?, ?, ?)",
+                               (room, table, user, self.clock())).rowcount == 1
+
+    def restore(self, room: str, table: str) -> bool:
+        """A retired table back on the board. False: it was not retired."""
+        return self.db.execute("DELETE FROM retired WHERE room = ? AND tbl = ?", (room, table)).rowcount == 1
+
+    def search_hands(self, *, table: str | None = None, hand: int | None = None, since: float | None = None,
+                     until: float | None = None, card: str | None = None, alert: str | None = None,
+                     dealer: str | None = None, limit: int = 50, offset: int = 0) -> dict[str, Any]:
+        """Hand records matching every filter given, newest first: ``table`` (``t7`` or
+        ``main/t7``), ``hand`` number, finished between ``since`` and ``until`` (epoch seconds),
+        a ``card`` anywhere in the record (``Ah``, written in any case: ``ah``, ``AH``, ``10h``),
+        an ``alert`` (a rule id or a code, or its start), the ``dealer`` the record names (RELIEF-003).
+
+        One page of them: ``{"hands": [...], "total": N, "offset": offset, "limit": limit}``, ``total``
+        all the matches. The order is total (ts, then seq, room, table, epoch, all descending: the
+        key's every column), so the pages of one set of records neither repeat nor skip a hand.
+        A ``card`` that is not a card: :class:`controller.core.cards.CardError` (a ValueError)."""
+
+        sql = " FROM hands WHERE 1 = 1"
+        args: list[Any] = []
+        if table:
+            room, _, tbl = table.rpartition("/")
+            sql += " AND tbl = ?" + (" AND room = ?" if room else "")
+            args += [tbl] + ([room] if room else [])
+        if hand is not None:
+            sql += " AND hand = ?"
+            args.append(hand)
+        if dealer:
+            sql += " AND " + RECORD_DEALER + " = ?"
+            args.append(dealer)
+        if since is not None:
+            sql += " AND ts >= ?"
+            args.append(since)
+        if until is not None:
+            sql += " AND ts <= ?"
+            args.append(until)
+        if card:  # (a card is a JSON string in the record: "Ah", or a clone "Ah#2", or of a deck "Ah@B")
+            card = parse_card(card)  # (the query spelt as the records are: never a case-blind scan of them)
+            sql += " AND (instr(record, ?) OR instr(record, ?) OR instr(record, ?))"
+            args += [f'"{card}"', f'"{card}#', f'"{card}@']
+        if alert:
+            sql += " AND (instr(record, ?) OR instr(record, ?))"
+            args += [f'"rule": "{alert}', f'"code": "{alert}']
+        total = self.db.execute("SELECT count(*)" + sql, args).fetchone()[0]
+        sql = ("SELECT room, tbl, epoch, seq, hand, ts, record, " + RECORD_DEALER + sql +
+               " ORDER BY ts DESC, seq DESC, room DESC, tbl DESC, epoch DESC LIMIT ? OFFSET ?")
+        out = []
+        for room, tbl, epoch, seq, number, ts, record, who in self.db.execute(sql, [*args, limit, offset]):
+            rec = json.loads(record) if record else {}
+            rec = rec if isinstance(rec, dict) else {}
+            alerts = [a.get("rule") or a.get("code") for a in rec.get("alerts", []) if isinstance(a, dict)]
+            out.append({"room": room, "table": tbl, "epoch": epoch, "seq": seq, "hand": number, "ts": ts,
+                        "game": rec.get("game"), "alerts": alerts, "stub_count": rec.get("stub_count"),
+                        "dealer": who})
+        return {"hands": out, "total": total, "offset": offset, "limit": limit}
+
+    def hand(self, room: str, table: str, seq: int, epoch: str = "0") -> dict[str, Any] | None:
+        """One hand's record with its place in the chain (its problems, if any)."""
+        row = self.db.execute("SELECT hand, ts, hash, prev, record, " + RECORD_DEALER +
+                              " FROM hands WHERE room = ? AND tbl = ? AND epoch = ? AND seq = ?",
+                              (room, table, epoch, seq)).fetchone()
+        if row is None:
+            return None
+        problems = [r[0] for r in self.db.execute(
+            "SELECT problem FROM chain_breaks WHERE room = ? AND tbl = ? AND epoch = ? AND seq IN (?, ?) ORDER BY id",
+            (room, table, epoch, seq, seq - 1)) if r[0].startswith(f"hands seq {seq}:")]
+        return {"room": room, "table": table, "epoch": epoch, "seq": seq, "hand": row[0], "ts": row[1],
+                "hash": row[2], "prev": row[3], "record": json.loads(row[4]) if row[4] else None,
+                "chain_problems": problems, "dealer": row[5]}
+
+    def chain_breaks(self, room: str, table: str) -> list[str]:
+        return [r[0] for r in self.db.execute("SELECT problem FROM chain_breaks WHERE room = ? AND tbl = ? ORDER BY id",
+                                              (room, table))]
+
+    # -- the tournaments (controller/floor/director.py) -------------------------------------------
+    def tournament(self, name: str) -> dict[str, Any] | None:
+        """The tournament's state as last saved (its clock, hand-for-hand, the bubble), or None."""
+        row = self.db.execute("SELECT state FROM tournaments WHERE name = ?", (name,)).fetchone()
+        if row is None:
+            return None
+        state = json.loads(row[0])
+        return state if isinstance(state, dict) else None
+
+    def save_tournament(self, name: str, state: dict[str, Any]) -> None:
+        self.db.execute("INSERT OR REPLACE INTO tournaments VALUES (?, ?, ?)", (name, json.dumps(state), self.clock()))
+
+    def table_names(self) -> set[tuple[str, str]]:
+        """Every table the floor has had a state from: (room, table)."""
+        return {(r, t) for r, t in self.db.execute("SELECT room, tbl FROM tables")}
+
+    def rosters(self) -> dict[tuple[str, str], int]:
+        """Each table's players (the seats its last state names), retired tables left out."""
+        return {(r, t): int(n or 0) for r, t, n in self.db.execute(
+            "SELECT x.room, x.tbl, CASE json_type(x.state, '$.seats') WHEN 'array' THEN "
+            "json_array_length(x.state, '$.seats') ELSE 0 END FROM tables x LEFT JOIN retired g "
+            "ON g.room = x.room AND g.tbl = x.tbl WHERE g.room IS NULL")}
+
+    def has_hand(self, room: str, table: str, hand: int) -> bool:
+        """Whether the table's record of hand number ``hand`` is here (of any of its journals)."""
+        return self.db.execute("SELECT 1 FROM hands WHERE room = ? AND tbl = ? AND hand = ? LIMIT 1",
+                               (room, table, hand)).fetchone() is not None
+
+    def last_hand_at(self, room: str, table: str) -> float | None:
+        """When the table's last hand record finished (the table's time), or None."""
+        row = self.db.execute("SELECT MAX(ts) FROM hands WHERE room = ? AND tbl = ?", (room, table)).fetchone()
+        return _num(row[0]) if row is not None else None
+
+    def open_alerts_of(self, code: str) -> list[dict[str, Any]]:
+        """The open alerts of ``code`` (every table's), oldest first: room, table, epoch, seq, hand."""
+        rows = self.db.execute(
+            "SELECT a.room, a.tbl, a.epoch, a.seq, a.hand FROM alerts a LEFT JOIN acks k ON k.room = a.room "
+            "AND k.tbl = a.tbl AND k.epoch = a.epoch AND k.ack_seq = a.seq WHERE a.code = ? AND k.user IS NULL "
+            "ORDER BY a.ts, a.seq", (code,))
+        return [dict(zip(("room", "table", "epoch", "seq", "hand"), r, strict=True)) for r in rows]
+
+    def audit(self, user: str, action: str, detail: str = "") -> None:
+        self.db.execute("INSERT INTO audit (ts, user, action, detail) VALUES (?, ?, ?, ?)",
+                        (self.clock(), user, action, detail))
+
+    def audit_log(self) -> list[tuple[str, str, str]]:
+        return [tuple(r) for r in self.db.execute("SELECT user, action, detail FROM audit ORDER BY id")]
+
+
+def _int(v: Any) -> int | None:
+    return v if type(v) is int else None
+
+
+def _num(v: Any) -> float | None:
+    return float(v) if type(v) in (int, float) else None
+
+
+def _str(v: Any) -> str | None:
+    return v if isinstance(v, str) else None

@@ -1,0 +1,173 @@
+"""``tablectl room enroll TABLE --room ROOM``: a table's credentials for the room's broker, and
+its lines for mosquitto's password and ACL files (docs/room.md, "Enrolling a table").
+
+The password is random (32 bytes, URL-safe base64), written to ``DIR/TABLE.password`` (mode
+0600: the table's ``[room] password_file``); the password-file line is mosquitto's own format
+(PBKDF2-SHA512, ``$7$``, as ``mosquitto_passwd`` writes it), so the password itself never
+reaches the broker's host.
+
+>>> print(acl_lines("main", "t7"))
+user table-main-t7
+topic write tablectl/main/t7/state
+topic write tablectl/main/t7/events/public
+topic write tablectl/main/t7/events/dealer
+topic write tablectl/main/t7/events/floor
+topic write tablectl/main/t7/hands
+topic write tablectl/main/t7/broadcast
+topic write tablectl/main/t7/cmd/reply
+topic read tablectl/main/t7/cmd
+topic read tablectl/main/t7/floor/tournament
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import os
+import secrets
+import sys
+from pathlib import Path
+
+from controller.config.room import NAME
+from controller.room.signing import new_key_pair
+import shutil
+import subprocess
+
+#: mosquitto 2's PBKDF2-SHA512 iterations (mosquitto_passwd's default)
+ITERATIONS = 101
+WRITES = ("state", "events/public", "events/dealer", "events/floor", "hands", "broadcast", "cmd/reply")
+#: what a table reads: the floor's commands and its tournament signal (its own only)
+READS = ("cmd", "floor/tournament")
+
+
+def username(room: str, table: str) -> str:
+    return f"table-{room}-{table}"
+
+
+def password_line(user: str, password: str, *, salt: bytes | None = None, iterations: int = ITERATIONS) -> str:
+    """``user:$7$iterations$salt$hash``, as mosquitto_passwd writes it."""
+    salt = salt if salt is not None else os.urandom(12)
+    digest = hashlib.pbkdf2_hmac("sha512", password.encode(), salt, iterations)
+    return f"{user}:$7${iterations}${base64.b64encode(salt).decode()}${base64.b64encode(digest).decode()}"
+
+
+def acl_lines(room: str, table: str) -> str:
+    """The table's ACL: it writes only under its own topics, reads only its own ``cmd`` and its
+    own tournament signal (the floor's, retained: controller/room/tournament.py)."""
+    prefix = f"tablectl/{room}/{table}"
+    return "\n".join([f"user {username(room, table)}", *(f"topic write {prefix}/{t}" for t in WRITES),
+                       *(f"topic read {prefix}/{t}" for t in READS)])
+
+
+def signing_key(table: str, room: str, folder: Path) -> tuple[Path, str]:
+    """The table's Ed25519 key pair (room/signing.py): the private key written to
+    ``DIR/TABLE.signing-key`` (0600, made so before a byte is in it); returns its path and the
+    public key, for the floor's ``[floor.tables]``."""
+
+    path = folder / f"{table}.signing-key"
+    if path.exists():
+        raise ValueError(f"{path} exists: remove it first to make a new key (and give the floor the new public key)")
+    private, public = new_key_pair()
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w") as f:
+        f.write(private + "\n")
+    return path, public
+
+
+def _signing_lines(room: str, table: str, path: Path, public: str) -> str:
+    return (f"# the table's signing key: {path} (mode 0600; copy it to the table as its [room] signing_key):\n"
+            f"signing_key = \"/etc/tablectl/room.signing-key\"\n\n"
+            f"# on the floor, in floor.toml (its records' signatures are checked: docs/room.md):\n"
+            f"[floor.tables]\n\"{room}/{table}\" = \"{public}\"\n\n")
+
+
+def enroll(table: str, room: str, folder: Path) -> str:
+    """Make the table's password file in ``folder``; return what to add where (printed)."""
+    for what, value in (("TABLE", table), ("--room", room)):
+        if not NAME.fullmatch(value):
+            raise ValueError(f"{what}: want a name of 1 to 64 letters, digits, '_', '.' or '-', got {value[:70]!r}")
+    if not folder.is_dir():
+        raise ValueError(f"--dir: {folder} is not a folder")
+    path = folder / f"{table}.password"
+    if path.exists():
+        raise ValueError(f"{path} exists: remove it first to make a new password (the old one stops working "
+                         f"once its line is replaced in the broker's password file)")
+    key_path = folder / f"{table}.signing-key"
+    if key_path.exists():
+        raise ValueError(f"{key_path} exists: remove it first to make a new key")
+    password = secrets.token_urlsafe(32)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w") as f:
+        f.write(password + "\n")
+    key_path, public = signing_key(table, room, folder)
+    user = username(room, table)
+    return (f"# the table's password: {path} (mode 0600; copy it to the table as its [room] password_file)\n"
+            f"# on the table, in tablectl.toml:\n[room]\nbroker = \"mqtts://BROKER:8883\"\nroom = \"{room}\"\n"
+            f"table = \"{table}\"\nusername = \"{user}\"\npassword_file = \"/etc/tablectl/room.password\"\n"
+            f"ca_file = \"/etc/tablectl/room-ca.crt\"\n"
+            + _signing_lines(room, table, key_path, public) +
+            f"# on the broker, append to /etc/mosquitto/tablectl.passwd:\n{password_line(user, password)}\n\n"
+            f"# on the broker, append to /etc/mosquitto/tablectl.acl:\n{acl_lines(room, table)}\n\n"
+            f"# then: systemctl reload mosquitto\n")
+
+
+def enroll_cert(table: str, room: str, folder: Path, ca_cert: Path, ca_key: Path, days: int = 825) -> str:
+    """A client certificate from the room's CA instead of a password: ``TABLE.key`` (0600) and
+    ``TABLE.crt`` in ``folder``, CN the table's username (the broker's ``use_identity_as_username``),
+    made with the openssl command; returns what to add where."""
+
+    for what, value in (("TABLE", table), ("--room", room)):
+        if not NAME.fullmatch(value):
+            raise ValueError(f"{what}: want a name of 1 to 64 letters, digits, '_', '.' or '-', got {value[:70]!r}")
+    openssl = shutil.which("openssl")
+    if openssl is None:
+        raise ValueError("--cert needs the openssl command (apt install openssl)")
+    for what, p in (("--ca-cert", ca_cert), ("--ca-key", ca_key)):
+        if not p.is_file():
+            raise ValueError(f"{what}: {p}: no such file")
+    key, crt, csr = folder / f"{table}.key", folder / f"{table}.crt", folder / f"{table}.csr"
+    for p in (key, crt):
+        if p.exists():
+            raise ValueError(f"{p} exists: remove it first to make a new certificate")
+    user = username(room, table)
+    os.close(os.open(key, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))  # (0600 before a byte is in it)
+    try:
+        for args in (["req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout",
+                      str(key), "-out", str(csr), "-subj", f"/CN={user}"],
+                     ["x509", "-req", "-in", str(csr), "-CA", str(ca_cert), "-CAkey", str(ca_key), "-CAcreateserial",
+                      "-days", str(days), "-out", str(crt)]):
+            r = subprocess.run([openssl, *args], capture_output=True, text=True)
+            if r.returncode != 0:
+                raise ValueError(f"openssl {args[0]} failed: {r.stderr.strip().splitlines()[-1] if r.stderr else ''}")
+    except ValueError:
+        key.unlink(missing_ok=True)
+        raise
+    finally:
+        csr.unlink(missing_ok=True)
+    os.chmod(key, 0o600)
+    key_path, public = signing_key(table, room, folder)
+    return (f"# the table's key and certificate: {key} (mode 0600), {crt}; copy both to the table\n"
+            f"# on the table, in tablectl.toml:\n[room]\nbroker = \"mqtts://BROKER:8883\"\nroom = \"{room}\"\n"
+            f"table = \"{table}\"\ncert_file = \"/etc/tablectl/room.crt\"\nkey_file = \"/etc/tablectl/room.key\"\n"
+            f"ca_file = \"/etc/tablectl/room-ca.crt\"\n"
+            + _signing_lines(room, table, key_path, public) +
+            f"# on the broker: require_certificate true and use_identity_as_username true (docs/room/mosquitto.conf)\n"
+            f"# on the broker, append to /etc/mosquitto/tablectl.acl:\n{acl_lines(room, table)}\n\n"
+            f"# then: systemctl reload mosquitto\n")
+
+
+def main(table: str, room: str, folder: str, *, cert: bool = False, ca_cert: str | None = None,
+         ca_key: str | None = None) -> int:
+    try:
+        if cert:
+            if ca_cert is None or ca_key is None:
+                raise ValueError("--cert needs --ca-cert and --ca-key (the room CA's certificate and key)")
+            if not Path(folder).is_dir():
+                raise ValueError(f"--dir: {folder} is not a folder")
+            print(enroll_cert(table, room, Path(folder), Path(ca_cert), Path(ca_key)), end="")
+        else:
+            print(enroll(table, room, Path(folder)), end="")
+    except (ValueError, OSError) as exc:
+        print(f"tablectl room enroll: {exc}", file=sys.stderr)
+        return 2
+    return 0

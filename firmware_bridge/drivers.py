@@ -1,0 +1,88 @@
+"""Device drivers chosen by name, as python-can chooses a bus by its ``interface``.
+
+Each kind of device has its registry of drivers: the name the configuration gives
+(``[reader] driver``, ``[shuffler] driver``) and the link class that speaks to such a device.
+:func:`reader_link` and :func:`shuffler_link` build a link by its driver's name; a name no
+driver has is :class:`firmware_bridge.errors.UnknownDriver`, naming the ones there are.
+
+A driver is a :class:`firmware_bridge.device_link.DeviceLink` (a
+:class:`firmware_bridge.reader_link.ReaderLink` or a
+:class:`firmware_bridge.shuffler_link.ShufflerLink`) whose constructor takes the device's
+name, ``emit`` and the configured port, then its own settings by keyword (python-can's
+``**kwargs``): a new backend (a PN532 reader, a vendor's shuffler adapter) is one class and one
+line here.
+
+>>> sorted(READERS), sorted(SHUFFLERS), DEFAULT_READER, DEFAULT_SHUFFLER
+(['feig'], ['tablectl'], 'feig', 'tablectl')
+>>> from firmware_bridge.serial_port import PortSettings
+>>> link = reader_link("feig", "reader", print, PortSettings("loop://"), antennas=None)
+>>> type(link).__name__, link.name, link.port_settings.url
+('FeigReaderLink', 'reader', 'loop://')
+>>> shuffler_link("shufflematic", "shuffler", print, PortSettings("loop://"))
+Traceback (most recent call last):
+...
+firmware_bridge.errors.UnknownDriver: shuffler: no driver 'shufflematic' (drivers: tablectl)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypeVar
+
+from firmware_bridge.device_link import DeviceLink, Emit
+from firmware_bridge.errors import UnknownDriver
+from firmware_bridge.reader_link import FeigReaderLink, ReaderLink
+from firmware_bridge.serial_port import PortSettings
+from firmware_bridge.shuffler_link import SerialShufflerLink, ShufflerLink
+
+__all__ = ["READERS", "SHUFFLERS", "DEFAULT_READER", "DEFAULT_SHUFFLER", "KINDS", "driver", "reader_link",
+           "shuffler_link"]
+
+#: the readers' drivers: the FEIG ISO Host protocol (docs/protocols/feig.md)
+READERS: Mapping[str, type[ReaderLink]] = {"feig": FeigReaderLink}
+#: the shufflers' drivers: tablectl's own bridge protocol (docs/protocols/shuffler.md)
+SHUFFLERS: Mapping[str, type[ShufflerLink]] = {"tablectl": SerialShufflerLink}
+#: the driver of a configuration that names none
+DEFAULT_READER = "feig"
+DEFAULT_SHUFFLER = "tablectl"
+#: each kind of device's registry
+KINDS: Mapping[str, Mapping[str, type[DeviceLink]]] = {"reader": READERS, "shuffler": SHUFFLERS}
+
+L = TypeVar("L", bound=DeviceLink)
+
+
+def _lookup(kind: str, registry: Mapping[str, type[L]], name: str) -> type[L]:
+    try:
+        return registry[name]
+    except KeyError:
+        raise UnknownDriver(kind, name, tuple(sorted(registry))) from None
+
+
+def driver(kind: str, name: str) -> type[DeviceLink]:
+    """The link class of the driver ``name`` for a ``kind`` of device (``reader``, ``shuffler``).
+
+    >>> driver("reader", "feig").__name__
+    'FeigReaderLink'
+    >>> driver("display", "feig")
+    Traceback (most recent call last):
+    ...
+    ValueError: no kind of device 'display' (kinds: reader, shuffler)
+    """
+    registry = KINDS.get(kind)
+    if registry is None:
+        raise ValueError(f"no kind of device {kind!r} (kinds: {', '.join(KINDS)})")
+    return _lookup(kind, registry, name)
+
+
+def reader_link(name: str, device: str, emit: Emit, port: PortSettings, **options: Any) -> ReaderLink:
+    """The reader ``device``'s link, by its driver's ``name`` (:data:`READERS`): ``options`` are
+    the driver's own settings (for ``feig``: ``antennas``, ``com_adr``, ``answer_timeout``...;
+    ``opener`` for any)."""
+    return _lookup("reader", READERS, name)(device, emit, port=port, **options)
+
+
+def shuffler_link(name: str, device: str, emit: Emit, port: PortSettings, **options: Any) -> ShufflerLink:
+    """The shuffler ``device``'s link, by its driver's ``name`` (:data:`SHUFFLERS`): ``options``
+    are the driver's own settings (for ``tablectl``: ``poll_interval``, ``answer_timeout``...;
+    ``opener`` for any)."""
+    return _lookup("shuffler", SHUFFLERS, name)(device, emit, port=port, **options)
