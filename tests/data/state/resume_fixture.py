@@ -7,6 +7,9 @@ last release of state version 12 (before the table was made of parts, issue 31):
     git worktree add /tmp/v12 8c103f2
     .venv/bin/python tests/data/state/resume_fixture.py --root /tmp/v12 --out tests/data/state/resume-v12.json
 
+It reads either tree: the package ``tablectl`` of the releases before issue 37, or ``controller``
+of those after it (resume-v14.json was written by c52d92e, the last commit before the move).
+
 tests/unit/core/test_state_resume.py loads each state with the code of today and checks that
 it gives exactly those effects for the same events: an oracle the new code did not write.
 """
@@ -28,9 +31,13 @@ def main() -> None:
     ap.add_argument("--events", type=int, default=300, help="events kept after each cut")
     args = ap.parse_args()
     sys.path.insert(0, str(args.root.resolve()))
-    from controller.core.events import event_to_dict
-    from controller.core.state import STATE_VERSION
-    from controller.core.table import Table
+    import importlib
+
+    # (the checkout's own package: `tablectl` before issue 37's move, `controller` after it)
+    pkg = "controller" if (args.root / "controller" / "core").is_dir() else "tablectl"
+    event_to_dict = importlib.import_module(f"{pkg}.core.events").event_to_dict
+    STATE_VERSION = importlib.import_module(f"{pkg}.core.state").STATE_VERSION
+    Table = importlib.import_module(f"{pkg}.core.table").Table
     from tests.unit.core.test_state import SETTINGS, random_events
     from tests.unit.core.test_table import registry
 

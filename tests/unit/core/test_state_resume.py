@@ -9,7 +9,9 @@ same view at the end: the expected values come from the code before the change, 
 code under test. resume-v13.json is the same for the states of version 13, for the releases after
 it. Since version 14 (issue 32, the tournament) a hand's record carries its level (``"level"``,
 FLOW-001): null outside a tournament, and these tables were in none; it is the one thing those
-releases did not write (:func:`_as_then`).
+releases did not write (:func:`_as_then`). resume-v14.json was written by c52d92e, the last
+commit before issue 37 moved the code into ``controller/``, ``firmware_bridge/`` and ``hw_sim/``: a
+table saved by the code before the move resumes mid-hand after it.
 """
 
 from __future__ import annotations
@@ -30,17 +32,17 @@ from controller.core.table import Table
 from tests.unit.core.test_state import SETTINGS
 
 DATA = TESTS / "data" / "state"
-FIXTURES = {version: json.loads((DATA / f"resume-v{version}.json").read_text()) for version in (12, 13)}
+FIXTURES = {version: json.loads((DATA / f"resume-v{version}.json").read_text()) for version in (12, 13, 14)}
 
 
 def _cases(version: int) -> list[Any]:
     return [pytest.param(c, id=f"v{version}-seed{c['seed']}") for c in FIXTURES[version]["cases"]]
 
 
-def _as_then(effect: Effect) -> str:
-    """An effect as the releases of versions 12 and 13 gave it: a hand's record without its level
-    (version 14, FLOW-001), which must be null (no tournament: no level)."""
-    if type(effect) is HandFinished:
+def _as_then(effect: Effect, version: int) -> str:
+    """An effect as the releases of ``version`` gave it: before version 14, a hand's record without
+    its level (version 14, FLOW-001), which must be null (no tournament: no level)."""
+    if type(effect) is HandFinished and version < 14:
         record = dict(effect.record)
         assert "level" in record and record.pop("level") is None
         effect = replace(effect, record=record)
@@ -48,9 +50,10 @@ def _as_then(effect: Effect) -> str:
 
 
 def _play_on(case: dict[str, Any]) -> tuple[list[str], dict[str, Any]]:
+    version = case["state"]["version"]
     table = Table.from_state(copy.deepcopy(case["state"]), SETTINGS)
     assert table.hand is not None  # saved mid-hand
-    effects = [_as_then(e) for d in case["events"] for e in table.apply(event_from_dict(d))]
+    effects = [_as_then(e, version) for d in case["events"] for e in table.apply(event_from_dict(d))]
     return effects, json.loads(json.dumps(table.snapshot()))
 
 
@@ -58,9 +61,10 @@ def test_the_fixtures_are_of_the_versions_they_are_named_for() -> None:
     assert FIXTURES[12]["version"] == 12 and all(c["state"]["version"] == 12 for c in FIXTURES[12]["cases"])
     assert FIXTURES[13]["version"] == 13 and STATE_VERSION == 14
     assert all("parts" in c["state"] for c in FIXTURES[13]["cases"])
+    assert FIXTURES[14]["version"] == 14 and all(c["state"]["version"] == 14 for c in FIXTURES[14]["cases"])
 
 
-@pytest.mark.parametrize("case", _cases(12) + _cases(13))
+@pytest.mark.parametrize("case", _cases(12) + _cases(13) + _cases(14))
 def test_a_table_saved_mid_hand_by_a_release_goes_on_as_that_release_did(case: dict[str, Any]) -> None:
     effects, view = _play_on(case)
     assert len(effects) == len(case["effects"]) > 50
@@ -108,7 +112,7 @@ def test_a_part_that_changes_what_it_keeps_migrates_its_own_section(monkeypatch:
     table = Table.from_state(state, SETTINGS)
     assert table.to_state()["parts"]["roster"]["version"] == 2
     case = FIXTURES[13]["cases"][0]
-    assert [_as_then(e) for d in case["events"] for e in table.apply(event_from_dict(d))] == case["effects"]
+    assert [_as_then(e, 13) for d in case["events"] for e in table.apply(event_from_dict(d))] == case["effects"]
 
 
 @pytest.mark.parametrize(("spoil", "says"), [
