@@ -359,14 +359,14 @@ def test_a_full_disk_is_one_line_and_a_count_never_a_traceback_per_event(tmp_pat
     d.stop()
 
 
-def test_journal_faults_say_it_again_each_minute_with_the_count(caplog, monkeypatch):
-    clock = [1000.0]
-    monkeypatch.setattr("firmware_bridge.log_limit.time.monotonic", lambda: clock[0])
+def test_journal_faults_say_it_again_each_minute_with_the_count(caplog, mocker):
+    # the limiter's clock (time.monotonic, looked up at each call), held still and moved by the test
+    monotonic = mocker.patch("firmware_bridge.log_limit.time.monotonic", return_value=1000.0)
     f = JournalFaults("j")
     with caplog.at_level(logging.WARNING):
         for _ in range(50):
             f.failed(OSError(28, "No space left on device"), "append")
-        clock[0] += 61
+        monotonic.return_value += 61
         f.failed(OSError(28, "No space left on device"), "append")
         f.ok()
         f.failed(OSError(28, "No space left on device"), "append")  # (within the minute: not said)

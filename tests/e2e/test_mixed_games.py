@@ -14,6 +14,7 @@ import json
 from pathlib import Path
 
 import pytest
+from pytest_mock import MockerFixture
 
 from controller.core.display import names_a_card, render, text_table, WIDEST
 from controller.core.effects import HandFinished, HandStarted, Prompt
@@ -310,7 +311,7 @@ def test_the_display_says_the_last_hand_and_the_next_game_in_words_that_fit() ->
 TITLES = {g.name: g.title for g in GAMES}
 
 
-def _deal_rotation(monkeypatch, seed: int, preset: str, hands: int, per: int, change: str) -> list[list[str]]:
+def _deal_rotation(mocker: MockerFixture, seed: int, preset: str, hands: int, per: int, change: str) -> list[list[str]]:
     """Deal ``random_mixed_script(seed, ...)`` in process on the ``preset`` rotation's
     configuration, the hands after the first naming neither seats nor button (the daemon moves
     the button and deals its rotation's games itself: no setup names a game). Every hand ends
@@ -321,10 +322,10 @@ def _deal_rotation(monkeypatch, seed: int, preset: str, hands: int, per: int, ch
     assert len(script["seats"]) == 2  # heads-up: an orbit is two hands, and stud deals two a hand
     for hand in script["hands"][1:]:
         del hand["seats"], hand["button"]
-    sent: list[dict] = []
-    command = harness.Harness.command
-    monkeypatch.setattr(harness.Harness, "command", lambda self, req: sent.append(req) or command(self, req))
+    command = mocker.spy(harness.Harness, "command")  # (on the class: play() makes the harness)
     played = harness.play(script, wire=False, table_extra=f'rotation = "{preset}"\nchange = {change}')
+    sent = [c.args[1] for c in command.call_args_list]  # (args[0]: the harness)
+    assert sent, "the floor's commands were not seen: the spy is on the wrong method"
     assert not [r for r in sent if "game" in r], "the floor named a game: the rotation did not change it"
     assert_nothing_secret_public(script, played)
     generated = random_mixed_script(seed, hands=hands, rotation=rotation, per=per)
@@ -340,15 +341,16 @@ def test_the_presets_are_the_rotations_written_out() -> None:
     assert {name: list(games) for name, games in PRESETS.items()} == ROTATIONS
 
 
-def test_MIXED_001_a_horse_rotation_dealt_in_process_is_clean_and_prompts_at_each_games_last_hand(monkeypatch) -> None:
-    said = _deal_rotation(monkeypatch, 14, "horse", 12, 2, '"orbit"')
+def test_MIXED_001_a_horse_rotation_dealt_in_process_is_clean_and_prompts_at_each_games_last_hand(
+        mocker: MockerFixture) -> None:
+    said = _deal_rotation(mocker, 14, "horse", 12, 2, '"orbit"')
     for n, texts in enumerate(said):  # an orbit of two seats: two hands a game
         game, nxt = HORSE[n // 2 % 5], HORSE[(n // 2 + 1) % 5]
         assert texts == ([] if n % 2 == 0 else [f"last hand of {TITLES[game]}", f"next: {TITLES[nxt]}"]), n
 
 
-def test_MIXED_001_the_8_game_a_hand_each_goes_round_with_its_two_holdems(monkeypatch) -> None:
-    said = _deal_rotation(monkeypatch, 2, "8game", 9, 1, "1")
+def test_MIXED_001_the_8_game_a_hand_each_goes_round_with_its_two_holdems(mocker: MockerFixture) -> None:
+    said = _deal_rotation(mocker, 2, "8game", 9, 1, "1")
     eight = EIGHT
     assert said == [[f"last hand of {TITLES[eight[n % 8]]}", f"next: {TITLES[eight[(n + 1) % 8]]}"] for n in range(9)]
     assert said[6] == ["last hand of Texas hold'em", "next: Omaha"]  # the second hold'em: pot-limit Omaha next

@@ -25,7 +25,7 @@ from rig.scenarios import NOISE
 
 
 @pytest.fixture
-def daemon(tmp_path):
+def daemon(tmp_path, mocker):
     cfg = write_setup(tmp_path, journal=True, console=False)
     manifests = tmp_path / "manifests"  # (a folder of its own: the journal may not be in it, config.check_paths)
     manifests.mkdir()
@@ -35,9 +35,8 @@ def daemon(tmp_path):
                    + room_section("mqtt://127.0.0.1:1", "r1", "t1"))
     d = Daemon(load_config(cfg), sinks=[])
     d.recover()  # (opens the journal; the link is never started: nothing is sent)
-    sent: list[tuple[str, str]] = []
-    d.room.link.send_raw = lambda topic, payload: sent.append((topic, payload))
-    d.sent = sent
+    # a replay's copies go out past the outbox: what would be sent is the mock's calls
+    d.sent = mocker.patch.object(d.room.link, "send_raw")
     yield d
     d.journal.close()
 
@@ -97,6 +96,7 @@ def test_a_bad_command_gets_a_reply_saying_why_and_changes_nothing(daemon, paylo
     assert error in reply["error"]
     assert commands_journalled(daemon) == [] and queued(daemon) == []
     assert daemon.journal.with_db(lambda db: db.execute("SELECT count(*) FROM outbox").fetchone()[0]) == before
+    daemon.sent.assert_not_called()  # (a refused replay sends nothing either)
 
 
 def test_a_seat_change_is_applied_once_whatever_the_redeliveries(daemon):
@@ -171,8 +171,9 @@ def test_replay_sends_a_topic_again_from_a_seq(daemon):
                          "epoch": daemon.journal.epoch})
     assert reply == {"ok": True, "id": "r1", "cmd": "replay", "topic": "events/public", "sent": 3, "first": 3,
                      "last": 5}
-    assert [json.loads(p)["seq"] for t, p in daemon.sent] == [3, 4, 5]
-    assert {t for t, _ in daemon.sent} == {"events/public"}
+    sent = [c.args for c in daemon.sent.call_args_list]  # (topic, payload) each
+    assert [json.loads(p)["seq"] for t, p in sent] == [3, 4, 5]
+    assert {t for t, _ in sent} == {"events/public"}
 
 
 @pytest.mark.e2e

@@ -27,14 +27,14 @@ def test_a_failing_output_is_skipped_and_the_others_still_get_everything(caplog)
     assert len(errors) == 1 and "output FullDisk failed" in errors[0]  # said once, not per event
 
 
-def test_the_ready_wait_for_the_devices_at_start_is_the_configured_one(tmp_path):
+def test_the_ready_wait_for_the_devices_at_start_is_the_configured_one(tmp_path, mocker):
     """[outputs] ready_wait bounds Daemon._await_devices: 0 means READY without waiting."""
     cfg = parse_config('[reader]\nport = "loop://"\n[outputs]\nready_wait = 0', path=tmp_path / "t.toml")
     d = Daemon(cfg, sinks=[])
-    waits: list[float] = []
-    d._stop.wait = lambda t: waits.append(t) or False  # type: ignore[method-assign]
+    wait = mocker.patch.object(d._stop, "wait", return_value=False)  # (False: no stop asked meanwhile)
     d._await_devices()  # the reader was never started: it is not online
-    assert waits == [] and d.config.outputs.ready_wait == 0.0
+    wait.assert_not_called()
+    assert d.config.outputs.ready_wait == 0.0
     d.config = parse_config('[reader]\nport = "loop://"\n[outputs]\nready_wait = 0.05', path=tmp_path / "t.toml")
     d._await_devices()
-    assert waits, "a positive ready_wait waits for the devices"
+    wait.assert_called()  # a positive ready_wait waits for the devices

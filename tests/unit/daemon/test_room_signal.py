@@ -186,11 +186,11 @@ def test_nothing_in_the_link_clears_a_hold_when_the_link_is_lost(daemon):
     assert journalled(d, "BubbleHold")[-1]["on"] is False
 
 
-def test_a_clock_the_floor_calls_carries_the_loops_monotonic_reading(daemon):
+def test_a_clock_the_floor_calls_carries_the_loops_monotonic_reading(daemon, mocker):
     d = daemon
     deal(d, [("As", 1), ("Kd", 2), ("7c", 3), ("2h", 4)])  # seat 4 holds a card of the hand under way
     loop(d)
-    d.mono = lambda: (1234.5, "boot-1")
+    mocker.patch.object(d, "mono", return_value=(1234.5, "boot-1"))  # the loop's monotonic clock, held
     d.room.signal(signal(3, clock=(4, 1)))
     loop(d)
     [row] = journalled(d, "ClockCalled")
@@ -198,16 +198,14 @@ def test_a_clock_the_floor_calls_carries_the_loops_monotonic_reading(daemon):
     assert d.table.tournament.clock_running()
 
 
-def test_a_signal_the_core_cannot_apply_is_not_tried_again_and_again(daemon, monkeypatch, caplog):
+def test_a_signal_the_core_cannot_apply_is_not_tried_again_and_again(daemon, mocker, caplog):
     """A bug in the core on a signal's event costs that event (the daemon logs it), not a loop
     of the same events journalled over and over."""
     d = daemon
-
-    def broken(event):
-        raise RuntimeError("a bug")
-
-    monkeypatch.setitem(d.table._dispatch, LevelSet, broken)
+    broken = mocker.Mock(side_effect=RuntimeError("a bug"))  # the core's LevelSet handler, failing
+    mocker.patch.dict(d.table._dispatch, {LevelSet: broken})
     d.room.signal(signal(8))
     loop(d)
+    broken.assert_called_once()  # tried once, not again
     assert len(journalled(d, "LevelSet")) == 1 and queued(d) == []
     assert "the core failed on a LevelSet event" in caplog.text

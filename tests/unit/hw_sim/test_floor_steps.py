@@ -12,6 +12,7 @@ import json
 from types import SimpleNamespace
 
 import pytest
+from pytest_mock import MockerFixture
 
 from rig.scenarios import NOISE, play
 from controller.core.events import (BubbleHold, BubbleMode, ClockCalled, HandForHand, LevelSet, Release, Tick)
@@ -113,19 +114,19 @@ def test_a_number_too_long_in_a_floor_step_is_refused_naming_the_step():
         parse_script(text)
 
 
-def test_simulate_refuses_a_bad_floor_step_before_anything_runs(tmp_path, monkeypatch, capsys):
+def test_simulate_refuses_a_bad_floor_step_before_anything_runs(tmp_path, mocker, capsys):
     """``tablectl simulate`` exits 2 with the parser's one line; no work folder, no daemon."""
-    def started(*a, **k):
-        raise AssertionError("nothing may start for a refused script")
-
-    monkeypatch.setattr(simulate.tempfile, "mkdtemp", started)
-    monkeypatch.setattr(simulate, "run_script", started)
+    # mocks, not spies: were they called, the real ones would make a folder and start a daemon
+    mkdtemp = mocker.patch.object(simulate.tempfile, "mkdtemp")
+    run_script = mocker.patch.object(simulate, "run_script")
     path = tmp_path / "bad.json"
     path.write_text(json.dumps(script(CLEAN, [{"floor": "release"}, {"floor": "clock", "seat": 0}] + CLEAN)))
     assert simulate.main(str(path), as_json=True) == 2
     out = capsys.readouterr()
     assert out.out == ""
     assert out.err == f'{path}: hand 2, step 2: "seat" must be a seat number 1 to 10, got 0\n'
+    mkdtemp.assert_not_called()
+    run_script.assert_not_called()
 
 
 def test_the_dealer_calls_the_clock_with_the_clock_pad_and_a_seat():
@@ -137,29 +138,23 @@ def test_the_dealer_calls_the_clock_with_the_clock_pad_and_a_seat():
 
 # -- played as the core's events ---------------------------------------------------------------
 
-def _submitted(s: dict) -> tuple[list, Harness]:
+def _submitted(s: dict, mocker: MockerFixture) -> tuple[list, Harness]:
     """Play ``s`` in process; every event the daemon was given, in order."""
     h = Harness(parse_script(json.dumps(s)), console=False)
-    events: list = []
-    submit = h.daemon.submit
-
-    def record(event, **kw):
-        events.append(event)
-        submit(event, **kw)
-
-    h.daemon.submit = record
+    submit = mocker.spy(h.daemon, "submit")
     h.play()
-    return events, h
+    return [c.args[0] for c in submit.call_args_list], h
 
 
-def test_the_floor_steps_become_the_core_events_stamped_at_their_own_instant():
+def test_the_floor_steps_become_the_core_events_stamped_at_their_own_instant(mocker):
     steps = [{"floor": "level", "level": 5, "sb": 100, "bb": 200, "ante": 25}, {"floor": "bubble", "on": True},
              *CLEAN[:3], {"floor": "h4h", "on": True}, {"floor": "clock", "seat": 4},
              {"floor": "bubble_hold", "table": "t3", "hand": 42}, *CLEAN[3:-1],
              {"floor": "bubble_hold", "on": False}, END]
     events, h = _submitted(script(steps, {"steps": [{"floor": "release"}, {"floor": "clock", "seat": 2},
                                                     {"floor": "level", "level": 6, "kind": "break"},
-                                                    {"floor": "release"}, {"floor": "h4h", "on": False}]}))
+                                                    {"floor": "release"}, {"floor": "h4h", "on": False}]}),
+                           mocker)
     floor = [e for e in events if type(e) in (LevelSet, HandForHand, Release, BubbleMode, BubbleHold, ClockCalled)]
     ts = [e.ts for e in floor]
     assert ts == sorted(ts) and len(set(ts)) == len(ts) and all(EPOCH < t < EPOCH + 60 for t in ts)
@@ -295,12 +290,12 @@ def test_FLOW_003_a_bubble_hold_from_its_step_to_its_end():
 
 @pytest.mark.parametrize("call", [{"floor": "clock", "seat": 4}, {"press": "clock", "seat": 4}],
                          ids=["the floor", "the dealer's pad"])
-def test_FLOW_004_the_clock_counts_down_in_simulated_time(call):
+def test_FLOW_004_the_clock_counts_down_in_simulated_time(call, mocker):
     """Needs the core. The clock called on seat 4 after the hole cards counts down 30 s on the
     ticks of the simulated table: 30 (called), 20, 10, 5-4-3-2-1 in the wait, then "seat 4 dead";
     a tick every simulated second while it runs, none once it is over."""
     steps = CLEAN[:10] + [call, {"wait": 31}, {"wait": 5}, {"muck": "seat:4"}] + CLEAN[10:]
-    events, h = _submitted(script(steps))
+    events, h = _submitted(script(steps), mocker)
     seen = [(where, e) for where, e in h.recorders["dealer"].effects
             if getattr(e, "code", None) in ("flow.clock", "flow.clock_dead")]
     assert [(where, e.code, e.count) for where, e in seen if e.code == "flow.clock"] == \
