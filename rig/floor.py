@@ -87,8 +87,14 @@ class FloorProc:
         return f"{'https' if 'tls_cert' in self.extra else 'http'}://127.0.0.1:{self.port}"
 
     def start(self) -> None:
+        """Start the service; return once it serves HTTP and the broker has its subscriptions.
+        Not at its "connected to": it subscribes after that line, and a table's message published
+        in between (an alert: not retained) never reaches a new session."""
         import os
 
+        # only this start's lines count: a restart appends to the logs of the runs before it
+        since = self.log.stat().st_size if self.log.exists() else 0
+        broker_since = self.broker.log.stat().st_size if self.broker.log.exists() else 0
         env = dict(os.environ, PYTHONPATH=str(self.code)) if self.code is not None else None
         self.proc = subprocess.Popen([*CLI, "floor", "--config", str(self.config)], stdout=subprocess.DEVNULL,
                                      stderr=self.log.open("ab"), env=env,
@@ -99,11 +105,26 @@ class FloorProc:
             assert self.proc.poll() is None, f"tablectl floor exited: {self.log.read_text()}"
             try:
                 urllib.request.urlopen(self.url + "/login", timeout=1, context=UNVERIFIED).close()
-                return "connected to" in self.log.read_text()
             except OSError:
                 return False
+            return self._subscribed(since, broker_since)
 
-        wait_until(up, 20, what="tablectl floor listening and connected")
+        wait_until(up, 20, what="tablectl floor listening and subscribed")
+
+    def _subscribed(self, since: int, broker_since: int) -> bool:
+        """The floor's log says the broker acknowledged its subscriptions (its SUBACK), since byte
+        ``since``; a subscription refused fails the test here, not as a missing alert later. A
+        floor of another checkout (:attr:`code`: bench/floor.py --compare) may be older than that
+        line: the broker's own log says it sent the SUBACK then."""
+        if self.code is not None:
+            with self.broker.log.open("rb") as f:
+                f.seek(broker_since)
+                return f"Sending SUBACK to floor-test-{self.port}".encode() in f.read()
+        with self.log.open("rb") as f:
+            f.seek(since)
+            said = f.read().decode(errors="replace")
+        assert "refused the subscription" not in said, f"the broker refused the floor a subscription: {said}"
+        return "floor: subscribed to" in said
 
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:

@@ -50,7 +50,10 @@ class FloorLink:
         c.on_connect = self._on_connect
         c.on_disconnect = self._on_disconnect
         c.on_message = self._on_message
+        c.on_subscribe = self._on_subscribe
         self.client = c
+        #: the topics of each SUBSCRIBE in flight, by its message id (its SUBACK names none)
+        self._subscribing: dict[int, list[str]] = {}
 
     def start(self) -> None:
         props = Properties(PacketTypes.CONNECT)
@@ -71,9 +74,25 @@ class FloorLink:
         self.last_error = None
         log.info("floor: connected to %s (session %s)", self.cfg.broker,
                  "resumed" if getattr(flags, "session_present", False) else "new")
-        client.subscribe([(f"tablectl/{self.cfg.room}/+/{t}", 1) for t in SUBSCRIBED])
+        topics = [f"tablectl/{self.cfg.room}/+/{t}" for t in SUBSCRIBED]
+        _, mid = client.subscribe([(t, 1) for t in topics])
+        if mid is not None:  # (None: not sent, the connection already gone; the next connect subscribes)
+            self._subscribing[mid] = topics  # (before its SUBACK: paho's thread, this one, reads that next)
         if self.connected_hook is not None:
             self.connected_hook()
+
+    def _on_subscribe(self, client: mqtt.Client, userdata: Any, mid: int, reasons: list[Any], props: Any) -> None:
+        """The broker's SUBACK: only from here on does a table's message reach the service
+        ("connected to" comes before the subscription: a message published in between, on a topic
+        that is not retained, is lost on a new session). Said in the log, as each topic refused
+        (the broker's ACL: the service would never hear of that topic)."""
+        answered = list(zip(self._subscribing.pop(mid, []), reasons, strict=False))
+        for topic, reason in answered:
+            if reason.is_failure:
+                log.error("floor: the broker refused the subscription to %s (%s)", topic, reason)
+        granted = [topic for topic, reason in answered if not reason.is_failure]
+        if granted:
+            log.info("floor: subscribed to %s", ", ".join(granted))
 
     def _on_disconnect(self, client: mqtt.Client, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
         if self.connected:
