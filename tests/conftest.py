@@ -6,6 +6,7 @@ from pathlib import Path
 from hw_sim.feig_reader import NoiseModel, SimFeigReader
 from hw_sim.pty_device import PtyDevice
 from rig.broker import broker as broker  # the room link's mosquitto (rig/broker.py)
+from rig.other_user import other_user_code as other_user_code  # code uid 65534 can run (rig/other_user.py)
 
 TABLECTL = [sys.executable, "-m", "controller.cli.main"]
 

@@ -4,7 +4,8 @@ One daemon runs as a real subprocess (``tablectl run``) for the whole module, wi
 ``[control]`` set: the floor group is gid 65533, the manifests folder is ``manifests/``, and the
 idle timeout is one second so that the idle probes are quick. The suite runs as root in CI, and
 root ignores file modes, so every probe about another user runs its client as uid 65534
-(``setpriv``), in a folder that uid can reach. A thread samples the daemon's resident memory
+(``setpriv``), in a folder that uid can reach, with the interpreter and the code that uid can read
+(rig/other_user.py: the clone may be in a 0700 folder). A thread samples the daemon's resident memory
 all along; it must stay under 60 MB whatever is sent (the last test checks the whole run).
 """
 
@@ -18,7 +19,6 @@ import socket
 import sqlite3
 import stat
 import subprocess
-import sys
 import tempfile
 import threading
 from collections import Counter
@@ -30,10 +30,8 @@ from controller.config.daemon import ConfigError, parse_config
 from controller.daemon.control import MAX_CONNECTIONS, send
 from hw_sim.decks import manifest_text
 from tests.conftest import TABLECTL
+from rig.other_user import NOBODY, OtherUserCode
 from rig.waiting import wait_until
-from rig.paths import ROOT
-
-NOBODY = 65534  # the unprivileged uid (and its own group) the other-user probes run as
 FLOODER = 65532  # another one, in the floor group, that presses too fast
 FLOOR_GID = 65533  # the configured [control] group: nobody is made a member of it where a probe says so
 MEMORY_LIMIT_KB = 60 * 1024
@@ -72,8 +70,9 @@ else:
 
 
 class DaemonUnderTest:
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, others: OtherUserCode) -> None:
         self.folder = folder
+        self.others = others  # what the probes run as another uid (the daemon itself runs as root)
         self.sock = str(folder / "control.sock")
         self.journal = folder / "journal.sqlite3"
         self.log_path = folder / "daemon.log"
@@ -156,7 +155,7 @@ class DaemonUnderTest:
 
 
 @pytest.fixture(scope="module")
-def daemon():
+def daemon(other_user_code):
     # /tmp itself, not pytest's folders (0700 root): uid 65534 must be able to reach the socket
     folder = Path(tempfile.mkdtemp(prefix="tablectl-control-", dir="/tmp"))
     folder.chmod(0o755)
@@ -183,7 +182,7 @@ group = {FLOOR_GID}
 manifests = "manifests"
 idle_timeout = {IDLE}
 """)
-    d = DaemonUnderTest(folder)
+    d = DaemonUnderTest(folder, other_user_code)
     try:
         d.start()
         yield d
@@ -195,11 +194,10 @@ idle_timeout = {IDLE}
 def as_user(d: DaemonUnderTest, payload: bytes, *, expect: int = 1, groups: tuple[int, ...] = (),
             uid: int = NOBODY, gid: int = NOBODY) -> dict:
     """Run the client as ``uid`` (primary group ``gid``, supplementary ``groups``)."""
-    ids = ["--reuid", str(uid), "--regid", str(gid)]
-    ids += ["--groups", ",".join(map(str, groups))] if groups else ["--clear-groups"]
-    r = subprocess.run(["setpriv", *ids, sys.executable, "-c", CLIENT, d.sock, payload.decode("latin-1"),
-                        str(expect)], capture_output=True, text=True, timeout=60, cwd="/", check=False,
-                       env={"PATH": os.environ.get("PATH", ""), "PYTHONDONTWRITEBYTECODE": "1"})
+    r = subprocess.run(d.others.command("-c", CLIENT, d.sock, payload.decode("latin-1"), str(expect), uid=uid,
+                                        gid=gid, groups=groups),
+                       capture_output=True, text=True, timeout=60, cwd="/", check=False,
+                       env={"PATH": os.environ.get("PATH", "")})
     assert r.returncode == 0, r.stderr
     return json.loads(r.stdout)
 
@@ -256,11 +254,10 @@ def test_another_user_is_refused_even_when_the_socket_mode_lets_it_in(daemon):
         got = as_user(daemon, lines({"cmd": "ping"}, {"cmd": "press", "name": "misdeal", "long": True}), expect=1000)
         # and `tablectl doctor`, run by that user, says it was refused (not "not running")
         doctor = subprocess.run(
-            ["setpriv", "--reuid", str(NOBODY), "--regid", str(NOBODY), "--clear-groups", sys.executable, "-c",
-             ("import sys; from controller.cli.doctor import check_daemon; "
-              "print(check_daemon(sys.argv[1])[0][0].what)"), daemon.sock],
-            capture_output=True, text=True, timeout=60, cwd=ROOT, check=False,
-            env={"PATH": os.environ.get("PATH", ""), "PYTHONDONTWRITEBYTECODE": "1"})
+            daemon.others.command("-c", ("import sys; from controller.cli.doctor import check_daemon; "
+                                         "print(check_daemon(sys.argv[1])[0][0].what)"), daemon.sock),
+            capture_output=True, text=True, timeout=60, cwd="/", check=False,
+            env={"PATH": os.environ.get("PATH", "")})
     finally:
         os.chmod(daemon.sock, 0o660)
     assert doctor.stdout.strip() == (f"daemon: running, but it refused doctor over {daemon.sock}: uid {NOBODY} may "

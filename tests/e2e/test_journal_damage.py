@@ -5,7 +5,8 @@ ways a card room damages one: truncated, pages of garbage, nonsense rows in ever
 unreadable snapshot, a crafted pickle, a lost WAL, a zero-byte file beside its WAL, a full disk,
 a file the daemon's user cannot write. The recovery is called in process on the damaged files;
 only the exit-2 cases and one start run ``tablectl run`` (as uid 65534 where permissions are the
-point: root ignores file modes). In every case no hand number repeats.
+point: root ignores file modes; from the copy of the code that uid can read, rig/other_user.py).
+In every case no hand number repeats.
 """
 
 from __future__ import annotations
@@ -33,10 +34,9 @@ from hw_sim.setup import write_setup
 from tests.conftest import TABLECTL
 from tests.unit.core.test_state import SETTINGS, random_events
 from tests.unit.core.test_table import registry
+from rig.other_user import NOBODY, OtherUserCode
 from rig.waiting import wait_until
 from rig.paths import ROOT
-
-NOBODY = 65534
 
 
 @dataclass
@@ -385,11 +385,9 @@ def _nobody_dir() -> Path:
     return d
 
 
-def _run_as_nobody(cfg: Path, timeout: float = 60) -> subprocess.CompletedProcess:
-    return subprocess.run(["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups",
-                           *TABLECTL, "run", "--config", str(cfg)],
-                          check=False, capture_output=True, text=True, timeout=timeout,
-                          cwd=ROOT)
+def _run_as_nobody(code: OtherUserCode, cfg: Path, timeout: float = 60) -> subprocess.CompletedProcess:
+    return subprocess.run(code.tablectl("run", "--config", str(cfg)), check=False, capture_output=True, text=True,
+                          timeout=timeout, cwd=cfg.parent)
 
 
 def _setup_for_nobody(d: Path) -> Path:
@@ -409,7 +407,7 @@ def _one_line(r: subprocess.CompletedProcess) -> str:
 
 
 @pytest.mark.parametrize("case", ["foreign-owned file", "read-only file", "foreign-owned folder", "foreign WAL"])
-def test_a_journal_the_service_user_cannot_write_exits_2_in_one_line_with_the_fix(bases, case):
+def test_a_journal_the_service_user_cannot_write_exits_2_in_one_line_with_the_fix(bases, other_user_code, case):
     d = _nobody_dir()
     try:
         cfg = _setup_for_nobody(d)
@@ -427,7 +425,7 @@ def test_a_journal_the_service_user_cannot_write_exits_2_in_one_line_with_the_fi
             Path(f"{path}-wal").write_bytes(b"")
             Path(f"{path}-wal").chmod(0o600)  # root's
         before = path.read_bytes()
-        line = _one_line(_run_as_nobody(cfg))
+        line = _one_line(_run_as_nobody(other_user_code, cfg))
         fix = {"read-only file": f"chmod 600 {path}*"}.get(case, "chown nobody:")
         assert fix in line and str(d) in line, line
         assert path.read_bytes() == before  # nothing touched, nothing set aside

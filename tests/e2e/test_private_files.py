@@ -1,8 +1,9 @@
 """Files that can hold cards are 0600 whether they existed or not, whatever the umask (issue 12).
 
 Root ignores file modes, so what depends on who may open a file runs as uid 65534 (``setpriv``)
-in a folder that uid can write; a mode is only read back (``stat``), which means the same for any
-user. Every writer of a card-bearing file is here: the feed, ``history --out``, ``register --out``,
+in a folder that uid can write, from the copy of the code that uid can read (rig/other_user.py:
+the clone may be in a 0700 folder); a mode is only read back (``stat``), which means the same for
+any user. Every writer of a card-bearing file is here: the feed, ``history --out``, ``register --out``,
 the journal (its ``-wal``, ``-shm``, ``.hands`` and the files a salvage sets aside), the
 simulator's manifests; and the daemon itself, run as 65534 under a umask of 022.
 """
@@ -15,7 +16,6 @@ import shutil
 import sqlite3
 import stat
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
@@ -27,12 +27,8 @@ from controller.daemon.private import NotPrivate, make_private, open_private
 from controller.daemon.sinks import FeedSink
 from hw_sim.decks import DECK_IDS, sim_uid
 from hw_sim.setup import write_setup
-from tests.conftest import TABLECTL
+from rig.other_user import NOBODY
 from rig.waiting import wait_until
-from rig.paths import ROOT
-
-NOBODY = 65534
-REPO = ROOT
 
 
 def mode(p: Path | str) -> int:
@@ -56,12 +52,7 @@ def nobody_dir():
     shutil.rmtree(d, ignore_errors=True)
 
 
-def as_nobody(*cmd: str) -> list[str]:
-    """``cmd`` as uid/gid 65534, no groups; run it with ``umask=UMASK`` (a shell's default,
-    which setpriv passes on)."""
-    return ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", *cmd]
-
-
+#: the umask the commands run as uid 65534 are started with: a shell's default, which setpriv passes on
 UMASK = 0o022
 #: a finished hand's record, hole cards and all (what the journal and history hold)
 RECORD = {"hand": 1, "ended": 1.0, "zones": {"seat:1": ["As", "Kd"]}}
@@ -98,7 +89,7 @@ def test_open_private_creates_0600_whatever_the_umask(tmp_path):
     assert not (tmp_path / "none").exists()
 
 
-def test_another_users_file_that_others_can_read_is_refused_untouched(nobody_dir):
+def test_another_users_file_that_others_can_read_is_refused_untouched(nobody_dir, other_user_code):
     """Root's file, 0666: uid 65534 may write it but not chmod it, so no card goes into it."""
     p = nobody_dir / "hands.jsonl"
     p.write_text("old\n")
@@ -106,8 +97,8 @@ def test_another_users_file_that_others_can_read_is_refused_untouched(nobody_dir
     code = ("import sys; from controller.daemon.private import open_private, NotPrivate\n"
             "try:\n    open_private(sys.argv[1], 'w')\n"
             "except NotPrivate as e:\n    print(e.strerror); sys.exit(3)\n")
-    r = subprocess.run(as_nobody(sys.executable, "-c", code, str(p)), capture_output=True, text=True,
-                       timeout=60, cwd=REPO, umask=UMASK)
+    r = subprocess.run(other_user_code.command("-c", code, str(p)), capture_output=True, text=True,
+                       timeout=60, cwd=nobody_dir, umask=UMASK)
     assert r.returncode == 3, (r.stdout, r.stderr)
     assert "belongs to uid 0 with mode 666" in r.stdout and "cannot be made private" in r.stdout
     assert p.read_text() == "old\n" and mode(p) == 0o666  # not truncated, not written
@@ -181,7 +172,7 @@ def test_the_simulators_manifests_are_made_0600(tmp_path):
     assert sim_uid("A", "As") in (tmp_path / "deck-A.txt").read_text()
 
 
-def test_history_out_onto_a_0644_file_as_another_user_under_umask_022(nobody_dir):
+def test_history_out_onto_a_0644_file_as_another_user_under_umask_022(nobody_dir, other_user_code):
     cfg = write_setup(nobody_dir, journal=True, console=False)
     j = Journal(nobody_dir / "journal.sqlite3")
     j.open()
@@ -189,15 +180,15 @@ def test_history_out_onto_a_0644_file_as_another_user_under_umask_022(nobody_dir
     j.close()
     out = readable_file(nobody_dir / "hands.jsonl", "stale\n" * 10)
     chown_all(nobody_dir)
-    r = subprocess.run(as_nobody(*TABLECTL, "history", "--config", str(cfg), "--jsonl", "--out", str(out)),
-                       capture_output=True, text=True, timeout=60, cwd=REPO, umask=UMASK)
+    r = subprocess.run(other_user_code.tablectl("history", "--config", str(cfg), "--jsonl", "--out", str(out)),
+                       capture_output=True, text=True, timeout=60, cwd=nobody_dir, umask=UMASK)
     assert r.returncode == 0, r.stderr
     assert mode(out) == 0o600 and out.stat().st_uid == NOBODY
     [rec] = [json.loads(x) for x in out.read_text().splitlines()]
     assert rec["hand"] == 1 and rec["zones"]["seat:1"] == ["As", "Kd"]
 
 
-def test_history_out_onto_another_users_file_says_so_in_one_line(nobody_dir):
+def test_history_out_onto_another_users_file_says_so_in_one_line(nobody_dir, other_user_code):
     cfg = write_setup(nobody_dir, journal=True, console=False)
     j = Journal(nobody_dir / "journal.sqlite3")
     j.open()
@@ -205,8 +196,8 @@ def test_history_out_onto_another_users_file_says_so_in_one_line(nobody_dir):
     chown_all(nobody_dir)
     out = readable_file(nobody_dir / "hands.jsonl")
     out.chmod(0o666)  # root's, writable by all
-    r = subprocess.run(as_nobody(*TABLECTL, "history", "--config", str(cfg), "--jsonl", "--out", str(out)),
-                       capture_output=True, text=True, timeout=60, cwd=REPO, umask=UMASK)
+    r = subprocess.run(other_user_code.tablectl("history", "--config", str(cfg), "--jsonl", "--out", str(out)),
+                       capture_output=True, text=True, timeout=60, cwd=nobody_dir, umask=UMASK)
     assert r.returncode == 1 and "Traceback" not in r.stderr
     [line] = r.stderr.strip().splitlines()
     assert line.startswith(f"tablectl history: --out {out}: cannot write it: belongs to uid 0"), line
@@ -221,7 +212,7 @@ def test_history_out_onto_another_users_file_says_so_in_one_line(nobody_dir):
 # -- the daemon, as uid 65534 under a umask of 022 ------------------------------------------------
 @pytest.mark.e2e
 @pytest.mark.parametrize("before", ["absent", "existing 0644"])
-def test_the_daemon_run_as_another_user_under_umask_022_keeps_its_files_0600(nobody_dir, before):
+def test_the_daemon_run_as_another_user_under_umask_022_keeps_its_files_0600(nobody_dir, other_user_code, before):
     cfg = write_setup(nobody_dir, journal=True, console=False, outputs='feed = "feed.jsonl"')
     feed, journal = nobody_dir / "feed.jsonl", nobody_dir / "journal.sqlite3"
     files = [feed, journal, Path(f"{journal}-wal"), Path(f"{journal}-shm")]
@@ -234,8 +225,8 @@ def test_the_daemon_run_as_another_user_under_umask_022_keeps_its_files_0600(nob
                 p.write_bytes(b"")
             p.chmod(0o644)
     chown_all(nobody_dir)
-    proc = subprocess.Popen(as_nobody(*TABLECTL, "run", "--config", str(cfg)), stderr=subprocess.PIPE, text=True,
-                            cwd=REPO, umask=UMASK)
+    proc = subprocess.Popen(other_user_code.tablectl("run", "--config", str(cfg)), stderr=subprocess.PIPE, text=True,
+                            cwd=nobody_dir, umask=UMASK)
     try:
         wait_until(lambda: proc.poll() is not None or (feed.exists() and "Ready" in feed.read_text()), 30,
                    what="the daemon's Ready")
@@ -260,13 +251,13 @@ def test_the_daemon_run_as_another_user_under_umask_022_keeps_its_files_0600(nob
 
 
 @pytest.mark.e2e
-def test_the_daemon_refuses_a_feed_another_user_owns_that_others_can_read(nobody_dir):
+def test_the_daemon_refuses_a_feed_another_user_owns_that_others_can_read(nobody_dir, other_user_code):
     cfg = write_setup(nobody_dir, journal=True, console=False, outputs='feed = "feed.jsonl"')
     chown_all(nobody_dir)
     feed = readable_file(nobody_dir / "feed.jsonl")
     feed.chmod(0o666)  # root's: someone ran the daemon once with sudo, then chmod'ed it open
-    r = subprocess.run(as_nobody(*TABLECTL, "run", "--config", str(cfg)), capture_output=True, text=True,
-                       timeout=60, cwd=REPO, umask=UMASK)
+    r = subprocess.run(other_user_code.tablectl("run", "--config", str(cfg)), capture_output=True, text=True,
+                       timeout=60, cwd=nobody_dir, umask=UMASK)
     assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
     line = r.stderr.strip().splitlines()[-1]
     assert f"cannot open {feed}: belongs to uid 0 with mode 666" in line, r.stderr
