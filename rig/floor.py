@@ -24,7 +24,7 @@ import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
 from rig.broker import Broker, free_port
-from rig.waiting import wait_until
+from rig.waiting import PATIENCE, wait_until
 
 #: the tests' HTTPS client trusts the service's self-signed certificate (made by the test)
 UNVERIFIED = ssl.create_default_context()
@@ -306,8 +306,8 @@ def request(url: str, *, data: bytes | None = None, headers: dict[str, str] | No
 
     opener = urllib.request.build_opener(NoRedirect, urllib.request.HTTPSHandler(context=UNVERIFIED))
     req = urllib.request.Request(url, data=data, headers=headers or {}, method=method)
-    try:
-        with opener.open(req, timeout=10) as r:
+    try:  # (the rig's patience, as every other deadline of the tests: a login's argon2 on a busy machine)
+        with opener.open(req, timeout=10 * PATIENCE) as r:
             return r.status, dict(r.headers), r.read()
     except urllib.error.HTTPError as e:
         return e.code, dict(e.headers), e.read()

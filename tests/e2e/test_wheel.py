@@ -17,6 +17,7 @@ import pytest
 from rig.broker import Broker, have_mosquitto
 from rig.floor import FloorProc
 from rig.paths import ROOT
+from rig.waiting import PATIENCE
 
 
 @pytest.fixture(scope="module")
@@ -76,9 +77,9 @@ def test_the_floor_serves_its_page_from_the_installed_package(installed: Path, t
     floor = FloorProc(tmp_path, broker, code=installed)
     try:
         floor.start()
-        with urllib.request.urlopen(floor.url + "/login", timeout=10) as r:
+        with urllib.request.urlopen(floor.url + "/login", timeout=10 * PATIENCE) as r:
             page = r.read().decode()
-        with urllib.request.urlopen(floor.url + "/static/style.css", timeout=10) as r:
+        with urllib.request.urlopen(floor.url + "/static/style.css", timeout=10 * PATIENCE) as r:
             css = r.read().decode()
     finally:
         floor.stop()
