@@ -86,9 +86,10 @@ class Watched:
     """A logged-in page and everything its browser received: each response's body and each
     WebSocket frame."""
 
-    def __init__(self, browser: Any, floor: FloorProc, name: str, *, viewport: tuple[int, int] | None = None) -> None:
+    def __init__(self, browser: Any, floor: FloorProc, name: str, *, viewport: tuple[int, int] | None = None,
+                 **context: Any) -> None:
         self.context = browser.new_context(**({"viewport": {"width": viewport[0], "height": viewport[1]}}
-                                              if viewport else {}))
+                                              if viewport else {}), **context)
         self.page = self.context.new_page()
         self.page.set_default_timeout(TIMEOUT_MS)
         self.received: list[str] = []
@@ -913,3 +914,32 @@ def test_five_tables_at_simulate_pace_every_alert_on_three_pages_and_acks_confir
             th.join(5)
         for t in tables:
             t.stop()
+
+
+
+def test_an_alert_naming_a_foreign_tag_wraps_on_a_phone(setup):
+    """A foreign tag is named by its label (``tag:E0040150A05F02B7``): one long word, as the
+    card and in the message. On a 390 px phone the alert wraps it: nothing in the alert reaches
+    past its box, and the page is no wider than the screen. (Raised at 12:58:58 in the page's
+    time zone: the widest time of day beside it, as a room sees every afternoon.)"""
+    floor, _, browser, person = setup
+    w = Watched(browser, floor, "maria", viewport=(390, 844), timezone_id="UTC", locale="en-US")
+    t = FakeTable(floor.broker, table="w390")
+    try:
+        t.state()
+        tag, seq = "tag:E0040150A05F02B7", t.next_seq()
+        t.publish("events/floor", {"type": "Alert", "ts": 1767272338.0, "audience": "floor", "card": tag,
+                                   "code": "deck.foreign_card", "hand": 12, "rule": "DECK-006", "seat": 3,
+                                   "message": f"{tag} is not a card of deck A", "seq": seq})
+        sel = f'li[data-alert="main/w390#{seq}"]'
+        item = w.page.wait_for_selector(sel)
+        assert tag in item.inner_text() and "12:58:58" in item.inner_text()
+        box = item.bounding_box()
+        for part in w.page.query_selector_all(f"{sel} > *"):
+            edge = part.bounding_box()
+            assert edge["x"] + edge["width"] <= box["x"] + box["width"] + 0.5, part.inner_text()
+        width, screen = w.page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+        assert width <= screen, f"the page is {width} px wide on a {screen} px screen"
+    finally:
+        t.stop()
+        w.close()
