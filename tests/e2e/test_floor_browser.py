@@ -943,3 +943,22 @@ def test_an_alert_naming_a_foreign_tag_wraps_on_a_phone(setup):
     finally:
         t.stop()
         w.close()
+
+
+def test_the_viewers_count_line_says_nothing_untrue_of_the_calls_it_does_not_see(setup):
+    """A viewer receives no call and no alert: its line of counts leaves them out (never
+    "0 calls" while a call waits) and still counts the tables; the floor's says the call."""
+    floor, _, browser, person = setup
+    maria, vic = person("maria"), person("vic")
+    c1 = FakeTable(floor.broker, table="c1")
+    try:
+        c1.state()
+        seq = c1.floor_call()
+        maria.page.wait_for_selector(f'#calls li[data-alert="main/c1#{seq}"]')
+        vic.page.wait_for_selector('div[data-table="main/c1"]')
+        assert re.search(r"[1-9]\d* calls?\b", maria.page.inner_text("#summary"))
+        said = vic.page.inner_text("#summary")
+        assert re.search(r"\d+ tables?\b", said), said
+        assert "call" not in said and "alert" not in said, said
+    finally:
+        c1.stop()

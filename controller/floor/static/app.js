@@ -383,19 +383,23 @@
     place(document.getElementById("incidents"), all.slice(0, MAX_INCIDENTS), () => 0, incidentEls);
   }
 
+  // (a viewer receives no call and no alert: "0 calls" would be untrue, so its line has no such count)
+  const seesAlerts = role !== "viewer";
   function renderSummary() {
     const open = [...alerts.values()].filter((a) => !a.acked_by && shown(a));
     const calls = open.filter(isCall).length;
     const ts = [...tiles.values()].filter((t) => !t.retired && shown(t));
-    const parts = [[calls, "call", "calls"], [open.length - calls, "open alert", "open alerts"],
-                   [ts.filter((t) => t.online === false).length, "table offline", "tables offline"],
-                   [ts.length, "table", "tables"]];
+    // [how many, one, more than one, its class, whether a number above 0 is hot]
+    const parts = [...(seesAlerts ? [[calls, "call", "calls", "n-calls", true],
+                                     [open.length - calls, "open alert", "open alerts", "n-alerts", true]] : []),
+                   [ts.filter((t) => t.online === false).length, "table offline", "tables offline", "n-offline", true],
+                   [ts.length, "table", "tables", "n-tables", false]];
     const box = document.getElementById("summary");
     const said = parts.map(([n]) => n).join(" ");
     if (box.dataset.said !== said) {
       box.dataset.said = said;
-      box.replaceChildren(...parts.map(([n, one, many], i) =>
-        el("span", ["n-calls", "n-alerts", "n-offline", "n-tables"][i] + (n && i < 3 ? " hot" : ""), n + " " + (n === 1 ? one : many))));
+      box.replaceChildren(...parts.map(([n, one, many, cls, hot]) =>
+        el("span", cls + (n && hot ? " hot" : ""), n + " " + (n === 1 ? one : many))));
     }
     setText("calls-count", calls ? "(" + calls + ")" : "");
     setText("incidents-count", "(" + [...incidents.values()].filter(shown).length + ")");
