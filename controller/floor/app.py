@@ -664,10 +664,28 @@ async def api_ack(request: web.Request) -> web.Response:
     if svc.link is None:
         return _refuse(503, "no broker link")
     command: dict[str, Any] = {"user": f"floor:{sess.user}", "cmd": "ack", "seq": seq, "epoch": epoch}
-    cmd_id = svc.link.command(room, table, command)
-    svc.store.command_sent(cmd_id, room, table, command["user"], command)
+    cmd_id = _send_command(svc, room, table, command["user"], command)
     svc.store.audit(sess.user, "ack", f"{room}/{table} seq {seq} command {cmd_id}")
-    return _json({"ok": True, "id": cmd_id})
+    return _json(_sent(svc, cmd_id))
+
+
+def _send_command(svc: FloorService, room: str, table: str, user: str, command: dict[str, Any], *,
+                  retry_of: str | None = None) -> str:
+    """A page's command published to its table and kept; its id. To a table the floor knows is
+    offline it is ``queued`` from the start (the broker keeps it for the table): the page says
+    so at once, not "sent" until the command's timeout."""
+    assert svc.link is not None
+    cmd_id = svc.link.command(room, table, command)
+    svc.store.command_sent(cmd_id, room, table, user, command, retry_of=retry_of,
+                           queued=svc.store.offline(room, table))
+    return cmd_id
+
+
+def _sent(svc: FloorService, cmd_id: str) -> dict[str, Any]:
+    """The answer to a page that sent a command: its id and its state now (``sent`` or
+    ``queued``, with the reason)."""
+    found = svc.store.command(cmd_id) or {}
+    return {"ok": True, "id": cmd_id, "status": found.get("status", "sent"), "reason": found.get("reason")}
 
 
 async def api_dismiss(request: web.Request) -> web.Response:
@@ -800,10 +818,9 @@ async def api_retry(request: web.Request) -> web.Response:
     user = f"floor:{sess.user}"
     command = {**found["command"], "user": user}
     command.pop("id", None)
-    cmd_id = svc.link.command(found["room"], found["table"], command)
-    svc.store.command_sent(cmd_id, found["room"], found["table"], user, command, retry_of=old)
+    cmd_id = _send_command(svc, found["room"], found["table"], user, command, retry_of=old)
     svc.store.audit(sess.user, "retry", f"{found['room']}/{found['table']} command {old} again as {cmd_id}")
-    return _json({"ok": True, "id": cmd_id, "retry_of": old})
+    return _json({**_sent(svc, cmd_id), "retry_of": old})
 
 
 def _when(text: str, key: str) -> float | None:
@@ -915,10 +932,9 @@ async def api_cmd(request: web.Request) -> web.Response:
         return _refuse(503, "no broker link")
     user = f"floor:{sess.user}"
     command = {"user": user, "cmd": cmd, **body}
-    cmd_id = svc.link.command(room, table, command)
-    svc.store.command_sent(cmd_id, room, table, user, command)
+    cmd_id = _send_command(svc, room, table, user, command)
     svc.store.audit(sess.user, cmd, f"{room}/{table} command {cmd_id}: {json.dumps(body)[:500]}")
-    return _json({"ok": True, "id": cmd_id})
+    return _json(_sent(svc, cmd_id))
 
 
 async def api_alerts(request: web.Request) -> web.Response:

@@ -36,6 +36,8 @@ REPLAY_AGAIN = 10.0
 #: a command the table has not answered within this many seconds is shown as failed (or, the
 #: table offline, as queued: the broker keeps it in the table's session until it is back)
 COMMAND_TIMEOUT = 10.0
+#: a command's reason while its table is offline (the broker keeps it in the table's session)
+QUEUED = "queued: table offline"
 #: the floor database's schema version (PRAGMA user_version), migrated in place at open (4: the
 #: tournaments)
 SCHEMA_VERSION = 4
@@ -514,10 +516,18 @@ class Store:
         return cur.rowcount == 1
 
     def command_sent(self, cmd_id: str, room: str, table: str, user: str, body: dict[str, Any], *,
-                     retry_of: str | None = None) -> None:
-        self.db.execute("INSERT OR IGNORE INTO commands (id, room, tbl, user, body, sent, retry_of) "
-                        "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                        (cmd_id, room, table, user, json.dumps(body), self.clock(), retry_of))
+                     retry_of: str | None = None, queued: bool = False) -> None:
+        """A command published to a table; ``queued``: to a table known offline (the broker keeps
+        it for the table), said so from the start rather than "sent" until the timeout."""
+        status, reason = ("queued", QUEUED) if queued else ("sent", None)
+        self.db.execute("INSERT OR IGNORE INTO commands (id, room, tbl, user, body, sent, retry_of, status, reason) "
+                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        (cmd_id, room, table, user, json.dumps(body), self.clock(), retry_of, status, reason))
+
+    def offline(self, room: str, table: str) -> bool:
+        """Whether the table's last state says it is offline (its will, or its link's last word)."""
+        row = self.db.execute("SELECT state FROM tables WHERE room = ? AND tbl = ?", (room, table)).fetchone()
+        return row is not None and json.loads(row[0]).get("online") is False
 
     def command(self, cmd_id: str) -> dict[str, Any] | None:
         """A command the page sent, with the table's reply once it came (None: not yet), and its
@@ -543,7 +553,7 @@ class Store:
             state = self.db.execute("SELECT state FROM tables WHERE room = ? AND tbl = ?", (room, table)).fetchone()
             online = state is not None and json.loads(state[0]).get("online") is not False
             new, reason = (("failed", f"no answer from the table within {timeout:g} s") if online
-                           else ("queued", "queued: table offline"))
+                           else ("queued", QUEUED))
             if new != status:
                 self.db.execute("UPDATE commands SET status = ?, reason = ? WHERE id = ?", (new, reason, cmd_id))
                 changed.append(cmd_id)

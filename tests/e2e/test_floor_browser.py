@@ -962,3 +962,29 @@ def test_the_viewers_count_line_says_nothing_untrue_of_the_calls_it_does_not_see
         assert "call" not in said and "alert" not in said, said
     finally:
         c1.stop()
+
+
+def test_an_ack_to_a_table_known_offline_is_shown_queued_at_once(setup):
+    """The floor knows the table is offline (its will): the acknowledgement is "queued: table
+    offline" from the first moment, never "sent, waiting for the table" until the command's
+    timeout; the POST says so, and so does ``/api/cmd``."""
+    floor, _, browser, person = setup
+    maria = person("maria")
+    q1 = FakeTable(floor.broker, table="q1")
+    try:
+        q1.state()
+        seq = q1.foul_card("5d", seat=2)
+        sel = f'li[data-alert="main/q1#{seq}"]'
+        maria.page.wait_for_selector(sel)
+        q1.go_offline()
+        maria.page.wait_for_selector('div[data-table="main/q1"].offline')
+        with maria.page.expect_response(lambda r: r.url.endswith("/api/ack")) as posted:
+            maria.page.click(f"{sel} button.ack")
+        first = maria.page.wait_for_selector(f"{sel} .cmd-status")  # (the first state the page shows)
+        assert "queued" in (first.get_attribute("class") or "") and first.inner_text() == "queued: table offline"
+        out = posted.value.json()
+        assert out.get("status") == "queued" and out.get("reason") == "queued: table offline", out
+        status = maria.context.request.get(floor.url + f"/api/cmd?id={out['id']}").json()["status"]
+        assert status == "queued"
+    finally:
+        q1.stop()

@@ -480,6 +480,10 @@
     if (alerts.has(id)) { dirtyAlerts.set(id, dirtyAlerts.get(id) || false); later(); }
   }
 
+  // A command's state as the POST that sent it answers: "sent", or "queued" at once to a table
+  // the service knows is offline (the broker keeps it for the table).
+  function sentState(out) { return { id: out.id, status: out.status || "sent", reason: out.reason }; }
+
   async function acknowledge(a, button) {
     button.disabled = true;
     button.textContent = "sending";
@@ -487,7 +491,7 @@
     if (!ok) { button.textContent = "refused: " + (out.error || ""); return; }
     if (out.here) return;  // (an earlier journal's alert, acknowledged at the floor: its update comes)
     const id = alertKey(a);
-    acking.set(id, { id: out.id, status: "sent" });
+    acking.set(id, sentState(out));
     ackOf.set(out.id, id);
     redraw(id);
     if (replies.has(out.id)) answered(replies.get(out.id));
@@ -518,7 +522,7 @@
     if (!ok) { button.textContent = "refused: " + (out.error || ""); return; }
     const alertId = ackOf.get(cmdId);
     if (alertId) {
-      acking.set(alertId, { id: out.id, status: "sent" });
+      acking.set(alertId, sentState(out));
       ackOf.set(out.id, alertId);
       redraw(alertId);
     } else if (cmdId === waiting) {
@@ -526,6 +530,7 @@
       const status = document.getElementById("cmd-status");
       status.textContent = "sent again, waiting for the table's answer";
       status.className = "cmd-status sent";
+      if (out.status === "queued") answered(sentState(out));
     }
     if (replies.has(out.id)) answered(replies.get(out.id));
   }
@@ -548,6 +553,7 @@
     waiting = out.id;
     status.textContent = "sent, waiting for the table's answer";
     status.className = "cmd-status sent";
+    if (out.status === "queued") answered(sentState(out));
     if (replies.has(out.id)) answered(replies.get(out.id));
   }
   function answered(c) {
