@@ -651,7 +651,14 @@ async def api_ack(request: web.Request) -> web.Response:
     named = await _alert_named(request)
     if isinstance(named, web.Response):
         return named
-    room, table, seq, epoch, _ = named
+    room, table, seq, epoch, found = named
+    if found["acked_by"] is not None:
+        return _refuse(409, f"alert {room}/{table} seq {seq} is closed already")
+    again = svc.store.ack_in_flight(room, table, epoch, seq)
+    if again is not None:
+        # (acknowledged twice: two pages, or a double tap. The table has the first command;
+        # a second would be a second journal entry and a second Ack for one alert.)
+        return _json({**_sent(svc, again), "again": True})
     if epoch != svc.store.epoch(room, table):
         # An alert of an earlier journal of the table (it started over): that journal is gone,
         # no table can confirm it; the floor acknowledges it itself, and says so in the audit log.

@@ -524,6 +524,16 @@ class Store:
                         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                         (cmd_id, room, table, user, json.dumps(body), self.clock(), retry_of, status, reason))
 
+    def ack_in_flight(self, room: str, table: str, epoch: str, seq: int) -> str | None:
+        """The id of an ``ack`` command of that alert still waiting for the table (sent or
+        queued), or None: an alert acknowledged twice is answered from the first command."""
+        row = self.db.execute(
+            "SELECT id FROM commands WHERE room = ? AND tbl = ? AND status IN ('sent', 'queued') "
+            "AND json_extract(body, '$.cmd') = 'ack' AND json_extract(body, '$.seq') = ? "
+            "AND COALESCE(json_extract(body, '$.epoch'), '0') = ? ORDER BY sent DESC LIMIT 1",
+            (room, table, seq, epoch)).fetchone()
+        return row[0] if row is not None else None
+
     def offline(self, room: str, table: str) -> bool:
         """Whether the table's last state says it is offline (its will, or its link's last word)."""
         row = self.db.execute("SELECT state FROM tables WHERE room = ? AND tbl = ?", (room, table)).fetchone()
