@@ -14,6 +14,7 @@ import ctypes
 import html
 import json
 import logging
+import math
 import multiprocessing
 import os
 import sqlite3
@@ -29,6 +30,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from aiohttp import WSMsgType, web
+from aiohttp.http_exceptions import HttpProcessingError
 
 from controller.core.cards import CardError, parse_card
 from controller.core.dealers import check_dealer_name
@@ -42,7 +44,7 @@ from controller.config.floor import FloorConfig
 from controller.floor.rules import CALL
 from controller.floor.schema import MAX_INT  # (the largest whole number a request may carry)
 from controller.floor.store import REPLAY_AGAIN, Ingested, Store
-from controller.room.strict_json import no_constant
+from controller.room import strict_json
 
 log = logging.getLogger("tablectl.floor")
 STATIC = Path(__file__).parent / "static"
@@ -471,8 +473,12 @@ async def _body(request: web.Request) -> dict[str, Any]:
     if len(text) > 2 * MAX_BODY_DEPTH and _nesting(text) > MAX_BODY_DEPTH:
         raise BadRequest(f"the body nests more than {MAX_BODY_DEPTH} deep")
     try:
-        value = json.loads(text, parse_constant=no_constant)
-    except (ValueError, RecursionError):
+        value = strict_json.loads(text)  # (no NaN, no key given twice: what is checked is what is used)
+    except json.JSONDecodeError:
+        raise BadRequest("the body is not JSON") from None
+    except ValueError as exc:  # (strict_json's own: a constant, a key given twice; never the body's text)
+        raise BadRequest(f"the body is not JSON: {exc}") from None
+    except RecursionError:
         raise BadRequest("the body is not JSON") from None
     if not isinstance(value, dict):
         raise BadRequest("the body is a JSON object")
@@ -832,17 +838,23 @@ async def api_retry(request: web.Request) -> web.Response:
 
 def _when(text: str, key: str) -> float | None:
     """A ``since``/``until`` filter: ``2026-01-01`` or ``2026-01-01T14:30`` (the server's local
-    time, the room's clock), or epoch seconds."""
+    time, the room's clock), or epoch seconds, a finite number (``1e400``, ``inf`` and ``nan``
+    would match every hand or none, silently)."""
     if not text:
         return None
+    want = f"{key}: want a date (2026-01-01 or 2026-01-01T14:30) or epoch seconds, got {text[:40]!r}"
     try:
-        return float(text)
+        seconds = float(text)
     except ValueError:
         pass
+    else:
+        if not math.isfinite(seconds):
+            raise ValueError(want)
+        return seconds
     try:
         return datetime.fromisoformat(text).timestamp()
     except ValueError:
-        raise ValueError(f"{key}: want a date (2026-01-01 or 2026-01-01T14:30), got {text[:40]!r}") from None
+        raise ValueError(want) from None
 
 
 async def api_hands(request: web.Request) -> web.Response:
@@ -1002,7 +1014,37 @@ async def static(request: web.Request) -> web.StreamResponse:
     return web.Response(text=(STATIC / name).read_text(encoding="utf-8"), content_type=kind, headers=HEADERS)
 
 
+#: the longest request line and header line taken (bytes; aiohttp's own bound, said here): the
+#: page's longest, a hands search, is a few hundred; a longer one is refused 400 by aiohttp's parser
+MAX_LINE = 8190
+
+
+class _ParserRefusal(logging.Filter):
+    """aiohttp's HTTP parser's refusals (a request line or a header too long, a malformed
+    header, chunk or method), answered 400 by aiohttp before any handler or middleware: logged
+    in one WARNING line with the error's kind, never at ERROR with a traceback, and never the
+    request's text (a URL may carry anything). A handler's own failure keeps its traceback."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        if isinstance(exc, HttpProcessingError):
+            remote = record.args[0] if isinstance(record.args, tuple) and record.args else "unknown"
+            record.msg, record.args = "floor: a request from %s refused by the HTTP parser: %s (%s)", (
+                remote, type(exc).__name__, exc.code)
+            record.levelno, record.levelname = logging.WARNING, "WARNING"
+            record.exc_info, record.exc_text = None, None
+        return True
+
+
+def _quiet_parser_refusals() -> None:
+    """:class:`_ParserRefusal` on aiohttp's server log, once."""
+    server = logging.getLogger("aiohttp.server")
+    if not any(isinstance(f, _ParserRefusal) for f in server.filters):
+        server.addFilter(_ParserRefusal())
+
+
 def make_app(svc: FloorService) -> web.Application:
+    _quiet_parser_refusals()
     app = web.Application(client_max_size=64 * 1024, middlewares=[refuse_bad_input])
     app[SERVICE_KEY] = svc
     app.router.add_get("/login", login_page)
@@ -1035,7 +1077,7 @@ async def serve(cfg: FloorConfig, stop: asyncio.Event) -> None:
     svc = FloorService(cfg)
     svc.loop = asyncio.get_running_loop()
     svc.hashers.submit(os.getpid)  # (the password checks' process started now, not at the first login)
-    runner = web.AppRunner(make_app(svc), access_log=None)
+    runner = web.AppRunner(make_app(svc), access_log=None, max_line_size=MAX_LINE, max_field_size=MAX_LINE)
     await runner.setup()
     context = None
     if cfg.tls_cert is not None:
