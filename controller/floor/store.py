@@ -263,6 +263,8 @@ class Store:
         if wrong is not None:
             return self._off_schema(room, table, epoch, rest, body, wrong, now)
         if rest == "state":
+            if self.require_signatures and f"{room}/{table}" not in self.keys:
+                return self._unkeyed_state(room, table, epoch, body, now)
             return self._state(room, table, body, now)
         if rest == "cmd/reply":
             self._reply(room, table, body)
@@ -298,6 +300,24 @@ class Store:
                         (room, table, json.dumps(body), now))
         regaps = self.due_gaps(room=room, table=table, force=True) if body.get("online") is True else []
         return Ingested("state", room, table, body, regaps=[(t, f) for _, _, t, f in regaps])
+
+    def _unkeyed_state(self, room: str, table: str, epoch: str, body: dict[str, Any], now: float) -> Ingested:
+        """A ``state`` from a table the floor has no key for, under ``require_signatures``: its
+        records are refused, and a state is never signed, so whoever can publish there could
+        invent the table. Its tile is kept as ``unsigned`` and never online (no gap asked of it,
+        no command taken as delivered), and it is counted as a suspect once: a table sends
+        several states a hand, each would be one more row and one more log line."""
+        kept = {**body, "online": False, "unsigned": True}
+        self.db.execute("INSERT OR REPLACE INTO tables (room, tbl, state, updated) VALUES (?, ?, ?, ?)",
+                        (room, table, json.dumps(kept), now))
+        problem = "state: a table the floor has no key for ([floor.tables]): shown unsigned, never online"
+        said = self.db.execute("SELECT 1 FROM suspects WHERE room = ? AND tbl = ? AND topic = 'state' AND problem = ?",
+                               (room, table, problem)).fetchone()
+        if said is not None:
+            return Ingested("state", room, table, kept)
+        self.db.execute("INSERT INTO suspects (room, tbl, epoch, topic, seq, problem, found) "
+                        "VALUES (?, ?, ?, 'state', NULL, ?, ?)", (room, table, epoch, problem, now))
+        return Ingested("suspect", room, table, kept, breaks=[problem])
 
     def _numbered_atomically(self, room: str, table: str, epoch: str, rest: str, seq: int, body: dict[str, Any],
                              payload: bytes, now: float) -> Ingested:

@@ -109,6 +109,7 @@
     const d = el("div", "tile u" + urgency(t));
     d.dataset.table = key(t.room, t.table);
     const down = devicesDown(t);
+    if (t.unsigned) d.classList.add("unsigned");  // (the service never shows it online: no key for it)
     if (t.online === false) d.classList.add("offline");
     else if (down.length) d.classList.add("device-down");
     if (t.open_calls) d.classList.add("calling");
@@ -126,7 +127,8 @@
       head.append(b);
     }
     d.append(head);
-    if (t.online === false) d.append(el("p", "state-line", "OFFLINE"));
+    if (t.unsigned) d.append(el("p", "state-line", "UNSIGNED: the floor has no key for this table"));
+    else if (t.online === false) d.append(el("p", "state-line", "OFFLINE"));
     d.append(seatsElement(t));
     // the figures in one line; below it only what is wrong or worth a word (a device down, a
     // broken chain, refused messages, a journal started over, the next dealer)
