@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import sqlite3
 import time
 from dataclasses import dataclass, field
@@ -619,8 +620,8 @@ class Store:
         problems, refused messages, how often its journal started over, and whether the floor
         retired it from the board (who, when)."""
         where, args = (" WHERE x.room = ? AND x.tbl = ?", (room, table)) if room is not None else ("", ())
-        rows = self.db.execute("SELECT room, tbl, state, updated FROM tables x" + where + " ORDER BY room, tbl",
-                               args).fetchall()
+        rows = self.db.execute("SELECT room, tbl, state, updated FROM tables x" + where, args).fetchall()
+        rows.sort(key=lambda r: (natural(r[0]), natural(r[1])))  # (t1, t2 ... t10, as a room numbers them)
 
         def per_table(sql: str) -> dict[tuple[str, str], Any]:
             """``sql`` grouped by (room, tbl), for the tables asked (one query, not one a table)."""
@@ -830,6 +831,19 @@ class Store:
 
     def audit_log(self) -> list[tuple[str, str, str]]:
         return [tuple(r) for r in self.db.execute("SELECT user, action, detail FROM audit ORDER BY id")]
+
+
+def natural(name: str) -> tuple[tuple[int | str, ...], str]:
+    """``name``'s sort key with its numbers as numbers: t1, t2 ... t10, not t1, t10, t11 ... t2
+    (the name itself last: ``t01`` and ``t1`` in one order always).
+
+    >>> sorted(["t10", "t2", "T1", "h1", "t1", "t", "t1a"], key=natural)
+    ['h1', 't', 'T1', 't1', 't1a', 't2', 't10']
+    """
+    # (re.split with a group: text at the even places, digits at the odd ones, so that two keys
+    # compare text with text and numbers with numbers)
+    parts = re.split(r"(\d+)", name)
+    return tuple(int(p) if i % 2 else p.casefold() for i, p in enumerate(parts)), name
 
 
 def _int(v: Any) -> int | None:

@@ -988,3 +988,21 @@ def test_an_ack_to_a_table_known_offline_is_shown_queued_at_once(setup):
         assert status == "queued"
     finally:
         q1.stop()
+
+
+def test_quiet_tiles_are_in_their_numbers_order(setup):
+    """Tables of one urgency come by name with their numbers as numbers: n1, n2 ... n10, not
+    n1, n10 ... n2."""
+    floor, _, browser, person = setup
+    vic = person("vic")
+    quiet = [FakeTable(floor.broker, table=name) for name in ("n10", "n2", "n1")]
+    try:
+        for t in quiet:
+            t.state()
+        for t in quiet:
+            vic.page.wait_for_selector(f'div[data-table="main/{t.table}"]')
+        board = vic.page.evaluate("Array.from(document.querySelectorAll('#tiles .tile')).map((e) => e.dataset.table)")
+        assert [k for k in board if k in ("main/n1", "main/n2", "main/n10")] == ["main/n1", "main/n2", "main/n10"]
+    finally:
+        for t in quiet:
+            t.stop()

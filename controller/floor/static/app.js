@@ -87,9 +87,11 @@
     if (t.open_alerts) return 4;
     return 5;
   }
+  // names with their numbers as numbers: t1, t2 ... t10, not t1, t10, t11 ... t2
+  const byName = new Intl.Collator(undefined, { numeric: true }).compare;
   function tileOrder(a, b) {
     return (urgency(a) - urgency(b)) || (callSince(a) - callSince(b)) || ((b.severity || 0) - (a.severity || 0))
-      || ((b.open_alerts || 0) - (a.open_alerts || 0)) || key(a.room, a.table).localeCompare(key(b.room, b.table));
+      || ((b.open_alerts || 0) - (a.open_alerts || 0)) || byName(key(a.room, a.table), key(b.room, b.table));
   }
 
   function seatsElement(t) {

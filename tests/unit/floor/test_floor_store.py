@@ -484,6 +484,16 @@ def test_under_require_signatures_an_unkeyed_tables_state_is_never_online(tmp_pa
     assert lax.tables("main", "t9")[0]["online"] is True
 
 
+def test_the_tables_come_in_their_numbers_order(tmp_path):
+    """t1, t2 ... t10, as a room numbers its tables (not t1, t10, t11 ... t2), room by room."""
+    st = Store(tmp_path / "floor.db")
+    for name in ("main/t10", "main/t2", "main/t11", "main/t1", "high/h2", "main/t9", "high/h10", "main/t20"):
+        room, table = name.split("/")
+        st.ingest(f"tablectl/{room}/{table}/state", msg(online=True, room=room, table=table))
+    assert [f"{t['room']}/{t['table']}" for t in st.tables()] == [
+        "high/h2", "high/h10", "main/t1", "main/t2", "main/t9", "main/t10", "main/t11", "main/t20"]
+
+
 def call(seq: int, ts: float) -> bytes:
     return msg(type="Alert", seq=seq, ts=ts, hand=3, code="floor.call", message="the dealer calls the floor",
                audience="floor")
