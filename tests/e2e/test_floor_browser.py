@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import re
+import time
 from typing import Any
 
 import pytest
@@ -1006,3 +1007,24 @@ def test_quiet_tiles_are_in_their_numbers_order(setup):
     finally:
         for t in quiet:
             t.stop()
+
+
+def test_an_alert_whose_rule_has_no_meaning_shows_its_message_alone(setup):
+    """An alert with no rule, or a rule the catalogue does not know (a table of a newer
+    release), has no meaning to show: its message stands alone, not after a stray ": "; the
+    same in the dealer's lane."""
+    floor, table, browser, person = setup
+    maria = person("maria")
+    said = "the reader has been offline for 30 s"
+    seqs = []
+    for rule in (None, "XYZ-999"):
+        seq = table.next_seq()
+        table.publish("events/floor", {"type": "Alert", "ts": time.time(), "audience": "floor",
+                                       "code": "device.reader_offline", "rule": rule, "hand": 12, "seat": None,
+                                       "message": said, "seq": seq})
+        seqs.append(seq)
+    lane = table.incident("device.reader_offline", None, seat=None, message=said)
+    for seq in seqs:
+        meaning = maria.page.wait_for_selector(f'li[data-alert="main/t7#{seq}"] .meaning')
+        assert meaning.inner_text() == said
+    assert maria.page.wait_for_selector(f'li[data-incident="main/t7#{lane}"] .meaning').inner_text() == said

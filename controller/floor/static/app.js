@@ -42,6 +42,9 @@
     return Math.floor(s / 60) + ":" + String(s % 60).padStart(2, "0");
   }
   function isCall(a) { return a.code === "floor.call"; }
+  // The rule's meaning, then the message (the floor's role): either may be missing (no rule, or
+  // one the catalogue does not know), and then the other stands alone, with no stray ": ".
+  function said(a) { return [a.meaning, a.message].filter(Boolean).join(": "); }
   // How urgent an alert is: the service says (floor/rules.py's SEVERITY), the page only sorts.
   function severity(a) { return a.severity || 1; }
   function tableOf(x) { return tiles.get(key(x.room, x.table)); }
@@ -301,7 +304,7 @@
     li.append(el("span", "where", where(a) + " · " + (a.rule || a.code)));
     li.append(el("span", "time", when(a.ts)));
     if (a.card) li.append(el("span", "card", a.card));
-    li.append(el("span", "meaning", (a.meaning || "") + (a.message ? ": " + a.message : "")));
+    li.append(el("span", "meaning", said(a)));
     li.append(el("span", "code", a.code + (a.dealer ? " · dealer " + a.dealer : "") + (sectionOf(a) ? " · " + sectionOf(a) : "")));
     if (a.acked_by) {
       li.append(el("span", "acked-by", closedBy(a) + " at " + when(a.acked_at)));
@@ -366,7 +369,7 @@
     li.dataset.incident = alertKey(i);
     li.append(el("span", "where", where(i) + " · " + (i.rule || i.code)));
     li.append(el("span", "time", when(i.ts)));
-    li.append(el("span", "meaning", (i.meaning || "") + (i.message ? ": " + i.message : "")));
+    li.append(el("span", "meaning", said(i)));
     li.append(el("span", "code", i.code + (i.dealer ? " · dealer " + i.dealer : "") + (sectionOf(i) ? " · " + sectionOf(i) : "")));
     return li;
   }
