@@ -755,11 +755,14 @@ def display_section(cable: SimDisplayCable) -> str:
 
 
 def room_section(broker: str, room: str, table: str, *, username: str | None = None,
-                 password_file: str | None = None, ca_file: str | None = None) -> str:
+                 password_file: str | None = None, ca_file: str | None = None,
+                 signing_key: str | None = None) -> str:
     """The ``[room]`` section ``--broker`` gives the simulated table: logged in as ``tablectl run``
-    is (a user and its password file, the room CA for mqtts://)."""
+    is (a user and its password file, the room CA for mqtts://), and signing its records with
+    an enrolled table's key (``signing_key``), as a floor with ``require_signatures`` wants."""
     lines = [f"broker = {json.dumps(broker)}", f"room = {json.dumps(room)}", f"table = {json.dumps(table)}"]
-    for key, value in (("username", username), ("password_file", password_file), ("ca_file", ca_file)):
+    for key, value in (("username", username), ("password_file", password_file), ("ca_file", ca_file),
+                       ("signing_key", signing_key)):
         if value is not None:
             path = value if key == "username" else str(Path(value).resolve())
             lines.append(f"{key} = {json.dumps(path)}")
@@ -768,7 +771,7 @@ def room_section(broker: str, room: str, table: str, *, username: str | None = N
 
 def main(path: str, *, as_json: bool, keep: bool = False, broker: str | None = None, room: str = "sim",
          table: str = "t1", rotation: str | None = None, change: str | None = None, username: str | None = None,
-         password_file: str | None = None, ca_file: str | None = None) -> int:
+         password_file: str | None = None, ca_file: str | None = None, signing_key: str | None = None) -> int:
     try:
         mixed = rotation_lines(rotation, change)
     except ValueError as exc:
@@ -784,8 +787,9 @@ def main(path: str, *, as_json: bool, keep: bool = False, broker: str | None = N
             with _SIGNALS.hold():  # the folder is known to the finally below before a signal can stop us
                 workdir = Path(tempfile.mkdtemp(prefix="tablectl-sim-"))
             section = room_section(broker, room, table, username=username, password_file=password_file,
-                                   ca_file=ca_file) if broker else None
-            problem = _broker_problem(section, workdir, login_given=bool(username or password_file or ca_file))
+                                   ca_file=ca_file, signing_key=signing_key) if broker else None
+            problem = _broker_problem(section, workdir,
+                                      login_given=bool(username or password_file or ca_file or signing_key))
             if problem is not None:
                 print(f"tablectl simulate: {problem}", file=sys.stderr)
                 return 2
@@ -834,7 +838,7 @@ def _broker_problem(section: str | None, workdir: Path, *, login_given: bool) ->
     """What is wrong with ``--broker`` (its ``[room]`` section, None without it) and the login
     options, or None: checked before the daemon starts, so that a bad URL is one line, status 2."""
     if section is None:
-        return "--username, --password-file and --ca-file go with --broker" if login_given else None
+        return "--username, --password-file, --ca-file and --signing-key go with --broker" if login_given else None
     try:
         parse_room({**tomllib.loads(section), "journal": {}}, src="--broker", base=workdir)
     except ConfigError as exc:

@@ -72,7 +72,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 
     return simulate.main(args.script, as_json=args.json, keep=args.keep, broker=args.broker, room=args.room,
                          table=args.table, rotation=args.rotation, change=args.change, username=args.username,
-                         password_file=args.password_file, ca_file=args.ca_file)
+                         password_file=args.password_file, ca_file=args.ca_file, signing_key=args.signing_key)
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
@@ -217,6 +217,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--password-file", default=None,
                    help="a file holding that user's password on its first line (0600), as [room] password_file")
     s.add_argument("--ca-file", default=None, help="the room CA's certificate for mqtts:// (as [room] ca_file)")
+    s.add_argument("--signing-key", default=None,
+                   help="the table's signing key, TABLE.signing-key from tablectl room enroll (0600), as [room] "
+                        "signing_key: its records signed, for a floor that requires signatures")
     s.add_argument("--rotation", default=None, help="deal on a mixed game's configuration (MIXED-001): "
                    "horse, 8game, or games joined by commas (holdem,razz,stud)")
     s.add_argument("--change", default=None, help="with --rotation: orbit (the default) or the hands of each game")

@@ -14,6 +14,7 @@ import ctypes
 import html
 import json
 import logging
+import math
 import multiprocessing
 import os
 import sqlite3
@@ -29,6 +30,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from aiohttp import WSMsgType, web
+from aiohttp.http_exceptions import HttpProcessingError
 
 from controller.core.cards import CardError, parse_card
 from controller.core.dealers import check_dealer_name
@@ -42,7 +44,7 @@ from controller.config.floor import FloorConfig
 from controller.floor.rules import CALL
 from controller.floor.schema import MAX_INT  # (the largest whole number a request may carry)
 from controller.floor.store import REPLAY_AGAIN, Ingested, Store
-from controller.room.strict_json import no_constant
+from controller.room import strict_json
 
 log = logging.getLogger("tablectl.floor")
 STATIC = Path(__file__).parent / "static"
@@ -471,8 +473,12 @@ async def _body(request: web.Request) -> dict[str, Any]:
     if len(text) > 2 * MAX_BODY_DEPTH and _nesting(text) > MAX_BODY_DEPTH:
         raise BadRequest(f"the body nests more than {MAX_BODY_DEPTH} deep")
     try:
-        value = json.loads(text, parse_constant=no_constant)
-    except (ValueError, RecursionError):
+        value = strict_json.loads(text)  # (no NaN, no key given twice: what is checked is what is used)
+    except json.JSONDecodeError:
+        raise BadRequest("the body is not JSON") from None
+    except ValueError as exc:  # (strict_json's own: a constant, a key given twice; never the body's text)
+        raise BadRequest(f"the body is not JSON: {exc}") from None
+    except RecursionError:
         raise BadRequest("the body is not JSON") from None
     if not isinstance(value, dict):
         raise BadRequest("the body is a JSON object")
@@ -651,7 +657,14 @@ async def api_ack(request: web.Request) -> web.Response:
     named = await _alert_named(request)
     if isinstance(named, web.Response):
         return named
-    room, table, seq, epoch, _ = named
+    room, table, seq, epoch, found = named
+    if found["acked_by"] is not None:
+        return _refuse(409, f"alert {room}/{table} seq {seq} is closed already")
+    again = svc.store.ack_in_flight(room, table, epoch, seq)
+    if again is not None:
+        # (acknowledged twice: two pages, or a double tap. The table has the first command;
+        # a second would be a second journal entry and a second Ack for one alert.)
+        return _json({**_sent(svc, again), "again": True})
     if epoch != svc.store.epoch(room, table):
         # An alert of an earlier journal of the table (it started over): that journal is gone,
         # no table can confirm it; the floor acknowledges it itself, and says so in the audit log.
@@ -664,10 +677,28 @@ async def api_ack(request: web.Request) -> web.Response:
     if svc.link is None:
         return _refuse(503, "no broker link")
     command: dict[str, Any] = {"user": f"floor:{sess.user}", "cmd": "ack", "seq": seq, "epoch": epoch}
-    cmd_id = svc.link.command(room, table, command)
-    svc.store.command_sent(cmd_id, room, table, command["user"], command)
+    cmd_id = _send_command(svc, room, table, command["user"], command)
     svc.store.audit(sess.user, "ack", f"{room}/{table} seq {seq} command {cmd_id}")
-    return _json({"ok": True, "id": cmd_id})
+    return _json(_sent(svc, cmd_id))
+
+
+def _send_command(svc: FloorService, room: str, table: str, user: str, command: dict[str, Any], *,
+                  retry_of: str | None = None) -> str:
+    """A page's command published to its table and kept; its id. To a table the floor knows is
+    offline it is ``queued`` from the start (the broker keeps it for the table): the page says
+    so at once, not "sent" until the command's timeout."""
+    assert svc.link is not None
+    cmd_id = svc.link.command(room, table, command)
+    svc.store.command_sent(cmd_id, room, table, user, command, retry_of=retry_of,
+                           queued=svc.store.offline(room, table))
+    return cmd_id
+
+
+def _sent(svc: FloorService, cmd_id: str) -> dict[str, Any]:
+    """The answer to a page that sent a command: its id and its state now (``sent`` or
+    ``queued``, with the reason)."""
+    found = svc.store.command(cmd_id) or {}
+    return {"ok": True, "id": cmd_id, "status": found.get("status", "sent"), "reason": found.get("reason")}
 
 
 async def api_dismiss(request: web.Request) -> web.Response:
@@ -800,25 +831,30 @@ async def api_retry(request: web.Request) -> web.Response:
     user = f"floor:{sess.user}"
     command = {**found["command"], "user": user}
     command.pop("id", None)
-    cmd_id = svc.link.command(found["room"], found["table"], command)
-    svc.store.command_sent(cmd_id, found["room"], found["table"], user, command, retry_of=old)
+    cmd_id = _send_command(svc, found["room"], found["table"], user, command, retry_of=old)
     svc.store.audit(sess.user, "retry", f"{found['room']}/{found['table']} command {old} again as {cmd_id}")
-    return _json({"ok": True, "id": cmd_id, "retry_of": old})
+    return _json({**_sent(svc, cmd_id), "retry_of": old})
 
 
 def _when(text: str, key: str) -> float | None:
     """A ``since``/``until`` filter: ``2026-01-01`` or ``2026-01-01T14:30`` (the server's local
-    time, the room's clock), or epoch seconds."""
+    time, the room's clock), or epoch seconds, a finite number (``1e400``, ``inf`` and ``nan``
+    would match every hand or none, silently)."""
     if not text:
         return None
+    want = f"{key}: want a date (2026-01-01 or 2026-01-01T14:30) or epoch seconds, got {text[:40]!r}"
     try:
-        return float(text)
+        seconds = float(text)
     except ValueError:
         pass
+    else:
+        if not math.isfinite(seconds):
+            raise ValueError(want)
+        return seconds
     try:
         return datetime.fromisoformat(text).timestamp()
     except ValueError:
-        raise ValueError(f"{key}: want a date (2026-01-01 or 2026-01-01T14:30), got {text[:40]!r}") from None
+        raise ValueError(want) from None
 
 
 async def api_hands(request: web.Request) -> web.Response:
@@ -915,10 +951,9 @@ async def api_cmd(request: web.Request) -> web.Response:
         return _refuse(503, "no broker link")
     user = f"floor:{sess.user}"
     command = {"user": user, "cmd": cmd, **body}
-    cmd_id = svc.link.command(room, table, command)
-    svc.store.command_sent(cmd_id, room, table, user, command)
+    cmd_id = _send_command(svc, room, table, user, command)
     svc.store.audit(sess.user, cmd, f"{room}/{table} command {cmd_id}: {json.dumps(body)[:500]}")
-    return _json({"ok": True, "id": cmd_id})
+    return _json(_sent(svc, cmd_id))
 
 
 async def api_alerts(request: web.Request) -> web.Response:
@@ -979,7 +1014,37 @@ async def static(request: web.Request) -> web.StreamResponse:
     return web.Response(text=(STATIC / name).read_text(encoding="utf-8"), content_type=kind, headers=HEADERS)
 
 
+#: the longest request line and header line taken (bytes; aiohttp's own bound, said here): the
+#: page's longest, a hands search, is a few hundred; a longer one is refused 400 by aiohttp's parser
+MAX_LINE = 8190
+
+
+class _ParserRefusal(logging.Filter):
+    """aiohttp's HTTP parser's refusals (a request line or a header too long, a malformed
+    header, chunk or method), answered 400 by aiohttp before any handler or middleware: logged
+    in one WARNING line with the error's kind, never at ERROR with a traceback, and never the
+    request's text (a URL may carry anything). A handler's own failure keeps its traceback."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        if isinstance(exc, HttpProcessingError):
+            remote = record.args[0] if isinstance(record.args, tuple) and record.args else "unknown"
+            record.msg, record.args = "floor: a request from %s refused by the HTTP parser: %s (%s)", (
+                remote, type(exc).__name__, exc.code)
+            record.levelno, record.levelname = logging.WARNING, "WARNING"
+            record.exc_info, record.exc_text = None, None
+        return True
+
+
+def _quiet_parser_refusals() -> None:
+    """:class:`_ParserRefusal` on aiohttp's server log, once."""
+    server = logging.getLogger("aiohttp.server")
+    if not any(isinstance(f, _ParserRefusal) for f in server.filters):
+        server.addFilter(_ParserRefusal())
+
+
 def make_app(svc: FloorService) -> web.Application:
+    _quiet_parser_refusals()
     app = web.Application(client_max_size=64 * 1024, middlewares=[refuse_bad_input])
     app[SERVICE_KEY] = svc
     app.router.add_get("/login", login_page)
@@ -1012,7 +1077,7 @@ async def serve(cfg: FloorConfig, stop: asyncio.Event) -> None:
     svc = FloorService(cfg)
     svc.loop = asyncio.get_running_loop()
     svc.hashers.submit(os.getpid)  # (the password checks' process started now, not at the first login)
-    runner = web.AppRunner(make_app(svc), access_log=None)
+    runner = web.AppRunner(make_app(svc), access_log=None, max_line_size=MAX_LINE, max_field_size=MAX_LINE)
     await runner.setup()
     context = None
     if cfg.tls_cert is not None:

@@ -29,9 +29,10 @@ ALERT_FLOOR = (*ALERT_TECH, "card", "message")
 INCIDENT_TECH = ("room", "table", "epoch", "seq", "ts", "hand", "seat", "rule", "code", "count", "dealer")
 INCIDENT_FLOOR = (*INCIDENT_TECH, "message")
 #: the seats and the button are what the players see at the table; ``section`` is the floor's;
-#: a tournament's table says what it holds for and its level (public: the players see them)
+#: a tournament's table says what it holds for and its level (public: the players see them);
+#: ``unsigned``: a table the floor has no key for, never shown online (every role sees why)
 TILE_VIEWER = ("room", "table", "online", "game", "hand", "button", "seats", "stub_count", "deck_in_play", "section",
-               "retired", "holding", "level")
+               "retired", "holding", "level", "unsigned")
 TILE_TECH = (*TILE_VIEWER, "devices", "hands_finished", "clock", "outbox", "open_alerts", "open_calls", "severity",
              "chain_breaks", "suspects", "epoch", "started_over", "updated", "dealer", "dealer_next")
 TILE_FLOOR = TILE_TECH

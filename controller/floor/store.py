@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import sqlite3
 import time
 from dataclasses import dataclass, field
@@ -36,6 +37,8 @@ REPLAY_AGAIN = 10.0
 #: a command the table has not answered within this many seconds is shown as failed (or, the
 #: table offline, as queued: the broker keeps it in the table's session until it is back)
 COMMAND_TIMEOUT = 10.0
+#: a command's reason while its table is offline (the broker keeps it in the table's session)
+QUEUED = "queued: table offline"
 #: the floor database's schema version (PRAGMA user_version), migrated in place at open (4: the
 #: tournaments)
 SCHEMA_VERSION = 4
@@ -261,6 +264,8 @@ class Store:
         if wrong is not None:
             return self._off_schema(room, table, epoch, rest, body, wrong, now)
         if rest == "state":
+            if self.require_signatures and f"{room}/{table}" not in self.keys:
+                return self._unkeyed_state(room, table, epoch, body, now)
             return self._state(room, table, body, now)
         if rest == "cmd/reply":
             self._reply(room, table, body)
@@ -296,6 +301,24 @@ class Store:
                         (room, table, json.dumps(body), now))
         regaps = self.due_gaps(room=room, table=table, force=True) if body.get("online") is True else []
         return Ingested("state", room, table, body, regaps=[(t, f) for _, _, t, f in regaps])
+
+    def _unkeyed_state(self, room: str, table: str, epoch: str, body: dict[str, Any], now: float) -> Ingested:
+        """A ``state`` from a table the floor has no key for, under ``require_signatures``: its
+        records are refused, and a state is never signed, so whoever can publish there could
+        invent the table. Its tile is kept as ``unsigned`` and never online (no gap asked of it,
+        no command taken as delivered), and it is counted as a suspect once: a table sends
+        several states a hand, each would be one more row and one more log line."""
+        kept = {**body, "online": False, "unsigned": True}
+        self.db.execute("INSERT OR REPLACE INTO tables (room, tbl, state, updated) VALUES (?, ?, ?, ?)",
+                        (room, table, json.dumps(kept), now))
+        problem = "state: a table the floor has no key for ([floor.tables]): shown unsigned, never online"
+        said = self.db.execute("SELECT 1 FROM suspects WHERE room = ? AND tbl = ? AND topic = 'state' AND problem = ?",
+                               (room, table, problem)).fetchone()
+        if said is not None:
+            return Ingested("state", room, table, kept)
+        self.db.execute("INSERT INTO suspects (room, tbl, epoch, topic, seq, problem, found) "
+                        "VALUES (?, ?, ?, 'state', NULL, ?, ?)", (room, table, epoch, problem, now))
+        return Ingested("suspect", room, table, kept, breaks=[problem])
 
     def _numbered_atomically(self, room: str, table: str, epoch: str, rest: str, seq: int, body: dict[str, Any],
                              payload: bytes, now: float) -> Ingested:
@@ -514,10 +537,28 @@ class Store:
         return cur.rowcount == 1
 
     def command_sent(self, cmd_id: str, room: str, table: str, user: str, body: dict[str, Any], *,
-                     retry_of: str | None = None) -> None:
-        self.db.execute("INSERT OR IGNORE INTO commands (id, room, tbl, user, body, sent, retry_of) "
-                        "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                        (cmd_id, room, table, user, json.dumps(body), self.clock(), retry_of))
+                     retry_of: str | None = None, queued: bool = False) -> None:
+        """A command published to a table; ``queued``: to a table known offline (the broker keeps
+        it for the table), said so from the start rather than "sent" until the timeout."""
+        status, reason = ("queued", QUEUED) if queued else ("sent", None)
+        self.db.execute("INSERT OR IGNORE INTO commands (id, room, tbl, user, body, sent, retry_of, status, reason) "
+                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        (cmd_id, room, table, user, json.dumps(body), self.clock(), retry_of, status, reason))
+
+    def ack_in_flight(self, room: str, table: str, epoch: str, seq: int) -> str | None:
+        """The id of an ``ack`` command of that alert still waiting for the table (sent or
+        queued), or None: an alert acknowledged twice is answered from the first command."""
+        row = self.db.execute(
+            "SELECT id FROM commands WHERE room = ? AND tbl = ? AND status IN ('sent', 'queued') "
+            "AND json_extract(body, '$.cmd') = 'ack' AND json_extract(body, '$.seq') = ? "
+            "AND COALESCE(json_extract(body, '$.epoch'), '0') = ? ORDER BY sent DESC LIMIT 1",
+            (room, table, seq, epoch)).fetchone()
+        return row[0] if row is not None else None
+
+    def offline(self, room: str, table: str) -> bool:
+        """Whether the table's last state says it is offline (its will, or its link's last word)."""
+        row = self.db.execute("SELECT state FROM tables WHERE room = ? AND tbl = ?", (room, table)).fetchone()
+        return row is not None and json.loads(row[0]).get("online") is False
 
     def command(self, cmd_id: str) -> dict[str, Any] | None:
         """A command the page sent, with the table's reply once it came (None: not yet), and its
@@ -543,7 +584,7 @@ class Store:
             state = self.db.execute("SELECT state FROM tables WHERE room = ? AND tbl = ?", (room, table)).fetchone()
             online = state is not None and json.loads(state[0]).get("online") is not False
             new, reason = (("failed", f"no answer from the table within {timeout:g} s") if online
-                           else ("queued", "queued: table offline"))
+                           else ("queued", QUEUED))
             if new != status:
                 self.db.execute("UPDATE commands SET status = ?, reason = ? WHERE id = ?", (new, reason, cmd_id))
                 changed.append(cmd_id)
@@ -579,8 +620,8 @@ class Store:
         problems, refused messages, how often its journal started over, and whether the floor
         retired it from the board (who, when)."""
         where, args = (" WHERE x.room = ? AND x.tbl = ?", (room, table)) if room is not None else ("", ())
-        rows = self.db.execute("SELECT room, tbl, state, updated FROM tables x" + where + " ORDER BY room, tbl",
-                               args).fetchall()
+        rows = self.db.execute("SELECT room, tbl, state, updated FROM tables x" + where, args).fetchall()
+        rows.sort(key=lambda r: (natural(r[0]), natural(r[1])))  # (t1, t2 ... t10, as a room numbers them)
 
         def per_table(sql: str) -> dict[tuple[str, str], Any]:
             """``sql`` grouped by (room, tbl), for the tables asked (one query, not one a table)."""
@@ -790,6 +831,19 @@ class Store:
 
     def audit_log(self) -> list[tuple[str, str, str]]:
         return [tuple(r) for r in self.db.execute("SELECT user, action, detail FROM audit ORDER BY id")]
+
+
+def natural(name: str) -> tuple[tuple[int | str, ...], str]:
+    """``name``'s sort key with its numbers as numbers: t1, t2 ... t10, not t1, t10, t11 ... t2
+    (the name itself last: ``t01`` and ``t1`` in one order always).
+
+    >>> sorted(["t10", "t2", "T1", "h1", "t1", "t", "t1a"], key=natural)
+    ['h1', 't', 'T1', 't1', 't1a', 't2', 't10']
+    """
+    # (re.split with a group: text at the even places, digits at the odd ones, so that two keys
+    # compare text with text and numbers with numbers)
+    parts = re.split(r"(\d+)", name)
+    return tuple(int(p) if i % 2 else p.casefold() for i, p in enumerate(parts)), name
 
 
 def _int(v: Any) -> int | None:

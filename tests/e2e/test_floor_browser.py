@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import re
+import time
 from typing import Any
 
 import pytest
@@ -86,9 +87,10 @@ class Watched:
     """A logged-in page and everything its browser received: each response's body and each
     WebSocket frame."""
 
-    def __init__(self, browser: Any, floor: FloorProc, name: str, *, viewport: tuple[int, int] | None = None) -> None:
+    def __init__(self, browser: Any, floor: FloorProc, name: str, *, viewport: tuple[int, int] | None = None,
+                 **context: Any) -> None:
         self.context = browser.new_context(**({"viewport": {"width": viewport[0], "height": viewport[1]}}
-                                              if viewport else {}))
+                                              if viewport else {}), **context)
         self.page = self.context.new_page()
         self.page.set_default_timeout(TIMEOUT_MS)
         self.received: list[str] = []
@@ -913,3 +915,116 @@ def test_five_tables_at_simulate_pace_every_alert_on_three_pages_and_acks_confir
             th.join(5)
         for t in tables:
             t.stop()
+
+
+
+def test_an_alert_naming_a_foreign_tag_wraps_on_a_phone(setup):
+    """A foreign tag is named by its label (``tag:E0040150A05F02B7``): one long word, as the
+    card and in the message. On a 390 px phone the alert wraps it: nothing in the alert reaches
+    past its box, and the page is no wider than the screen. (Raised at 12:58:58 in the page's
+    time zone: the widest time of day beside it, as a room sees every afternoon.)"""
+    floor, _, browser, person = setup
+    w = Watched(browser, floor, "maria", viewport=(390, 844), timezone_id="UTC", locale="en-US")
+    t = FakeTable(floor.broker, table="w390")
+    try:
+        t.state()
+        tag, seq = "tag:E0040150A05F02B7", t.next_seq()
+        t.publish("events/floor", {"type": "Alert", "ts": 1767272338.0, "audience": "floor", "card": tag,
+                                   "code": "deck.foreign_card", "hand": 12, "rule": "DECK-006", "seat": 3,
+                                   "message": f"{tag} is not a card of deck A", "seq": seq})
+        sel = f'li[data-alert="main/w390#{seq}"]'
+        item = w.page.wait_for_selector(sel)
+        assert tag in item.inner_text() and "12:58:58" in item.inner_text()
+        box = item.bounding_box()
+        for part in w.page.query_selector_all(f"{sel} > *"):
+            edge = part.bounding_box()
+            assert edge["x"] + edge["width"] <= box["x"] + box["width"] + 0.5, part.inner_text()
+        width, screen = w.page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+        assert width <= screen, f"the page is {width} px wide on a {screen} px screen"
+    finally:
+        t.stop()
+        w.close()
+
+
+def test_the_viewers_count_line_says_nothing_untrue_of_the_calls_it_does_not_see(setup):
+    """A viewer receives no call and no alert: its line of counts leaves them out (never
+    "0 calls" while a call waits) and still counts the tables; the floor's says the call."""
+    floor, _, browser, person = setup
+    maria, vic = person("maria"), person("vic")
+    c1 = FakeTable(floor.broker, table="c1")
+    try:
+        c1.state()
+        seq = c1.floor_call()
+        maria.page.wait_for_selector(f'#calls li[data-alert="main/c1#{seq}"]')
+        vic.page.wait_for_selector('div[data-table="main/c1"]')
+        assert re.search(r"[1-9]\d* calls?\b", maria.page.inner_text("#summary"))
+        said = vic.page.inner_text("#summary")
+        assert re.search(r"\d+ tables?\b", said), said
+        assert "call" not in said and "alert" not in said, said
+    finally:
+        c1.stop()
+
+
+def test_an_ack_to_a_table_known_offline_is_shown_queued_at_once(setup):
+    """The floor knows the table is offline (its will): the acknowledgement is "queued: table
+    offline" from the first moment, never "sent, waiting for the table" until the command's
+    timeout; the POST says so, and so does ``/api/cmd``."""
+    floor, _, browser, person = setup
+    maria = person("maria")
+    q1 = FakeTable(floor.broker, table="q1")
+    try:
+        q1.state()
+        seq = q1.foul_card("5d", seat=2)
+        sel = f'li[data-alert="main/q1#{seq}"]'
+        maria.page.wait_for_selector(sel)
+        q1.go_offline()
+        maria.page.wait_for_selector('div[data-table="main/q1"].offline')
+        with maria.page.expect_response(lambda r: r.url.endswith("/api/ack")) as posted:
+            maria.page.click(f"{sel} button.ack")
+        first = maria.page.wait_for_selector(f"{sel} .cmd-status")  # (the first state the page shows)
+        assert "queued" in (first.get_attribute("class") or "") and first.inner_text() == "queued: table offline"
+        out = posted.value.json()
+        assert out.get("status") == "queued" and out.get("reason") == "queued: table offline", out
+        status = maria.context.request.get(floor.url + f"/api/cmd?id={out['id']}").json()["status"]
+        assert status == "queued"
+    finally:
+        q1.stop()
+
+
+def test_quiet_tiles_are_in_their_numbers_order(setup):
+    """Tables of one urgency come by name with their numbers as numbers: n1, n2 ... n10, not
+    n1, n10 ... n2."""
+    floor, _, browser, person = setup
+    vic = person("vic")
+    quiet = [FakeTable(floor.broker, table=name) for name in ("n10", "n2", "n1")]
+    try:
+        for t in quiet:
+            t.state()
+        for t in quiet:
+            vic.page.wait_for_selector(f'div[data-table="main/{t.table}"]')
+        board = vic.page.evaluate("Array.from(document.querySelectorAll('#tiles .tile')).map((e) => e.dataset.table)")
+        assert [k for k in board if k in ("main/n1", "main/n2", "main/n10")] == ["main/n1", "main/n2", "main/n10"]
+    finally:
+        for t in quiet:
+            t.stop()
+
+
+def test_an_alert_whose_rule_has_no_meaning_shows_its_message_alone(setup):
+    """An alert with no rule, or a rule the catalogue does not know (a table of a newer
+    release), has no meaning to show: its message stands alone, not after a stray ": "; the
+    same in the dealer's lane."""
+    floor, table, browser, person = setup
+    maria = person("maria")
+    said = "the reader has been offline for 30 s"
+    seqs = []
+    for rule in (None, "XYZ-999"):
+        seq = table.next_seq()
+        table.publish("events/floor", {"type": "Alert", "ts": time.time(), "audience": "floor",
+                                       "code": "device.reader_offline", "rule": rule, "hand": 12, "seat": None,
+                                       "message": said, "seq": seq})
+        seqs.append(seq)
+    lane = table.incident("device.reader_offline", None, seat=None, message=said)
+    for seq in seqs:
+        meaning = maria.page.wait_for_selector(f'li[data-alert="main/t7#{seq}"] .meaning')
+        assert meaning.inner_text() == said
+    assert maria.page.wait_for_selector(f'li[data-incident="main/t7#{lane}"] .meaning').inner_text() == said

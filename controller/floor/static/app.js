@@ -42,6 +42,9 @@
     return Math.floor(s / 60) + ":" + String(s % 60).padStart(2, "0");
   }
   function isCall(a) { return a.code === "floor.call"; }
+  // The rule's meaning, then the message (the floor's role): either may be missing (no rule, or
+  // one the catalogue does not know), and then the other stands alone, with no stray ": ".
+  function said(a) { return [a.meaning, a.message].filter(Boolean).join(": "); }
   // How urgent an alert is: the service says (floor/rules.py's SEVERITY), the page only sorts.
   function severity(a) { return a.severity || 1; }
   function tableOf(x) { return tiles.get(key(x.room, x.table)); }
@@ -87,9 +90,11 @@
     if (t.open_alerts) return 4;
     return 5;
   }
+  // names with their numbers as numbers: t1, t2 ... t10, not t1, t10, t11 ... t2
+  const byName = new Intl.Collator(undefined, { numeric: true }).compare;
   function tileOrder(a, b) {
     return (urgency(a) - urgency(b)) || (callSince(a) - callSince(b)) || ((b.severity || 0) - (a.severity || 0))
-      || ((b.open_alerts || 0) - (a.open_alerts || 0)) || key(a.room, a.table).localeCompare(key(b.room, b.table));
+      || ((b.open_alerts || 0) - (a.open_alerts || 0)) || byName(key(a.room, a.table), key(b.room, b.table));
   }
 
   function seatsElement(t) {
@@ -109,6 +114,7 @@
     const d = el("div", "tile u" + urgency(t));
     d.dataset.table = key(t.room, t.table);
     const down = devicesDown(t);
+    if (t.unsigned) d.classList.add("unsigned");  // (the service never shows it online: no key for it)
     if (t.online === false) d.classList.add("offline");
     else if (down.length) d.classList.add("device-down");
     if (t.open_calls) d.classList.add("calling");
@@ -126,7 +132,8 @@
       head.append(b);
     }
     d.append(head);
-    if (t.online === false) d.append(el("p", "state-line", "OFFLINE"));
+    if (t.unsigned) d.append(el("p", "state-line", "UNSIGNED: the floor has no key for this table"));
+    else if (t.online === false) d.append(el("p", "state-line", "OFFLINE"));
     d.append(seatsElement(t));
     // the figures in one line; below it only what is wrong or worth a word (a device down, a
     // broken chain, refused messages, a journal started over, the next dealer)
@@ -297,7 +304,7 @@
     li.append(el("span", "where", where(a) + " · " + (a.rule || a.code)));
     li.append(el("span", "time", when(a.ts)));
     if (a.card) li.append(el("span", "card", a.card));
-    li.append(el("span", "meaning", (a.meaning || "") + (a.message ? ": " + a.message : "")));
+    li.append(el("span", "meaning", said(a)));
     li.append(el("span", "code", a.code + (a.dealer ? " · dealer " + a.dealer : "") + (sectionOf(a) ? " · " + sectionOf(a) : "")));
     if (a.acked_by) {
       li.append(el("span", "acked-by", closedBy(a) + " at " + when(a.acked_at)));
@@ -362,7 +369,7 @@
     li.dataset.incident = alertKey(i);
     li.append(el("span", "where", where(i) + " · " + (i.rule || i.code)));
     li.append(el("span", "time", when(i.ts)));
-    li.append(el("span", "meaning", (i.meaning || "") + (i.message ? ": " + i.message : "")));
+    li.append(el("span", "meaning", said(i)));
     li.append(el("span", "code", i.code + (i.dealer ? " · dealer " + i.dealer : "") + (sectionOf(i) ? " · " + sectionOf(i) : "")));
     return li;
   }
@@ -383,19 +390,23 @@
     place(document.getElementById("incidents"), all.slice(0, MAX_INCIDENTS), () => 0, incidentEls);
   }
 
+  // (a viewer receives no call and no alert: "0 calls" would be untrue, so its line has no such count)
+  const seesAlerts = role !== "viewer";
   function renderSummary() {
     const open = [...alerts.values()].filter((a) => !a.acked_by && shown(a));
     const calls = open.filter(isCall).length;
     const ts = [...tiles.values()].filter((t) => !t.retired && shown(t));
-    const parts = [[calls, "call", "calls"], [open.length - calls, "open alert", "open alerts"],
-                   [ts.filter((t) => t.online === false).length, "table offline", "tables offline"],
-                   [ts.length, "table", "tables"]];
+    // [how many, one, more than one, its class, whether a number above 0 is hot]
+    const parts = [...(seesAlerts ? [[calls, "call", "calls", "n-calls", true],
+                                     [open.length - calls, "open alert", "open alerts", "n-alerts", true]] : []),
+                   [ts.filter((t) => t.online === false).length, "table offline", "tables offline", "n-offline", true],
+                   [ts.length, "table", "tables", "n-tables", false]];
     const box = document.getElementById("summary");
     const said = parts.map(([n]) => n).join(" ");
     if (box.dataset.said !== said) {
       box.dataset.said = said;
-      box.replaceChildren(...parts.map(([n, one, many], i) =>
-        el("span", ["n-calls", "n-alerts", "n-offline", "n-tables"][i] + (n && i < 3 ? " hot" : ""), n + " " + (n === 1 ? one : many))));
+      box.replaceChildren(...parts.map(([n, one, many, cls, hot]) =>
+        el("span", cls + (n && hot ? " hot" : ""), n + " " + (n === 1 ? one : many))));
     }
     setText("calls-count", calls ? "(" + calls + ")" : "");
     setText("incidents-count", "(" + [...incidents.values()].filter(shown).length + ")");
@@ -476,6 +487,10 @@
     if (alerts.has(id)) { dirtyAlerts.set(id, dirtyAlerts.get(id) || false); later(); }
   }
 
+  // A command's state as the POST that sent it answers: "sent", or "queued" at once to a table
+  // the service knows is offline (the broker keeps it for the table).
+  function sentState(out) { return { id: out.id, status: out.status || "sent", reason: out.reason }; }
+
   async function acknowledge(a, button) {
     button.disabled = true;
     button.textContent = "sending";
@@ -483,7 +498,7 @@
     if (!ok) { button.textContent = "refused: " + (out.error || ""); return; }
     if (out.here) return;  // (an earlier journal's alert, acknowledged at the floor: its update comes)
     const id = alertKey(a);
-    acking.set(id, { id: out.id, status: "sent" });
+    acking.set(id, sentState(out));
     ackOf.set(out.id, id);
     redraw(id);
     if (replies.has(out.id)) answered(replies.get(out.id));
@@ -514,7 +529,7 @@
     if (!ok) { button.textContent = "refused: " + (out.error || ""); return; }
     const alertId = ackOf.get(cmdId);
     if (alertId) {
-      acking.set(alertId, { id: out.id, status: "sent" });
+      acking.set(alertId, sentState(out));
       ackOf.set(out.id, alertId);
       redraw(alertId);
     } else if (cmdId === waiting) {
@@ -522,6 +537,7 @@
       const status = document.getElementById("cmd-status");
       status.textContent = "sent again, waiting for the table's answer";
       status.className = "cmd-status sent";
+      if (out.status === "queued") answered(sentState(out));
     }
     if (replies.has(out.id)) answered(replies.get(out.id));
   }
@@ -544,6 +560,7 @@
     waiting = out.id;
     status.textContent = "sent, waiting for the table's answer";
     status.className = "cmd-status sent";
+    if (out.status === "queued") answered(sentState(out));
     if (replies.has(out.id)) answered(replies.get(out.id));
   }
   function answered(c) {

@@ -456,6 +456,44 @@ def test_with_the_tables_key_an_unsigned_alert_is_kept_out_and_an_unsigned_hand_
     assert st.tables()[0]["suspects"] == 4
 
 
+def test_under_require_signatures_an_unkeyed_tables_state_is_never_online(tmp_path):
+    """require_signatures: a table the floor has no key for could be anyone's invention (its
+    state is never signed). Its tile says ``unsigned`` and never online, it is counted as a
+    suspect once (not once a state), and no gap of it is asked; a keyed table is online as ever."""
+    from controller.room.signing import new_key_pair
+
+    _, public = new_key_pair()
+    st = Store(tmp_path / "floor.db", keys={"main/t7": public}, require_signatures=True)
+    state = msg(online=True, room="main", table="t9", game="holdem", seats=[1, 2], hand=4)
+    first = st.ingest("tablectl/main/t9/state", state)
+    assert first.kind == "suspect" and "no key for ([floor.tables])" in first.breaks[0]
+    assert [st.ingest("tablectl/main/t9/state", state).kind for _ in range(3)] == ["state"] * 3
+    st.ingest("tablectl/main/t9/events/floor", alert(1))
+    st.ingest("tablectl/main/t9/events/floor", alert(3))
+    assert st.ingest("tablectl/main/t9/state", state).regaps == [] and st.due_gaps(force=True) == []
+    (t9,) = st.tables("main", "t9")
+    assert t9["online"] is False and t9["unsigned"] is True and t9["game"] == "holdem"
+    assert t9["suspects"] == 3  # the state once, and each unsigned alert
+    assert st.offline("main", "t9")
+    st.ingest(T + "state", msg(online=True, room="main", table="t7"))
+    (t7,) = st.tables("main", "t7")
+    assert t7["online"] is True and "unsigned" not in t7 and t7["suspects"] == 0
+    # without require_signatures, an unkeyed table is taken at its word, as before
+    lax = Store(tmp_path / "lax.db", keys={"main/t7": public})
+    assert lax.ingest("tablectl/main/t9/state", state).kind == "state"
+    assert lax.tables("main", "t9")[0]["online"] is True
+
+
+def test_the_tables_come_in_their_numbers_order(tmp_path):
+    """t1, t2 ... t10, as a room numbers its tables (not t1, t10, t11 ... t2), room by room."""
+    st = Store(tmp_path / "floor.db")
+    for name in ("main/t10", "main/t2", "main/t11", "main/t1", "high/h2", "main/t9", "high/h10", "main/t20"):
+        room, table = name.split("/")
+        st.ingest(f"tablectl/{room}/{table}/state", msg(online=True, room=room, table=table))
+    assert [f"{t['room']}/{t['table']}" for t in st.tables()] == [
+        "high/h2", "high/h10", "main/t1", "main/t2", "main/t9", "main/t10", "main/t11", "main/t20"]
+
+
 def call(seq: int, ts: float) -> bytes:
     return msg(type="Alert", seq=seq, ts=ts, hand=3, code="floor.call", message="the dealer calls the floor",
                audience="floor")
