@@ -198,6 +198,10 @@ class FakeTable:
         if self.last_state is not None:
             client.publish(f"{self.prefix}/state", json.dumps(self.last_state), qos=1, retain=True)
 
+    def publish_raw(self, topic: str, payload: bytes) -> None:
+        """``payload`` as it is on the table's ``topic`` (what no table sends: not JSON, NaN...)."""
+        self.client.publish(f"{self.prefix}/{topic}", payload, qos=1).wait_for_publish(10)
+
     def publish(self, topic: str, body: dict[str, Any], *, retain: bool = False, sign: bool = True) -> None:
         if sign and self.signer is not None and topic in ("hands", "events/floor", "events/dealer"):
             body = {**body, "sig": self.signer.sign(body, f"{self.room}/{self.table}/{topic}")}

@@ -33,6 +33,7 @@ from aiohttp import WSMsgType, web
 from controller.core.cards import CardError, parse_card
 from controller.core.dealers import check_dealer_name
 from firmware_bridge.clock import monotonic
+from firmware_bridge.log_limit import LogLimiter
 from controller.floor import auth
 from controller.floor import roles
 from controller.floor.broker import FloorLink
@@ -41,7 +42,7 @@ from controller.floor.director import Director, TournamentError
 from controller.config.floor import FloorConfig
 from controller.floor.rules import CALL
 from controller.floor.schema import MAX_INT  # (the largest whole number a request may carry)
-from controller.floor.store import REPLAY_AGAIN, Ingested, Store
+from controller.floor.store import REPLAY_AGAIN, Ingested, Store, split_topic
 from controller.room.strict_json import no_constant
 
 log = logging.getLogger("tablectl.floor")
@@ -121,6 +122,8 @@ class FloorService:
         self._pushed_at = 0.0
         self._data_version: int | None = None  # (the database as the sessions were last read)
         self._sessions_at = 0.0
+        #: messages on a topic of no table: said once a while (no tile to count them on)
+        self._no_table = LogLimiter(log, prefix="floor: ")
 
     async def check_password(self, attempt: auth.Attempt, password: str) -> bool:
         """:func:`auth.check` in the password checks' process (argon2's tens of milliseconds of a
@@ -201,11 +204,21 @@ class FloorService:
     def on_message(self, topic: str, payload: bytes) -> None:
         try:
             got = self.store.ingest(topic, payload)
-        except Exception as exc:  # (never on content: the disk, the database; one line, no traceback, and
-            # never the message's text: it may name a card. The gap it leaves is asked again
-            # with replay when the table's next message on that topic comes.)
-            why = str(exc) if isinstance(exc, sqlite3.Error) else type(exc).__name__
-            log.error("floor: could not keep a message of %s: %s", topic, why)
+        except sqlite3.Error as exc:  # (the disk, the database; one line, no traceback, and never the
+            # message's text: it may name a card. The gap it leaves is asked again with replay when
+            # the table's next message on that topic comes.)
+            log.error("floor: could not keep a message of %s: %s", topic, exc)
+            return
+        except Exception as exc:  # (what the store's checks missed in a message: refused and counted on
+            # its table's tile as every refused message is, never a traceback or its text)
+            refused = self._refuse_unreadable(topic, f"the floor could not read it ({type(exc).__name__})")
+            if refused is None:
+                return
+            got = refused
+        if got.kind == "ignored" and not got.room:
+            # (a topic of no table, "tablectl/main//state": no tile to count it on; said once a while)
+            self._no_table.note("messages on a topic of no table", "floor: a message on a topic of no table "
+                                "(%s): ignored", ascii(topic[:80]))
             return
         for gap_topic, start in ([got.gap] if got.gap is not None else []) + got.regaps:
             self.ask_replay(got.room, got.table, gap_topic, start)
@@ -220,6 +233,19 @@ class FloorService:
             else:
                 log.error("floor: %s/%s: the hand chain is broken: %s", got.room, got.table, p)
         self._push(got)
+
+    def _refuse_unreadable(self, topic: str, why: str) -> Ingested | None:
+        """A message of a table's topic the store could not take for what it holds: counted on the
+        tile and logged (by :meth:`on_message`) as every refused message is. None: no table's topic,
+        or the database failed too (logged)."""
+        where = split_topic(topic)
+        if where is None:
+            return None
+        try:
+            return self.store.refuse(*where, why)
+        except sqlite3.Error as exc:
+            log.error("floor: could not keep a message of %s: %s", topic, exc)
+            return None
 
     async def commands_again(self, stop: asyncio.Event) -> None:
         """Every second, the commands unanswered for :data:`COMMAND_TIMEOUT` marked failed (or

@@ -117,18 +117,36 @@ def _depth(value: Any) -> int:
     return deepest
 
 
-def _message_body(payload: bytes) -> dict[str, Any] | None:
-    """A message's JSON object; None for anything no table sends: not JSON (NaN, a key given
-    twice), not an object, or nested deeper than :data:`MAX_DEPTH`."""
+def _message_body(payload: bytes) -> tuple[dict[str, Any] | None, str]:
+    """A message's JSON object, or None and what is wrong with it, in words that quote none of
+    it (it may name a card): not UTF-8, not JSON (NaN, a key given twice), not an object, or
+    nested deeper than :data:`MAX_DEPTH`."""
     try:
-        body = strict_json.loads(payload)
-    except (ValueError, UnicodeDecodeError, RecursionError):
-        return None
-    if not isinstance(body, dict) or _depth(body) > MAX_DEPTH:
+        # (UTF-8 before JSON: json.loads would take UTF-16 or UTF-32 bytes too, which no table sends
+        # and which the store, keeping the message's text, could not keep)
+        text = payload.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return None, f"not UTF-8 text (byte {exc.start})"
+    try:
+        body = strict_json.loads(text)
+    except json.JSONDecodeError as exc:  # (its msg says what was expected, never what was there)
+        return None, f"not JSON ({exc.msg})"
+    except RecursionError:
+        return None, "not JSON the floor can read (nested too deep)"
+    except ValueError as exc:  # (the strict reader's: NaN or Infinity, a key given twice; a number too long)
+        return None, f"not JSON the floor takes ({str(exc)[:80]})"
+    if not isinstance(body, dict):
+        return None, f"not a JSON object (a {_JSON_KIND.get(type(body), 'value')})"
+    if _depth(body) > MAX_DEPTH:
         # (a message nested deeper than any table's is refused: stored, it would fail later
         # to parse on the web server's deeper stack, and take the room's page down with it)
-        return None
-    return body
+        return None, f"nested more than {MAX_DEPTH} deep (no table's message is)"
+    return body, ""
+
+
+#: what a JSON value that is not an object is called in a refusal
+_JSON_KIND = {list: "list", int: "number", float: "number", str: "string", bool: "true or false",
+              type(None): "null"}
 
 
 @dataclass
@@ -248,29 +266,37 @@ class Store:
         # (the floor's hot path: each step below is inline or one plain call, nothing done twice)
         where = split_topic(topic)
         if where is None:
-            return Ingested("ignored")
+            return Ingested("ignored")  # (no table's: the service logs it, now and then)
         room, table, rest = where
-        body = _message_body(payload)
-        if body is None:
-            return Ingested("ignored", room, table)
         now = self.clock()
+        body, wrong = _message_body(payload)
+        if body is None:
+            return self.refuse(room, table, rest, wrong, now=now)
         epoch = body.get("epoch", "0")
         if not (type(epoch) is str and 0 < len(epoch) <= 32 and set(epoch) <= EPOCH_CHARS):
-            return Ingested("ignored", room, table)
-        wrong = schema.check(rest, body, room, table) if rest in ("state", "cmd/reply", *NUMBERED) else None
-        if wrong is not None:
-            return self._off_schema(room, table, epoch, rest, body, wrong, now)
+            return self.refuse(room, table, rest, "epoch: want a journal's epoch (up to 32 of a-z, 0-9 and -)",
+                               now=now)
+        if rest not in SUBSCRIBED:  # (no topic the floor reads: its subscriptions never bring one)
+            return self.refuse(room, table, rest, "not a topic the floor reads", now=now)
+        off = schema.check(rest, body, room, table)
+        if off is not None:
+            return self._off_schema(room, table, epoch, rest, body, off, now)
         if rest == "state":
             return self._state(room, table, body, now)
         if rest == "cmd/reply":
             self._reply(room, table, body)
             return Ingested("reply", room, table, body)
-        if rest not in NUMBERED:
-            return Ingested("ignored", room, table)
-        seq = body.get("seq")
-        if type(seq) is not int or seq < 1 or seq > 2 ** 62:
-            return Ingested("ignored", room, table)
+        seq = body["seq"]  # (schema.check: a whole number 1 to 2**62 on every numbered topic)
         return self._numbered_atomically(room, table, epoch, rest, seq, body, payload, now)
+
+    def refuse(self, room: str, table: str, rest: str, wrong: str, *, now: float | None = None) -> Ingested:
+        """A message on ``room/table``'s topic ``rest`` that cannot be read at all (``wrong``: why,
+        in words that quote none of it), kept out and counted on the tile as every refused message
+        is. Its journal unknown, it is counted under epoch "0"."""
+        problem = f"{rest}: {wrong}"[:300]
+        self.db.execute("INSERT INTO suspects (room, tbl, topic, problem, found) VALUES (?, ?, ?, ?, ?)",
+                        (room, table, rest, problem, self.clock() if now is None else now))
+        return Ingested("suspect", room, table, breaks=[problem])
 
     def _off_schema(self, room: str, table: str, epoch: str, rest: str, body: dict[str, Any], wrong: str,
                     now: float) -> Ingested:
