@@ -29,6 +29,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from aiohttp import WSMsgType, web
+from aiohttp.http_exceptions import HttpProcessingError
+from aiohttp.web_protocol import RequestPayloadError
 
 from controller.core.cards import CardError, parse_card
 from controller.core.dealers import check_dealer_name
@@ -556,6 +558,17 @@ async def refuse_bad_input(request: web.Request, handler: Callable[[web.Request]
     except (OverflowError, RecursionError, UnicodeError, ValueError, LookupError) as exc:
         log.warning("floor: %s %s refused: %s", request.method, request.path, type(exc).__name__)
         return _refuse(400, f"bad request ({type(exc).__name__})")
+    except (HttpProcessingError, RequestPayloadError) as exc:
+        # aiohttp's own errors, from reading a body a handler asked for: a multipart part with a
+        # malformed header (InvalidHeader), a body its Content-Encoding cannot decode, a chunk that
+        # is not one. Its message may quote the request: the log and the answer name the kind only.
+        log.warning("floor: %s %s refused: %s", request.method, request.path, type(exc).__name__)
+        return _refuse(400, f"a malformed request body ({type(exc).__name__})")
+    except ConnectionResetError:
+        # the client went away in the middle of its body (a truncated chunked body): nobody to
+        # answer; one line, not a traceback and a 500
+        log.info("floor: %s %s: the client left before its body ended", request.method, request.path)
+        return _refuse(400, "the request's body ended early")
 
 
 def _json(data: Any, status: int = 200) -> web.Response:
