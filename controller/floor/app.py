@@ -45,6 +45,7 @@ from controller.config.floor import FloorConfig
 from controller.floor.rules import CALL
 from controller.floor.schema import MAX_INT  # (the largest whole number a request may carry)
 from controller.floor.store import REPLAY_AGAIN, Ingested, Store, split_topic
+from controller.room.bounds import check_command
 from controller.room.strict_json import no_constant
 
 log = logging.getLogger("tablectl.floor")
@@ -222,6 +223,9 @@ class FloorService:
             self._no_table.note("messages on a topic of no table", "floor: a message on a topic of no table "
                                 "(%s): ignored", ascii(topic[:80]))
             return
+        if got.kind == "reply" and got.body.get("ok") is False and not isinstance(got.body.get("id"), str):
+            log.warning("floor: %s/%s cmd/reply: the table refused a request it could not read, naming none: "
+                        "noted on its commands waiting for an answer", got.room, got.table)
         for gap_topic, start in ([got.gap] if got.gap is not None else []) + got.regaps:
             self.ask_replay(got.room, got.table, gap_topic, start)
         try:
@@ -839,6 +843,10 @@ async def api_retry(request: web.Request) -> web.Response:
     user = f"floor:{sess.user}"
     command = {**found["command"], "user": user}
     command.pop("id", None)
+    try:
+        check_command(command)  # (one kept by a floor before these checks may hold what the table refuses)
+    except ValueError as exc:
+        return _refuse(400, f"command {old} cannot be sent again: {exc}")
     cmd_id = svc.link.command(found["room"], found["table"], command)
     svc.store.command_sent(cmd_id, found["room"], found["table"], user, command, retry_of=old)
     svc.store.audit(sess.user, "retry", f"{found['room']}/{found['table']} command {old} again as {cmd_id}")
@@ -918,8 +926,9 @@ async def hands_page(request: web.Request) -> web.StreamResponse:
     return _page("hands.html", csrf=sess.csrf, user=sess.user, role=sess.role)
 
 
-#: the table commands the page sends (docs/room.md, "Commands"): the table checks them strictly
-#: (the control socket's checks); here only their shape, so that a typo is answered at once
+#: the table commands the page sends (docs/room.md, "Commands"), each with its fields; each field is
+#: checked here with the bounds the table checks (controller/room/bounds.py), so that what the table
+#: would refuse is refused at once, naming the field
 PAGE_COMMANDS = {"setup": {"seats", "button"}, "decks": {"in_play", "decks"}, "dealer": {"name", "at_relief"}}
 
 
@@ -943,20 +952,24 @@ async def api_cmd(request: web.Request) -> web.Response:
     unknown = sorted(set(body) - PAGE_COMMANDS[cmd])
     if unknown:
         return _refuse(400, f"{cmd}: unknown field {unknown[0]!r}")
-    if cmd == "dealer":  # (checked here too: the page says at once what is wrong with a name)
-        try:
-            body["name"] = check_dealer_name(body.get("name"))
-        except ValueError as exc:
-            return _refuse(400, str(exc))
+    user = f"floor:{sess.user}"
+    command = {"user": user, "cmd": cmd, **body}
+    try:
+        # the table's own checks (a seat of 70 digits would be refused by the table, after the
+        # page had said "sent"): refused here, naming the field
+        check_command(command)
+    except ValueError as exc:
+        return _refuse(400, str(exc))
+    if cmd == "dealer":  # (the name as the records keep it, runs of spaces made one)
+        command["name"] = check_dealer_name(command["name"])
     if not svc.store.tables(room, table):
         return _refuse(404, f"no table {room}/{table}")
     if svc.link is None:
         return _refuse(503, "no broker link")
-    user = f"floor:{sess.user}"
-    command = {"user": user, "cmd": cmd, **body}
     cmd_id = svc.link.command(room, table, command)
     svc.store.command_sent(cmd_id, room, table, user, command)
-    svc.store.audit(sess.user, cmd, f"{room}/{table} command {cmd_id}: {json.dumps(body)[:500]}")
+    svc.store.audit(sess.user, cmd, f"{room}/{table} command {cmd_id}: "
+                                    f"{json.dumps({k: command[k] for k in body})[:500]}")
     return _json({"ok": True, "id": cmd_id})
 
 

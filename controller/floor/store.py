@@ -36,6 +36,10 @@ REPLAY_AGAIN = 10.0
 #: a command the table has not answered within this many seconds is shown as failed (or, the
 #: table offline, as queued: the broker keeps it in the table's session until it is back)
 COMMAND_TIMEOUT = 10.0
+#: the note a command waiting for its answer is given when its table refuses a request it could
+#: not read, naming no command (:meth:`Store.refused_unread`)
+NOTE_UNREAD = ("meanwhile the table refused a request it could not read, naming none (a table of an earlier "
+               "release, or a request not from this floor)")
 #: the floor database's schema version (PRAGMA user_version), migrated in place at open (4: the
 #: tournaments)
 SCHEMA_VERSION = 4
@@ -557,18 +561,36 @@ class Store:
                 "sent": row[4], "reply": json.loads(row[5]) if row[5] else None, "replied": row[6],
                 "status": row[7], "reason": row[8], "retry_of": row[9]}
 
+    def refused_unread(self, room: str, table: str, why: str) -> list[str]:
+        """The table refused a request it could not read, and its answer names no command (a table
+        of a release before issue 38: it names the id whenever one can be read). Which command it
+        was cannot be known: the floor's commands pass the table's own checks before they are sent
+        (controller/room/bounds.py), so it may be none of them (an older floor's, a technician's).
+        So no command is marked refused: each of the table's commands waiting for an answer
+        (``sent``) is given the note, and shows it when it fails at its timeout
+        (:meth:`expire_commands`); an answer naming it still decides. The ids noted."""
+        note = f"{NOTE_UNREAD}: {why[:300]}"
+        ids = [r[0] for r in self.db.execute(
+            "SELECT id FROM commands WHERE room = ? AND tbl = ? AND reply IS NULL AND status = 'sent' "
+            "AND reason IS NULL AND user != 'floor:service'", (room, table))]
+        for cmd_id in ids:
+            self.db.execute("UPDATE commands SET reason = ? WHERE id = ?", (note, cmd_id))
+        return ids
+
     def expire_commands(self, timeout: float = COMMAND_TIMEOUT) -> list[str]:
         """Commands unanswered ``timeout`` seconds after they were sent: ``failed`` ("no answer from
-        the table"), or ``queued`` while their table is offline (the broker keeps them for it).
-        Returns the ids whose status changed."""
+        the table", with the note of a refusal that named no command, :meth:`refused_unread`), or
+        ``queued`` while their table is offline (the broker keeps them for it). Returns the ids whose
+        status changed."""
         now = self.clock()
         changed = []
-        for cmd_id, room, table, status in self.db.execute(
-                "SELECT id, room, tbl, status FROM commands WHERE reply IS NULL AND status IN ('sent', 'queued') "
-                "AND sent <= ? AND user != 'floor:service'", (now - timeout,)).fetchall():
+        for cmd_id, room, table, status, note in self.db.execute(
+                "SELECT id, room, tbl, status, reason FROM commands WHERE reply IS NULL AND status IN ('sent', "
+                "'queued') AND sent <= ? AND user != 'floor:service'", (now - timeout,)).fetchall():
             state = self.db.execute("SELECT state FROM tables WHERE room = ? AND tbl = ?", (room, table)).fetchone()
             online = state is not None and json.loads(state[0]).get("online") is not False
-            new, reason = (("failed", f"no answer from the table within {timeout:g} s") if online
+            unread = f"; {note}" if status == "sent" and note and note.startswith(NOTE_UNREAD) else ""
+            new, reason = (("failed", f"no answer from the table within {timeout:g} s{unread}") if online
                            else ("queued", "queued: table offline"))
             if new != status:
                 self.db.execute("UPDATE commands SET status = ?, reason = ? WHERE id = ?", (new, reason, cmd_id))
@@ -577,7 +599,9 @@ class Store:
 
     def _reply(self, room: str, table: str, body: dict[str, Any]) -> None:
         """A command's answer, kept with the command; a replay's answer that says the table no
-        longer has the start closes the gap there."""
+        longer has the start closes the gap there. A refusal naming no command (a request the
+        table could not read, of a release before issue 38) is noted on the table's commands still
+        waiting (:meth:`refused_unread`)."""
         if isinstance(body.get("id"), str):
             ok = body.get("ok") is True
             self.db.execute("UPDATE commands SET reply = ?, replied = ?, status = ?, reason = ? WHERE id = ? "
@@ -585,6 +609,8 @@ class Store:
                             (json.dumps(body), self.clock(), "confirmed" if ok else "refused",
                              None if ok else f"refused by the table: {_str(body.get('error')) or 'no reason given'}",
                              body["id"], room, table))
+        elif body.get("ok") is False:
+            self.refused_unread(room, table, _str(body.get("error")) or "no reason given")
         start, topic = body.get("compacted_before"), body.get("topic")
         sent = self.db.execute("SELECT body FROM commands WHERE id = ? AND room = ? AND tbl = ?",
                                (body.get("id") if isinstance(body.get("id"), str) else "", room, table)).fetchone()

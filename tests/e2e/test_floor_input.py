@@ -2,7 +2,11 @@
 real mosquitto and :class:`rig.floor.FakeTable`:
 
 - every malformed message on a table's topics is counted on its tile and logged by table and
-  topic, never with its text (controller/floor/store.py, ``Store.refuse``)."""
+  topic, never with its text (controller/floor/store.py, ``Store.refuse``);
+- a command out of the table's bounds is refused at ``/api/cmd`` with a 400 naming the field
+  (controller/room/bounds.py: the table's own checks), and never reaches the table;
+- a table of an earlier release that refuses a request it cannot read answers with no id: the
+  commands waiting for an answer fail at their timeout with a note saying so (docs/floor.md)."""
 
 from __future__ import annotations
 
@@ -43,7 +47,7 @@ def room(tmp_path_factory):
     (folder / "broker").mkdir()
     broker = Broker(folder / "broker")
     broker.start()
-    floor = FloorProc(folder, broker)
+    floor = FloorProc(folder, broker, extra="command_timeout = 2\n")  # (a command unanswered for 2 s: failed)
     add_users(floor, ["maria"])
     floor.start()
     table = FakeTable(broker)
@@ -55,7 +59,7 @@ def room(tmp_path_factory):
 
 
 class Maria:
-    """The floor user maria, logged in: the room as her page has it."""
+    """The floor user maria, logged in: the room as her page has it, and her commands."""
 
     def __init__(self, floor: FloorProc) -> None:
         self.floor = floor
@@ -69,6 +73,16 @@ class Maria:
     def tile(self, table: str = "t7") -> dict[str, Any]:
         room = json.loads(request(self.floor.url + "/api/room", headers={"Cookie": self.cookie})[2])
         return next(t for t in room["tiles"] if t["table"] == table)
+
+    def cmd(self, body: dict[str, Any] | bytes) -> tuple[int, dict[str, Any]]:
+        data = body if isinstance(body, bytes) else json.dumps(body).encode()
+        status, _, out = request(self.floor.url + "/api/cmd", data=data, method="POST",
+                                 headers={"Cookie": self.cookie, "X-CSRF-Token": self.csrf,
+                                          "Content-Type": "application/json"})
+        return status, json.loads(out)
+
+    def command(self, cmd_id: str) -> dict[str, Any]:
+        return json.loads(request(self.floor.url + f"/api/cmd?id={cmd_id}", headers={"Cookie": self.cookie})[2])
 
 
 def test_every_malformed_message_is_counted_on_its_tile_and_logged_by_table_and_topic(room):
@@ -103,3 +117,81 @@ def test_every_malformed_message_is_counted_on_its_tile_and_logged_by_table_and_
     assert "Traceback" not in log
     table.foul_card("7h")  # the table's own messages still land
     wait_until(lambda: maria.tile()["open_alerts"] >= 1, 10, what="the table's next alert")
+
+
+@pytest.mark.parametrize("fields,named", [
+    ({"cmd": "setup", "seats": [2 ** 70], "button": 1}, "setup: 'seats' must list"),
+    ({"cmd": "setup", "seats": [1, 2], "button": 2 ** 70}, "setup: 'button' must be a whole number 1 to 10"),
+    ({"cmd": "setup", "seats": [1, 2], "button": 1.5}, "setup: 'button' must be a whole number 1 to 10"),
+    ({"cmd": "dealer", "name": "Ann", "at_relief": 2 ** 70}, "dealer: 'at_relief' must be true or false"),
+    ({"cmd": "decks", "in_play": 2 ** 70, "decks": [{"id": "C", "back": "green", "manifest": "C.txt"}]},
+     "decks: 'in_play' must be a word"),
+    ({"cmd": "decks", "in_play": "C", "decks": [{"id": "C", "back": "g" * 65, "manifest": "C.txt"}]},
+     "decks: 'back' must be a word of 1 to 64"),
+    ({"cmd": "decks", "in_play": "C", "decks": [{"id": "C", "back": "green", "manifest": "../C.txt"}]},
+     "decks: manifest '../C.txt': give a file name"),
+    ({"cmd": "decks", "in_play": "C", "decks": [{"id": "C", "back": "green", "manifest": "C.txt", "n": 2 ** 70}]},
+     "decks: a deck: unknown field 'n'"),
+])
+def test_a_command_out_of_the_tables_bounds_is_refused_naming_the_field_and_never_sent(room, fields, named):
+    floor, table = room
+    maria = Maria(floor)
+    sent = len(table.commands)
+    status, out = maria.cmd({"room": "main", "table": "t7", **fields})
+    assert (status, out["ok"]) == (400, False) and out["error"].startswith(named), out
+    status, out = maria.cmd({"room": "main", "table": "t7", "cmd": "setup", "seats": [1, 2, 4], "button": 4})
+    assert status == 200  # (a command within the bounds goes, and reaches the table alone)
+    wait_until(lambda: any(c.get("id") == out["id"] for c in table.commands), 10, what="the command at the table")
+    assert [c["id"] for c in table.commands[sent:]] == [out["id"]]
+
+
+def test_a_table_of_an_earlier_release_refusing_with_no_id_fails_the_command_with_a_note(room):
+    """A table of the release before issue 38 refuses a request it cannot read with ``"id": null``:
+    which command it was cannot be known, so none is marked refused; the command waiting fails at
+    its timeout, its reason saying that the table refused a request it could not read, and why."""
+    floor, table = room
+    maria = Maria(floor)
+    table.unread = "not a request: a number of more than 20 digits"
+    try:
+        status, out = maria.cmd({"room": "main", "table": "t7", "cmd": "setup", "seats": [1, 2, 5]})
+        assert status == 200
+        wait_until(lambda: maria.command(out["id"])["status"] == "failed", 20, what="the command failed")
+    finally:
+        table.unread = None
+    done = maria.command(out["id"])
+    assert done["reply"] is None and done["reason"] == (
+        "no answer from the table within 2 s; meanwhile the table refused a request it could not read, naming "
+        "none (a table of an earlier release, or a request not from this floor): not a request: a number of more "
+        "than 20 digits")
+    assert "floor: main/t7 cmd/reply: the table refused a request it could not read, naming none" in \
+        floor.log.read_text()
+    # Retry sends it again under a new id; the table, reading it now, confirms it
+    status, _, again = request(floor.url + "/api/retry", data=json.dumps({"id": out["id"]}).encode(), method="POST",
+                               headers={"Cookie": maria.cookie, "X-CSRF-Token": maria.csrf,
+                                        "Content-Type": "application/json"})
+    assert status == 200
+    new = json.loads(again)["id"]
+    wait_until(lambda: maria.command(new)["status"] == "confirmed", 10, what="the retry confirmed")
+
+
+def test_a_command_kept_by_an_earlier_floor_out_of_the_bounds_is_not_sent_again(room):
+    """A failed command an earlier floor kept, with a seat the table refuses: Retry refuses it
+    naming the field, and sends nothing."""
+    from controller.floor.store import Store
+
+    floor, table = room
+    maria = Maria(floor)
+    store = Store(floor.database)
+    try:
+        store.command_sent("c-old", "main", "t7", "floor:maria", {"user": "floor:maria", "cmd": "setup",
+                                                                   "seats": [2 ** 70], "button": 1})
+        store.db.execute("UPDATE commands SET status = 'failed' WHERE id = 'c-old'")
+    finally:
+        store.close()
+    sent = len(table.commands)
+    status, _, out = request(floor.url + "/api/retry", data=b'{"id": "c-old"}', method="POST",
+                             headers={"Cookie": maria.cookie, "X-CSRF-Token": maria.csrf,
+                                      "Content-Type": "application/json"})
+    assert status == 400 and json.loads(out)["error"].startswith(
+        "command c-old cannot be sent again: setup: 'seats' must list"), out
+    assert len(table.commands) == sent

@@ -12,7 +12,7 @@ import stat
 import pytest
 
 from controller.floor.rules import MEANINGS, meaning
-from controller.floor.store import SCHEMA_VERSION, Store
+from controller.floor.store import NOTE_UNREAD, SCHEMA_VERSION, Store
 from rig.paths import ROOT
 
 T = "tablectl/main/t7/"
@@ -160,6 +160,35 @@ def test_a_command_unanswered_fails_after_its_time_or_waits_queued_while_its_tab
     assert (st.command("b")["status"], st.command("b")["reason"]) == (
         "refused", "refused by the table: setup: seat 11 is not a seat")
     assert st.expire_commands() == []
+
+
+def test_a_refusal_naming_no_command_is_noted_on_the_tables_waiting_commands_and_decides_none(tmp_path):
+    """A table of the release before issue 38 refuses a request it cannot read with ``"id": null``.
+    Which command it was cannot be known (the floor's own pass the table's checks before they go):
+    no command is marked refused; each of that table's commands still waiting (not the service's
+    replays, not another table's) fails at its timeout with the note, and an answer naming a
+    command still decides it."""
+    now = [1000.0]
+    st = Store(tmp_path / "floor.db", clock=lambda: now[0])
+    st.ingest(T + "state", msg(online=True, room="main", table="t7"))
+    st.ingest("tablectl/main/t8/state", msg(online=True, room="main", table="t8"))
+    setup = {"cmd": "setup", "seats": [1, 2]}
+    st.command_sent("a", "main", "t7", "floor:ana", setup)
+    st.command_sent("b", "main", "t8", "floor:ana", setup)
+    st.command_sent("c", "main", "t7", "floor:ana", setup)
+    st.command_sent("r", "main", "t7", "floor:service", {"cmd": "replay", "topic": "hands", "from": 3})
+    why = "not a request: a number of more than 20 digits"
+    got = st.ingest(T + "cmd/reply", msg(ok=False, id=None, error=why))
+    assert got.kind == "reply"
+    st.ingest(T + "cmd/reply", msg(ok=False, error="not a request: not JSON"))  # (the first kept)
+    assert [st.command(i)["status"] for i in "abcr"] == ["sent"] * 4
+    st.ingest(T + "cmd/reply", msg(ok=True, id="c", cmd="setup"))  # (its own answer decides)
+    now[0] += 11.0
+    assert sorted(st.expire_commands()) == ["a", "b"]
+    assert [(st.command(i)["status"], st.command(i)["reason"]) for i in "abc"] == [
+        ("failed", f"no answer from the table within 10 s; {NOTE_UNREAD}: {why}"),
+        ("failed", "no answer from the table within 10 s"), ("confirmed", None)]
+    assert st.command("r")["reason"] is None
 
 
 def test_a_database_of_the_last_release_migrates_in_place(tmp_path):
