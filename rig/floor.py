@@ -161,6 +161,13 @@ class FakeTable:
         self.last_state: dict[str, Any] | None = None
         #: a table that takes its commands in and never answers (a command that times out)
         self.silent = False
+        #: a table of a release before issue 38 that could not read the commands it gets: each
+        #: refused with this reason and ``"id": null`` (it named no id when a request could not be
+        #: read whole); None: it reads them
+        self.unread: str | None = None
+        #: the manifests in the table's ``[control] manifests`` folder: a ``decks`` naming another
+        #: is refused, as the table refuses a file it does not have
+        self.manifests = {"A.txt", "B.txt", "C.txt", "D.txt"}
         self.client.on_subscribe = self._on_subscribe
         self.client.on_connect = lambda c, *a: c.subscribe(f"{self.prefix}/cmd", qos=1)
         self._port = broker.tls_port if ca is not None else broker.port
@@ -197,6 +204,10 @@ class FakeTable:
         self.ready.set()
         if self.last_state is not None:
             client.publish(f"{self.prefix}/state", json.dumps(self.last_state), qos=1, retain=True)
+
+    def publish_raw(self, topic: str, payload: bytes) -> None:
+        """``payload`` as it is on the table's ``topic`` (what no table sends: not JSON, NaN...)."""
+        self.client.publish(f"{self.prefix}/{topic}", payload, qos=1).wait_for_publish(10)
 
     def publish(self, topic: str, body: dict[str, Any], *, retain: bool = False, sign: bool = True) -> None:
         if sign and self.signer is not None and topic in ("hands", "events/floor", "events/dealer"):
@@ -271,9 +282,15 @@ class FakeTable:
             self.commands.append(body)
         if self.silent:
             return
+        if self.unread is not None:
+            client.publish(f"{self.prefix}/cmd/reply", json.dumps({"ok": False, "id": None, "error": self.unread}),
+                           qos=1)
+            return
         reply: dict[str, Any] = {"ok": True, "id": body.get("id"), "cmd": body.get("cmd")}
-        if body.get("cmd") == "decks" and any("/" in str(d.get("manifest")) for d in body.get("decks", [])):
-            reply = {"ok": False, "id": body.get("id"), "error": "decks: a manifest is a file name, not a path"}
+        missing = [d.get("manifest") for d in body.get("decks", []) if d.get("manifest") not in self.manifests]
+        if body.get("cmd") == "decks" and missing:
+            reply = {"ok": False, "id": body.get("id"),
+                     "error": f"decks: manifest {missing[0]!r} in /etc/tablectl/manifests: no such file"}
         if body.get("cmd") == "replay" and body.get("topic") == "events/floor":
             again = [self.sent[s] for s in sorted(self.sent) if s >= body["from"]]
             for m in again:

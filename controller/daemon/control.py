@@ -56,12 +56,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from controller.core.dealers import check_dealer_name
-from controller.core.settings import GAMES
 from controller.core.events import ButtonPress, DealerNamed, DeckSetup, Event, TableSetup
 from controller.core.pads import check_press
 from controller.core.registry import Deck, DeckRegistry, RegistryError, parse_manifest
 from controller.config.daemon import ControlConfig
+# (the requests' parser and bounds are the room's: the floor checks its commands with them too)
+from controller.room.bounds import MAX_HANDS, check_decks, check_dealer, check_fields as _fields, \
+    check_manifest_name, check_setup, parse_request, show as _show, whole as _int, word as _word
 from firmware_bridge.log_limit import LogLimiter
 
 log = logging.getLogger("tablectl.control")
@@ -77,12 +78,6 @@ BACKLOG = 128
 PRESSES_PER_SECOND = 20
 #: the largest manifest read, in bytes (52 lines of ``UID CARD`` are about 1.1 KiB)
 MAX_MANIFEST = 64 * 1024
-#: the longest pad name, deck id, back colour or reason
-MAX_WORD = 64
-#: the most digits a number in a request may have (a seat, a count: two or three)
-MAX_DIGITS = 20
-#: the largest penalty a ``hands`` count may give
-MAX_HANDS = 99
 #: Linux's SO_PEERGROUPS (4.13+; Python does not name it): the peer's supplementary groups
 SO_PEERGROUPS = getattr(socket, "SO_PEERGROUPS", 59)
 
@@ -94,100 +89,9 @@ _FIELDS: dict[str, frozenset[str]] = {
     "decks": frozenset({"decks", "in_play"}),
     "dealer": frozenset({"name", "at_relief"}),
 }
-_DECK_FIELDS = frozenset({"id", "back", "manifest"})
 
 
 # -- one request -------------------------------------------------------------------------------
-
-def _show(value: Any) -> str:
-    """A client's value in an error, cut short: an error is never a megabyte long.
-
-    >>> _show("x" * 100)
-    "'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx...'"
-    """
-    text = repr(value)
-    return text if len(text) <= 40 else text[:40] + "...'"
-
-
-def _bounded_int(text: str) -> int:
-    if len(text.lstrip("-")) > MAX_DIGITS:
-        raise ValueError(f"a number of more than {MAX_DIGITS} digits")
-    return int(text)
-
-
-def _bounded_float(text: str) -> float:
-    if len(text) > 2 * MAX_DIGITS:
-        raise ValueError(f"a number of more than {2 * MAX_DIGITS} characters")
-    return float(text)
-
-
-def _no_constant(text: str) -> Any:
-    raise ValueError(f"{text} is not a number a request may hold")
-
-
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise ValueError(f"field {_show(key)} given twice")
-        out[key] = value
-    return out
-
-
-def parse_request(line: bytes) -> Any:
-    """One request line as JSON; ValueError says what is wrong, never with a traceback.
-
-    >>> parse_request(b'{"cmd": "ping"}')
-    {'cmd': 'ping'}
-    >>> parse_request(b'[' * 5000 + b']' * 5000)
-    Traceback (most recent call last):
-    ...
-    ValueError: not a request: nested too deeply
-    >>> parse_request(b'{"hands": ' + b'9' * 5000 + b'}')
-    Traceback (most recent call last):
-    ...
-    ValueError: not a request: a number of more than 20 digits
-    """
-    try:
-        text = line.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ValueError(f"not a request: not UTF-8 text (byte {exc.start})") from None
-    try:
-        return json.loads(text, parse_int=_bounded_int, parse_float=_bounded_float, parse_constant=_no_constant,
-                          object_pairs_hook=_no_duplicates)
-    except RecursionError:
-        raise ValueError("not a request: nested too deeply") from None
-    except json.JSONDecodeError as exc:  # (its message says where, never what)
-        raise ValueError(f"not a request: not JSON: {exc.msg} at column {exc.colno}") from None
-    except ValueError as exc:  # from the hooks above
-        raise ValueError(f"not a request: {exc}") from None
-
-
-def _fields(req: dict[str, Any], cmd: str, allowed: frozenset[str]) -> None:
-    unknown = sorted(set(req) - {"cmd"} - allowed)
-    if unknown:
-        raise ValueError(f"{cmd}: unknown field {_show(unknown[0])} (fields: {', '.join(sorted(allowed)) or 'none'})")
-
-
-def _int(req: dict[str, Any], cmd: str, key: str, lo: int, hi: int) -> int | None:
-    """``req[key]``: a whole number lo..hi (never a bool, a float or a string), or None if absent."""
-    value = req.get(key)
-    if value is None:
-        return None
-    if type(value) is not int or not lo <= value <= hi:
-        raise ValueError(f"{cmd}: {key!r} must be a whole number {lo} to {hi}, got {_show(value)}")
-    return value
-
-
-def _word(req: dict[str, Any], cmd: str, key: str, *, required: bool) -> str | None:
-    """``req[key]``: a non-empty string of at most MAX_WORD characters, or None if absent and allowed."""
-    value = req.get(key)
-    if value is None and not required:
-        return None
-    if type(value) is not str or not value or len(value) > MAX_WORD or not value.isprintable():
-        raise ValueError(f"{cmd}: {key!r} must be a word of 1 to {MAX_WORD} printable characters, got {_show(value)}")
-    return value
-
 
 def request_to_event(req: Any, *, now: float, peer_uid: int | None = None, manifests: str | None = None) -> Event:
     """Turn one request into an event; ValueError says what is wrong with it.
@@ -224,15 +128,8 @@ razz, draw27_single, draw27_triple, draw_a5_triple, badugi, badeucy, badacey, dr
         raise ValueError(f"unknown command {_show(cmd)} (commands: {_COMMANDS})")
     _fields(req, cmd, _FIELDS[cmd])
     if cmd == "setup":
-        seats = req.get("seats")
-        if not isinstance(seats, list) or not 2 <= len(seats) <= 10 or \
-                not all(type(s) is int and 1 <= s <= 10 for s in seats) or len(set(seats)) != len(seats):
-            raise ValueError("setup: 'seats' must list at least two different seats 1 to 10")
-        button = _int(req, cmd, "button", 1, 10)
-        game = _word(req, cmd, "game", required=False)
-        if game is not None and game not in GAMES:
-            raise ValueError(f"setup: 'game' {_show(game)} is no game the table deals (games: {', '.join(GAMES)})")
-        return TableSetup(ts=now, seats=tuple(seats), button=button, peer_uid=peer_uid, game=game)
+        seats, button, game = check_setup(req)
+        return TableSetup(ts=now, seats=seats, button=button, peer_uid=peer_uid, game=game)
     if cmd == "press":
         name = _word(req, cmd, "name", required=True)
         long = req.get("long", False)
@@ -246,33 +143,17 @@ razz, draw27_single, draw27_triple, draw_a5_triple, badugi, badeucy, badacey, dr
         return ButtonPress(ts=now, name=name, long=long, seat=seat, hands=hands, reason=reason, mode=mode,
                            peer_uid=peer_uid)
     if cmd == "dealer":
-        if "name" not in req:
-            raise ValueError("dealer: 'name' is required: the dealer's name (RELIEF-003)")
-        at_relief = req.get("at_relief", False)
-        if type(at_relief) is not bool:
-            raise ValueError(f"dealer: 'at_relief' must be true or false, got {_show(at_relief)}")
-        return DealerNamed(ts=now, name=check_dealer_name(req["name"]), at_relief=at_relief, peer_uid=peer_uid)
+        name, at_relief = check_dealer(req)
+        return DealerNamed(ts=now, name=name, at_relief=at_relief, peer_uid=peer_uid)
     return _deck_setup(req, now, peer_uid, manifests)
 
 
 def _deck_setup(req: dict[str, Any], now: float, peer_uid: int | None, folder: str | None) -> DeckSetup:
-    """The new pair, read and checked here (the core gets the cards, never a file)."""
-    decks = req.get("decks")
-    if not isinstance(decks, list) or not 1 <= len(decks) <= 2 or not all(isinstance(d, dict) for d in decks):
-        raise ValueError("decks: 'decks' must list one or two decks, each {id, back, manifest} (DECK-005)")
-    in_play = _word(req, "decks", "in_play", required=True)
-    registry, backs, out = DeckRegistry(), dict[str, str](), []
-    for d in decks:
-        _fields(d, "decks: a deck", _DECK_FIELDS)
-        if not all(k in d for k in _DECK_FIELDS):
-            raise ValueError("decks: each deck needs an 'id', a 'back' colour and a 'manifest' file name")
-        deck_id, back = _word(d, "decks", "id", required=True), _word(d, "decks", "back", required=True)
-        assert deck_id is not None and back is not None
-        if back.lower() in backs:
-            raise ValueError(f"decks: {backs[back.lower()]} and {deck_id} both have {back} backs; "
-                             f"a table's two decks must differ (DECK-004)")
-        backs[back.lower()] = deck_id
-        name = d["manifest"]
+    """The new pair, read and checked here (the core gets the cards, never a file): its shape with
+    the bounds the floor checks too (controller/room/bounds.py), then its manifests."""
+    decks, in_play = check_decks(req, folder)
+    registry, out = DeckRegistry(), []
+    for deck_id, back, name in decks:
         text = read_manifest(folder, name)
         try:
             cards = parse_manifest(text, source=name)  # (its errors name the line, never quote it)
@@ -302,10 +183,7 @@ def read_manifest(folder: str | None, name: Any) -> str:
     if folder is None:
         raise ValueError("decks: no manifests folder is configured (set [control] manifests; see "
                          "docs/configuration.md)")
-    if type(name) is not str or not name:
-        raise ValueError(f"decks: 'manifest' must be a file name in {folder}, got {_show(name)}")
-    if "/" in name or name in (".", "..") or "\0" in name or len(name.encode("utf-8", "replace")) > 255:
-        raise ValueError(f"decks: manifest {_show(name)}: give a file name in {folder}, not a path")
+    name = check_manifest_name(name, folder)
     where = f"decks: manifest {name!r} in {folder}"
     try:
         dfd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)

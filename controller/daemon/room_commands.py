@@ -1,8 +1,9 @@
 """The floor's commands on ``tablectl/<room>/<table>/cmd``; replies on ``cmd/reply`` (docs/room.md).
 
 A command is one JSON object of at most :data:`MAX_COMMAND` bytes, read with the control
-socket's own parser and checks (:mod:`controller.daemon.control`: bounded numbers, no
-duplicate field, no deep nesting, strict types, no unknown field)::
+socket's own parser and checks (:mod:`controller.room.bounds`, which the floor checks its
+commands with too: bounded numbers, no duplicate field, no deep nesting, strict types, no
+unknown field)::
 
     {"id": "c-0001", "user": "floor:maria", "cmd": "ack", "seq": 12, "epoch": "e3fa9b01c2d4e"}
     {"id": "c-0002", "user": "floor:maria", "cmd": "setup", "seats": [1, 2, 4], "button": 4}
@@ -25,7 +26,9 @@ duplicate field, no deep nesting, strict types, no unknown field)::
   :data:`MAX_REPLAY`); what was compacted is said.
 
 Dealer presses are not commands: they stay at the table. Anything refused gets
-``{"ok": false, "error": ...}`` saying why, and changes nothing.
+``{"ok": false, "id": ..., "error": ...}`` saying why, and changes nothing; its ``id`` is the
+request's whenever one can be read (:func:`controller.room.bounds.readable_id`), even when the
+request could not be read whole (a number of 70 digits), else null.
 """
 
 from __future__ import annotations
@@ -36,23 +39,18 @@ from collections.abc import Callable
 from typing import Any
 
 from controller.core.events import DealerNamed
-from controller.daemon.control import _fields, _show, _word, parse_request, request_to_event
+from controller.daemon.control import request_to_event
+from controller.room.bounds import MAX_COMMAND, ROOM_COMMANDS, parse_request, readable_id
+from controller.room.bounds import check_fields as _fields, show as _show, word as _word
 from controller.room import outbox as ob
 from controller.room.topics import SEQ_TOPICS
 
 log = logging.getLogger("tablectl.room")
 
-#: the largest command, in bytes (the biggest real one, ``decks``, is a few hundred)
-MAX_COMMAND = 16 * 1024
 #: the most messages one ``replay`` sends
 MAX_REPLAY = 5000
-_FIELDS = {
-    "ack": frozenset({"seq", "epoch"}),
-    "setup": frozenset({"seats", "button", "game"}),
-    "decks": frozenset({"decks", "in_play"}),
-    "dealer": frozenset({"name", "at_relief"}),
-    "replay": frozenset({"topic", "from", "epoch"}),
-}
+#: the commands and their fields (controller/room/bounds.py: the floor checks its commands with them)
+_FIELDS = ROOM_COMMANDS
 _COMMANDS = ", ".join(_FIELDS)
 
 
@@ -99,6 +97,11 @@ class Commands:
             return reply
         except ValueError as exc:
             self.refused += 1
+            if cmd_id is None:
+                # (a request refused before its id was taken, for another field: its id all the same
+                # when one can be read, so that the floor shows the command refused, with why, and
+                # not unanswered; a release before this one answered with no id, docs/floor.md)
+                cmd_id = readable_id(payload)
             log.warning("room: a command refused: %s", exc)
             return {"ok": False, "id": cmd_id, "error": str(exc)}
 

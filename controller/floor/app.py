@@ -31,10 +31,12 @@ from urllib.parse import urlsplit
 
 from aiohttp import WSMsgType, web
 from aiohttp.http_exceptions import HttpProcessingError
+from aiohttp.web_protocol import RequestPayloadError
 
 from controller.core.cards import CardError, parse_card
 from controller.core.dealers import check_dealer_name
 from firmware_bridge.clock import monotonic
+from firmware_bridge.log_limit import LogLimiter
 from controller.floor import auth
 from controller.floor import roles
 from controller.floor.broker import FloorLink
@@ -43,8 +45,9 @@ from controller.floor.director import Director, TournamentError
 from controller.config.floor import FloorConfig
 from controller.floor.rules import CALL
 from controller.floor.schema import MAX_INT  # (the largest whole number a request may carry)
-from controller.floor.store import REPLAY_AGAIN, Ingested, Store
+from controller.floor.store import REPLAY_AGAIN, Ingested, Store, split_topic
 from controller.room import strict_json
+from controller.room.bounds import check_command
 
 log = logging.getLogger("tablectl.floor")
 STATIC = Path(__file__).parent / "static"
@@ -123,6 +126,8 @@ class FloorService:
         self._pushed_at = 0.0
         self._data_version: int | None = None  # (the database as the sessions were last read)
         self._sessions_at = 0.0
+        #: messages on a topic of no table: said once a while (no tile to count them on)
+        self._no_table = LogLimiter(log, prefix="floor: ")
 
     async def check_password(self, attempt: auth.Attempt, password: str) -> bool:
         """:func:`auth.check` in the password checks' process (argon2's tens of milliseconds of a
@@ -203,12 +208,25 @@ class FloorService:
     def on_message(self, topic: str, payload: bytes) -> None:
         try:
             got = self.store.ingest(topic, payload)
-        except Exception as exc:  # (never on content: the disk, the database; one line, no traceback, and
-            # never the message's text: it may name a card. The gap it leaves is asked again
-            # with replay when the table's next message on that topic comes.)
-            why = str(exc) if isinstance(exc, sqlite3.Error) else type(exc).__name__
-            log.error("floor: could not keep a message of %s: %s", topic, why)
+        except sqlite3.Error as exc:  # (the disk, the database; one line, no traceback, and never the
+            # message's text: it may name a card. The gap it leaves is asked again with replay when
+            # the table's next message on that topic comes.)
+            log.error("floor: could not keep a message of %s: %s", topic, exc)
             return
+        except Exception as exc:  # (what the store's checks missed in a message: refused and counted on
+            # its table's tile as every refused message is, never a traceback or its text)
+            refused = self._refuse_unreadable(topic, f"the floor could not read it ({type(exc).__name__})")
+            if refused is None:
+                return
+            got = refused
+        if got.kind == "ignored" and not got.room:
+            # (a topic of no table, "tablectl/main//state": no tile to count it on; said once a while)
+            self._no_table.note("messages on a topic of no table", "floor: a message on a topic of no table "
+                                "(%s): ignored", ascii(topic[:80]))
+            return
+        if got.kind == "reply" and got.body.get("ok") is False and not isinstance(got.body.get("id"), str):
+            log.warning("floor: %s/%s cmd/reply: the table refused a request it could not read, naming none: "
+                        "noted on its commands waiting for an answer", got.room, got.table)
         for gap_topic, start in ([got.gap] if got.gap is not None else []) + got.regaps:
             self.ask_replay(got.room, got.table, gap_topic, start)
         try:
@@ -222,6 +240,19 @@ class FloorService:
             else:
                 log.error("floor: %s/%s: the hand chain is broken: %s", got.room, got.table, p)
         self._push(got)
+
+    def _refuse_unreadable(self, topic: str, why: str) -> Ingested | None:
+        """A message of a table's topic the store could not take for what it holds: counted on the
+        tile and logged (by :meth:`on_message`) as every refused message is. None: no table's topic,
+        or the database failed too (logged)."""
+        where = split_topic(topic)
+        if where is None:
+            return None
+        try:
+            return self.store.refuse(*where, why)
+        except sqlite3.Error as exc:
+            log.error("floor: could not keep a message of %s: %s", topic, exc)
+            return None
 
     async def commands_again(self, stop: asyncio.Event) -> None:
         """Every second, the commands unanswered for :data:`COMMAND_TIMEOUT` marked failed (or
@@ -536,6 +567,17 @@ async def refuse_bad_input(request: web.Request, handler: Callable[[web.Request]
     except (OverflowError, RecursionError, UnicodeError, ValueError, LookupError) as exc:
         log.warning("floor: %s %s refused: %s", request.method, request.path, type(exc).__name__)
         return _refuse(400, f"bad request ({type(exc).__name__})")
+    except (HttpProcessingError, RequestPayloadError) as exc:
+        # aiohttp's own errors, from reading a body a handler asked for: a multipart part with a
+        # malformed header (InvalidHeader), a body its Content-Encoding cannot decode, a chunk that
+        # is not one. Its message may quote the request: the log and the answer name the kind only.
+        log.warning("floor: %s %s refused: %s", request.method, request.path, type(exc).__name__)
+        return _refuse(400, f"a malformed request body ({type(exc).__name__})")
+    except ConnectionResetError:
+        # the client went away in the middle of its body (a truncated chunked body): nobody to
+        # answer; one line, not a traceback and a 500
+        log.info("floor: %s %s: the client left before its body ended", request.method, request.path)
+        return _refuse(400, "the request's body ended early")
 
 
 def _json(data: Any, status: int = 200) -> web.Response:
@@ -831,6 +873,10 @@ async def api_retry(request: web.Request) -> web.Response:
     user = f"floor:{sess.user}"
     command = {**found["command"], "user": user}
     command.pop("id", None)
+    try:
+        check_command(command)  # (one kept by a floor before these checks may hold what the table refuses)
+    except ValueError as exc:
+        return _refuse(400, f"command {old} cannot be sent again: {exc}")
     cmd_id = _send_command(svc, found["room"], found["table"], user, command, retry_of=old)
     svc.store.audit(sess.user, "retry", f"{found['room']}/{found['table']} command {old} again as {cmd_id}")
     return _json({**_sent(svc, cmd_id), "retry_of": old})
@@ -915,8 +961,9 @@ async def hands_page(request: web.Request) -> web.StreamResponse:
     return _page("hands.html", csrf=sess.csrf, user=sess.user, role=sess.role)
 
 
-#: the table commands the page sends (docs/room.md, "Commands"): the table checks them strictly
-#: (the control socket's checks); here only their shape, so that a typo is answered at once
+#: the table commands the page sends (docs/room.md, "Commands"), each with its fields; each field is
+#: checked here with the bounds the table checks (controller/room/bounds.py), so that what the table
+#: would refuse is refused at once, naming the field
 PAGE_COMMANDS = {"setup": {"seats", "button"}, "decks": {"in_play", "decks"}, "dealer": {"name", "at_relief"}}
 
 
@@ -940,20 +987,26 @@ async def api_cmd(request: web.Request) -> web.Response:
     unknown = sorted(set(body) - PAGE_COMMANDS[cmd])
     if unknown:
         return _refuse(400, f"{cmd}: unknown field {unknown[0]!r}")
-    if cmd == "dealer":  # (checked here too: the page says at once what is wrong with a name)
-        try:
-            body["name"] = check_dealer_name(body.get("name"))
-        except ValueError as exc:
-            return _refuse(400, str(exc))
+    user = f"floor:{sess.user}"
+    command = {"user": user, "cmd": cmd, **body}
+    try:
+        # the table's own checks (a seat of 70 digits would be refused by the table, after the
+        # page had said "sent"): refused here, naming the field
+        check_command(command)
+    except ValueError as exc:
+        return _refuse(400, str(exc))
+    if cmd == "dealer":  # (the name as the records keep it, runs of spaces made one)
+        command["name"] = check_dealer_name(command["name"])
     if not svc.store.tables(room, table):
         return _refuse(404, f"no table {room}/{table}")
     if svc.link is None:
         return _refuse(503, "no broker link")
-    user = f"floor:{sess.user}"
-    command = {"user": user, "cmd": cmd, **body}
     cmd_id = _send_command(svc, room, table, user, command)
-    svc.store.audit(sess.user, cmd, f"{room}/{table} command {cmd_id}: {json.dumps(body)[:500]}")
+    svc.store.audit(sess.user, cmd, f"{room}/{table} command {cmd_id}: "
+                                    f"{json.dumps({k: command[k] for k in body})[:500]}")
     return _json(_sent(svc, cmd_id))
+
+
 
 
 async def api_alerts(request: web.Request) -> web.Response:

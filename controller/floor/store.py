@@ -39,6 +39,10 @@ REPLAY_AGAIN = 10.0
 COMMAND_TIMEOUT = 10.0
 #: a command's reason while its table is offline (the broker keeps it in the table's session)
 QUEUED = "queued: table offline"
+#: the note a command waiting for its answer is given when its table refuses a request it could
+#: not read, naming no command (:meth:`Store.refused_unread`)
+NOTE_UNREAD = ("meanwhile the table refused a request it could not read, naming none (a table of an earlier "
+               "release, or a request not from this floor)")
 #: the floor database's schema version (PRAGMA user_version), migrated in place at open (4: the
 #: tournaments)
 SCHEMA_VERSION = 4
@@ -120,18 +124,36 @@ def _depth(value: Any) -> int:
     return deepest
 
 
-def _message_body(payload: bytes) -> dict[str, Any] | None:
-    """A message's JSON object; None for anything no table sends: not JSON (NaN, a key given
-    twice), not an object, or nested deeper than :data:`MAX_DEPTH`."""
+def _message_body(payload: bytes) -> tuple[dict[str, Any] | None, str]:
+    """A message's JSON object, or None and what is wrong with it, in words that quote none of
+    it (it may name a card): not UTF-8, not JSON (NaN, a key given twice), not an object, or
+    nested deeper than :data:`MAX_DEPTH`."""
     try:
-        body = strict_json.loads(payload)
-    except (ValueError, UnicodeDecodeError, RecursionError):
-        return None
-    if not isinstance(body, dict) or _depth(body) > MAX_DEPTH:
+        # (UTF-8 before JSON: json.loads would take UTF-16 or UTF-32 bytes too, which no table sends
+        # and which the store, keeping the message's text, could not keep)
+        text = payload.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return None, f"not UTF-8 text (byte {exc.start})"
+    try:
+        body = strict_json.loads(text)
+    except json.JSONDecodeError as exc:  # (its msg says what was expected, never what was there)
+        return None, f"not JSON ({exc.msg})"
+    except RecursionError:
+        return None, "not JSON the floor can read (nested too deep)"
+    except ValueError as exc:  # (the strict reader's: NaN or Infinity, a key given twice; a number too long)
+        return None, f"not JSON the floor takes ({str(exc)[:80]})"
+    if not isinstance(body, dict):
+        return None, f"not a JSON object (a {_JSON_KIND.get(type(body), 'value')})"
+    if _depth(body) > MAX_DEPTH:
         # (a message nested deeper than any table's is refused: stored, it would fail later
         # to parse on the web server's deeper stack, and take the room's page down with it)
-        return None
-    return body
+        return None, f"nested more than {MAX_DEPTH} deep (no table's message is)"
+    return body, ""
+
+
+#: what a JSON value that is not an object is called in a refusal
+_JSON_KIND = {list: "list", int: "number", float: "number", str: "string", bool: "true or false",
+              type(None): "null"}
 
 
 @dataclass
@@ -251,18 +273,21 @@ class Store:
         # (the floor's hot path: each step below is inline or one plain call, nothing done twice)
         where = split_topic(topic)
         if where is None:
-            return Ingested("ignored")
+            return Ingested("ignored")  # (no table's: the service logs it, now and then)
         room, table, rest = where
-        body = _message_body(payload)
-        if body is None:
-            return Ingested("ignored", room, table)
         now = self.clock()
+        body, wrong = _message_body(payload)
+        if body is None:
+            return self.refuse(room, table, rest, wrong, now=now)
         epoch = body.get("epoch", "0")
         if not (type(epoch) is str and 0 < len(epoch) <= 32 and set(epoch) <= EPOCH_CHARS):
-            return Ingested("ignored", room, table)
-        wrong = schema.check(rest, body, room, table) if rest in ("state", "cmd/reply", *NUMBERED) else None
-        if wrong is not None:
-            return self._off_schema(room, table, epoch, rest, body, wrong, now)
+            return self.refuse(room, table, rest, "epoch: want a journal's epoch (up to 32 of a-z, 0-9 and -)",
+                               now=now)
+        if rest not in SUBSCRIBED:  # (no topic the floor reads: its subscriptions never bring one)
+            return self.refuse(room, table, rest, "not a topic the floor reads", now=now)
+        off = schema.check(rest, body, room, table)
+        if off is not None:
+            return self._off_schema(room, table, epoch, rest, body, off, now)
         if rest == "state":
             if self.require_signatures and f"{room}/{table}" not in self.keys:
                 return self._unkeyed_state(room, table, epoch, body, now)
@@ -270,12 +295,17 @@ class Store:
         if rest == "cmd/reply":
             self._reply(room, table, body)
             return Ingested("reply", room, table, body)
-        if rest not in NUMBERED:
-            return Ingested("ignored", room, table)
-        seq = body.get("seq")
-        if type(seq) is not int or seq < 1 or seq > 2 ** 62:
-            return Ingested("ignored", room, table)
+        seq = body["seq"]  # (schema.check: a whole number 1 to 2**62 on every numbered topic)
         return self._numbered_atomically(room, table, epoch, rest, seq, body, payload, now)
+
+    def refuse(self, room: str, table: str, rest: str, wrong: str, *, now: float | None = None) -> Ingested:
+        """A message on ``room/table``'s topic ``rest`` that cannot be read at all (``wrong``: why,
+        in words that quote none of it), kept out and counted on the tile as every refused message
+        is. Its journal unknown, it is counted under epoch "0"."""
+        problem = f"{rest}: {wrong}"[:300]
+        self.db.execute("INSERT INTO suspects (room, tbl, topic, problem, found) VALUES (?, ?, ?, ?, ?)",
+                        (room, table, rest, problem, self.clock() if now is None else now))
+        return Ingested("suspect", room, table, breaks=[problem])
 
     def _off_schema(self, room: str, table: str, epoch: str, rest: str, body: dict[str, Any], wrong: str,
                     now: float) -> Ingested:
@@ -572,18 +602,36 @@ class Store:
                 "sent": row[4], "reply": json.loads(row[5]) if row[5] else None, "replied": row[6],
                 "status": row[7], "reason": row[8], "retry_of": row[9]}
 
+    def refused_unread(self, room: str, table: str, why: str) -> list[str]:
+        """The table refused a request it could not read, and its answer names no command (a table
+        of a release before issue 38: it names the id whenever one can be read). Which command it
+        was cannot be known: the floor's commands pass the table's own checks before they are sent
+        (controller/room/bounds.py), so it may be none of them (an older floor's, a technician's).
+        So no command is marked refused: each of the table's commands waiting for an answer
+        (``sent``) is given the note, and shows it when it fails at its timeout
+        (:meth:`expire_commands`); an answer naming it still decides. The ids noted."""
+        note = f"{NOTE_UNREAD}: {why[:300]}"
+        ids = [r[0] for r in self.db.execute(
+            "SELECT id FROM commands WHERE room = ? AND tbl = ? AND reply IS NULL AND status = 'sent' "
+            "AND reason IS NULL AND user != 'floor:service'", (room, table))]
+        for cmd_id in ids:
+            self.db.execute("UPDATE commands SET reason = ? WHERE id = ?", (note, cmd_id))
+        return ids
+
     def expire_commands(self, timeout: float = COMMAND_TIMEOUT) -> list[str]:
         """Commands unanswered ``timeout`` seconds after they were sent: ``failed`` ("no answer from
-        the table"), or ``queued`` while their table is offline (the broker keeps them for it).
-        Returns the ids whose status changed."""
+        the table", with the note of a refusal that named no command, :meth:`refused_unread`), or
+        ``queued`` while their table is offline (the broker keeps them for it). Returns the ids whose
+        status changed."""
         now = self.clock()
         changed = []
-        for cmd_id, room, table, status in self.db.execute(
-                "SELECT id, room, tbl, status FROM commands WHERE reply IS NULL AND status IN ('sent', 'queued') "
-                "AND sent <= ? AND user != 'floor:service'", (now - timeout,)).fetchall():
+        for cmd_id, room, table, status, note in self.db.execute(
+                "SELECT id, room, tbl, status, reason FROM commands WHERE reply IS NULL AND status IN ('sent', "
+                "'queued') AND sent <= ? AND user != 'floor:service'", (now - timeout,)).fetchall():
             state = self.db.execute("SELECT state FROM tables WHERE room = ? AND tbl = ?", (room, table)).fetchone()
             online = state is not None and json.loads(state[0]).get("online") is not False
-            new, reason = (("failed", f"no answer from the table within {timeout:g} s") if online
+            unread = f"; {note}" if status == "sent" and note and note.startswith(NOTE_UNREAD) else ""
+            new, reason = (("failed", f"no answer from the table within {timeout:g} s{unread}") if online
                            else ("queued", QUEUED))
             if new != status:
                 self.db.execute("UPDATE commands SET status = ?, reason = ? WHERE id = ?", (new, reason, cmd_id))
@@ -592,7 +640,9 @@ class Store:
 
     def _reply(self, room: str, table: str, body: dict[str, Any]) -> None:
         """A command's answer, kept with the command; a replay's answer that says the table no
-        longer has the start closes the gap there."""
+        longer has the start closes the gap there. A refusal naming no command (a request the
+        table could not read, of a release before issue 38) is noted on the table's commands still
+        waiting (:meth:`refused_unread`)."""
         if isinstance(body.get("id"), str):
             ok = body.get("ok") is True
             self.db.execute("UPDATE commands SET reply = ?, replied = ?, status = ?, reason = ? WHERE id = ? "
@@ -600,6 +650,8 @@ class Store:
                             (json.dumps(body), self.clock(), "confirmed" if ok else "refused",
                              None if ok else f"refused by the table: {_str(body.get('error')) or 'no reason given'}",
                              body["id"], room, table))
+        elif body.get("ok") is False:
+            self.refused_unread(room, table, _str(body.get("error")) or "no reason given")
         start, topic = body.get("compacted_before"), body.get("topic")
         sent = self.db.execute("SELECT body FROM commands WHERE id = ? AND room = ? AND tbl = ?",
                                (body.get("id") if isinstance(body.get("id"), str) else "", room, table)).fetchone()

@@ -243,8 +243,16 @@ def test_seats_and_decks_sent_from_the_page_are_confirmed_or_refused_by_the_tabl
         for field, value in (("in-play", "C"), ("id1", "C"), ("back1", "green"), ("manifest1", "../C.txt"),
                              ("id2", "D"), ("back2", "red"), ("manifest2", "D.txt")):
             maria.page.fill(f"#decks-{field}", value)
+        before = len(table.commands)
         maria.page.click("#decks-send")
-        maria.page.locator("#cmd-status", has_text="refused by the table: decks: a manifest is a file name").wait_for()
+        # what the table would refuse the floor refuses at once, with the table's bounds (issue 38)
+        maria.page.locator("#cmd-status", has_text="refused: decks: manifest '../C.txt': give a file name").wait_for()
+        maria.page.fill("#decks-manifest1", "E.txt")  # (a file name, but not a file the table has)
+        maria.page.click("#decks-send")
+        maria.page.locator("#cmd-status",
+                           has_text="refused by the table: decks: manifest 'E.txt' in /etc/tablectl/manifests: "
+                                    "no such file").wait_for()
+        assert [c["decks"][0]["manifest"] for c in table.commands[before:] if c.get("cmd") == "decks"] == ["E.txt"]
     finally:
         maria.page.click("#manage-close")
 
@@ -306,6 +314,29 @@ def test_a_command_that_times_out_is_shown_failed_then_retried_and_confirmed(set
         assert "acknowledged by floor:maria" in done.inner_text()
     ids = [c["id"] for c in table.commands if c.get("cmd") == "ack" and c.get("seq") == seq]
     assert len(ids) == 2 and ids[0] == first[0] and ids[1] != ids[0]  # sent again under a new id
+
+
+def test_a_table_of_an_earlier_release_refusing_with_no_id_shows_the_command_failed_with_why(setup):
+    """A table of the release before issue 38 refuses a request it cannot read with ``"id": null``
+    (docs/floor.md, "A room upgraded table by table"): the page cannot know which command it was;
+    the acknowledgement waiting fails at its timeout, saying the table refused a request it could
+    not read and why, with Retry."""
+    floor, table, browser, person = setup
+    maria = person("maria")
+    seq = table.foul_card("8h", seat=3)
+    sel = f'li[data-alert="main/t7#{seq}"]'
+    table.unread = "not a request: a number of more than 20 digits"
+    try:
+        maria.page.click(f"{sel} button.ack")
+        failed = maria.page.locator(f"{sel} .cmd-status.failed",
+                                    has_text="no answer from the table within 2 s; meanwhile the table refused a "
+                                             "request it could not read")
+        failed.wait_for()
+        assert "not a request: a number of more than 20 digits" in failed.inner_text()
+    finally:
+        table.unread = None
+    maria.page.click(f"{sel} button.retry")
+    maria.page.wait_for_selector(f"{sel}.acked")
 
 
 def test_a_forged_ack_with_the_tables_credentials_is_never_shown_as_a_floor_users(setup):

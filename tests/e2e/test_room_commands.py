@@ -99,6 +99,31 @@ def test_a_bad_command_gets_a_reply_saying_why_and_changes_nothing(daemon, paylo
     daemon.sent.assert_not_called()  # (a refused replay sends nothing either)
 
 
+@pytest.mark.parametrize("payload,cmd_id,error", [
+    (b'{"id": "c-70", "user": "floor:ann", "cmd": "setup", "seats": [1180591620717411303424], "button": 1}', "c-70",
+     "not a request: a number of more than 20 digits"),
+    (b'{"id": "c-nan", "user": "floor:ann", "cmd": "setup", "seats": [1, 2], "button": NaN}', "c-nan",
+     "not a request: NaN is not a number a request may hold"),
+    (b'{"id": "c-dup", "user": "floor:ann", "cmd": "ack", "seq": 1, "seq": 2}', "c-dup",
+     "not a request: field 'seq' given twice"),
+    (b'{"user": "floor:ann", "cmd": "setup", "button": 100000000000000000000000, "id": "c-last"}', "c-last",
+     "not a request: a number of more than 20 digits"),
+    (b'{"id": "c-1", "id": "c-2", "user": "u", "cmd": "ack", "seq": 1}', None, "not a request: field 'id' given twice"),
+    (b'{"id": "' + b"x" * 65 + b'", "user": "u", "cmd": "ack", "seq": 1}', None, "command: 'id' must be a word"),
+    (b'{"id": "c-9", "user": "u", "cmd": "ack", "seq": 1', None, "not a request: not JSON"),
+    (b'{"id": "c-9\xff", "cmd": "ack"}', None, "not a request: not UTF-8 text"),
+    (b'[{"id": "c-9"}]', None, "a command is a JSON object"),
+])
+def test_a_refusal_names_the_requests_id_whenever_one_can_be_read(daemon, payload, cmd_id, error):
+    """The floor matches an answer to its command by the id: a request refused for a number of 70
+    digits, NaN or another field given twice is answered with its id all the same (a release
+    before issue 38 said ``"id": null``, and the floor's command sat at "sent"); a request with no
+    id that can be read (not JSON, an id given twice or not a word) is answered with null."""
+    reply = cmd(daemon, payload)
+    assert (reply["ok"], reply["id"]) == (False, cmd_id) and reply["error"].startswith(error), reply
+    assert commands_journalled(daemon) == [] and queued(daemon) == []
+
+
 def test_a_seat_change_is_applied_once_whatever_the_redeliveries(daemon):
     c = {"id": "c-7", "user": "floor:ann", "cmd": "setup", "seats": [1, 2, 4], "button": 4}
     first = cmd(daemon, c)

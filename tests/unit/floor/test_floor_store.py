@@ -12,7 +12,7 @@ import stat
 import pytest
 
 from controller.floor.rules import MEANINGS, meaning
-from controller.floor.store import SCHEMA_VERSION, Store
+from controller.floor.store import NOTE_UNREAD, SCHEMA_VERSION, Store
 from rig.paths import ROOT
 
 T = "tablectl/main/t7/"
@@ -162,6 +162,35 @@ def test_a_command_unanswered_fails_after_its_time_or_waits_queued_while_its_tab
     assert st.expire_commands() == []
 
 
+def test_a_refusal_naming_no_command_is_noted_on_the_tables_waiting_commands_and_decides_none(tmp_path):
+    """A table of the release before issue 38 refuses a request it cannot read with ``"id": null``.
+    Which command it was cannot be known (the floor's own pass the table's checks before they go):
+    no command is marked refused; each of that table's commands still waiting (not the service's
+    replays, not another table's) fails at its timeout with the note, and an answer naming a
+    command still decides it."""
+    now = [1000.0]
+    st = Store(tmp_path / "floor.db", clock=lambda: now[0])
+    st.ingest(T + "state", msg(online=True, room="main", table="t7"))
+    st.ingest("tablectl/main/t8/state", msg(online=True, room="main", table="t8"))
+    setup = {"cmd": "setup", "seats": [1, 2]}
+    st.command_sent("a", "main", "t7", "floor:ana", setup)
+    st.command_sent("b", "main", "t8", "floor:ana", setup)
+    st.command_sent("c", "main", "t7", "floor:ana", setup)
+    st.command_sent("r", "main", "t7", "floor:service", {"cmd": "replay", "topic": "hands", "from": 3})
+    why = "not a request: a number of more than 20 digits"
+    got = st.ingest(T + "cmd/reply", msg(ok=False, id=None, error=why))
+    assert got.kind == "reply"
+    st.ingest(T + "cmd/reply", msg(ok=False, error="not a request: not JSON"))  # (the first kept)
+    assert [st.command(i)["status"] for i in "abcr"] == ["sent"] * 4
+    st.ingest(T + "cmd/reply", msg(ok=True, id="c", cmd="setup"))  # (its own answer decides)
+    now[0] += 11.0
+    assert sorted(st.expire_commands()) == ["a", "b"]
+    assert [(st.command(i)["status"], st.command(i)["reason"]) for i in "abc"] == [
+        ("failed", f"no answer from the table within 10 s; {NOTE_UNREAD}: {why}"),
+        ("failed", "no answer from the table within 10 s"), ("confirmed", None)]
+    assert st.command("r")["reason"] is None
+
+
 def test_a_database_of_the_last_release_migrates_in_place(tmp_path):
     """Version 0 (no schema version; commands without a status): opened, its rows kept, its
     answered commands confirmed or refused."""
@@ -184,19 +213,21 @@ def test_a_database_of_the_last_release_migrates_in_place(tmp_path):
     assert st.alerts()[0]["dealer"] is None and st.alerts()[0]["card"] == "7h"
 
 
-def test_bad_messages_are_ignored_without_a_traceback(tmp_path):
+def test_bad_messages_are_refused_and_counted_without_a_traceback(tmp_path):
     st = Store(tmp_path / "floor.db")
-    for topic, payload in [(T + "events/floor", b"\xff"), (T + "events/floor", b"[1]"),
-                           (T + "events/floor", msg(type="Alert", seq="1")), ("other/x", b"{}"),
-                           (T + "hands", msg(seq=1, hash=5, record=1)),
-                           (T + "hands", b'{"type": "HandFinished", "seq": 2, "hash": "x", "record": {"a": NaN}}')]:
-        st.ingest(topic, payload)
+    kinds = [st.ingest(topic, payload).kind for topic, payload in [
+        (T + "events/floor", b"\xff"), (T + "events/floor", b"[1]"),
+        (T + "events/floor", msg(type="Alert", seq="1")), ("other/x", b"{}"),
+        (T + "hands", msg(seq=1, hash=5, record=1)),
+        (T + "hands", b'{"type": "HandFinished", "seq": 2, "hash": "x", "record": {"a": NaN}}')]]
+    assert kinds == ["suspect", "suspect", "suspect", "ignored", "suspect", "suspect"]  # (other/x: no table's)
     assert st.alerts() == []
     # (a hand whose hash is no hash fails the schema: kept out of the records, counted and said)
     assert st.db.execute("SELECT count(*) FROM hands").fetchone()[0] == 0
     problems = [r[0] for r in st.db.execute("SELECT problem FROM suspects ORDER BY id")]
-    assert problems == ["events/floor: ts: missing",
-                        "hands seq 1: type: want one of HandFinished on hands"]  # (NaN: not JSON, ignored)
+    assert problems == ["events/floor: not UTF-8 text (byte 0)", "events/floor: not a JSON object (a list)",
+                        "events/floor: ts: missing", "hands seq 1: type: want one of HandFinished on hands",
+                        "hands: not JSON the floor takes (NaN is not JSON)"]
 
 
 def test_a_table_speaks_only_for_itself_in_its_own_fields(tmp_path):
@@ -374,15 +405,15 @@ def test_open_gaps_are_asked_again_when_due_and_when_the_table_is_back(tmp_path)
 
 def test_nan_and_deep_nesting_from_the_broker_are_refused_and_the_room_still_reads(tmp_path):
     """NaN is not JSON (no browser parses it back) and no table nests 1,000 deep: such a message
-    is ignored, never stored to fail later when the room is read."""
+    is refused (counted on the tile), never stored to fail later when the room is read."""
     st = Store(tmp_path / "floor.db")
     assert st.ingest(T + "state", msg(online=True, game="holdem", hand=4)).kind == "state"
-    assert st.ingest(T + "state", b'{"online": true, "game": "holdem", "hand": NaN}').kind == "ignored"
+    assert st.ingest(T + "state", b'{"online": true, "game": "holdem", "hand": NaN}').kind == "suspect"
     deep = b'{"online": true, "game": ' + b"[" * 980 + b"]" * 980 + b"}"
-    assert st.ingest(T + "state", deep).kind == "ignored"
-    assert st.ingest(T + "events/floor", b'{"seq": 1, "type": "Alert", "ts": Infinity}').kind == "ignored"
+    assert st.ingest(T + "state", deep).kind == "suspect"
+    assert st.ingest(T + "events/floor", b'{"seq": 1, "type": "Alert", "ts": Infinity}').kind == "suspect"
     tiles = st.tables()
-    assert [(t["game"], t["hand"]) for t in tiles] == [("holdem", 4)]
+    assert [(t["game"], t["hand"], t["suspects"]) for t in tiles] == [("holdem", 4, 3)]
     json.dumps(tiles, allow_nan=False)  # (what the page receives is JSON)
 
 
