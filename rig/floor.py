@@ -6,9 +6,11 @@ alerts, the commands it receives on ``cmd`` kept as its journal, an ``ack`` answ
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import re
+import sqlite3
 import ssl
 import subprocess
 import sys
@@ -111,6 +113,26 @@ class FloorProc:
             self.proc.wait(10)
         self.proc = None
 
+    def signal(self, sig: int, timeout: float = 30.0) -> int:
+        """The service sent ``sig`` (SIGTERM: a stop; SIGKILL: a crash, or the power cut as the
+        service sees it) and waited for; returns its exit status."""
+        assert self.proc is not None
+        self.proc.send_signal(sig)
+        status = self.proc.wait(timeout)
+        self.proc = None
+        return status
+
+    def kept(self, topic: str = "events/floor") -> int:
+        """How many messages of ``topic`` the service has committed (its database, read as another
+        process reads it: what a crash now would leave)."""
+        if not self.database.exists():
+            return 0
+        try:
+            with contextlib.closing(sqlite3.connect(f"file:{self.database}?mode=ro", uri=True, timeout=1)) as db:
+                return int(db.execute("SELECT count(*) FROM messages WHERE topic = ?", (topic,)).fetchone()[0])
+        except sqlite3.OperationalError:  # (the service still making its tables, or busy: asked again)
+            return 0
+
 
 class FakeTable:
     """A table's link as the floor sees it (docs/room.md's topics and payloads)."""
@@ -207,6 +229,26 @@ class FakeTable:
         if not lost:
             self.publish("events/floor", body)
         return seq
+
+    def backlog(self, n: int, *, timeout: float = 120.0) -> list[int]:
+        """``n`` foreign-card alerts published at once, as a table's outbox sends what piled up while
+        the floor was away: each QoS 1, the broker's acknowledgements waited for at the end, not
+        one by one. Returns their seqs."""
+        infos, seqs = [], []
+        for i in range(n):
+            seq = self.next_seq()
+            body = {"type": "Alert", "ts": time.time(), "audience": "floor", "card": "7h",
+                    "code": "deck.foreign_card", "hand": 12 + i // 50, "rule": "DECK-006", "seat": 1 + i % 9,
+                    "message": "7h is not a card of deck A", "seq": seq}
+            self.sent[seq] = body
+            payload = json.dumps(self._signed(body, "events/floor"))
+            infos.append(self.client.publish(f"{self.prefix}/events/floor", payload, qos=1))
+            seqs.append(seq)
+        deadline = time.monotonic() + timeout
+        for info in infos:
+            info.wait_for_publish(max(0.1, deadline - time.monotonic()))
+            assert info.is_published(), f"the broker did not take the backlog within {timeout:g} s"
+        return seqs
 
     def floor_call(self, *, ago: float = 0.0) -> int:
         """The dealer's ``floor`` pad: a ``floor.call`` alert (controller/core/table/table.py), raised ``ago``
