@@ -9,7 +9,9 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import os
 import re
+import signal
 import sqlite3
 import ssl
 import subprocess
@@ -41,8 +43,6 @@ def adduser(config: Path, name: str, role: str, password: str, *,
             code: Path | None = None) -> subprocess.CompletedProcess[str]:
     """``tablectl floor adduser`` itself (a subprocess, the password on its standard input);
     ``code``: another checkout's (bench/floor.py --compare: its database, its schema)."""
-    import os
-
     env = dict(os.environ, PYTHONPATH=str(code)) if code is not None else None
     return subprocess.run([*CLI, "floor", "adduser", name, "--role", role, "--config", str(config)],
                           input=password + "\n", capture_output=True, text=True, timeout=30, env=env,
@@ -89,8 +89,6 @@ class FloorProc:
         return f"{'https' if 'tls_cert' in self.extra else 'http'}://127.0.0.1:{self.port}"
 
     def start(self) -> None:
-        import os
-
         env = dict(os.environ, PYTHONPATH=str(self.code)) if self.code is not None else None
         self.proc = subprocess.Popen([*CLI, "floor", "--config", str(self.config)], stdout=subprocess.DEVNULL,
                                      stderr=self.log.open("ab"), env=env,
@@ -115,10 +113,16 @@ class FloorProc:
 
     def signal(self, sig: int, timeout: float = 30.0) -> int:
         """The service sent ``sig`` (SIGTERM: a stop; SIGKILL: a crash, or the power cut as the
-        service sees it) and waited for; returns its exit status."""
+        service sees it) and waited for; returns its exit status. After a SIGKILL its own processes
+        (the password checks') are killed too, as systemd kills what is left of a unit's control
+        group: left alone they would outlive the test."""
         assert self.proc is not None
+        left = _descendants(self.proc.pid) if sig == signal.SIGKILL else []
         self.proc.send_signal(sig)
         status = self.proc.wait(timeout)
+        for pid in left:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
         self.proc = None
         return status
 
@@ -132,6 +136,18 @@ class FloorProc:
                 return int(db.execute("SELECT count(*) FROM messages WHERE topic = ?", (topic,)).fetchone()[0])
         except sqlite3.OperationalError:  # (the service still making its tables, or busy: asked again)
             return 0
+
+
+def _descendants(pid: int) -> list[int]:
+    """Every process started by ``pid``, and by those (Linux: /proc's children lists)."""
+    found, todo = [], [pid]
+    while todo:
+        for children in Path(f"/proc/{todo.pop()}/task").glob("*/children"):
+            with contextlib.suppress(OSError):
+                kids = [int(k) for k in children.read_text().split()]
+                found += kids
+                todo += kids
+    return found
 
 
 class FakeTable:
