@@ -6,9 +6,13 @@ alerts, the commands it receives on ``cmd`` kept as its journal, an ``ack`` answ
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
+import os
 import re
+import signal
+import sqlite3
 import ssl
 import subprocess
 import sys
@@ -39,8 +43,6 @@ def adduser(config: Path, name: str, role: str, password: str, *,
             code: Path | None = None) -> subprocess.CompletedProcess[str]:
     """``tablectl floor adduser`` itself (a subprocess, the password on its standard input);
     ``code``: another checkout's (bench/floor.py --compare: its database, its schema)."""
-    import os
-
     env = dict(os.environ, PYTHONPATH=str(code)) if code is not None else None
     return subprocess.run([*CLI, "floor", "adduser", name, "--role", role, "--config", str(config)],
                           input=password + "\n", capture_output=True, text=True, timeout=30, env=env,
@@ -90,7 +92,6 @@ class FloorProc:
         """Start the service; return once it serves HTTP and the broker has its subscriptions.
         Not at its "connected to": it subscribes after that line, and a table's message published
         in between (an alert: not retained) never reaches a new session."""
-        import os
 
         # only this start's lines count: a restart appends to the logs of the runs before it
         since = self.log.stat().st_size if self.log.exists() else 0
@@ -131,6 +132,44 @@ class FloorProc:
             self.proc.terminate()
             self.proc.wait(10)
         self.proc = None
+
+    def signal(self, sig: int, timeout: float = 30.0) -> int:
+        """The service sent ``sig`` (SIGTERM: a stop; SIGKILL: a crash, or the power cut as the
+        service sees it) and waited for; returns its exit status. After a SIGKILL its own processes
+        (the password checks') are killed too, as systemd kills what is left of a unit's control
+        group: left alone they would outlive the test."""
+        assert self.proc is not None
+        left = _descendants(self.proc.pid) if sig == signal.SIGKILL else []
+        self.proc.send_signal(sig)
+        status = self.proc.wait(timeout)
+        for pid in left:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        self.proc = None
+        return status
+
+    def kept(self, topic: str = "events/floor") -> int:
+        """How many messages of ``topic`` the service has committed (its database, read as another
+        process reads it: what a crash now would leave)."""
+        if not self.database.exists():
+            return 0
+        try:
+            with contextlib.closing(sqlite3.connect(f"file:{self.database}?mode=ro", uri=True, timeout=1)) as db:
+                return int(db.execute("SELECT count(*) FROM messages WHERE topic = ?", (topic,)).fetchone()[0])
+        except sqlite3.OperationalError:  # (the service still making its tables, or busy: asked again)
+            return 0
+
+
+def _descendants(pid: int) -> list[int]:
+    """Every process started by ``pid``, and by those (Linux: /proc's children lists)."""
+    found, todo = [], [pid]
+    while todo:
+        for children in Path(f"/proc/{todo.pop()}/task").glob("*/children"):
+            with contextlib.suppress(OSError):
+                kids = [int(k) for k in children.read_text().split()]
+                found += kids
+                todo += kids
+    return found
 
 
 class FakeTable:
@@ -239,6 +278,26 @@ class FakeTable:
         if not lost:
             self.publish("events/floor", body)
         return seq
+
+    def backlog(self, n: int, *, timeout: float = 120.0) -> list[int]:
+        """``n`` foreign-card alerts published at once, as a table's outbox sends what piled up while
+        the floor was away: each QoS 1, the broker's acknowledgements waited for at the end, not
+        one by one. Returns their seqs."""
+        infos, seqs = [], []
+        for i in range(n):
+            seq = self.next_seq()
+            body = {"type": "Alert", "ts": time.time(), "audience": "floor", "card": "7h",
+                    "code": "deck.foreign_card", "hand": 12 + i // 50, "rule": "DECK-006", "seat": 1 + i % 9,
+                    "message": "7h is not a card of deck A", "seq": seq}
+            self.sent[seq] = body
+            payload = json.dumps(self._signed(body, "events/floor"))
+            infos.append(self.client.publish(f"{self.prefix}/events/floor", payload, qos=1))
+            seqs.append(seq)
+        deadline = time.monotonic() + timeout
+        for info in infos:
+            info.wait_for_publish(max(0.1, deadline - time.monotonic()))
+            assert info.is_published(), f"the broker did not take the backlog within {timeout:g} s"
+        return seqs
 
     def floor_call(self, *, ago: float = 0.0) -> int:
         """The dealer's ``floor`` pad: a ``floor.call`` alert (controller/core/table/table.py), raised ``ago``

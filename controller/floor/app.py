@@ -39,7 +39,7 @@ from firmware_bridge.clock import monotonic
 from firmware_bridge.log_limit import LogLimiter
 from controller.floor import auth
 from controller.floor import roles
-from controller.floor.broker import FloorLink
+from controller.floor.broker import FloorLink, Receipt
 from controller.floor.clock import Moment
 from controller.floor.director import Director, TournamentError
 from controller.config.floor import FloorConfig
@@ -69,8 +69,17 @@ PUSH_EVERY = 0.25
 ALERT_EVERY = 0.05
 #: the open pages' sessions are read again at least this often (seconds)
 SESSIONS_AGAIN = 5.0
-#: the most messages taken in one transaction
+#: the most messages taken in one transaction (one fsync), then acknowledged to the broker together
 INBOX_BATCH = 500
+#: the most messages waiting to be taken in: two batches (one fills while the one before commits).
+#: Beyond, paho's thread waits for the loop to take a batch, and reads nothing more from the broker
+#: meanwhile: the flow control the broker should keep by the floor's Receive Maximum (broker.py),
+#: which mosquitto 2.0.11 does not (each PUBACK lets it send a whole Receive Maximum more: measured)
+INBOX_MOST = 2 * INBOX_BATCH
+#: a batch whose commit failed (the disk full, the database locked by another process) is tried
+#: again after this many seconds; its messages are not acknowledged meanwhile (the broker keeps
+#: them), and the inbox full, nothing more is read from the broker
+COMMIT_AGAIN = 1.0
 #: a backlog of at least this many messages (tables catching up): once it is taken in, the memory
 #: that held it is given back to the system (:func:`_give_back_memory`)
 BACKLOG_TRIM = 2 * INBOX_BATCH
@@ -136,10 +145,17 @@ class FloorService:
             self.link.client.max_inflight_messages_set(SIGNALS_IN_FLIGHT)
         #: the tournaments (controller/floor/director.py): their signals published on the link
         self.director = Director(cfg, self.store, self._publish_signal, now_moment)
-        self._inbox: list[tuple[str, bytes]] = []  # messages from paho's thread, not yet taken in
+        #: messages from paho's thread, not yet taken in: each with its receipt, to acknowledge it
+        #: once committed
+        self._inbox: list[tuple[str, bytes, Receipt]] = []
         self._inbox_lock = threading.Lock()
+        #: paho's thread waits on it for room in the inbox (:data:`INBOX_MOST`)
+        self._inbox_room = threading.Condition(self._inbox_lock)
         self._inbox_due = False
-        self._backlog = 0  # (the most messages waiting at once since the inbox was last empty)
+        #: False once the service stops: a message that comes then is left to the broker, unacknowledged
+        self._taking = True
+        self._commit_failing = False  # (a failed commit is said once, not once a retry)
+        self._backlog = 0  # (the messages taken in since the inbox was last empty)
         self._dirty_tiles: dict[tuple[str, str], None] = {}  # what changed since the pages were told
         self._dirty_alerts: dict[tuple[str, str, str, int], None] = {}
         self._dirty_incidents: dict[tuple[str, str, str, int], None] = {}
@@ -194,24 +210,33 @@ class FloorService:
                 log.error("floor: could not publish the tournaments' signals: %s", exc)
 
     # -- the broker's messages ----------------------------------------------------------------
-    def _from_thread(self, topic: str, payload: bytes) -> None:
+    def _from_thread(self, topic: str, payload: bytes, receipt: Receipt) -> None:
         """(paho's thread) A message for the event loop: queued, and taken in with whatever else
-        came meanwhile, in one transaction (:meth:`_take_inbox`)."""
-        if self.loop is None:
+        came meanwhile, in one transaction (:meth:`_take_inbox`). Not acknowledged to the broker
+        before that transaction is committed; once the service stops, not taken at all."""
+        loop = self.loop
+        if loop is None:
             return
-        with self._inbox_lock:
-            self._inbox.append((topic, payload))
+        with self._inbox_room:
+            while self._taking and len(self._inbox) >= INBOX_MOST and not loop.is_closed():
+                self._inbox_room.wait(0.5)  # (a batch taken, or the service stopping, wakes it)
+            if not self._taking or loop.is_closed():
+                return  # (the broker keeps it, unacknowledged, for the next start)
+            self._inbox.append((topic, payload, receipt))
             if self._inbox_due:
                 return
             self._inbox_due = True
-        self.loop.call_soon_threadsafe(self._take_inbox)
+        loop.call_soon_threadsafe(self._take_inbox)
 
     def _take_inbox(self) -> None:
-        """Every message queued so far, in one transaction: a busy room (tables catching up after
-        an outage) costs one commit a batch, not one a message."""
+        """Every message queued so far, by :data:`INBOX_BATCH`, each batch in one transaction: a busy
+        room (tables catching up after an outage) costs one commit a batch, not one a message. A
+        batch that cannot be committed is tried again in :data:`COMMIT_AGAIN` seconds."""
+        if not self._take_batch():
+            if self.loop is not None and self._taking:
+                self.loop.call_later(COMMIT_AGAIN, self._take_inbox)  # (``_inbox_due`` stays set meanwhile)
+            return
         with self._inbox_lock:
-            self._backlog = max(self._backlog, len(self._inbox))
-            batch, self._inbox = self._inbox[:INBOX_BATCH], self._inbox[INBOX_BATCH:]
             more = bool(self._inbox)
             self._inbox_due = more
         if more and self.loop is not None:
@@ -223,12 +248,73 @@ class FloorService:
             _give_back_memory()
         if not more:
             self._backlog = 0
+
+    def _take_batch(self) -> bool:
+        """The first :data:`INBOX_BATCH` messages queued, committed durably in one transaction (one
+        fsync: :meth:`Store.batch`), then acknowledged to the broker: a message the broker thinks
+        delivered is on the disk. False: the commit failed; the batch is back at the head of the
+        queue, unacknowledged (the broker still holds every message of it)."""
+        with self._inbox_room:
+            batch, self._inbox = self._inbox[:INBOX_BATCH], self._inbox[INBOX_BATCH:]
+            self._inbox_room.notify_all()  # (room for paho's thread, if it waits)
+        if not batch:
+            return True
+        self._backlog += len(batch)
         try:
-            with self.store.batch():
-                for topic, payload in batch:
+            with self.store.batch(durable=True):
+                for topic, payload, _ in batch:
                     self.on_message(topic, payload)
         except sqlite3.Error as exc:
-            log.error("floor: could not commit a batch of %d messages: %s", len(batch), exc)
+            if not self._commit_failing:
+                log.error("floor: could not commit a batch of %d messages: %s (not acknowledged: the broker keeps "
+                          "them; tried again every %g s)", len(batch), exc, COMMIT_AGAIN)
+            self._commit_failing = True
+            with self._inbox_lock:
+                self._inbox[:0] = batch
+            return False
+        if self._commit_failing:
+            log.info("floor: a batch of %d messages committed again after a failure", len(batch))
+            self._commit_failing = False
+        if self.link is not None:
+            self.link.ack([receipt for _, _, receipt in batch])
+        return True
+
+    def stop_taking(self) -> None:
+        """(a stop, as soon as it is asked) No message taken from paho any more: what comes now is
+        left to the broker, unacknowledged, for the next start; paho's thread, if it waits for room
+        in the inbox, is let go (the link can then disconnect)."""
+        with self._inbox_room:
+            self._taking = False
+            self._inbox_room.notify_all()
+
+    def close(self) -> None:
+        """(the end of a stop, after :meth:`drain` and the link's end) The store closed, and nothing
+        left to touch it later: the pages' push timer cancelled."""
+        if self._push_handle is not None:
+            self._push_handle.cancel()
+            self._push_handle = None
+        self.store.close()
+
+    def drain(self) -> None:
+        """(a stop) No message taken any more (what comes now stays unacknowledged at the broker,
+        for the next start); every message taken so far committed and acknowledged, before the
+        link disconnects and the store closes. A batch that cannot be committed now is left
+        unacknowledged: the broker sends it again at the next start."""
+        self.stop_taking()
+        with self._inbox_lock:
+            left = len(self._inbox)
+        while True:
+            with self._inbox_lock:
+                if not self._inbox:
+                    break
+            if not self._take_batch():
+                with self._inbox_lock:
+                    n, self._inbox = len(self._inbox), []
+                log.warning("floor: stopping with %d messages not committed: not acknowledged, the broker sends "
+                            "them again at the next start", n)
+                return
+        if left:
+            log.info("floor: stopping: %d messages taken were committed and acknowledged first", left)
 
     def on_message(self, topic: str, payload: bytes) -> None:
         t0 = time.perf_counter()
@@ -1259,6 +1345,10 @@ async def serve(cfg: FloorConfig, stop: asyncio.Event) -> None:
     try:
         await stop.wait()
     finally:
+        # what was taken is committed and acknowledged at once, before anything else of the stop
+        # (the loop takes no more meanwhile), the link goes and the store closes; what was not taken
+        # stays at the broker, unacknowledged, for the next start
+        svc.drain()
         await again
         await expiry
         await signals
@@ -1267,4 +1357,4 @@ async def serve(cfg: FloorConfig, stop: asyncio.Event) -> None:
             await ws.close()
         await runner.cleanup()
         svc.hashers.shutdown(wait=True)
-        svc.store.close()
+        svc.close()

@@ -183,7 +183,11 @@ def split_topic(topic: str) -> tuple[str, str, str] | None:
 
 
 def open_private(path: str) -> sqlite3.Connection:
-    """The database at ``path``, created 0600 (it holds cards); an existing one is made 0600."""
+    """The database at ``path``, created 0600 (it holds cards); an existing one is made 0600.
+
+    WAL, ``synchronous=NORMAL``: a page's own writes (a session seen, an audit line) cost no fsync
+    each; the broker's messages are committed with ``FULL`` (:meth:`Store.batch`), whose fsync of
+    the log makes everything before it durable too."""
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     os.close(fd)
     os.chmod(path, 0o600)
@@ -253,19 +257,29 @@ class Store:
         self.db.close()
 
     @contextlib.contextmanager
-    def batch(self) -> Iterator[None]:
+    def batch(self, *, durable: bool = False) -> Iterator[None]:
         """Many :meth:`ingest` calls in one transaction (each message its own savepoint: one that
-        fails is undone alone)."""
-        self.db.execute("BEGIN IMMEDIATE")
-        self._in_batch = True
+        fails is undone alone). ``durable``: committed with ``synchronous=FULL``, on the disk when
+        this returns (WAL: one fsync of the log, at the commit), so that a power cut loses nothing
+        the service then acknowledges to the broker. A commit that fails is rolled back whole, and
+        raises (sqlite3.Error)."""
+        if durable:
+            self.db.execute("PRAGMA synchronous=FULL")  # (set outside the transaction, for its commit)
         try:
-            yield
-        except BaseException:
-            self._in_batch = False
-            self.db.execute("ROLLBACK")
-            raise
-        self._in_batch = False
-        self.db.execute("COMMIT")
+            self.db.execute("BEGIN IMMEDIATE")
+            self._in_batch = True
+            try:
+                yield
+                self._in_batch = False
+                self.db.execute("COMMIT")
+            except BaseException:
+                self._in_batch = False
+                if self.db.in_transaction:  # (a COMMIT that failed leaves its transaction open)
+                    self.db.execute("ROLLBACK")
+                raise
+        finally:
+            if durable:
+                self.db.execute("PRAGMA synchronous=NORMAL")
 
     # -- from the broker -----------------------------------------------------------------------
     def ingest(self, topic: str, payload: bytes) -> Ingested:
@@ -315,9 +329,19 @@ class Store:
         problem = f"{rest}{f' seq {seq}' if seq is not None else ''}: {wrong}"
         # (a seq SQLite cannot hold, 2**63 or more, is said in the problem's words, not kept in its column)
         column = seq if seq is not None and -(1 << 63) <= seq < (1 << 63) else None
+        if column is not None and rest in NUMBERED and self._said(room, table, epoch, rest, column, problem[:300]):
+            return Ingested("duplicate", room, table, body)
         self.db.execute("INSERT INTO suspects (room, tbl, epoch, topic, seq, problem, found) "
                         "VALUES (?, ?, ?, ?, ?, ?, ?)", (room, table, epoch, rest, column, problem[:300], now))
         return Ingested("suspect", room, table, body, breaks=[problem[:300]])
+
+    def _said(self, room: str, table: str, epoch: str, topic: str, seq: int, problem: str) -> bool:
+        """Whether this very problem of this numbered message is counted already: the same message
+        sent again by the broker (it was committed, and the service stopped before acknowledging
+        it), counted once as any message is kept once."""
+        return self.db.execute("SELECT 1 FROM suspects WHERE room = ? AND tbl = ? AND epoch = ? AND topic = ? "
+                               "AND seq = ? AND problem = ? LIMIT 1",
+                               (room, table, epoch, topic, seq, problem)).fetchone() is not None
 
     def _state(self, room: str, table: str, body: dict[str, Any], now: float) -> Ingested:
         """A table's retained state kept as its tile's; a table back online has its open gaps asked
@@ -372,7 +396,9 @@ class Store:
         unsigned = self._unsigned(room, table, rest, seq, body)
         if unsigned is not None:
             # (not the table's record: kept out, so that the table's own message with this seq
-            # still lands, and counted on the tile; it moves no mark, no epoch, no gap)
+            # still lands, and counted on the tile, once; it moves no mark, no epoch, no gap)
+            if self._said(room, table, epoch, rest, seq, unsigned):
+                return Ingested("duplicate", room, table, body)
             self.db.execute("INSERT INTO suspects (room, tbl, epoch, topic, seq, problem, found) "
                             "VALUES (?, ?, ?, ?, ?, ?, ?)", (room, table, epoch, rest, seq, unsigned, now))
             return Ingested("suspect", room, table, body, breaks=[unsigned])
