@@ -53,6 +53,35 @@ def pytest_sessionfinish(session, exitstatus):
         out["played"] = dict(PLAYED)
 
 
+#: the folders whose modules share a broker, a floor service or a browser among their tests
+#: (module-scoped fixtures): each such module runs whole on one worker
+WHOLE_MODULES = ("tests/e2e/", "tests/golden/")
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """(pytest-xdist's hook, in the controller) with ``--dist load`` (what ``-n`` does by default):
+    each end-to-end and golden module given whole to one worker (set up once: its broker, floor
+    or browser), every other test alone to whichever worker is free.
+
+    xdist's own ``load`` hands each worker a quarter of the suite in one block of the collection
+    order up front, never taken back: one worker got every end-to-end test and the other sat
+    idle for the last third of the run. Its ``loadgroup`` would keep a module together, but with
+    pytest 9 its group never reaches the test ids. Units are handed out one at a time as workers
+    free up, the ones with the most tests first (xdist's ``--loadscope-reorder``: the modules,
+    then the tests alone in the collection order, the end-to-end ones first)."""
+    if config.getvalue("dist") != "load":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ModulesOrTests(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            path = nodeid.split("::", 1)[0]
+            return path if path.startswith(WHOLE_MODULES) else nodeid
+
+    return ModulesOrTests(config, log)
+
+
 @pytest.hookimpl(optionalhook=True)
 def pytest_testnodedown(node, error):
     """(pytest-xdist's hook, in the controller) a worker's counts added to the session's."""
