@@ -1,3 +1,4 @@
+import os
 import sys
 
 import pytest
@@ -52,6 +53,48 @@ def pytest_sessionfinish(session, exitstatus):
     out = getattr(session.config, "workeroutput", None)
     if out is not None:
         out["played"] = dict(PLAYED)
+
+
+#: the folders whose modules share a broker, a floor service or a browser among their tests
+#: (module-scoped fixtures): each such module runs whole on one worker
+WHOLE_MODULES = ("tests/e2e/", "tests/golden/")
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_auto_num_workers(config):
+    """(pytest-xdist's hook) ``-n auto`` (pyproject's addopts): one worker more than there are
+    cores. Much of an end-to-end test is spent waiting (on a daemon, a broker, the floor's
+    throttle, a browser, a device's timeout) and uses no core; a third worker on two cores fills
+    that time: the whole suite on two quiet cores took 243 s with two workers, 192 s with three,
+    193 s with four (more CPU: each worker collects the suite). PYTEST_XDIST_AUTO_NUM_WORKERS
+    still decides when set (xdist's own rule)."""
+    if config.option.numprocesses != "auto" or os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None
+    return len(os.sched_getaffinity(0)) + 1
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """(pytest-xdist's hook, in the controller) with ``--dist load`` (what ``-n`` does by default):
+    each end-to-end and golden module given whole to one worker (set up once: its broker, floor
+    or browser), every other test alone to whichever worker is free.
+
+    xdist's own ``load`` hands each worker a quarter of the suite in one block of the collection
+    order up front, never taken back: one worker got every end-to-end test and the other sat
+    idle for the last third of the run. Its ``loadgroup`` would keep a module together, but with
+    pytest 9 its group never reaches the test ids. Units are handed out one at a time as workers
+    free up, the ones with the most tests first (xdist's ``--loadscope-reorder``: the modules,
+    then the tests alone in the collection order, the end-to-end ones first)."""
+    if config.getvalue("dist") != "load":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ModulesOrTests(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            path = nodeid.split("::", 1)[0]
+            return path if path.startswith(WHOLE_MODULES) else nodeid
+
+    return ModulesOrTests(config, log)
 
 
 @pytest.hookimpl(optionalhook=True)
