@@ -23,11 +23,12 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from collections.abc import Iterator
 
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
-from rig.broker import Broker, free_port
+from rig.broker import Broker, free_port, have_mosquitto
 from rig.waiting import PATIENCE, wait_until
 
 #: the tests' HTTPS client trusts the service's self-signed certificate (made by the test)
@@ -375,6 +376,61 @@ class FakeTable:
     def stop(self) -> None:
         self.client.disconnect()
         self.client.loop_stop()
+
+
+def login(floor: FloorProc, name: str, password: str | None = None) -> tuple[int, str]:
+    """(status, the session cookie's whole Set-Cookie header)."""
+    pw = PASSWORDS[name] if password is None else password
+    status, headers, _ = request(floor.url + "/login", data=f"name={name}&password={pw}".encode(), method="POST")
+    return status, headers.get("Set-Cookie", "")
+
+
+def cookie_of(set_cookie: str) -> str:
+    return set_cookie.split(";")[0]
+
+
+def csrf_of(floor: FloorProc, cookie: str) -> str:
+    status, _, body = request(floor.url + "/", headers={"Cookie": cookie})
+    if status != 200:
+        raise AssertionError(f"the floor's page answered {status}, not 200")
+    return body.decode().split('name="csrf-token" content="')[1].split('"')[0]
+
+
+def api_room(floor: FloorProc, cookie: str) -> dict[str, Any]:
+    status, _, body = request(floor.url + "/api/room", headers={"Cookie": cookie})
+    if status != 200:
+        raise AssertionError(f"/api/room answered {status}, not 200")
+    return dict(json.loads(body))
+
+
+@contextlib.contextmanager
+def floor_room(folder: Path) -> Iterator[tuple[FloorProc, FakeTable]]:
+    """A room for the floor's request tests: a broker, ``tablectl floor`` with the four users of
+    :data:`PASSWORDS`, and one fake table (t7) that has published its state; all stopped after.
+    A test module makes it its module-scoped fixture; without mosquitto, the test is skipped
+    (scripts/test installs it)."""
+    import pytest  # (the rig is the tests'; only this helper skips)
+
+    if not have_mosquitto():
+        pytest.skip("mosquitto is not installed (scripts/test installs it)")
+    (folder / "broker").mkdir()
+    broker = Broker(folder / "broker")
+    broker.start()
+    try:
+        floor = FloorProc(folder, broker)
+        add_users(floor)
+        floor.start()
+        try:
+            table = FakeTable(broker)
+            table.state()
+            try:
+                yield floor, table
+            finally:
+                table.stop()
+        finally:
+            floor.stop()
+    finally:
+        broker.stop()
 
 
 def request(url: str, *, data: bytes | None = None, headers: dict[str, str] | None = None,

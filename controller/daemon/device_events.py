@@ -24,9 +24,9 @@ from controller.core.prompts import ConsoleState
 from firmware_bridge.events import DeviceEvent, LinkStatus, Lights, PadPress, ShufflerCount, ShufflerState, TagCycle
 
 
-def _cycle(e: TagCycle) -> ReaderCycle:
+def _cycle(e: TagCycle, offset: int = 0) -> ReaderCycle:
     # (the reads' map the link built is handed on: the core does not merge the reads again)
-    return ReaderCycle(ts=e.ts, device=e.device, cycle=e.cycle, reads=e.reads, heard=e.heard)
+    return ReaderCycle(ts=e.ts, device=e.device, cycle=e.cycle + offset, reads=e.reads, heard=e.heard)
 
 
 def _status(e: LinkStatus) -> DeviceStatus:
@@ -59,10 +59,25 @@ def to_core(event: DeviceEvent) -> Event:
         raise TypeError(f"not a device event: {type(event).__name__}") from None
 
 
-def submitter(submit: Callable[[Event], None]) -> Callable[[DeviceEvent], None]:
-    """The ``emit`` a link is given: each device event translated, then ``submit``-ted."""
+def submitter(submit: Callable[[Event], None],
+              cycle_offset: Callable[[], int] = lambda: 0) -> Callable[[DeviceEvent], None]:
+    """The ``emit`` a link is given: each device event translated, then ``submit``-ted.
+
+    ``cycle_offset``: what to add to a reader cycle's number. A reader link started again counts
+    its cycles from 1; the daemon continues the journal's numbering. It is added as the core's
+    event is built, so a reader cycle costs one object, not a translated one and then a copy.
+
+    >>> seen = []
+    >>> emit = submitter(seen.append, cycle_offset=lambda: 50)
+    >>> emit(TagCycle(ts=1.0, device="reader", cycle=1, reads=()))
+    >>> seen[0].cycle
+    51
+    """
     def emit(event: DeviceEvent) -> None:
-        submit(to_core(event))
+        if type(event) is TagCycle:  # (the hot path: one a reader cycle)
+            submit(_cycle(event, cycle_offset()))
+        else:
+            submit(to_core(event))
 
     return emit
 

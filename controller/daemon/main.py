@@ -20,7 +20,6 @@ import os
 import queue
 import threading
 import time
-from dataclasses import replace
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -84,7 +83,9 @@ class Daemon:
         jc = config.journal
         self.journal: Journal | None = Journal(jc.path, retention_days=jc.retention_days) if jc.path else None
         self._journal_lock = threading.Lock()  # append and queue together: the journal's order is the core's
-        self._cycle_offset = 0  # a restarted reader link counts cycles from 1: continue the journal's
+        # a restarted reader link counts cycles from 1: the journal's numbering continues (the
+        # reader's emit adds this as it builds the core's event: device_events.submitter)
+        self._cycle_offset = 0
         self._last_cycle = 0
         self.watchdog_interval = _watchdog_interval()
         self._late: list[Effect] = []  # hands recovered from the journal that no output has seen
@@ -97,7 +98,8 @@ class Daemon:
         rc = config.reader
         # (a configuration without a driver key, [shuffler]'s today: the registry's default driver)
         self.reader: ReaderLink = drivers.reader_link(
-            getattr(rc, "driver", drivers.DEFAULT_READER), "reader", submitter(self.submit),
+            getattr(rc, "driver", drivers.DEFAULT_READER), "reader",
+            submitter(self.submit, cycle_offset=lambda: self._cycle_offset),
             PortSettings(url=rc.port, baudrate=rc.baudrate, parity=rc.parity),
             antennas=config.table.zones.antenna_mask(), com_adr=rc.address,
             ant_sel_bytes=rc.antenna_select_bytes, answer_timeout=rc.answer_timeout,
@@ -157,8 +159,6 @@ class Daemon:
         column); by default the one the event carries (the control socket puts it there)."""
         if peer_uid is None:
             peer_uid = getattr(event, "peer_uid", None)
-        if type(event) is ReaderCycle and self._cycle_offset:
-            event = replace(event, cycle=event.cycle + self._cycle_offset)
         if self.journal is None:
             self.events.put((0, event))
             return

@@ -741,10 +741,23 @@ async def index(request: web.Request) -> web.StreamResponse:
 
 
 async def api_room(request: web.Request) -> web.Response:
+    sess = _viewer(request)
+    if not isinstance(sess, auth.Session):
+        return sess
+    return _json(request.app[SERVICE_KEY].snapshot(sess.role))
+
+
+def _viewer(request: web.Request, may: Callable[[str], bool] | None = None, why: str = "",
+            *, page: bool = False) -> auth.Session | web.Response:
+    """The checks every request that only reads passes: a live session (else 401, or the login
+    page for a ``page``), then a role that ``may`` (else 403: "a {role} {why}"). The session, or
+    the refusal to return. A read changes nothing: no origin or CSRF check (:func:`_change`)."""
     sess = _session(request)
     if sess is None:
-        return _refuse(401, "not logged in")
-    return _json(request.app[SERVICE_KEY].snapshot(sess.role))
+        return web.HTTPSeeOther("/login", headers=HEADERS) if page else _refuse(401, "not logged in")
+    if may is not None and not may(sess.role):
+        return _refuse(403, f"a {sess.role} {why}")
+    return sess
 
 
 def _change(request: web.Request, may: Callable[[str], bool], what: str) -> auth.Session | web.Response:
@@ -881,22 +894,18 @@ async def api_retire(request: web.Request) -> web.Response:
 async def tournament_page(request: web.Request) -> web.StreamResponse:
     """The tournaments' page (the floor role's): the clock, hand-for-hand's board, the bubble,
     the player clock, the tables' balance (docs/floor.md, "Running a tournament")."""
-    sess = _session(request)
-    if sess is None:
-        return web.HTTPSeeOther("/login", headers=HEADERS)
-    if not roles.can_command(sess.role):
-        return _refuse(403, f"a {sess.role} does not run the tournaments")
+    sess = _viewer(request, roles.can_command, "does not run the tournaments", page=True)
+    if not isinstance(sess, auth.Session):
+        return sess
     return _page("tournament.html", csrf=sess.csrf, user=sess.user, role=sess.role)
 
 
 async def api_tournaments(request: web.Request) -> web.Response:
     """Every tournament as the floor's page shows it (the floor role's)."""
     svc = request.app[SERVICE_KEY]
-    sess = _session(request)
-    if sess is None:
-        return _refuse(401, "not logged in")
-    if not roles.can_command(sess.role):
-        return _refuse(403, f"a {sess.role} does not run the tournaments")
+    sess = _viewer(request, roles.can_command, "does not run the tournaments")
+    if not isinstance(sess, auth.Session):
+        return sess
     return _json({"tournaments": [svc.director.board(name) for name in svc.cfg.tournaments]})
 
 
@@ -992,11 +1001,9 @@ def _when(text: str, key: str) -> float | None:
 async def api_hands(request: web.Request) -> web.Response:
     """The hands search (floor only: hand records name hole cards and burns)."""
     svc = request.app[SERVICE_KEY]
-    sess = _session(request)
-    if sess is None:
-        return _refuse(401, "not logged in")
-    if not roles.sees_hands(sess.role):
-        return _refuse(403, f"a {sess.role} does not see hand records (they name the cards)")
+    sess = _viewer(request, roles.sees_hands, "does not see hand records (they name the cards)")
+    if not isinstance(sess, auth.Session):
+        return sess
     q = request.query
     hand = _whole(q["hand"], "hand") if q.get("hand") else None
     try:
@@ -1022,11 +1029,9 @@ async def api_hands(request: web.Request) -> web.Response:
 
 async def api_hand(request: web.Request) -> web.Response:
     svc = request.app[SERVICE_KEY]
-    sess = _session(request)
-    if sess is None:
-        return _refuse(401, "not logged in")
-    if not roles.sees_hands(sess.role):
-        return _refuse(403, f"a {sess.role} does not see hand records (they name the cards)")
+    sess = _viewer(request, roles.sees_hands, "does not see hand records (they name the cards)")
+    if not isinstance(sess, auth.Session):
+        return sess
     q = request.query
     if not {"room", "table", "seq"} <= set(q):
         return _refuse(400, "want room, table and seq")
@@ -1039,11 +1044,9 @@ async def api_hand(request: web.Request) -> web.Response:
 
 
 async def hands_page(request: web.Request) -> web.StreamResponse:
-    sess = _session(request)
-    if sess is None:
-        return web.HTTPSeeOther("/login", headers=HEADERS)
-    if not roles.sees_hands(sess.role):
-        return _refuse(403, f"a {sess.role} does not see hand records (they name the cards)")
+    sess = _viewer(request, roles.sees_hands, "does not see hand records (they name the cards)", page=True)
+    if not isinstance(sess, auth.Session):
+        return sess
     return _page("hands.html", csrf=sess.csrf, user=sess.user, role=sess.role)
 
 
@@ -1099,11 +1102,9 @@ async def api_alerts(request: web.Request) -> web.Response:
     """A dealer's alerts (``?dealer=NAME``, RELIEF-003), newest first, as the role may see them
     (the floor and the technician; a viewer sees no alert)."""
     svc = request.app[SERVICE_KEY]
-    sess = _session(request)
-    if sess is None:
-        return _refuse(401, "not logged in")
-    if not roles.sees_alerts(sess.role):
-        return _refuse(403, f"a {sess.role} does not see alerts")
+    sess = _viewer(request, roles.sees_alerts, "does not see alerts")
+    if not isinstance(sess, auth.Session):
+        return sess
     try:
         dealer = check_dealer_name(request.query.get("dealer", ""))
     except ValueError as exc:
@@ -1114,11 +1115,9 @@ async def api_alerts(request: web.Request) -> web.Response:
 
 async def api_cmd_get(request: web.Request) -> web.Response:
     svc = request.app[SERVICE_KEY]
-    sess = _session(request)
-    if sess is None:
-        return _refuse(401, "not logged in")
-    if not roles.can_command(sess.role):
-        return _refuse(403, f"a {sess.role} cannot send commands to a table")
+    sess = _viewer(request, roles.can_command, "cannot send commands to a table")
+    if not isinstance(sess, auth.Session):
+        return sess
     found = svc.store.command(request.query.get("id", ""))
     return _json(found) if found is not None else _refuse(404, "no such command")
 

@@ -16,8 +16,7 @@ import pytest
 
 from controller.floor import auth
 from controller.floor.store import Store
-from rig.broker import Broker, have_mosquitto
-from rig.floor import PASSWORDS, FakeTable, FloorProc, add_users, adduser, has_card, request
+from rig.floor import PASSWORDS, FloorProc, adduser, api_room, cookie_of, csrf_of, floor_room, has_card, login, request
 from rig.waiting import wait_until
 
 CARD = "Qd"
@@ -100,38 +99,8 @@ def test_attempts_sent_at_once_cannot_all_be_checked(tmp_path):
 
 @pytest.fixture(scope="module")
 def room(tmp_path_factory):
-    if not have_mosquitto():
-        pytest.skip("mosquitto is not installed (scripts/test installs it)")
-    folder = tmp_path_factory.mktemp("floor")
-    (folder / "broker").mkdir()
-    broker = Broker(folder / "broker")
-    broker.start()
-    floor = FloorProc(folder, broker)
-    add_users(floor)
-    floor.start()
-    table = FakeTable(broker)
-    table.state()
-    yield floor, table
-    table.stop()
-    floor.stop()
-    broker.stop()
-
-
-def login(floor: FloorProc, name: str, password: str | None = None) -> tuple[int, str]:
-    """(status, the session cookie's whole Set-Cookie header)."""
-    pw = PASSWORDS[name] if password is None else password
-    status, headers, _ = request(floor.url + "/login", data=f"name={name}&password={pw}".encode(), method="POST")
-    return status, headers.get("Set-Cookie", "")
-
-
-def cookie_of(set_cookie: str) -> str:
-    return set_cookie.split(";")[0]
-
-
-def csrf_of(floor: FloorProc, cookie: str) -> str:
-    status, _, body = request(floor.url + "/", headers={"Cookie": cookie})
-    assert status == 200
-    return body.decode().split('name="csrf-token" content="')[1].split('"')[0]
+    with floor_room(tmp_path_factory.mktemp("floor")) as got:
+        yield got
 
 
 def test_adduser_reads_the_password_from_stdin_and_refuses_a_short_one(room):
@@ -199,12 +168,6 @@ def test_a_change_without_csrf_or_from_another_site_is_refused(room):
     db = sqlite3.connect(floor.database)
     assert db.execute("SELECT COUNT(*) FROM audit WHERE user = 'maria' AND action = 'ack' AND detail LIKE ?",
                       (f"main/t7 seq {seq} %",)).fetchone()[0] == 1
-
-
-def api_room(floor: FloorProc, cookie: str) -> dict[str, Any]:
-    status, _, body = request(floor.url + "/api/room", headers={"Cookie": cookie})
-    assert status == 200
-    return dict(json.loads(body))
 
 
 async def ws_open(floor: FloorProc, cookie: str, origin: str | None = None) -> tuple[Any, Any, list[str]]:
@@ -446,3 +409,35 @@ def test_a_new_role_or_password_ends_the_sessions_and_the_open_pages(room):
     got = asyncio.run(run())
     assert not any(has_card(m, CARD) for m in got[1:]), got
     assert request(floor.url + "/api/room", headers={"Cookie": cookie})[0] == 401
+
+
+def test_each_read_asks_for_a_session_then_a_role_that_may_see_it(room):
+    """Every GET of the API: 401 without a session; 403 naming the role and what it may not do
+    for a role that may not; an answer for one that may. The pages send the login page instead
+    of the 401, and the same 403. (The roles, as docs/floor.md gives them: the floor sees and
+    does everything; the technician sees alerts; a viewer sees the tiles.)"""
+    floor, _ = room
+    reads = {  # path -> (the roles that may, what the others are told)
+        "/api/room": ({"floor", "technician", "viewer"}, ""),
+        "/api/alerts?dealer=Ann%20Lee": ({"floor", "technician"}, "does not see alerts"),
+        "/api/hands": ({"floor"}, "does not see hand records (they name the cards)"),
+        "/api/hand?room=main&table=t7&seq=1&epoch=0": ({"floor"}, "does not see hand records (they name the cards)"),
+        "/api/tournaments": ({"floor"}, "does not run the tournaments"),
+        "/api/cmd?id=none": ({"floor"}, "cannot send commands to a table"),
+    }
+    pages = {"/hands": ({"floor"}, "does not see hand records (they name the cards)"),
+             "/tournament": ({"floor"}, "does not run the tournaments")}
+    users = {"floor": "maria", "technician": "tom", "viewer": "vic"}
+    cookies = {role: cookie_of(login(floor, name)[1]) for role, name in users.items()}
+    for path, (may, why) in {**reads, **pages}.items():
+        status, headers, body = request(floor.url + path)
+        if path in pages:
+            assert status == 303 and headers["Location"] == "/login", path
+        else:
+            assert status == 401 and json.loads(body)["error"] == "not logged in", path
+        for role, cookie in cookies.items():
+            status, _, body = request(floor.url + path, headers={"Cookie": cookie})
+            if role in may:
+                assert status in (200, 404), (path, role, status)  # (404: no such hand, no such command)
+            else:
+                assert status == 403 and json.loads(body)["error"] == f"a {role} {why}", (path, role, body)

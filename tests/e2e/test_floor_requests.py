@@ -9,31 +9,16 @@ from typing import Any
 
 import pytest
 
-from rig.broker import Broker, have_mosquitto
-from rig.floor import FakeTable, FloorProc, add_users, request
+from rig.floor import FakeTable, FloorProc, api_room, cookie_of, csrf_of, floor_room, login, request
 from rig.waiting import wait_until
-from tests.e2e.test_floor_auth import api_room, cookie_of, csrf_of, login
 
 pytestmark = pytest.mark.e2e
 
 
 @pytest.fixture(scope="module")
 def room(tmp_path_factory):
-    if not have_mosquitto():
-        pytest.skip("mosquitto is not installed (scripts/test installs it)")
-    folder = tmp_path_factory.mktemp("floor_requests")
-    (folder / "broker").mkdir()
-    broker = Broker(folder / "broker")
-    broker.start()
-    floor = FloorProc(folder, broker)
-    add_users(floor)
-    floor.start()
-    table = FakeTable(broker)
-    table.state()
-    yield floor, table
-    table.stop()
-    floor.stop()
-    broker.stop()
+    with floor_room(tmp_path_factory.mktemp("floor_requests")) as got:
+        yield got
 
 
 class Page:

@@ -362,6 +362,27 @@ def test_the_reader_cycle_reached_outlives_the_events_a_snapshot_drops(tmp_path)
     assert list(j.events_after(0)) == [] and j.last_cycle() == 50
 
 
+def test_a_reader_link_started_again_continues_the_journals_cycle_numbers(tmp_path):
+    """The reader counts its cycles from 1 after a restart; the journal's numbering goes on from
+    the last cycle it holds (50 here), for every cycle the link reads, each journalled once."""
+    import sqlite3
+
+    from controller.config.daemon import parse_config
+    from firmware_bridge.events import TagCycle
+
+    path = _journal_with(tmp_path, 50)
+    cfg = parse_config(f'[reader]\nport = "loop://"\n[journal]\npath = "{path}"\n', path=tmp_path / "t.toml")
+    d = Daemon(cfg)
+    d.recover()
+    for c in (1, 2, 3):  # what the link hands on: its own events, numbered from 1
+        d.reader.emit(TagCycle(ts=100.0 + c, device="reader", cycle=c, reads=(("E0040150A05F0001", 1, 200),)))
+    queued = [d.events.get_nowait()[1] for _ in range(3)]
+    d.stop()
+    assert [e.cycle for e in queued] == [51, 52, 53]
+    rows = sqlite3.connect(path).execute("SELECT data FROM events WHERE id > 50 ORDER BY id").fetchall()
+    assert [json.loads(p)["cycle"] for (p,) in rows] == [51, 52, 53]
+
+
 def test_an_accepted_command_is_journalled_with_the_peers_uid(tmp_path):
     """Issue 12: the control socket passes SO_PEERCRED's uid: daemon.submit(ev, peer_uid=uid)."""
     import sqlite3
