@@ -181,7 +181,11 @@ class FakeTable:
     """A table's link as the floor sees it (docs/room.md's topics and payloads)."""
 
     def __init__(self, broker: Broker, room: str = "main", table: str = "t7", *, user: str | None = None,
-                 password: str | None = None, ca: Path | None = None, signer: Any = None) -> None:
+                 password: str | None = None, ca: Path | None = None, signer: Any = None,
+                 client_id: str | None = None) -> None:
+        """``client_id``: the MQTT client id (default ``fake-<room>-<table>``); a real table's
+        (``tablectl-<room>-<table>``) makes this its earlier journal, whose broker session the
+        real table takes over."""
         self.prefix = f"tablectl/{room}/{table}"
         #: the table's signing key (controller.room.signing.Signer): its records signed
         self.signer = signer
@@ -194,7 +198,7 @@ class FakeTable:
         self.commands: list[dict[str, Any]] = []  # what the table journalled (room_commands)
         self._lock = threading.Lock()
         self.client = mqtt.Client(CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv5,
-                                  client_id=f"fake-{room}-{table}")
+                                  client_id=client_id or f"fake-{room}-{table}")
         self.client.reconnect_delay_set(min_delay=0.2, max_delay=1)
         self.client.on_message = self._on_message
         if user is not None:

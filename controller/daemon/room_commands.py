@@ -9,7 +9,7 @@ unknown field)::
     {"id": "c-0002", "user": "floor:maria", "cmd": "setup", "seats": [1, 2, 4], "button": 4}
     {"id": "c-0003", "user": "floor:maria", "cmd": "decks", "decks": [{"id": "C", "back": "green",
      "manifest": "C.txt"}, {"id": "D", "back": "red", "manifest": "D.txt"}], "in_play": "C"}
-    {"id": "c-0004", "user": "floor:maria", "cmd": "replay", "topic": "events/floor", "from": 40}
+    {"id": "c-0004", "user": "floor:maria", "cmd": "replay", "topic": "events/floor", "from": 40, "to": 52}
     {"id": "c-0005", "user": "floor:maria", "cmd": "dealer", "name": "Ann Lee", "at_relief": true}
 
 - ``id``: the command's id; a QoS 1 redelivery (the same id again) is answered with the first
@@ -22,8 +22,9 @@ unknown field)::
   ``[control] manifests``: a tag-to-card map never crosses the broker);
 - ``dealer``: as on the control socket: who deals from the next hand, or (``at_relief``)
   from the dealer's next relief press (RELIEF-003);
-- ``replay``: the messages of a topic from a ``seq`` on, sent again as they were (at most
-  :data:`MAX_REPLAY`); what was compacted is said.
+- ``replay``: the messages of a topic from a ``seq`` on (to the ``seq`` ``to``, if given: the end
+  of the gap the floor misses, so that what it has already is not sent again), sent again as
+  they were (at most :data:`MAX_REPLAY`); what was compacted is said.
 
 Dealer presses are not commands: they stay at the table. Anything refused gets
 ``{"ok": false, "id": ..., "error": ...}`` saying why, and changes nothing; its ``id`` is the
@@ -160,7 +161,10 @@ class Commands:
             raise ValueError("replay: broadcast is not replayed (its delay is kept at the table)")
         if type(start) is not int or start < 1:
             raise ValueError(f"replay: 'from' must be a seq of 1 or more, got {_show(start)}")
-        rows = self.daemon.journal.with_db(lambda db: ob.replay_rows(db, topic, start, MAX_REPLAY))
+        end = body.get("to")
+        if end is not None and (type(end) is not int or end < start):
+            raise ValueError(f"replay: 'to' must be a seq of 'from' or more, got {_show(end)}")
+        rows = self.daemon.journal.with_db(lambda db: ob.replay_rows(db, topic, start, MAX_REPLAY, end))
         for r in rows:
             self.link.send_raw(topic, r.payload)
         out: dict[str, Any] = {"topic": topic, "sent": len(rows)}

@@ -45,7 +45,7 @@ from controller.floor.director import Director, TournamentError
 from controller.config.floor import FloorConfig
 from controller.floor.rules import CALL
 from controller.floor.schema import MAX_INT  # (the largest whole number a request may carry)
-from controller.floor.store import REPLAY_AGAIN, Ingested, Store, split_topic
+from controller.floor.store import Ask, Ingested, Store, split_topic
 from controller.room import strict_json
 from controller.room.bounds import check_command
 
@@ -96,6 +96,8 @@ SNAPSHOT_OPEN, SNAPSHOT_CLOSED, SNAPSHOT_INCIDENTS = 1000, 100, 100
 #: within it (FLOW-001: "within a second")
 SIGNALS_EVERY = 0.2
 SERVICE_KEY: web.AppKey[FloorService] = web.AppKey("service")
+#: the gaps' schedule is looked at this often (seconds): a request due is sent within it
+GAPS_EVERY = 1.0
 
 
 def now_moment() -> Moment:
@@ -144,6 +146,9 @@ class FloorService:
         self._sessions_at = 0.0
         #: messages on a topic of no table: said once a while (no tile to count them on)
         self._no_table = LogLimiter(log, prefix="floor: ")
+        #: messages taken from the broker since the service started, and those of them it had
+        #: already (a redelivery, a replay's copy of what it had): said in the log at the stop
+        self.taken = self.duplicates = 0
 
     async def check_password(self, attempt: auth.Attempt, password: str) -> bool:
         """:func:`auth.check` in the password checks' process (argon2's tens of milliseconds of a
@@ -294,6 +299,8 @@ class FloorService:
     def on_message(self, topic: str, payload: bytes) -> None:
         try:
             got = self.store.ingest(topic, payload)
+            self.taken += 1
+            self.duplicates += got.kind == "duplicate"
         except sqlite3.Error as exc:  # (the disk, the database; one line, no traceback, and never the
             # message's text: it may name a card. The gap it leaves is asked again with replay when
             # the table's next message on that topic comes.)
@@ -313,8 +320,10 @@ class FloorService:
         if got.kind == "reply" and got.body.get("ok") is False and not isinstance(got.body.get("id"), str):
             log.warning("floor: %s/%s cmd/reply: the table refused a request it could not read, naming none: "
                         "noted on its commands waiting for an answer", got.room, got.table)
-        for gap_topic, start in ([got.gap] if got.gap is not None else []) + got.regaps:
-            self.ask_replay(got.room, got.table, gap_topic, start)
+        for ask in ([got.gap] if got.gap is not None else []) + got.regaps:
+            self.ask_replay(got.room, got.table, ask)
+        for gap_topic, note in got.closed:
+            log.warning("floor: %s/%s %s: a gap closed unfilled: %s", got.room, got.table, gap_topic, note)
         try:
             self.director.ingested(got)
         except (sqlite3.Error, ValueError, TypeError, KeyError) as exc:  # (a step missed, never the message)
@@ -365,28 +374,32 @@ class FloorService:
             if roles.can_command(sess.role):
                 asyncio.ensure_future(self._send(ws, {"type": "reply", "command": done}))
 
-    def ask_replay(self, room: str, table: str, topic: str, start: int) -> None:
+    def ask_replay(self, room: str, table: str, ask: Ask) -> None:
         if self.link is None:
             return
-        command: dict[str, Any] = {"user": "floor:service", "cmd": "replay", "topic": topic, "from": start,
+        command: dict[str, Any] = {"user": "floor:service", "cmd": "replay", "topic": ask.topic, "from": ask.start,
                                    "epoch": self.store.epoch(room, table)}
+        if ask.to is not None:
+            command["to"] = ask.to
         cmd_id = self.link.command(room, table, command)
         self.store.command_sent(cmd_id, room, table, "floor:service", command)  # (its answer is matched to it)
-        log.info("floor: %s/%s %s: asked a replay from seq %d", room, table, topic, start)
+        log.info("floor: %s/%s %s: asked a replay of seq %d to %s", room, table, ask.topic, ask.start,
+                 ask.to if ask.to is not None else "the end")
 
     async def gaps_again(self, stop: asyncio.Event) -> None:
-        """Every few seconds, the gaps still open asked again (a request or its answer lost, a
-        table that was away): a gap never waits for the table's next message alone."""
+        """Every second, the gaps whose schedule is due asked again (a request or its answer lost):
+        a gap never waits for the table's next message alone, and one that stays open is asked
+        less and less often (the store's schedule: 10 s, doubling up to 5 minutes)."""
         while not stop.is_set():
             try:
-                await asyncio.wait_for(stop.wait(), timeout=REPLAY_AGAIN / 2)
+                await asyncio.wait_for(stop.wait(), timeout=GAPS_EVERY)
             except TimeoutError:
                 pass
             if stop.is_set():
                 return
             try:
-                for room, table, topic, start in self.store.due_gaps():
-                    self.ask_replay(room, table, topic, start)
+                for room, table, ask in self.store.due_gaps():
+                    self.ask_replay(room, table, ask)
             except sqlite3.Error as exc:
                 log.error("floor: could not read the open gaps: %s", exc)
 
@@ -395,7 +408,8 @@ class FloorService:
         seconds, each tile and alert once however often it changed meanwhile (:meth:`_push_now`)."""
         if got.kind == "reply" and isinstance(got.body.get("id"), str):
             self.push_command(got.body["id"])  # (a command from the page: its answer to the floor's pages)
-            return
+            if not got.closed:
+                return
         epoch = got.body.get("epoch", "0")
         if got.kind == "alert":
             self._dirty_alerts[(got.room, got.table, epoch, got.body["seq"])] = None
@@ -403,8 +417,8 @@ class FloorService:
             self._dirty_alerts[(got.room, got.table, epoch, got.body["ack_seq"])] = None
         elif got.kind == "incident":  # (the lane: lower priority, with the tiles)
             self._dirty_incidents[(got.room, got.table, epoch, got.body["seq"])] = None
-        if got.kind in ("state", "alert", "ack", "hand", "suspect", "retired"):
-            self._dirty_tiles[(got.room, got.table)] = None
+        if got.kind in ("state", "alert", "ack", "hand", "suspect", "retired") or got.closed:
+            self._dirty_tiles[(got.room, got.table)] = None  # (a gap closed: the tile says what was lost)
         if (self._dirty_alerts or self._dirty_tiles or self._dirty_incidents) and self.loop is not None:
             # an alert or an acknowledgement within ALERT_EVERY, the tiles alone within PUSH_EVERY
             every = ALERT_EVERY if self._dirty_alerts else PUSH_EVERY
@@ -1245,3 +1259,5 @@ async def serve(cfg: FloorConfig, stop: asyncio.Event) -> None:
         await runner.cleanup()
         svc.hashers.shutdown(wait=True)
         svc.close()
+        log.info("floor: %d messages taken since the start, %d of them duplicates (had already)", svc.taken,
+                 svc.duplicates)

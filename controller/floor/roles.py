@@ -34,7 +34,7 @@ INCIDENT_FLOOR = (*INCIDENT_TECH, "message")
 TILE_VIEWER = ("room", "table", "online", "game", "hand", "button", "seats", "stub_count", "deck_in_play", "section",
                "retired", "holding", "level", "unsigned")
 TILE_TECH = (*TILE_VIEWER, "devices", "hands_finished", "clock", "outbox", "open_alerts", "open_calls", "severity",
-             "chain_breaks", "suspects", "epoch", "started_over", "updated", "dealer", "dealer_next")
+             "chain_breaks", "suspects", "epoch", "started_over", "updated", "dealer", "dealer_next", "lost")
 TILE_FLOOR = TILE_TECH
 
 

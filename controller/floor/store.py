@@ -6,6 +6,10 @@ sessions and the audit log.
 Fed from the broker: each message of a numbered topic is kept once by ``(room, table, topic,
 seq)`` (a redelivery is dropped), and a ``seq`` beyond the next one expected is a gap, which
 :meth:`Store.ingest` reports so that the service asks the table to ``replay`` it (docs/room.md).
+Each gap is asked for once when it opens and once each time its table comes back, then on a
+schedule kept here (10 s, doubling up to 5 minutes: :meth:`Store.due_gaps`); never while its table
+is away. One the table cannot fill (an earlier journal; rows it no longer has) is closed and
+noted on the tile as lost.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, NamedTuple
 
 from controller.core.cards import parse_card
 from controller.floor import schema
@@ -32,8 +36,18 @@ from controller.room.signing import verify
 NUMBERED = ("events/floor", "events/dealer", "hands")
 #: the floor's topics (the shipped ACL's floor lines)
 SUBSCRIBED = ("state", *NUMBERED, "cmd/reply")
-#: the same gap is asked again only after this many seconds (a replay in flight fills it)
-REPLAY_AGAIN = 10.0
+#: a gap is asked for when it opens and when its table comes back; then again after this many
+#: seconds, the wait doubling each time up to :data:`REPLAY_WAIT_MOST` (a replay in flight fills
+#: it meanwhile; a table that cannot fill it is not asked every few seconds for ever)
+REPLAY_WAIT_FIRST = 10.0
+REPLAY_WAIT_MOST = 300.0
+#: the most messages one ``replay`` brings (controller/daemon/room_commands.py, MAX_REPLAY): a gap
+#: that is still open beyond what the last request could bring is a new gap, asked at once
+REPLAY_MOST = 5000
+#: why a gap was closed unfilled (the tile's note: "12 messages lost: an earlier journal")
+LOST_EARLIER = "an earlier journal"
+LOST_NO_ROW = "the table no longer has them"
+LOST_REFUSED = "the table refused the replay"
 #: a command the table has not answered within this many seconds is shown as failed (or, the
 #: table offline, as queued: the broker keeps it in the table's session until it is back)
 COMMAND_TIMEOUT = 10.0
@@ -82,6 +96,10 @@ CREATE TABLE IF NOT EXISTS incidents (room TEXT, tbl TEXT, epoch TEXT NOT NULL D
     PRIMARY KEY (room, tbl, epoch, seq));
 CREATE TABLE IF NOT EXISTS retired (room TEXT, tbl TEXT, user TEXT, ts REAL, PRIMARY KEY (room, tbl));
 CREATE TABLE IF NOT EXISTS tournaments (name TEXT PRIMARY KEY, state TEXT NOT NULL, updated REAL);
+CREATE TABLE IF NOT EXISTS gaps (room TEXT, tbl TEXT, epoch TEXT, topic TEXT, first INTEGER, reach INTEGER,
+    asked_at REAL, due REAL, wait REAL, PRIMARY KEY (room, tbl, epoch, topic));
+CREATE TABLE IF NOT EXISTS lost (id INTEGER PRIMARY KEY, room TEXT, tbl TEXT, epoch TEXT, topic TEXT,
+    first INTEGER, last INTEGER, n INTEGER, why TEXT, found REAL);
 """
 #: made after the migration (a table rebuilt by it would lose its index)
 INDEXES = """
@@ -89,6 +107,17 @@ CREATE INDEX IF NOT EXISTS incidents_by_time ON incidents (ts);
 CREATE INDEX IF NOT EXISTS chain_breaks_by_table ON chain_breaks (room, tbl);
 CREATE INDEX IF NOT EXISTS suspects_by_table ON suspects (room, tbl);
 CREATE INDEX IF NOT EXISTS alerts_by_time ON alerts (ts);
+CREATE INDEX IF NOT EXISTS lost_by_table ON lost (room, tbl);
+"""
+#: (made at each open: a database of an earlier release, or one whose gaps table lags its
+#: cursors) every open gap of a table's journal now, from the cursors, as not yet asked: it is
+#: asked when its table is next seen online
+GAPS_FROM_CURSORS = """
+INSERT OR IGNORE INTO gaps (room, tbl, epoch, topic, first, reach, asked_at, due, wait)
+SELECT c.room, c.tbl, c.epoch, c.topic, c.contiguous + 1, NULL, NULL, NULL, ? FROM cursors c
+WHERE c.epoch = (SELECT e.epoch FROM epochs e WHERE e.room = c.room AND e.tbl = c.tbl ORDER BY e.n DESC LIMIT 1)
+AND EXISTS (SELECT 1 FROM messages m WHERE m.room = c.room AND m.tbl = c.tbl AND m.epoch = c.epoch
+            AND m.topic = c.topic AND m.seq > c.contiguous)
 """
 #: what the floor keeps of a dealer's incident (an ``Alert`` on ``events/dealer``: a misdeal, a
 #: procedure, a device), in the incidents table's order after its key
@@ -156,6 +185,15 @@ _JSON_KIND = {list: "list", int: "number", float: "number", str: "string", bool:
               type(None): "null"}
 
 
+class Ask(NamedTuple):
+    """A ``replay`` to send: the topic, its first missing seq (``from``) and the end of the hole
+    (``to``; None: a table of a release that takes none)."""
+
+    topic: str
+    start: int
+    to: int | None
+
+
 @dataclass
 class Ingested:
     """What one message changed: ``kind`` is state, alert, ack, hand, reply, other, duplicate,
@@ -167,11 +205,14 @@ class Ingested:
     room: str = ""
     table: str = ""
     body: dict[str, Any] = field(default_factory=dict)
-    gap: tuple[str, int] | None = None
+    gap: Ask | None = None
     breaks: list[str] = field(default_factory=list)
-    #: a table back online: every gap of its still open, asked again (an earlier request may
-    #: have been published while it was away)
-    regaps: list[tuple[str, int]] = field(default_factory=list)
+    #: a table back online (or seen online for the first time since the service started): every
+    #: gap of its still open, asked again (an earlier request may have been lost to it)
+    regaps: list[Ask] = field(default_factory=list)
+    #: gaps closed unfilled: ``(topic, note)``, the note as the tile says it ("12 messages lost:
+    #: an earlier journal")
+    closed: list[tuple[str, str]] = field(default_factory=list)
 
 
 def split_topic(topic: str) -> tuple[str, str, str] | None:
@@ -209,10 +250,17 @@ class Store:
         #: a table with no key in ``keys``: its records refused (``[floor] require_signatures``)
         self.require_signatures = require_signatures
         self._in_batch = False
+        #: the tables seen online since the service started, and not since said offline: a replay
+        #: is published to these only (a request to a table away waits in its broker session, and
+        #: reaches it later, maybe for a journal it no longer has); one seen again is a table back
+        self._online: set[tuple[str, str]] = set()
+        #: the tables that refused a replay's ``to`` (a release before it): asked without it
+        self._no_to: set[tuple[str, str]] = set()
         self.db = open_private(self.path)
         self.db.executescript(SCHEMA)
         self._migrate()
         self.db.executescript(INDEXES)
+        self.db.execute(GAPS_FROM_CURSORS, (REPLAY_WAIT_FIRST,))
 
     def _migrate(self) -> None:
         """Bring an older database to :data:`SCHEMA_VERSION` in place (nothing it holds is lost)."""
@@ -307,8 +355,9 @@ class Store:
                 return self._unkeyed_state(room, table, epoch, body, now)
             return self._state(room, table, body, now)
         if rest == "cmd/reply":
-            self._reply(room, table, body)
-            return Ingested("reply", room, table, body)
+            out = Ingested("reply", room, table, body)
+            self._reply(room, table, body, now, out)
+            return out
         seq = body["seq"]  # (schema.check: a whole number 1 to 2**62 on every numbered topic)
         return self._numbered_atomically(room, table, epoch, rest, seq, body, payload, now)
 
@@ -344,17 +393,23 @@ class Store:
                                (room, table, epoch, topic, seq, problem)).fetchone() is not None
 
     def _state(self, room: str, table: str, body: dict[str, Any], now: float) -> Ingested:
-        """A table's retained state kept as its tile's; a table back online has its open gaps asked
-        again."""
+        """A table's retained state kept as its tile's; a table back online (offline before, or not
+        seen since the service started) has its open gaps asked again, once: a table sends states
+        all along (about 8 a hand), and each is not a reason to ask again."""
+        key = (room, table)
         if body.get("online") is False:  # (the will says only that: the tile keeps what was last known)
+            self._online.discard(key)
             row = self.db.execute("SELECT state FROM tables WHERE room = ? AND tbl = ?", (room, table)).fetchone()
             body = {**json.loads(row[0]), **body} if row is not None else body
         # (the epoch of a table's journal is taken from its numbered messages only: those are
         # signed, the retained state is not)
         self.db.execute("INSERT OR REPLACE INTO tables (room, tbl, state, updated) VALUES (?, ?, ?, ?)",
                         (room, table, json.dumps(body), now))
-        regaps = self.due_gaps(room=room, table=table, force=True) if body.get("online") is True else []
-        return Ingested("state", room, table, body, regaps=[(t, f) for _, _, t, f in regaps])
+        regaps: list[Ask] = []
+        if body.get("online") is True and key not in self._online:
+            self._online.add(key)
+            regaps = self._back(room, table, now)
+        return Ingested("state", room, table, body, regaps=regaps)
 
     def _unkeyed_state(self, room: str, table: str, epoch: str, body: dict[str, Any], now: float) -> Ingested:
         """A ``state`` from a table the floor has no key for, under ``require_signatures``: its
@@ -424,12 +479,12 @@ class Store:
             # start; what came before it, more than a replay can bring, is not asked for)
             self.db.execute("INSERT OR IGNORE INTO cursors VALUES (?, ?, ?, ?, ?, NULL, NULL)",
                             (room, table, epoch, rest, seq - 1))
-        self._note_epoch(room, table, epoch, now)
+        closed = self._note_epoch(room, table, epoch, now)
         cur = self.db.execute("INSERT OR IGNORE INTO messages VALUES (?, ?, ?, ?, ?, ?, ?)",
                               (room, table, epoch, rest, seq, now, payload.decode("utf-8")))
         if cur.rowcount == 0:
-            return Ingested("duplicate", room, table, body)
-        out = Ingested("other", room, table, body)
+            return Ingested("duplicate", room, table, body, closed=closed)
+        out = Ingested("other", room, table, body, closed=closed)
         if rest == "events/floor" and body.get("type") == "Alert":
             out.kind = "alert"
             self.db.execute("INSERT OR IGNORE INTO alerts (room, tbl, epoch, seq, ts, hand, seat, rule, code, card, "
@@ -454,7 +509,7 @@ class Store:
         elif rest == "hands":
             out.kind = "hand"
             out.breaks = self._hand(room, table, epoch, seq, body, now)
-        out.gap = self._advance(room, table, epoch, rest, seq, now)
+        out.gap = self._advance(room, table, epoch, rest, seq, now, out.closed)
         return out
 
     def _unsigned(self, room: str, table: str, topic: str, seq: int, body: dict[str, Any]) -> str | None:
@@ -473,11 +528,18 @@ class Store:
         why = "no signature" if "sig" not in body else "a signature that is not the table's (or not for this topic)"
         return f"{topic} seq {seq}: {why}: not the table's record, kept out"
 
-    def _note_epoch(self, room: str, table: str, epoch: str, now: float) -> None:
+    def _note_epoch(self, room: str, table: str, epoch: str, now: float) -> list[tuple[str, str]]:
         """A journal's epoch seen: a new one is the table's journal started over (a new SD card,
-        a reinstalled Pi): its tile says so; what the earlier journals sent stays."""
+        a reinstalled Pi): its tile says so; what the earlier journals sent stays, and their open
+        gaps are closed, noted as lost (the table can no longer replay an earlier journal)."""
         n = self.db.execute("SELECT count(*) FROM epochs WHERE room = ? AND tbl = ?", (room, table)).fetchone()[0]
-        self.db.execute("INSERT OR IGNORE INTO epochs VALUES (?, ?, ?, ?, ?)", (room, table, epoch, now, n + 1))
+        cur = self.db.execute("INSERT OR IGNORE INTO epochs VALUES (?, ?, ?, ?, ?)", (room, table, epoch, now, n + 1))
+        closed: list[tuple[str, str]] = []
+        if cur.rowcount == 1 and n:
+            for old, topic in self.db.execute("SELECT epoch, topic FROM gaps WHERE room = ? AND tbl = ? AND epoch != ?",
+                                              (room, table, epoch)).fetchall():
+                closed += self._close_gap(room, table, old, topic, LOST_EARLIER, now)
+        return closed
 
     def epoch(self, room: str, table: str) -> str:
         """The table's journal now: the epoch seen last for the first time ("0" before any)."""
@@ -485,48 +547,149 @@ class Store:
                               (room, table)).fetchone()
         return row[0] if row is not None else "0"
 
-    def _advance(self, room: str, table: str, epoch: str, topic: str, seq: int,
-                 now: float) -> tuple[str, int] | None:
-        """Move the topic's contiguous mark past ``seq`` and what follows it; a gap before it:
-        ``(topic, first missing)``, unless that very gap was asked less than REPLAY_AGAIN ago, or
-        it is in an earlier journal of the table (gone: nothing can fill it)."""
-        row = self.db.execute("SELECT contiguous, asked_from, asked_at FROM cursors WHERE room = ? AND tbl = ? "
-                              "AND epoch = ? AND topic = ?", (room, table, epoch, topic)).fetchone()
-        contiguous, asked_from, asked_at = row if row is not None else (0, None, None)
+    def _advance(self, room: str, table: str, epoch: str, topic: str, seq: int, now: float,
+                 closed: list[tuple[str, str]]) -> Ask | None:
+        """Move the topic's contiguous mark past ``seq`` and what follows it. A gap before it that
+        is new (none open on the topic, or one beyond what the last request could bring): the
+        request to send now (:meth:`_ask`), if its table is online (else it is asked when the table
+        is back). A gap already open is not asked here: its schedule (:meth:`due_gaps`) or its
+        table's return asks it again. A gap in an earlier journal of the table is closed at once,
+        noted in ``closed`` (nothing can fill it)."""
+        row = self.db.execute("SELECT contiguous FROM cursors WHERE room = ? AND tbl = ? AND epoch = ? AND topic = ?",
+                              (room, table, epoch, topic)).fetchone()
+        before = contiguous = row[0] if row is not None else 0
+        if seq <= before:
+            # (a message of a range closed as lost, come late after all: one fewer lost)
+            self.db.execute("UPDATE lost SET n = n - 1 WHERE room = ? AND tbl = ? AND epoch = ? AND topic = ? "
+                            "AND first <= ? AND last >= ? AND n > 0", (room, table, epoch, topic, seq, seq))
+            return None
         while self.db.execute("SELECT 1 FROM messages WHERE room = ? AND tbl = ? AND epoch = ? AND topic = ? "
                               "AND seq = ?", (room, table, epoch, topic, contiguous + 1)).fetchone():
             contiguous += 1
-        gap = None
-        if (seq > contiguous + 1 or self._beyond(room, table, epoch, topic, contiguous)) \
-                and epoch == self.epoch(room, table):
-            first = contiguous + 1
-            if asked_from != first or asked_at is None or now - asked_at >= REPLAY_AGAIN:
-                gap = (topic, first)
-                asked_from, asked_at = first, now
-        self.db.execute("INSERT OR REPLACE INTO cursors VALUES (?, ?, ?, ?, ?, ?, ?)",
-                        (room, table, epoch, topic, contiguous, asked_from, asked_at))
-        return gap
+        self.db.execute("INSERT OR REPLACE INTO cursors VALUES (?, ?, ?, ?, ?, NULL, NULL)",
+                        (room, table, epoch, topic, contiguous))
+        key = (room, table, epoch, topic)
+        if not self._beyond(room, table, epoch, topic, contiguous):
+            if contiguous > before + 1:  # (a hole just filled: its gap is closed)
+                self.db.execute("DELETE FROM gaps WHERE room = ? AND tbl = ? AND epoch = ? AND topic = ?", key)
+            return None
+        if epoch != self.epoch(room, table):
+            closed += self._close_gap(room, table, epoch, topic, LOST_EARLIER, now)
+            return None
+        first = contiguous + 1
+        gap = self.db.execute("SELECT first, reach FROM gaps WHERE room = ? AND tbl = ? AND epoch = ? AND topic = ?",
+                              key).fetchone()
+        if gap is not None and (gap[1] is None or first <= gap[1]):
+            # (the same gap, maybe partly filled by a replay on its way: not asked again now)
+            if gap[0] != first:
+                self.db.execute("UPDATE gaps SET first = ? WHERE room = ? AND tbl = ? AND epoch = ? AND topic = ?",
+                                (first, *key))
+            return None
+        if self._reachable(room, table):
+            return self._ask(room, table, epoch, topic, first, now, REPLAY_WAIT_FIRST)
+        self.db.execute("INSERT OR REPLACE INTO gaps VALUES (?, ?, ?, ?, ?, NULL, NULL, NULL, ?)",
+                        (*key, first, REPLAY_WAIT_FIRST))
+        return None
 
-    def due_gaps(self, *, room: str | None = None, table: str | None = None,
-                 force: bool = False) -> list[tuple[str, str, str, int]]:
-        """Open gaps ``(room, table, topic, first missing)`` of each table's journal now, to ask
-        again: those last asked REPLAY_AGAIN ago or more (every one of the table given with
-        ``force``); marked asked now."""
-        now = self.clock()
-        sql = "SELECT room, tbl, epoch, topic, contiguous, asked_at FROM cursors"
-        args: tuple[Any, ...] = ()
-        if room is not None:
-            sql += " WHERE room = ? AND tbl = ?"
-            args = (room, table)
+    def _ask(self, room: str, table: str, epoch: str, topic: str, first: int, now: float, wait: float) -> Ask:
+        """The request for the gap from ``first``, noted asked now, next due after ``wait``: to the
+        end of its first hole (``to``: what the floor has after it is not sent again), unless the
+        table is of a release that takes no ``to`` (then all from ``first`` on, at most
+        :data:`REPLAY_MOST`)."""
+        to = None
+        if (room, table) not in self._no_to:
+            after = self.db.execute("SELECT min(seq) FROM messages WHERE room = ? AND tbl = ? AND epoch = ? "
+                                    "AND topic = ? AND seq > ?", (room, table, epoch, topic, first)).fetchone()[0]
+            to = after - 1 if after is not None else None
+        reach = min(to, first + REPLAY_MOST - 1) if to is not None else first + REPLAY_MOST - 1
+        self.db.execute("INSERT OR REPLACE INTO gaps VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        (room, table, epoch, topic, first, reach, now, now + wait, wait))
+        return Ask(topic, first, to)
+
+    def _reachable(self, room: str, table: str) -> bool:
+        """Whether a replay may be published to the table now: seen online since the service
+        started; or never known at all (no state from it ever: nothing says it is away). A table
+        said offline, or not seen yet since a restart (its retained state comes as the service
+        subscribes), is asked when it is back (:meth:`_state`)."""
+        if (room, table) in self._online:
+            return True
+        if self.db.execute("SELECT 1 FROM tables WHERE room = ? AND tbl = ?", (room, table)).fetchone() is not None:
+            return False
+        self._online.add((room, table))  # (its first state then is not a return)
+        return True
+
+    def _back(self, room: str, table: str, now: float) -> list[Ask]:
+        """A table back: each of its open gaps asked now, once, and its schedule started afresh."""
         out = []
-        for r, t, epoch, topic, contiguous, asked_at in self.db.execute(sql, args).fetchall():
-            if epoch != self.epoch(r, t) or not self._beyond(r, t, epoch, topic, contiguous):
-                continue
-            if force or asked_at is None or now - asked_at >= REPLAY_AGAIN:
-                out.append((r, t, topic, contiguous + 1))
-                self.db.execute("UPDATE cursors SET asked_from = ?, asked_at = ? WHERE room = ? AND tbl = ? "
-                                "AND epoch = ? AND topic = ?", (contiguous + 1, now, r, t, epoch, topic))
+        epoch = self.epoch(room, table)
+        for e, topic in self.db.execute("SELECT epoch, topic FROM gaps WHERE room = ? AND tbl = ?",
+                                        (room, table)).fetchall():
+            first = self._first_missing(room, table, e, topic) if e == epoch else None
+            if first is not None:
+                out.append(self._ask(room, table, e, topic, first, now, REPLAY_WAIT_FIRST))
         return out
+
+    def _first_missing(self, room: str, table: str, epoch: str, topic: str) -> int | None:
+        """The gap's first missing seq, or None: it is no longer open (its row removed)."""
+        key = (room, table, epoch, topic)
+        row = self.db.execute("SELECT contiguous FROM cursors WHERE room = ? AND tbl = ? AND epoch = ? AND topic = ?",
+                              key).fetchone()
+        if row is not None and self._beyond(room, table, epoch, topic, row[0]):
+            return int(row[0]) + 1
+        self.db.execute("DELETE FROM gaps WHERE room = ? AND tbl = ? AND epoch = ? AND topic = ?", key)
+        return None
+
+    def due_gaps(self) -> list[tuple[str, str, Ask]]:
+        """The open gaps ``(room, table, request)`` whose schedule says to ask again now, of the
+        tables online: marked asked, their next wait doubled (:data:`REPLAY_WAIT_FIRST` up to
+        :data:`REPLAY_WAIT_MOST`). A table away is asked when it is back, not here."""
+        now = self.clock()
+        out = []
+        for r, t, epoch, topic, wait in self.db.execute(
+                "SELECT room, tbl, epoch, topic, wait FROM gaps WHERE due <= ?", (now,)).fetchall():
+            if (r, t) not in self._online:
+                continue
+            if epoch != self.epoch(r, t):  # (closed when the new journal was first seen: here by accident only)
+                self._close_gap(r, t, epoch, topic, LOST_EARLIER, now)
+                continue
+            first = self._first_missing(r, t, epoch, topic)
+            if first is not None:
+                out.append((r, t, self._ask(r, t, epoch, topic, first, now,
+                                            min(2 * float(wait or REPLAY_WAIT_FIRST), REPLAY_WAIT_MOST))))
+        return out
+
+    def _close_gap(self, room: str, table: str, epoch: str, topic: str, why: str, now: float,
+                   upto: int | None = None) -> list[tuple[str, str]]:
+        """The topic's missing messages up to ``upto`` (None: all of them, to the last one here)
+        given up as lost, ``why``: the contiguous mark moved past them, the count kept for the tile
+        (a late one that lands still counts one fewer: :meth:`_advance`). Returns ``(topic, note)``
+        when any was missing."""
+        key = (room, table, epoch, topic)
+        row = self.db.execute("SELECT contiguous FROM cursors WHERE room = ? AND tbl = ? AND epoch = ? AND topic = ?",
+                              key).fetchone()
+        contiguous = row[0] if row is not None else 0
+        last = self.db.execute("SELECT max(seq) FROM messages WHERE room = ? AND tbl = ? AND epoch = ? AND topic = ?",
+                               key).fetchone()[0]
+        end = upto if upto is not None else (last or 0)
+        n = 0
+        if end > contiguous:
+            present = self.db.execute("SELECT count(*) FROM messages WHERE room = ? AND tbl = ? AND epoch = ? "
+                                      "AND topic = ? AND seq > ? AND seq <= ?", (*key, contiguous, end)).fetchone()[0]
+            n = end - contiguous - present
+            first, contiguous = contiguous + 1, end
+            while self.db.execute("SELECT 1 FROM messages WHERE room = ? AND tbl = ? AND epoch = ? AND topic = ? "
+                                  "AND seq = ?", (*key, contiguous + 1)).fetchone():
+                contiguous += 1
+            self.db.execute("INSERT OR REPLACE INTO cursors VALUES (?, ?, ?, ?, ?, NULL, NULL)", (*key, contiguous))
+            if n > 0:
+                self.db.execute("INSERT INTO lost (room, tbl, epoch, topic, first, last, n, why, found) "
+                                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", (*key, first, end, n, why, now))
+        if self._beyond(room, table, epoch, topic, contiguous):
+            self.db.execute("UPDATE gaps SET first = ? WHERE room = ? AND tbl = ? AND epoch = ? AND topic = ?",
+                            (contiguous + 1, *key))
+        else:
+            self.db.execute("DELETE FROM gaps WHERE room = ? AND tbl = ? AND epoch = ? AND topic = ?", key)
+        return [(topic, lost_note(n, why))] if n > 0 else []
 
     def _beyond(self, room: str, table: str, epoch: str, topic: str, contiguous: int) -> bool:
         return self.db.execute("SELECT 1 FROM messages WHERE room = ? AND tbl = ? AND epoch = ? AND topic = ? "
@@ -664,39 +827,65 @@ class Store:
                 changed.append(cmd_id)
         return changed
 
-    def _reply(self, room: str, table: str, body: dict[str, Any]) -> None:
-        """A command's answer, kept with the command; a replay's answer that says the table no
-        longer has the start closes the gap there. A refusal naming no command (a request the
-        table could not read, of a release before issue 38) is noted on the table's commands still
-        waiting (:meth:`refused_unread`)."""
-        if isinstance(body.get("id"), str):
-            ok = body.get("ok") is True
-            self.db.execute("UPDATE commands SET reply = ?, replied = ?, status = ?, reason = ? WHERE id = ? "
-                            "AND room = ? AND tbl = ? AND reply IS NULL",
-                            (json.dumps(body), self.clock(), "confirmed" if ok else "refused",
-                             None if ok else f"refused by the table: {_str(body.get('error')) or 'no reason given'}",
-                             body["id"], room, table))
-        elif body.get("ok") is False:
-            self.refused_unread(room, table, _str(body.get("error")) or "no reason given")
-        start, topic = body.get("compacted_before"), body.get("topic")
+    def _reply(self, room: str, table: str, body: dict[str, Any], now: float, out: Ingested) -> None:
+        """A command's answer, kept with the command. The answer to a replay this floor asked for
+        (its id, its table) that says the table cannot fill the gap closes it, noted as lost
+        (``out.closed``): the outbox starts later (``compacted_before``: up to there), it has
+        nothing there (``sent`` 0), or the table refused the replay (another journal's: "an earlier
+        journal"). A table that refuses ``to`` (a release before it) is asked again without it
+        (``out.regaps``). A refusal naming no command (a request the table could not read, of a
+        release before issue 38) is noted on the table's commands still waiting
+        (:meth:`refused_unread`)."""
+        if not isinstance(body.get("id"), str):
+            if body.get("ok") is False:
+                self.refused_unread(room, table, _str(body.get("error")) or "no reason given")
+            return
+        ok = body.get("ok") is True
+        self.db.execute("UPDATE commands SET reply = ?, replied = ?, status = ?, reason = ? WHERE id = ? "
+                        "AND room = ? AND tbl = ? AND reply IS NULL",
+                        (json.dumps(body), now, "confirmed" if ok else "refused",
+                         None if ok else f"refused by the table: {_str(body.get('error')) or 'no reason given'}",
+                         body["id"], room, table))
         sent = self.db.execute("SELECT body FROM commands WHERE id = ? AND room = ? AND tbl = ?",
-                               (body.get("id") if isinstance(body.get("id"), str) else "", room, table)).fetchone()
+                               (body["id"], room, table)).fetchone()
         asked = json.loads(sent[0]) if sent is not None else {}
-        if body.get("ok") is True and type(start) is int and topic in NUMBERED and asked.get("cmd") == "replay" \
-                and asked.get("topic") == topic and asked.get("from", 0) < start <= asked.get("from", 0) + MAX_JUMP:
+        topic, epoch, start, to = asked.get("topic"), asked.get("epoch", "0"), asked.get("from"), asked.get("to")
+        if asked.get("cmd") != "replay" or topic not in NUMBERED or type(start) is not int or type(epoch) is not str:
+            return
+        if body.get("ok") is False:
+            error = _str(body.get("error")) or ""
+            if "unknown field 'to'" in error and to is not None:
+                self._no_to.add((room, table))
+                first = self._first_missing(room, table, epoch, topic)
+                if first is not None and epoch == self.epoch(room, table):
+                    out.regaps.append(self._ask(room, table, epoch, topic, first, now, REPLAY_WAIT_FIRST))
+            elif "earlier journal" in error:
+                # (none of that journal's messages can come: every topic's gap of it closed)
+                for (t,) in self.db.execute("SELECT topic FROM gaps WHERE room = ? AND tbl = ? AND epoch = ?",
+                                            (room, table, epoch)).fetchall():
+                    out.closed += self._close_gap(room, table, epoch, t, LOST_EARLIER, now)
+            else:  # (the table's word on this request: asked again, it would refuse again)
+                out.closed += self._close_gap(room, table, epoch, topic, LOST_REFUSED, now)
+            return
+        if not ok or body.get("topic", topic) != topic:
+            return
+        compacted = body.get("compacted_before")
+        if type(compacted) is int and start < compacted <= start + MAX_JUMP:
             # (only the answer to a replay this floor asked for, within its range, closes a gap)
-            epoch = asked.get("epoch", "0")
-            self.db.execute("INSERT OR IGNORE INTO cursors VALUES (?, ?, ?, ?, 0, NULL, NULL)",
-                            (room, table, epoch, topic))
-            self.db.execute("UPDATE cursors SET contiguous = MAX(contiguous, ?) WHERE room = ? AND tbl = ? "
-                            "AND epoch = ? AND topic = ?", (start - 1, room, table, epoch, topic))
+            out.closed += self._close_gap(room, table, epoch, topic, LOST_NO_ROW, now, upto=compacted - 1)
+        elif body.get("sent") == 0 and type(body.get("sent")) is int:
+            first = self._first_missing(room, table, epoch, topic)
+            if first is not None and first >= start:  # (nothing from ``start`` on, or to ``to``: none of the hole)
+                out.closed += self._close_gap(room, table, epoch, topic, LOST_NO_ROW, now,
+                                              upto=to if type(to) is int else None)
 
     # -- to the page ---------------------------------------------------------------------------
     def tables(self, room: str | None = None, table: str | None = None) -> list[dict[str, Any]]:
         """Every table's last state (or that one table's) with what the board sorts by: its open
         calls and open alerts (calls apart) and the worst open alert's severity; and its chain
-        problems, refused messages, how often its journal started over, and whether the floor
-        retired it from the board (who, when)."""
+        problems, refused messages, how often its journal started over, the messages given up as
+        lost by why (``lost``: n, why, the note), and whether the floor retired it from the board
+        (who, when)."""
         where, args = (" WHERE x.room = ? AND x.tbl = ?", (room, table)) if room is not None else ("", ())
         rows = self.db.execute("SELECT room, tbl, state, updated FROM tables x" + where, args).fetchall()
         rows.sort(key=lambda r: (natural(r[0]), natural(r[1])))  # (t1, t2 ... t10, as a room numbers them)
@@ -711,6 +900,10 @@ class Store:
         # says; SQLite takes a bare column from the row of the max())
         epochs = per_table("SELECT room, tbl, COUNT(*), epoch, MAX(n) FROM epochs x{where} GROUP BY room, tbl")
         retired = per_table("SELECT room, tbl, user, ts FROM retired x{where}")
+        lost: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        for r, t, why, n in self.db.execute("SELECT room, tbl, why, SUM(n) FROM lost x" + where
+                                            + " GROUP BY room, tbl, why HAVING SUM(n) > 0 ORDER BY why", args):
+            lost.setdefault((r, t), []).append({"n": n, "why": why, "note": lost_note(n, why)})
         open_by_code: dict[tuple[str, str], list[tuple[str, int]]] = {}
         for r, t, code, n in self.db.execute(
                 "SELECT x.room, x.tbl, x.code, COUNT(*) FROM alerts x LEFT JOIN acks k ON k.room = x.room "
@@ -729,7 +922,7 @@ class Store:
                      severity=max((severity(code) for code, _ in codes if code != CALL), default=0),
                      chain_breaks=breaks.get((r, t), (0,))[0], suspects=suspects.get((r, t), (0,))[0],
                      epoch=epochs.get((r, t), (0, "0"))[1], started_over=max(0, epochs.get((r, t), (0,))[0] - 1),
-                     retired={"by": gone[0], "at": gone[1]} if gone else None)
+                     retired={"by": gone[0], "at": gone[1]} if gone else None, lost=lost.get((r, t), []))
             out.append(s)
         return out
 
@@ -922,6 +1115,11 @@ def natural(name: str) -> tuple[tuple[int | str, ...], str]:
     # compare text with text and numbers with numbers)
     parts = re.split(r"(\d+)", name)
     return tuple(int(p) if i % 2 else p.casefold() for i, p in enumerate(parts)), name
+
+
+def lost_note(n: int, why: str) -> str:
+    """The tile's words for messages given up: "12 messages lost: an earlier journal"."""
+    return f"{n} message{'' if n == 1 else 's'} lost: {why}"
 
 
 def _int(v: Any) -> int | None:

@@ -48,7 +48,7 @@ ROOM_COMMANDS: dict[str, frozenset[str]] = {
     "setup": frozenset({"seats", "button", "game"}),
     "decks": frozenset({"decks", "in_play"}),
     "dealer": frozenset({"name", "at_relief"}),
-    "replay": frozenset({"topic", "from", "epoch"}),
+    "replay": frozenset({"topic", "from", "to", "epoch"}),
 }
 DECK_FIELDS = frozenset({"id", "back", "manifest"})
 #: what a table's own id can take at most, added by the sender once checked: ``"id":"..."``, a comma

@@ -189,6 +189,9 @@ def counts(db: sqlite3.Connection) -> dict[str, int]:
     return {"unacked": int(unacked), "refused": int(refused), "dropped": int(dropped)}
 
 
-def replay_rows(db: sqlite3.Connection, topic: str, from_seq: int, limit: int) -> list[Pending]:
+def replay_rows(db: sqlite3.Connection, topic: str, from_seq: int, limit: int,
+                to_seq: int | None = None) -> list[Pending]:
+    """The topic's rows from ``from_seq`` (to ``to_seq``, if given), at most ``limit``, in order."""
     return [Pending(*r) for r in db.execute("SELECT id, topic, seq, ts, payload FROM outbox WHERE topic = ? AND "
-                                            "seq >= ? ORDER BY seq LIMIT ?", (topic, from_seq, limit))]
+                                            "seq >= ? AND seq <= ? ORDER BY seq LIMIT ?",
+                                            (topic, from_seq, to_seq if to_seq is not None else 1 << 62, limit))]

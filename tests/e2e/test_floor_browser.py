@@ -410,6 +410,31 @@ def test_a_table_run_twice_with_fresh_journals_keeps_every_alert_of_both(setup, 
     maria.page.locator('div[data-table="r2/t1"]', has_text="started over").wait_for()
 
 
+def test_a_gap_of_an_earlier_journal_is_noted_lost_on_the_tile_and_asked_no_more(setup):
+    """Alerts 1 and 4 of a journal, then the table's journal starts over: 2 and 3 can never come
+    (issue 38). The tile says so, to the floor and the technician; the viewer's tile does not;
+    nothing more is asked of the table."""
+    floor, _, _, person = setup
+    maria, tom, vic = person("maria"), person("tom"), person("vic")
+    t6 = FakeTable(floor.broker, table="t6")
+    t6.silent = True  # (its answer would race the new journal's first message)
+    try:
+        t6.state()
+        for seq, epoch in ((1, "e0000000000a1"), (4, "e0000000000a1"), (1, "e0000000000b2")):
+            t6.publish("events/floor", {"type": "Alert", "ts": 1767225999.0, "audience": "floor", "hand": 1,
+                                        "code": "deck.foreign_card", "seq": seq, "epoch": epoch})
+        note = "2 messages lost: an earlier journal"
+        for who in (maria, tom):
+            who.page.locator('div[data-table="main/t6"]', has_text=note).wait_for()
+        assert [(c["from"], c.get("to")) for c in t6.commands if c.get("cmd") == "replay"] == [(2, 3)]
+        vic.page.locator('div[data-table="main/t6"]').wait_for()
+        assert note not in vic.page.locator('div[data-table="main/t6"]').inner_text()
+        assert "main/t6 events/floor: a gap closed unfilled: 2 messages lost: an earlier journal" in \
+            floor.log.read_text()
+    finally:
+        t6.stop()
+
+
 def test_a_hand_record_with_a_valid_chain_but_no_valid_signature_is_flagged(setup):
     """Whoever can publish on the table's topics (the broker's owner, another client's password)
     can compute a valid hash chain; only the table can sign. The floor, which has the table's

@@ -199,6 +199,15 @@ def test_replay_sends_a_topic_again_from_a_seq(daemon):
     sent = [c.args for c in daemon.sent.call_args_list]  # (topic, payload) each
     assert [json.loads(p)["seq"] for t, p in sent] == [3, 4, 5]
     assert {t for t, _ in sent} == {"events/public"}
+    # up to a seq: the floor's gap alone, not what it has after it (issue 38)
+    daemon.sent.reset_mock()
+    reply = cmd(daemon, {"id": "r2", "user": "floor:ann", "cmd": "replay", "topic": "events/public", "from": 2,
+                         "to": 3, "epoch": daemon.journal.epoch})
+    assert (reply["sent"], reply["first"], reply["last"]) == (2, 2, 3)
+    assert [json.loads(c.args[1])["seq"] for c in daemon.sent.call_args_list] == [2, 3]
+    backwards = cmd(daemon, {"id": "r3", "user": "floor:ann", "cmd": "replay", "topic": "events/public", "from": 4,
+                             "to": 3, "epoch": daemon.journal.epoch})
+    assert backwards["ok"] is False and "'to' must be a seq of 'from' or more" in backwards["error"]
 
 
 @pytest.mark.e2e

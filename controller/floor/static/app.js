@@ -149,6 +149,8 @@
     if (t.chain_breaks) row("chain", "BROKEN (" + t.chain_breaks + ")");
     if (t.suspects) row("refused", t.suspects + " message(s) the table had no right to send");
     if (t.started_over) row("journal", "started over" + (t.started_over > 1 ? " (" + t.started_over + " times)" : ""));
+    // gaps the table could not fill: how many messages, and why ("12 messages lost: an earlier journal")
+    if (Array.isArray(t.lost) && t.lost.length) row("lost", t.lost.map((l) => l.note).join("; "));
     if (t.retired && t.retired.by) row("retired", "by " + t.retired.by + " at " + when(t.retired.at));
     d.append(dl);
     if (role === "floor") {

@@ -12,7 +12,7 @@ import stat
 import pytest
 
 from controller.floor.rules import MEANINGS, meaning
-from controller.floor.store import NOTE_UNREAD, SCHEMA_VERSION, Store
+from controller.floor.store import NOTE_UNREAD, SCHEMA_VERSION, Ask, Store
 from rig.paths import ROOT
 
 T = "tablectl/main/t7/"
@@ -53,27 +53,32 @@ def test_a_gap_asks_for_a_replay_once_and_closes_when_filled(tmp_path):
     now = [1000.0]
     st = Store(tmp_path / "floor.db", clock=lambda: now[0])
     assert st.ingest(T + "events/floor", alert(1)).gap is None
-    assert st.ingest(T + "events/floor", alert(4)).gap == ("events/floor", 2)
+    assert st.ingest(T + "events/floor", alert(4)).gap == Ask("events/floor", 2, 3)  # (2 and 3 missing)
     assert st.ingest(T + "events/floor", alert(5)).gap is None  # (asked already, a replay is on its way)
     now[0] += 11
-    assert st.ingest(T + "events/floor", alert(6)).gap == ("events/floor", 2)  # asked again after 10 s
+    assert st.ingest(T + "events/floor", alert(6)).gap is None  # (again on its schedule: due_gaps)
+    assert st.due_gaps() == [("main", "t7", Ask("events/floor", 2, 3))]
     st.ingest(T + "events/floor", alert(2))
     assert st.ingest(T + "events/floor", alert(3)).gap is None
     now[0] += 11
-    assert st.ingest(T + "events/floor", alert(7)).gap is None
-    # the floor service started late: the first message it sees is seq 40 -> replay from 1
-    assert st.ingest("tablectl/main/t9/hands", json.dumps(hand(40, "a" * 64)).encode()).gap == ("hands", 1)
+    assert st.ingest(T + "events/floor", alert(7)).gap is None and st.due_gaps() == []
+    # the floor service started late: the first message it sees is seq 40 -> replay of 1 to 39
+    assert st.ingest("tablectl/main/t9/hands", json.dumps(hand(40, "a" * 64)).encode()).gap == Ask("hands", 1, 39)
     # the table's answer says its outbox starts at 38: the gap closes there (the answer to a replay
     # this floor asked for; another "answer" closes nothing)
     st.ingest("tablectl/main/t9/cmd/reply", msg(ok=True, id="forged", cmd="replay", topic="hands", sent=3,
                                                 first=38, last=40, compacted_before=38))
-    assert st.due_gaps(force=True) == [("main", "t9", "hands", 1)]
-    st.command_sent("x", "main", "t9", "floor:service", {"cmd": "replay", "topic": "hands", "from": 1, "epoch": "0"})
-    st.ingest("tablectl/main/t9/cmd/reply", msg(ok=True, id="x", cmd="replay", topic="hands", sent=3, first=38,
-                                                last=40, compacted_before=38))
+    now[0] += 10
+    assert st.due_gaps() == [("main", "t9", Ask("hands", 1, 39))]
+    st.command_sent("x", "main", "t9", "floor:service", {"cmd": "replay", "topic": "hands", "from": 1, "to": 39,
+                                                         "epoch": "0"})
+    got = st.ingest("tablectl/main/t9/cmd/reply", msg(ok=True, id="x", cmd="replay", topic="hands", sent=2,
+                                                      first=38, last=39, compacted_before=38))
+    assert got.closed == [("hands", "37 messages lost: the table no longer has them")]
     st.ingest("tablectl/main/t9/hands", json.dumps(hand(38, "b" * 64)).encode())
-    now[0] += 11
+    now[0] += 41
     assert st.ingest("tablectl/main/t9/hands", json.dumps(hand(39, "c" * 64)).encode()).gap is None
+    assert st.due_gaps() == []
 
 
 def test_the_hand_chain_is_checked_and_a_break_is_flagged(tmp_path):
@@ -385,24 +390,6 @@ def test_a_database_of_the_first_release_gets_its_alerts_dealer_column(tmp_path)
     assert [(a["seq"], a["dealer"]) for a in st.alerts()] == [(2, "Ann Lee"), (1, None)]
 
 
-def test_open_gaps_are_asked_again_when_due_and_when_the_table_is_back(tmp_path):
-    now = [1000.0]
-    st = Store(tmp_path / "floor.db", clock=lambda: now[0])
-    st.ingest(T + "events/floor", alert(1))
-    assert st.ingest(T + "events/floor", alert(3)).gap == ("events/floor", 2)
-    assert st.due_gaps() == []  # (just asked)
-    now[0] += 11
-    assert st.due_gaps() == [("main", "t7", "events/floor", 2)]
-    assert st.due_gaps() == []  # (asked again just now)
-    # the table reconnects (its link publishes its state): its open gaps at once, whenever last asked
-    back = st.ingest(T + "state", msg(online=True, room="main", table="t7"))
-    assert back.regaps == [("events/floor", 2)]
-    assert st.ingest(T + "state", msg(online=False, room="main", table="t7")).regaps == []
-    st.ingest(T + "events/floor", alert(2))
-    now[0] += 11
-    assert st.due_gaps() == [] and st.ingest(T + "state", msg(online=True, room="main", table="t7")).regaps == []
-
-
 def test_nan_and_deep_nesting_from_the_broker_are_refused_and_the_room_still_reads(tmp_path):
     """NaN is not JSON (no browser parses it back) and no table nests 1,000 deep: such a message
     is refused (counted on the tile), never stored to fail later when the room is read."""
@@ -433,10 +420,13 @@ def test_a_journal_that_starts_over_loses_no_alert_and_its_tile_says_so(tmp_path
                      ("e0a1b2c3d4e5f", 2, "9c")]
     tile = st.tables()[0]
     assert (tile["epoch"], tile["started_over"], tile["open_alerts"]) == ("e0a1b2c3d4e5f", 1, 5)
-    # a gap in the old journal is never asked (it is gone); one in the new one is
-    assert st.ingest(T + "events/floor", alert(9)).gap is None
-    assert st.ingest(T + "events/floor", msg(**json.loads(alert(5)), epoch="e0a1b2c3d4e5f")).gap == ("events/floor", 3)
-    assert st.due_gaps(force=True) == [("main", "t7", "events/floor", 3)]
+    # a gap in the old journal is never asked (it is gone: noted lost); one in the new one is
+    old = st.ingest(T + "events/floor", alert(9))
+    assert old.gap is None and old.closed == [("events/floor", "5 messages lost: an earlier journal")]
+    new = st.ingest(T + "events/floor", msg(**json.loads(alert(5)), epoch="e0a1b2c3d4e5f"))
+    assert new.gap == Ask("events/floor", 3, 4)
+    assert st.tables()[0]["lost"] == [{"n": 5, "why": "an earlier journal", "note": "5 messages lost: an earlier "
+                                       "journal"}]
 
 
 def test_a_seq_far_ahead_is_flagged_once_and_never_asked_for(tmp_path):
@@ -445,7 +435,7 @@ def test_a_seq_far_ahead_is_flagged_once_and_never_asked_for(tmp_path):
     st.ingest(T + "events/floor", alert(1))
     far = [st.ingest(T + "events/floor", alert(10 ** 9)) for _ in range(3)]
     assert [g.kind for g in far] == ["suspect", "ignored", "ignored"]
-    assert all(g.gap is None for g in far) and st.due_gaps(force=True) == []
+    assert all(g.gap is None for g in far) and st.due_gaps() == []
     assert "more than 10,000 ahead of the last seen (1)" in far[0].breaks[0]
     assert st.tables()[0]["suspects"] == 1 and [a["seq"] for a in st.alerts()] == [1]
     assert st.ingest(T + "events/floor", alert(2)).kind == "alert"  # the table's next real alert still lands
@@ -494,14 +484,17 @@ def test_under_require_signatures_an_unkeyed_tables_state_is_never_online(tmp_pa
     from controller.room.signing import new_key_pair
 
     _, public = new_key_pair()
-    st = Store(tmp_path / "floor.db", keys={"main/t7": public}, require_signatures=True)
+    now = [1000.0]
+    st = Store(tmp_path / "floor.db", keys={"main/t7": public}, require_signatures=True, clock=lambda: now[0])
     state = msg(online=True, room="main", table="t9", game="holdem", seats=[1, 2], hand=4)
     first = st.ingest("tablectl/main/t9/state", state)
     assert first.kind == "suspect" and "no key for ([floor.tables])" in first.breaks[0]
     assert [st.ingest("tablectl/main/t9/state", state).kind for _ in range(3)] == ["state"] * 3
     st.ingest("tablectl/main/t9/events/floor", alert(1))
     st.ingest("tablectl/main/t9/events/floor", alert(3))
-    assert st.ingest("tablectl/main/t9/state", state).regaps == [] and st.due_gaps(force=True) == []
+    first_ask = st.ingest("tablectl/main/t9/events/floor", alert(3)).gap
+    now[0] += 3600  # (past every gap's schedule: an open one would be due)
+    assert first_ask is None and st.ingest("tablectl/main/t9/state", state).regaps == [] and st.due_gaps() == []
     (t9,) = st.tables("main", "t9")
     assert t9["online"] is False and t9["unsigned"] is True and t9["game"] == "holdem"
     assert t9["suspects"] == 3  # the state once, and each unsigned alert
