@@ -92,10 +92,15 @@ class FloorConfig:
     def tournament_of(self, room: str, table: str) -> str | None:
         """The tournament ``room/table`` plays in (named, or in one of its sections), or None."""
         section = self.section_of(room, table)
-        for name, t in self.tournaments.items():
-            if f"{room}/{table}" in t.tables or table in t.tables or (section is not None and section in t.sections):
-                return name
-        return None
+        named = _index(self, "_tournament_index", lambda: {
+            x: name for name, t in reversed(self.tournaments.items()) for x in t.tables})
+        by_section = _index(self, "_tournament_sections", lambda: {
+            sec: name for name, t in reversed(self.tournaments.items()) for sec in t.sections})
+        found = [x for x in (named.get(f"{room}/{table}"), named.get(table),
+                             by_section.get(section) if section is not None else None) if x is not None]
+        # (the first in the file's order, as a scan of the tournaments would find it)
+        order = list(self.tournaments)
+        return min(found, key=order.index) if found else None
 
     def section_of(self, room: str, table: str) -> str | None:
         """The section ``room/table`` is in, or None.
@@ -105,10 +110,15 @@ class FloorConfig:
         >>> c.section_of("main", "t1"), c.section_of("east", "t2"), c.section_of("east", "t1")
         ('Pit A', 'Pit A', None)
         """
-        for name, tables in self.sections.items():
-            if f"{room}/{table}" in tables or table in tables:
-                return name
-        return None
+        # (a dict built once, not a scan of every section's tables: the page's push asks this of
+        # each tile, and a room of several hundred tables would pay tiles x tables)
+        index = _index(self, "_section_index", lambda: {
+            x: name for name, tables in reversed(self.sections.items()) for x in tables})
+        a, b = index.get(f"{room}/{table}"), index.get(table)
+        if a is None or b is None:
+            return a if b is None else b
+        order = list(self.sections)
+        return a if order.index(a) <= order.index(b) else b
 
     @property
     def https(self) -> bool:
@@ -130,8 +140,12 @@ FLOOR_TOML = File("floor.toml", number_errors="want")
 
 #: the files ``[floor]`` names, relative to the file's folder; each must exist
 FILES = ("password_file", "ca_file", "cert_file", "key_file", "tls_cert", "tls_key")
-#: the most sections, and the most tables in one
-MAX_SECTIONS, MAX_SECTION_TABLES = 100, 500
+#: the most tables of the largest room the floor is sized for (a tournament series' several
+#: hundred tables, with room to spare: bench/floor.py measures 600): a section, a tournament's
+#: tables, sections and break order each name at most this many
+MAX_ROOM_TABLES = 1000
+#: the most sections, and the most tables in one (a room of one section: all of it)
+MAX_SECTIONS, MAX_SECTION_TABLES = 100, MAX_ROOM_TABLES
 #: the most tournaments one floor runs
 MAX_TOURNAMENTS = 20
 
@@ -295,6 +309,9 @@ def _tournaments(s: Values, src: str, base: Path, sections: dict[str, tuple[str,
         raise s.err("tournaments", f"want up to {MAX_TOURNAMENTS} tournaments: [floor.tournaments.NAME]")
     out: dict[str, TournamentConfig] = {}
     taken: dict[str, str] = {}  # a table as named -> its tournament
+    # the names taken by their table's part: only those can overlap (not every name taken, each
+    # time: a room's thousand tables would cost a million comparisons)
+    by_table: dict[str, list[str]] = {}
     for name, data in raw.items():
         if not TOURNAMENT_NAME.fullmatch(name):
             raise s.err(f"tournaments.{name}"[:80], "want a name of letters, digits, '_', '.', '-' (at most 64)")
@@ -302,11 +319,12 @@ def _tournaments(s: Values, src: str, base: Path, sections: dict[str, tuple[str,
         _check_name_lists(t)
         members = _members(t, sections)
         for x in members:
-            other = next((o for o in taken if _overlaps(o, x)), None)
+            other = next((o for o in by_table.get(x.rpartition("/")[2], ()) if _overlaps(o, x)), None)
             if other is not None:
                 raise t.err("tables", f"{x[:40]} is in tournament {taken[other]!r} already: a table plays in one")
         for x in members:
             taken[x] = name
+            by_table.setdefault(x.rpartition("/")[2], []).append(x)
         strange = [x for x in t["break_order"] if x not in members]
         if strange:
             raise t.err("break_order", f"{strange[0][:40]!r} is not one of its tables (as its tables or "
@@ -325,12 +343,23 @@ def _check_name_lists(t: Values) -> None:
     for key in ("tables", "sections", "break_order"):
         if not all(isinstance(x, str) for x in t[key]) or len(t[key]) > MAX_SECTION_TABLES:
             raise t.err(key, f"want a list of up to {MAX_SECTION_TABLES} names")
-        seen = [x for i, x in enumerate(t[key]) if x in t[key][:i]]
-        if seen:
-            raise t.err(key, f"{seen[0][:40]!r} is named twice")
+        once: set[str] = set()  # (a set, not a scan of the names before: a thousand names cost a thousand steps)
+        twice = next((x for x in t[key] if x in once or once.add(x)), None)
+        if twice is not None:
+            raise t.err(key, f"{twice[:40]!r} is named twice")
     bad = [x for x in t["tables"] if not _table_name(x)]
     if bad:
         raise t.err("tables", f'want "room/table" or "table", got {bad[0][:40]!r}')
+
+
+def _index(cfg: FloorConfig, attr: str, build: Any) -> dict[str, str]:
+    """``cfg``'s lookup ``attr``, built by ``build()`` the first time (the configuration is frozen:
+    set past the dataclass's guard, once)."""
+    found = cfg.__dict__.get(attr)
+    if found is None:
+        found = build()
+        object.__setattr__(cfg, attr, found)
+    return found
 
 
 def _members(t: Values, sections: dict[str, tuple[str, ...]]) -> list[str]:

@@ -45,7 +45,7 @@ from controller.floor.director import Director, TournamentError
 from controller.config.floor import FloorConfig
 from controller.floor.rules import CALL
 from controller.floor.schema import MAX_INT  # (the largest whole number a request may carry)
-from controller.floor.store import Ask, Ingested, Store, split_topic
+from controller.floor.store import Ask, Ingested, Store, natural, split_topic
 from controller.room import strict_json
 from controller.room.bounds import check_command
 
@@ -98,6 +98,25 @@ SIGNALS_EVERY = 0.2
 SERVICE_KEY: web.AppKey[FloorService] = web.AppKey("service")
 #: the gaps' schedule is looked at this often (seconds): a request due is sent within it
 GAPS_EVERY = 1.0
+#: the floor's QoS 1 messages in flight to the broker at once (the broker's own bound, its
+#: max_inflight_messages, may be lower: MQTT 5's receive maximum)
+SIGNALS_IN_FLIGHT = 1000
+#: the environment variable naming a file where the service writes how long its own work took
+#: (bench/floor.py's "service's own time": an alert's ingest and push, /api/room, a release);
+#: unset, nothing is measured
+TIMINGS_ENV = "TABLECTL_FLOOR_TIMINGS"
+_timings = None
+
+
+def _timed(what: str, ms: float) -> None:
+    """One measurement of the service's own time, to :data:`TIMINGS_ENV`'s file (the bench's only)."""
+    global _timings
+    path = os.environ.get(TIMINGS_ENV)
+    if not path:
+        return
+    if _timings is None:
+        _timings = open(path, "a", buffering=1, encoding="utf-8")  # noqa: SIM115 (open for the process's life)
+    _timings.write(f"{what} {ms:.3f}\n")
 
 
 def now_moment() -> Moment:
@@ -122,6 +141,10 @@ class FloorService:
         self.tokens: dict[web.WebSocketResponse, str] = {}  # each socket's session cookie, to close at logout
         self.loop: asyncio.AbstractEventLoop | None = None
         self.link = FloorLink(cfg, self._from_thread, self._connected) if link else None
+        if self.link is not None:
+            # a release publishes every table's signal at once (600 in a large room): paho's
+            # default of 20 QoS 1 messages in flight made that 30 round trips to the broker
+            self.link.client.max_inflight_messages_set(SIGNALS_IN_FLIGHT)
         #: the tournaments (controller/floor/director.py): their signals published on the link
         self.director = Director(cfg, self.store, self._publish_signal, now_moment)
         #: messages from paho's thread, not yet taken in: each with its receipt, to acknowledge it
@@ -143,6 +166,8 @@ class FloorService:
         self._push_handle: asyncio.TimerHandle | None = None
         self._pushed_at = 0.0
         self._data_version: int | None = None  # (the database as the sessions were last read)
+        #: the room's page as each role sees it, kept and changed tile by tile (:class:`RoomCache`)
+        self._room_cache = RoomCache(self)
         self._sessions_at = 0.0
         #: messages on a topic of no table: said once a while (no tile to count them on)
         self._no_table = LogLimiter(log, prefix="floor: ")
@@ -297,6 +322,7 @@ class FloorService:
             log.info("floor: stopping: %d messages taken were committed and acknowledged first", left)
 
     def on_message(self, topic: str, payload: bytes) -> None:
+        t0 = time.perf_counter()
         try:
             got = self.store.ingest(topic, payload)
             self.taken += 1
@@ -335,6 +361,8 @@ class FloorService:
             else:
                 log.error("floor: %s/%s: the hand chain is broken: %s", got.room, got.table, p)
         self._push(got)
+        if got.kind == "alert":
+            _timed("alert_ingest", (time.perf_counter() - t0) * 1000.0)
 
     def _refuse_unreadable(self, topic: str, why: str) -> Ingested | None:
         """A message of a table's topic the store could not take for what it holds: counted on the
@@ -411,6 +439,7 @@ class FloorService:
             if not got.closed:
                 return
         epoch = got.body.get("epoch", "0")
+        self._room_cache.changed(got, epoch)
         if got.kind == "alert":
             self._dirty_alerts[(got.room, got.table, epoch, got.body["seq"])] = None
         elif got.kind == "ack":
@@ -433,13 +462,18 @@ class FloorService:
     def _push_now(self) -> None:
         """Every page told what changed since the last time: the tiles and alerts read once, worded
         once per role, sent to each page as its role may see them."""
+        t0 = time.perf_counter()
+        self._push_one()
+        _timed("push", (time.perf_counter() - t0) * 1000.0)
+
+    def _push_one(self) -> None:
         self._push_due, self._push_handle = False, None
         self._pushed_at = time.monotonic()
         tiles_changed, self._dirty_tiles = list(self._dirty_tiles), {}
         alerts_changed, self._dirty_alerts = list(self._dirty_alerts), {}
         incidents_changed, self._dirty_incidents = list(self._dirty_incidents), {}
         try:
-            tiles = self._sectioned([t for room, table in tiles_changed for t in self.store.tables(room, table)])
+            tiles = self._room_cache.tiles(tiles_changed)
             alerts = [a for room, table, epoch, seq in alerts_changed
                       for a in self.store.alerts(1, room=room, table=table, seq=seq, epoch=epoch)]
             incidents = [i for room, table, epoch, seq in incidents_changed
@@ -512,14 +546,87 @@ class FloorService:
         """The room as ``role`` may see it: every tile, every open alert and call (however old:
         an open call never falls off the board), the newest closed ones, the newest incidents,
         and the sections in the configuration's order."""
-        found = self.store.alerts(SNAPSHOT_OPEN, open_only=True) + self.store.alerts(SNAPSHOT_CLOSED,
-                                                                                     closed_only=True)
-        alerts = [a for a in (roles.alert_for(role, a) for a in found) if a is not None]
-        incidents = [i for i in (roles.incident_for(role, i) for i in self.store.incidents(SNAPSHOT_INCIDENTS))
-                     if i is not None]
-        return {"type": "snapshot", "role": role,
-                "tiles": [roles.tile_for(role, t) for t in self._sectioned(self.store.tables())],
-                "alerts": alerts, "incidents": incidents, "sections": list(self.cfg.sections)}
+        return json.loads(self.snapshot_text(role))
+
+    def snapshot_text(self, role: str) -> str:
+        """:meth:`snapshot` as the JSON sent (/api/room, a page connecting): made from what the
+        service keeps (:class:`RoomCache`), not from the whole database each time."""
+        return self._room_cache.snapshot(role)
+
+
+class RoomCache:
+    """The room's snapshot as each role sees it, kept between requests: each tile read from the
+    store once and again only when its table changed (:meth:`FloorService._push` says so), each
+    worded and serialised once per role; the alerts and incidents read again only when one
+    changed. /api/room (asked every few seconds by every page, every 50 ms by the bench) costs
+    joining the kept parts, not the whole room's rows read, worded and serialised each time."""
+
+    def __init__(self, svc: FloorService) -> None:
+        self.svc = svc
+        self._tiles: dict[tuple[str, str], dict[str, Any]] | None = None  # (None: not read yet)
+        self._order: list[tuple[str, str]] = []  # (the tiles in the board's name order)
+        self._stale: set[tuple[str, str]] = set()
+        self._json: dict[str, dict[tuple[str, str], str]] = {}  # role -> tile -> its JSON
+        self._lists: dict[str, str] = {}  # role -> the alerts', incidents' and sections' JSON
+
+    def changed(self, got: Ingested, epoch: str) -> None:
+        """What a message (or the floor's own act) changed: its tile, the alerts' and incidents' lists."""
+        key = (got.room, got.table)
+        if got.kind in ("state", "alert", "ack", "hand", "suspect", "retired") or got.closed:
+            self._stale.add(key)  # (a gap closed unfilled: the tile's note of what was lost)
+        elif self._tiles is not None and key in self._tiles and self._tiles[key].get("epoch") != epoch \
+                and got.kind not in ("reply", "ignored"):
+            self._stale.add(key)  # (a journal started over: the tile's epoch and count)
+        if got.kind in ("alert", "ack", "incident"):
+            self._lists.clear()
+
+    def _fresh(self) -> dict[tuple[str, str], dict[str, Any]]:
+        """Every tile, those changed read again (their rows only)."""
+        if self._tiles is None:
+            self._tiles = {(t["room"], t["table"]): t for t in self.svc._sectioned(self.svc.store.tables())}
+            self._order = list(self._tiles)  # (Store.tables sorts by name)
+            self._stale.clear()
+            self._json.clear()
+        stale, self._stale = self._stale, set()
+        added = False
+        for key in stale:
+            found = self.svc._sectioned(self.svc.store.tables(*key))
+            for per_role in self._json.values():
+                per_role.pop(key, None)
+            if not found:
+                added = added or self._tiles.pop(key, None) is not None
+                continue
+            added = added or key not in self._tiles
+            self._tiles[key] = found[0]
+        if added:
+            self._order = sorted(self._tiles, key=lambda k: (natural(k[0]), natural(k[1])))
+        return self._tiles
+
+    def tiles(self, keys: list[tuple[str, str]]) -> list[dict[str, Any]]:
+        """The tiles of ``keys`` as they are now (a push's changed ones)."""
+        self._stale.update(keys)
+        tiles = self._fresh()
+        return [tiles[k] for k in keys if k in tiles]
+
+    def snapshot(self, role: str) -> str:
+        tiles = self._fresh()
+        per_role = self._json.setdefault(role, {})
+        parts = []
+        for key in self._order:
+            text = per_role.get(key)
+            if text is None:
+                text = per_role[key] = json.dumps(roles.tile_for(role, tiles[key]))
+            parts.append(text)
+        lists = self._lists.get(role)
+        if lists is None:
+            store = self.svc.store
+            found = store.alerts(SNAPSHOT_OPEN, open_only=True) + store.alerts(SNAPSHOT_CLOSED, closed_only=True)
+            alerts = [a for a in (roles.alert_for(role, a) for a in found) if a is not None]
+            incidents = [i for i in (roles.incident_for(role, i) for i in store.incidents(SNAPSHOT_INCIDENTS))
+                         if i is not None]
+            lists = self._lists[role] = (f'"alerts": {json.dumps(alerts)}, "incidents": {json.dumps(incidents)}, '
+                                         f'"sections": {json.dumps(list(self.svc.cfg.sections))}')
+        return f'{{"type": "snapshot", "role": {json.dumps(role)}, "tiles": [{", ".join(parts)}], {lists}}}'
 
 
 def _give_back_memory() -> None:
@@ -755,10 +862,13 @@ async def index(request: web.Request) -> web.StreamResponse:
 
 
 async def api_room(request: web.Request) -> web.Response:
+    t0 = time.perf_counter()
     sess = _viewer(request)
     if not isinstance(sess, auth.Session):
         return sess
-    return _json(request.app[SERVICE_KEY].snapshot(sess.role))
+    text = request.app[SERVICE_KEY].snapshot_text(sess.role)
+    _timed("api_room", (time.perf_counter() - t0) * 1000.0)
+    return web.Response(text=text, content_type="application/json", headers=HEADERS)
 
 
 def _viewer(request: web.Request, may: Callable[[str], bool] | None = None, why: str = "",
@@ -935,10 +1045,12 @@ async def api_tournament(request: web.Request) -> web.Response:
         return sess
     body = await _body(request)
     name = _word(body.get("tournament"), "tournament")
+    t0 = time.perf_counter()
     try:
         detail = svc.director.act(name, body)
     except TournamentError as exc:
         return _refuse(exc.status, str(exc))
+    _timed(f"tournament_{body.get('action')}", (time.perf_counter() - t0) * 1000.0)
     svc.store.audit(sess.user, "tournament", detail)
     log.info("floor: tournament %s (by %s)", detail, sess.user)
     return _json({"ok": True, "done": detail, "tournament": svc.director.board(name)})
@@ -1145,7 +1257,7 @@ async def websocket(request: web.Request) -> web.StreamResponse:
         return _refuse(403, "a cross-site request")
     ws = web.WebSocketResponse(heartbeat=20)
     await ws.prepare(request)
-    await ws.send_str(json.dumps(svc.snapshot(sess.role)))
+    await ws.send_str(svc.snapshot_text(sess.role))
     svc.sockets[ws] = sess
     svc.tokens[ws] = request.cookies[COOKIE]
     try:

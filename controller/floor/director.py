@@ -36,7 +36,7 @@ from controller.config.structure import Step
 from controller.floor import clock as levels
 from controller.floor.balance import balance
 from controller.floor.clock import ClockError, ClockView, Moment, view
-from controller.floor.signals import Hold, TableSeen, TournamentState, h4h_status, signal_for
+from controller.floor.signals import Hold, TableSeen, TournamentState, h4h_status, level_of, signal_for
 from controller.floor.store import Ingested, Store
 from controller.room.tournament import signal_to_payload, tournament_topic
 
@@ -99,6 +99,11 @@ class Director:
         #: each table's first hand record received in the round now (the floor's wall time)
         self.done_at: dict[Key, float] = {}
         self.members: dict[str, list[Key]] = {}
+        #: each table's tournament (the first naming it): a message's lookup, not a scan of every member
+        self._member_of: dict[Key, str] = {}
+        #: what each tournament's signals were last made of (:meth:`_basis`): a tick that finds
+        #: it unchanged publishes nothing and computes nothing, whatever the room's size
+        self._basis: dict[str, Any] = {}
         self._seen: set[Key] = set()
         moment = now()
         for name, t in cfg.tournaments.items():
@@ -133,6 +138,10 @@ class Director:
                     if key not in out:
                         out.append(key)
             self.members[name] = out
+        self._member_of = {}
+        for name, keys in reversed(self.members.items()):
+            self._member_of.update(dict.fromkeys(keys, name))
+        self._basis.clear()
 
     def _resolve(self, entry: str) -> list[Key]:
         room, _, table = entry.rpartition("/")
@@ -142,7 +151,7 @@ class Director:
         return out + sorted(k for k in self._seen if k[1] == table and k not in out)
 
     def tournament_of(self, room: str, table: str) -> str | None:
-        return next((name for name, keys in self.members.items() if (room, table) in keys), None)
+        return self._member_of.get((room, table))
 
     # -- the signals ---------------------------------------------------------------------------
     def tick(self) -> int:
@@ -152,17 +161,32 @@ class Director:
         for name, t in self.cfg.tournaments.items():
             state = self.states[name]
             v = view(t.structure, state.clock, moment) if state.clock.started else None
+            # (a tick several times a second over a room of several hundred tables: only when
+            # what the signals are made of changed are they made again, and then each distinct
+            # signal is serialised once: most tables of a tournament get the same one)
+            basis = (level_of(v), state.h4h, state.round, state.bubble_mode, tuple(state.holds),
+                     tuple((k, tuple(c)) for k, c in state.clocks.items()))
+            if self._basis.get(name) == basis:
+                continue
+            made: dict[tuple[Any, Any], bytes] = {}
             for room, table in self.members[name]:
-                payload = signal_to_payload(signal_for(name, t.structure, state, room, table, v))
+                hold = state.hold_for(room, table) if state.bubble_mode else None
+                called = state.clocks.get(f"{room}/{table}")
+                which = (hold, tuple(called) if called else None)
+                payload = made.get(which)
+                if payload is None:
+                    payload = made[which] = signal_to_payload(signal_for(name, t.structure, state, room, table, v))
                 if self.published.get((room, table)) != payload:
                     self.publish(tournament_topic(room, table), payload)
                     self.published[(room, table)] = payload
                     sent += 1
+            self._basis[name] = basis
         return sent
 
     def again(self) -> None:
         """Every signal published again at the next :meth:`tick` (the broker may have lost them)."""
         self.published.clear()
+        self._basis.clear()
 
     def _save(self, name: str) -> None:
         self.store.save_tournament(name, self.states[name].to_dict())

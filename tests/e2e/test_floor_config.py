@@ -22,7 +22,7 @@ GOOD = '[floor]\nbroker = "mqtt://127.0.0.1:1883"\n'
     ('password_file = "floor.toml"', "[floor] password_file: a password needs a username"),
     ('room = "a/b"', "[floor] room: want a room's name"),
     ("secure_cookie = 1", "[floor] secure_cookie: want true or false"),
-    ('[floor.sections]\n"Pit A" = "t1"', "[floor] sections.Pit A: want a list of 1 to 500 tables"),
+    ('[floor.sections]\n"Pit A" = "t1"', "[floor] sections.Pit A: want a list of 1 to 1000 tables"),
     ('[floor.sections]\n"Pit A" = ["t1", "main/t+"]',
      "[floor] sections.Pit A: want \"room/table\" or \"table\", got 'main/t+'"),
     ('[floor.sections]\n"Pit A" = ["t1"]\n"Pit B" = ["t2", "t1"]',

@@ -4,11 +4,12 @@ key on a bad value; the levels numbered as the players know them."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
-from controller.config.floor import parse_floor_text
+from controller.config.floor import MAX_ROOM_TABLES, parse_floor_text
 from controller.config.schema import ConfigError
 from controller.config.structure import MAX_BYTES, load_structure, parse_structure_text
 from rig.paths import ROOT
@@ -115,7 +116,7 @@ def test_a_tournament_names_its_structure_tables_sections_and_break_order(tmp_pa
     ('[floor.tournaments.main]\nstructure = "s.toml"\ntables = ["t1", "a/b/c"]\n',
      "[floor.tournaments.main] tables: want \"room/table\" or \"table\", got 'a/b/c'"),
     ('[floor.tournaments.main]\nstructure = "s.toml"\ntables = [1]\n',
-     "[floor.tournaments.main] tables: want a list of up to 500 names"),
+     "[floor.tournaments.main] tables: want a list of up to 1000 names"),
     ('[floor.tournaments.main]\nstructure = "s.toml"\ntables = ["t1", "t1"]\n',
      "[floor.tournaments.main] tables: 't1' is named twice"),
     ('[floor.tournaments.main]\nstructure = "s.toml"\nsections = ["Pit Z"]\n',
@@ -148,6 +149,42 @@ def test_a_bad_tournament_is_one_line_naming_the_file_and_the_key(tmp_path, extr
         parse_floor_text(path.read_text(), path=path)
     said = str(err.value)
     assert said.startswith(f"{path}: ") and message.format(dir=tmp_path) in said and "\n" not in said
+
+
+def test_a_tournament_of_600_tables_is_taken_and_one_past_the_largest_room_is_refused(tmp_path):
+    """Issue 38: a tournament series' several hundred tables in one room; every list of tables is
+    sized for the largest room (MAX_ROOM_TABLES, 1,000), one more refused naming the key and the file."""
+    tables = [f"main/t{i}" for i in range(1, 601)]
+    path = floor_file(tmp_path, f'[floor.tournaments.main]\nstructure = "s.toml"\ntables = {json.dumps(tables)}\n'
+                                f'break_order = {json.dumps(tables[::-1])}\n')
+    cfg = parse_floor_text(path.read_text(), path=path)
+    assert len(cfg.tournaments["main"].tables) == 600 and cfg.tournament_of("main", "t600") == "main"
+    assert cfg.tournament_of("main", "t601") is None and cfg.tournament_of("east", "t4") is None
+    for key in ("tables", "break_order"):
+        many = [f"main/t{i}" for i in range(1, MAX_ROOM_TABLES + 2)]
+        extra = (f'[floor.tournaments.main]\nstructure = "s.toml"\ntables = {json.dumps(many[:1])}\n'
+                 f"{key} = {json.dumps(many)}\n")
+        path = floor_file(tmp_path, extra.replace("tables = [\"main/t1\"]\ntables", "tables"))
+        with pytest.raises(ConfigError) as err:
+            parse_floor_text(path.read_text(), path=path)
+        assert str(err.value) == (f"{path}: [floor.tournaments.main] {key}: want a list of up to "
+                                  f"{MAX_ROOM_TABLES} names")
+
+
+def test_a_section_of_a_whole_room_is_taken_and_one_past_it_refused(tmp_path):
+    path = tmp_path / "floor.toml"
+    head = '[floor]\nbroker = "mqtt://127.0.0.1"\n[floor.sections]\n'
+    path.write_text(head + f'"Pit A" = {json.dumps([f"t{i}" for i in range(1, 601)])}\n'
+                    f'"Pit B" = ["main/t7", "t601"]\n')
+    cfg = parse_floor_text(path.read_text(), path=path)
+    # (the first section naming a table, as the file orders them: "t7" in Pit A before main/t7 in Pit B)
+    assert [cfg.section_of("main", t) for t in ("t1", "t600", "t601", "t7", "t999")] == [
+        "Pit A", "Pit A", "Pit B", "Pit A", None]
+    path.write_text(head + f'"Pit A" = {json.dumps([f"t{i}" for i in range(1, MAX_ROOM_TABLES + 2)])}\n')
+    with pytest.raises(ConfigError) as err:
+        parse_floor_text(path.read_text(), path=path)
+    assert str(err.value) == (f'{path}: [floor] sections.Pit A: want a list of 1 to {MAX_ROOM_TABLES} tables, '
+                              f'"room/table" or "table"')
 
 
 def test_a_bad_structure_stops_the_floor_naming_the_structure_file(tmp_path):

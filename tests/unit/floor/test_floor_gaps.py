@@ -324,3 +324,41 @@ def test_at_most_one_request_waits_for_a_table_offline(tmp_path):
     finally:
         svc.hashers.shutdown(wait=False)
         svc.store.close()
+
+
+def test_a_gap_closed_by_the_tables_answer_shows_on_the_room_at_once(tmp_path):
+    """The service's room (what /api/room and a page connecting get, kept between requests): the
+    tile read before the answer came says nothing lost; the answer that closes the gap (the
+    table has nothing there) makes the next read say it, to the floor, not to a viewer."""
+    from controller.config.floor import parse_floor_text
+    from controller.floor.app import FloorService
+
+    cfg = parse_floor_text(f'[floor]\nbroker = "mqtt://127.0.0.1:1"\ndatabase = "{tmp_path / "floor.db"}"\n',
+                           path=tmp_path / "floor.toml")
+    svc = FloorService(cfg, link=False)
+    sent: list[dict[str, Any]] = []
+
+    class Link:
+        def command(self, room: str, table: str, body: dict[str, Any]) -> str:
+            sent.append(body)
+            return f"c-{len(sent)}"
+
+    svc.link = Link()  # type: ignore[assignment]
+
+    def lost(role: str) -> Any:
+        (tile,) = [t for t in svc.snapshot(role)["tiles"] if t["table"] == "t7"]
+        return tile.get("lost")
+
+    try:
+        svc.on_message(T + "state", msg(online=True, room="main", table="t7"))
+        svc.on_message(T + "events/floor", alert(1))
+        svc.on_message(T + "events/floor", alert(4))
+        assert [(c["from"], c["to"]) for c in sent] == [(2, 3)]
+        assert not lost("floor")  # (read, and kept)
+        svc.on_message(T + "cmd/reply", msg(ok=True, id="c-1", cmd="replay", topic="events/floor", sent=0,
+                                            epoch=EPOCH))
+        assert [entry["note"] for entry in lost("floor")] == ["2 messages lost: the table no longer has them"]
+        assert not lost("viewer")
+    finally:
+        svc.hashers.shutdown(wait=False)
+        svc.store.close()
