@@ -15,8 +15,9 @@ The figures:
 - **acknowledgement latency**: Acknowledge clicked in the first browser to the alert shown
   acknowledged in every other browser, for ``--acks`` alerts. Target: p99 under 500 ms.
 - **/api/room**: its answer time, asked every 50 ms all along. Target: p99 under 50 ms.
-- **memory**: the service's resident memory (VmRSS) before and after ``--hands`` hand records
-  (default 10,000, generated faster than real time, 2 KB each), once all are stored.
+- **memory**: the service's resident memory (VmRSS) at the start, after the load above (just
+  before the hands), and after ``--hands`` hand records (default 10,000, generated faster than
+  real time, 2 KB each), once all are stored. What the hands add is the last less the second.
 - **release** (issue 32, FLOW-002): every table is in one tournament with hand-for-hand on; the
   floor presses Release (``POST /api/tournament``) ``--releases`` times (default 30, one every 2 s)
   during the load above, and each table's fake link, subscribed to its own ``floor/tournament``
@@ -234,15 +235,13 @@ def measure(args: argparse.Namespace, code: Path | None) -> list[str]:
 
         room_times: list[float] = []
 
+        # the poller's session, made before the logins in flight begin: behind them, from the same
+        # address, its own login could wait out the whole run (one run measured no /api/room at all)
+        opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor())
+        opener.open(urllib.request.Request(floor.url + "/login", data=b"name=poller&password=bench-password"),
+                    timeout=60).close()
+
         def poll_room() -> None:  # /api/room asked every 50 ms
-            opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor())
-            while not stop.is_set():  # (its login waits its turn behind the others' argon2)
-                try:
-                    opener.open(urllib.request.Request(floor.url + "/login",
-                                                       data=b"name=poller&password=bench-password"), timeout=60).close()
-                    break
-                except OSError:
-                    stop.wait(0.5)
             while not stop.is_set():
                 t0 = time.perf_counter()
                 try:
@@ -334,6 +333,7 @@ def measure(args: argparse.Namespace, code: Path | None) -> list[str]:
             out.append(f"/api/room answered, {len(room_times)} requests: p50 {statistics.median(room_times):.1f} ms, "
                        f"p99 {pct(room_times, 0.99):.1f} ms, max {max(room_times):.1f} ms")
 
+        rss_hands = rss_kb(floor.proc.pid)  # (after the load above: what the hands alone add is from here)
         prev = {t: "0" * 64 for t in tables}
         hand_seq = {t: 0 for t in tables}
         filler = {f"seat:{s}": ["As", "Kd"] for s in range(1, 10)}
@@ -356,8 +356,10 @@ def measure(args: argparse.Namespace, code: Path | None) -> list[str]:
         took = time.monotonic() - t0
         with sqlite3.connect(floor.database) as db:
             breaks = db.execute("SELECT COUNT(*) FROM chain_breaks").fetchone()[0]
-        out.append(f"memory: VmRSS {rss_start / 1024:.1f} MB at the start, {rss_kb(floor.proc.pid) / 1024:.1f} MB "
-                   f"after {args.hands} hands ({args.hands / took:.0f} hands/s stored, chain breaks {breaks})")
+        rss_end = rss_kb(floor.proc.pid)
+        out.append(f"memory: VmRSS {rss_start / 1024:.1f} MB at the start, {rss_hands / 1024:.1f} MB after the load "
+                   f"above, {rss_end / 1024:.1f} MB after {args.hands} hands: +{(rss_end - rss_hands) / 1024:.1f} MB "
+                   f"over the hands ({args.hands / took:.0f} hands/s stored, chain breaks {breaks})")
         pub.loop_stop()
         responder.loop_stop()
         for line in out:  # (the figures said before the stop: a floor slow to stop on a loaded machine loses none)
@@ -376,18 +378,29 @@ def measure(args: argparse.Namespace, code: Path | None) -> list[str]:
 
 def own_time(path: Path) -> list[str]:
     """The service's own time, as it measured it (``TABLECTL_FLOOR_TIMINGS``): inside its handlers
-    and its push, without the wait for a core that the end-to-end figures include."""
+    and its push, each as wall time (which still holds the waits for a core while the browsers
+    hold both) and as the CPU the service's thread used (its own work alone)."""
     if not path.exists():
         return []
-    got: dict[str, list[float]] = {}
+    wall: dict[str, list[float]] = {}
+    cpu: dict[str, list[float]] = {}
     for line in path.read_text().splitlines():
-        what, _, ms = line.partition(" ")
-        got.setdefault(what, []).append(float(ms))
+        what, *ms = line.split(" ")
+        wall.setdefault(what, []).append(float(ms[0]))
+        if len(ms) > 1:
+            cpu.setdefault(what, []).append(float(ms[1]))
     names = {"alert_ingest": "an alert taken in (ingest, its tile and alert noted)",
              "push": "a push to every page (the changed tiles and alerts read, worded, sent)",
              "api_room": "/api/room's handler", "tournament_release": "a release (every table's signal published)"}
-    return [f"service's own time, {names.get(what, what)}, {len(v)} times: p50 {statistics.median(v):.2f} ms, "
-            f"p99 {pct(v, 0.99):.2f} ms, max {max(v):.2f} ms" for what, v in sorted(got.items())]
+    out = []
+    for what, v in sorted(wall.items()):
+        line = (f"service's own time, {names.get(what, what)}, {len(v)} times: wall p50 {statistics.median(v):.2f} ms, "
+                f"p99 {pct(v, 0.99):.2f} ms, max {max(v):.2f} ms")
+        c = cpu.get(what)
+        if c:
+            line += f"; its CPU p50 {statistics.median(c):.2f} ms, p99 {pct(c, 0.99):.2f} ms, max {max(c):.2f} ms"
+        out.append(line)
+    return out
 
 
 class Releases:

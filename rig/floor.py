@@ -40,12 +40,29 @@ ROLES = {"maria": "floor", "tom": "technician", "vic": "viewer", "ana": "floor"}
 CLI = [sys.executable, "-m", "controller.cli.main"]
 
 
+def cli(code: Path | None = None) -> list[str]:
+    """The command that runs ``tablectl``: this checkout's, or ``code``'s (another checkout, for
+    bench --compare). A checkout from before the tree of issue 37 has its CLI in
+    ``tablectl/cli/main.py``: run by this module name, its own code is what runs; by this tree's
+    module name, the editable install's (this checkout's) would be found instead, and a
+    comparison would measure this checkout twice.
+
+    >>> cli() == CLI
+    True
+    """
+    if code is None or (code / "controller" / "cli" / "main.py").exists():
+        return CLI
+    if (code / "tablectl" / "cli" / "main.py").exists():
+        return [sys.executable, "-m", "tablectl.cli.main"]
+    raise FileNotFoundError(f"{code}: no tablectl command there (controller/cli/main.py or tablectl/cli/main.py)")
+
+
 def adduser(config: Path, name: str, role: str, password: str, *,
             code: Path | None = None) -> subprocess.CompletedProcess[str]:
     """``tablectl floor adduser`` itself (a subprocess, the password on its standard input);
     ``code``: another checkout's (bench/floor.py --compare: its database, its schema)."""
     env = dict(os.environ, PYTHONPATH=str(code)) if code is not None else None
-    return subprocess.run([*CLI, "floor", "adduser", name, "--role", role, "--config", str(config)],
+    return subprocess.run([*cli(code), "floor", "adduser", name, "--role", role, "--config", str(config)],
                           input=password + "\n", capture_output=True, text=True, timeout=30, env=env,
                           cwd=str(code) if code is not None else None)
 
@@ -100,8 +117,8 @@ class FloorProc:
         since = self.log.stat().st_size if self.log.exists() else 0
         broker_since = self.broker.log.stat().st_size if self.broker.log.exists() else 0
         env = dict(os.environ, PYTHONPATH=str(self.code)) if self.code is not None else None
-        self.proc = subprocess.Popen([*CLI, "floor", "--config", str(self.config)], stdout=subprocess.DEVNULL,
-                                     stderr=self.log.open("ab"), env=env,
+        self.proc = subprocess.Popen([*cli(self.code), "floor", "--config", str(self.config)],
+                                     stdout=subprocess.DEVNULL, stderr=self.log.open("ab"), env=env,
                                      cwd=str(self.code) if self.code is not None else None)
         if not ready:
             return
