@@ -49,6 +49,27 @@ def asked_replay(st: Store, cmd_id: str, ask: Ask, epoch: str = EPOCH) -> None:
     st.command_sent(cmd_id, "main", "t7", "floor:service", body)
 
 
+def service(tmp_path: Any) -> tuple[Any, list[dict[str, Any]]]:
+    """The floor's service itself (controller/floor/app.py) without a broker: what it would
+    publish to the tables (its link's commands) noted in the list returned with it, each command
+    given the id ``c-N``, N its place in the list."""
+    from controller.config.floor import parse_floor_text
+    from controller.floor.app import FloorService
+
+    cfg = parse_floor_text(f'[floor]\nbroker = "mqtt://127.0.0.1:1"\ndatabase = "{tmp_path / "floor.db"}"\n',
+                           path=tmp_path / "floor.toml")
+    svc = FloorService(cfg, link=False)
+    sent: list[dict[str, Any]] = []
+
+    class Link:
+        def command(self, room: str, table: str, body: dict[str, Any]) -> str:
+            sent.append(body)
+            return f"c-{len(sent)}"
+
+    svc.link = Link()  # type: ignore[assignment]
+    return svc, sent
+
+
 def test_a_gap_is_asked_when_it_opens_and_not_again_on_each_state(tmp_path):
     """The issue's repro: seq 1, then seq 3, no answer, then 50 states: one request, not 51."""
     clock = Clock()
@@ -284,22 +305,9 @@ def test_a_table_of_a_release_before_to_is_asked_again_without_it(tmp_path):
 def test_at_most_one_request_waits_for_a_table_offline(tmp_path):
     """The service itself (controller/floor/app.py): what it publishes to a table that goes away
     with gaps open, stays away for an hour, and comes back."""
-    from controller.config.floor import parse_floor_text
-    from controller.floor.app import FloorService
-
-    cfg = parse_floor_text(f'[floor]\nbroker = "mqtt://127.0.0.1:1"\ndatabase = "{tmp_path / "floor.db"}"\n',
-                           path=tmp_path / "floor.toml")
-    svc = FloorService(cfg, link=False)
+    svc, sent = service(tmp_path)
     clock = Clock()
     svc.store.clock = clock
-    sent: list[dict[str, Any]] = []
-
-    class Link:
-        def command(self, room: str, table: str, body: dict[str, Any]) -> str:
-            sent.append(body)
-            return f"c-{len(sent)}"
-
-    svc.link = Link()  # type: ignore[assignment]
 
     def tick() -> None:  # (FloorService.gaps_again's turn, without its loop)
         for room, table, ask in svc.store.due_gaps():
@@ -330,20 +338,7 @@ def test_a_gap_closed_by_the_tables_answer_shows_on_the_room_at_once(tmp_path):
     """The service's room (what /api/room and a page connecting get, kept between requests): the
     tile read before the answer came says nothing lost; the answer that closes the gap (the
     table has nothing there) makes the next read say it, to the floor, not to a viewer."""
-    from controller.config.floor import parse_floor_text
-    from controller.floor.app import FloorService
-
-    cfg = parse_floor_text(f'[floor]\nbroker = "mqtt://127.0.0.1:1"\ndatabase = "{tmp_path / "floor.db"}"\n',
-                           path=tmp_path / "floor.toml")
-    svc = FloorService(cfg, link=False)
-    sent: list[dict[str, Any]] = []
-
-    class Link:
-        def command(self, room: str, table: str, body: dict[str, Any]) -> str:
-            sent.append(body)
-            return f"c-{len(sent)}"
-
-    svc.link = Link()  # type: ignore[assignment]
+    svc, sent = service(tmp_path)
 
     def lost(role: str) -> Any:
         (tile,) = [t for t in svc.snapshot(role)["tiles"] if t["table"] == "t7"]
