@@ -7,7 +7,14 @@ alert, the prompts the generator's oracle expects: the stud bring-in and first t
 stub, running out of cards). A game the daemon's configuration does not accept yet is reported
 as not dealt, with the generator's hands still made (their count of rebuilt stubs shown).
 
+``--profile harsh`` deals them under the harsh noise; ``--stub-spot`` at a table with an antenna
+under the stub spot, the dealer dropping the stub after each hand's last card (STUB-006); either
+way each game's line counts what issue 39's rules raised where nothing is wrong (BURN-002's
+"round complete?" at burns the script taps before, MUCK-001's card missing or held out,
+STUB-006's stub not dropped or read wrong: all must be 0) and the stubs read whole.
+
     .venv/bin/python bench/random_games.py [--hands 1000] [--chunk 50] [--games stud,razz]
+                                           [--profile harsh] [--stub-spot]
 """
 
 from __future__ import annotations
@@ -15,27 +22,31 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from controller.config.daemon import ConfigError  # noqa: E402
 from hw_sim.script import GAMES  # noqa: E402
-from hw_sim.random_hands import random_script  # noqa: E402
-from rig.scenarios import NOISE, check_prompts, check_report, play  # noqa: E402
+from hw_sim.random_hands import random_script, with_stub_spot  # noqa: E402
+from rig.scenarios import LAPSES, NOISE, check_prompts, check_report, lapse_counts, play  # noqa: E402
 
 
-def run_game(game: str, hands: int, chunk: int, seed: int) -> str:
+def run_game(game: str, hands: int, chunk: int, seed: int, profile: str = "standard", stub_spot: bool = False) -> str:
     t0 = time.perf_counter()
     done = failed = restubs = 0
     first: list[str] = []
     refused = ""
+    counts: Counter[str] = Counter()
     for start in range(0, hands, chunk):
         expect: list[list[dict]] = []
         n = min(chunk, hands - start)
         # every other chunk folds seldom: stud tables of seven and eight reach a short 7th street
-        script = random_script(seed + start, hands=n, game=game, noise=dict(NOISE, seed=seed + start),
+        script = random_script(seed + start, hands=n, game=game, noise=dict(NOISE, seed=seed + start, profile=profile),
                                vary_seats=True, expect=expect, fold_chance=0.02 if start // chunk % 2 else None)
+        if stub_spot:
+            script = with_stub_spot(script)
         restubs += sum("restub" in s for h in script["hands"] for s in h["steps"])
         if refused:
             continue
@@ -44,6 +55,7 @@ def run_game(game: str, hands: int, chunk: int, seed: int) -> str:
         except ConfigError as exc:
             refused = str(exc).split(": ", 1)[-1]  # (after the configuration file's path)
             continue
+        counts += lapse_counts(script, report)
         for i, (hand, got, want) in enumerate(zip(script["hands"], report["hands"], expect, strict=True)):
             done += 1
             try:
@@ -57,6 +69,10 @@ def run_game(game: str, hands: int, chunk: int, seed: int) -> str:
     if refused:
         return f"{game:15} not dealt ({refused}); {hands} hands generated, {restubs} rebuilt stubs"
     line = f"{game:15} {done:5} hands  {failed:4} failed  {restubs:4} rebuilt stubs  {seconds:7.1f} s"
+    lapses = sum(counts[c] for c in LAPSES)
+    line += (f"\n    issue 39: {lapses} raised ({', '.join(f'{c} {counts[c]}' for c in LAPSES)}); "
+             f"{counts['tapped burns']} tapped burns; stubs dropped {counts['stubs dropped']}, "
+             f"read whole {counts['stubs read whole']}")
     return line + "".join(f"\n    {f}" for f in first)
 
 
@@ -66,9 +82,11 @@ def main() -> int:
     ap.add_argument("--chunk", type=int, default=50)
     ap.add_argument("--seed", type=int, default=16)
     ap.add_argument("--games", default=",".join(GAMES))
+    ap.add_argument("--profile", choices=("standard", "harsh"), default="standard", help="the noise profile")
+    ap.add_argument("--stub-spot", action="store_true", help="an antenna under the stub spot (STUB-006)")
     args = ap.parse_args()
     for game in args.games.split(","):
-        print(run_game(game, args.hands, args.chunk, args.seed), flush=True)
+        print(run_game(game, args.hands, args.chunk, args.seed, args.profile, args.stub_spot), flush=True)
     return 0
 
 

@@ -107,7 +107,8 @@ class ScriptedDealer:
         self._watch: dict[str, _Watch] = {}
         self._lock = threading.Lock()  # (the reader's thread reports its cycles under simulate)
         self._cycles = 0
-        self._physical: dict[str, str] = {}  # physical tag key -> zone
+        self._physical: dict[str, str] = {}  # physical tag key -> zone (``held``: in a player's hand)
+        self._held: dict[str, str] = {}  # physical tag key -> UID, of the cards held off the table (a lift)
         self._looks: list[float] = []  # when the reader looked at its field, cycle by cycle
         #: (uid, card, zone, cycle first heard there) of every card laid on an antenna and heard
         #: there: the report's ``tracking`` block (:func:`confirm_latency`)
@@ -172,14 +173,17 @@ class ScriptedDealer:
         raise SimulationError(f"hand {self.current[0]}, step {self.current[1]}: {what} never happened "
                               f"in {limit} reader cycles")
 
-    def _settle(self) -> None:
+    def _settle(self, streak: int | None = None) -> None:
         """Wait until the daemon must have confirmed every watched card, then one cycle more;
-        no cycle more when the daemon said it confirmed every one (see the module)."""
+        no cycle more when the daemon said it confirmed every one (see the module). ``streak``:
+        the reads in a row at its antenna that settle a card the daemon says nothing of
+        (``confirm_cycles`` unless given)."""
         with self._lock:
             start = self._cycles
+        need = self.confirm if streak is None else streak
         # (a cloned tag strong at two antennas has no single best: give up after max_cycles)
         self._until(lambda: self._cycles - start >= self.max_cycles
-                    or all(w.placed or w.streak >= self.confirm for w in self._watch.values()), "the cards settling")
+                    or all(w.placed or w.streak >= need for w in self._watch.values()), "the cards settling")
         with self._lock:
             told = bool(self._watch) and all(w.placed for w in self._watch.values())
             self._watch.clear()
@@ -245,6 +249,7 @@ class ScriptedDealer:
     def _put(self, key: str, uid: str, zone: str) -> None:
         antenna = self.antenna_of[zone]
         self._physical[key] = zone
+        self._held.pop(key, None)
         self.reader.place(key, uid, antenna)
         with self._lock:
             self._watch[uid] = _Watch(antenna, label=key.split("#", 1)[0], zone=zone)
@@ -253,10 +258,15 @@ class ScriptedDealer:
         """The physical key of the card ``ref`` names that lies on the table: found by its UID,
         since ``As``, ``As@A`` and its ``tag:`` name the same tag; the original before a clone."""
         uid = self._uid(ref)
-        keys = [k for k in self._physical if self.reader.uid_of(k) == uid]
+        keys = [k for k in self._physical if self._key_uid(k) == uid]
         if not keys:
             raise SimulationError(f"hand {self.current[0]}, step {self.current[1]}: {ref} is not on the table")
         return min(keys, key=lambda k: "#clone" in k)  # the original tag if it is there
+
+    def _key_uid(self, key: str) -> str:
+        """The UID of physical tag ``key``, on the table or held off it."""
+        held = self._held.get(key)
+        return held if held is not None else self.reader.uid_of(key)
 
     def physical_deck(self) -> list[str]:
         """The UIDs of the deck in play as the script has it: the 52 less ``deck.missing``,
@@ -310,6 +320,7 @@ class ScriptedDealer:
         """The card ``key`` (tag ``uid``) leaves the table: off every antenna, no longer watched."""
         self.reader.remove(key)
         del self._physical[key]  # the key is free again: a later deal may pitch the card anew
+        self._held.pop(key, None)
         with self._lock:
             self._watch.pop(uid, None)
 
@@ -318,8 +329,18 @@ class ScriptedDealer:
         key = str(action.card) + ("#clone" if action.clone else "")
         while key in self._physical and action.clone:
             key += "+"
-        self._put(key, self._uid(action.card), action.to)
+        uid = self._uid(action.card)
+        if not action.clone:
+            self._off_the_spot(uid, key)
+        self._put(key, uid, action.to)
         self._settle()
+
+    def _off_the_spot(self, uid: str, key: str) -> None:
+        """A card dealt from a stub dropped on its spot (STUB-006) leaves the spot, whatever name
+        the script gives it (``As``, ``As@A``, its tag)."""
+        for k in [k for k, z in self._physical.items() if z == "stub" and k != key and self._key_uid(k) == uid]:
+            self.reader.remove(k)
+            del self._physical[k]
 
     def _muck(self, action: sc.Muck) -> None:
         seat = f"seat:{action.seat}"
@@ -344,18 +365,21 @@ class ScriptedDealer:
 
     def _move(self, action: sc.Move) -> None:
         key = self._key_of(action.card)
+        uid = self._key_uid(key)
         if action.to == sc.STUB:
             self.log.mark(self.current, self.clock())
-            self._forget(key, self.reader.uid_of(key))
+            self._forget(key, uid)
             self._wait_gone()
-        else:  # like a deal, of the tag that is already out
-            self._put(key, self.reader.uid_of(key), action.to)
+        else:  # like a deal, of the tag that is already out (or held off the table)
+            self._put(key, uid, action.to)
             self._settle()
 
     def _stack(self, action: sc.Stack) -> None:
         """Chinese poker: a stack pushed whole (CHIN-001/002)."""
         for card in action.cards:
-            self._put(str(card), self._uid(card), action.to)
+            uid = self._uid(card)
+            self._off_the_spot(uid, str(card))
+            self._put(str(card), uid, action.to)
         self._settle()
 
     def _discard(self, action: sc.Discard) -> None:
@@ -372,7 +396,7 @@ class ScriptedDealer:
         gone = False
         for card in action.cards:
             uid = self._uid(card)
-            for key in [k for k in self._physical if self.reader.uid_of(k) == uid]:
+            for key in [k for k in self._physical if self._key_uid(k) == uid]:
                 self._forget(key, uid)
                 gone = True
         if gone:
@@ -431,10 +455,59 @@ class ScriptedDealer:
         self.clocks += action.signal == "clock"
         self.daemon.signal(action.event_fields(releases=self.releases, clocks=self.clocks))
 
+    def _look(self, action: sc.Look) -> None:
+        """MUCK-001: the player lifts his seat's cards off every antenna for ``seconds`` of the
+        table's time (the reader cycling on), then puts them back where they lay."""
+        self.log.mark(self.current, self.clock())
+        seat = f"seat:{action.seat}"
+        keys = {k: self.reader.uid_of(k) for k, z in self._physical.items() if z == seat}
+        for key in keys:
+            self.reader.remove(key)
+        self.daemon.wait_cycles(action.cycles)
+        for key, uid in keys.items():
+            self._put(key, uid, seat)
+        self._settle()
+
+    def _lift(self, action: sc.Lift) -> None:
+        """MUCK-001: a player keeps a card off the table (held out): off every antenna, not on the
+        stub; the dealer lets the daemon notice it gone. A later ``move`` puts it somewhere."""
+        key = self._key_of(action.card)
+        uid = self._held[key] = self.reader.uid_of(key)
+        self.log.mark(self.current, self.clock())
+        self.reader.remove(key)
+        self._physical[key] = sc.HELD
+        with self._lock:
+            self._watch.pop(uid, None)
+        self._wait_gone()
+
+    def _drop(self, action: sc.Drop) -> None:
+        """STUB-006: the stub goes down on its spot: every card of the physical deck not out (the
+        deck in play, less ``deck.missing``, plus ``deck.extra``, less the cards on the table or
+        held), in the deck's set-up order, read where an antenna lies under the spot. A table
+        without one reads nothing of it."""
+        self.log.mark(self.current, self.clock())
+        if "stub" not in self.antenna_of:
+            return
+        spec = self.deck or sc.DeckSpec()
+        out = {self._key_uid(k) for k in self._physical}
+        gone = {self._uid(r) for r in spec.missing}
+        cards = [sc.CardRef(c) for c in setup_order()] + list(spec.extra)
+        for ref in cards:
+            uid = self._uid(ref)
+            if uid in gone or uid in out:
+                continue
+            out.add(uid)
+            self._put(str(ref), uid, "stub")
+        # The daemon names no card of the stub (none is the hand's), so the dealer waits on the
+        # reads: a stacked stub's tags are missed now and then, and a read short of firm counts
+        # for less; one read more than a card needs, in a row, before the hand goes on.
+        self._settle(streak=self.confirm + 1)
+
     def _end(self, action: sc.End) -> None:
         had_cards = bool(self._physical)
         self.reader.clear()  # the dealer gathers every card
         self._physical.clear()
+        self._held.clear()
         with self._lock:
             self._watch.clear()
         if had_cards:
@@ -449,5 +522,6 @@ class ScriptedDealer:
     _PLAY: ClassVar[dict[type, Callable[[ScriptedDealer, Any], None]]] = {
         sc.Deal: _deal, sc.Muck: _muck, sc.Press: _press, sc.Move: _move, sc.Stack: _stack,
         sc.Discard: _discard, sc.Restub: _restub, sc.Unplug: _unplug, sc.Plug: _plug,
-        sc.Shuffler: _shuffler, sc.Wait: _wait, sc.Floor: _floor, sc.End: _end,
+        sc.Shuffler: _shuffler, sc.Wait: _wait, sc.Floor: _floor, sc.End: _end, sc.Look: _look, sc.Lift: _lift,
+        sc.Drop: _drop,
     }

@@ -82,7 +82,9 @@ class SimFeigReader(SimDevice):
     def __init__(self, device: DeviceEnd, *, antennas: Iterable[int], noise: NoiseModel | None = None,
                  com_adr: int = 0x00, max_records: int = 16, single_antenna: bool = False,
                  neighbours: dict[int, Sequence[int]] | None = None, answer_any: bool = False,
-                 on_bus: Sequence[BusNeighbour] = ()) -> None:
+                 on_bus: Sequence[BusNeighbour] = (), stub: int | None = None) -> None:
+        """``stub``: the antenna under a stub spot (STUB-006), stacked as the muck is under the
+        harsh noise; None, the table has none."""
         super().__init__(device)
         self.antennas = sorted(antennas)
         self.noise = noise or NoiseModel()
@@ -96,7 +98,7 @@ class SimFeigReader(SimDevice):
         self._rng = random.Random(self.noise.seed)
         #: the noise profile (hw_sim.noise) that says what one look at the field hears
         self.look = profile(self.noise.profile, seed=self.noise.seed, miss=self.noise.miss,
-                            crosstalk=self.noise.crosstalk, neighbours=self._neighbours)
+                            crosstalk=self.noise.crosstalk, neighbours=self._neighbours, stub=stub)
         self._tags: dict[str, tuple[str, int]] = {}  # physical tag key -> (uid, antenna)
         self._lock = threading.Lock()
         self._pending: list[bytes] = []  # answer parts still to fetch with MORE

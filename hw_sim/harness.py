@@ -78,7 +78,7 @@ from hw_sim import script as sc
 from hw_sim.dealer import ScriptedDealer, SimulationError
 from hw_sim.feig_reader import SimFeigReader
 from hw_sim.pacing import CYCLE_S, EPOCH, Beat, PacedTable, SimClock
-from hw_sim.setup import ANTENNA_OF, ZONES, write_setup
+from hw_sim.setup import table_zones, write_setup
 from hw_sim.shuffler import SimShuffler
 from controller.config.display import DisplayConfig
 from controller.daemon.room_link import public_state
@@ -172,7 +172,8 @@ class Harness(PacedTable):
                               rules_extra=rules_extra, reader_extra="answer_timeout = 1.0", ready_wait=READY_WAIT,
                               shuffler=shuffler, journal=False,
                               console=default_console(pin_factory="mock", bounce_time=BOUNCE_S,
-                                                      hold_time=HOLD_S) if console else False)
+                                                      hold_time=HOLD_S) if console else False,
+                              antennas=script.antennas)
             self.config = load_config(cfg)
         if self.config.console is not None:  # (see MOCK_BOUNCE_S)
             layout = replace(self.config.console.layout, bounce_time=MOCK_BOUNCE_S)
@@ -190,7 +191,9 @@ class Harness(PacedTable):
         # answering the daemon's client; the shuffler, the simulated bridge board (paced: a
         # report goes with a poll's answer, as under tablectl simulate).
         self.reader_end = VirtualLine("reader")
-        self.reader = SimFeigReader(self.reader_end, antennas=ZONES.by_antenna, noise=script.noise)
+        zones, antenna_of = table_zones(script.antennas)  # (a stub spot: STUB-006)
+        self.reader = SimFeigReader(self.reader_end, antennas=zones.by_antenna, noise=script.noise,
+                                    stub=antenna_of.get("stub"))
         self.reader_end.receive = self.reader.receive
         reader_link: dict[str, Any] = {"opener": self.reader_end.open_port}
         if not wire:
@@ -209,7 +212,7 @@ class Harness(PacedTable):
             self.daemon.console.on_state = lambda st: self.screens.append((self._where(), st))
         self.states: list[tuple[tuple[int, int], dict[str, Any]]] = []
         self.beat = Beat(self.daemon, self.clock)
-        self.dealer = ScriptedDealer(self.reader, ANTENNA_OF, self, confirm_cycles=CONFIRM_CYCLES,
+        self.dealer = ScriptedDealer(self.reader, antenna_of, self, confirm_cycles=CONFIRM_CYCLES,
                                      gone_cycles=GONE_CYCLES, shuffler=self.shuffler)
 
     @property

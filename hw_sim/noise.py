@@ -10,7 +10,8 @@ Two profiles, named in a deal script's ``noise`` (``"profile"``, deal-script.md)
   - misses in bursts: a tag starts a burst of 2 to 5 cycles unread with the chance
     :attr:`Harsh.BURST` each cycle (a card slid under another, a hand over it);
   - a stacked muck: while :attr:`Harsh.STACK` tags or more lie on the muck's antenna, each is
-    missed a fifth of the time (tags stacked flat shade one another);
+    missed a fifth of the time (tags stacked flat shade one another); so is a stub dropped on a
+    stub spot's antenna (STUB-006), where the table has one;
   - a player lifting his cards: a seat holding cards starts a lift of 2 to 6 cycles with the
     chance :attr:`Harsh.LIFT` each cycle; meanwhile its own antenna misses each card half the
     time and a neighbour hears it half the time (a crosstalk burst);
@@ -90,12 +91,15 @@ class Harsh(Standard):
     CROSSTALK_DROP = 100  # crosstalk: this far under the mean of the antenna that hears it
 
     def __init__(self, miss: float, crosstalk: float, neighbours: Mapping[int, Sequence[int]], *,
-                 seed: int = 0, muck: int | None = 13, seats: Sequence[int] = tuple(range(1, 11))) -> None:
+                 seed: int = 0, muck: int | None = 13, seats: Sequence[int] = tuple(range(1, 11)),
+                 stub: int | None = None) -> None:
         super().__init__(miss, crosstalk, neighbours)
         own = random.Random(f"harsh-antennas-{seed}")  # (its own stream: the means are the table's)
         ants = sorted(set(neighbours) | {a for near in neighbours.values() for a in near})
         self.mean = {a: self.MEAN + own.randint(-self.SPREAD, self.SPREAD) for a in ants}
         self.muck, self.seats = muck, frozenset(seats)
+        #: the antennas a stack shades: the muck's, and a stub spot's where there is one
+        self.stacks = tuple(a for a in (muck, stub) if a is not None)
         self._burst: dict[str, int] = {}  # uid -> cycles of its burst still to come
         self._lift: dict[int, int] = {}  # seat antenna -> cycles of its lift still to come
 
@@ -111,7 +115,7 @@ class Harsh(Standard):
         for _, antenna in tags:
             on[antenna] = on.get(antenna, 0) + 1
         self._lifts(rng, on)
-        stacked = self.muck is not None and on.get(self.muck, 0) >= self.STACK
+        stacked = frozenset(a for a in self.stacks if on.get(a, 0) >= self.STACK)
         burst = self._burst
         for uid in [u for u in burst if burst[u] <= 0]:
             del burst[uid]
@@ -136,7 +140,7 @@ class Harsh(Standard):
             if rng.random() < self.LIFT:
                 lift[ant] = rng.randint(*self.LIFT_LEN)
 
-    def _missed(self, rng: random.Random, uid: str, antenna: int, stacked: bool, lifted: bool) -> bool:
+    def _missed(self, rng: random.Random, uid: str, antenna: int, stacked: frozenset[int], lifted: bool) -> bool:
         """Whether the tag ``uid`` goes unread at its own ``antenna`` this cycle: in a burst of
         misses (going on, or starting now), or missed on a stacked muck or by chance; a lifted
         card is missed half the time besides."""
@@ -148,7 +152,7 @@ class Harsh(Standard):
             burst[uid] = rng.randint(*self.BURST_LEN) - 1
             missed = True
         else:
-            missed = rng.random() < (self.STACK_MISS if stacked and antenna == self.muck else self.miss)
+            missed = rng.random() < (self.STACK_MISS if antenna in stacked else self.miss)
         if lifted and not missed:
             missed = rng.random() < self.LIFT_MISS
         return missed
@@ -168,10 +172,10 @@ class Harsh(Standard):
 
 
 def profile(name: str, *, seed: int, miss: float, crosstalk: float, neighbours: Mapping[int, Sequence[int]],
-            muck: int | None = 13) -> Standard:
-    """The noise profile ``name`` (:data:`PROFILES`)."""
+            muck: int | None = 13, stub: int | None = None) -> Standard:
+    """The noise profile ``name`` (:data:`PROFILES`); ``stub``: a stub spot's antenna, if any."""
     if name == "standard":
         return Standard(miss, crosstalk, neighbours)
     if name == "harsh":
-        return Harsh(miss, crosstalk, neighbours, seed=seed, muck=muck)
+        return Harsh(miss, crosstalk, neighbours, seed=seed, muck=muck, stub=stub)
     raise ValueError(f"unknown noise profile {name!r} (profiles: {', '.join(PROFILES)})")

@@ -298,3 +298,24 @@ def random_session(seed: int, *, hands: int, game: str = "holdem", noise: dict[s
     first = out[0]
     return {"format": 1, "game": game, "seats": first["seats"], "button": first["button"],
             "noise": noise if noise is not None else {"seed": seed}, "hands": out}
+
+
+def with_stub_spot(script: dict[str, Any]) -> dict[str, Any]:
+    """``script`` at a table with an antenna under the stub spot (STUB-006: ``"stub_spot": true``),
+    the dealer dropping the stub on it once each hand's last card is out: ``{"drop": "stub"}``
+    right after its last card off the stub (a deal, or a rebuilt stub's gather). Chinese poker
+    deals the whole deck: no stub to drop. The hands are otherwise the same; their expectations
+    name no step, so they hold.
+
+    >>> s = with_stub_spot(random_script(5, hands=1, seats=[1, 4, 6]))
+    >>> s["stub_spot"], [st for st in s["hands"][0]["steps"] if "drop" in st]
+    (True, [{'drop': 'stub'}])
+    """
+    hands = []
+    for hand in script["hands"]:
+        steps = list(hand["steps"])
+        last = max((i for i, st in enumerate(steps) if "deal" in st or "restub" in st), default=None)
+        if last is not None and hand.get("game", script.get("game")) != "chinese":
+            steps.insert(last + 1, {"drop": "stub"})
+        hands.append({**hand, "steps": steps})
+    return {**script, "stub_spot": True, "hands": hands}

@@ -161,7 +161,9 @@ ZONES_HELP = "seat:1..seat:10, board, burn, muck"
 #: ``{"move": CARD, "to": "stub"}``: the card goes back on the stub (not a zone: no antenna)
 STUB = "stub"
 STEP_KINDS = ("deal", "muck", "press", "move", "shuffler", "end", "unplug", "plug", "discard", "restub", "stack",
-              "wait", "floor")
+              "wait", "floor", "look", "lift", "drop")
+#: ``{"lift": CARD}``: the zone a card held off the table by a player is followed in (not a zone)
+HELD = "held"
 #: the longest ``wait`` (seconds): a device away, a player's clock; a session's break is no step
 MAX_WAIT_S = 900
 #: virtual seconds a reader cycle takes (hw_sim.pacing.CYCLE_S): a wait passes whole cycles
@@ -178,7 +180,10 @@ _FLOOR_NEEDS = {"level": ("level", "a level number"), "h4h": ("on", "true or fal
 TOURNAMENT = "main"
 _UID = re.compile(r"[0-9A-Fa-f]{16}")
 _ZONE = re.compile(r"seat:(?:10|[1-9])|board|burn|muck")
-_TOP_KEYS = ("format", "game", "seats", "button", "noise", "hands", "deck", "crash_after", "chinese_two_hands")
+_TOP_KEYS = ("format", "game", "seats", "button", "noise", "hands", "deck", "crash_after", "chinese_two_hands",
+             "stub_spot")
+#: the antenna under the stub spot of a simulated table that has one (``"stub_spot": true``, STUB-006)
+STUB_ANTENNA = 14
 _HAND_KEYS = ("steps", "seats", "button", "deck", "game")
 
 
@@ -360,7 +365,39 @@ class Floor:
         return {"type": "ClockCalled", "seat": self.seat, "n": clocks}
 
 
-Action = Deal | Muck | Press | Move | Shuffler | End | Unplug | Plug | Discard | Restub | Stack | Wait | Floor
+@dataclass(frozen=True, slots=True)
+class Look:
+    """``{"look": "seat:N", "for": SECONDS}``: the player at seat N lifts his cards off the table
+    (off every antenna) for that long, then puts them back where they lay (MUCK-001)."""
+
+    seat: int
+    seconds: float
+
+    @property
+    def cycles(self) -> int:
+        """The reader cycles the cards are away: the seconds in whole cycles, one at least."""
+        return max(1, round(self.seconds / WAIT_CYCLE_S))
+
+
+@dataclass(frozen=True, slots=True)
+class Lift:
+    """``{"lift": CARD}``: a player takes a card of his seat off the table and keeps it (off every
+    antenna, not on the stub: a card held out, MUCK-001); a later ``move`` may put it somewhere."""
+
+    card: CardRef
+
+
+@dataclass(frozen=True, slots=True)
+class Drop:
+    """``{"drop": "stub"}``: the dealer drops the stub (every card of the physical deck not out) on
+    the stub spot, read where the table has an antenna there (``"stub_spot": true``, STUB-006);
+    elsewhere no antenna hears it."""
+
+    what: str = "stub"
+
+
+Action = (Deal | Muck | Press | Move | Shuffler | End | Unplug | Plug | Discard | Restub | Stack | Wait | Floor
+          | Look | Lift | Drop)
 
 
 @dataclass(frozen=True, slots=True)
@@ -418,6 +455,16 @@ class Script:
     crash_after: int | tuple[int, ...] | None = None
     #: Chinese poker, two players: two hands each (``[table] chinese_two_hands``, CHIN-002)
     chinese_two_hands: bool = False
+    #: the table has an antenna under the stub spot (STUB-006: ``[antennas]`` 14 = "stub")
+    stub_spot: bool = False
+
+    @property
+    def antennas(self) -> dict[int, str] | None:
+        """The ``[antennas]`` map the script asks for: None for the default (no stub spot)."""
+        if not self.stub_spot:
+            return None
+        return {**{n: f"seat:{n}" for n in range(1, 11)}, 11: "board", 12: "burn", 13: "muck",
+                STUB_ANTENNA: "stub"}
 
     @property
     def table_lines(self) -> str:
@@ -804,6 +851,32 @@ def _floor(d: dict[str, Any], where: str) -> Floor:
     return Floor("bubble_hold", on=on, table=table, hand=hand)
 
 
+def _look(d: dict[str, Any], where: str) -> Look:
+    _keys(d, ("look", "for"), where, "a look")
+    zone = _zone(d["look"], where)
+    if not zone.startswith("seat:"):
+        raise ScriptError(f"{where}: a look is a seat's (write seat:1..seat:10), not {_show(zone)}")
+    if "for" not in d:
+        raise ScriptError(f'{where}: a look needs "for" (the seconds the cards are off the table)')
+    v = d["for"]
+    if not isinstance(v, (int, float)) or isinstance(v, bool) or not 0 < v <= MAX_WAIT_S:
+        raise ScriptError(f'{where}: "for" is a number of seconds, more than 0 and at most {MAX_WAIT_S}, '
+                          f"got {_show(v)}")
+    return Look(int(zone[5:]), float(v))
+
+
+def _lift(d: dict[str, Any], where: str) -> Lift:
+    _keys(d, ("lift",), where, "a lift")
+    return Lift(parse_card_ref(d["lift"], where))
+
+
+def _drop(d: dict[str, Any], where: str) -> Drop:
+    _keys(d, ("drop",), where, "a drop")
+    if d["drop"] != "stub":
+        raise ScriptError(f'{where}: a drop is {{"drop": "stub"}} (the stub on its spot), got {_show(d["drop"])}')
+    return Drop()
+
+
 def _stack(d: dict[str, Any], where: str) -> Stack:
     _keys(d, ("stack", "to"), where, "a stack")
     if "to" not in d:
@@ -832,6 +905,7 @@ def _plug(d: dict[str, Any], where: str) -> Plug:
 _STEP_PARSERS: dict[str, Callable[[dict[str, Any], str], Action]] = {
     "deal": _deal, "muck": _muck, "move": _move, "shuffler": _shuffler, "end": _end, "discard": _discard,
     "restub": _restub, "wait": _wait, "stack": _stack, "unplug": _unplug, "plug": _plug, "floor": _floor,
+    "look": _look, "lift": _lift, "drop": _drop,
 }
 
 
@@ -998,6 +1072,19 @@ class _CardsOut:
             self.out.pop(key, None)  # off the table: it may be dealt again
             self.zone_of.pop(key, None)
 
+    def _look(self, action: Look, i: int, at: str) -> None:
+        seat = f"seat:{action.seat}"
+        if seat not in self.zone_of.values():
+            raise ScriptError(f"{at}: {seat} holds no card to look at")
+
+    def _lift(self, action: Lift, i: int, at: str) -> None:
+        key = physical_card(action.card)
+        zone = self.zone_of.get(key)
+        if zone is None or not zone.startswith("seat:"):
+            held = f"at {zone}" if zone is not None else "not on the table"
+            raise ScriptError(f"{at}: {action.card} is {held} (a player lifts a card of his seat)")
+        self.zone_of[key] = HELD
+
     def _stack(self, action: Stack, i: int, at: str) -> None:
         if self.game not in CHINESE_GAMES:
             raise ScriptError(f"{at}: a stack is Chinese poker's step (CHIN-001), and this hand is {self.game}")
@@ -1010,6 +1097,7 @@ class _CardsOut:
     #: the actions that put cards on the table, move them or take them off; the others move none
     _FOLLOW: ClassVar[dict[type, Callable[[_CardsOut, Any, int, str], None]]] = {
         Deal: _deal, Muck: _muck, Move: _move, Discard: _discard, Restub: _restub, Stack: _stack,
+        Look: _look, Lift: _lift,
     }
 
 
@@ -1124,10 +1212,11 @@ def parse_script(text: str | bytes, *, buttons: Collection[str] = DEFAULT_BUTTON
     cuts = _crash_cuts(crash, where)
     hands = _hands(doc, where, buttons, game)
     two_hands = _flag(doc, "chinese_two_hands", where)
+    stub_spot = _flag(doc, "stub_spot", where)
     _check_crash_fits(cuts, hands, where)
     return Script(format=FORMAT, game=game, seats=seats, button=button, noise=noise, hands=hands,
                   deck=deck, crash_after=crash if crash is None or _is_int(crash) else cuts,
-                  chinese_two_hands=two_hands)
+                  chinese_two_hands=two_hands, stub_spot=stub_spot)
 
 
 # -- back to JSON -------------------------------------------------------------------------------
@@ -1176,6 +1265,9 @@ _WRITERS: dict[type, Callable[[Any], dict[str, Any]]] = {
     Wait: lambda a: {"wait": int(a.seconds) if a.seconds == int(a.seconds) else a.seconds},
     Floor: lambda a: {"floor": a.signal, **{k: getattr(a, k) for k in _FLOOR_KEYS[a.signal]
                                             if getattr(a, k) is not None}},
+    Look: lambda a: {"look": f"seat:{a.seat}", "for": int(a.seconds) if a.seconds == int(a.seconds) else a.seconds},
+    Lift: lambda a: {"lift": str(a.card)},
+    Drop: lambda a: {"drop": a.what},
 }
 
 
@@ -1209,6 +1301,8 @@ def script_to_dict(s: Script) -> dict[str, Any]:
         out["deck"] = _deck_to_dict(s.deck)
     if s.chinese_two_hands:
         out["chinese_two_hands"] = True
+    if s.stub_spot:
+        out["stub_spot"] = True
     if s.crash_after is not None:
         out["crash_after"] = s.crash_after if isinstance(s.crash_after, int) else list(s.crash_after)
     out["hands"] = hands

@@ -19,11 +19,26 @@ ZONES = ZoneMap.default()
 ANTENNA_OF: dict[str, int] = {z: ZONES.antennas_of(z)[0] for z in set(ZONES.by_antenna.values())}
 
 
+def table_zones(antennas: dict[int, str] | None) -> tuple[ZoneMap, dict[str, int]]:
+    """The zone map of a simulated table (``antennas``: its ``[antennas]`` map, None for the
+    default) and the antenna the dealer lays a card of each zone on.
+
+    >>> zones, on = table_zones({1: "seat:1", 2: "seat:2", 11: "board", 12: "burn", 13: "muck", 14: "stub"})
+    >>> on["stub"], zones.has_stub_spot
+    (14, True)
+    """
+    if antennas is None:
+        return ZONES, ANTENNA_OF
+    zones = ZoneMap.from_mapping({str(a): z for a, z in antennas.items()})
+    return zones, {z: zones.antennas_of(z)[0] for z in set(zones.by_antenna.values())}
+
+
 def write_setup(workdir: Path, *, game: str = "holdem",
                 seats: list[int] | tuple[int, ...] = (1, 2, 3, 4, 5, 6, 7, 8, 9), button: int = 9,
                 table_extra: str = "", reader_extra: str = "", outputs: str = "",
                 shuffler: bool = False, console: bool | str = True, journal: bool = False,
-                ready_wait: float = 0.5, shuffler_extra: str = "", rules_extra: str = "") -> Path:
+                ready_wait: float = 0.5, shuffler_extra: str = "", rules_extra: str = "",
+                antennas: dict[int, str] | None = None) -> Path:
     """Write the manifests and ``tablectl.toml`` into ``workdir``; return the config's path.
 
     ``console``: True gives the dealer's console on gpiozero's MockFactory pins, wired as
@@ -36,7 +51,8 @@ def write_setup(workdir: Path, *, game: str = "holdem",
     ``[rules]`` section (docs/rules.md §20's settings; none: the defaults).
 
     ``ready_wait`` (``[outputs]``): the simulated devices answer at once, so the daemon need
-    not wait long for them at start (the default 5 s is for real ones)."""
+    not wait long for them at start (the default 5 s is for real ones). ``antennas``: the
+    ``[antennas]`` map (None: the default, no stub spot)."""
     for d in DECK_IDS:
         with open_private(workdir / f"deck-{d}.txt", "w") as f:  # a manifest names every tag's card
             f.write(manifest_text(d))
@@ -60,8 +76,15 @@ parity = "N"  # a pseudo-terminal has no parity (see hw_sim/pty_device.py)
 {decks}
 {f'[shuffler]{chr(10)}port = "{workdir / "shuffler"}"{chr(10)}{shuffler_extra}{chr(10)}' if shuffler else ""}
 {f'[journal]{chr(10)}path = "{workdir / "journal.sqlite3"}"{chr(10)}' if journal else ""}
-[outputs]
+{_antennas_section(antennas)}[outputs]
 ready_wait = {ready_wait}
 {outputs}
 {console}""")
     return cfg
+
+
+def _antennas_section(antennas: dict[int, str] | None) -> str:
+    """The ``[antennas]`` section of ``antennas`` (none for the default map)."""
+    if antennas is None:
+        return ""
+    return "[antennas]\n" + "".join(f'{a} = "{z}"\n' for a, z in sorted(antennas.items()))

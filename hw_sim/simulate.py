@@ -44,7 +44,7 @@ from hw_sim.paced_daemon import PaceLine
 from hw_sim.pacing import PACE_TIMEOUT, PacedTable
 from hw_sim.pty_device import PtyDevice
 from hw_sim.shuffler import SimShuffler
-from hw_sim.setup import ANTENNA_OF, ZONES, write_setup
+from hw_sim.setup import table_zones, write_setup
 from controller.config.daemon import BOUNDS
 from controller.config.daemon import ConfigError
 from controller.config.room import parse_room
@@ -383,14 +383,16 @@ class SimulatedTable:
                                           f"{self.table_extra}" + script.table_lines,
                               reader_extra="answer_timeout = 1.0", shuffler_extra="answer_timeout = 1.0",
                               outputs='feed = "feed.jsonl"\ncontrol = "control.sock"', shuffler=True,
-                              journal=True, ready_wait=READY_WAIT)
+                              journal=True, ready_wait=READY_WAIT, antennas=script.antennas)
             if self.room:
                 cfg.write_text(cfg.read_text() + "\n" + self.room)
             if _pulls_the_display(script):
                 cable = SimDisplayCable(workdir / "display")
                 cable.plug()
                 cfg.write_text(cfg.read_text() + "\n" + display_section(cable))
-            reader = SimFeigReader(PtyDevice(workdir / "reader"), antennas=ZONES.by_antenna, noise=script.noise)
+            zones, antenna_of = table_zones(script.antennas)  # (a stub spot: STUB-006)
+            reader = SimFeigReader(PtyDevice(workdir / "reader"), antennas=zones.by_antenna, noise=script.noise,
+                                   stub=antenna_of.get("stub"))
             shuffler = SimShuffler(PtyDevice(workdir / "shuffler"), seed=script.noise.seed, paced=True)
             daemon_log = open_private(workdir / "daemon.log", "w")  # (the daemon's log: the floor's folder)
             self.started.append(daemon_log.close)
@@ -412,7 +414,7 @@ class SimulatedTable:
         on_step = self.on_step
         with self.logged():
             daemon.launch()
-            dealer = self.dealer = ScriptedDealer(reader, ANTENNA_OF, daemon, confirm_cycles=CONFIRM_CYCLES,
+            dealer = self.dealer = ScriptedDealer(reader, antenna_of, daemon, confirm_cycles=CONFIRM_CYCLES,
                                                   gone_cycles=GONE_CYCLES, shuffler=shuffler)
             dealer.on_step = power_cut if on_step is None else (lambda step: (power_cut(step), on_step(step)) and None)
             daemon.start()
@@ -622,7 +624,8 @@ def build_report(script: sc.Script, records: dict[int, dict[str, Any]], dealer: 
         hands.append({"button": rec["button"], "level": rec.get("level"), "zones": rec["zones"],
                       "stub_count": rec["stub_count"],
                       "alerts": alerts, "prompts": [_prompt_item(p, dealer, number) for p in rec.get("prompts", [])],
-                      **({"showdown": rec["showdown"]} if "showdown" in rec else {})})
+                      **({"showdown": rec["showdown"]} if "showdown" in rec else {}),
+                      **({"stub_read": rec["stub_read"]} if "stub_read" in rec else {})})
     return {"hands": hands, "tracking": dealer.confirm_latency(placed or []),
             "holds": holds(script, dealer, prompts or [])}
 

@@ -9,6 +9,7 @@ The end-to-end runner (``tablectl simulate`` as a subprocess) is ``tests.e2e.tes
 from __future__ import annotations
 
 import re
+from collections import Counter
 from typing import Any
 
 from controller.core.effects import effect_to_dict
@@ -330,3 +331,25 @@ def play(script: dict, *, console: bool = True, wire: bool = False, table_extra:
     PLAYED["scripts"] += 1
     PLAYED["hands"] += len(script["hands"])
     return played.report
+
+
+#: issue 39's codes of BURN-002, MUCK-001 and STUB-006 (docs/rules.md): none may come from a clean hand
+LAPSES = ("burn.no_tap", "muck.card_missing", "muck.card_held_out", "stub.not_dropped", "stub.read_wrong")
+
+
+def lapse_counts(script: dict, report: dict) -> Counter[str]:
+    """What a report of ``script`` shows of BURN-002, MUCK-001 and STUB-006, counted: their alerts
+    by code, the burns each after its tap (BURN-002's "where the script taps"), the stubs dropped,
+    those read whole."""
+    counts: Counter[str] = Counter()
+    for hand, got in zip(script["hands"], report["hands"], strict=True):
+        steps = hand["steps"]
+        counts["tapped burns"] += sum(1 for i, st in enumerate(steps[1:], 1)
+                                      if st.get("to") == "burn" and steps[i - 1] == {"press": "round_done"})
+        dropped = {"drop": "stub"} in steps
+        counts["stubs dropped"] += dropped
+        counts["stubs read whole"] += dropped and got.get("stub_read") == got["stub_count"] > 0
+        for a in got["alerts"]:
+            if a["code"] in LAPSES:
+                counts[a["code"]] += 1
+    return counts

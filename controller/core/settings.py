@@ -171,6 +171,13 @@ class RuleSettings:
     shuffler_floor_after: float = 30.0
     #: a device (reader, shuffler) gone this many seconds is told to the floor (hot-plug)
     offline_floor_after: float = 60.0
+    #: MUCK-001 (MUCK_TIMEOUT_S, §20: a tuning value, not the seeds'): a card gone from its seat
+    #: after the deal, arrived nowhere, this many seconds after the reads lost it: the dealer is
+    #: prompted; as long again with it still missing (or the hand over), the floor is told
+    muck_timeout_s: float = field(default=5.0, metadata=UNKEYED)
+    #: STUB-006 (STUB_DROP_S): no stub seen on the stub spot this many seconds after the hand's
+    #: last card is a prompt (only where an antenna feeds the stub spot)
+    stub_drop_s: float = field(default=10.0, metadata=UNKEYED)
 
 
 #: ``[table] event``: a tournament (the default) or a cash game (DEAL-007/008: posting to come

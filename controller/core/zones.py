@@ -1,6 +1,8 @@
 """Zones: where a card can lie, and which antennas feed which zone.
 
-A zone is a :class:`Zone`: ``seat:1`` .. ``seat:10``, ``board``, ``burn`` and ``muck``. Its
+A zone is a :class:`Zone`: ``seat:1`` .. ``seat:10``, ``board``, ``burn``, ``muck`` and ``stub``
+(the stub spot, STUB-006: the cards not dealt, dropped there once the last card is out, on a
+table that has an antenna under it; they are no card of the hand's). Its
 members are strings, so the wire, the records and the journal keep the same names; the core
 asks a zone's seat of :func:`seat_of` (a zone read back from a state is a plain string, and
 :func:`seat_of` takes both). Several antennas may feed one zone (a long board, a muck that
@@ -44,6 +46,7 @@ class Zone(StrEnum):
     BOARD = "board"
     BURN = "burn"
     MUCK = "muck"
+    STUB = "stub"  # the stub spot (STUB-006): only where the antenna map has one
 
     def __repr__(self) -> str:
         return repr(self._value_)  # shown as its name, as records and the wire show it
@@ -61,7 +64,7 @@ class Zone(StrEnum):
 
 SEAT_ZONES: tuple[Zone, ...] = tuple(z for z in Zone if z.name.startswith("SEAT_"))
 COMMON_ZONES: tuple[Zone, ...] = (Zone.BOARD, Zone.BURN, Zone.MUCK)
-ALL_ZONES: tuple[Zone, ...] = SEAT_ZONES + COMMON_ZONES
+ALL_ZONES: tuple[Zone, ...] = SEAT_ZONES + COMMON_ZONES + (Zone.STUB,)
 _SEAT_OF: dict[str, int] = {z.value: n for n, z in enumerate(SEAT_ZONES, 1)}
 _SEAT_ZONE: dict[int, Zone] = {n: z for n, z in enumerate(SEAT_ZONES, 1)}
 
@@ -72,7 +75,7 @@ class ZoneError(ValueError):
 
 def check_zone(name: str) -> Zone:
     if name not in _BY_NAME:
-        raise ZoneError(f"unknown zone {shorten(name)} (zones: seat:1..seat:10, board, burn, muck)")
+        raise ZoneError(f"unknown zone {shorten(name)} (zones: seat:1..seat:10, board, burn, muck, stub)")
     return _BY_NAME[name]
 
 
@@ -117,7 +120,8 @@ class ZoneMap:
 
     @classmethod
     def default(cls) -> ZoneMap:
-        """The standard table: antennas 1..10 under the seats, 11 board, 12 burn, 13 muck."""
+        """The standard table: antennas 1..10 under the seats, 11 board, 12 burn, 13 muck (no
+        stub spot: a table with one names it in its map, ``14 = "stub"``)."""
         m = dict(_SEAT_ZONE)
         m.update({11: Zone.BOARD, 12: Zone.BURN, 13: Zone.MUCK})
         return cls(m)
@@ -127,6 +131,15 @@ class ZoneMap:
 
     def antennas_of(self, zone: str) -> tuple[int, ...]:
         return tuple(sorted(a for a, z in self.by_antenna.items() if z == zone))
+
+    @property
+    def has_stub_spot(self) -> bool:
+        """An antenna feeds the stub spot (STUB-006): the stub is read, not counted by hand.
+
+        >>> ZoneMap.default().has_stub_spot, ZoneMap.from_mapping({"14": "stub"}).has_stub_spot
+        (False, True)
+        """
+        return Zone.STUB in self.by_antenna.values()
 
     def antenna_mask(self) -> int:
         mask = 0

@@ -1,5 +1,18 @@
 """The muck (docs/rules.md: MUCK).
 
+MUCK-001: a fold goes straight to the muck. A card that leaves its seat after the deal and
+reaches neither the muck nor another place on the table is waited for ``MUCK_TIMEOUT_S``
+(controller/core/table/lapses.py keeps the time); then the dealer is told, without the card
+(:func:`card_missing`); still missing as long again, or when the hand ends, the floor is told,
+with the card (:func:`card_held_out`): a card may be held out.
+
+>>> card_missing(4).message
+'seat 4: a card left the table and reached neither the muck nor another place: muck it, or put it back'
+>>> f = card_held_out(4, "Qh", 10.4)
+>>> (f.audience, f.card, f.message)  # doctest: +NORMALIZE_WHITESPACE
+('floor', 'Qh', "seat 4's Qh left the table 10 s ago and reached neither the muck nor another place:
+ a card may be held out")
+
 MUCK-002: a card that leaves the muck back to a seat. RFID proves identity: if the cards are
 the seat's own, ``MUCK_RETRIEVAL`` says what follows (never: the floor is told it happened;
 floor: the floor is told the identity is verified and decides; dealer: logged only). A card
@@ -41,3 +54,20 @@ def retrieved(hand: Hand, uid: str, label: str, seat: int, setting: str) -> Find
                        f"seat {seat}'s cards came back out of the muck; identity verified by RFID "
                        f"(its own cards): floor decision", seat, audience="floor")
     return None
+
+
+def card_missing(seat: int) -> Finding:
+    """MUCK-001, the dealer's: a card of ``seat`` off the table, arrived nowhere, for
+    ``MUCK_TIMEOUT_S``. No card is named: the dealer's words are seen at the table."""
+    return Finding("muck.card_missing", "MUCK-001",
+                   f"seat {seat}: a card left the table and reached neither the muck nor another place: "
+                   f"muck it, or put it back", seat)
+
+
+def card_held_out(seat: int, card: str, seconds: float | None) -> Finding:
+    """MUCK-001, the floor's: ``card`` of ``seat`` still missing ``seconds`` after it left the
+    table (None: when the hand ended)."""
+    when = f"{seconds:.0f} s ago" if seconds is not None else "before the hand ended"
+    return Finding("muck.card_held_out", "MUCK-001",
+                   f"seat {seat}'s {card} left the table {when} and reached neither the muck nor another "
+                   f"place: a card may be held out", seat, audience="floor", card=card)

@@ -10,6 +10,16 @@ shuffler that reads every deck it shuffles counts for the dealer (STUB-005).
 '9 players: 18 hole cards + 3 burns + 5 board = 26 out; the stub must hold 26'
 >>> expected_out(hole_cards=4, players=9)  # Omaha, nine-handed: the stub holds 8
 44
+
+STUB-006: where an antenna lies under the stub spot, the stub dropped there once the last card is
+out is read, and so counted, every hand: the tags read there against the cards of the deck not
+out (:func:`stub_read`), and no stub read within ``STUB_DROP_S`` of the last card is a prompt
+(:func:`not_dropped`). A table without the antenna keeps the count above.
+
+>>> stub_read(26, ["Qh"], []).message
+'the stub spot read 25 cards; the stub must hold 26: missing Qh'
+>>> not_dropped().code
+'stub.not_dropped'
 """
 
 from __future__ import annotations
@@ -73,3 +83,19 @@ class StubCounts:
         count of the deck in play did it."""
         self.counted = True
         self.asked = None
+
+
+def not_dropped() -> Finding:
+    """STUB-006, the dealer's: the last card is out and no stub lies on the stub spot."""
+    return Finding("stub.not_dropped", "STUB-006",
+                   "drop the stub: the last card is out; put it down on its spot, spread, the cut card on top")
+
+
+def stub_read(expected: int, missing: list[str], extra: list[str]) -> Finding:
+    """STUB-006, the floor's: the stub spot read other cards than the stub must hold
+    (``expected`` cards): ``missing`` and ``extra``, named (STUB-004 follows: a new setup)."""
+    read = expected - len(missing) + len(extra)
+    parts = ([f"missing {' '.join(missing)}"] if missing else []) + ([f"extra {' '.join(extra)}"] if extra else [])
+    return Finding("stub.read_wrong", "STUB-006",
+                   f"the stub spot read {read} cards; the stub must hold {expected}: {'; '.join(parts)}",
+                   audience="floor")

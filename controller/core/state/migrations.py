@@ -6,7 +6,7 @@ part's section's (``Part.VERSION``, :data:`controller.core.part.PART_MIGRATIONS`
 version 12 the table was one flat object (``{"version", "settings", "table": {field: value}}``);
 version 13 keeps each part's fields in its own section (``"parts": {section: {"version", "state"}}``),
 and from then on a change to one part's fields is a step of that part's section alone; a new
-part is a new section, and a new version of the whole (14: the tournament).
+part is a new section, and a new version of the whole (14: the tournament; 15: the lapses).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from controller.core.state.codec import encode
 #: The version of the state written by this release. A change to the layout of the whole bumps
 #: it, and :func:`migrate` learns to bring the previous version's states up to it; a change to
 #: what one part keeps bumps that part's ``VERSION`` instead.
-STATE_VERSION = 14
+STATE_VERSION = 15
 
 #: version -> the step that turns a state of that version into one of the next. A change to
 #: what the table holds (a new attribute, a renamed one, a new class) bumps STATE_VERSION and
@@ -283,6 +283,19 @@ def _no_tournament(state: dict[str, Any]) -> dict[str, Any]:
 
 
 MIGRATIONS[13] = _no_tournament
+
+
+def _no_lapses(state: dict[str, Any]) -> dict[str, Any]:
+    """Version 14 -> 15 (issue 39, MUCK-001 and STUB-006: controller/core/table/lapses.py): the
+    cards of the hand under way off their seats and when they left, when its last card came and
+    the tags its stub spot read. A version 14 table waited on none of them: none (a card off its
+    seat at the cut is waited for no longer; the hand's stub is not counted)."""
+    state["parts"].setdefault("lapses", {"version": 1, "state": {
+        "away": encode({}), "dealt_out_at": None, "stub_read": encode(set())}})
+    return state
+
+
+MIGRATIONS[14] = _no_lapses
 
 
 def migrate_section(section: str, data: Any, steps: dict[tuple[str, int], Callable[[dict[str, Any]], dict[str, Any]]],

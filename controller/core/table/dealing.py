@@ -20,7 +20,7 @@ from controller.core.events import ButtonPress
 from controller.core.games import game_of
 from controller.core.hand import Hand
 from controller.core.rules import Finding
-from controller.core.families.flop.board import burn_moved
+from controller.core.families.flop.board import burn_moved, untapped_burn
 from controller.core.families.stud import rules as stud
 from controller.core.families.stud.part import short_stub
 from controller.core.rules.highcard import high_card
@@ -61,6 +61,8 @@ class Dealing(Part):
         self.stud, self.draw, self.chinese, self.flop = t.stud, t.draw, t.chinese, t.flop
         self._tournament = t.tournament
         self._label = t.decks.label
+        self._lapses = t.lapses  # MUCK-001, STUB-006: what the reads should show in time
+        self._stub_spot = self.settings.zones.has_stub_spot
 
     def check(self, where: str) -> None:
         checks.count(f"{where}.hands_finished", self.hands_finished)
@@ -112,6 +114,8 @@ class Dealing(Part):
         """The tracker's confirmed moves and departures of one reader cycle."""
         out: list[Effect] = []
         hand = self.hand
+        if self._stub_spot:
+            moves = self._lapses.take_stub(moves)  # STUB-006: the stub is no card of the hand
         # Departures first: when the last card of a hand leaves in the cycle in which the next
         # hand's first card lands, the old hand ends before the new one begins.
         if hand is not None and (departures or (moves and hand.left)):
@@ -159,6 +163,8 @@ class Dealing(Part):
             self._commit_left(hand, out, frozenset(u for u, _, _ in moves))
         for uid, zone, when in gone:
             hand.left[uid] = (zone, when)
+            if (seat := seat_of(zone)) is not None:
+                self._lapses.left(when, hand, uid, seat)  # MUCK-001: off its seat, until read again
 
     def _one_move(self, ts: float, uid: str, zone: str, new_seats: frozenset[int], out: list[Effect]) -> bool:
         """One card confirmed in ``zone`` (the first of a hand starts it); True if it was a fold."""
@@ -167,6 +173,9 @@ class Dealing(Part):
             hand = self._start_hand(ts, out)
         label = hand.labels.get(uid) or self._label(uid, ts, out, seat_of(zone))
         hand.left.pop(uid, None)
+        lapses = self._lapses
+        if lapses.away or lapses.stub_read:
+            lapses.arrived(uid)  # MUCK-001: read again; STUB-006: dealt from the stub spot
         hand.now = ts
         prev = hand.where.get(uid)
         folded = False
@@ -183,6 +192,8 @@ class Dealing(Part):
             self._placed(ts, hand, uid, label, zone, came_from, prev, out)
         if prev is None and seat_of(zone) is not None:
             self._seat_card_placed(ts, hand, label, out)
+        if prev is None and self._stub_spot:
+            lapses.card_out(ts, hand)  # STUB-006: the last card out starts the wait for the stub
         if prev != zone and self._tournament.watching:  # FLOW-004: a seat on the clock, or its hand dead
             self._tournament.moved(ts, hand, uid, prev, zone, out)
         return folded
@@ -273,7 +284,30 @@ class Dealing(Part):
                 hand.count_hole(uid, seat)
         elif zone in ("burn", "board"):
             self._end_deal(ts, hand, out)
+            if zone == Zone.BURN:
+                self._burn_tapped(ts, hand, out)  # BURN-002
             self._street_card(ts, hand, uid, label, zone, out)
+            if zone == Zone.BURN and family in ("stud", "draw"):
+                hand.board.tap_spent()  # (a flop game's street ends at its first board card)
+
+    def _burn_tapped(self, ts: float, hand: Hand, out: list[Effect]) -> None:
+        """BURN-002, before a burn off the stub is placed: where a burn is due (a street follows)
+        and the table taps, a burn with no tap (``round_done``) since the last street's cards is
+        its own prompt, "round complete?" (a premature card may follow it: BOARD-004..006). Not
+        where no betting comes between the streets: a board run more than once (BOARD-011), the
+        hands up after ``allin`` or ``showdown`` (SHOW-005); a burn read after its street's first
+        card (BURN-001's late burn) is no burn due."""
+        if hand.board.round_done or hand.kind != "hand" or hand.board.runs > 1 or hand.shown is not None \
+                or hand.game_def.family == "chin" or not self._taps():
+            return
+        if hand.next_to() == Zone.BURN:
+            self._flag(out, ts, hand, untapped_burn())
+
+    def _taps(self) -> bool:
+        """The dealer taps ``round_done`` before each burn: ``round_done_pad``, or (auto) a tap
+        seen at this table."""
+        pad = self.settings.rules.round_done_pad
+        return self._taps_seen if pad is None else pad
 
     def _hole_card(self, ts: float, hand: Hand, seat: int, same_cycle: frozenset[int], out: list[Effect]) -> None:
         """A card of the deal in turn at ``seat`` (before it is counted): MISD-004..007."""
@@ -325,9 +359,7 @@ class Dealing(Part):
                                               f"seat {winner} has the high card ({drawn[winner]}): the button", winner))
 
     def _street_card(self, ts: float, hand: Hand, uid: str, label: str, zone: str, out: list[Effect]) -> None:
-        pad = self.settings.rules.round_done_pad
-        if pad is None:
-            pad = self._taps_seen
+        pad = self._taps()
         if hand.game_def.family == "chin":
             self.chinese.no_board(ts, hand, zone, out)
             return
@@ -438,6 +470,7 @@ class Dealing(Part):
             if ch.hand == number:  # RELIEF-002: every deck change is on the record, with its reason
                 hand.notes.append(f"RELIEF-002: deck {ch.old} out, deck {ch.new} in ({ch.reason})")
         hand.absent = roster.absent & set(seats)
+        self._lapses.hand_started()  # (MUCK-001, STUB-006: the last hand's waits are over)
         self.stud.all_in_dealt(hand)  # STUD-003: pressed before the first card (or in the hand it deals again)
         hand.penalty = {s for s in roster.penalty if s in seats}
         if hand.kind not in MODE_HANDS:
@@ -477,7 +510,10 @@ class Dealing(Part):
                 self._flag(out, ts, hand, Finding("deal.penalty_served", "DEAL-010",
                                                   f"seat {seat} has served its penalty", seat))
         self.turns.game_finished(ts, hand, out)  # MIXED-001: counted; the next game after a game's last hand
+        stub_read = self._lapses.finish(ts, hand, out)  # MUCK-001: still missing; STUB-006: the free count
         record = hand.record(ts, OddChipRules.of(self.settings.rules))  # issue 17 hook: the odd chip rules
+        if stub_read is not None:
+            record["stub_read"] = stub_read  # STUB-006: the cards the stub spot read
         record["deck"] = hand.deck
         record["down"] = self.decks.stub.down
         record["level"] = self._tournament.dealt_level  # FLOW-001 (a re-deal's: the misdealt hand's, MISD-014)

@@ -13,7 +13,7 @@ from controller.core.hand import Hand
 from controller.core.pads import Pad
 from controller.core.registry import Deck, DeckRegistry, RegistryError, TagInfo
 from controller.core.rules import Finding
-from controller.core.rules.stub import StubCounts
+from controller.core.rules.stub import StubCounts, stub_read as read_wrong
 from controller.core.rules.deck import count_deck, count_findings, count_only, new_setup
 from controller.core.state.checks import count as _count
 from controller.core.part import Part
@@ -162,13 +162,44 @@ class DeckGuard(Part):
                                                    audience="floor"))
 
     def stub_count_due(self, ts: float, hand: Hand, out: list[Effect]) -> None:
-        """A hand reached the river: ask for the stub count if this down still needs one."""
-        if hand.misdeal or not self.stub.due(hand.number):
+        """A hand reached the river: ask for the stub count if this down still needs one (a table
+        with a stub spot reads the count instead: STUB-006, :meth:`stub_read`)."""
+        if hand.misdeal or self.settings.zones.has_stub_spot or not self.stub.due(hand.number):
             return
         burns, board = hand.count("burn"), hand.count("board")
         hole = len(hand.where) - burns - board
         self._prompt(out, ts, hand, self.stub.ask(hand.number, players=len(hand.seats), hole=hole, burns=burns,
                                                   board=board))
+
+    def stub_read(self, ts: float, hand: Hand, read: set[str], out: list[Effect]) -> None:
+        """STUB-006, the free count: the tags read on the stub spot (``read``) against the cards of
+        the hand's deck not out. Right, the down's count is done (STUB-001/002); wrong, the floor
+        is told which cards, and the deck goes as a wrong count sends it (STUB-004: blocked, the
+        spare in, "new setup"). A hand that set a card aside (STUD-010: read nowhere until 7th
+        street is dealt from it) is not counted."""
+        deck = self.registry.decks.get(hand.deck) if hand.deck is not None else None
+        if deck is None or hand.reserve:
+            return
+        expected = {uid for uid in deck.cards if uid not in hand.where}
+        missing, extra = expected - read, read - expected
+        if not missing and not extra:
+            self.stub.answered()
+            hand.notes.append(f"STUB-006: the stub spot read {len(read)} cards, the stub the count says")
+            return
+
+        def named(uids: set[str]) -> list[str]:
+            labels = []
+            for uid in uids:
+                info = self.registry.lookup(uid)
+                labels.append(f"tag:{uid}" if info is None else info.card if info.deck == deck.id
+                              else f"{info.card}@{info.deck}")
+            return sorted(labels)
+
+        self._flag(out, ts, hand, read_wrong(len(expected), named(missing), named(extra)))
+        self.rack.missing[deck.id] = self.rack.missing.get(deck.id, set()) | missing  # (STUB-005: if dealt again)
+        self.rack.block(deck.id, "the stub spot's count was wrong")
+        self.change_deck(ts, "stub_count", out)
+        self.new_setup(out, ts, "STUB-004")
 
     def on_shuffler_report(self, ev: ShufflerReport) -> list[Effect]:
         """Every shuffle cycle is a count (STUB-005); a deck's first is its check (DECK-001). It

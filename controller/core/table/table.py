@@ -24,7 +24,9 @@ The table is made of parts, each owning its share of the state (:mod:`controller
 - ``tournament``: the floor's signals (the level, hand-for-hand, the bubble) and the player
   clock (:mod:`~controller.core.table.tournament`);
 - ``dealing``: the hand under way and the hands finished, with a part for each game family
-  (``stud``, ``draw``, ``chinese``, ``flop``: :mod:`controller.core.families`).
+  (``stud``, ``draw``, ``chinese``, ``flop``: :mod:`controller.core.families`);
+- ``lapses``: what the reads should show within a time and do not: a card off its seat that
+  arrives nowhere (MUCK-001), the stub not on its spot (STUB-006) (:mod:`~controller.core.table.lapses`).
 
 This class routes each event to the parts it concerns, and gives the views.
 """
@@ -53,6 +55,7 @@ from controller.core.state import table_from_state, table_to_state
 from controller.core.table.alerts import Alerts
 from controller.core.table.dealing import Dealing
 from controller.core.table.decks import DeckGuard
+from controller.core.table.lapses import Lapses
 from controller.core.table.devices import DeviceHealth
 from controller.core.table.modes import Modes
 from controller.core.table.open_seats import OpenSeats
@@ -61,6 +64,7 @@ from controller.core.table.reads import Reads
 from controller.core.table.roster import Roster
 from controller.core.table.tournament import TOURNAMENT_PADS, Tournament
 from controller.core.table.turns import GameTurns
+from controller.core.zones import Zone
 
 
 class Table:
@@ -68,7 +72,7 @@ class Table:
 
     #: the parts that keep state, in the order a state's sections are checked
     PARTS: tuple[type[Part], ...] = (Reads, Alerts, DeviceHealth, DeckGuard, Roster, GameTurns, Modes, OpenSeats,
-                                     StudRounds, Dealing, Tournament)
+                                     StudRounds, Dealing, Tournament, Lapses)
 
     def __init__(self, settings: TableSettings, registry: DeckRegistry) -> None:
         self.settings = settings
@@ -86,6 +90,7 @@ class Table:
         self.flop = FlopBoard(self)
         self.dealing = Dealing(self)
         self.tournament = Tournament(self)
+        self.lapses = Lapses(self)
         # ReaderCycle is handled in apply() itself; each handler takes the event of its key
         self._dispatch: dict[type[Event], Callable[[Any], list[Effect]]] = {
             DeviceStatus: self.devices.on_device,
@@ -110,7 +115,7 @@ class Table:
     def parts(self) -> Iterator[Part]:
         """The parts that keep state, in :data:`PARTS`' order."""
         yield from (self.reads, self.alerts, self.devices, self.decks, self.roster, self.turns, self.modes,
-                     self.holds, self.stud, self.dealing, self.tournament)
+                     self.holds, self.stud, self.dealing, self.tournament, self.lapses)
 
     def linked_again(self) -> None:
         """Every part's links to the others made again (after a state replaced what they hold)."""
@@ -124,17 +129,27 @@ class Table:
 
     # -- the one entry point -------------------------------------------------------------
     def apply(self, event: Event) -> list[Effect]:
-        """Apply one event; return the effects it gives rise to, in order."""
+        """Apply one event; return the effects it gives rise to, in order. An event at or past
+        the time something falls due (MUCK-001, STUB-006: :class:`Lapses`) says it after its own."""
+        lapses = self.lapses
         if type(event) is ReaderCycle:  # nearly every event: spare it the dispatch
             moves, departures = self._track(event.cycle, event.reads, event.heard)
             if not moves and not departures:
+                if event.ts >= lapses.due:
+                    out: list[Effect] = []
+                    lapses.on_time(event.ts, out)
+                    return self._on_clones(event.ts, out) if self._clones else out
                 if not self._clones:
                     return []
                 return self._on_clones(event.ts, [])
             out = self._on_moves(event.ts, moves, departures)
+            if event.ts >= lapses.due:
+                lapses.on_time(event.ts, out)
             self._expect()
             return self._on_clones(event.ts, out) if self._clones else out
         out = self._dispatch[type(event)](event)
+        if event.ts >= lapses.due:
+            lapses.on_time(event.ts, out)
         self._expect()
         return out
 
@@ -146,7 +161,10 @@ class Table:
         if hand is None and not self.dealing.deals_highcard and self.modes.mode is None:
             seats, pos, _ = self.roster.plan()
             first = deal_order(seats, pos.button)[0] if seats else None
-        self.reads.tracker.expect(*expectation(hand, first))
+        due, folds, gather = expectation(hand, first)
+        if due is None and hand is not None and self.lapses.spot:
+            due = Zone.STUB  # STUB-006: no card due, the stub is (on its spot, where read)
+        self.reads.tracker.expect(due, folds, gather)
 
     def _on_press(self, ev: ButtonPress) -> list[Effect]:
         """A pad: the modes and the open seats first, then the roster's, the decks' or the hand's;

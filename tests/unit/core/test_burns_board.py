@@ -5,7 +5,13 @@ burn 12, flop 13-15, tap 16, burn 17, turn 18, tap 19, burn 20, river 21, end 22
 
 from __future__ import annotations
 
+import random
 
+import pytest
+
+from hw_sim.random_draw import random_draw_hand
+from hw_sim.random_stud import random_stud_hand
+from rig.scenarios import NOISE, play
 from tests.rules_common import (
     BUTTON, SEATS, CLEAN, END, FLOP, RD, RIVER, TURN, alerts_of, deal, hole, run, run_hands, street,
 )
@@ -84,35 +90,39 @@ def test_BOARD_003_two_cards_on_the_turn_or_the_river(tmp_path):
 
 PREMATURE_FLOP = hole() + [deal("8h", "burn"), deal("Th", "board"), deal("Tc", "board"), deal("6d", "board")]
 FLOP_PROCEDURE = [{"move": c, "to": "stub"} for c in ("Th", "Tc", "6d")] + street("5d", "Jc", "Ks", "3c")
+#: BURN-002 at a premature street's burn (step ``n``): the burn came with no tap before it ("It may
+#: be a premature card": the board card that follows says which, BOARD-004..006)
+def no_tap(n: int) -> tuple:
+    return ("burn.no_tap", "BURN-002", None, "dealer", n)
 
 
 def test_BOARD_004_premature_flop(tmp_path):
     # no tap before the flop (12-14); the procedure: the flop back on the stub (15-17), tap,
     # burn, a new flop (18-22), the turn with no burn, then the river as usual
     steps = PREMATURE_FLOP + FLOP_PROCEDURE + street(None, "9d") + street("8s", "7h") + [END]
-    assert run_tapping(tmp_path / "a", steps) == [("board.premature_flop", "BOARD-004", None, "dealer", 12)]
+    assert run_tapping(tmp_path / "a", steps) == [no_tap(11), ("board.premature_flop", "BOARD-004", None, "dealer", 12)]
     # the old flop may not make up the new one
     reused = PREMATURE_FLOP + FLOP_PROCEDURE[:3] + street("5d", "Th", "Ks", "3c") + [END]
-    assert run_tapping(tmp_path / "b", reused)[1:] == [("board.card_back_on_board", "BOARD-004", None, "dealer", 20)]
+    assert run_tapping(tmp_path / "b", reused)[2:] == [("board.card_back_on_board", "BOARD-004", None, "dealer", 20)]
 
 
 def test_BOARD_005_premature_turn(tmp_path):
     steps = hole() + FLOP + [deal("5d", "burn"), deal("Jc", "board")]  # no tap: turn at 17
     steps += [{"move": "Jc", "to": "stub"}] + street("Ks", "3c") + street(None, "9d") + [END]
-    assert run_tapping(tmp_path, steps) == [("board.premature_turn", "BOARD-005", None, "dealer", 17)]
+    assert run_tapping(tmp_path, steps) == [no_tap(16), ("board.premature_turn", "BOARD-005", None, "dealer", 17)]
 
 
 def test_BOARD_006_premature_river(tmp_path):
     steps = hole() + FLOP + TURN + [deal("Ks", "burn"), deal("3c", "board")]  # no tap: river at 20
     # shuffled back into the stub, the river is dealt again with no burn (here the same card)
     steps += [{"move": "3c", "to": "stub"}] + street(None, "3c") + [END]
-    assert run_tapping(tmp_path, steps) == [("board.premature_river", "BOARD-006", None, "dealer", 20)]
+    assert run_tapping(tmp_path, steps) == [no_tap(19), ("board.premature_river", "BOARD-006", None, "dealer", 20)]
 
 
 def test_BOARD_007_no_burn_after_the_reshuffle(tmp_path):
     steps = PREMATURE_FLOP + FLOP_PROCEDURE + street("9d", "8s") + [END]  # burn 9d before the turn: 24
-    assert run_tapping(tmp_path, steps) == [("board.premature_flop", "BOARD-004", None, "dealer", 12),
-                                    ("board.burn_after_reshuffle", "BOARD-007", None, "dealer", 24)]
+    assert run_tapping(tmp_path, steps) == [no_tap(11), ("board.premature_flop", "BOARD-004", None, "dealer", 12),
+                                            ("board.burn_after_reshuffle", "BOARD-007", None, "dealer", 24)]
 
 
 def test_BOARD_008_a_card_found_face_up_on_the_board_is_used(tmp_path):
@@ -129,3 +139,52 @@ def test_BOARD_010_no_rabbit_hunting(tmp_path):
     steps = hole() + folds + FLOP + [END]  # tap 15, burn 16, flop 17-19
     assert run(tmp_path / "rabbit", steps) == [("board.rabbit_hunt", "BOARD-010", None, "dealer", 16)]
     assert run(tmp_path / "clean", hole() + folds + [END]) == []
+
+
+# -- BURN-002: the tap before the burn -----------------------------------------------------------
+
+def test_BURN_002_a_burn_with_no_tap_asks_round_complete_at_the_burn(tmp_path):
+    """docs/rules.md (BURN-002): "A burn with no preceding ROUND_DONE → PROMPT 'round complete?'".
+    The turn's burn pitched before the tap (CLEAN's tap 16 left out: the burn is step 16) is
+    asked about at the burn itself; the players then say the betting was over (the tap) and the
+    turn comes: its own prompt, and nothing else follows it."""
+    late_tap = CLEAN[:15] + [CLEAN[16], RD] + CLEAN[17:]
+    assert late_tap[15] == deal("5d", "burn")
+    assert run(tmp_path / "late", late_tap) == [no_tap(16)]
+    # each street's tap before its burn raises nothing (the clean hand taps three times)
+    assert run(tmp_path / "clean", CLEAN) == []
+
+
+def test_BURN_002_round_done_pad_true_asks_from_the_first_burn(tmp_path):
+    """``[rules] round_done_pad = true``: the table taps from the first burn on, so a flop burned
+    with no tap before any tap was ever seen is asked about too (auto would wait for a tap)."""
+    untapped_flop = CLEAN[:10] + CLEAN[11:]  # the flop's burn is step 11
+    script = {"format": 1, "game": "holdem", "seats": SEATS, "button": BUTTON, "noise": dict(NOISE, seed=3),
+              "hands": [{"steps": untapped_flop}]}
+    on = play(script, rules_extra="round_done_pad = true")["hands"][0]
+    assert alerts_of(on)[0] == no_tap(11)
+    auto = play(script)["hands"][0]  # (auto: no tap seen yet at the flop's burn)
+    assert no_tap(11) not in alerts_of(auto)
+
+
+def _drop_tap(steps: list[dict], nth: int) -> tuple[list[dict], int]:
+    """``steps`` less the ``nth`` tap (from 1) that comes right before a burn; and the burn's step."""
+    taps = [i for i, st in enumerate(steps[:-1]) if st == RD and steps[i + 1].get("to") == "burn"]
+    i = taps[nth - 1]
+    return steps[:i] + steps[i + 1:], i + 1
+
+
+@pytest.mark.parametrize("game", ["stud", "razz", "draw27_triple", "badugi"])
+def test_BURN_002_in_stud_and_the_draw_games(game):
+    """BURN-002's games are FLOP, STUD, DRAW: a stud street's burn (before 5th street) or a draw
+    round's burn (the second draw) with no tap before it is asked about; the same hand with
+    every tap raises nothing."""
+    rng = random.Random(f"burn-002:{game}")
+    make = random_stud_hand if game in ("stud", "razz") else random_draw_hand
+    h = make(rng, game=game, seats=[1, 3, 5, 7], button=7, fold_chance=0.0)
+    script = {"format": 1, "game": game, "seats": h.seats, "button": h.button, "noise": dict(NOISE, seed=11),
+              "hands": [h.hand()]}
+    assert alerts_of(play(script)["hands"][0]) == []
+    steps, burn = _drop_tap(h.steps, 2)
+    [hand] = play({**script, "hands": [{**h.hand(), "steps": steps}]})["hands"]
+    assert alerts_of(hand) == [no_tap(burn)]

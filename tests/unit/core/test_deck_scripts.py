@@ -1,5 +1,6 @@
 """Foul and short decks through deal scripts (issue 4): ``@B`` cards, ``tag:`` cards, clones,
-``deck.missing`` / ``deck.extra`` revealed by the shuffler, the stub count, shuffler faults.
+``deck.missing`` / ``deck.extra`` revealed by the shuffler, the stub count, shuffler faults; the
+stub read on a stub spot (STUB-006, issue 39).
 
 Each plays the script in process (the harness: the simulated reader and shuffler speak their
 protocols to the daemon's own clients over in-memory lines) and checks the floor alert naming the card at its
@@ -133,3 +134,75 @@ def test_nothing_of_a_foul_deck_reaches_a_public_output(tmp_path):
     dealer = [e for _, e in played.seen["dealer"]
               if e.audience == "dealer" and type(e) is Alert and e.code.startswith(("deck.", "stub."))]
     assert dealer and {e.message for e in dealer} == {"new setup"}
+
+
+# -- STUB-006: a stub spot with an antenna under it --------------------------------------------------
+# docs/rules.md (STUB-006): "Obs: STUB spot read after the last expected card. Act: AUTO gets a
+# free stub count every hand. PROMPT if no stub is seen within STUB_DROP_S of the last card."
+# STUB_DROP_S is 10 s (§20's example, the setting's default). CLEAN's river is step 21: 10 hole
+# cards + 3 burns + 5 board = 18 out, so the stub holds 34 (STUB-003's arithmetic).
+
+DROP = {"drop": "stub"}
+
+
+def stub_spot(*hands: dict, seed: int = 3, **top) -> dict:
+    return {"format": 1, "game": "holdem", "seats": SEATS, "button": BUTTON, "noise": dict(NOISE, seed=seed),
+            "stub_spot": True, "hands": list(hands), **top}
+
+
+def test_STUB_006_the_stub_dropped_on_its_spot_is_counted_every_hand():
+    """Two hands, each dropping its stub after the river: each is read, 34 cards, the count the
+    arithmetic gives; so the dealer is never asked to count by hand (STUB-001's prompt)."""
+    steps = CLEAN[:21] + [DROP] + CLEAN[21:]
+    report = play(stub_spot({"steps": steps}, {"seats": SEATS, "button": BUTTON, "steps": steps})).report
+    for hand in report["hands"]:
+        assert hand["stub_read"] == 34 == hand["stub_count"]
+        assert hand["alerts"] == [] and not [p for p in hand["prompts"] if p["rule"] in ("STUB-001", "STUB-002")]
+
+
+def test_STUB_006_no_stub_within_stub_drop_s_of_the_last_card_is_a_prompt(tmp_path):
+    late = CLEAN[:21] + [{"wait": 11}] + CLEAN[21:]
+    [hand] = play(stub_spot({"steps": late})).report["hands"]
+    assert [(a["code"], a["rule"], a["audience"], a["step"]) for a in hand["alerts"]] == [
+        ("stub.not_dropped", "STUB-006", "dealer", 22)]
+    assert "stub_read" not in hand
+    # within the time: nothing; dropped after the prompt: read, and counted
+    in_time = CLEAN[:21] + [{"wait": 9}, DROP] + CLEAN[21:]
+    [hand] = play(stub_spot({"steps": in_time})).report["hands"]
+    assert hand["alerts"] == [] and hand["stub_read"] == 34
+    dropped_late = CLEAN[:21] + [{"wait": 11}, DROP] + CLEAN[21:]
+    [hand] = play(stub_spot({"steps": dropped_late})).report["hands"]
+    assert [a["code"] for a in hand["alerts"]] == ["stub.not_dropped"] and hand["stub_read"] == 34
+
+
+def test_STUB_006_a_short_stub_read_goes_to_the_floor_naming_the_card():
+    """The physical deck lacks the 7h: the stub read holds 33 of the 34 the stub must hold. The
+    floor is told which card (STUB-006), the dealer only "new setup" (STUB-004's wrong count)."""
+    script = stub_spot({"steps": CLEAN[:21] + [DROP] + CLEAN[21:], "deck": {"missing": ["7h"]}})
+    played = play(script)
+    assert_nothing_secret_public(script, played)
+    [hand] = played.report["hands"]
+    assert hand["stub_read"] == 33
+    assert [(a["code"], a["rule"], a["audience"], a["step"]) for a in hand["alerts"]] == [
+        ("stub.read_wrong", "STUB-006", "floor", 23), ("deck.new_setup", "STUB-004", "dealer", 23)]
+    [floor] = [e for _, e in played.seen["floor"] if type(e) is Alert and e.code == "stub.read_wrong"]
+    assert floor.message == "the stub spot read 33 cards; the stub must hold 34: missing 7h"
+    assert [e.message for _, e in played.seen["dealer"] if type(e) is Alert] == ["new setup"]
+
+
+def test_STUB_006_a_card_dealt_from_the_dropped_stub_leaves_it():
+    """The stub down after the turn (too early), the river dealt from its spot: the read less the
+    river is the stub, right."""
+    early = CLEAN[:18] + [DROP] + CLEAN[18:]
+    [hand] = play(stub_spot({"steps": early})).report["hands"]
+    assert hand["alerts"] == [] and hand["stub_read"] == 34 and hand["zones"]["board"][-1] == "3c"
+
+
+def test_STUB_006_a_table_without_the_antenna_keeps_the_arithmetic(tmp_path):
+    """The same hands where no antenna lies under the stub spot: the stub dropped is read by
+    nothing, the dealer counts it when asked (STUB-001's prompt at the river), and no wait for
+    it raises anything."""
+    steps = CLEAN[:21] + [{"wait": 11}, DROP] + CLEAN[21:]
+    [hand] = run_hands(tmp_path, [{"steps": steps}])["hands"]
+    assert "stub_read" not in hand and hand["alerts"] == []
+    assert [(p["code"], p["rule"], p["step"]) for p in hand["prompts"]] == [("stub.count_due", "STUB-001", 21)]

@@ -21,6 +21,7 @@ NEVER_SHOWN = {"deck.missing_card", "deck.extra_card", "deck.cloned_tag", "deck.
                "deck.retired_card", "deck.unknown_tag", "deck.wrong_deck", "deck.reintroduced_card",
                "deck.blocked_deck_dealt", "deck.changed", "deck.unknown_deck", "deck.setup_refused",
                "stub.sticky_deck", "shuffler.fault_persists", "muck.winner_mucked",
+               "muck.card_held_out", "stub.read_wrong",  # MUCK-001, STUB-006: the floor's
                "showdown.bad_beat", "stub.draw_dead_card", "deal.chinese_count_wrong",
                # the modes' floor alerts (controller/core/table/modes.py)
                "race.race_off", "race.allin", "break.seat_open", "break.seats_open", "break.dealt_in_hold",

@@ -18,6 +18,7 @@ from controller.core.registry import DeckRegistry
 from controller.core.settings import TableSettings
 from controller.core.state.migrations import OWNERS
 from controller.core.table import Table
+from controller.core.table.lapses import Lapses
 from controller.core.table.tournament import Tournament
 
 CORE = ROOT / "controller" / "core"
@@ -64,11 +65,12 @@ def _assignments(path: Path) -> list[tuple[str, str, int]]:
 def test_every_field_of_the_table_has_one_owner_and_the_split_of_version_12_knows_them_all() -> None:
     owned = _owners()
     # the fields of the one object of version 12, none lost, none added; and those of the parts
-    # made since (version 14: the tournament, its own section from the start)
+    # made since (version 14: the tournament; 15: the lapses; each its own section from the start)
     since_12 = {p.SECTION: set(p.STATE) for p in Table.PARTS if p.SECTION not in OWNERS}
-    assert since_12 == {"tournament": set(Tournament.STATE)} and len(Tournament.STATE) == 17
-    of_12 = {n: owner for n, owner in owned.items() if owner != "Tournament"}
-    assert len(of_12) == 41 and len(owned) == 41 + 17
+    assert since_12 == {"tournament": set(Tournament.STATE), "lapses": set(Lapses.STATE)}
+    assert len(Tournament.STATE) == 17 and len(Lapses.STATE) == 3
+    of_12 = {n: owner for n, owner in owned.items() if owner not in ("Tournament", "Lapses")}
+    assert len(of_12) == 41 and len(owned) == 41 + 17 + 3
     assert {n for names in OWNERS.values() for n in names} == set(of_12)
     assert {s: set(names) for s, names in OWNERS.items()} == {p.SECTION: set(p.STATE) for p in Table.PARTS
                                                               if p.SECTION in OWNERS}

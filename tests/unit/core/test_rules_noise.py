@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from controller.core.effects import Alert, CardPlaced
 from controller.core.events import ButtonPress
+from controller.core.settings import RuleSettings
 from tests.unit.core.test_table import Feeder
 
 HOLE3 = [("As", 1), ("Kd", 2), ("7c", 4), ("2h", 1), ("3h", 2), ("Qs", 4)]  # seats 1, 2, 4, button 4
@@ -115,7 +116,9 @@ def test_a_burn_read_after_the_first_flop_card_it_came_before_is_not_missing():
 
 
 def test_heads_up_players_holding_their_cards_up_is_no_rabbit_hunt():
-    f = Feeder(seats=(1, 2), button=2)
+    # (the Feeder's cycles are a second apart: seat 1 holds its cards up for 16 s, past MUCK-001's
+    # default wait, whose prompt is test_muck.py's; here the wait is longer than the hand)
+    f = Feeder(seats=(1, 2), button=2, rules=RuleSettings(muck_timeout_s=60.0))
     for card, seat in [("As", 1), ("Kd", 2), ("2h", 1), ("3h", 2)]:
         f.put(card, seat)
     for card in ("As", "2h"):

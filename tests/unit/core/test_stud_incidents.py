@@ -203,7 +203,9 @@ def test_STUD_010_the_set_aside_card_waits_for_7th_streets_new_stub_four_burns()
     f.field.clear()
     f.tick(4)
     record = f.of(HandFinished)[-1].record
-    assert record["alerts"] == [], record["alerts"]
+    # the 5th street's burn with no tap before it: BURN-002's "round complete?" (the catalogue:
+    # "It may be a premature card → ... STUD-010"), at the burn; nothing else
+    assert [(a["code"], a["rule"]) for a in record["alerts"]] == [("burn.no_tap", "BURN-002")], record["alerts"]
 
 
 def test_STUD_010_a_set_aside_card_dealt_before_7th_street_is_told() -> None:
@@ -217,7 +219,7 @@ def test_STUD_010_a_set_aside_card_dealt_before_7th_street_is_told() -> None:
     f.put(THREE[1][4], 1)
     f.put("8s", 2)  # the set-aside card dealt to seat 2 as its 5th-street card
     found = [(a.code, a.rule, a.seat) for a in alerts(f)]
-    assert found == [("deal.stud_reserve_early", "STUD-010", 2)]
+    assert found == [("burn.no_tap", "BURN-002", None), ("deal.stud_reserve_early", "STUD-010", 2)]
 
 
 # -- STUD-011: the absent seat ------------------------------------------------------------------

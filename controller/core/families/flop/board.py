@@ -100,6 +100,12 @@ class BoardState:
     def on_round_done(self) -> None:
         self.round_done = True
 
+    def tap_spent(self) -> None:
+        """A stud or draw game's burn: the tap before it was its (the next burn wants its own,
+        BURN-002). A flop game's street ends at its first board card instead (:meth:`on_board`),
+        whose premature check still reads the tap."""
+        self.round_done = False
+
     def run_it(self, max_runs: int = 3) -> Finding | None:
         """BOARD-011: the players agreed to run the rest of the board once more (the ``run_it``
         pad: pressed once, twice; again, three times). The runs start after the streets dealt
@@ -259,3 +265,15 @@ def burn_moved(pot_pushed: bool, to: str | None) -> Finding | None:
     where = f"to the {to}" if to else "off the table"
     return Finding("burn.moved_early", "BURN-003",
                    f"a burn went {where} before the pot was pushed: burns stay apart until then")
+
+
+def untapped_burn() -> Finding:
+    """BURN-002: a burn came where one was due with no tap (``round_done``) since the last
+    street's cards: is the betting round over? (It may be a premature card: BOARD-004..006,
+    which the board card then says.)
+
+    >>> untapped_burn().message
+    'round complete? a burn with no tap before it: tap once the betting is over, then burn'
+    """
+    return Finding("burn.no_tap", "BURN-002",
+                   "round complete? a burn with no tap before it: tap once the betting is over, then burn")
