@@ -116,6 +116,21 @@ Step(hand=1, index=3, action=Move(card=CardRef(card='As', deck=None, uid=None), 
 Traceback (most recent call last):
 ...
 hw_sim.script.ScriptError: hand 1, step 3: As is already at muck (a move goes to another zone, or to the stub)
+
+- Issue 39: ``{"look": "seat:N", "for": S}`` (the seat's cards off the table for S seconds, then
+  back: MUCK-001), ``{"lift": CARD}`` (a card of a seat held off the table; a later ``move`` lays
+  it down), ``{"drop": "stub"}`` (the stub on its spot, read where the script's top-level
+  ``"stub_spot": true`` gives the table an antenna there: STUB-006).
+
+>>> s = parse_script('{"format": 1, "seats": [1, 2], "button": 2, "stub_spot": true, "hands": [{"steps": ['
+...     '{"deal": "As", "to": "seat:1"}, {"look": "seat:1", "for": 3}, {"lift": "As"}, {"move": "As", "to": "muck"},'
+...     '{"drop": "stub"}]}]}')
+>>> [type(action_of(st)).__name__ for st in s.hands[0].steps], s.stub_spot, parse_script(s.to_json()) == s
+(['Deal', 'Look', 'Lift', 'Move', 'Drop', 'End'], True, True)
+>>> parse_script('{"format": 1, "seats": [1, 2], "button": 2, "hands": [{"steps": [{"look": "seat:2", "for": 3}]}]}')
+Traceback (most recent call last):
+...
+hw_sim.script.ScriptError: hand 1, step 1: seat:2 holds no card to look at
 """
 
 from __future__ import annotations

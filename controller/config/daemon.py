@@ -248,8 +248,9 @@ SHUFFLER = section_of("shuffler", ShufflerConfig, file=TABLECTL_TOML,
                       doc="leave the section out for a table that shuffles by hand")
 #: (read by :meth:`ZoneMap.from_mapping`, whose errors name the antenna and the zone)
 ANTENNAS = Section("antennas", (
-    Key("*", kind=(str,), doc='antenna number = zone ("seat:N", "board", "burn", "muck"); default: 1..10 the '
-                              "seats, 11 board, 12 burn, 13 muck; a map written replaces it whole"),
+    Key("*", kind=(str,), doc='antenna number = zone ("seat:N", "board", "burn", "muck", and "stub" for a stub '
+                              'spot, STUB-006); default: 1..10 the seats, 11 board, 12 burn, 13 muck, no stub spot; '
+                              "a map written replaces it whole"),
 ), file=TABLECTL_TOML)
 DECK = Section("decks", (
     Key("id", "", required=True, doc="the deck's id ([table] deck_in_play names one)"),
