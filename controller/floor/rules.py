@@ -171,6 +171,8 @@ CALL = "floor.call"
 #: tiles by it and colours them; 3, a foul deck or hand (the game must not go on as it is); 2, a
 #: device or the shuffler (the table runs blind); 1, a procedure
 SEVERITY = {"deck": 3, "misdeal": 3, "late_fault": 3, "stub": 3, "device": 2, "shuffler": 2}
+#: codes ranked otherwise than their family: a card that may be held out (MUCK-001) is a foul hand
+SEVERITY_OF_CODE = {"muck.card_held_out": 3}
 #: the families a technician is shown in the dealer's incidents: the devices' own
 TECHNICIAN_FAMILIES = frozenset({"device", "shuffler"})
 
@@ -180,5 +182,8 @@ def severity(code: str | None) -> int:
 
     >>> severity("deck.foreign_card"), severity("device.reader_offline"), severity("burn.missing")
     (3, 2, 1)
+    >>> severity("muck.card_held_out"), severity("muck.card_missing")  # MUCK-001: the floor's, the dealer's
+    (3, 1)
     """
-    return SEVERITY.get((code or "").partition(".")[0], 1)
+    code = code or ""
+    return SEVERITY_OF_CODE.get(code) or SEVERITY.get(code.partition(".")[0], 1)
