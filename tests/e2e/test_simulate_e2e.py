@@ -22,6 +22,7 @@ import pytest
 from hw_sim.random_hands import random_script
 from tests.conftest import TABLECTL
 from rig.scenarios import NOISE, ZONE_ORDER, check_report, expected_hand  # noqa: F401 (shared)
+from rig.scenarios import play as scenario_play
 
 def simulate(tmp_path: Path, script: dict, *extra: str, timeout: float = 600) -> subprocess.CompletedProcess:
     tmp_path.mkdir(parents=True, exist_ok=True)
@@ -207,3 +208,29 @@ def test_simulate_stopped_by_a_signal_stops_the_daemon_and_removes_its_work_fold
     assert err.strip().splitlines()[-1] == (f"tablectl simulate: stopped by {signal.Signals(signum).name}; "
                                             "the daemon stopped, the work folder removed")
 
+
+
+@pytest.mark.e2e
+def test_issue_39s_steps_through_the_daemon_process_report_as_in_process(tmp_path):
+    """A table with a stub spot (``"stub_spot": true``: the daemon's ``[antennas]`` 14 = "stub"),
+    a look longer than MUCK_TIMEOUT_S after the first tap (MUCK-001), and the stub dropped after
+    the river (STUB-006), played by ``tablectl simulate`` (the daemon a subprocess
+    on pseudo-terminals, with a crash and restart after the look) and in process: the same report,
+    byte for byte, with the prompt at the look and the stub read whole."""
+    script = random_script(39, hands=1, game="holdem", seats=[1, 4, 6], noise=dict(NOISE, seed=39))
+    steps = script["hands"][0]["steps"]
+    river = max(i for i, s in enumerate(steps) if s.get("to") == "board")
+    burn = next(i for i, s in enumerate(steps) if s.get("to") == "burn")
+    steps.insert(river + 1, {"drop": "stub"})
+    seat = next(s["to"] for s in steps[:burn] if "deal" in s and not any(
+        m.get("muck") == s["to"] for m in steps))  # a seat that never folds
+    steps.insert(burn, {"look": seat, "for": 8})
+    script = {**script, "stub_spot": True, "crash_after": burn + 1}
+    r = simulate(tmp_path, script)
+    assert r.returncode == 0, r.stderr
+    report = json.loads(r.stdout)
+    [hand] = report["hands"]
+    assert [(a["code"], a["step"]) for a in hand["alerts"]] == [("muck.card_missing", burn + 1)]
+    assert hand["stub_read"] == hand["stub_count"] == 52 - 6 - 3 - 5
+    in_process = scenario_play({k: v for k, v in script.items() if k != "crash_after"})
+    assert json.dumps(in_process, sort_keys=True) == json.dumps(report, sort_keys=True)
