@@ -344,7 +344,7 @@ class Hand:
         # issue 17: the hands as the showdown pad found them, else those still at the seats
         zones = hands_up(self, dead)
         if zones is None and dead:
-            zones = {z: cs for z, cs in record["zones"].items() if seat_of(z) not in dead}
+            zones = {z: cs for z, cs in self.zone_labels().items() if seat_of(z) not in dead}
         read = record if zones is None else {**record, "zones": zones}
         sd = showdown_of_record(read, rules or OddChipRules())
         return record | ({"showdown": sd} if sd is not None else {})
