@@ -61,6 +61,15 @@ def floor_client(port: int, got: list[int]) -> mqtt.Client:
     return c
 
 
+class Lines(list[str]):
+    """The figures, each printed as it is measured (a run at 600 clients takes minutes: a run cut
+    short still says what it had)."""
+
+    def append(self, line: str) -> None:
+        print(line, flush=True)
+        super().append(line)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--tables", type=int, default=600)
@@ -76,7 +85,8 @@ def main() -> int:
         broker.start()
         assert broker.proc is not None
         pid = broker.proc.pid
-        out = [f"mosquitto started: {rss_kb(pid) / 1024:.1f} MB"]
+        out = Lines()
+        out.append(f"mosquitto started: {rss_kb(pid) / 1024:.1f} MB")
         got: list[int] = []
         floor = floor_client(broker.port, got)
         floor.loop_start()
@@ -141,8 +151,6 @@ def main() -> int:
         out.append(f"the backlog delivered: {rss_kb(pid) / 1024:.1f} MB")
         many.stop()
         broker.stop()
-    for line in out:
-        print(line)
     return 0
 
 

@@ -254,10 +254,17 @@ class Harness(PacedTable):
             if type(e) is HandFinished:
                 rec = json.loads(json.dumps(effect_to_dict(e), separators=(",", ":")))  # as the feed has it
                 self.take_record(rec["hand"], rec["record"])
+                self.in_hand = False
+            elif type(e) is HandStarted:
+                self.in_hand = True
             elif type(e) is Alert:
                 self.take_alert(e.code, e.ts)
+                if not self.in_hand:
+                    self.take_said(effect_to_dict(e))
             elif type(e) is Prompt:
                 self.take_prompt(e.code, e.ts)
+                if not self.in_hand:
+                    self.take_said(effect_to_dict(e))
             elif type(e) is CardPlaced:
                 self.take_placed(effect_to_dict(e))  # (the dealer paces itself on it)
 
@@ -317,7 +324,7 @@ class Harness(PacedTable):
         finally:
             self.close()
         report = build_report(self.script, self.records, self.dealer, buttons, placed=self.placed,
-                              prompts=self.prompts)
+                              prompts=self.prompts, said=self.said)
 
         topics: dict[str, list[tuple[tuple[int, int], dict[str, Any]]]] = {}
         for where, effect in self.recorders["floor"].effects:  # (the floor's output gets every effect)

@@ -252,6 +252,11 @@ class PacedTable:
         self.alerts: list[tuple[str, float]] = []
         #: every prompt the daemon gave, as (code, ts): the report's ``holds``
         self.prompts: list[tuple[str, float]] = []
+        #: every prompt and alert the daemon gave while no hand was under way (after a hand's
+        #: record, before the next hand's first card), as its feed has it: the report's
+        #: ``between_hands``
+        self.said: list[dict[str, Any]] = []
+        self.in_hand = False  # (a HandStarted seen since the last HandFinished)
         self.placed: list[dict[str, Any]] = []  # the CardPlaced effects, for the tracking block
         self.shuffler_reports = 0  # deck reports the daemon's shuffler link has taken
         self.dealer: Any = None
@@ -287,15 +292,25 @@ class PacedTable:
         if self.dealer is not None:
             self.dealer.daemon_placed(placed["uid"], placed["card"], placed["zone"])
 
+    def take_said(self, rec: dict[str, Any]) -> None:
+        """A prompt or alert (its dict, as the feed writes it): kept if it came between hands."""
+        if not self.in_hand:
+            self.said.append(rec)
+
     def take(self, rec: dict[str, Any]) -> None:
         """One effect as the daemon's feed writes it (JSON)."""
         kind = rec.get("type")
         if kind == "HandFinished":
             self.take_record(rec["hand"], rec["record"])
+            self.in_hand = False
+        elif kind == "HandStarted":
+            self.in_hand = True
         elif kind == "Alert":
             self.take_alert(rec["code"], rec["ts"])
+            self.take_said(rec)
         elif kind == "Prompt":
             self.take_prompt(rec["code"], rec["ts"])
+            self.take_said(rec)
         elif kind == "CardPlaced":
             self.take_placed(rec)
 

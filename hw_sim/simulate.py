@@ -454,7 +454,7 @@ class SimulatedTable:
         """The report (deal-script.md) of the hands played so far."""
         assert self.daemon is not None and self.dealer is not None and self.player is not None
         return build_report(self.script, self.daemon.records, self.dealer, self.player.buttons,
-                            placed=self.daemon.placed, prompts=self.daemon.prompts)
+                            placed=self.daemon.placed, prompts=self.daemon.prompts, said=self.daemon.said)
 
     def wait_acked(self, timeout: float, report: dict[str, Any]) -> None:
         """With a room link: wait until the broker has acknowledged everything the table
@@ -594,13 +594,15 @@ def deal_hands(script: sc.Script, dealer: ScriptedDealer, daemon: PacedTable,
 
 def build_report(script: sc.Script, records: dict[int, dict[str, Any]], dealer: ScriptedDealer,
                  buttons: dict[int, int], placed: list[dict[str, Any]] | None = None,
-                 prompts: list[tuple[str, float]] | None = None) -> dict[str, Any]:
+                 prompts: list[tuple[str, float]] | None = None,
+                 said: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """The report of deal-script.md from the daemon's own hand records (``records``: the
     daemon's hand number -> its HandFinished record as the feed has it, JSON), the dealer's
     step log mapping each alert back to a step, and the button the daemon had at each hand's
     start; ``placed``, the daemon's CardPlaced effects, for the ``tracking`` block; ``prompts``,
-    every prompt the daemon gave as (code, ts), for the ``holds``. Shared by ``simulate`` and
-    the in-process harness."""
+    every prompt the daemon gave as (code, ts), for the ``holds``; ``said``, every prompt and
+    alert it gave between hands (their dicts, as the feed has them), for ``between_hands``.
+    Shared by ``simulate`` and the in-process harness."""
     hands = []
     for number in range(1, len(script.hands) + 1):
         rec = records.get(dealer.record_of.get(number, -1))
@@ -626,8 +628,54 @@ def build_report(script: sc.Script, records: dict[int, dict[str, Any]], dealer: 
                       "alerts": alerts, "prompts": [_prompt_item(p, dealer, number) for p in rec.get("prompts", [])],
                       **({"showdown": rec["showdown"]} if "showdown" in rec else {}),
                       **({"stub_read": rec["stub_read"]} if "stub_read" in rec else {})})
-    return {"hands": hands, "tracking": dealer.confirm_latency(placed or []),
-            "holds": holds(script, dealer, prompts or [])}
+    report = {"hands": hands, "tracking": dealer.confirm_latency(placed or []),
+              "holds": holds(script, dealer, prompts or [])}
+    between = between_hands(script, records, dealer, said or [])
+    if between:  # (a report with nothing said between hands stays as it was, byte for byte)
+        report["between_hands"] = between
+    return report
+
+
+def between_hands(script: sc.Script, records: dict[int, dict[str, Any]], dealer: ScriptedDealer,
+                  said: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The report's ``between_hands``: what the table said while no hand was under way (after a
+    hand's cards were gathered, before the next hand's first card), in order, that no hand's
+    record keeps (the alerts and prompts kept for the next hand are in its ``alerts`` and
+    ``prompts``, as ever). Each: ``kind`` (``prompt`` or ``alert``), ``code``, ``rule``, ``seat``
+    when one is named, an alert's ``card`` and ``audience``, ``step`` (counted over the whole
+    script, as ``holds``' are: :func:`script_step`) and a prompt's ``text``.
+
+    >>> from types import SimpleNamespace
+    >>> from hw_sim.dealer import StepLog
+    >>> s = sc.parse_script('{"format": 1, "seats": [1, 2], "button": 2, "hands": [{"steps": []}]}')
+    >>> log = StepLog(); log.mark((1, 1), 10.0)
+    >>> said = [{"type": "Prompt", "code": "flow.h4h_wait", "rule": "FLOW-002", "message": "wait", "ts": 10.5,
+    ...          "seat": None},
+    ...         {"type": "Alert", "code": "deal.seat_waits", "rule": "DEAL-006", "audience": "dealer",
+    ...          "seat": 6, "ts": 10.6, "message": "seat 6 waits"}]
+    >>> records = {1: {"alerts": [{"code": "deal.seat_waits", "ts": 10.6}]}}  # (kept by hand 1's record)
+    >>> between_hands(s, records, SimpleNamespace(log=log), said)
+    [{'kind': 'prompt', 'code': 'flow.h4h_wait', 'rule': 'FLOW-002', 'step': 1, 'text': 'wait'}]
+    """
+    kept = {(e["code"], e["ts"]) for rec in records.values()
+            for e in (*rec.get("alerts", ()), *rec.get("prompts", ()))}
+    out = []
+    for e in said:
+        if (e["code"], e["ts"]) in kept:
+            continue
+        prompt = e.get("type") == "Prompt"
+        item: dict[str, Any] = {"kind": "prompt" if prompt else "alert", "code": e["code"], "rule": e.get("rule")}
+        if e.get("seat") is not None:
+            item["seat"] = e["seat"]
+        if not prompt:
+            if e.get("card") is not None:
+                item["card"] = e["card"]
+            item["audience"] = e["audience"]
+        item["step"] = script_step(script, dealer.log.step_at(e["ts"]))
+        if prompt:
+            item["text"] = e.get("message", "")
+        out.append(item)
+    return out
 
 
 #: the prompts that begin and end a hold (FLOW-002 hand-for-hand, FLOW-003 the bubble): code ->
@@ -712,6 +760,13 @@ def format_report(report: dict[str, Any]) -> str:
             out.append(f"  > {p['code']} ({p['rule'] or '-'}){seat} at step {p['step']}: {p['text']}")
         if "showdown" in h:
             out.append(f"  showdown {showdown_line(h['showdown'])}")
+    for said in report.get("between_hands", []):
+        seat = f" seat {said['seat']}" if "seat" in said else ""
+        at = f"at step {said['step']}" if said["step"] is not None else "before the first step"
+        if said["kind"] == "prompt":
+            out.append(f"between hands > {said['code']} ({said['rule'] or '-'}){seat} {at}: {said['text']}")
+        else:
+            out.append(f"between hands ! {said['audience']:6} {said['code']} ({said['rule'] or '-'}){seat} {at}")
     for hold in report.get("holds", []):
         end = f"released at step {hold['released_step']}" if hold["released_step"] is not None else "never released"
         start = f"from step {hold['from_step']}" if hold["from_step"] is not None else "from the start"

@@ -312,9 +312,11 @@ class Hand:
             out[z] = [self.labels[u] for u in uids]
         return out
 
-    def record(self, ended: float, rules: OddChipRules | None = None) -> dict[str, Any]:
+    def record(self, ended: float, rules: OddChipRules | None = None,
+               dead: frozenset[int] = frozenset()) -> dict[str, Any]:
         """The finished hand as history and the simulator's report see it (floor only), with the
-        hands still at the seats read when two or more are (``showdown``, SHOW-004)."""
+        hands still at the seats read when two or more are (``showdown``, SHOW-004); never the
+        seats whose hands are ``dead`` on the clock (FLOW-004), wherever their cards lie."""
         record = {
             "hand": self.number,
             **({"kind": self.kind} if self.kind != "hand" else {}),
@@ -340,7 +342,9 @@ class Hand:
             **({"runs": self.board.runs} if self.board.runs > 1 else {}),  # BOARD-011
         }
         # issue 17: the hands as the showdown pad found them, else those still at the seats
-        zones = hands_up(self)
+        zones = hands_up(self, dead)
+        if zones is None and dead:
+            zones = {z: cs for z, cs in self.zone_labels().items() if seat_of(z) not in dead}
         read = record if zones is None else {**record, "zones": zones}
         sd = showdown_of_record(read, rules or OddChipRules())
         return record | ({"showdown": sd} if sd is not None else {})

@@ -137,6 +137,9 @@ PROMPT_TABLE: tuple[PromptRule, ...] = (
     PromptRule("flow.clock", 88, ackable=False),
     PromptRule("flow.clock_dead", 88, clears=("flow.clock",)),
     PromptRule("flow.clock_stopped", 0, clears=("flow.clock",)),
+    # FLOW-004: a hand dead on the clock still at its seat at the showdown: killed before the pot
+    # is pushed, so it outranks the showdown's words
+    PromptRule("flow.dead_hand_kill", 50),
     # FLOW-001: a new level from the next deal, said at its shuffle; DECK-008 at a break
     PromptRule("flow.new_level", 35),
     PromptRule("flow.reset_decks", 35),

@@ -14,7 +14,9 @@ than once is complete (``run_it`` is pressed only at such an all-in). Nothing is
 until the hands are turned up, nothing the players can read may hint at them (the dealer's
 display is in their sight), and a fold to a bet on the river, which the table cannot tell from a
 mucked winner, is no fault. The verdict is the one of the hands when they were up: a hand that
-touches the muck afterwards is dead (MUCK-006) and cannot make a losing hand the winner.
+touches the muck afterwards is dead (MUCK-006) and cannot make a losing hand the winner. A hand
+that died on the player clock (FLOW-004: the table's ``dead``, :meth:`Tournament.dead_seats`) is
+never read, wherever its cards lie.
 
 >>> from controller.core.hand import Hand
 >>> h = Hand(1, "holdem", 2, (3, 5), 5, 0.0)
@@ -70,13 +72,21 @@ def _read(hand: Hand, zones: dict[str, list[str]], rules: OddChipRules) -> list[
     return _boards_read(hand, zones, rules)[1]
 
 
-def _at_showdown(hand: Hand) -> dict[str, list[str]]:
-    """The seats' and the board's cards as they lie now."""
-    return {z: cs for z, cs in hand.zone_labels().items() if z.startswith("seat:") or z == "board"}
+def _at_showdown(hand: Hand, dead: frozenset[int] = frozenset()) -> dict[str, list[str]]:
+    """The seats' and the board's cards as they lie now (but a hand ``dead`` on the clock)."""
+    return {z: cs for z, cs in hand.zone_labels().items()
+            if (z.startswith("seat:") and int(z[5:]) not in dead) or z == "board"}
 
 
-def _holding(hand: Hand) -> set[int]:
-    return {int(z[5:]) for z, uids in hand.zones.items() if z.startswith("seat:") and uids}
+def _holding(hand: Hand, dead: frozenset[int] = frozenset()) -> set[int]:
+    return {int(z[5:]) for z, uids in hand.zones.items() if z.startswith("seat:") and uids} - dead
+
+
+def _live(zones: dict[str, list[str]] | None, dead: frozenset[int]) -> dict[str, list[str]] | None:
+    """``zones`` without the seats whose hands are ``dead`` (FLOW-004: never read for the pot)."""
+    if zones is None or not dead:
+        return zones
+    return {z: cs for z, cs in zones.items() if not (z.startswith("seat:") and int(z[5:]) in dead)}
 
 
 def _board_done(hand: Hand) -> bool:
@@ -102,14 +112,15 @@ def _dealt_out(hand: Hand, zones: dict[str, list[str]]) -> bool:
     return not g.stud or max(map(len, hands)) >= g.cards - len(zones.get("board", []))
 
 
-def hands_up(hand: Hand) -> dict[str, list[str]] | None:
+def hands_up(hand: Hand, dead: frozenset[int] = frozenset()) -> dict[str, list[str]] | None:
     """The seats and board a verdict reads: None before the hands are up; the hands as the
     ``showdown`` press found them; after an ``allin`` press, the seats' hands as they were then
-    or as they are now (a stud hand still gets its cards) and the board as it lies."""
+    or as they are now (a stud hand still gets its cards) and the board as it lies. Never the
+    seats whose hands are ``dead`` on the clock (FLOW-004)."""
     if hand.shown is None or "board" in hand.shown:
-        return hand.shown
-    now = {z: cs for z, cs in _at_showdown(hand).items() if cs}
-    return {**hand.shown, **now}
+        return _live(hand.shown, dead)
+    now = {z: cs for z, cs in _at_showdown(hand, dead).items() if cs}
+    return _live({**hand.shown, **now}, dead)
 
 
 def _once(hand: Hand, found: list[Finding]) -> list[Finding]:
@@ -123,20 +134,22 @@ def _once(hand: Hand, found: list[Finding]) -> list[Finding]:
     return out
 
 
-def on_press(hand: Hand, name: str, rules: OddChipRules = _DEFAULT, *, cash: bool = False) -> list[Finding]:
+def on_press(hand: Hand, name: str, rules: OddChipRules = _DEFAULT, *, cash: bool = False,
+             dead: frozenset[int] = frozenset()) -> list[Finding]:
     """A press of ``run_it`` (BOARD-011: one run more; the prompt when it cannot be), of
     ``allin`` (SHOW-005: all hands up) or of ``showdown``: the seats' hands are read as they lie
     now (or as the ``allin`` press found them) and the dealer is told the dead hands (SHOW-002)
     and the winners with the words to announce (SHOW-004, SPLIT-*, the odd chip by ``rules``),
     per run; at a ``cash`` table, a bad-beat candidate after them (SHOW-008). Pressed before the
     cards are all out, the dealer is told to deal them first. A second press says nothing new:
-    the record has it once."""
+    the record has it once. The seats whose hands are ``dead`` on the clock (FLOW-004) are not
+    read."""
     if name == "run_it":
         refused = hand.board.run_it(MAX_RUNS)
         return [refused] if refused is not None else []
     if name == "allin":
-        return _once(hand, _all_in(hand))
-    zones = hands_up(hand) or _at_showdown(hand)
+        return _once(hand, _all_in(hand, dead))
+    zones = hands_up(hand, dead) or _at_showdown(hand, dead)
     if not _dealt_out(hand, zones):
         what = "board" if GAMES[hand.game].board else "hands"
         return _once(hand, [Finding("showdown.not_dealt_out", "SHOW-004",
@@ -160,11 +173,11 @@ def on_press(hand: Hand, name: str, rules: OddChipRules = _DEFAULT, *, cash: boo
     return _once(hand, out)
 
 
-def _all_in(hand: Hand) -> list[Finding]:
+def _all_in(hand: Hand, dead: frozenset[int] = frozenset()) -> list[Finding]:
     """SHOW-005: a player is all in and no more betting is possible. Every live hand is turned
     up before more cards come, and nobody may fold: the seats' hands are kept as they are now
     (a winner is then known as the board comes, and the MUCK-005 guard applies)."""
-    seats = sorted(_holding(hand))
+    seats = sorted(_holding(hand, dead))
     if hand.shown is not None or len(seats) < 2:
         return []
     hand.shown = {f"seat:{s}": cs for s in seats if (cs := hand.zone_labels().get(f"seat:{s}", []))}
@@ -172,22 +185,24 @@ def _all_in(hand: Hand) -> list[Finding]:
                                                   f"turn your hands up; nobody folds")]
 
 
-def on_muck(hand: Hand, seat: int, rules: OddChipRules = _DEFAULT) -> list[Finding]:
+def on_muck(hand: Hand, seat: int, rules: OddChipRules = _DEFAULT, dead: frozenset[int] = frozenset()) \
+        -> list[Finding]:
     """A card of ``seat`` reached the muck (before the table moves it there). After the press
     and before the pot is pushed, a winning hand (of any half, of any run) mucked while a seat
     that did not win that share still holds its cards: the dealer is told to check, with no
     card named, and the floor which cards to take back (MUCK-005/006). The hands of a board
     run more than once are up once its runs are dealt, pressed or not. After an ``allin``
     press and before the cards are out, a hand that goes to the muck is a fold nobody may make
-    (SHOW-005): the dealer is told."""
-    if hand.pot_pushed:
+    (SHOW-005): the dealer is told. A hand ``dead`` on the clock (FLOW-004) is read by nobody:
+    its muck is what the dealer was told to do."""
+    if hand.pot_pushed or seat in dead:
         return []
-    if hand.shown is None and _all_up(hand) and _read(hand, _at_showdown(hand), rules):
-        hand.shown = _at_showdown(hand)
-    zones = hands_up(hand)
+    if hand.shown is None and _all_up(hand) and _read(hand, _at_showdown(hand, dead), rules):
+        hand.shown = _at_showdown(hand, dead)
+    zones = hands_up(hand, dead)
     if zones is None:
         return []
-    holding = _holding(hand)
+    holding = _holding(hand, dead)
     if not holding - {seat}:
         return []  # the last hand out: nobody left to lose to it (and no hand to read again)
     if not _dealt_out(hand, zones):
@@ -202,7 +217,7 @@ def on_muck(hand: Hand, seat: int, rules: OddChipRules = _DEFAULT) -> list[Findi
     return []
 
 
-def on_hand_end(hand: Hand) -> list[Finding]:
+def on_hand_end(hand: Hand, dead: frozenset[int] = frozenset()) -> list[Finding]:
     """SHOW-006: the pot is pushed (``hand_end``) while two or more seats still hold cards no
     verdict has read, where a showdown was due: the cards are all out (the river dealt), or an
     ``allin`` press turned the hands up. The dealer is told the pot went before the hands were
@@ -220,11 +235,11 @@ def on_hand_end(hand: Hand) -> list[Finding]:
     >>> [f.message for f in on_hand_end(h)]
     ['pot pushed while seats 2, 5 still hold cards: read the hands first']
     """
-    seats = sorted(_holding(hand))
+    seats = sorted(_holding(hand, dead))  # (a hand dead on the clock is no hand to read: FLOW-004)
     if hand.kind != "hand" or len(seats) < 2 or (hand.shown is not None and "board" in hand.shown) \
             or _all_up(hand):
         return []
-    if hand.shown is None and not _dealt_out(hand, _at_showdown(hand)):
+    if hand.shown is None and not _dealt_out(hand, _at_showdown(hand, dead)):
         return []
     return [Finding("showdown.pushed_unread", "SHOW-006",
                     f"pot pushed while {seat_list(seats)} still hold cards: read the hands first", seats[0])]

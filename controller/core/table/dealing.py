@@ -381,7 +381,8 @@ class Dealing(Part):
         if zone != "burn":
             self.flush(out, hand)
         if zone == Zone.MUCK and (folded := seat_of(prev)) is not None:  # issue 17 hook: MUCK-005/006
-            for f in showdown_watch.on_muck(hand, folded, OddChipRules.of(self.settings.rules)):
+            dead = self._tournament.dead_seats(hand)  # (FLOW-004: a hand dead on the clock is read by nobody)
+            for f in showdown_watch.on_muck(hand, folded, OddChipRules.of(self.settings.rules), dead):
                 self._flag_once(out, ts, hand, f, f"winner:{prev}")
         if hand.game_def.family == "draw" and self.draw.move(ts, hand, uid, label, prev, zone, out):
             return
@@ -510,8 +511,11 @@ class Dealing(Part):
                 self._flag(out, ts, hand, Finding("deal.penalty_served", "DEAL-010",
                                                   f"seat {seat} has served its penalty", seat))
         self.turns.game_finished(ts, hand, out)  # MIXED-001: counted; the next game after a game's last hand
+        dead = self._tournament.dead_seats(hand)  # FLOW-004: a hand dead on the clock is never read for the pot
+        if dead and not hand.misdeal:
+            self._tournament.dead_at_showdown(ts, hand, out, cards_out=False)
         stub_read = self._lapses.finish(ts, hand, out)  # MUCK-001: still missing; STUB-006: the free count
-        record = hand.record(ts, OddChipRules.of(self.settings.rules))  # issue 17 hook: the odd chip rules
+        record = hand.record(ts, OddChipRules.of(self.settings.rules), dead)  # issue 17 hook: the odd chip rules
         if stub_read is not None:
             record["stub_read"] = stub_read  # STUB-006: the cards the stub spot read
         record["deck"] = hand.deck
@@ -578,8 +582,11 @@ class Dealing(Part):
                                                   "misdeal declared after substantial action", audience="floor"))
             hand.misdeal = True  # MISD-016: declared; the re-deal replays the hand (MISD-014)
         elif name == Pad.HAND_END:
+            dead = self._tournament.dead_seats(hand)
+            if dead:  # FLOW-004: the pot pushed with a hand dead on the clock still at its seat
+                self._tournament.dead_at_showdown(ts, hand, out, cards_out=True)
             if hand.game_def.showdown:  # (Chinese poker: the players score each other, CHIN-004)
-                for f in showdown_watch.on_hand_end(hand):  # issue 17 hook: SHOW-006 (showdown_watch)
+                for f in showdown_watch.on_hand_end(hand, dead):  # issue 17 hook: SHOW-006 (showdown_watch)
                     self._flag(out, ts, hand, f)
             self._end_deal(ts, hand, out, closes_window=False)  # the pot is pushed: the deal is over
             hand.pot_pushed = True
@@ -587,7 +594,11 @@ class Dealing(Part):
             self.stud.allin_seat(ts, hand, ev.seat, out)  # a seat all in (STUD-003: for the ante)
         elif name in showdown_watch.PADS:  # issue 17 hook: SHOWDOWN, RUN_IT (showdown_watch)
             cash = self.settings.event == "cash"  # (SHOW-008: the bad beat, cash hold'em only)
-            for f in showdown_watch.on_press(hand, name, OddChipRules.of(self.settings.rules), cash=cash):
+            dead = self._tournament.dead_seats(hand)  # FLOW-004: never read for the pot
+            if dead and name == Pad.SHOWDOWN:
+                self._tournament.dead_at_showdown(ts, hand, out, cards_out=True)
+            for f in showdown_watch.on_press(hand, name, OddChipRules.of(self.settings.rules), cash=cash,
+                                             dead=dead):
                 self._flag(out, ts, hand, f)
             if name == Pad.ALLIN and hand.game_def.family == "stud":
                 self.stud.allin_called(ts, hand, out)  # STUD-012: face up until 7th

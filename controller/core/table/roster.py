@@ -345,6 +345,35 @@ class Roster(Part):
             self.hand.dealer = ev.name
         return []
 
+    def restates_redeal(self, ev: TableSetup) -> bool:
+        """MISD-014: a set-up, while a misdealt hand's re-deal is pending, that would change
+        nothing: the seats the table has (dealt in, or waiting to be), the misdealt hand's button
+        or none, the game the table deals next or none, and at a cash table no seat's sitting out
+        or blinds owed cleared by it. No word of the floor's (a script restating a hand's seats):
+        the re-deal stands, with its seats, button and level. One that changes something is the
+        floor's word and replaces the re-deal (docs/decisions/0040-a-set-up-during-a-re-deal.md).
+
+        >>> from controller.core.settings import TableSettings
+        >>> t = type("T", (), {"settings": TableSettings(seats=(1, 2, 4), button=4)})()
+        >>> r = Roster(t); r._redeal = Hand(1, "holdem", 2, (1, 2, 4), 4, 0.0)
+        >>> r.restates_redeal(TableSetup(1.0, (1, 2, 4), 4)), r.restates_redeal(TableSetup(1.0, (4, 2, 1)))
+        (True, True)
+        >>> r.restates_redeal(TableSetup(1.0, (1, 2, 4), 1)), r.restates_redeal(TableSetup(1.0, (1, 2, 4, 6), 4))
+        (False, False)
+        """
+        redeal = self._redeal
+        if redeal is None or set(ev.seats) != set(self.seats) | self.waiting:
+            return False
+        if ev.button is not None and (ev.button != redeal.button or self.waiting):
+            return False  # (a button given deals the newcomers waiting in at once: a change)
+        if ev.game is not None and ev.game != self._t.turns.game:
+            return False
+        if self.settings.event == "cash":
+            owed = self.absent | self.missed_bb | self.missed_sb
+            if any(s not in ev.seats or ev.button is not None for s in owed):
+                return False
+        return True
+
     def on_setup(self, ev: TableSetup) -> list[Effect]:
         """The floor sets the seats (and the button, or lets the daemon move it). Without a
         button, seats new to the table are newcomers under DEAL-006."""
@@ -362,5 +391,7 @@ class Roster(Part):
         else:
             self.waiting = (self.waiting | (seats - set(self.seats) - self.absent)) & seats
             self.seats = tuple(sorted(seats & set(self.seats)))
-        self._redeal = None  # the floor's word overrides a pending re-deal
+        # MISD-014: the floor's word replaces a pending re-deal: the next deal is a new hand (a set-up
+        # that changes nothing is no word: Table._on_setup does not pass it on, restates_redeal)
+        self._redeal = None
         return []

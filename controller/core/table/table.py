@@ -199,8 +199,11 @@ class Table:
 
     def _on_setup(self, ev: TableSetup) -> list[Effect]:
         """The floor sets the seats (and the button, or lets the daemon move it), and may name
-        the next game; the open seats it fills are filled."""
+        the next game; the open seats it fills are filled. While a misdeal's re-deal is pending,
+        a set-up that changes nothing is no word of the floor's and does nothing (MISD-014)."""
         out: list[Effect] = []
+        if self.roster.restates_redeal(ev):
+            return out
         self.roster.on_setup(ev)
         self.turns.on_setup(ev)
         self.holds.on_setup(ev, out)

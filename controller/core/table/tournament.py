@@ -6,12 +6,16 @@ it must act on; each signal is a journalled core event (:mod:`controller.core.ev
 power cut replays it, and what the table last applied is kept here (:meth:`Tournament.seen_fields`:
 the room link sends only what changed since).
 
-- FLOW-001, the level: a ``LevelSet`` applies from the next deal (its first card); a misdeal's
-  re-deal keeps the misdealt hand's level (MISD-014). Every hand's record says the level it was
-  dealt under (``"level"``, null outside a tournament). The dealer is told "new level" at the
-  first shuffle after the change (the first ``ShufflerReport``), or at the next hand's first
-  card if no shuffle was reported before it. A break (``kind`` ``break``) is the players'
-  break: FLOW-005's button and DECK-008's deck reset (:meth:`Modes.players_break`).
+- FLOW-001, the level: a ``LevelSet`` applies from the next deal; a misdeal's re-deal keeps the
+  misdealt hand's level (MISD-014). A deal begins at its shuffle (SHUF-001): the first
+  ``ShufflerReport`` after the last deal began freezes the next deal's level, so a level
+  signalled after it waits for the deal after that one; a report during a hand is the next
+  hand's shuffle (a two-deck table shuffles the spare meanwhile). Without a report the first
+  card is all the table sees of the deal's start: the level is taken there. Every hand's record
+  says the level it was dealt under (``"level"``, null outside a tournament). The dealer is told
+  "new level" at the first shuffle after the change, or at the first card of the first deal
+  dealt under it if no shuffle said it. A break (``kind`` ``break``) is the players' break:
+  FLOW-005's button and DECK-008's deck reset (:meth:`Modes.players_break`).
 - FLOW-002, hand-for-hand: while it is on, the table holds after each hand (not after a
   misdealt one: its re-deal is the hand the room waits for) until the floor's ``Release``
   (or hand-for-hand off). A hand's first card during a hold is the floor's to know. The hold is
@@ -26,8 +30,10 @@ the room link sends only what changed since).
   clock (the daemon's ``Tick`` every second while it runs: :meth:`Tournament.clock_running`); the
   display counts it down (:mod:`controller.core.rules.flow`). At 0 the seat's hand is dead and its
   cards are expected in the muck: one of them anywhere else, or a card to that seat, is the
-  floor's. ``round_done``, the seat's fold (a card of its to the muck) or the end of the hand
-  stops it; a verbal raise is no event and leaves it running.
+  floor's. A dead hand is never read for the pot (:meth:`Tournament.dead_seats`): its cards still
+  at the seat when the showdown comes are a prompt to the dealer (kill it) and the floor's to
+  know. ``round_done``, the seat's fold (a card of its to the muck) or the end of the hand stops
+  it; a verbal raise is no event and leaves it running.
 """
 
 from __future__ import annotations
@@ -40,7 +46,7 @@ from controller.core.events import (LEVEL_KINDS, BubbleHold, BubbleMode, ButtonP
                                   LevelSet, Release, Tick)
 from controller.core.hand import Hand
 from controller.core.pads import Pad
-from controller.core.part import Part
+from controller.core.part import PART_MIGRATIONS, Part
 from controller.core.rules import Finding
 from controller.core.rules.flow import CLOCK_COUNTS, CLOCK_S, clock_due, clock_step
 from controller.core.settings import GAMES
@@ -59,11 +65,14 @@ class Tournament(Part):
     """The floor's signals as the table applied them, its holds and the player clock."""
 
     SECTION = "tournament"
-    STATE = ("name", "level", "kind", "_limits", "dealt_level", "_level_due", "h4h", "round", "_h4h_hold",
-             "bubble_mode", "bubble", "bubble_table", "bubble_hand", "_bubble_hold", "clock_n", "_clock", "_dead")
+    VERSION = 2  # 2 (issue 39): the next deal's shuffle and the level it froze (SHUF-001)
+    STATE = ("name", "level", "kind", "_limits", "dealt_level", "_level_due", "_shuffled", "_shuffled_level", "h4h",
+             "round", "_h4h_hold", "bubble_mode", "bubble", "bubble_table", "bubble_hand", "_bubble_hold", "clock_n",
+             "_clock", "_dead")
     HINTS = {"name": str | None, "level": int | None, "kind": str | None,
              "_limits": tuple[int | None, int | None, int | None, str | None] | None, "dealt_level": int | None,
-             "_level_due": bool, "h4h": bool, "round": int, "_h4h_hold": bool, "bubble_mode": bool, "bubble": bool,
+             "_level_due": bool, "_shuffled": bool, "_shuffled_level": int | None, "h4h": bool, "round": int,
+             "_h4h_hold": bool, "bubble_mode": bool, "bubble": bool,
              "bubble_table": str | None, "bubble_hand": int | None, "_bubble_hold": bool, "clock_n": int,
              "_clock": list[Any] | None, "_dead": tuple[int, int] | None}
 
@@ -78,6 +87,9 @@ class Tournament(Part):
         # the level of the deal under way, else of the last one dealt: its record's (the dealing's)
         self.dealt_level: int | None = None
         self._level_due = False  # "new level" not said yet
+        # SHUF-001: the next deal's shuffle was reported (it began then), and the level it froze
+        self._shuffled = False
+        self._shuffled_level: int | None = None
         # FLOW-002: hand-for-hand on, the floor's releases counted, the table holding for one
         self.h4h = False
         self.round = 0
@@ -110,7 +122,7 @@ class Tournament(Part):
     def check(self, where: str) -> None:
         if self.kind is not None and self.kind not in LEVEL_KINDS:
             raise StateError(f"{where}.kind: {self.kind!r}, want one of {', '.join(LEVEL_KINDS)} or null")
-        for name in ("level", "dealt_level", "bubble_hand"):
+        for name in ("level", "dealt_level", "_shuffled_level", "bubble_hand"):
             v = getattr(self, name)
             if v is not None and v < 1:
                 raise StateError(f"{where}.{name}: {v}, want 1 or more or null")
@@ -122,6 +134,8 @@ class Tournament(Part):
                     checks.count(f"{where}._limits", n)
             if self._limits[3] is not None and self._limits[3] not in GAMES:
                 raise StateError(f"{where}._limits: no game the table deals")
+        if not self._shuffled and self._shuffled_level is not None:
+            raise StateError(f"{where}._shuffled_level: a level frozen by no shuffle")
         if (self._h4h_hold and not self.h4h) or (self._bubble_hold and not self.bubble):
             raise StateError(f"{where}: a hold without its signal on")
         self._check_clock(where)
@@ -155,8 +169,11 @@ class Tournament(Part):
         return "bubble" if self._bubble_hold else "h4h" if self._h4h_hold else None
 
     def level_now(self) -> int | None:
-        """The level of the deal under way, else of the next one (a re-deal's: the old one)."""
-        return self.dealt_level if self._dealing.hand is not None or self._t.roster.redeal is not None else self.level
+        """The level of the deal under way, else of the next one (a re-deal's: the old one; one
+        whose shuffle was reported: the level it was shuffled under, SHUF-001)."""
+        if self._dealing.hand is not None or self._t.roster.redeal is not None:
+            return self.dealt_level
+        return self._shuffled_level if self._shuffled else self.level
 
     def clock_running(self) -> bool:
         """A player clock counts: the daemon sends a Tick every second meanwhile."""
@@ -175,12 +192,19 @@ class Tournament(Part):
             self._level_due = False  # (the level after the break is said when it comes)
             self._t.modes.players_break(ev.ts, out)  # FLOW-005, DECK-008
         else:
-            self._level_due = ev.level != self.dealt_level
+            # (a level already frozen for the next deal by its shuffle is what the new one is news to)
+            self._level_due = ev.level != (self._shuffled_level if self._shuffled else self.dealt_level)
         return out
 
     def shuffled(self, ts: float, out: list[Effect]) -> None:
-        """A shuffle reported: the next deal's first (FLOW-001: "new level" at the first shuffle
-        after the change; not before a re-deal, which keeps the old level)."""
+        """A shuffle reported: the next deal's (SHUF-001: it begins there), whether reported
+        between hands or during one (a two-deck table's spare, shuffled for the hand after it). The
+        first report since the last deal began freezes that deal's level; a later one is the same
+        deal's (a shuffle run again, SHUF-004) and changes nothing. FLOW-001: "new level" at the
+        first shuffle after the change; not before a re-deal, which keeps the old level."""
+        if self._shuffled:
+            return
+        self._shuffled, self._shuffled_level = True, self.level
         if self._level_due and not self._redeal_next():
             self._say_level(ts, out, None)
 
@@ -205,11 +229,15 @@ class Tournament(Part):
                                                self._t.dealing.next_hand_number(), count=self.level))
 
     def dealt(self, ts: float, hand: Hand, redeal: bool, out: list[Effect]) -> None:
-        """A deal's first card (:meth:`Dealing._start_hand`): its level (a re-deal keeps the old,
-        MISD-014), "new level" if no shuffle said it, and a hand dealt during a hold."""
+        """A deal's first card (:meth:`Dealing._start_hand`): its level (the one its shuffle froze,
+        SHUF-001; without a shuffle reported, the level now; a re-deal keeps the old, MISD-014),
+        "new level" if it is dealt under the new level and no shuffle said it, and a hand dealt
+        during a hold."""
+        shuffled, frozen = self._shuffled, self._shuffled_level
+        self._shuffled, self._shuffled_level = False, None  # (the shuffle was this deal's)
         if not redeal:
-            self.dealt_level = self.level
-            if self._level_due and hand.kind == "hand":
+            self.dealt_level = frozen if shuffled else self.level
+            if self._level_due and hand.kind == "hand" and self.dealt_level == self.level:
                 self._say_level(ts, out, hand)
         hold = self.holding()
         if hold is None or hand.kind != "hand":
@@ -217,7 +245,8 @@ class Tournament(Part):
         if hold == "h4h":
             rule, why = "FLOW-002", "hand-for-hand: the floor has not released the tables"
         else:
-            rule, why = "FLOW-003", f"the room holds for the all-in at {self._bubble_at()}"
+            at = _all_in_at(self.bubble_table, self.bubble_hand)
+            rule, why = "FLOW-003", f"the room holds for the all-in at {at}"
         hand.notes.append(f"{rule}: dealt before the floor's release ({why})")
         self._alert(out, Alert(ts=ts, code="flow.dealt_before_release", audience="floor", rule=rule,
                                message=f"hand {hand.number} dealt before the floor's release: {why}",
@@ -292,17 +321,13 @@ class Tournament(Part):
             if self._dealing.hand is None:
                 self._hold("bubble", ev.ts, out)  # (said again if another all-in holds the room)
             return out
-        at = self._bubble_at()
+        at = _all_in_at(self.bubble_table, self.bubble_hand)
         self.bubble, self.bubble_table, self.bubble_hand = False, None, None
         if self._bubble_hold:
             self._bubble_hold = False
             self._prompt_now(out, ev.ts, Finding("flow.bubble_go", "FLOW-003",
                                                  f"bubble: the all-in at {at} is settled, deal on"))
         return out
-
-    def _bubble_at(self) -> str:
-        where = self.bubble_table if self.bubble_table is not None else "another table"
-        return where + (f" (hand {self.bubble_hand})" if self.bubble_hand is not None else "")
 
     def _hold(self, kind: str, ts: float, out: list[Effect]) -> None:
         """The table holds (FLOW-002 ``h4h``, FLOW-003 ``bubble``) until the floor's word."""
@@ -312,8 +337,9 @@ class Tournament(Part):
                                                            "spread face down before the tray)")
         else:
             self._bubble_hold = True
-            finding = Finding("flow.bubble_hold", "FLOW-003", f"bubble: hold, all-in at {self._bubble_at()}: no "
-                                                              f"new hand until it is settled")
+            at = _all_in_at(self.bubble_table, self.bubble_hand)
+            finding = Finding("flow.bubble_hold", "FLOW-003", f"bubble: hold, all-in at {at}: no new hand until it "
+                                                              f"is settled")
         self._prompt_now(out, ts, finding)
 
     def _bubble_allin(self, ev: ButtonPress, out: list[Effect]) -> None:
@@ -425,7 +451,53 @@ class Tournament(Part):
                              card=label, message=f"seat {seat}'s hand died on the clock and a card of it is "
                                                  f"in play: {label} from {prev or 'the stub'} to {zone}")
 
+    def dead_seats(self, hand: Hand) -> frozenset[int]:
+        """The seats of ``hand`` whose hands died on the clock (FLOW-004): never read for the pot."""
+        dead = self._dead
+        return frozenset((dead[1],)) if dead is not None and dead[0] == hand.number else frozenset()
+
+    def dead_at_showdown(self, ts: float, hand: Hand, out: list[Effect], *, cards_out: bool) -> None:
+        """The showdown comes (the ``showdown`` pad, or the pot pushed, ``cards_out``; or the hand
+        gathered) while a hand dead on the clock still holds cards at its seat (FLOW-004: "the hand
+        is dead on that word"): it is not read (:meth:`dead_seats`). While the cards are out the
+        dealer is told to kill it; the floor is told, once a hand, and the record notes it."""
+        for seat in sorted(self.dead_seats(hand)):
+            if not hand.zones.get(seat_zone(seat)) or ("flow.dead_hand_at_showdown", str(seat)) in hand.flagged:
+                continue
+            if cards_out:
+                self._prompt(out, ts, hand, Finding("flow.dead_hand_kill", "FLOW-004",
+                                                    f"seat {seat}'s hand died on the clock: kill it, its cards to "
+                                                    f"the muck (not read for the pot)", seat))
+            hand.notes.append(f"FLOW-004: seat {seat}'s hand, dead on the clock, was still at the seat at the "
+                              f"showdown: not read for the pot")
+            self._alert_once(out, ts, "flow.dead_hand_at_showdown", str(seat), audience="floor", rule="FLOW-004",
+                             seat=seat, message=f"seat {seat}'s hand died on the clock and its cards were still "
+                                                f"at the seat at the showdown: not read for the pot")
+
+
+def _all_in_at(table: str | None, hand: int | None) -> str:
+    """Where the all-in that holds the room is, as the dealer's words name it (FLOW-003).
+
+    >>> _all_in_at("t3", 42), _all_in_at(None, None)
+    ('t3 (hand 42)', 'another table')
+    """
+    return (table if table is not None else "another table") + (f" (hand {hand})" if hand is not None else "")
+
 
 def _chips(n: int | None) -> int | None:
     """A structure's blind or ante, as the state keeps it (a row fed directly may hold anything)."""
     return n if type(n) is int and n >= 0 else None
+
+
+def _no_shuffle_kept(fields: dict[str, Any]) -> dict[str, Any]:
+    """Section version 1 -> 2 (issue 39): the next deal's shuffle, and the level it froze
+    (SHUF-001). A version 1 table kept none: no shuffle reported for the next deal, whose level
+    is then taken at its first card, as version 1 took it.
+
+    >>> _no_shuffle_kept({"level": 5})
+    {'level': 5, '_shuffled': False, '_shuffled_level': None}
+    """
+    return {**fields, "_shuffled": False, "_shuffled_level": None}
+
+
+PART_MIGRATIONS[("tournament", 1)] = _no_shuffle_kept
