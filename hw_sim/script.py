@@ -316,6 +316,15 @@ class Stack:
     to: str
 
 
+def cycles_of(seconds: float) -> int:
+    """Simulated seconds as reader cycles: whole cycles, one at least (a ``wait``, a ``look``).
+
+    >>> cycles_of(0.0), cycles_of(10 * WAIT_CYCLE_S)
+    (1, 10)
+    """
+    return max(1, round(seconds / WAIT_CYCLE_S))
+
+
 @dataclass(frozen=True, slots=True)
 class Wait:
     """``{"wait": SECONDS}``: nothing happens at the table while that much simulated time
@@ -325,8 +334,8 @@ class Wait:
 
     @property
     def cycles(self) -> int:
-        """The reader cycles that pass: the seconds in whole cycles, one at least."""
-        return max(1, round(self.seconds / WAIT_CYCLE_S))
+        """The reader cycles that pass."""
+        return cycles_of(self.seconds)
 
 
 @dataclass(frozen=True, slots=True)
@@ -390,8 +399,8 @@ class Look:
 
     @property
     def cycles(self) -> int:
-        """The reader cycles the cards are away: the seconds in whole cycles, one at least."""
-        return max(1, round(self.seconds / WAIT_CYCLE_S))
+        """The reader cycles the cards are away."""
+        return cycles_of(self.seconds)
 
 
 @dataclass(frozen=True, slots=True)
