@@ -205,12 +205,15 @@ def _earlier_journal(broker: Broker, floor: FloorProc) -> None:
         fake.stop()
 
 
-def room_run(folder: Path, *, hands: int = 150, restart: bool = True, code: Path | None = None) -> Figures:
+def room_run(folder: Path, *, hands: int = 150, restart: bool = True, code: Path | None = None,
+             queued: int = QUEUED) -> Figures:
     """Play the room (the module's doc) in ``folder``; ``code``: another checkout's floor service
-    (the code before, for its figures)."""
+    (the code before, for its figures); ``queued``: what the broker keeps for the floor while it
+    is away (the benchmark's is mosquitto's default; a test's may be smaller, so that fewer hands
+    overflow it)."""
     (folder / "broker").mkdir(parents=True)
     (folder / "floor").mkdir()
-    broker = Broker(folder / "broker", persistence=True, extra=f"max_queued_messages {QUEUED}")
+    broker = Broker(folder / "broker", persistence=True, extra=f"max_queued_messages {queued}")
     broker.start()
     floor = FloorProc(folder / "floor", broker, code=code)
     monitor = Monitor(broker.port)
@@ -225,15 +228,18 @@ def room_run(folder: Path, *, hands: int = 150, restart: bool = True, code: Path
             work.mkdir()
             procs.append(subprocess.Popen(
                 [sys.executable, "-m", "rig.gaps", "table", "--workdir", str(work), "--broker", broker.url,
-                 "--table", table, "--hands", str(hands), "--seed", str(31 + i)],
+                 "--table", table, "--hands", str(hands), "--seed", str(31 + i),
+                 *(["--hold-at", str(hands // 4), "--hold-at", str(hands * 3 // 4)] if restart else [])],
                 stdout=subprocess.DEVNULL, stderr=(work / "run.log").open("wb")))
             returns.append((table, time.time()))  # (t3: its real journal comes back under its old session)
         if restart:
-            wait_until(lambda: all(monitor.hands[t] >= hands // 4 for t in TABLES), 120,
+            wait_until(lambda: all((folder / t / "held1").exists() for t in TABLES), 120,
                        what=f"{hands // 4} hands dealt at every table")
             _stop(floor)
+            for table in TABLES:  # (held after a quarter of their hands: on, the floor away)
+                (folder / table / "go1").write_text("")
             seen = monitor.seen
-            wait_until(lambda: monitor.seen > seen + QUEUED * 3 // 2, 60, what="the broker's queue for the floor full")
+            wait_until(lambda: monitor.seen > seen + queued * 3 // 2, 60, what="the broker's queue for the floor full")
             connections = _floor_connections(floor)
             floor.start()
             wait_until(lambda: _floor_connections(floor) > connections, 20, what="the floor connected again")
@@ -241,6 +247,8 @@ def room_run(folder: Path, *, hands: int = 150, restart: bool = True, code: Path
             # see: no later message shows it a gap. The room's tables must still be dealing.)
             assert not any((folder / t / "dealt").exists() for t in TABLES), "the floor came back too late: more hands"
             returns += [(t, time.time()) for t in TABLES]
+            for table in TABLES:  # (held after three quarters of their hands: on to the end)
+                (folder / table / "go2").write_text("")
         def dealt() -> bool:
             for p, table in zip(procs, TABLES, strict=True):
                 assert p.poll() is None, f"{table}: {(folder / table / 'run.log').read_text()[-3000:]}"
@@ -358,7 +366,10 @@ def _table(args: argparse.Namespace) -> int:
     """One real table: ``hands`` random hands through the simulated devices and the daemon, its
     room link to ``broker``, its journal in ``workdir``; then, every message acknowledged by the
     broker, the table stays up (a table in a room does: it answers a replay) until ``workdir``
-    has a file ``stop``."""
+    has a file ``stop``. With ``hold_at`` (hands, in order), the table holds after the k-th of them
+    (a file ``heldk`` says so) until ``workdir`` has a file ``gok``: the room's floor stops while
+    every table still has hands to deal, and is back before they deal their last, however busy the
+    machine (what the floor missed at a table that has stopped dealing shows it no gap)."""
     from hw_sim.random_hands import random_script
     from hw_sim.script import parse_script
     from hw_sim.simulate import SimulatedTable, room_section
@@ -371,6 +382,10 @@ def _table(args: argparse.Namespace) -> int:
                            room=room_section(args.broker, ROOM, args.table))
     try:
         table.open()
+        for k, hand in enumerate(args.hold_at or [], 1):
+            table.play_to(hand)
+            (work / f"held{k}").write_text("")
+            wait_until((work / f"go{k}").exists, 600, what=f"the room's go {k}")
         table.play()
         table.wait_acked(120, table.report())
         (work / "dealt").write_text("")
@@ -389,6 +404,8 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("--table", required=True)
     t.add_argument("--hands", type=int, default=150)
     t.add_argument("--seed", type=int, default=31)
+    t.add_argument("--hold-at", type=int, action="append",
+                   help="hold after this hand (again: the next hold) until a file 'go1', 'go2'... is there")
     args = ap.parse_args(argv)
     return _table(args)
 
