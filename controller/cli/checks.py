@@ -6,9 +6,13 @@ from __future__ import annotations
 import grp
 import os
 import pwd
+import socket
 import stat
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
+
+from controller.cli.unit_file import in_root, resolve
 
 #: the daemon's account, and the groups that open its devices (docs/install.md)
 SERVICE_USER = "tablectl"
@@ -44,6 +48,8 @@ class Identity:
     uid: int
     gids: frozenset[int]
     current: bool
+    #: the primary group's name, for the fixes doctor names (``chgrp tablectl``); None: the user's name
+    group: str | None = None
 
     def describe(self) -> str:
         names = []
@@ -66,7 +72,12 @@ def user_identity(name: str) -> Identity:
                 gids.add(grp.getgrnam(group).gr_gid)
             except KeyError:
                 pass
-    return Identity(name, pw.pw_uid, frozenset(gids), current=pw.pw_uid == os.geteuid() and name != SERVICE_USER)
+    try:
+        group = grp.getgrgid(pw.pw_gid).gr_name
+    except KeyError:
+        group = str(pw.pw_gid)
+    return Identity(name, pw.pw_uid, frozenset(gids), current=pw.pw_uid == os.geteuid() and name != SERVICE_USER,
+                    group=group)
 
 
 def current_identity() -> Identity:
@@ -78,19 +89,63 @@ def current_identity() -> Identity:
     return Identity(name, uid, frozenset({os.getegid(), *os.getgroups()}), current=True)
 
 
-def resolve_identity(user: str | None) -> tuple[Identity, Check | None]:
+def system_user(name: str) -> Identity | None:
+    """The user ``name`` of this system's user database (:func:`user_identity`), or None."""
+    try:
+        return user_identity(name)
+    except KeyError:
+        return None
+
+
+def system_group(name: str) -> int | None:
+    """The id of group ``name`` of this system, or None."""
+    try:
+        return grp.getgrnam(name).gr_gid
+    except KeyError:
+        return None
+
+
+def resolve_host(name: str) -> list[str]:
+    """The addresses ``name`` resolves to here (OSError if it does not)."""
+    infos = socket.getaddrinfo(name, None, proto=socket.IPPROTO_TCP)
+    return list(dict.fromkeys(str(info[4][0]) for info in infos))
+
+
+@dataclass(frozen=True)
+class Host:
+    """What doctor asks of the system, gathered so that a test can give its own: the folder the
+    Pi's paths are under (``/``; a test's folder, as ``systemd-analyze --root`` takes one), the
+    user and group databases, the resolver, and who runs doctor. The tests run the service's
+    checks without root, without systemd, without the host's users and without a network."""
+
+    root: Path = Path("/")
+    users: Callable[[str], Identity | None] = field(default=system_user)
+    groups: Callable[[str], int | None] = field(default=system_group)
+    resolve: Callable[[str], list[str]] = field(default=resolve_host)
+    euid: Callable[[], int] = field(default=os.geteuid)
+
+    def path(self, path: str | Path) -> Path:
+        """``path`` as the Pi names it (``/etc/tablectl/tablectl.toml``), under :attr:`root`."""
+        return in_root(self.root, path)
+
+
+#: this system, as it is
+HOST = Host()
+
+
+def resolve_identity(user: str | None, host: Host = HOST) -> tuple[Identity, Check | None]:
     """Whose access to judge, and a note saying so when it is not simply the caller."""
     if user:
-        try:
-            ident = user_identity(user)
-        except KeyError:
+        ident = host.users(user)
+        if ident is None:
             return current_identity(), Check("fail", f"user {user!r} does not exist",
                                              "name an existing user with --user")
         return ident, None if ident.current else Check("note", f"access judged for user {ident.describe()}")
-    if os.geteuid() == 0:
-        try:
-            ident = user_identity(SERVICE_USER)
-        except KeyError:
+    if host.euid() == 0:
+        found = host.users(SERVICE_USER)
+        if found is not None:
+            ident = found
+        else:
             return current_identity(), Check(
                 "note", f"running as root and there is no user {SERVICE_USER}: access is judged for root "
                         f"(which reaches everything); --user NAME judges it for another user")
@@ -137,6 +192,74 @@ def owner_mode(path: str | Path) -> str:
     except KeyError:
         group = str(st.st_gid)
     return f"{user}:{group} {stat.S_IMODE(st.st_mode):04o}"
+
+
+def _folders(path: Path, root: Path) -> list[Path]:
+    """The folders between ``root`` (left out) and ``path`` (left out), top down."""
+    try:
+        rel = path.relative_to(root)
+    except ValueError:
+        return []
+    return [root.joinpath(*rel.parts[:i]) for i in range(1, len(rel.parts))]
+
+
+def reach_problem(path: str | Path, ident: Identity, want: int, *, root: Path = Path("/")) -> tuple[Path, str] | None:
+    """What keeps ``ident`` from ``want`` (os.R_OK, os.X_OK ...) on ``path``, judged as the kernel
+    would: every folder on the way (symlinks followed, under ``root``) searchable, then the file's
+    own bits. None if nothing does; else (the path in the way, what is wrong with it).
+
+    >>> import tempfile, os
+    >>> top = Path(tempfile.mkdtemp()); (top / "etc").mkdir(); _ = (top / "etc" / "t.toml").write_text("")
+    >>> os.chmod(top / "etc" / "t.toml", 0o644); os.chmod(top / "etc", 0o700)
+    >>> stranger = Identity("x", 12345, frozenset({12345}), current=False)
+    >>> where, what = reach_problem(top / "etc" / "t.toml", stranger, os.R_OK, root=top)
+    >>> where == top / "etc", what.endswith("0700) is not searchable by x")
+    (True, True)
+    >>> os.chmod(top / "etc", 0o755); reach_problem(top / "etc" / "t.toml", stranger, os.R_OK, root=top) is None
+    True
+    """
+    path = Path(os.path.abspath(path))
+    if not str(path).startswith(str(root)):
+        root = Path("/")
+    real = resolve(root, "/" + str(path.relative_to(root)))  # (None: a part of it is missing)
+    folders = list(dict.fromkeys([*_folders(path, root), *_folders(real or path, root)]))
+    for folder in folders:
+        if folder.is_symlink():
+            continue  # (its target's folders are in the list: the link itself has no bits that count)
+        if not folder.exists():
+            return folder, "does not exist"
+        if not can_access(folder, ident, os.X_OK):
+            return folder, f"({owner_mode(folder)}) is not searchable by {ident.name}"
+    if real is None or not real.exists():
+        return path, "does not exist"
+    if not can_access(real, ident, want):
+        verb = {os.R_OK: "readable", os.X_OK: "executable", os.W_OK: "writable"}.get(want, "usable")
+        return path, f"({owner_mode(real)}) is not {verb} by {ident.name}"
+    return None
+
+
+def reach_fix(where: Path, ident: Identity, *, folder: bool, want: int = os.R_OK) -> str:
+    """The smallest change that lets ``ident`` through ``where``: the group's bit where the file's
+    group is one of ``ident``'s, else the file's group made ``ident``'s own (a file), or the
+    search bit for others (a folder: it shows no names, and what it holds keeps its own modes).
+
+    >>> id = Identity("tablectl", 999, frozenset({999}), current=False, group="tablectl")
+    >>> import tempfile; f = tempfile.NamedTemporaryFile()
+    >>> reach_fix(Path(f.name), id, folder=False).startswith("sudo chgrp tablectl ")
+    True
+    """
+    bit = {os.R_OK: "r", os.X_OK: "x", os.W_OK: "w"}.get(want, "r")
+    try:
+        st = os.stat(where)
+    except OSError:
+        return f"make {where} there"
+    if st.st_uid == ident.uid:
+        return f"sudo chmod u+{'x' if folder else bit} {where}"
+    if st.st_gid in ident.gids:
+        return f"sudo chmod g+{'x' if folder else bit} {where}"
+    if folder:
+        return f"sudo chmod o+x {where}"
+    return f"sudo chgrp {ident.group or ident.name} {where} && sudo chmod g+{bit} {where}"
 
 
 # -- the configuration -------------------------------------------------------------------------

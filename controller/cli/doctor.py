@@ -1,13 +1,15 @@
 """``tablectl doctor``: what stands between this Pi and a running table, and how to fix it.
 
-It checks, in order: the configuration loads; each serial device of the configuration exists,
+It checks, in order: the configuration loads, it has ``[[decks]]``, and it and its manifests are
+readable by the daemon's user; each serial device of the configuration exists,
 is a character device, is readable and writable by the daemon's user and opens; every antenna
 has its own RSSI level (``tablectl calibrate``); the journal's
 folder is writable and its file is a sound SQLite database in WAL mode; the dealer's console's
 GPIO pin factory loads and its devices are reachable; and, when the configuration is the one
-the installed systemd unit runs, the service's user and groups exist. With ``[room]``, the room
-link's files and its broker (:mod:`.doctor_room`); ``--floor FILE`` checks the floor's service
-instead (its files, its database, its broker).
+the installed systemd unit runs, what the service will meet (:mod:`.doctor_service`: its user
+and groups, its access to the files, its ``ExecStart=``, and with ``[room]`` its sandbox's network).
+With ``[room]``, the room link's files and its broker (:mod:`.doctor_room`); ``--floor FILE``
+checks the floor's service instead (its files, its database, its broker). docs/doctor.md.
 
 Each check is a small function returning :class:`Check` results (no printing), so that each
 can be tested alone; :func:`run_checks` strings them together and :func:`main` prints one line
@@ -31,11 +33,9 @@ from __future__ import annotations
 import atexit
 import errno
 import termios
-import grp
 import importlib
 import importlib.util
 import os
-import pwd
 import shutil
 import sqlite3
 import stat
@@ -49,11 +49,12 @@ from urllib.parse import quote
 import serial
 
 from controller.cli.checks import (  # (shared with doctor_room: the checks' form, who the daemon runs as)
-    LEVELS as LEVELS, SERVICE_GROUPS as SERVICE_GROUPS, SERVICE_USER as SERVICE_USER, Check as Check,
-    Identity as Identity, can_access as can_access, current_identity as current_identity, owner_mode as owner_mode,
-    resolve_identity as resolve_identity, user_identity as user_identity,
+    HOST as HOST, LEVELS as LEVELS, SERVICE_GROUPS as SERVICE_GROUPS, SERVICE_USER as SERVICE_USER, Check as Check,
+    Host as Host, Identity as Identity, can_access as can_access, current_identity as current_identity,
+    owner_mode as owner_mode, resolve_identity as resolve_identity, user_identity as user_identity,
 )
-from controller.cli.doctor_room import check_room, daemon_room_checks, floor_checks
+from controller.cli.doctor_room import check_room, daemon_room_checks, floor_checks, unloaded_room_secrets
+from controller.cli.doctor_service import check_readable, service_checks, service_files
 from controller.config.daemon import ConfigError, load_config
 from controller.daemon.control import send
 from controller.daemon.journal import diagnose
@@ -80,6 +81,21 @@ def check_config(path: str | Path) -> tuple[Check, Any]:
     decks = ", ".join(d.id for d in config.decks) or "none"
     table = config.table
     return Check("ok", f"config: {path} loads ({table.game}, {len(table.seats)} seats, decks {decks})"), config
+
+
+def check_decks(config: Any) -> list[Check]:
+    """A table deals a deck: with no ``[[decks]]`` every tag the reader sees is a card of no
+    registered deck (DECK-006: ``deck.unknown_tag`` on every read), and ``[table] deck_in_play``
+    names a deck that is not there. (Whether each manifest's own header agrees with its entry is
+    checked as the configuration loads: controller.core.registry.check_header.)"""
+    if config.decks:
+        return []
+    return [Check("fail", f"decks: no [[decks]] in the configuration: [table] deck_in_play = "
+                          f"\"{config.table.deck_in_play}\" names no deck, and every card read would be a tag of "
+                          f"no registered deck (DECK-006)",
+                  "register each deck (tablectl register --port /dev/tablectl/reader --deck A --back red --out "
+                  "/etc/tablectl/decks/A.txt, then B) and give each its [[decks]] entry: id, back, manifest "
+                  "(docs/configuration.md, \"Deck manifests\")")]
 
 
 # -- serial devices ----------------------------------------------------------------------------
@@ -424,21 +440,16 @@ def unit_config_path(unit: Path) -> str | None:
     return None
 
 
-def check_service(unit: Path, *, user: str = SERVICE_USER, groups: Iterable[str] = SERVICE_GROUPS) -> list[Check]:
-    """The installed unit's user and groups exist (systemd refuses to start it otherwise)."""
+def check_service(unit: Path, *, user: str = SERVICE_USER, groups: Iterable[str] = SERVICE_GROUPS,
+                  host: Host = HOST) -> list[Check]:
+    """The installed unit's user and groups exist (systemd refuses to start it otherwise). (The
+    unit's own User= and groups: controller.cli.doctor_service.check_users.)"""
     out = []
-    sysusers = ("sudo install -m 0644 systemd/tablectl.sysusers /etc/sysusers.d/tablectl.conf && "
-                "sudo systemd-sysusers")
-    try:
-        pwd.getpwnam(user)
-    except KeyError:
+    sysusers = ("sudo install -m 0644 /opt/tablectl/src/systemd/tablectl.sysusers /usr/lib/sysusers.d/tablectl.conf "
+                "&& sudo systemd-sysusers")
+    if host.users(user) is None:
         out.append(Check("fail", f"service: {unit} runs as user {user}, which does not exist", sysusers))
-    missing = []
-    for group in groups:
-        try:
-            grp.getgrnam(group)
-        except KeyError:
-            missing.append(group)
+    missing = [group for group in groups if host.groups(group) is None]
     if missing:
         out.append(Check("fail", f"service: group {', '.join(missing)} does not exist: the unit's "
                                  f"SupplementaryGroups= stops it starting (status 216/GROUP)", sysusers))
@@ -450,15 +461,21 @@ def check_service(unit: Path, *, user: str = SERVICE_USER, groups: Iterable[str]
 # -- all together ------------------------------------------------------------------------------
 
 def run_checks(config_path: str, *, user: str | None = None, open_ports: bool = True,
-               env: Mapping[str, str] = os.environ) -> list[Check]:
-    ident, note = resolve_identity(user)
+               env: Mapping[str, str] = os.environ, host: Host = HOST) -> list[Check]:
+    """Every check of a table's configuration, in order. ``host``: the system they look at (the
+    tests give their own: a root folder, users, a resolver)."""
+    ident, note = resolve_identity(user, host)
     out: list[Check] = [note] if note else []
     if note is not None and note.failed:
         return out
     first, config = check_config(config_path)
     out.append(first)
-    if config is None:
+    if config is None:  # (a room secret of the wrong owner or mode is refused: name the fix that works)
+        out.extend(unloaded_room_secrets(config_path, ident))
         return out
+    out.extend(check_decks(config))
+    if not ident.current:  # (the caller read it all: for someone else, judge the modes)
+        out.extend(check_readable(service_files(config_path, config), ident, root=host.root))
     daemon, running = check_daemon(config.outputs.control)
     rules = rules_installed()
     ports = [("reader", config.reader.port, config.reader.baudrate, config.reader.parity)]
@@ -477,26 +494,25 @@ def run_checks(config_path: str, *, user: str | None = None, open_ports: bool = 
         out.extend(check_room(config.room, ident))
     out.extend(check_gpio(config.console, ident, env=env))
     out.extend(check_display(config.display, ident))
-    unit = installed_unit()
-    if unit is not None and unit_config_path(unit) in (config_path, str(Path(config_path).absolute())):
-        out.extend(check_service(unit))
+    out.extend(service_checks(config_path, config, ident, host))
     return out
 
 
-def run_floor_checks(floor: str, *, user: str | None = None) -> list[Check]:
+def run_floor_checks(floor: str, *, user: str | None = None, host: Host = HOST) -> list[Check]:
     """``--floor FILE``: the floor service's configuration, files, database and broker."""
 
-    ident, note = resolve_identity(user)
+    ident, note = resolve_identity(user, host)
     if note is not None and note.failed:
         return [note]
     return ([note] if note else []) + floor_checks(floor, ident)
 
 
 def main(config: str = DEFAULT_CONFIG, *, user: str | None = None, open_ports: bool = True,
-         floor: str | None = None) -> int:
+         floor: str | None = None, host: Host = HOST) -> int:
     """Print each finding; 1 if any failed. ``floor``: check the floor service's configuration
     (docs/floor.md) instead of a table's."""
-    results = run_floor_checks(floor, user=user) if floor else run_checks(config, user=user, open_ports=open_ports)
+    results = (run_floor_checks(floor, user=user, host=host) if floor else
+               run_checks(config, user=user, open_ports=open_ports, host=host))
     for result in results:
         print(result.line())
     failed = sum(r.failed for r in results)

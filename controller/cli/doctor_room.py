@@ -2,9 +2,10 @@
 floor's service (``[floor]``, docs/floor.md): the files they read, the broker, the floor's
 database. Each finding names its section, its key and its file.
 
-- each file the section names (``password_file``, ``ca_file``, ``cert_file``, ``key_file``, and
-  the floor's ``tls_cert``, ``tls_key``) exists and the service's user can read it; a secret
-  (a password file, a private key) is the owner's alone (0600);
+- each file the section names (``password_file``, ``ca_file``, ``cert_file``, ``key_file``,
+  ``signing_key``, and the floor's ``tls_cert``, ``tls_key``) exists and the service's user can
+  read it; a secret (a password file, a private key) is that user's alone (its owner, 0600), also
+  when the configuration is refused for it (a signing key readable by others);
 - the broker answers at its address, over TLS verified against ``ca_file`` when ``mqtts://``,
   and accepts the section's user and password (a CONNECT with a client id of doctor's own: the
   running service's session is left alone);
@@ -23,6 +24,7 @@ import socket
 import ssl
 import stat
 import time
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -34,9 +36,11 @@ import paho.mqtt.client as mqtt
 
 #: seconds doctor waits for the broker to answer
 BROKER_TIMEOUT = 3.0
-#: the files a section may name: key -> whether it holds a secret (owner only)
+#: the files a section may name: key -> whether it holds a secret (the service user's alone, 0600)
 FILE_KEYS = {"password_file": True, "ca_file": False, "cert_file": False, "key_file": True,
-             "tls_cert": False, "tls_key": True}
+             "signing_key": True, "tls_cert": False, "tls_key": True}
+#: the secrets of ``[room]`` (docs/room.md: owned by the service's user, 0600)
+ROOM_SECRETS = ("password_file", "key_file", "signing_key")
 
 
 def private_mode_problem(mode: int, what: str = "a secret") -> str | None:
@@ -61,11 +65,54 @@ def check_files(section: str, cfg: Any, ident: Identity) -> list[Check]:
             out.append(Check("fail", f"{where} ({owner_mode(path)}) is not readable by {ident.name}",
                              f"sudo chown {ident.name}: {path}; sudo chmod {'600' if secret else '644'} {path}"))
             continue
-        problem = private_mode_problem(os.stat(path).st_mode) if secret else None
-        if problem is not None:
-            out.append(Check("fail", f"{where} is {problem}", f"sudo chmod 600 {path}"))
+        wrong = secret_problem(where, path, ident) if secret else None
+        if wrong is not None:
+            out.append(wrong)
             continue
         out.append(Check("ok", f"{where} ({owner_mode(path)}) is readable by {ident.name}"))
+    return out
+
+
+def secret_problem(where: str, path: str, ident: Identity) -> Check | None:
+    """A secret (a password, a private key) must be ``ident``'s alone: owned by it, mode 0600. A
+    file of root's group-readable by the service (``root:tablectl 0640``, as a recursive chmod of
+    the configuration's folder leaves it) is readable, but refused (the signing key) or exposed
+    (the password): the fix must give it to the service's user, since a chmod alone would leave
+    the service unable to read it."""
+    st = os.stat(path)
+    mine = ident.uid == 0 or st.st_uid == ident.uid  # (a service run as root reads whatever it owns)
+    problem = private_mode_problem(st.st_mode)
+    if mine and problem is None:
+        return None
+    if mine:
+        return Check("fail", f"{where} is {problem}", f"sudo chmod 600 {path}")
+    return Check("fail", f"{where} ({owner_mode(path)}) must be {ident.name}'s alone (owner {ident.name}, 0600): a "
+                         f"secret the service reads as {ident.name}",
+                 f"sudo chown {ident.name}: {path} && sudo chmod 600 {path}")
+
+
+def unloaded_room_secrets(config_path: str, ident: Identity) -> list[Check]:
+    """For a configuration that did not load: the ``[room]`` secrets it names, each with its owner
+    and mode judged, so that a secret refused as the configuration loads (a signing key readable by
+    others) gets the fix that works for the service's user. Read from the file's TOML as it is
+    (relative paths from its folder); nothing if it cannot be read or names none."""
+    try:
+        with open(config_path, "rb") as f:
+            room = tomllib.load(f).get("room")
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+        return []
+    if not isinstance(room, dict):
+        return []
+    out = []
+    for key in ROOM_SECRETS:
+        value = room.get(key)
+        if not isinstance(value, str) or not value:
+            continue
+        path = str(Path(config_path).parent / value) if not os.path.isabs(value) else value
+        if os.path.isfile(path):
+            wrong = secret_problem(f"[room] {key}: {path}", path, ident)
+            if wrong is not None:
+                out.append(wrong)
     return out
 
 

@@ -188,6 +188,17 @@ COMMANDS = ("run", "simulate", "demo", "tags", "register", "verify", "history", 
             "floor", "calibrate")
 
 
+class DefaultsHelp(argparse.ArgumentDefaultsHelpFormatter):
+    """Each option's help with its default, as ``ArgumentDefaultsHelpFormatter`` gives it, but not
+    for a default of None: such an option's help says itself what its absence means ("stop after N
+    hands (default: forever)"), and "(default: None)" after it would contradict it."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        if action.default is None:
+            return action.help
+        return super()._get_help_string(action)
+
+
 def build_parser() -> argparse.ArgumentParser:
 
     try:
@@ -195,12 +206,12 @@ def build_parser() -> argparse.ArgumentParser:
     except PackageNotFoundError:  # run from a source tree that was not installed
         ver = "unknown"
     p = argparse.ArgumentParser(
-        prog="tablectl", formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        prog="tablectl", formatter_class=DefaultsHelp,
         description="Integrity controller for a poker table. With no command, runs the demo.")
     p.add_argument("--version", action="version", version=f"tablectl {ver}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
-    fmt = {"formatter_class": argparse.ArgumentDefaultsHelpFormatter}
+    fmt = {"formatter_class": DefaultsHelp}
     r = sub.add_parser("run", help="run the daemon", **fmt)
     r.add_argument("--config", required=True, help="the TOML configuration file")
     r.set_defaults(fn=cmd_run)

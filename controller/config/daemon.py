@@ -23,7 +23,8 @@ from typing import Any
 
 from controller.core.deck_rack import ROTATIONS
 from controller.core.mixed import PRESETS, Rotation, rotation_of
-from controller.core.registry import MANIFEST_MAX_BYTES, Deck, DeckRegistry, RegistryError, parse_manifest
+from controller.core.registry import (MANIFEST_MAX_BYTES, Deck, DeckRegistry, RegistryError, check_header,
+                                      parse_manifest)
 from controller.core.settings import EVENTS, GAMES, RULE_SETTINGS, RuleSettings, TableSettings
 from controller.core.text import NotUtf8, decode_utf8, shorten
 from controller.core.zones import ZoneError, ZoneMap
@@ -173,6 +174,9 @@ class Config:
     control: ControlConfig = field(default_factory=ControlConfig)
     #: the room link (controller/config/room.py); None: no network
     room: RoomConfig | None = None
+    #: the ``[[decks]]`` manifests' paths, in the decks' order (``tablectl doctor`` checks that the
+    #: service's user can read them)
+    manifests: tuple[str, ...] = ()
 
     def registry(self) -> DeckRegistry:
         reg = DeckRegistry()
@@ -419,7 +423,9 @@ def _deck(s: Values, base: Path) -> tuple[Deck, str]:
             raise s.err(name, refusal)
     mpath = (base / s["manifest"]) if not Path(s["manifest"]).is_absolute() else Path(s["manifest"])
     try:
-        cards = parse_manifest(read_bounded(mpath, MANIFEST_MAX_BYTES), source=str(mpath))
+        data = read_bounded(mpath, MANIFEST_MAX_BYTES)
+        cards = parse_manifest(data, source=str(mpath))
+        check_header(data, deck_id=s["id"], back=s["back"], source=str(mpath))  # (its own first line)
     except OSError as exc:
         raise s.err("manifest", f"cannot read {mpath}: {exc.strerror or exc}") from None
     except RegistryError as exc:
@@ -472,7 +478,7 @@ def parse_config(text: str, *, path: Path) -> Config:
     config = Config(path=path, table=table, reader=reader, decks=tuple(decks), outputs=outputs,
                     console=parse_console(doc, src=src), shuffler=shuffler, journal=journal,
                     control=control, room=parse_room(doc, src=src, base=base),
-                    display=parse_display(doc, src=src, base=base))
+                    display=parse_display(doc, src=src, base=base), manifests=tuple(manifests))
     check_paths(config, manifests=[(f"[[decks]] #{i} manifest", m) for i, m in enumerate(manifests, 1)])
     return config
 

@@ -236,6 +236,54 @@ class SetupOrderReading:
         return cards_from_setup_order(self.uids)
 
 
+#: the first line ``tablectl register`` writes (:func:`manifest_of`): the deck's id and its back
+_HEADER_RE = re.compile(r"#\s*deck\s+(?P<id>[^\s,]+)\s*,\s*(?P<back>[^,]*?)\s+back\b")
+
+
+def manifest_header(text: str | bytes) -> tuple[str, str] | None:
+    """The deck id and back colour a manifest's own first line names, as ``tablectl register``
+    writes it (:func:`manifest_of`); None for a manifest without that line (one written by hand).
+
+    >>> manifest_header("# deck A, red back, in set-up order (top first)\\nE0040150A05F0000 As\\n")
+    ('A', 'red')
+    >>> manifest_header(b"# deck B, dark blue back\\n"), manifest_header("# the A deck\\nE0040150A05F0000 As")
+    (('B', 'dark blue'), None)
+    """
+    if isinstance(text, bytes):  # (the first line only; the rest is parse_manifest's to judge)
+        text = text[:512].decode("utf-8", errors="replace")
+    for line in text.splitlines():
+        if line.strip():
+            m = _HEADER_RE.match(line.strip())
+            return (m["id"], m["back"]) if m else None
+    return None
+
+
+def check_header(text: str | bytes, *, deck_id: str, back: str, source: str) -> None:
+    """Refuse a manifest whose own header names another deck than the one it is given for: a
+    manifest put under the other deck's entry, or the id and the back swapped, would map every
+    tag of the deck to the wrong deck (a foreign or wrong-deck card, DECK-006, on every read) or
+    give the dealer the wrong back to look for (DECK-004). A manifest without a header is taken as
+    it is. The back is compared as DECK-004 compares backs: without case.
+
+    >>> check_header("# deck A, red back\\n", deck_id="A", back="Red", source="A.txt")
+    >>> check_header("# deck A, red back\\n", deck_id="B", back="blue", source="A.txt")
+    Traceback (most recent call last):
+    ...
+    controller.core.registry.RegistryError: A.txt: its header says deck A, red back, but it is given as deck B, \
+blue back: the manifest of another deck, or the id and back mixed up (give the deck its own manifest, id and back, \
+or register it again with tablectl register)
+    """
+    found = manifest_header(text)
+    if found is None:
+        return
+    header_id, header_back = found
+    if header_id == deck_id and header_back.casefold() == back.casefold():
+        return
+    raise RegistryError(f"{source}: its header says deck {header_id}, {header_back} back, but it is given as deck "
+                        f"{deck_id}, {back} back: the manifest of another deck, or the id and back mixed up (give "
+                        f"the deck its own manifest, id and back, or register it again with tablectl register)")
+
+
 def manifest_of(cards: dict[str, str], *, deck_id: str, back: str) -> str:
     """A manifest's text for ``cards`` (uid -> card), in set-up order."""
     rank = {c: i for i, c in enumerate(setup_order())}

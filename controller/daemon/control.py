@@ -58,7 +58,7 @@ from typing import Any
 
 from controller.core.events import ButtonPress, DealerNamed, DeckSetup, Event, TableSetup
 from controller.core.pads import check_press
-from controller.core.registry import Deck, DeckRegistry, RegistryError, parse_manifest
+from controller.core.registry import Deck, DeckRegistry, RegistryError, check_header, parse_manifest
 from controller.config.daemon import ControlConfig
 # (the requests' parser and bounds are the room's: the floor checks its commands with them too)
 from controller.room.bounds import MAX_HANDS, check_decks, check_dealer, check_fields as _fields, \
@@ -157,6 +157,7 @@ def _deck_setup(req: dict[str, Any], now: float, peer_uid: int | None, folder: s
         text = read_manifest(folder, name)
         try:
             cards = parse_manifest(text, source=name)  # (its errors name the line, never quote it)
+            check_header(text, deck_id=deck_id, back=back, source=name)
             registry.add(Deck(deck_id, back, cards))
         except RegistryError as exc:
             raise ValueError(f"decks: {exc}") from exc

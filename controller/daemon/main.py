@@ -183,9 +183,19 @@ class Daemon:
         return status
 
     def online(self) -> dict[str, bool]:
-        """Each device link's state, by device name."""
+        """Each device's state, by device name: the device links', then the dealer's console's
+        (its pins claimed: a console that failed to open is offline) and its display's (once it
+        has answered or failed: before its first probe its state is not known, and it is left
+        out). For ``systemctl status`` (:meth:`status_line`), the control socket's ``ping`` and the
+        room's ``state``: a console or a display offline is named with the rest."""
         links = [self.reader] + ([self.shuffler] if self.shuffler is not None else [])
-        return {link.name: link.stats.online for link in links}
+        out = {link.name: link.stats.online for link in links}
+        if self.console is not None:
+            out["console"] = self.console.console is not None
+            display = self.console.display
+            if display is not None and display.online is not None:
+                out["display"] = bool(display.online)
+        return out
 
     def recover(self) -> None:
         """Open the journal and rebuild the table from it (before any device is read). Whatever

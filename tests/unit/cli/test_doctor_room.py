@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from controller.cli import doctor
+from controller.cli.checks import Host, system_user
 from controller.cli.doctor import Identity
 from controller.cli.doctor_room import check_floor_database, check_room, floor_checks
 from controller.config.floor import load_floor
@@ -23,6 +24,9 @@ from tests.e2e.test_room_broker import PASSWORDS, room_broker  # noqa: F401 (the
 #: someone who is not the caller and not root: access judged by mode bits
 STRANGER = Identity("stranger", 54321, frozenset({54321}), current=False)
 ME = doctor.current_identity()
+#: a system with no service user: doctor judges access for its caller whoever runs the tests, root
+#: on a host where the user tablectl exists (an installed table) included
+NO_SERVICE_USER = Host(users=lambda name: None if name == doctor.SERVICE_USER else system_user(name))
 TIMEOUT = 2.0
 needs_broker = pytest.mark.skipif(not have_mosquitto(), reason="mosquitto is needed (scripts/test installs it)")
 
@@ -59,7 +63,8 @@ def test_tablectl_doctor_checks_a_tables_room_link(tmp_path, broker):  # noqa: F
 
     cfg = write_setup(tmp_path, journal=True, console=False)
     cfg.write_text(cfg.read_text() + "\n" + room_section(broker.url, "r1", "t1"))
-    found = [c for c in doctor.run_checks(str(cfg), open_ports=False) if c.what.startswith("[room]")]
+    found = [c for c in doctor.run_checks(str(cfg), open_ports=False, host=NO_SERVICE_USER)
+             if c.what.startswith("[room]")]
     assert [(c.level, c.what) for c in found] == [
         ("ok", f"[room] broker: {broker.url} accepts user (anonymous) (no TLS: this host only)")]
 
@@ -135,7 +140,7 @@ def test_doctor_floor_checks_the_floors_configuration_end_to_end(tmp_path, broke
     key = secret(tmp_path / "floor.key", "not a key\n", 0o640)
     cfg = tmp_path / "floor.toml"
     cfg.write_text(f'[floor]\nbroker = "{broker.url}"\ndatabase = "db/floor.db"\nport = {free_port()}\n')
-    assert doctor.main(floor=str(cfg)) == 0
+    assert doctor.main(floor=str(cfg), host=NO_SERVICE_USER) == 0
     out = capsys.readouterr().out
     assert f"ok    floor: {cfg} loads" in out and f"[floor] broker: {broker.url} accepts" in out
     assert "all checks passed" in out
@@ -145,5 +150,5 @@ def test_doctor_floor_checks_the_floors_configuration_end_to_end(tmp_path, broke
     assert [c.what for c in checks if c.failed] == [
         f"[floor] tls_key: {key} is 0640: a secret must be readable by its owner alone (0600)"]
     cfg.write_text('[floor]\nbroker = "mqtt://127.0.0.1:1"\nport = 0\n')
-    assert doctor.main(floor=str(cfg)) == 1
+    assert doctor.main(floor=str(cfg), host=NO_SERVICE_USER) == 1
     assert f"FAIL  {cfg}: [floor] port: want a whole number from 1 to 65535, got 0" in capsys.readouterr().out
