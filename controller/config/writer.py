@@ -19,7 +19,7 @@ and the daemon, not root, could no longer read it).
 True
 >>> oct((folder / "a.toml").stat().st_mode & 0o777)
 '0o640'
->>> write_file(folder / "a.toml", b"x = 1\\n", mode=0o600)   # the same bytes and mode: nothing written
+>>> write_file(folder / "a.toml", b"x = 1\\n", mode=0o640)   # the same bytes and mode: nothing written
 False
 >>> write_file(folder / "a.toml", b"x = 2\\n", mode=0o600, keep=True)   # the file's own mode kept
 True
