@@ -97,7 +97,8 @@ def test_calibrate_keeps_the_configurations_owner_and_mode(sim_reader, tmp_path,
     user) can still read it. Before the fix: ``root:root 0644`` (022) or ``0600`` (077), and the
     daemon exited 2, "cannot read the configuration"."""
     reader = sim_reader()
-    folder = Path(tempfile.mkdtemp(prefix="tablectl-calibrate-", dir="/tmp"))  # (pytest's tmp_path is 0700: 65534 cannot reach it)
+    # (in /tmp itself: pytest's tmp_path is under a 0700 folder the daemon's stand-in cannot reach)
+    folder = Path(tempfile.mkdtemp(prefix="tablectl-calibrate-", dir="/tmp"))
     try:
         folder.chmod(0o755)
         config = folder / "tablectl.toml"
