@@ -104,7 +104,7 @@ def cmd_room_enroll(args: argparse.Namespace) -> int:
     from controller.room import enroll  # (a command loads its own modules only (start-up on a Pi))
 
     return enroll.main(args.table, args.room, args.dir, cert=args.cert, ca_cert=args.ca_cert, ca_key=args.ca_key,
-                       bundle=args.bundle, broker=args.broker, ca_file=args.ca_file)
+                       bundle=args.bundle, broker=args.broker, ca_file=args.ca_file, mosquitto=args.mosquitto)
 
 
 def cmd_setup(args: argparse.Namespace) -> int:
@@ -339,6 +339,9 @@ def build_parser() -> argparse.ArgumentParser:
     en.add_argument("--broker", default=None, help="the broker as the tables reach it (mqtts://HOST:8883); "
                                                    "needed with --bundle")
     en.add_argument("--ca-file", default=None, help="with --bundle: the room CA's certificate, put in the bundle")
+    en.add_argument("--mosquitto", action="store_true",
+                    help="on the broker's host: append the table's lines to /etc/mosquitto/tablectl.passwd and "
+                         "tablectl.acl (then: systemctl reload mosquitto)")
     en.set_defaults(fn=cmd_room_enroll)
 
     fl = sub.add_parser("floor", help="the floor's service: every table live in a browser (docs/floor.md)", **fmt)

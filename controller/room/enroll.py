@@ -173,9 +173,37 @@ def make_bundle(path: Path, table: str, room: str, folder: Path, *, broker: str,
             f"# (it installs the password, the key, the room CA and [room], and opens the unit to the broker)\n")
 
 
+#: the broker's files, as `tablectl floor setup --mosquitto` installs them (docs/room.md)
+MOSQUITTO_PASSWD = "/etc/mosquitto/tablectl.passwd"
+MOSQUITTO_ACL = "/etc/mosquitto/tablectl.acl"
+
+
+def enrolled_already(user: str, passwd: str | Path, acl: str | Path) -> None:
+    """ValueError if the broker's files name ``user`` already (before anything is made)."""
+    for path in (Path(passwd), Path(acl)):
+        lines = path.read_text().splitlines()
+        if any(line.split(":", 1)[0] == user or line.strip() == f"user {user}" for line in lines):
+            raise ValueError(f"--mosquitto: {path} has {user} already: remove its lines first to enroll it again")
+
+
+def add_to_broker(table: str, room: str, folder: Path, *, passwd: str | Path = MOSQUITTO_PASSWD,
+                  acl: str | Path = MOSQUITTO_ACL) -> str:
+    """Append the table's password-file line and its ACL lines to the broker's files (on the
+    broker's host: nothing copied by hand); refused if the user is in either already."""
+    user = username(room, table)
+    enrolled_already(user, passwd, acl)
+    password = (folder / f"{table}.password").read_text().splitlines()[0]
+    for path, lines in ((Path(passwd), password_line(user, password)), (Path(acl), acl_lines(room, table))):
+        text = path.read_text()
+        with open(path, "a") as f:
+            f.write(("" if text.endswith("\n") or not text else "\n") + lines + "\n")
+    return (f"# appended to {passwd} and {acl}; the broker reads them at: systemctl reload mosquitto\n")
+
+
 def main(table: str, room: str, folder: str, *, cert: bool = False, ca_cert: str | None = None,
          ca_key: str | None = None, bundle: str | None = None, broker: str | None = None,
-         ca_file: str | None = None) -> int:
+         ca_file: str | None = None, mosquitto: bool = False, passwd: str | Path = MOSQUITTO_PASSWD,
+         acl: str | Path = MOSQUITTO_ACL) -> int:
     try:
         if bundle is not None:
             if cert:
@@ -186,6 +214,13 @@ def main(table: str, room: str, folder: str, *, cert: bool = False, ca_cert: str
                 raise ValueError(f"--bundle: {bundle} exists: remove it first")
             if ca_file is not None and not Path(ca_file).is_file():
                 raise ValueError(f"--ca-file: {ca_file}: no such file")
+        if mosquitto:
+            if cert:
+                raise ValueError("--mosquitto: with a password (a certificate's table has no password line)")
+            for path in (passwd, acl):
+                if not Path(path).is_file():
+                    raise ValueError(f"--mosquitto: {path}: no such file (tablectl floor setup --mosquitto makes it)")
+            enrolled_already(username(room, table), passwd, acl)
         if cert:
             if ca_cert is None or ca_key is None:
                 raise ValueError("--cert needs --ca-cert and --ca-key (the room CA's certificate and key)")
@@ -200,6 +235,8 @@ def main(table: str, room: str, folder: str, *, cert: bool = False, ca_cert: str
             if bundle is not None:
                 print(make_bundle(Path(bundle), table, room, Path(folder), broker=broker or "", ca_file=ca_file),
                       end="")
+            if mosquitto:
+                print(add_to_broker(table, room, Path(folder), passwd=passwd, acl=acl), end="")
     except (ValueError, OSError) as exc:
         print(f"tablectl room enroll: {exc}", file=sys.stderr)
         return 2

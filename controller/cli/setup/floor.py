@@ -267,7 +267,8 @@ def main(options: dict[str, Any], *, out: TextIO = sys.stdout) -> int:
         steps.append("the first floor user: sudo tablectl floor adduser NAME --role floor")
     steps.append("each table, on the broker's host: tablectl room enroll TABLE --room ROOM --broker "
                  f"{given.get('broker') or 'mqtts://' + str(given.get('broker_name')) + ':8883'} --ca-file {CA} "
-                 "--bundle TABLE.bundle (then append the lines it prints to the broker's files)")
+                 "--bundle TABLE.bundle" + (" --mosquitto && systemctl reload mosquitto" if given.get("mosquitto")
+                                            else " (then append the lines it prints to the broker's files)"))
     steps.append(f"open the page: http://{given.get('listen', '127.0.0.1')}:{given.get('port', 8080)}/")
     for i, step in enumerate(steps, 1):
         print(f"  {i}. {step}", file=out)

@@ -7,6 +7,7 @@ floor adduser`` leaving floor.db owned by root."""
 
 from __future__ import annotations
 
+import base64
 import io
 import os
 import re
@@ -21,6 +22,7 @@ import pytest
 from controller.cli.setup import floor, plan
 from controller.config.floor import parse_floor_text
 from controller.floor import main as floor_main
+from controller.room import enroll
 from controller.room.enroll import password_line
 from rig.fake_pi import fake_pi
 from rig.paths import ROOT
@@ -101,7 +103,6 @@ def test_the_broker_from_docs_room_with_its_own_ca(tmp_path, monkeypatch):
     floor_pw = (root / "etc/tablectl/floor.password").read_text().strip()
     user, _, rest = line.partition(":")
     salt_b64 = rest.split("$")[3]
-    import base64
     assert user == "floor" and line == password_line("floor", floor_pw, salt=base64.b64decode(salt_b64))
     for p in (acl, passwd, root / "etc/mosquitto/certs/broker.key"):
         st = p.stat()
@@ -120,8 +121,22 @@ def test_the_broker_from_docs_room_with_its_own_ca(tmp_path, monkeypatch):
     assert oct((root / "root/tablectl-room-ca").stat().st_mode & 0o777) == "0o700"
     cfg = parse_floor_text((root / "etc/tablectl/floor.toml").read_text(), path=root / "etc/tablectl/floor.toml")
     assert cfg.broker == "mqtts://broker.room.lan:8883" and cfg.ca_file == str(root / "etc/tablectl/room-ca.crt")
+    # a table enrolled on this host: its lines appended to the broker's files (nothing copied by hand)
+    enrolled = tmp_path / "t7"
+    enrolled.mkdir()
+    assert enroll.main("t7", "main", str(enrolled), bundle=str(enrolled / "t7.bundle"),
+                       broker="mqtts://broker.room.lan:8883", ca_file=str(root / "etc/tablectl/room-ca.crt"),
+                       mosquitto=True, passwd=passwd, acl=acl) == 0
+    t7 = [ln for ln in passwd.read_text().splitlines() if ln.startswith("table-main-t7:")]
+    t7_pw = (enrolled / "t7.password").read_text().strip()
+    assert len(t7) == 1 and t7[0] == password_line("table-main-t7", t7_pw,
+                                                   salt=base64.b64decode(t7[0].split("$")[3]))
+    assert acl.read_text().endswith(enroll.acl_lines("main", "t7") + "\n")
+    assert passwd.read_text().startswith(line + "\n")  # the floor's line kept
+    (tmp_path / "again").mkdir()
+    assert enroll.main("t7", "main", str(tmp_path / "again"), mosquitto=True, passwd=passwd, acl=acl) == 2
+    assert list((tmp_path / "again").iterdir()) == []  # refused before anything was made
     # the ACL, once the tables are enrolled, is the technician's: setup never rewrites it
-    acl.write_text(acl.read_text() + "user table-main-t7\n")
     status, out = run_floor(root, monkeypatch, mosquitto=True, broker_name="broker.room.lan",
                             broker_ip=["10.20.0.2"], room="main")
     assert "table-main-t7" in acl.read_text() and written(out) == [], out
