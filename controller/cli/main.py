@@ -352,8 +352,9 @@ def build_parser() -> argparse.ArgumentParser:
     au.add_argument("name", help="the user's name")
     au.add_argument("--role", required=True, choices=("floor", "technician", "viewer"), help="what the user sees")
     au.add_argument("--config", default=argparse.SUPPRESS, help="the floor's TOML configuration ([floor])")
+    # (no "(default: ...)" added: setup's defaults are the answers of its last run, said in its help)
     fs = fsub.add_parser("setup", help="install the floor's service: unit, folders, configuration, first user; with "
-                                        "--mosquitto the broker's set-up too (docs/floor.md)", **fmt)
+                                        "--mosquitto the broker's set-up too (docs/floor.md)")
     _setup_options(fs)
     fs.add_argument("--broker", default=None, help="the room's broker, mqtts://HOST:8883")
     fs.add_argument("--room", default=None, help="the room to follow (default: every room, \"+\")")
@@ -369,7 +370,10 @@ def build_parser() -> argparse.ArgumentParser:
     fl.set_defaults(fn=cmd_floor)
 
     st = sub.add_parser("setup", help="set this Pi up as a table: user, folders, udev rules, unit, configuration; "
-                                      "ends with doctor (docs/install.md)", **fmt)
+                                      "ends with doctor (docs/install.md)",
+                        description="Set this Pi up as a table (docs/install.md). An option left out takes the "
+                                    "answers file's value, else the last run's (/var/lib/tablectl-setup/table.toml), "
+                                    "else the default said below.")
     _setup_options(st)
     st.add_argument("--reader", default=None, choices=("feig", "bridge"),
                     help="feig: the FEIG reader, cards shuffled by hand; bridge: the FEIG reader and the shuffler's "
