@@ -18,6 +18,7 @@ import getpass
 import os
 import secrets
 import shutil
+import sqlite3
 import subprocess
 import sys
 from collections.abc import Callable
@@ -105,8 +106,6 @@ def add_first_user(target: Target, name: str, role: str, *, dry: bool, read_pass
     exists already (``tablectl floor adduser`` changes it)."""
     db = target.path(DATABASE)
     if db.exists():
-        import sqlite3
-
         con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
         try:
             has = con.execute("SELECT 1 FROM sqlite_master WHERE name = 'users'").fetchone() and \
@@ -117,6 +116,7 @@ def add_first_user(target: Target, name: str, role: str, *, dry: bool, read_pass
             return ""
     if dry:
         return f"add the floor user {name} ({role}) to {DATABASE} (its password read once)"
+    # (the floor's store and argon2, loaded only when a user is added)
     from controller.floor import auth
     from controller.floor.store import Store
 
@@ -258,7 +258,7 @@ def main(options: dict[str, Any], *, out: TextIO = sys.stdout) -> int:
     status = _finish(outcome, dry, out)
     if run_doctor and target.real and not dry:
         print("\ntablectl doctor --floor:", file=out, flush=True)
-        from controller.cli import doctor
+        from controller.cli import doctor  # (doctor's checks, loaded only to end a real run with them)
 
         doctor.main(floor=CONFIG)
     print("\nWhat only a person can do next, one command each:", file=out)

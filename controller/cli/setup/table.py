@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import subprocess
 import sys
 import time
 from collections.abc import Sequence
@@ -413,8 +414,6 @@ def table_plan(target: Target, a: TableAnswers, src: Path) -> list[Item]:
 # -- the running daemon: started, or restarted between hands ---------------------------------------
 
 def _systemctl(*args: str) -> int:
-    import subprocess
-
     return subprocess.run(["systemctl", *args], capture_output=True, text=True, timeout=120).returncode
 
 
@@ -422,7 +421,7 @@ def wait_between_hands(control: str, *, deadline: float, ask: Any = None, pause:
     """Wait until the daemon says no hand is under way (its ``ping``'s ``in_hand``); returns why it
     may restart now. A daemon that does not say (a release before ``in_hand``) or does not answer
     is restarted at once: it carries on mid-hand from its journal (docs/install.md)."""
-    from controller.daemon.control import send
+    from controller.daemon.control import send  # (the control socket's client, loaded only to restart a daemon)
 
     ask = ask or (lambda: send(control, {"cmd": "ping"}, timeout=2.0))
     while True:
@@ -525,7 +524,7 @@ def main(options: dict[str, Any], *, out: TextIO = sys.stdout) -> int:
     status = _finish(outcome, dry, out)
     if run_doctor and target.real and not dry:
         print("\ntablectl doctor:", file=out, flush=True)
-        from controller.cli import doctor
+        from controller.cli import doctor  # (doctor's checks, loaded only to end a real run with them)
 
         doctor.main(CONFIG)
     print("\nWhat only a person can do next, one command each:", file=out)
