@@ -162,3 +162,14 @@ def test_adduser_as_root_leaves_the_database_to_the_service(tmp_path, monkeypatc
     assert floor_main.adduser(str(config), "maria", "floor") == 0
     for p in state.iterdir():
         assert (p.stat().st_uid, p.stat().st_gid) == (65534, 65534), p
+
+
+def test_floor_remove_keeps_the_records_and_the_configuration(tmp_path, monkeypatch):
+    root = fake_pi(tmp_path / "root", model=None)
+    run_floor(root, monkeypatch, broker="mqtts://localhost:8883", user="maria")
+    status, out = run_floor(root, monkeypatch, broker="mqtts://localhost:8883", remove=True)
+    assert not (root / floor.UNIT.lstrip("/")).exists() and not (root / floor.TMPFILES.lstrip("/")).exists()
+    assert not (root / "etc/systemd/system/multi-user.target.wants/tablectl-floor.service").is_symlink()
+    for kept in ("etc/tablectl/floor.toml", "etc/tablectl/floor.password", "var/lib/tablectl-floor/floor.db"):
+        assert (root / kept).exists(), kept
+    assert "kept         /etc/tablectl/floor.toml" in out
