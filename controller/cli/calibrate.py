@@ -28,6 +28,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from controller.config.daemon import ConfigError, load_config
+from controller.config.writer import write_file
 from firmware_bridge.errors import BridgeError, ResponseTimeout
 from firmware_bridge.feig_client import FeigClient
 from firmware_bridge.serial_port import PortSettings, open_port
@@ -82,17 +83,15 @@ _SECTION = re.compile(r"^\[reader\.levels\][^\n]*\n(?:(?!\[)[^\n]*\n?)*", re.MUL
 
 def write_levels(path: Path, levels: dict[int, int]) -> None:
     """Put ``levels`` in the configuration at ``path``: its ``[reader.levels]`` replaced, or
-    added at the end; every other line kept. The file is checked to load before it is replaced."""
+    added at the end; every other line kept. Written through the one writer
+    (controller/config/writer.py): the new file is loaded before it replaces the old one, and
+    keeps the old one's owner, group and mode (``root:tablectl 0640``: the daemon must still read
+    it, whatever the umask of whoever runs calibrate)."""
     text = path.read_text()
     kept = _SECTION.sub("", text).rstrip("\n")
     new = (kept + "\n\n" if kept else "") + levels_section(levels)
-    load_config_text = path.with_name(path.name + ".calibrated")
-    load_config_text.write_text(new)
-    try:
-        load_config(str(load_config_text))  # (relative paths resolve from the same folder)
-        load_config_text.replace(path)
-    finally:
-        load_config_text.unlink(missing_ok=True)
+    write_file(path, new.encode(), mode=0o640, keep=True, check=lambda temp: load_config(str(temp)),
+               only_if_changed=False)
 
 
 def main(config: str, *, cycles: int = 20, margin: int = MARGIN, ask: Callable[[int, str], None] | None = None,

@@ -12,7 +12,9 @@
   room link's files and broker); ``--floor FILE``: the floor service's instead.
 - ``tablectl calibrate [--config FILE]``: each antenna's RSSI level, a card laid on each in turn.
 - ``tablectl floor [--config FILE]``: the floor's service and web page (docs/floor.md);
-  ``tablectl floor adduser NAME --role floor|technician|viewer``: its accounts.
+  ``tablectl floor adduser NAME --role floor|technician|viewer``: its accounts;
+  ``tablectl floor setup``: install the floor's service (and the broker's set-up, ``--mosquitto``).
+- ``tablectl setup``: set a table's Pi up in one command (docs/install.md).
 """
 
 from __future__ import annotations
@@ -101,10 +103,28 @@ def cmd_register(args: argparse.Namespace) -> int:
 def cmd_room_enroll(args: argparse.Namespace) -> int:
     from controller.room import enroll  # (a command loads its own modules only (start-up on a Pi))
 
-    return enroll.main(args.table, args.room, args.dir, cert=args.cert, ca_cert=args.ca_cert, ca_key=args.ca_key)
+    return enroll.main(args.table, args.room, args.dir, cert=args.cert, ca_cert=args.ca_cert, ca_key=args.ca_key,
+                       bundle=args.bundle, broker=args.broker, ca_file=args.ca_file, mosquitto=args.mosquitto)
+
+
+def cmd_setup(args: argparse.Namespace) -> int:
+    from controller.cli.setup import table  # (a command loads its own modules only (start-up on a Pi))
+
+    return table.main({"root": args.root, "dry_run": args.dry_run, "remove": args.remove, "purge": args.purge,
+                       "doctor": not args.no_doctor, "answers": args.answers, "reader": args.reader,
+                       "seats": args.seats, "game": args.game, "display": args.display, "room_bundle": args.room_bundle,
+                       "reader_serial": args.reader_serial, "shuffler_serial": args.shuffler_serial})
 
 
 def cmd_floor(args: argparse.Namespace) -> int:
+    if args.floor_command == "setup":
+        from controller.cli.setup import floor as floor_setup  # (a command loads its own modules only)
+
+        return floor_setup.main({"root": args.root, "dry_run": args.dry_run, "remove": args.remove,
+                                 "purge": args.purge, "doctor": not args.no_doctor, "answers": args.answers,
+                                 "broker": args.broker, "room": args.room, "ca_file": args.ca_file, "user": args.user,
+                                 "role": args.role, "mosquitto": args.mosquitto, "broker_name": args.broker_name,
+                                 "broker_ip": args.broker_ip})
     from controller.floor import main as floor  # (a command loads its own modules only: aiohttp for the floor alone)
 
     if args.floor_command == "adduser":
@@ -185,7 +205,7 @@ def _count(text: str) -> int:
 
 
 COMMANDS = ("run", "simulate", "demo", "tags", "register", "verify", "history", "doctor", "room", "display",
-            "floor", "calibrate")
+            "floor", "calibrate", "setup")
 
 
 class DefaultsHelp(argparse.ArgumentDefaultsHelpFormatter):
@@ -325,6 +345,14 @@ def build_parser() -> argparse.ArgumentParser:
     en.add_argument("--cert", action="store_true", help="a client certificate from the room's CA instead of a password")
     en.add_argument("--ca-cert", help="with --cert: the room CA's certificate")
     en.add_argument("--ca-key", help="with --cert: the room CA's key")
+    en.add_argument("--bundle", metavar="FILE", default=None,
+                    help="also write the table's bundle (0600) for `tablectl setup --room-bundle FILE` on its Pi")
+    en.add_argument("--broker", default=None, help="the broker as the tables reach it (mqtts://HOST:8883); "
+                                                   "needed with --bundle")
+    en.add_argument("--ca-file", default=None, help="with --bundle: the room CA's certificate, put in the bundle")
+    en.add_argument("--mosquitto", action="store_true",
+                    help="on the broker's host: append the table's lines to /etc/mosquitto/tablectl.passwd and "
+                         "tablectl.acl (then: systemctl reload mosquitto)")
     en.set_defaults(fn=cmd_room_enroll)
 
     fl = sub.add_parser("floor", help="the floor's service: every table live in a browser (docs/floor.md)", **fmt)
@@ -335,8 +363,53 @@ def build_parser() -> argparse.ArgumentParser:
     au.add_argument("name", help="the user's name")
     au.add_argument("--role", required=True, choices=("floor", "technician", "viewer"), help="what the user sees")
     au.add_argument("--config", default=argparse.SUPPRESS, help="the floor's TOML configuration ([floor])")
+    # (no "(default: ...)" added: setup's defaults are the answers of its last run, said in its help)
+    fs = fsub.add_parser("setup", help="install the floor's service: unit, folders, configuration, first user; with "
+                                        "--mosquitto the broker's set-up too (docs/floor.md)")
+    _setup_options(fs)
+    fs.add_argument("--broker", default=None, help="the room's broker, mqtts://HOST:8883")
+    fs.add_argument("--room", default=None, help="the room to follow (default: every room, \"+\")")
+    fs.add_argument("--ca-file", default=None,
+                    help="the room CA's certificate (installed as /etc/tablectl/room-ca.crt)")
+    fs.add_argument("--user", default=None, help="the first floor user (its password read once, or from stdin)")
+    fs.add_argument("--role", default=None, choices=("floor", "technician", "viewer"), help="its role (default: floor)")
+    fs.add_argument("--mosquitto", action="store_true",
+                    help="on the broker's host: mosquitto's configuration, ACL, passwords and TLS from docs/room/")
+    fs.add_argument("--broker-name", default=None, help="with --mosquitto: the broker's host name (its certificate's)")
+    fs.add_argument("--broker-ip", default=None, action="append",
+                    help="with --mosquitto: an address in its certificate")
     fl.set_defaults(fn=cmd_floor)
+
+    st = sub.add_parser("setup", help="set this Pi up as a table: user, folders, udev rules, unit, configuration; "
+                                      "ends with doctor (docs/install.md)",
+                        description="Set this Pi up as a table (docs/install.md). An option left out takes the "
+                                    "answers file's value, else the last run's (/var/lib/tablectl-setup/table.toml), "
+                                    "else the default said below.")
+    _setup_options(st)
+    st.add_argument("--reader", default=None, choices=("feig", "bridge"),
+                    help="feig: the FEIG reader, cards shuffled by hand; bridge: the FEIG reader and the shuffler's "
+                         "bridge board (default: feig)")
+    st.add_argument("--seats", default=None, help="the seats dealt in, e.g. 1-9 or 1,2,4 (default: 1-9)")
+    st.add_argument("--game", default=None, help="the game (docs/games.md; default: holdem)")
+    st.add_argument("--display", default=None, choices=("auto", "none", "hd44780", "ssd1306", "sh1106"),
+                    help="the dealer's display (default: auto, whatever answers on /dev/i2c-1)")
+    st.add_argument("--room-bundle", default=None, metavar="FILE",
+                    help="the table's bundle from `tablectl room enroll --bundle`: its password, key, CA and [room]")
+    st.add_argument("--reader-serial", default=None, help="which FTDI device is the reader (its serial number)")
+    st.add_argument("--shuffler-serial", default=None, help="which CDC-ACM device is the bridge board")
+    st.set_defaults(fn=cmd_setup)
     return p
+
+
+def _setup_options(p: argparse.ArgumentParser) -> None:
+    """What ``setup`` and ``floor setup`` share."""
+    p.add_argument("--answers", default=None, metavar="FILE", help="the answers, for an unattended install (TOML)")
+    p.add_argument("--dry-run", action="store_true", help="print every file and command, in order; write nothing")
+    p.add_argument("--root", default=None, metavar="DIR", help="write into DIR instead of / (as systemd's tools do)")
+    p.add_argument("--remove", action="store_true",
+                   help="undo: the unit, the rules, the links (the configuration, journal and decks are kept)")
+    p.add_argument("--purge", action="store_true", help="with --remove: the configuration and secrets too")
+    p.add_argument("--no-doctor", action="store_true", help="do not run doctor at the end")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -8,7 +8,10 @@ writes the deck's manifest once all 52 are read.
 
 from __future__ import annotations
 
+import json
+import os
 import sys
+from pathlib import Path
 
 from controller.core.cards import setup_order
 from controller.core.registry import RegistryError, SetupOrderReading, manifest_of
@@ -53,5 +56,34 @@ def main(*, port: str, deck: str, back: str, out: str, baudrate: int, parity: st
     except OSError as exc:
         print(f"tablectl register: --out {out}: cannot write the manifest: {exc.strerror or exc}", file=sys.stderr)
         return 1
+    share_with_folder_group(Path(out))
     print(f"deck {deck} registered: 52 cards, manifest written to {out}", flush=True)
+    print(f"add to the configuration:\n{decks_lines(deck, back, Path(out))}", flush=True)
     return 0
+
+
+def decks_lines(deck: str, back: str, out: Path) -> str:
+    """The ``[[decks]]`` entry for the manifest written (relative to /etc/tablectl when it is in
+    its decks folder), so that nothing is typed twice.
+
+    >>> print(decks_lines("A", "red", Path("/etc/tablectl/decks/A.txt")))
+    [[decks]]
+    id = "A"
+    back = "red"
+    manifest = "decks/A.txt"
+    """
+    path = out.absolute()
+    shown = f"decks/{path.name}" if path.parent == Path("/etc/tablectl/decks") else str(path)
+    return f'[[decks]]\nid = {json.dumps(deck)}\nback = {json.dumps(back)}\nmanifest = {json.dumps(shown)}'
+
+
+def share_with_folder_group(path: Path) -> None:
+    """Written by root into a folder of the service's group (``/etc/tablectl/decks``,
+    root:tablectl 0750, made by ``tablectl setup``): the manifest goes to that group, 0640, so that
+    the daemon (not root) can read it, and no one else can."""
+    if os.geteuid() != 0:
+        return
+    gid = path.parent.stat().st_gid
+    if gid != 0:
+        os.chown(path, 0, gid)
+        os.chmod(path, 0o640)

@@ -164,7 +164,9 @@ FLOOR = Section("floor", (
     Key("port", 8080, bound=Bound(1, 65535, "", whole=True, why="a TCP port"), doc="the page's port"),
     Key("session_minutes", 720, bound=Bound(1, 10080, "minutes", whole=True, why="a minute to a week"),
         doc="a session expires after this long without a request"),
-    Key("database", "floor.db", doc="the floor's SQLite database, relative to the file's folder"),
+    Key("database", "/var/lib/tablectl-floor/floor.db",
+        doc="the floor's SQLite database (a relative path: from the file's folder); the default is the unit's "
+            "StateDirectory, which the service may write"),
     Key("secure_cookie", None, kind=(bool,), shown="true with tls_cert",
         doc="the session cookie's Secure flag: set it behind a TLS reverse proxy"),
     Key("command_timeout", FloorConfig.command_timeout, bound=Bound(1, 300, "s", whole=True, why="up to five minutes"),

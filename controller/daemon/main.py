@@ -175,7 +175,9 @@ class Daemon:
     def status(self) -> dict:
         with self._lock:  # the control thread asks while the main loop applies events
             status = {"hands_finished": self.table.hands_finished, "events": self.events_applied,
-                      "button": self.table.button, "game": self.table.game_now, "online": self.online()}
+                      "button": self.table.button, "game": self.table.game_now, "online": self.online(),
+                      # a hand under way: `tablectl setup` restarts an upgraded daemon only between hands
+                      "in_hand": self.table.hand is not None}
         if self.room is not None:  # (the outbox's counts: tablectl simulate --broker waits on them)
             link = self.room.link
             status["room"] = {**link.counts(), "connected": link.connected, "waiting_for_clock": link.waiting_for_clock,

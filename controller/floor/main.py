@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import getpass
 import logging
+import os
 import signal
 import sys
 from pathlib import Path
@@ -39,6 +40,18 @@ def run(config: str) -> int:
     return 0
 
 
+def give_to_folder_owner(db: Path) -> None:
+    """The database and SQLite's files beside it owned as their folder is (the service's user,
+    /var/lib/tablectl-floor), when root made them with ``sudo tablectl floor adduser``: else the
+    service, which is not root, fails on them with "Permission denied" (issue 41)."""
+    if os.geteuid() != 0:
+        return
+    st = db.parent.stat()
+    for p in (db, Path(f"{db}-wal"), Path(f"{db}-shm"), Path(f"{db}-journal")):
+        if p.exists() and (p.stat().st_uid, p.stat().st_gid) != (st.st_uid, st.st_gid):
+            os.chown(p, st.st_uid, st.st_gid)
+
+
 def adduser(config: str, name: str, role: str) -> int:
     """Create a user (or set its role and password): the password from the terminal, or the first
     line of standard input when it is not a terminal (never from the command line: ps shows it)."""
@@ -62,5 +75,6 @@ def adduser(config: str, name: str, role: str) -> int:
         return 2
     finally:
         store.close()
+    give_to_folder_owner(Path(cfg.database))
     print(f"user {name} ({role}) saved in {cfg.database}")
     return 0

@@ -22,6 +22,7 @@ topic read tablectl/main/t7/floor/tournament
 from __future__ import annotations
 
 import base64
+import json
 import hashlib
 import os
 import secrets
@@ -29,6 +30,7 @@ import sys
 from pathlib import Path
 
 from controller.config.room import NAME
+from controller.room.bundle import bundle_text, parse_bundle, write_bundle
 from controller.room.signing import new_key_pair
 import shutil
 import subprocess
@@ -156,9 +158,69 @@ def enroll_cert(table: str, room: str, folder: Path, ca_cert: Path, ca_key: Path
             f"# then: systemctl reload mosquitto\n")
 
 
+def make_bundle(path: Path, table: str, room: str, folder: Path, *, broker: str, ca_file: str | None) -> str:
+    """The table's room bundle (controller/room/bundle.py) from what :func:`enroll` made in
+    ``folder``: for ``tablectl setup --room-bundle`` on the table's Pi; returns the line to print."""
+    password = (folder / f"{table}.password").read_text().splitlines()[0]
+    key = (folder / f"{table}.signing-key").read_text().splitlines()[0]
+    ca = Path(ca_file).read_text() if ca_file else None
+    text = bundle_text(broker=broker, room=room, table=table, username=username(room, table), password=password,
+                       signing_key=key, ca=ca)
+    parse_bundle(text, src=str(path))  # (what setup will read: checked here, before it travels)
+    write_bundle(path, text)
+    return (f"# the table's bundle: {path} (mode 0600). Copy it to the table's Pi, then there:\n"
+            f"#   sudo tablectl setup --room-bundle {path.name}\n"
+            f"# (it installs the password, the key, the room CA and [room], and opens the unit to the broker)\n")
+
+
+#: the broker's files, as `tablectl floor setup --mosquitto` installs them (docs/room.md)
+MOSQUITTO_PASSWD = "/etc/mosquitto/tablectl.passwd"
+MOSQUITTO_ACL = "/etc/mosquitto/tablectl.acl"
+
+
+def enrolled_already(user: str, passwd: str | Path, acl: str | Path) -> None:
+    """ValueError if the broker's files name ``user`` already (before anything is made)."""
+    for path in (Path(passwd), Path(acl)):
+        lines = path.read_text().splitlines()
+        if any(line.split(":", 1)[0] == user or line.strip() == f"user {user}" for line in lines):
+            raise ValueError(f"--mosquitto: {path} has {user} already: remove its lines first to enroll it again")
+
+
+def add_to_broker(table: str, room: str, folder: Path, *, passwd: str | Path = MOSQUITTO_PASSWD,
+                  acl: str | Path = MOSQUITTO_ACL) -> str:
+    """Append the table's password-file line and its ACL lines to the broker's files (on the
+    broker's host: nothing copied by hand); refused if the user is in either already."""
+    user = username(room, table)
+    enrolled_already(user, passwd, acl)
+    password = (folder / f"{table}.password").read_text().splitlines()[0]
+    for path, lines in ((Path(passwd), password_line(user, password)), (Path(acl), acl_lines(room, table))):
+        text = path.read_text()
+        with open(path, "a") as f:
+            f.write(("" if text.endswith("\n") or not text else "\n") + lines + "\n")
+    return (f"# appended to {passwd} and {acl}; the broker reads them at: systemctl reload mosquitto\n")
+
+
 def main(table: str, room: str, folder: str, *, cert: bool = False, ca_cert: str | None = None,
-         ca_key: str | None = None) -> int:
+         ca_key: str | None = None, bundle: str | None = None, broker: str | None = None,
+         ca_file: str | None = None, mosquitto: bool = False, passwd: str | Path = MOSQUITTO_PASSWD,
+         acl: str | Path = MOSQUITTO_ACL) -> int:
     try:
+        if bundle is not None:
+            if cert:
+                raise ValueError("--bundle: with a password (a client certificate travels as its two files)")
+            if broker is None:
+                raise ValueError("--bundle needs --broker (mqtts://HOST:8883, as the tables reach it)")
+            if Path(bundle).exists():
+                raise ValueError(f"--bundle: {bundle} exists: remove it first")
+            if ca_file is not None and not Path(ca_file).is_file():
+                raise ValueError(f"--ca-file: {ca_file}: no such file")
+        if mosquitto:
+            if cert:
+                raise ValueError("--mosquitto: with a password (a certificate's table has no password line)")
+            for path in (passwd, acl):
+                if not Path(path).is_file():
+                    raise ValueError(f"--mosquitto: {path}: no such file (tablectl floor setup --mosquitto makes it)")
+            enrolled_already(username(room, table), passwd, acl)
         if cert:
             if ca_cert is None or ca_key is None:
                 raise ValueError("--cert needs --ca-cert and --ca-key (the room CA's certificate and key)")
@@ -166,7 +228,15 @@ def main(table: str, room: str, folder: str, *, cert: bool = False, ca_cert: str
                 raise ValueError(f"--dir: {folder} is not a folder")
             print(enroll_cert(table, room, Path(folder), Path(ca_cert), Path(ca_key)), end="")
         else:
-            print(enroll(table, room, Path(folder)), end="")
+            text = enroll(table, room, Path(folder))
+            if broker is not None:
+                text = text.replace('broker = "mqtts://BROKER:8883"', f"broker = {json.dumps(broker)}")
+            print(text, end="")
+            if bundle is not None:
+                print(make_bundle(Path(bundle), table, room, Path(folder), broker=broker or "", ca_file=ca_file),
+                      end="")
+            if mosquitto:
+                print(add_to_broker(table, room, Path(folder), passwd=passwd, acl=acl), end="")
     except (ValueError, OSError) as exc:
         print(f"tablectl room enroll: {exc}", file=sys.stderr)
         return 2

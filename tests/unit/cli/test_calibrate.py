@@ -3,11 +3,17 @@ configuration, checked by ``tablectl doctor``; the simulated reader on a real ps
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
+import tempfile
 from pathlib import Path
+
+import pytest
 
 from controller.cli import calibrate
 from controller.cli import doctor
-from controller.config.daemon import load_config
+from controller.config.daemon import ConfigError, load_config
 from hw_sim.decks import sim_uid
 from hw_sim.noise import Harsh
 from hw_sim.script import Noise
@@ -75,3 +81,56 @@ def test_a_partly_calibrated_table_is_a_warning(tmp_path):
     cfg = load_config(str(config))
     c = doctor.check_levels(cfg.reader, cfg.table.zones)
     assert c.level == "warn" and "antenna 3 (seat:3) has no level of its own" in c.what and "calibrate" in c.fix
+
+
+# -- issue 41, silent break 2: calibrate keeps the configuration's owner and mode -----------------
+
+def _service_group() -> int:
+    """A group the writer is not in: the service's group as the installed file has it
+    (root:tablectl 0640). As root any group will do; otherwise the caller's own."""
+    return 65534 if os.geteuid() == 0 else os.getegid()
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o077])
+def test_calibrate_keeps_the_configurations_owner_and_mode(sim_reader, tmp_path, umask):
+    """``root:tablectl 0640`` stays so under either umask, and a member of the group (the daemon's
+    user) can still read it. Before the fix: ``root:root 0644`` (022) or ``0600`` (077), and the
+    daemon exited 2, "cannot read the configuration"."""
+    reader = sim_reader()
+    # (in /tmp itself: pytest's tmp_path is under a 0700 folder the daemon's stand-in cannot reach)
+    folder = Path(tempfile.mkdtemp(prefix="tablectl-calibrate-", dir="/tmp"))
+    try:
+        folder.chmod(0o755)
+        config = folder / "tablectl.toml"
+        config.write_text(write_config(tmp_path).read_text())  # (the reader's pseudo-terminal is in tmp_path)
+        gid = _service_group()
+        os.chown(config, os.geteuid(), gid)
+        config.chmod(0o640)
+        old = os.umask(umask)
+        try:
+            assert calibrate.main(str(config), cycles=4, ask=lay_card(reader)) == 0
+        finally:
+            os.umask(old)
+        st = config.stat()
+        assert (st.st_uid, st.st_gid, oct(st.st_mode & 0o777)) == (os.geteuid(), gid, "0o640")
+        assert load_config(str(config)).reader.levels  # the levels are in, the file still loads
+        assert sorted(p.name for p in folder.iterdir()) == ["tablectl.toml"]  # no temporary file left
+        if os.geteuid() == 0 and shutil.which("setpriv"):
+            # read as the daemon would: another uid whose only way in is the group
+            r = subprocess.run(["setpriv", "--reuid=65533", "--regid=65533", f"--groups={gid}", "cat", str(config)],
+                               capture_output=True, text=True, timeout=30)
+            assert r.returncode == 0 and "[reader.levels]" in r.stdout, r.stderr
+    finally:
+        shutil.rmtree(folder)
+
+
+def test_calibrate_that_would_break_the_configuration_leaves_it_alone(tmp_path):
+    """The new file is loaded before it replaces the old one: a level out of range is refused and
+    the file, its mode and the folder are as they were."""
+    config = write_config(tmp_path)
+    config.chmod(0o640)
+    before = config.read_bytes()
+    with pytest.raises(ConfigError):
+        calibrate.write_levels(config, {1: 999})
+    assert config.read_bytes() == before and oct(config.stat().st_mode & 0o777) == "0o640"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["tablectl.toml"]
