@@ -7,6 +7,7 @@ from typing import Any
 
 from controller.core.games import DEALT, Game, game_of
 from controller.core.mixed import Rotation
+from controller.core.rules.table_flow import RakeCaps
 from controller.core.zones import ZoneMap
 
 GAMES = DEALT  # game -> hole cards per seat, for the games the core deals today (controller.core.games)
@@ -157,6 +158,18 @@ class RuleSettings:
     #: STUD-007 (STUD_SHORT_STUB_METHOD; a hand keeps the prompt it was given, whose code says
     #: the method)
     stud_short_stub_method: str = field(default="001", metadata=UNKEYED)
+    #: FLOW-008: the tournament sells a table add-on (002 §TABLE ADDON): a new player, not one
+    #: moved from another table, is offered it until his first card
+    table_addon: bool = field(default=False, metadata=UNKEYED)
+    #: FLOW-009: a cash table's rake cap and promotional rake, five-handed or more, four-handed,
+    #: three-handed or fewer (002 §RAKE, §RAKE REDUCTION: $4 + $1, $3 + $1, $2 and none), in
+    #: the house's money; ``rake_cap = 0``: the table takes no rake, and says nothing of it
+    rake_cap: int = field(default=4, metadata=UNKEYED)
+    rake_promo: int = field(default=1, metadata=UNKEYED)
+    rake_cap_four: int = field(default=3, metadata=UNKEYED)
+    rake_promo_four: int = field(default=1, metadata=UNKEYED)
+    rake_cap_three: int = field(default=2, metadata=UNKEYED)
+    rake_promo_three: int = field(default=0, metadata=UNKEYED)
     #: the dealer presses ``round_done`` before every burn (BURN-002's tap). With it the daemon
     #: tells a premature board card (BOARD-004..006) from a late one. None ("auto"): the checks
     #: are on once the daemon has seen a tap, so a table (or a deal script) that never taps is
@@ -171,6 +184,12 @@ class RuleSettings:
     shuffler_floor_after: float = 30.0
     #: a device (reader, shuffler) gone this many seconds is told to the floor (hot-plug)
     offline_floor_after: float = 60.0
+
+    @property
+    def rake_caps(self) -> RakeCaps:
+        """FLOW-009's caps (:mod:`controller.core.rules.table_flow`)."""
+        return RakeCaps(self.rake_cap, self.rake_promo, self.rake_cap_four, self.rake_promo_four, self.rake_cap_three,
+                        self.rake_promo_three)
 
 
 #: ``[table] event``: a tournament (the default) or a cash game (DEAL-007/008: posting to come

@@ -23,6 +23,8 @@ The table is made of parts, each owning its share of the state (:mod:`controller
 - ``holds``: the open seats and the hold they put the dealer in;
 - ``tournament``: the floor's signals (the level, hand-for-hand, the bubble) and the player
   clock (:mod:`~controller.core.table.tournament`);
+- ``flow``: long absences, a single-table satellite's gate and opening deck, the table add-on,
+  the rake cap (:mod:`~controller.core.table.flow`: FLOW-006..009, DECK-009);
 - ``dealing``: the hand under way and the hands finished, with a part for each game family
   (``stud``, ``draw``, ``chinese``, ``flop``: :mod:`controller.core.families`).
 
@@ -36,8 +38,8 @@ from typing import Any
 
 from controller.core.effects import Alert, Effect
 from controller.core.events import (BubbleHold, BubbleMode, ButtonPress, ClockCalled, DealerNamed, DeckSetup,
-                                  DeviceStatus, Event, HandForHand, LevelSet, ReaderCycle, Release, ShufflerReport,
-                                  ShufflerStatus, TableSetup, Tick)
+                                  DeviceStatus, Event, HandForHand, LevelSet, ReaderCycle, Release, SatelliteApproved,
+                                  ShufflerReport, ShufflerStatus, TableSetup, Tick)
 from controller.core.expectation import expectation
 from controller.core.families.chinese.part import ChineseStacks
 from controller.core.families.draw.part import DrawRounds
@@ -45,7 +47,7 @@ from controller.core.families.flop.part import FlopBoard
 from controller.core.families.stud.part import StudRounds
 from controller.core.games import Game
 from controller.core.hand import Hand
-from controller.core.pads import DECK_PADS, ROSTER_PADS, Pad
+from controller.core.pads import DECK_PADS, ROSTER_PADS, SATELLITE, Pad
 from controller.core.positions import Positions
 from controller.core.registry import DeckRegistry
 from controller.core.settings import TableSettings, deal_order
@@ -54,6 +56,7 @@ from controller.core.table.alerts import Alerts
 from controller.core.table.dealing import Dealing
 from controller.core.table.decks import DeckGuard
 from controller.core.table.devices import DeviceHealth
+from controller.core.table.flow import FLOW_PADS, TableFlow
 from controller.core.table.modes import Modes
 from controller.core.table.open_seats import OpenSeats
 from controller.core.part import Part
@@ -68,7 +71,7 @@ class Table:
 
     #: the parts that keep state, in the order a state's sections are checked
     PARTS: tuple[type[Part], ...] = (Reads, Alerts, DeviceHealth, DeckGuard, Roster, GameTurns, Modes, OpenSeats,
-                                     StudRounds, Dealing, Tournament)
+                                     StudRounds, Dealing, Tournament, TableFlow)
 
     def __init__(self, settings: TableSettings, registry: DeckRegistry) -> None:
         self.settings = settings
@@ -86,6 +89,7 @@ class Table:
         self.flop = FlopBoard(self)
         self.dealing = Dealing(self)
         self.tournament = Tournament(self)
+        self.flow = TableFlow(self)
         # ReaderCycle is handled in apply() itself; each handler takes the event of its key
         self._dispatch: dict[type[Event], Callable[[Any], list[Effect]]] = {
             DeviceStatus: self.devices.on_device,
@@ -103,6 +107,7 @@ class Table:
             BubbleMode: self.tournament.on_bubble_mode,
             BubbleHold: self.tournament.on_bubble_hold,
             ClockCalled: self.tournament.on_clock,
+            SatelliteApproved: self.flow.on_approved,  # FLOW-007 (the floor's command)
         }
         self.linked_again()
         self._expect()
@@ -110,7 +115,7 @@ class Table:
     def parts(self) -> Iterator[Part]:
         """The parts that keep state, in :data:`PARTS`' order."""
         yield from (self.reads, self.alerts, self.devices, self.decks, self.roster, self.turns, self.modes,
-                     self.holds, self.stud, self.dealing, self.tournament)
+                     self.holds, self.stud, self.dealing, self.tournament, self.flow)
 
     def linked_again(self) -> None:
         """Every part's links to the others made again (after a state replaced what they hold)."""
@@ -157,7 +162,11 @@ class Table:
             return out
         if ev.name in TOURNAMENT_PADS:
             self.tournament.press(ev, out)
-        if self.modes.press(ev, out) or self.holds.press(ev, out):
+        if ev.name in FLOW_PADS:
+            self.flow.press(ev, out)  # FLOW-006/008: before the roster seats a newcomer
+        if ev.name == Pad.MODE and ev.mode == SATELLITE:
+            self.flow.satellite(ev, out)  # FLOW-007, DECK-009: a satellite starts (no deal of the modes')
+        elif self.modes.press(ev, out) or self.holds.press(ev, out):
             pass
         elif ev.name in ROSTER_PADS:
             self.roster.seat_press(ev, out)
@@ -183,6 +192,7 @@ class Table:
         """The floor sets the seats (and the button, or lets the daemon move it), and may name
         the next game; the open seats it fills are filled."""
         out: list[Effect] = []
+        self.flow.on_setup(ev)  # (before the roster: the seats it adds are players moved here)
         self.roster.on_setup(ev)
         self.turns.on_setup(ev)
         self.holds.on_setup(ev, out)

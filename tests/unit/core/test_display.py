@@ -25,7 +25,9 @@ NEVER_SHOWN = {"deck.missing_card", "deck.extra_card", "deck.cloned_tag", "deck.
                # the modes' floor alerts (controller/core/table/modes.py)
                "race.race_off", "race.allin", "break.seat_open", "break.seats_open", "break.dealt_in_hold",
                # the tournament's floor alerts (controller/core/table/tournament.py)
-               "flow.dealt_before_release", "flow.bubble_allin", "flow.dead_hand_back", "flow.clock_ignored"}
+               "flow.dealt_before_release", "flow.bubble_allin", "flow.dead_hand_back", "flow.clock_ignored",
+               # the flow rules' floor alerts (controller/core/table/flow.py)
+               "flow.dealt_before_approval", "flow.satellite_ready"}
 #: what the rules build out of others: a late fault from each misdeal (controller/core/rules/misdeal.py
 #: ``late``), a shuffler stop from its state, a device's offline and online from its name
 DEVICES = ("reader", "shuffler", "console", "display")

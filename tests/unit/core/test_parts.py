@@ -18,13 +18,14 @@ from controller.core.registry import DeckRegistry
 from controller.core.settings import TableSettings
 from controller.core.state.migrations import OWNERS
 from controller.core.table import Table
+from controller.core.table.flow import TableFlow
 from controller.core.table.tournament import Tournament
 
 CORE = ROOT / "controller" / "core"
 MOST_METHODS = 30
 #: a receiver that is a part: ``self``, or a part by its name on the table (``self._t.roster``, ``roster``)
 _PART = re.compile(r"^(self|(.*\.)?(_t\.)?(reads|alerts|devices|decks|roster|turns|modes|holds|stud|dealing|"
-                   r"_?tournament))$")
+                   r"_?tournament|_?flow))$")
 
 
 def _owners() -> dict[str, str]:
@@ -64,11 +65,12 @@ def _assignments(path: Path) -> list[tuple[str, str, int]]:
 def test_every_field_of_the_table_has_one_owner_and_the_split_of_version_12_knows_them_all() -> None:
     owned = _owners()
     # the fields of the one object of version 12, none lost, none added; and those of the parts
-    # made since (version 14: the tournament, its own section from the start)
+    # made since (version 14: the tournament; 15: the flow rules; each its own section from the start)
     since_12 = {p.SECTION: set(p.STATE) for p in Table.PARTS if p.SECTION not in OWNERS}
-    assert since_12 == {"tournament": set(Tournament.STATE)} and len(Tournament.STATE) == 17
-    of_12 = {n: owner for n, owner in owned.items() if owner != "Tournament"}
-    assert len(of_12) == 41 and len(owned) == 41 + 17
+    assert since_12 == {"tournament": set(Tournament.STATE), "flow": set(TableFlow.STATE)}
+    assert len(Tournament.STATE) == 17 and len(TableFlow.STATE) == 8
+    of_12 = {n: owner for n, owner in owned.items() if owner not in ("Tournament", "TableFlow")}
+    assert len(of_12) == 41 and len(owned) == 41 + 17 + 8
     assert {n for names in OWNERS.values() for n in names} == set(of_12)
     assert {s: set(names) for s, names in OWNERS.items()} == {p.SECTION: set(p.STATE) for p in Table.PARTS
                                                               if p.SECTION in OWNERS}

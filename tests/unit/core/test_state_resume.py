@@ -59,7 +59,7 @@ def _play_on(case: dict[str, Any]) -> tuple[list[str], dict[str, Any]]:
 
 def test_the_fixtures_are_of_the_versions_they_are_named_for() -> None:
     assert FIXTURES[12]["version"] == 12 and all(c["state"]["version"] == 12 for c in FIXTURES[12]["cases"])
-    assert FIXTURES[13]["version"] == 13 and STATE_VERSION == 14
+    assert FIXTURES[13]["version"] == 13 and STATE_VERSION == 15
     assert all("parts" in c["state"] for c in FIXTURES[13]["cases"])
     assert FIXTURES[14]["version"] == 14 and all(c["state"]["version"] == 14 for c in FIXTURES[14]["cases"])
 
@@ -77,8 +77,11 @@ def test_a_version_12_state_is_split_into_the_sections_of_the_parts_that_own_its
     table = Table.from_state(state, SETTINGS)
     written = table.to_state()
     assert written["version"] == STATE_VERSION and "table" not in written
-    # (version 14's section, the tournament: a fresh part's, as version 13 had none)
-    assert written["parts"].pop("tournament") == Table(SETTINGS, table.registry).to_state()["parts"]["tournament"]
+    # (version 14's section, the tournament, and version 15's, the flow rules: a fresh part's each, as
+    # version 13 had neither)
+    fresh = Table(SETTINGS, table.registry).to_state()["parts"]
+    assert written["parts"].pop("tournament") == fresh["tournament"]
+    assert written["parts"].pop("flow") == fresh["flow"]
     owned = {name: set(s["state"]) for name, s in written["parts"].items()}
     every = [f for fields in owned.values() for f in fields]
     assert len(every) == len(set(every))  # no field kept by two parts
