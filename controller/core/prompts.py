@@ -142,7 +142,7 @@ PROMPT_TABLE: tuple[PromptRule, ...] = (
     PromptRule("flow.satellite_wait", 85, scope="kept", ackable=False),
     PromptRule("flow.satellite_go", 30, clears=("flow.satellite_wait",)),
     # DECK-009: a satellite opened on the deck the last one opened on: bringing the other in answers it
-    PromptRule("deck.satellite_not_rotated", 50, answered_by=("new_deck",)),
+    PromptRule("flow.satellite_not_rotated", 50, answered_by=("new_deck",)),
     # FLOW-001: a new level from the next deal, said at its shuffle; DECK-008 at a break
     PromptRule("flow.new_level", 35),
     PromptRule("flow.reset_decks", 35),

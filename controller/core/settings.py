@@ -7,7 +7,6 @@ from typing import Any
 
 from controller.core.games import DEALT, Game, game_of
 from controller.core.mixed import Rotation
-from controller.core.rules.table_flow import RakeCaps
 from controller.core.zones import ZoneMap
 
 GAMES = DEALT  # game -> hole cards per seat, for the games the core deals today (controller.core.games)
@@ -122,6 +121,21 @@ def keyed(f: Field[Any]) -> bool:
     return bool(f.metadata.get("fingerprint", True))
 
 
+@dataclass(frozen=True, slots=True)
+class RakeCaps:
+    """FLOW-009: the rake's most, and the promotional rake on top, five-handed or more (``full``,
+    ``promo``), four-handed (``four``, ``promo_four``), three-handed or fewer (``three``,
+    ``promo_three``), in the house's money (the guide's dollars): ``[rules] rake_cap`` ...
+    (:func:`controller.core.rules.table_flow.rake_cap`)."""
+
+    full: int
+    promo: int
+    four: int
+    promo_four: int
+    three: int
+    promo_three: int
+
+
 @dataclass(frozen=True)
 class RuleSettings:
     """docs/rules.md §20 settings, with the proposed defaults (see :data:`RULE_SETTINGS`)."""
@@ -187,7 +201,7 @@ class RuleSettings:
 
     @property
     def rake_caps(self) -> RakeCaps:
-        """FLOW-009's caps (:mod:`controller.core.rules.table_flow`)."""
+        """FLOW-009's caps (:class:`RakeCaps`)."""
         return RakeCaps(self.rake_cap, self.rake_promo, self.rake_cap_four, self.rake_promo_four, self.rake_cap_three,
                         self.rake_promo_three)
 

@@ -42,7 +42,8 @@ values the defaults:
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+
+from controller.core.settings import RakeCaps
 
 #: FLOW-006: the full orbits an absence lasts before the floor is told (003: "2 full rotations")
 LONG_ABSENCE_ORBITS = 2
@@ -62,20 +63,6 @@ def orbit_done(buttons: Iterable[int], hands: int, seats: Iterable[int], *, has_
 def satellite_button(seats: Iterable[int]) -> int:
     """FLOW-007: the seat the button waits on before a single-table satellite starts."""
     return max(seats, default=LAST_SEAT)
-
-
-@dataclass(frozen=True, slots=True)
-class RakeCaps:
-    """FLOW-009: the rake's most, and the promotional rake on top, five-handed or more (``full``,
-    ``promo``), four-handed (``four``, ``promo_four``), three-handed or fewer (``three``,
-    ``promo_three``), in the house's money (the guide's dollars)."""
-
-    full: int
-    promo: int
-    four: int
-    promo_four: int
-    three: int
-    promo_three: int
 
 
 def rake_cap(players: int, caps: RakeCaps) -> tuple[int, int]:

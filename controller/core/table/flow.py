@@ -22,7 +22,7 @@
   (``[rules] rake_cap`` ...), as a prompt in the hand's record.
 - DECK-009, each satellite opens on the other deck: the deck a satellite opens on (its first
   deal's) is kept; the next satellite's first shuffler report, or else its first card, of that
-  same deck is a prompt to the dealer (``deck.satellite_not_rotated``).
+  same deck is a prompt to the dealer (``flow.satellite_not_rotated``).
 
 Nothing here names a card: the words are seats, counts and deck ids.
 """
@@ -224,7 +224,7 @@ class TableFlow(Part):
     def _not_rotated(self, ts: float, deck: str, out: list[Effect]) -> None:
         self._deck_told = True
         hand = self._dealing.hand
-        self._alert(out, Alert(ts=ts, code="deck.satellite_not_rotated", audience="dealer", rule="DECK-009",
+        self._alert(out, Alert(ts=ts, code="flow.satellite_not_rotated", audience="dealer", rule="DECK-009",
                                message=f"a new satellite opens on the other deck: deck {deck} opened the last "
                                        f"one; bring the other in",
                                hand=hand.number if hand is not None else None))
