@@ -296,8 +296,8 @@ def _no_flow(state: dict[str, Any]) -> dict[str, Any]:
     """Version 14 -> 15 (issue 39, the guides' last flow rules): the table counts the orbits of
     the seats away (FLOW-006), keeps a single-table satellite's gate and opening deck (FLOW-007,
     DECK-009) and the newcomers' add-on windows and moves (FLOW-008): the part ``flow``. A
-    version 14 table counted no absence and started no satellite: as a fresh part. (A seat
-    absent at the upgrade is counted from the next press; its players press again.)"""
+    version 14 table counted no absence and started no satellite: as a fresh part (a seat away
+    at the upgrade is counted from its next ``seat_absent``)."""
     state["parts"].setdefault("flow", {"version": 1, "state": {k: encode(v) for k, v in FRESH_FLOW.items()}})
     return state
 
