@@ -592,6 +592,52 @@ def test_a_login_throttled_is_not_an_account_locked_out(setup):
 
 
 @pytest.mark.e2e
+def test_the_real_daemon_a_satellite_waits_for_the_approval_given_on_the_floors_page(setup, tmp_path):
+    """FLOW-007 through every part: the dealer starts a single-table satellite (``mode satellite``
+    on the table's control socket: a script's press), the floor's page shows the table waiting
+    (the rule's meaning and the message), **Manage**, **Approve the satellite** reaches the daemon
+    over ``cmd``, which journals it with the user and lets the deal begin: the hand dealt after
+    it is no fault, the report's hold ends at the approval."""
+    import json
+    import sqlite3
+
+    from hw_sim.simulate import room_section, run_script
+    from hw_sim.script import parse_script
+    from tests.rules_common import BUTTON, CLEAN, SEATS
+    from rig.scenarios import NOISE
+
+    floor, _, browser, person = setup
+    maria = person("maria")
+    script = {"format": 1, "game": "holdem", "seats": SEATS, "button": BUTTON, "noise": dict(NOISE, seed=7),
+              "hands": [{"steps": [{"press": "mode", "mode": "satellite"}] + CLEAN}]}
+    seen: dict[str, Any] = {}
+
+    def step(number: int) -> None:
+        if number != 1:  # the satellite started: the floor approves it before any card is dealt
+            return
+        item = maria.page.wait_for_selector('li.alert[data-alert^="r1/t5#"]:has-text("FLOW-007")')
+        seen["text"] = item.inner_text()
+        maria.page.click('div[data-table="r1/t5"] button.manage')
+        try:
+            maria.page.click("#approve-send")
+            maria.page.locator("#cmd-status", has_text="confirmed by the table").wait_for()
+        finally:
+            maria.page.click("#manage-close")
+
+    key = tmp_path / "t5.signing-key"
+    key.write_text(floor.keys["r1/t5"][0] + "\n")
+    key.chmod(0o600)
+    report = run_script(parse_script(json.dumps(script)), workdir=tmp_path, on_step=step,
+                        room=room_section(floor.broker.url, "r1", "t5") + f'signing_key = "{key}"\n')
+    assert "Satellite start gate" in seen["text"] and "waits for the floor's approval" in seen["text"]
+    assert report["holds"] == [{"kind": "satellite", "from_step": 1, "released_step": 1}]
+    assert report["hands"][0]["alerts"] == [] and report["hands"][0]["button"] == max(SEATS)
+    db = sqlite3.connect(tmp_path / "journal.sqlite3")
+    rows = db.execute("SELECT user, cmd FROM room_commands ORDER BY ts").fetchall()
+    assert [(u, json.loads(c)["cmd"]) for u, c in rows] == [("floor:maria", "approve")]
+
+
+@pytest.mark.e2e
 def test_the_real_daemon_a_foul_card_acknowledged_from_the_page_is_journalled_with_the_user(setup, tmp_path):
     """The table is the daemon itself, a subprocess (tablectl simulate's run_script with the room
     link on), not the fake table: a card of the other deck dealt (DECK-006) shows on the floor's
