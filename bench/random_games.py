@@ -73,8 +73,8 @@ def run_game(game: str, hands: int, chunk: int, seed: int, profile: str = "stand
                     check_prompts(want, got.get("prompts", []), f"hand {start + i + 1}")
             except AssertionError as exc:
                 failed += 1
-                if len(first) < 3:
-                    first.append(str(exc).splitlines()[0][:160])
+                if len(first) < 3:  # (a session's hand is checked alone: named by its place in the run)
+                    first.append(f"hand {start + i + 1}: " + str(exc).splitlines()[0].split(": ", 1)[-1][:160])
     seconds = time.perf_counter() - t0
     if refused:
         return f"{game:15} not dealt ({refused}); {hands} hands generated, {restubs} rebuilt stubs"

@@ -144,10 +144,11 @@ def check_session(session: FlowSession, report: dict[str, Any]) -> None:
         exp = expected_hand(hand["steps"])
         zones = {z: sorted(c.removesuffix("@B") for c in cards) for z, cards in exp["zones"].items()}
         if any("stack" in s for s in hand["steps"]):  # Chinese poker's stacks: as sets (rig.scenarios)
-            assert {z: sorted(c) for z, c in got["zones"].items()} == zones, f"hand {i}"
+            assert {z: sorted(c) for z, c in got["zones"].items()} == zones, f"hand {i}: zones"
         else:
             assert got["zones"] == {z: [c.removesuffix("@B") for c in cards] for z, cards in exp["zones"].items()}, \
-                f"hand {i}"
-        assert (got["stub_count"], got["button"]) == (exp["stub_count"], hand["button"]), f"hand {i}"
-        assert loud_beyond_the_absence(got) == [], f"hand {i}"
+                f"hand {i}: zones"
+        assert (got["stub_count"], got["button"]) == (exp["stub_count"], hand["button"]), f"hand {i}: stub, button"
+        loud = loud_beyond_the_absence(got)
+        assert loud == [], f"hand {i}: {loud}"
         check_prompts(want, prompts, f"hand {i}")
