@@ -483,15 +483,24 @@ class ScriptedDealer:
     def _drop(self, action: sc.Drop) -> None:
         """STUB-006: the stub goes down on its spot: every card of the physical deck not out (the
         deck in play, less ``deck.missing``, plus ``deck.extra``, less the cards on the table or
-        held), in the deck's set-up order, read where an antenna lies under the spot. A table
-        without one reads nothing of it."""
+        held; the spare's 52 less those out when the hand is dealt from the spare), in the deck's
+        set-up order, read where an antenna lies under the spot. A table without one reads
+        nothing of it."""
         self.log.mark(self.current, self.clock())
         if "stub" not in self.antenna_of:
             return
         spec = self.deck or sc.DeckSpec()
         out = {self._key_uid(k) for k in self._physical}
-        gone = {self._uid(r) for r in spec.missing}
-        cards = [sc.CardRef(c) for c in setup_order()] + list(spec.extra)
+        # the deck the hand is dealt from: the spare when every card out names it (``As@B``, a
+        # satellite on the other deck: DECK-009); ``deck`` describes the deck in play alone
+        decks = {k.removesuffix("#clone").partition("@")[2] or self.deck_in_play
+                 for k in self._physical if not k.startswith("tag:")}
+        deck = decks.pop() if len(decks) == 1 else self.deck_in_play
+        if deck != self.deck_in_play:
+            gone, cards = set(), [sc.CardRef(c, deck) for c in setup_order()]
+        else:
+            gone = {self._uid(r) for r in spec.missing}
+            cards = [sc.CardRef(c) for c in setup_order()] + list(spec.extra)
         for ref in cards:
             uid = self._uid(ref)
             if uid in gone or uid in out:

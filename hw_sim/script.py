@@ -92,6 +92,12 @@ Traceback (most recent call last):
 ...
 hw_sim.script.ScriptError: hand 2, step 4: a floor 'h4h' step needs "on" (true or false)
 
+``{"floor": "approve"}`` is the floor's command of that name (FLOW-007: the single-table satellite
+a ``{"press": "mode", "mode": "satellite"}`` started may be dealt), played as the signals are:
+
+>>> parse_step({"floor": "approve"}, where="hand 1, step 2").event_fields(releases=0, clocks=0)
+{'type': 'SatelliteApproved'}
+
 Extensions (docs/daemon.md, "Extensions to the script format"):
 
 - ``{"press": NAME, "long": true}`` is a long press (docs/rules.md, legend: ``EXPOSED:player``).
@@ -99,7 +105,7 @@ Extensions (docs/daemon.md, "Extensions to the script format"):
   :func:`controller.core.pads.check_press`) or one of the ``buttons`` a configuration adds. A press
   may name ``"seat": N`` (the pads of a seat need one: ``{"press": "seat_out", "seat": 4}``) and
   ``"hands": N`` (a count of hands, a penalty's). The ``mode`` pad names its mode:
-  ``{"press": "mode", "mode": "race"}`` (race, highcard, break: docs/daemon.md, "Modes").
+  ``{"press": "mode", "mode": "race"}`` (race, highcard, break, satellite: docs/daemon.md, "Modes").
 - ``{"move": CARD, "to": ZONE}`` moves a card that is on the table (dealt in this hand, not
   gathered, not back on the stub) to another zone: an exposed card from its seat to the burn
   spot, a four-card flop's extra card from the board to the burn, a card taken back from the
@@ -143,7 +149,7 @@ from collections.abc import Callable, Collection
 
 from controller.core.cards import RANKS, SUITS, CardError, parse_card
 from controller.core.events import LEVEL_KINDS
-from controller.core.pads import PADS, check_press
+from controller.core.pads import MODES, PADS, check_press
 from controller.core.settings import GAMES as DEALT_GAMES
 from controller.core.text import NotUtf8, decode_utf8
 from controller.config.room import NAME
@@ -185,10 +191,11 @@ MAX_WAIT_S = 900
 WAIT_CYCLE_S = 0.05
 #: the floor's signals a script plays (``{"floor": SIGNAL, ...}``): each is the core event of
 #: controller/core/events.py's FLOOR_SIGNALS that the room link makes of the floor's message
-FLOOR_STEPS = ("level", "h4h", "release", "bubble", "bubble_hold", "clock")
+FLOOR_STEPS = ("level", "h4h", "release", "bubble", "bubble_hold", "clock", "approve")
 #: the keys each floor step takes besides ``floor``, and those it must have
 _FLOOR_KEYS = {"level": ("level", "kind", "sb", "bb", "ante", "game", "tournament"), "h4h": ("on",),
-               "release": (), "bubble": ("on",), "bubble_hold": ("on", "table", "hand"), "clock": ("seat",)}
+               "release": (), "bubble": ("on",), "bubble_hold": ("on", "table", "hand"), "clock": ("seat",),
+               "approve": ()}
 _FLOOR_NEEDS = {"level": ("level", "a level number"), "h4h": ("on", "true or false"), "bubble": ("on", "true or false"),
                 "clock": ("seat", "the seat, 1 to 10")}
 #: the tournament a level step names when it names none
@@ -341,7 +348,8 @@ class Wait:
 @dataclass(frozen=True, slots=True)
 class Floor:
     """``{"floor": SIGNAL, ...}``: the floor's signal reaches the table (docs/deal-script.md,
-    "The floor's signals"), as the room link would bring it: ``signal`` one of
+    "The floor's signals"), as the room link would bring it (``approve``: the floor's command
+    of that name, FLOW-007): ``signal`` one of
     :data:`FLOOR_STEPS`, with the fields that signal takes (the others None). The simulator
     makes it the core event of the same meaning (:meth:`event_fields`)."""
 
@@ -386,6 +394,8 @@ class Floor:
             return {"type": "BubbleMode", "on": self.on}
         if self.signal == "bubble_hold":
             return {"type": "BubbleHold", "on": self.on, "table": self.table, "hand": self.hand}
+        if self.signal == "approve":  # FLOW-007: the floor's command, not its tournament's signal
+            return {"type": "SatelliteApproved"}
         return {"type": "ClockCalled", "seat": self.seat, "n": clocks}
 
 
@@ -718,7 +728,7 @@ def _press(d: dict[str, Any], where: str, buttons: Collection[str]) -> Press:
         raise ScriptError(f'{where}: "hands" must be a whole number of hands, 1 or more, got {_show(hands)}')
     mode = d.get("mode")
     if "mode" in d and not isinstance(mode, str):
-        raise ScriptError(f'{where}: "mode" must be one of race, highcard, break, got {_show(mode)}')
+        raise ScriptError(f'{where}: "mode" must be one of {", ".join(MODES)}, got {_show(mode)}')
     if name in PADS:
         try:
             check_press(name, seat, hands, mode=mode)
@@ -862,8 +872,8 @@ def _floor(d: dict[str, Any], where: str) -> Floor:
         return _floor_level(d, where)
     if signal == "clock":
         return Floor("clock", seat=_seat(d["seat"], where, '"seat"'))
-    if signal == "release":
-        return Floor("release")
+    if signal in ("release", "approve"):
+        return Floor(signal)
     on = d.get("on", True)  # (h4h and bubble have one: a hold is on unless it says not)
     if not isinstance(on, bool):
         raise ScriptError(f'{where}: "on" must be true or false, got {_show(on)}')
@@ -946,8 +956,7 @@ def parse_step(d: Any, *, where: str, buttons: Collection[str] = DEFAULT_BUTTONS
     Traceback (most recent call last):
     ...
     hw_sim.script.ScriptError: hand 2, step 1: press 'mode': a mode goes only with the mode pad, one of race,
-        highcard,
-        break; got 'chinese'
+        highcard, break, satellite; got 'chinese'
     >>> parse_step({"press": "seat_out"}, where="hand 2, step 1")
     Traceback (most recent call last):
     ...

@@ -678,10 +678,11 @@ def between_hands(script: sc.Script, records: dict[int, dict[str, Any]], dealer:
     return out
 
 
-#: the prompts that begin and end a hold (FLOW-002 hand-for-hand, FLOW-003 the bubble): code ->
-#: (the hold's kind, True where it begins)
+#: the prompts that begin and end a hold (FLOW-002 hand-for-hand, FLOW-003 the bubble, FLOW-007 a
+#: satellite's start gate): code -> (the hold's kind, True where it begins)
 HOLD_PROMPTS = {"flow.h4h_wait": ("h4h", True), "flow.h4h_go": ("h4h", False),
-                "flow.bubble_hold": ("bubble", True), "flow.bubble_go": ("bubble", False)}
+                "flow.bubble_hold": ("bubble", True), "flow.bubble_go": ("bubble", False),
+                "flow.satellite_wait": ("satellite", True), "flow.satellite_go": ("satellite", False)}
 
 
 def script_step(script: sc.Script, where: tuple[int, int] | None) -> int | None:
@@ -700,8 +701,9 @@ def script_step(script: sc.Script, where: tuple[int, int] | None) -> int | None:
 
 def holds(script: sc.Script, dealer: ScriptedDealer, prompts: list[tuple[str, float]]) -> list[dict[str, Any]]:
     """The report's ``holds``: every hold the table observed, in order, from the prompts that
-    begin one (the dealer told to wait: ``flow.h4h_wait``, ``flow.bubble_hold``) and end it
-    (``flow.h4h_go``, ``flow.bubble_go``): ``{"kind", "from_step", "released_step"}``, each step
+    begin one (the dealer told to wait: ``flow.h4h_wait``, ``flow.bubble_hold``,
+    ``flow.satellite_wait``) and end it (``flow.h4h_go``, ``flow.bubble_go``,
+    ``flow.satellite_go``): ``{"kind", "from_step", "released_step"}``, each step
     counted over the whole script (:func:`script_step`), ``released_step`` None while it holds.
     A hold prompted again while it holds (after each hand of hand-for-hand until the release) is
     the same hold; an end with no hold of its kind (a release reaching a table that was dealing)

@@ -42,8 +42,8 @@ DISCREET = ("floor",)  # calls the floor without a sign at the table
 #: pad's race, highcard or break: a floor's decision, given on the control socket)
 NOT_ON_BUTTONS = ("mode",)
 #: why a button cannot give the mode pad
-MODE_PAD = ("the mode pad takes a mode (race, highcard, break) that a button cannot give: press it on the control "
-            "socket (docs/daemon.md, \"Modes\")")
+MODE_PAD = ("the mode pad takes a mode (race, highcard, break, satellite) that a button cannot give: press it on the "
+            "control socket (docs/daemon.md, \"Modes\")")
 #: what a shifted or long meaning names
 A_BUTTON = f"the name of a button in [console.buttons] (not {SHIFT} or {SEAT})"
 

@@ -55,6 +55,16 @@ RULE_NOTES = {
     "race_one_per_player": "RACE-003", "race_remainder": "RACE-004", "race_allin": "RACE-005",
     "draw_exposed_deal": "MISD-009, DRAW-003",
 }
+#: FLOW-009's ``[rules]`` keys, each with its words for the docs and the guide's value (002 §RAKE,
+#: §RAKE REDUCTION)
+RAKE_KEYS = (
+    ("rake_cap", "FLOW-009, cash: the rake's most, five-handed or more (0: no rake, nothing said)", "$4"),
+    ("rake_promo", "FLOW-009, cash: the promotional rake on top of it, five-handed or more", "$1"),
+    ("rake_cap_four", "FLOW-009, cash: the rake's most four-handed", "$3"),
+    ("rake_promo_four", "FLOW-009, cash: the promotional rake four-handed", "$1"),
+    ("rake_cap_three", "FLOW-009, cash: the rake's most three-handed or fewer", "$2"),
+    ("rake_promo_three", "FLOW-009, cash: the promotional rake three-handed or fewer", "none"),
+)
 #: why ``[reader] address = 255`` is refused, before its range
 BROADCAST = ("255 is FEIG's broadcast address, which the daemon does not use: set the reader's own bus address, "
              "0..254 (factory default 0)")
@@ -239,6 +249,12 @@ RULES = Section("rules", (
     Key("late_stage_hold", RuleSettings.late_stage_hold, doc="BREAK-002: the same once late_stage",
         bound=Bound(1, 10, "open seats", whole=True, why="BREAK-002 (LATE_STAGE_HOLD: 2 in 001)")),
     Key("late_stage", RuleSettings.late_stage, doc="twelve or fewer tables remain (the floor sets it)"),
+    Key("table_addon", RuleSettings.table_addon,
+        doc="FLOW-008: the tournament sells a table add-on: a new player is offered it until his first card"),
+    *(Key(name, getattr(RuleSettings, name), doc=doc,
+          bound=Bound(0, 1000, "(the house's money)", whole=True,
+                      why=f"FLOW-009 (the guide's {guide}: 002 §RAKE, §RAKE REDUCTION)"))
+      for name, doc, guide in RAKE_KEYS),
 ), file=TABLECTL_TOML, doc="docs/rules.md §20 settings; the defaults are the proposed ones")
 
 READER = section_of("reader", ReaderConfig, file=TABLECTL_TOML)

@@ -287,11 +287,23 @@ class ClockCalled:
     n: int | None = None
 
 
-#: the floor's signals, by their type's name
-FLOOR_SIGNALS = (LevelSet, HandForHand, Release, BubbleMode, BubbleHold, ClockCalled)
+@dataclass(frozen=True, slots=True)
+class SatelliteApproved:
+    """The floor approves the single-table satellite the table waits to start (FLOW-007: 001
+    §PLAYER SEATING (satellite), "The Satellite may NOT begin without the approval of the
+    Supervisor"): the floor's command ``approve`` (the room's ``cmd``, the control socket), a
+    script's ``{"floor": "approve"}``. The dealer's ``mode satellite`` press shut the gate."""
+
+    ts: float
+    #: the control socket peer's uid, for the journal (the core ignores it)
+    peer_uid: int | None = None
+
+
+#: the floor's signals, by their type's name (a script's floor steps: hw_sim/script.py)
+FLOOR_SIGNALS = (LevelSet, HandForHand, Release, BubbleMode, BubbleHold, ClockCalled, SatelliteApproved)
 
 Event = (ReaderCycle | DeviceStatus | ButtonPress | TableSetup | ShufflerReport | ShufflerStatus | DeckSetup | Tick
-         | DealerNamed | LevelSet | HandForHand | Release | BubbleMode | BubbleHold | ClockCalled)
+         | DealerNamed | LevelSet | HandForHand | Release | BubbleMode | BubbleHold | ClockCalled | SatelliteApproved)
 EVENT_TYPES: dict[str, type[Event]] = {t.__name__: t for t in (ReaderCycle, DeviceStatus, ButtonPress, TableSetup,
                                                        ShufflerReport, ShufflerStatus, DeckSetup, Tick, DealerNamed,
                                                        *FLOOR_SIGNALS)}

@@ -19,17 +19,18 @@ ValueError: unknown pad 'exposd' (pads: exposed, exposed_player, boxed, misdeal,
     stub_wrong, ack, mode, clock)
 
 The ``mode`` pad says which deal the table watches next instead of a hand (docs/rules.md, legend:
-``MODE(race|highcard|break)``); it carries its mode as ``reason`` carries a deck change's:
+``MODE(race|highcard|break)``), or that a single-table satellite starts (``satellite``: FLOW-007,
+DECK-009); it carries its mode as ``reason`` carries a deck change's:
 
 >>> check_press("mode", mode="race")
 >>> check_press("mode")
 Traceback (most recent call last):
 ...
-ValueError: press 'mode' needs a mode: one of race, highcard, break
+ValueError: press 'mode' needs a mode: one of race, highcard, break, satellite
 >>> check_press("ack", mode="race")
 Traceback (most recent call last):
 ...
-ValueError: press 'ack': a mode goes only with the mode pad, one of race, highcard, break; got 'race'
+ValueError: press 'ack': a mode goes only with the mode pad, one of race, highcard, break, satellite; got 'race'
 """
 
 from __future__ import annotations
@@ -82,7 +83,8 @@ PADS: dict[Pad, str] = {
     Pad.ALLIN: "a player is all in and no more betting is possible: every hand is turned up, nobody folds (SHOW-005); "
                "with a seat, in stud: that seat is all in (on 3rd street before its action, for the ante: STUD-003)",
     Pad.RUN_IT: "the players agreed to run the rest of the board again: twice, pressed again three times (BOARD-011)",
-    Pad.SEAT_IN: "a player takes or returns to the seat (DEAL-006, DEAL-007, DEAL-008)",
+    Pad.SEAT_IN: "a player takes or returns to the seat (DEAL-006, DEAL-007, DEAL-008); a long press: a player "
+                 "moved from another table (DEAL-006's LATE_ENTRY, FLOW-008: no table add-on)",
     Pad.SEAT_OUT: "the seat's player is gone: eliminated or left (DEAL-005)",
     Pad.SEAT_ABSENT: "the seat's player is away; the seat is still dealt (DEAL-009); in a cash game he sits out "
                      "and owes the blinds that pass him (DEAL-008)",
@@ -96,13 +98,17 @@ PADS: dict[Pad, str] = {
     Pad.STUB_WRONG: "the stub count is wrong: the deck is sticky (STUB-004)",
     Pad.ACK: "the dealer did what the prompt asked (counted the stub and it is right)",
     Pad.MODE: "the next deal is not a hand: a colour-up race-off (race), the high card of a table break "
-              "(highcard), or a players' break is due (break); hand_end or the cards gathered end it",
+              "(highcard), or a players' break is due (break); hand_end or the cards gathered end it; or a "
+              "single-table satellite starts (satellite): the deal waits for the floor's approval (FLOW-007)",
     Pad.CLOCK: "the player clock on the seat (FLOW-004): 30 s counted down on the display, the hand dead at 0; "
                "round_done or the seat's fold stops it",
 }
 #: what a ``mode`` press may say (docs/rules.md, legend: MODE(...)): the race-off (RACE-001..006), the
-#: table break's high card (BREAK-001), the players' break (FLOW-005)
-MODES: tuple[str, ...] = ("race", "highcard", "break")
+#: table break's high card (BREAK-001), the players' break (FLOW-005), a single-table satellite's start
+#: (FLOW-007, DECK-009: :data:`SATELLITE`)
+MODES: tuple[str, ...] = ("race", "highcard", "break", "satellite")
+#: the mode that starts a single-table satellite: the table's own (controller/core/table/flow.py), not a deal
+SATELLITE = "satellite"
 #: why a deck may be changed (RELIEF-002, DECK_CHANGE_REASONS of docs/rules.md §20); the first is the
 #: reason a ``new_deck`` press without one is taken to give
 DECK_CHANGE_REASONS: tuple[str, ...] = ("setup", "relief", "stub_count", "marked", "damaged", "player_request")

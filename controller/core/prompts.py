@@ -140,9 +140,22 @@ PROMPT_TABLE: tuple[PromptRule, ...] = (
     # FLOW-004: a hand dead on the clock still at its seat at the showdown: killed before the pot
     # is pushed, so it outranks the showdown's words
     PromptRule("flow.dead_hand_kill", 50),
+    # FLOW-007: a single-table satellite waits for the floor's approval, as the holds do: over every
+    # routine prompt, kept until the floor approves it (no pad of the dealer's ends it)
+    PromptRule("flow.satellite_wait", 85, scope="kept", ackable=False),
+    PromptRule("flow.satellite_go", 30, clears=("flow.satellite_wait",)),
+    # DECK-009: a satellite opened on the deck the last one opened on: bringing the other in answers it
+    PromptRule("flow.satellite_not_rotated", 50, answered_by=("new_deck",)),
     # FLOW-001: a new level from the next deal, said at its shuffle; DECK-008 at a break
     PromptRule("flow.new_level", 35),
     PromptRule("flow.reset_decks", 35),
+    # FLOW-006: a seat away two full orbits (the floor is told); FLOW-008: offer a new player the
+    # table add-on, shown until the dealer has seen it (ack or next)
+    PromptRule("flow.long_absence", 35),
+    PromptRule("flow.addon_offer", 35, scope="kept"),
+    # FLOW-009: the rake cap of each hand at a cash table: the lowest, on the display only (no LED:
+    # it is said every hand, and the amber LED is for what the dealer must do)
+    PromptRule("flow.rake_cap", 5, prompt="off"),
     # RELIEF-004: a push during hand-for-hand, warned
     PromptRule("relief.no_push", 40),
     # The stub-count reminder (STUB-001/002): the lowest, amber slow; ack = counted and right.

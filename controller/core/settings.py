@@ -121,6 +121,21 @@ def keyed(f: Field[Any]) -> bool:
     return bool(f.metadata.get("fingerprint", True))
 
 
+@dataclass(frozen=True, slots=True)
+class RakeCaps:
+    """FLOW-009: the rake's most, and the promotional rake on top, five-handed or more (``full``,
+    ``promo``), four-handed (``four``, ``promo_four``), three-handed or fewer (``three``,
+    ``promo_three``), in the house's money (the guide's dollars): ``[rules] rake_cap`` ...
+    (:func:`controller.core.rules.table_flow.rake_cap`)."""
+
+    full: int
+    promo: int
+    four: int
+    promo_four: int
+    three: int
+    promo_three: int
+
+
 @dataclass(frozen=True)
 class RuleSettings:
     """docs/rules.md §20 settings, with the proposed defaults (see :data:`RULE_SETTINGS`)."""
@@ -157,6 +172,18 @@ class RuleSettings:
     #: STUD-007 (STUD_SHORT_STUB_METHOD; a hand keeps the prompt it was given, whose code says
     #: the method)
     stud_short_stub_method: str = field(default="001", metadata=UNKEYED)
+    #: FLOW-008: the tournament sells a table add-on (002 §TABLE ADDON): a new player, not one
+    #: moved from another table, is offered it until his first card
+    table_addon: bool = field(default=False, metadata=UNKEYED)
+    #: FLOW-009: a cash table's rake cap and promotional rake, five-handed or more, four-handed,
+    #: three-handed or fewer (002 §RAKE, §RAKE REDUCTION: $4 + $1, $3 + $1, $2 and none), in
+    #: the house's money; ``rake_cap = 0``: the table takes no rake, and says nothing of it
+    rake_cap: int = field(default=4, metadata=UNKEYED)
+    rake_promo: int = field(default=1, metadata=UNKEYED)
+    rake_cap_four: int = field(default=3, metadata=UNKEYED)
+    rake_promo_four: int = field(default=1, metadata=UNKEYED)
+    rake_cap_three: int = field(default=2, metadata=UNKEYED)
+    rake_promo_three: int = field(default=0, metadata=UNKEYED)
     #: the dealer presses ``round_done`` before every burn (BURN-002's tap). With it the daemon
     #: tells a premature board card (BOARD-004..006) from a late one. None ("auto"): the checks
     #: are on once the daemon has seen a tap, so a table (or a deal script) that never taps is
@@ -178,6 +205,12 @@ class RuleSettings:
     #: STUB-006 (STUB_DROP_S): no stub seen on the stub spot this many seconds after the hand's
     #: last card is a prompt (only where an antenna feeds the stub spot)
     stub_drop_s: float = field(default=10.0, metadata=UNKEYED)
+
+    @property
+    def rake_caps(self) -> RakeCaps:
+        """FLOW-009's caps (:class:`RakeCaps`)."""
+        return RakeCaps(self.rake_cap, self.rake_promo, self.rake_cap_four, self.rake_promo_four, self.rake_cap_three,
+                        self.rake_promo_three)
 
 
 #: ``[table] event``: a tournament (the default) or a cash game (DEAL-007/008: posting to come

@@ -18,6 +18,9 @@ Requests and answers (see docs/daemon.md, "The control socket"):
 - ``{"cmd": "dealer", "name": "Ann Lee"}`` -> the floor names who deals (RELIEF-003): from the
   next hand on, or with ``"at_relief": true`` from the dealer's next ``relief`` press (the name
   entered ahead); every hand record and alert of that dealer's down names them
+- ``{"cmd": "approve"}`` -> the floor approves the single-table satellite the table waits to
+  start (FLOW-007: the dealer's ``mode satellite`` press shut the gate); nothing waiting: it
+  changes nothing
 
 It is the daemon's only access boundary, so it trusts nothing it is sent:
 
@@ -56,7 +59,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from controller.core.events import ButtonPress, DealerNamed, DeckSetup, Event, TableSetup
+from controller.core.events import ButtonPress, DealerNamed, DeckSetup, Event, SatelliteApproved, TableSetup
 from controller.core.pads import check_press
 from controller.core.registry import Deck, DeckRegistry, RegistryError, check_header, parse_manifest
 from controller.config.daemon import ControlConfig
@@ -81,13 +84,14 @@ MAX_MANIFEST = 64 * 1024
 #: Linux's SO_PEERGROUPS (4.13+; Python does not name it): the peer's supplementary groups
 SO_PEERGROUPS = getattr(socket, "SO_PEERGROUPS", 59)
 
-_COMMANDS = "ping, setup, press, decks, dealer"
+_COMMANDS = "ping, setup, press, decks, dealer, approve"
 _FIELDS: dict[str, frozenset[str]] = {
     "ping": frozenset(),
     "setup": frozenset({"seats", "button", "game"}),
     "press": frozenset({"name", "long", "seat", "hands", "reason", "mode"}),
     "decks": frozenset({"decks", "in_play"}),
     "dealer": frozenset({"name", "at_relief"}),
+    "approve": frozenset(),
 }
 
 
@@ -104,7 +108,13 @@ def request_to_event(req: Any, *, now: float, peer_uid: int | None = None, manif
     >>> request_to_event({"cmd": "press", "name": "mode", "mode": "rac"}, now=1.0)
     Traceback (most recent call last):
     ...
-    ValueError: press 'mode': a mode goes only with the mode pad, one of race, highcard, break; got 'rac'
+    ValueError: press 'mode': a mode goes only with the mode pad, one of race, highcard, break, satellite; got 'rac'
+    >>> request_to_event({"cmd": "approve"}, now=2.0, peer_uid=1000)
+    SatelliteApproved(ts=2.0, peer_uid=1000)
+    >>> request_to_event({"cmd": "approve", "seat": 3}, now=2.0)
+    Traceback (most recent call last):
+    ...
+    ValueError: approve: unknown field 'seat' (fields: none)
     >>> request_to_event({"cmd": "press", "name": "ack", "long": "false"}, now=1.0)
     Traceback (most recent call last):
     ...
@@ -145,6 +155,8 @@ razz, draw27_single, draw27_triple, draw_a5_triple, badugi, badeucy, badacey, dr
     if cmd == "dealer":
         name, at_relief = check_dealer(req)
         return DealerNamed(ts=now, name=name, at_relief=at_relief, peer_uid=peer_uid)
+    if cmd == "approve":  # FLOW-007: the satellite may start
+        return SatelliteApproved(ts=now, peer_uid=peer_uid)
     return _deck_setup(req, now, peer_uid, manifests)
 
 

@@ -11,6 +11,7 @@ unknown field)::
      "manifest": "C.txt"}, {"id": "D", "back": "red", "manifest": "D.txt"}], "in_play": "C"}
     {"id": "c-0004", "user": "floor:maria", "cmd": "replay", "topic": "events/floor", "from": 40, "to": 52}
     {"id": "c-0005", "user": "floor:maria", "cmd": "dealer", "name": "Ann Lee", "at_relief": true}
+    {"id": "c-0006", "user": "floor:maria", "cmd": "approve"}
 
 - ``id``: the command's id; a QoS 1 redelivery (the same id again) is answered with the first
   answer and applied once;
@@ -22,6 +23,8 @@ unknown field)::
   ``[control] manifests``: a tag-to-card map never crosses the broker);
 - ``dealer``: as on the control socket: who deals from the next hand, or (``at_relief``)
   from the dealer's next relief press (RELIEF-003);
+- ``approve``: as on the control socket: the floor approves the single-table satellite the
+  table waits to start (FLOW-007);
 - ``replay``: the messages of a topic from a ``seq`` on (to the ``seq`` ``to``, if given: the end
   of the gap the floor misses, so that what it has already is not sent again), sent again as
   they were (at most :data:`MAX_REPLAY`); what was compacted is said.
@@ -151,6 +154,11 @@ class Commands:
         assert isinstance(event, DealerNamed)
         self._then = lambda: self.daemon.submit(event)
         return {"name": event.name, "at_relief": event.at_relief}  # (the name as the records keep it)
+
+    def _approve(self, body: dict[str, Any], user: str, cmd_id: str) -> dict[str, Any]:
+        event = request_to_event(body, now=self.clock())
+        self._then = lambda: self.daemon.submit(event)
+        return {}
 
     def _replay(self, body: dict[str, Any], user: str, cmd_id: str) -> dict[str, Any]:
         self._same_journal(body, "replay")

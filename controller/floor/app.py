@@ -1189,12 +1189,14 @@ async def hands_page(request: web.Request) -> web.StreamResponse:
 #: the table commands the page sends (docs/room.md, "Commands"), each with its fields; each field is
 #: checked here with the bounds the table checks (controller/room/bounds.py), so that what the table
 #: would refuse is refused at once, naming the field
-PAGE_COMMANDS = {"setup": {"seats", "button"}, "decks": {"in_play", "decks"}, "dealer": {"name", "at_relief"}}
+PAGE_COMMANDS: dict[str, set[str]] = {"setup": {"seats", "button"}, "decks": {"in_play", "decks"},
+                                     "dealer": {"name", "at_relief"}, "approve": set()}
 
 
 async def api_cmd(request: web.Request) -> web.Response:
-    """A seat change (``setup``), a deck-pair exchange (``decks``) or who deals (``dealer``,
-    RELIEF-003: from the next hand, or ``at_relief`` from the dealer's next relief press) sent
+    """A seat change (``setup``), a deck-pair exchange (``decks``), who deals (``dealer``,
+    RELIEF-003: from the next hand, or ``at_relief`` from the dealer's next relief press) or the
+    approval of a single-table satellite (``approve``, FLOW-007: the table waits for it) sent
     to a table; the answer comes back on the WebSocket (``reply``) and at ``/api/cmd?id=``."""
     svc = request.app[SERVICE_KEY]
     sess = _change(request, roles.can_command, "send commands to a table")

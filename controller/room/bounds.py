@@ -49,6 +49,7 @@ ROOM_COMMANDS: dict[str, frozenset[str]] = {
     "decks": frozenset({"decks", "in_play"}),
     "dealer": frozenset({"name", "at_relief"}),
     "replay": frozenset({"topic", "from", "to", "epoch"}),
+    "approve": frozenset(),  # FLOW-007: the single-table satellite may start
 }
 DECK_FIELDS = frozenset({"id", "back", "manifest"})
 #: what a table's own id can take at most, added by the sender once checked: ``"id":"..."``, a comma

@@ -319,8 +319,9 @@ BAD_REQUESTS = [
     ({"cmd": "ping", "verbose": True}, "ping: unknown field 'verbose' (fields: none)"),
     ({"cmd": "decks", "decks": [{"id": "C", "back": "green", "manifest": "C.txt", "owner": "me"}], "in_play": "C"},
      "decks: a deck: unknown field 'owner' (fields: back, id, manifest)"),
-    ({"cmd": True}, "unknown command True (commands: ping, setup, press, decks, dealer)"),
-    ({"cmd": "shutdown"}, "unknown command 'shutdown' (commands: ping, setup, press, decks, dealer)"),
+    ({"cmd": True}, "unknown command True (commands: ping, setup, press, decks, dealer, approve)"),
+    ({"cmd": "shutdown"}, "unknown command 'shutdown' (commands: ping, setup, press, decks, dealer, approve)"),
+    ({"cmd": "approve", "seat": 3}, "approve: unknown field 'seat' (fields: none)"),  # FLOW-007: no field
     # who deals (RELIEF-003): a name every record can keep, or refused saying what is wrong
     ({"cmd": "dealer"}, "dealer: 'name' is required: the dealer's name (RELIEF-003)"),
     ({"cmd": "dealer", "name": ""}, "dealer: the name is empty"),

@@ -325,6 +325,31 @@ def test_a_seat_change_goes_to_the_table_and_its_answer_comes_back(room):
     assert db.execute("SELECT COUNT(*) FROM audit WHERE user = 'maria' AND action = 'setup'").fetchone()[0] == 1
 
 
+def test_the_floor_approves_a_satellite_over_cmd(room):
+    """FLOW-007: the page's ``approve`` (Manage, "Approve the satellite") goes to the table over
+    ``cmd`` as it is (the table's core: tests/unit/core/test_flow_rules.py); a field it does not
+    take is refused before anything is sent; a technician may not send it; the audit has it."""
+    floor, table = room
+    maria = cookie_of(login(floor, "maria")[1])
+    headers = {"Cookie": maria, "Content-Type": "application/json", "X-CSRF-Token": csrf_of(floor, maria)}
+
+    def post(body: dict[str, Any], hdrs: dict[str, str] = headers) -> tuple[int, dict[str, Any]]:
+        status, _, out = request(floor.url + "/api/cmd", data=json.dumps(body).encode(), headers=hdrs, method="POST")
+        return status, json.loads(out)
+
+    approve = {"room": "main", "table": "t7", "cmd": "approve"}
+    tom = cookie_of(login(floor, "tom")[1])
+    assert post(approve, {**headers, "Cookie": tom, "X-CSRF-Token": csrf_of(floor, tom)})[0] == 403
+    sent = len(table.commands)
+    assert post({**approve, "seat": 3}) == (400, {"ok": False, "error": "approve: unknown field 'seat'"})
+    status, out = post(approve)
+    assert status == 200
+    wait_until(lambda: len(table.commands) > sent, 10, what="the command at the table")
+    assert table.commands[sent:] == [{"id": out["id"], "user": "floor:maria", "cmd": "approve"}]
+    db = sqlite3.connect(floor.database)
+    assert db.execute("SELECT COUNT(*) FROM audit WHERE user = 'maria' AND action = 'approve'").fetchone()[0] == 1
+
+
 def test_the_floor_names_a_dealer_over_cmd_and_finds_the_dealers_hands_and_alerts(room):
     """The page's ``dealer`` goes to the table over ``cmd`` (the table's core names the dealer in
     its records: tests/unit/core/test_dealers.py, tests/test_dealers_e2e.py); a bad name is refused here

@@ -49,10 +49,10 @@ def setup(tmp_path_factory):
     (folder / "broker").mkdir()
     broker = Broker(folder / "broker")
     broker.start()
-    # main/t7 (the fake table) and r1/t5 (the real daemon) sign their records; the floor has their keys
+    # main/t7 (the fake table) and r1/t5, r1/t6 (real daemons) sign their records; the floor has their keys
     from controller.room.signing import Signer, new_key_pair
 
-    keys = {name: new_key_pair() for name in ("main/t7", "r1/t5")}
+    keys = {name: new_key_pair() for name in ("main/t7", "r1/t5", "r1/t6")}
     tables = "".join(f'"{name}" = "{public}"\n' for name, (_, public) in keys.items())
     # (a command unanswered for 2 s: failed; a throttled address waits 20 s, whatever the machine's speed)
     floor = FloorProc(folder, broker, extra=f"command_timeout = 2\nlogin_delay = 20\n[floor.tables]\n{tables}"
@@ -594,6 +594,52 @@ def test_a_login_throttled_is_not_an_account_locked_out(setup):
         context.close()
     log = floor.log.read_text()
     assert "Traceback" not in log
+
+
+@pytest.mark.e2e
+def test_the_real_daemon_a_satellite_waits_for_the_approval_given_on_the_floors_page(setup, tmp_path):
+    """FLOW-007 through every part: the dealer starts a single-table satellite (``mode satellite``
+    on the table's control socket: a script's press), the floor's page shows the table waiting
+    (the rule's meaning and the message), **Manage**, **Approve the satellite** reaches the daemon
+    over ``cmd``, which journals it with the user and lets the deal begin: the hand dealt after
+    it is no fault, the report's hold ends at the approval."""
+    import json
+    import sqlite3
+
+    from hw_sim.simulate import room_section, run_script
+    from hw_sim.script import parse_script
+    from tests.rules_common import BUTTON, CLEAN, SEATS
+    from rig.scenarios import NOISE
+
+    floor, _, browser, person = setup
+    maria = person("maria")
+    script = {"format": 1, "game": "holdem", "seats": SEATS, "button": BUTTON, "noise": dict(NOISE, seed=7),
+              "hands": [{"steps": [{"press": "mode", "mode": "satellite"}] + CLEAN}]}
+    seen: dict[str, Any] = {}
+
+    def step(number: int) -> None:
+        if number != 1:  # the satellite started: the floor approves it before any card is dealt
+            return
+        item = maria.page.wait_for_selector('li.alert[data-alert^="r1/t6#"]:has-text("FLOW-007")')
+        seen["text"] = item.inner_text()
+        maria.page.click('div[data-table="r1/t6"] button.manage')
+        try:
+            maria.page.click("#approve-send")
+            maria.page.locator("#cmd-status", has_text="confirmed by the table").wait_for()
+        finally:
+            maria.page.click("#manage-close")
+
+    key = tmp_path / "t6.signing-key"
+    key.write_text(floor.keys["r1/t6"][0] + "\n")
+    key.chmod(0o600)
+    report = run_script(parse_script(json.dumps(script)), workdir=tmp_path, on_step=step,
+                        room=room_section(floor.broker.url, "r1", "t6") + f'signing_key = "{key}"\n')
+    assert "Satellite start gate" in seen["text"] and "waits for the floor's approval" in seen["text"]
+    assert report["holds"] == [{"kind": "satellite", "from_step": 1, "released_step": 1}]
+    assert report["hands"][0]["alerts"] == [] and report["hands"][0]["button"] == max(SEATS)
+    db = sqlite3.connect(tmp_path / "journal.sqlite3")
+    rows = db.execute("SELECT user, cmd FROM room_commands ORDER BY ts").fetchall()
+    assert [(u, json.loads(c)["cmd"]) for u, c in rows] == [("floor:maria", "approve")]
 
 
 @pytest.mark.e2e

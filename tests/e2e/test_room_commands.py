@@ -74,7 +74,7 @@ def floor_alert(d, code="deck.extra_card") -> None:
     ({"user": "floor:ann", "cmd": "ack", "seq": 1}, "command: 'id' must be a word"),
     ({"id": "c1", "cmd": "ack", "seq": 1}, "command: 'user' must be a word"),
     ({"id": "c1", "user": "floor:ann", "cmd": "fly"},
-     "unknown command 'fly' (commands: ack, setup, decks, dealer, replay)"),
+     "unknown command 'fly' (commands: ack, setup, decks, dealer, replay, approve)"),
     ({"id": "c1", "user": "floor:ann", "cmd": "dealer", "name": "Ann\tLee"},
      "dealer: the name must hold printable characters only"),
     ({"id": "c1", "user": "floor:ann", "cmd": "dealer", "name": "x" * 65},
@@ -143,6 +143,19 @@ def test_the_floor_names_the_dealer_at_the_next_relief(daemon):
     [event] = queued(daemon)
     assert (type(event).__name__, event.name, event.at_relief) == ("DealerNamed", "Bo Chen", True)
     assert [r[:2] for r in commands_journalled(daemon)] == [("c-9", "floor:ann")]
+
+
+def test_the_floor_approves_the_satellite_the_table_waits_to_start(daemon):
+    """FLOW-007: ``approve`` reaches the core as the control socket's does (SatelliteApproved),
+    journalled with its id and user; a field it does not take is refused, changing nothing."""
+    refused = cmd(daemon, {"id": "c-10", "user": "floor:ann", "cmd": "approve", "table": "t1"})
+    assert refused == {"ok": False, "id": "c-10", "error": "approve: unknown field 'table' (fields: none)"}
+    assert queued(daemon) == []
+    reply = cmd(daemon, {"id": "c-11", "user": "floor:ann", "cmd": "approve"})
+    assert reply == {"ok": True, "id": "c-11", "cmd": "approve"}
+    [event] = queued(daemon)
+    assert type(event).__name__ == "SatelliteApproved"
+    assert commands_journalled(daemon) == [("c-11", "floor:ann", '{"cmd":"approve"}')]
 
 
 def test_the_deck_pair_exchange_by_manifest_name(daemon):

@@ -6,7 +6,8 @@ part's section's (``Part.VERSION``, :data:`controller.core.part.PART_MIGRATIONS`
 version 12 the table was one flat object (``{"version", "settings", "table": {field: value}}``);
 version 13 keeps each part's fields in its own section (``"parts": {section: {"version", "state"}}``),
 and from then on a change to one part's fields is a step of that part's section alone; a new
-part is a new section, and a new version of the whole (14: the tournament; 15: the lapses).
+part is a new section, and a new version of the whole (14: the tournament; 15: the lapses; 16: the
+flow rules).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from controller.core.state.codec import encode
 #: The version of the state written by this release. A change to the layout of the whole bumps
 #: it, and :func:`migrate` learns to bring the previous version's states up to it; a change to
 #: what one part keeps bumps that part's ``VERSION`` instead.
-STATE_VERSION = 15
+STATE_VERSION = 16
 
 #: version -> the step that turns a state of that version into one of the next. A change to
 #: what the table holds (a new attribute, a renamed one, a new class) bumps STATE_VERSION and
@@ -296,6 +297,27 @@ def _no_lapses(state: dict[str, Any]) -> dict[str, Any]:
 
 
 MIGRATIONS[14] = _no_lapses
+
+
+#: Version 15 -> 16: the flow rules' section as a fresh part of version 1 holds it
+#: (controller/core/table/flow.py's ``TableFlow()``, as it was when the part was made)
+FRESH_FLOW: dict[str, Any] = {
+    "_away": {}, "_gate": False, "satellites": 0, "_opened": None, "_last_opened": None, "_deck_told": False,
+    "_addon": {}, "_moved": set(),
+}
+
+
+def _no_flow(state: dict[str, Any]) -> dict[str, Any]:
+    """Version 15 -> 16 (issue 39 part B, the guides' last flow rules): the table counts the
+    orbits of the seats away (FLOW-006), keeps a single-table satellite's gate and opening deck
+    (FLOW-007, DECK-009) and the newcomers' add-on windows and moves (FLOW-008): the part
+    ``flow``. A version 15 table counted no absence and started no satellite: as a fresh part (a
+    seat away at the upgrade is counted from its next ``seat_absent``)."""
+    state["parts"].setdefault("flow", {"version": 1, "state": {k: encode(v) for k, v in FRESH_FLOW.items()}})
+    return state
+
+
+MIGRATIONS[15] = _no_flow
 
 
 def migrate_section(section: str, data: Any, steps: dict[tuple[str, int], Callable[[dict[str, Any]], dict[str, Any]]],

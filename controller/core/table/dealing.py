@@ -60,6 +60,7 @@ class Dealing(Part):
         self.reads, self.decks, self.roster, self.turns, self.modes = t.reads, t.decks, t.roster, t.turns, t.modes
         self.stud, self.draw, self.chinese, self.flop = t.stud, t.draw, t.chinese, t.flop
         self._tournament = t.tournament
+        self._flow = t.flow
         self._label = t.decks.label
         self._lapses = t.lapses  # MUCK-001, STUB-006: what the reads should show in time
         self._stub_spot = self.settings.zones.has_stub_spot
@@ -190,8 +191,10 @@ class Dealing(Part):
         came_from = hand.place(uid, label, zone)
         if came_from != zone:
             self._placed(ts, hand, uid, label, zone, came_from, prev, out)
-        if prev is None and seat_of(zone) is not None:
+        if prev is None and (seat := seat_of(zone)) is not None:
             self._seat_card_placed(ts, hand, label, out)
+            if self._flow.watching_seats:  # FLOW-008: a newcomer's first card closes his add-on window
+                self._flow.first_card(ts, hand, seat)
         if prev is None and self._stub_spot:
             lapses.card_out(ts, hand)  # STUB-006: the last card out starts the wait for the stub
         if prev != zone and self._tournament.watching:  # FLOW-004: a seat on the clock, or its hand dead
@@ -484,6 +487,7 @@ class Dealing(Part):
         self._tournament.dealt(ts, hand, redeal is not None, out)  # FLOW-001: its level; FLOW-002/003: a hold
         if hand.kind == "hand":
             self._t.holds.hold_deal(ts, hand, out)  # BREAK-002: dealt while seats are open
+            self._flow.dealt(ts, hand, out)  # FLOW-007: before the satellite's approval; FLOW-009: the rake cap
         if len(seats) > most and hand.kind == "hand":  # DEAL-012: the house's limit, or the game's (STUD-001, DRAW-001)
             self._flag(out, ts, hand, Finding("deal.too_many_players", "DEAL-012",
                                               f"{len(seats)} seats dealt in; this game deals at most {most}"))
@@ -533,6 +537,7 @@ class Dealing(Part):
             self.roster.hand_played(hand, out)  # DEAL-004: the button moves; the seat changes pressed meanwhile
         self.modes.after_hand(ts, out)  # FLOW-005: a break pressed during the hand
         self._tournament.after_hand(ts, hand, out)  # FLOW-002/003: the holds; FLOW-004: the clock ends
+        self._flow.after_hand(ts, hand, out)  # FLOW-006: the orbits of the seats away
 
     def _finish_draw(self, ts: float, hand: Hand, out: list[Effect]) -> None:
         record = hand.record(ts, OddChipRules.of(self.settings.rules))  # issue 17 hook: the odd chip rules

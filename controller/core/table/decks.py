@@ -70,6 +70,7 @@ class DeckGuard(Part):
             return label
         if hand is not None and hand.deck is None:
             self._adopt_deck(ts, hand, info.deck, out)
+            self._t.flow.deck_adopted(ts, hand, out)  # DECK-009: a satellite's opening deck
         deck = hand.deck if hand is not None else self.rack.in_play
         if info.deck != deck:
             label = f"{info.card}@{info.deck}"
@@ -209,12 +210,13 @@ class DeckGuard(Part):
         if ev.seq and key == self._last_report:
             return out  # the same report again: a restarted link could not know it had it
         self._last_report = key
-        self._count_report(ev, out)
+        deck = self._count_report(ev, out)
         self._t.tournament.shuffled(ev.ts, out)
+        self._t.flow.shuffled(ev.ts, deck, out)  # DECK-009: a satellite's first shuffle
         return out
 
-    def _count_report(self, ev: ShufflerReport, out: list[Effect]) -> None:
-        """A shuffler's report, counted."""
+    def _count_report(self, ev: ShufflerReport, out: list[Effect]) -> str | None:
+        """A shuffler's report, counted; the deck it was of (None: none registered, or retired)."""
         rack = self.rack
         if ev.uids is not None:
             count = count_deck(ev.uids, self.registry)
@@ -228,7 +230,7 @@ class DeckGuard(Part):
                                                       f"the shuffler holds {ev.count} cards of {what}",
                                                       audience="floor"))
             self.new_setup(out, ev.ts, "DECK-005")
-            return
+            return None
         if count.ok:
             rack.found_whole(deck)
             if deck == rack.in_play:
@@ -238,7 +240,7 @@ class DeckGuard(Part):
                 # hand yet: the prompt is the console's, the hand's record starts at its first card)
                 out.append(Prompt(ev.ts, "deal.antes", "the shuffle is complete: collect the antes, then cut",
                                   "SHUF-006", self._next_hand_number()))
-            return
+            return deck
         for f in count_findings(count, rule=rule, source="the shuffler"):
             self._flag(out, ev.ts, self.hand, f)
         rack.block(deck, count.summary())
@@ -247,6 +249,7 @@ class DeckGuard(Part):
         if deck == rack.in_play:
             self.change_deck(ev.ts, "stub_count", out)
         self.new_setup(out, ev.ts, "STUB-004")
+        return deck
 
     def on_deck_setup(self, ev: DeckSetup) -> list[Effect]:
         """A new pair replaces the old (DECK-003); the old pair's tags are retired (DECK-005)."""

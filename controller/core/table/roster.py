@@ -179,8 +179,11 @@ class Roster(Part):
         last = self._last_positions
         if self.settings.event == "cash":
             return self._cash_plan(roster, last)
+        # DEAL-006 (LATE_ENTRY): a player moved from another table comes in at once but between the
+        # button and the small blind, whatever the rule for late registrants (001; FLOW-008's input)
+        moved, rule = self._t.flow.moved, self.settings.rules.late_entry
         joins = [s for s in sorted(self.waiting)
-                 if not late_entry_waits(s, last, roster + [s], self.settings.rules.late_entry, s in self._posted)]
+                 if not late_entry_waits(s, last, roster + [s], "immediate" if moved(s) else rule, s in self._posted)]
         seats = tuple(sorted(roster + joins))
         return seats, next_positions(last, seats), joins
 

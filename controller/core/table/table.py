@@ -23,6 +23,8 @@ The table is made of parts, each owning its share of the state (:mod:`controller
 - ``holds``: the open seats and the hold they put the dealer in;
 - ``tournament``: the floor's signals (the level, hand-for-hand, the bubble) and the player
   clock (:mod:`~controller.core.table.tournament`);
+- ``flow``: long absences, a single-table satellite's gate and opening deck, the table add-on,
+  the rake cap (:mod:`~controller.core.table.flow`: FLOW-006..009, DECK-009);
 - ``dealing``: the hand under way and the hands finished, with a part for each game family
   (``stud``, ``draw``, ``chinese``, ``flop``: :mod:`controller.core.families`);
 - ``lapses``: what the reads should show within a time and do not: a card off its seat that
@@ -38,8 +40,8 @@ from typing import Any
 
 from controller.core.effects import Alert, Effect
 from controller.core.events import (BubbleHold, BubbleMode, ButtonPress, ClockCalled, DealerNamed, DeckSetup,
-                                  DeviceStatus, Event, HandForHand, LevelSet, ReaderCycle, Release, ShufflerReport,
-                                  ShufflerStatus, TableSetup, Tick)
+                                  DeviceStatus, Event, HandForHand, LevelSet, ReaderCycle, Release, SatelliteApproved,
+                                  ShufflerReport, ShufflerStatus, TableSetup, Tick)
 from controller.core.expectation import expectation
 from controller.core.families.chinese.part import ChineseStacks
 from controller.core.families.draw.part import DrawRounds
@@ -47,7 +49,7 @@ from controller.core.families.flop.part import FlopBoard
 from controller.core.families.stud.part import StudRounds
 from controller.core.games import Game
 from controller.core.hand import Hand
-from controller.core.pads import DECK_PADS, ROSTER_PADS, Pad
+from controller.core.pads import DECK_PADS, ROSTER_PADS, SATELLITE, Pad
 from controller.core.positions import Positions
 from controller.core.registry import DeckRegistry
 from controller.core.settings import TableSettings, deal_order
@@ -57,6 +59,7 @@ from controller.core.table.dealing import Dealing
 from controller.core.table.decks import DeckGuard
 from controller.core.table.lapses import Lapses
 from controller.core.table.devices import DeviceHealth
+from controller.core.table.flow import FLOW_PADS, TableFlow
 from controller.core.table.modes import Modes
 from controller.core.table.open_seats import OpenSeats
 from controller.core.part import Part
@@ -72,7 +75,7 @@ class Table:
 
     #: the parts that keep state, in the order a state's sections are checked
     PARTS: tuple[type[Part], ...] = (Reads, Alerts, DeviceHealth, DeckGuard, Roster, GameTurns, Modes, OpenSeats,
-                                     StudRounds, Dealing, Tournament, Lapses)
+                                     StudRounds, Dealing, Tournament, Lapses, TableFlow)
 
     def __init__(self, settings: TableSettings, registry: DeckRegistry) -> None:
         self.settings = settings
@@ -91,6 +94,7 @@ class Table:
         self.dealing = Dealing(self)
         self.tournament = Tournament(self)
         self.lapses = Lapses(self)
+        self.flow = TableFlow(self)
         # ReaderCycle is handled in apply() itself; each handler takes the event of its key
         self._dispatch: dict[type[Event], Callable[[Any], list[Effect]]] = {
             DeviceStatus: self.devices.on_device,
@@ -108,6 +112,7 @@ class Table:
             BubbleMode: self.tournament.on_bubble_mode,
             BubbleHold: self.tournament.on_bubble_hold,
             ClockCalled: self.tournament.on_clock,
+            SatelliteApproved: self.flow.on_approved,  # FLOW-007 (the floor's command)
         }
         self.linked_again()
         self._expect()
@@ -115,7 +120,7 @@ class Table:
     def parts(self) -> Iterator[Part]:
         """The parts that keep state, in :data:`PARTS`' order."""
         yield from (self.reads, self.alerts, self.devices, self.decks, self.roster, self.turns, self.modes,
-                     self.holds, self.stud, self.dealing, self.tournament, self.lapses)
+                     self.holds, self.stud, self.dealing, self.tournament, self.lapses, self.flow)
 
     def linked_again(self) -> None:
         """Every part's links to the others made again (after a state replaced what they hold)."""
@@ -175,7 +180,11 @@ class Table:
             return out
         if ev.name in TOURNAMENT_PADS:
             self.tournament.press(ev, out)
-        if self.modes.press(ev, out) or self.holds.press(ev, out):
+        if ev.name in FLOW_PADS:
+            self.flow.press(ev, out)  # FLOW-006/008: before the roster seats a newcomer
+        if ev.name == Pad.MODE and ev.mode == SATELLITE:
+            self.flow.satellite(ev, out)  # FLOW-007, DECK-009: a satellite starts (no deal of the modes')
+        elif self.modes.press(ev, out) or self.holds.press(ev, out):
             pass
         elif ev.name in ROSTER_PADS:
             self.roster.seat_press(ev, out)
@@ -204,6 +213,7 @@ class Table:
         out: list[Effect] = []
         if self.roster.restates_redeal(ev):
             return out
+        self.flow.on_setup(ev)  # (before the roster: the seats it adds are players moved here)
         self.roster.on_setup(ev)
         self.turns.on_setup(ev)
         self.holds.on_setup(ev, out)

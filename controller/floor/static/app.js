@@ -603,6 +603,10 @@
                              manifest: String(f.get("manifest" + n)) });
       send({ cmd: "decks", in_play: String(f.get("in_play")), decks: [deck(1), deck(2)] });
     });
+    document.getElementById("approve-form").addEventListener("submit", (ev) => {
+      ev.preventDefault();
+      send({ cmd: "approve" });  // FLOW-007: the satellite the table waits to start may start
+    });
     document.getElementById("retire-send").addEventListener("click", () => retire(managed, true, null));
     document.getElementById("manage-close").addEventListener("click", () => document.getElementById("manage").close());
   }

@@ -160,6 +160,19 @@ def test_STUB_006_the_stub_dropped_on_its_spot_is_counted_every_hand():
         assert hand["alerts"] == [] and not [p for p in hand["prompts"] if p["rule"] in ("STUB-001", "STUB-002")]
 
 
+def test_STUB_006_the_spares_stub_is_dropped_and_read_when_the_spare_is_in_play():
+    """The spare deck brought in (``new_deck``: a satellite on the other deck, DECK-009) and its
+    hand dealt from it (``As@B``): the stub the dealer drops is the spare's 34 cards, read whole,
+    not the first deck's (issue 39: the flow sessions at a stub-spot table)."""
+    def of_b(step: dict) -> dict:
+        return {**step, "deal": f"{step['deal']}@B"} if "deal" in step else step
+
+    steps = [{"press": "new_deck"}] + [of_b(st) for st in CLEAN[:21]] + [DROP] + [of_b(st) for st in CLEAN[21:]]
+    [hand] = play(stub_spot({"steps": steps})).report["hands"]
+    assert hand["stub_read"] == 34 == hand["stub_count"]
+    assert hand["alerts"] == []
+
+
 def test_STUB_006_no_stub_within_stub_drop_s_of_the_last_card_is_a_prompt(tmp_path):
     late = CLEAN[:21] + [{"wait": 11}] + CLEAN[21:]
     [hand] = play(stub_spot({"steps": late})).report["hands"]

@@ -27,7 +27,9 @@ NEVER_SHOWN = {"deck.missing_card", "deck.extra_card", "deck.cloned_tag", "deck.
                "race.race_off", "race.allin", "break.seat_open", "break.seats_open", "break.dealt_in_hold",
                # the tournament's floor alerts (controller/core/table/tournament.py)
                "flow.dealt_before_release", "flow.bubble_allin", "flow.dead_hand_back", "flow.clock_ignored",
-               "flow.dead_hand_at_showdown"}
+               "flow.dead_hand_at_showdown",
+               # the flow rules' floor alerts (controller/core/table/flow.py)
+               "flow.dealt_before_approval", "flow.satellite_ready"}
 #: what the rules build out of others: a late fault from each misdeal (controller/core/rules/misdeal.py
 #: ``late``), a shuffler stop from its state, a device's offline and online from its name
 DEVICES = ("reader", "shuffler", "console", "display")

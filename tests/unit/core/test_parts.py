@@ -18,6 +18,7 @@ from controller.core.registry import DeckRegistry
 from controller.core.settings import TableSettings
 from controller.core.state.migrations import OWNERS
 from controller.core.table import Table
+from controller.core.table.flow import TableFlow
 from controller.core.table.lapses import Lapses
 from controller.core.table.tournament import Tournament
 
@@ -25,7 +26,7 @@ CORE = ROOT / "controller" / "core"
 MOST_METHODS = 30
 #: a receiver that is a part: ``self``, or a part by its name on the table (``self._t.roster``, ``roster``)
 _PART = re.compile(r"^(self|(.*\.)?(_t\.)?(reads|alerts|devices|decks|roster|turns|modes|holds|stud|dealing|"
-                   r"_?tournament))$")
+                   r"_?tournament|_?flow))$")
 
 
 def _owners() -> dict[str, str]:
@@ -65,14 +66,16 @@ def _assignments(path: Path) -> list[tuple[str, str, int]]:
 def test_every_field_of_the_table_has_one_owner_and_the_split_of_version_12_knows_them_all() -> None:
     owned = _owners()
     # the fields of the one object of version 12, none lost, none added; and those of the parts
-    # made since (version 14: the tournament; 15: the lapses; each its own section from the start)
+    # made since (version 14: the tournament; 15: the lapses; 16: the flow rules; each its own
+    # section from the start)
     since_12 = {p.SECTION: set(p.STATE) for p in Table.PARTS if p.SECTION not in OWNERS}
     # (the tournament's section version 2, issue 39: 17 fields and the next deal's shuffle, 2 more;
-    # the lapses, state version 15: 3)
-    assert since_12 == {"tournament": set(Tournament.STATE), "lapses": set(Lapses.STATE)}
-    assert len(Tournament.STATE) == 19 and len(Lapses.STATE) == 3
-    of_12 = {n: owner for n, owner in owned.items() if owner not in ("Tournament", "Lapses")}
-    assert len(of_12) == 41 and len(owned) == 41 + 19 + 3
+    # the lapses, state version 15: 3; the flow rules, state version 16: 8)
+    assert since_12 == {"tournament": set(Tournament.STATE), "lapses": set(Lapses.STATE),
+                        "flow": set(TableFlow.STATE)}
+    assert len(Tournament.STATE) == 19 and len(Lapses.STATE) == 3 and len(TableFlow.STATE) == 8
+    of_12 = {n: owner for n, owner in owned.items() if owner not in ("Tournament", "Lapses", "TableFlow")}
+    assert len(of_12) == 41 and len(owned) == 41 + 19 + 3 + 8
     assert {n for names in OWNERS.values() for n in names} == set(of_12)
     assert {s: set(names) for s, names in OWNERS.items()} == {p.SECTION: set(p.STATE) for p in Table.PARTS
                                                               if p.SECTION in OWNERS}

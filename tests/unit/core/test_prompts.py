@@ -117,7 +117,11 @@ def test_every_family_of_docs_rules_has_its_row():
         "stub.count_due", "shuffler.jam", "device.reader_offline", "device.console_online")}
     assert "*" not in rows.values(), rows
     assert [r.priority for r in PROMPT_TABLE if r.match in ("misdeal.*", "stub.count_due")] == [100, 10]
-    assert min(r.priority for r in PROMPT_TABLE if r.priority > 0) == 10  # the reminder is the lowest
+    # the reminder is the lowest of what lights an LED; below it only FLOW-009's rake cap, said every
+    # hand on the display alone (no LED: the amber one is for what the dealer must do)
+    assert min(r.priority for r in PROMPT_TABLE if r.priority > 0 and (r.prompt, r.alert) != ("off", "off")) == 10
+    assert [(r.match, r.priority) for r in PROMPT_TABLE if 0 < r.priority < 10] == [("flow.rake_cap", 5)]
+    assert rule_for("flow.rake_cap")[0].prompt == rule_for("flow.rake_cap")[0].alert == "off"
 
 
 # -- the LEDs on the mock pins ----------------------------------------------------------------

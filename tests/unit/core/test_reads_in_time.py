@@ -69,7 +69,7 @@ def test_a_table_restarted_mid_wait_says_what_the_same_table_would_have():
     7c at the same instant, the stub counted right at the gather."""
     f = mid_wait()
     state = json.loads(json.dumps(f.table.to_state()))
-    assert state["version"] == 15 and set(state["parts"]["lapses"]["state"]) == {"away", "dealt_out_at", "stub_read"}
+    assert state["version"] == 16 and set(state["parts"]["lapses"]["state"]) == {"away", "dealt_out_at", "stub_read"}
     g = Feeder(zones=STUB_SPOT, rules=RuleSettings(muck_timeout_s=5.0))
     g.table = Table.from_state(state, g.table.settings)
     g.field, g.cycle = dict(f.field), f.cycle

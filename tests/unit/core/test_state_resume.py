@@ -11,7 +11,10 @@ it. Since version 14 (issue 32, the tournament) a hand's record carries its leve
 FLOW-001): null outside a tournament, and these tables were in none; it is the one thing those
 releases did not write (:func:`_as_then`). resume-v14.json was written by c52d92e, the last
 commit before issue 37 moved the code into ``controller/``, ``firmware_bridge/`` and ``hw_sim/``: a
-table saved by the code before the move resumes mid-hand after it.
+table saved by the code before the move resumes mid-hand after it. resume-v15.json was written by
+44c29e6, main's last commit of state version 15 (issue 39's part C, the lapses); version 16 (part
+B, the flow rules) adds a section of its own, fresh, and must change nothing else: a table saved
+by version 15 goes on as it did.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ from controller.core.table import Table
 from tests.unit.core.test_state import SETTINGS
 
 DATA = TESTS / "data" / "state"
-FIXTURES = {version: json.loads((DATA / f"resume-v{version}.json").read_text()) for version in (12, 13, 14)}
+FIXTURES = {version: json.loads((DATA / f"resume-v{version}.json").read_text()) for version in (12, 13, 14, 15)}
 
 
 def _cases(version: int) -> list[Any]:
@@ -59,12 +62,14 @@ def _play_on(case: dict[str, Any]) -> tuple[list[str], dict[str, Any]]:
 
 def test_the_fixtures_are_of_the_versions_they_are_named_for() -> None:
     assert FIXTURES[12]["version"] == 12 and all(c["state"]["version"] == 12 for c in FIXTURES[12]["cases"])
-    assert FIXTURES[13]["version"] == 13 and STATE_VERSION == 15
+    assert FIXTURES[13]["version"] == 13 and STATE_VERSION == 16
     assert all("parts" in c["state"] for c in FIXTURES[13]["cases"])
     assert FIXTURES[14]["version"] == 14 and all(c["state"]["version"] == 14 for c in FIXTURES[14]["cases"])
+    assert FIXTURES[15]["version"] == 15 and all(c["state"]["version"] == 15 and "lapses" in c["state"]["parts"]
+                                                 and "flow" not in c["state"]["parts"] for c in FIXTURES[15]["cases"])
 
 
-@pytest.mark.parametrize("case", _cases(12) + _cases(13) + _cases(14))
+@pytest.mark.parametrize("case", _cases(12) + _cases(13) + _cases(14) + _cases(15))
 def test_a_table_saved_mid_hand_by_a_release_goes_on_as_that_release_did(case: dict[str, Any]) -> None:
     effects, view = _play_on(case)
     assert len(effects) == len(case["effects"]) > 50
@@ -77,15 +82,31 @@ def test_a_version_12_state_is_split_into_the_sections_of_the_parts_that_own_its
     table = Table.from_state(state, SETTINGS)
     written = table.to_state()
     assert written["version"] == STATE_VERSION and "table" not in written
-    # (version 14's section, the tournament, and 15's, the lapses: a fresh part's, as version 13 had neither)
+    # (version 14's section, the tournament, 15's, the lapses, and 16's, the flow rules: a fresh
+    # part's each, as version 13 had none of them)
     fresh = Table(SETTINGS, table.registry).to_state()["parts"]
-    for later in ("tournament", "lapses"):
+    for later in ("tournament", "lapses", "flow"):
         assert written["parts"].pop(later) == fresh[later]
     owned = {name: set(s["state"]) for name, s in written["parts"].items()}
     every = [f for fields in owned.values() for f in fields]
     assert len(every) == len(set(every))  # no field kept by two parts
     assert set(every) == set(FIXTURES[12]["cases"][0]["state"]["table"])  # and none lost, none new
     assert owned["roster"] >= {"seats", "_redeal", "dealer"} and owned["dealing"] >= {"hand", "hands_finished"}
+
+
+@pytest.mark.parametrize("case", _cases(15))
+def test_a_version_15_state_gains_the_flow_rules_section_fresh_and_keeps_every_other(case: dict[str, Any]) -> None:
+    """Version 15 -> 16 (issue 39 part B): the part ``flow`` comes in as a fresh one (no seat away
+    counted, no satellite, no add-on window), and every section version 15 wrote is written back
+    as it was read."""
+    state = copy.deepcopy(case["state"])
+    table = Table.from_state(state, SETTINGS)
+    written = json.loads(json.dumps(table.to_state()))
+    assert written["version"] == STATE_VERSION == 16
+    assert written["parts"].pop("flow") == Table(SETTINGS, table.registry).to_state()["parts"]["flow"]
+    assert written["parts"] == case["state"]["parts"]
+    assert table.flow.fields() == {"_away": {}, "_gate": False, "satellites": 0, "_opened": None,
+                                   "_last_opened": None, "_deck_told": False, "_addon": {}, "_moved": set()}
 
 
 def test_a_field_of_a_version_12_state_that_no_part_owns_is_refused_by_name() -> None:

@@ -75,3 +75,24 @@ def test_a_report_with_nothing_said_between_hands_has_no_new_key():
     played = harness_play(json.dumps(script))
     assert list(played.report) == ["hands", "tracking", "holds"]
     assert "between hands" not in format_report(played.report)
+
+
+def test_a_satellites_gate_and_the_floors_approval_are_said_between_hands():
+    """FLOW-007 (issue 39 part B) with the report's ``between_hands`` (part A): a satellite started
+    before the first card (step 1) tells the floor it waits (``flow.satellite_ready``) and the
+    dealer to wait on the last seat, 9; the floor's approval (step 2) lets him deal. All of it
+    while no hand is under way: between hands, in order, and the gate in ``holds``; the hand itself
+    says nothing of it."""
+    steps = [{"press": "mode", "mode": "satellite"}, {"floor": "approve"}] + CLEAN
+    report = play({**BASE, "hands": [{"steps": steps}]})
+    assert report["between_hands"] == [
+        {"kind": "alert", "code": "flow.satellite_ready", "rule": "FLOW-007", "audience": "floor", "step": 1},
+        {"kind": "prompt", "code": "flow.satellite_wait", "rule": "FLOW-007", "seat": 9, "step": 1,
+         "text": "satellite: the button on seat 9; wait for the floor's approval before dealing"},
+        {"kind": "prompt", "code": "flow.satellite_go", "rule": "FLOW-007", "step": 2,
+         "text": "satellite approved: start the clock and deal"},
+    ]
+    assert report["holds"] == [{"kind": "satellite", "from_step": 1, "released_step": 2}]
+    [hand] = report["hands"]
+    assert hand["button"] == 9 and hand["alerts"] == []
+    assert not [p for p in hand["prompts"] if p["rule"] == "FLOW-007"]

@@ -50,6 +50,7 @@ def script(*hands: list[dict] | dict) -> dict:
     ({"floor": "bubble_hold", "table": "t3", "hand": 42}, Floor("bubble_hold", on=True, table="t3", hand=42)),
     ({"floor": "bubble_hold", "on": False}, Floor("bubble_hold", on=False)),
     ({"floor": "clock", "seat": 4}, Floor("clock", seat=4)),
+    ({"floor": "approve"}, Floor("approve")),  # FLOW-007: the floor's command
 ])
 def test_each_floor_step_parses_and_goes_back_to_the_same_json(step, floor):
     s = parse_script(json.dumps(script([deal("As", 1), step, END])))
@@ -59,8 +60,9 @@ def test_each_floor_step_parses_and_goes_back_to_the_same_json(step, floor):
 
 
 FLOOR_REFUSALS = [
-    ({"floor": "pause"}, "unknown floor signal 'pause' (signals: level, h4h, release, bubble, bubble_hold, clock)"),
-    ({"floor": 3}, "unknown floor signal 3 (signals: level, h4h, release, bubble, bubble_hold, clock)"),
+    ({"floor": "pause"}, "unknown floor signal 'pause' (signals: level, h4h, release, bubble, bubble_hold, clock, "
+                         "approve)"),
+    ({"floor": 3}, "unknown floor signal 3 (signals: level, h4h, release, bubble, bubble_hold, clock, approve)"),
     ({"floor": "level"}, "a floor 'level' step needs \"level\" (a level number)"),
     ({"floor": "level", "level": 0}, '"level" must be a level number 1 to 1000, got 0'),
     ({"floor": "level", "level": 1001}, '"level" must be a level number 1 to 1000, got 1001'),
@@ -83,6 +85,7 @@ FLOOR_REFUSALS = [
     ({"floor": "h4h", "on": 1}, '"on" must be true or false, got 1'),
     ({"floor": "h4h", "on": "off"}, "\"on\" must be true or false, got 'off'"),
     ({"floor": "release", "round": 2}, "unknown key 'round' (a floor 'release' step takes floor)"),
+    ({"floor": "approve", "seat": 2}, "unknown key 'seat' (a floor 'approve' step takes floor)"),
     ({"floor": "bubble"}, "a floor 'bubble' step needs \"on\" (true or false)"),
     ({"floor": "bubble", "on": None}, '"on" must be true or false, got null'),
     ({"floor": "bubble_hold", "on": "yes"}, "\"on\" must be true or false, got 'yes'"),

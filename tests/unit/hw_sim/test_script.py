@@ -325,10 +325,11 @@ PRESS_REFUSALS = [
     ({"press": "seat_out", "seat": 2, "long": 1}, 'hand 2, step 1: "long" must be true or false, got 1'),
     ({"press": "seat_out", "seats": [2]},
      "hand 2, step 1: unknown key 'seats' (a press takes press, long, seat, hands, mode)"),
-    ({"press": "mode"}, "hand 2, step 1: press 'mode' needs a mode: one of race, highcard, break"),
-    ({"press": "mode", "mode": 3}, 'hand 2, step 1: "mode" must be one of race, highcard, break, got 3'),
+    ({"press": "mode"}, "hand 2, step 1: press 'mode' needs a mode: one of race, highcard, break, satellite"),
+    ({"press": "mode", "mode": 3}, 'hand 2, step 1: "mode" must be one of race, highcard, break, satellite, got 3'),
     ({"press": "ack", "mode": "race"},
-     "hand 2, step 1: press 'ack': a mode goes only with the mode pad, one of race, highcard, break; got 'race'"),
+     "hand 2, step 1: press 'ack': a mode goes only with the mode pad, one of race, highcard, break, satellite; "
+     "got 'race'"),
 ]
 
 
