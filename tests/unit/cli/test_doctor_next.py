@@ -114,3 +114,47 @@ def test_doctor_ends_with_next_and_only_what_is_left(tmp_path, capsys):
         doctor.main(str(path), host=NO_SERVICE_USER)
         out = capsys.readouterr().out.splitlines()
         assert out[-2:] == ["Next:", out[-1]] and kinds([out[-1][5:]]) == ["room"]
+
+
+def commands_in(text: str) -> list[list[str]]:
+    """Each ``tablectl ...`` command in ``text``, as argv after ``tablectl`` (to a ``;``, ``&&``,
+    a parenthesis or a backquote)."""
+    import shlex
+
+    return [shlex.split(m.group(1)) for m in re.finditer(r"\btablectl ((?:room |floor )?[a-z][^;()`&\n]*)", text)]
+
+
+def test_every_command_doctor_names_is_one_tablectl_takes(tmp_path, capsys):
+    """"Each of those is one command that doctor names": each parses with tablectl's own parser
+    (an option renamed, a subcommand moved, would fail here)."""
+    from controller.cli.main import build_parser
+
+    missing = [Check("fail", "reader: /dev/tablectl/reader does not exist", "plug the device in")]
+    steps = steps_for(table(tmp_path, decks=False), missing)
+    argvs = [argv for step in steps for argv in commands_in(step)]
+    assert [a[0] if a[0] not in ("room", "floor") else " ".join(a[:2]) for a in argvs] == [
+        "tags", "tags", "register", "calibrate", "room enroll", "setup"]
+    for argv in argvs:
+        try:
+            build_parser().parse_args(argv)
+        except SystemExit:
+            raise AssertionError(f"tablectl does not take: {argv}\n{capsys.readouterr().err}") from None
+
+
+def test_the_commands_of_install_md_are_ones_tablectl_takes(capsys):
+    """docs/install.md's commands with options (the ones a technician types as written)."""
+    from controller.cli.main import build_parser
+    from rig.paths import ROOT
+
+    import shlex
+
+    text = (ROOT / "docs/install.md").read_text()
+    argvs = [a for a in commands_in(text) if any(w.startswith("--") for w in a)]
+    # the bootstrap line hands its arguments to `tablectl setup` (scripts/bootstrap's last line)
+    argvs += [["setup", *shlex.split(m.group(1))] for m in re.finditer(r"scripts/bootstrap ([^`|\n]*)", text)]
+    assert len(argvs) >= 7 and ["setup", "--reader", "feig", "--seats", "1-9"] in argvs
+    for argv in argvs:
+        try:
+            build_parser().parse_args(argv)
+        except SystemExit:
+            raise AssertionError(f"tablectl does not take: {argv}\n{capsys.readouterr().err}") from None
