@@ -13,7 +13,8 @@ checks the floor's service instead (its files, its database, its broker). docs/d
 
 Each check is a small function returning :class:`Check` results (no printing), so that each
 can be tested alone; :func:`run_checks` strings them together and :func:`main` prints one line
-per result and returns 1 if anything failed::
+per result, then its last lines, ``Next:`` and what only a person can do next, judged from what
+was found (:mod:`.doctor_next`), and returns 1 if anything failed::
 
     ok    config: /etc/tablectl/tablectl.toml loads (holdem, 9 seats, decks A, B)
     FAIL  reader: /dev/tablectl/reader does not exist -> install systemd/99-tablectl.rules ...
