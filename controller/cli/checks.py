@@ -18,6 +18,12 @@ from controller.cli.unit_file import in_root, resolve
 SERVICE_USER = "tablectl"
 SERVICE_GROUPS = ("dialout", "gpio", "i2c")
 LEVELS = {"ok": "ok", "note": "note", "warn": "warn", "fail": "FAIL"}
+#: where ``tablectl setup`` installs systemd/tablectl.sysusers (the administrator's folder; Debian
+#: ships only /usr/lib/sysusers.d, so ``install -D`` makes /etc/sysusers.d), and doctor's fix when
+#: the user or a group is missing: the same path, so that the two never disagree (issue 41)
+SYSUSERS_FILE = "/etc/sysusers.d/tablectl.conf"
+SYSUSERS_FIX = (f"sudo tablectl setup (it installs {SYSUSERS_FILE}), or by hand: sudo install -D -m 0644 "
+                f"/opt/tablectl/src/systemd/tablectl.sysusers {SYSUSERS_FILE} && sudo systemd-sysusers tablectl.conf")
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,8 @@ checks the floor's service instead (its files, its database, its broker). docs/d
 
 Each check is a small function returning :class:`Check` results (no printing), so that each
 can be tested alone; :func:`run_checks` strings them together and :func:`main` prints one line
-per result and returns 1 if anything failed::
+per result, then its last lines, ``Next:`` and what only a person can do next, judged from what
+was found (:mod:`.doctor_next`), and returns 1 if anything failed::
 
     ok    config: /etc/tablectl/tablectl.toml loads (holdem, 9 seats, decks A, B)
     FAIL  reader: /dev/tablectl/reader does not exist -> install systemd/99-tablectl.rules ...
@@ -52,8 +53,10 @@ from controller.cli.checks import (  # (shared with doctor_room: the checks' for
     HOST as HOST, LEVELS as LEVELS, SERVICE_GROUPS as SERVICE_GROUPS, SERVICE_USER as SERVICE_USER, Check as Check,
     Host as Host, Identity as Identity, can_access as can_access, current_identity as current_identity,
     owner_mode as owner_mode, resolve_identity as resolve_identity, user_identity as user_identity,
+    SYSUSERS_FIX as SYSUSERS_FIX,
 )
 from controller.cli.doctor_room import check_room, daemon_room_checks, floor_checks, unloaded_room_secrets
+from controller.cli.doctor_next import next_lines, next_steps
 from controller.cli.doctor_service import check_readable, service_checks, service_files
 from controller.config.daemon import ConfigError, load_config
 from controller.daemon.control import send
@@ -445,8 +448,7 @@ def check_service(unit: Path, *, user: str = SERVICE_USER, groups: Iterable[str]
     """The installed unit's user and groups exist (systemd refuses to start it otherwise). (The
     unit's own User= and groups: controller.cli.doctor_service.check_users.)"""
     out = []
-    sysusers = ("sudo install -m 0644 /opt/tablectl/src/systemd/tablectl.sysusers /usr/lib/sysusers.d/tablectl.conf "
-                "&& sudo systemd-sysusers")
+    sysusers = SYSUSERS_FIX
     if host.users(user) is None:
         out.append(Check("fail", f"service: {unit} runs as user {user}, which does not exist", sysusers))
     missing = [group for group in groups if host.groups(group) is None]
@@ -464,15 +466,22 @@ def run_checks(config_path: str, *, user: str | None = None, open_ports: bool = 
                env: Mapping[str, str] = os.environ, host: Host = HOST) -> list[Check]:
     """Every check of a table's configuration, in order. ``host``: the system they look at (the
     tests give their own: a root folder, users, a resolver)."""
+    return table_checks(config_path, user=user, open_ports=open_ports, env=env, host=host)[0]
+
+
+def table_checks(config_path: str, *, user: str | None = None, open_ports: bool = True,
+                 env: Mapping[str, str] = os.environ, host: Host = HOST) -> tuple[list[Check], Any]:
+    """:func:`run_checks`, and the configuration they judged (None if it did not load): what is
+    left to do next is judged from both (controller/cli/doctor_next.py)."""
     ident, note = resolve_identity(user, host)
     out: list[Check] = [note] if note else []
     if note is not None and note.failed:
-        return out
+        return out, None
     first, config = check_config(config_path)
     out.append(first)
     if config is None:  # (a room secret of the wrong owner or mode is refused: name the fix that works)
         out.extend(unloaded_room_secrets(config_path, ident))
-        return out
+        return out, None
     out.extend(check_decks(config))
     if not ident.current:  # (the caller read it all: for someone else, judge the modes)
         out.extend(check_readable(service_files(config_path, config), ident, root=host.root))
@@ -495,7 +504,7 @@ def run_checks(config_path: str, *, user: str | None = None, open_ports: bool = 
     out.extend(check_gpio(config.console, ident, env=env))
     out.extend(check_display(config.display, ident))
     out.extend(service_checks(config_path, config, ident, host))
-    return out
+    return out, config
 
 
 def run_floor_checks(floor: str, *, user: str | None = None, host: Host = HOST) -> list[Check]:
@@ -511,8 +520,12 @@ def main(config: str = DEFAULT_CONFIG, *, user: str | None = None, open_ports: b
          floor: str | None = None, host: Host = HOST) -> int:
     """Print each finding; 1 if any failed. ``floor``: check the floor service's configuration
     (docs/floor.md) instead of a table's."""
-    results = (run_floor_checks(floor, user=user, host=host) if floor else
-               run_checks(config, user=user, open_ports=open_ports, host=host))
+    steps: list[str] = []
+    if floor:
+        results = run_floor_checks(floor, user=user, host=host)
+    else:
+        results, loaded = table_checks(config, user=user, open_ports=open_ports, host=host)
+        steps = next_steps(loaded, results, config_path=config)
     for result in results:
         print(result.line())
     failed = sum(r.failed for r in results)
@@ -520,9 +533,11 @@ def main(config: str = DEFAULT_CONFIG, *, user: str | None = None, open_ports: b
     if failed:
         print(f"{failed} problem{'s' if failed != 1 else ''} found" + (f", {warned} warning{'s' if warned != 1 else ''}"
                                                                       if warned else ""))
-        return 1
-    print("all checks passed" + (f" ({warned} warning{'s' if warned != 1 else ''})" if warned else ""))
-    return 0
+    else:
+        print("all checks passed" + (f" ({warned} warning{'s' if warned != 1 else ''})" if warned else ""))
+    for line in next_lines(steps):  # (last: what only a person can do next, one command each)
+        print(line)
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":  # pragma: no cover

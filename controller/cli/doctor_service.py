@@ -29,7 +29,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from controller.cli.checks import SERVICE_USER, Check, Host, Identity, reach_fix, reach_problem
+from controller.cli.checks import SERVICE_USER, SYSUSERS_FIX, Check, Host, Identity, reach_fix, reach_problem
 from controller.cli.unit_file import (Firewall, Unit, address_families, config_of, exec_start, family_allowed,
                                       load_unit, misplaced_dropins, resolve)
 
@@ -80,8 +80,7 @@ def unit_user(unit: Unit) -> str:
 def check_users(unit: Unit, host: Host) -> list[Check]:
     """The unit's ``User=``, ``Group=`` and ``SupplementaryGroups=`` exist (status 217/USER,
     216/GROUP otherwise)."""
-    sysusers = ("sudo install -m 0644 /opt/tablectl/src/systemd/tablectl.sysusers /usr/lib/sysusers.d/tablectl.conf "
-                "&& sudo systemd-sysusers")
+    sysusers = SYSUSERS_FIX
     out = []
     user = unit_user(unit)
     if host.users(user) is None:

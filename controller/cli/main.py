@@ -104,7 +104,8 @@ def cmd_room_enroll(args: argparse.Namespace) -> int:
     from controller.room import enroll  # (a command loads its own modules only (start-up on a Pi))
 
     return enroll.main(args.table, args.room, args.dir, cert=args.cert, ca_cert=args.ca_cert, ca_key=args.ca_key,
-                       bundle=args.bundle, broker=args.broker, ca_file=args.ca_file, mosquitto=args.mosquitto)
+                       bundle=args.bundle, broker=args.broker, ca_file=args.ca_file, mosquitto=args.mosquitto,
+                       floor_config=args.floor_config)
 
 
 def cmd_setup(args: argparse.Namespace) -> int:
@@ -353,6 +354,10 @@ def build_parser() -> argparse.ArgumentParser:
     en.add_argument("--mosquitto", action="store_true",
                     help="on the broker's host: append the table's lines to /etc/mosquitto/tablectl.passwd and "
                          "tablectl.acl (then: systemctl reload mosquitto)")
+    en.add_argument("--floor-config", metavar="PATH", default=None,
+                    help="also put the table's public key into this floor configuration's [floor.tables] (its "
+                         "owner and mode kept; refused if it has another key for the table), e.g. "
+                         "/etc/tablectl/floor.toml where the floor runs on this host")
     en.set_defaults(fn=cmd_room_enroll)
 
     fl = sub.add_parser("floor", help="the floor's service: every table live in a browser (docs/floor.md)", **fmt)

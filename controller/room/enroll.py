@@ -29,9 +29,10 @@ import secrets
 import sys
 from pathlib import Path
 
+from controller.config.floor_tables import add_table_key, check_free
 from controller.config.room import NAME
 from controller.room.bundle import bundle_text, parse_bundle, write_bundle
-from controller.room.signing import new_key_pair
+from controller.room.signing import Signer, new_key_pair
 import shutil
 import subprocess
 
@@ -200,11 +201,28 @@ def add_to_broker(table: str, room: str, folder: Path, *, passwd: str | Path = M
     return (f"# appended to {passwd} and {acl}; the broker reads them at: systemctl reload mosquitto\n")
 
 
+def add_to_floor(table: str, room: str, folder: Path, floor_config: str | Path) -> str:
+    """Put the table's public key (from the key :func:`signing_key` made in ``folder``) into the
+    floor's ``[floor.tables]`` (controller/config/floor_tables.py: its owner and mode kept)."""
+    seed = (folder / f"{table}.signing-key").read_text().splitlines()[0]
+    public = Signer(bytes.fromhex(seed)).public()
+    name = f"{room}/{table}"
+    written = add_table_key(floor_config, name, public)
+    return (f"# {'added to' if written else 'already in'} {floor_config} [floor.tables]: \"{name}\" = \"{public}\"; "
+            f"the floor reads it at: systemctl restart tablectl-floor\n")
+
+
 def main(table: str, room: str, folder: str, *, cert: bool = False, ca_cert: str | None = None,
          ca_key: str | None = None, bundle: str | None = None, broker: str | None = None,
          ca_file: str | None = None, mosquitto: bool = False, passwd: str | Path = MOSQUITTO_PASSWD,
-         acl: str | Path = MOSQUITTO_ACL) -> int:
+         acl: str | Path = MOSQUITTO_ACL, floor_config: str | None = None) -> int:
     try:
+        if floor_config is not None:  # (refused before anything is made: a new key would differ)
+            try:
+                text = Path(floor_config).read_text()
+            except OSError as exc:
+                raise ValueError(f"--floor-config: cannot read {floor_config}: {exc.strerror or exc}") from None
+            check_free(text, f"{room}/{table}", what=f"--floor-config: {floor_config}: [floor.tables]")
         if bundle is not None:
             if cert:
                 raise ValueError("--bundle: with a password (a client certificate travels as its two files)")
@@ -237,6 +255,8 @@ def main(table: str, room: str, folder: str, *, cert: bool = False, ca_cert: str
                       end="")
             if mosquitto:
                 print(add_to_broker(table, room, Path(folder), passwd=passwd, acl=acl), end="")
+        if floor_config is not None:
+            print(add_to_floor(table, room, Path(folder), floor_config), end="")
     except (ValueError, OSError) as exc:
         print(f"tablectl room enroll: {exc}", file=sys.stderr)
         return 2

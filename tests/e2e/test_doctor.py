@@ -90,7 +90,11 @@ def test_good_setup_passes(tmp_path):
     assert f"shuffler: {tmp_path / 'shuffler'} opens (115200 8N1)" in ok
     assert "journal.sqlite3 is sound, WAL, 3 events" in ok
     assert "gpio: pin factory mock" in ok
-    assert r.stdout.rstrip().endswith("all checks passed")
+    # the summary, then what only a person can do next (no levels, no [room]; the decks registered)
+    out = r.stdout.splitlines()
+    assert out[out.index("Next:") - 1] == "all checks passed"
+    assert [line.split(":")[0] for line in out[out.index("Next:") + 1:]] == [
+        "  1. map the antennas", "  2. calibrate each antenna", "  3. enroll in the room"]
 
 
 def test_missing_device_fails_naming_it_and_the_fix(tmp_path):
@@ -102,7 +106,8 @@ def test_missing_device_fails_naming_it_and_the_fix(tmp_path):
     assert f"shuffler: {tmp_path / 'shuffler'} does not exist -> plug the device in" in fail
     assert "[shuffler] port" in fail
     assert lines(r.stdout, "ok")  # the rest is still checked
-    assert r.stdout.rstrip().endswith("1 problem found")
+    out = r.stdout.splitlines()
+    assert out[out.index("Next:") - 1] == "1 problem found"
 
 
 def test_udev_name_missing_points_at_the_rules():

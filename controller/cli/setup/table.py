@@ -29,12 +29,13 @@ from pathlib import Path
 from typing import Any, TextIO
 from urllib.parse import urlsplit
 
+from controller.cli.checks import SYSUSERS_FILE
 from controller.cli.setup import found
 from controller.cli.setup.answers import DISPLAYS, READERS, TABLE_KEYS, read_answers, seat_list
 from controller.cli.setup.plan import (EXIT_INPUT, Command, File, Folder, Item, Link, Outcome, Runner, SetupError,
                                        Step, Target, remove)
 from controller.cli.setup.skeleton import table_config, toml_value
-from controller.config.daemon import Config, ConfigError, load_config, parse_config
+from controller.config.daemon import Config, load_config, parse_config
 from controller.config.display import ADDRESSES
 from controller.core.games import GAMES
 from controller.room.bundle import Bundle, read_bundle
@@ -45,7 +46,7 @@ CONFIG = "/etc/tablectl/tablectl.toml"
 UNIT = "/etc/systemd/system/tablectl.service"
 DROPIN = "/etc/systemd/system/tablectl.service.d/room.conf"
 RULES = "/etc/udev/rules.d/99-tablectl.rules"
-SYSUSERS = "/etc/sysusers.d/tablectl.conf"
+SYSUSERS = SYSUSERS_FILE  # (doctor names the same file in its fix)
 TMPFILES = "/etc/tmpfiles.d/tablectl.conf"
 RELEASE = "/var/lib/tablectl-setup/release"
 #: the answers of the last run (no secret), read first by the next: a run again writes the same files
@@ -456,33 +457,6 @@ def start_or_restart(dry: bool, *, changed: Any, control: str) -> str:
     return f"systemctl restart tablectl.service ({why})"
 
 
-# -- what only a person can do next ---------------------------------------------------------------
-
-def next_steps(target: Target, a: TableAnswers) -> list[str]:
-    """What is left that only a person can do, each as the one command to type."""
-    steps = []
-    config = CONFIG
-    try:
-        cfg = load_config(target.path(CONFIG)) if target.real else None
-    except ConfigError:
-        cfg = None
-    if a.reader_device is None:
-        steps.append("plug the reader in, then: sudo tablectl setup (it pins the udev rule to its serial number)")
-    steps.append("map the antennas (a card on each spot in turn, then the spot's antenna in [antennas]): "
-                 "sudo systemctl stop tablectl && tablectl tags --port /dev/tablectl/reader --cycles 0")
-    if cfg is None or not cfg.decks:
-        steps.append("register the two decks: sudo tablectl register --port /dev/tablectl/reader --deck A --back red "
-                     "--out /etc/tablectl/decks/A.txt  (then B, blue; add the [[decks]] lines it prints)")
-    if cfg is None or not cfg.reader.levels:
-        steps.append(f"calibrate each antenna: sudo tablectl calibrate --config {config}")
-    if a.bundle is None and (cfg is None or cfg.room is None):
-        steps.append("enroll in the room (on the broker's host): tablectl room enroll TABLE --room ROOM --broker "
-                     "mqtts://BROKER:8883 --ca-file room-ca.crt --bundle TABLE.bundle; here: sudo tablectl setup "
-                     "--room-bundle TABLE.bundle")
-    steps.append("then: sudo systemctl restart tablectl && sudo tablectl doctor")
-    return steps
-
-
 # -- the command ----------------------------------------------------------------------------------
 
 def main(options: dict[str, Any], *, out: TextIO = sys.stdout) -> int:
@@ -523,13 +497,14 @@ def main(options: dict[str, Any], *, out: TextIO = sys.stdout) -> int:
     outcome = runner.carry_out(plan)
     status = _finish(outcome, dry, out)
     if run_doctor and target.real and not dry:
+        # doctor's last lines say what only a person can do next, judged from what it found
+        # (controller/cli/doctor_next.py): setup lists nothing of its own
         print("\ntablectl doctor:", file=out, flush=True)
         from controller.cli import doctor  # (doctor's checks, loaded only to end a real run with them)
 
         doctor.main(CONFIG)
-    print("\nWhat only a person can do next, one command each:", file=out)
-    for i, step in enumerate(next_steps(target, a), 1):
-        print(f"  {i}. {step}", file=out)
+    else:
+        print("\nthen: sudo tablectl doctor (its last lines name what only a person can do next)", file=out)
     return status
 
 

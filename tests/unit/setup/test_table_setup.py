@@ -137,6 +137,27 @@ def test_sysusers_is_installed_where_systemd_sysusers_reads_it(tmp_path):
     assert ids(root, "tablectl") > 0 and re.search(r"^i2c:x:\d+:tablectl$", (root / "etc/group").read_text(), re.M)
 
 
+def test_doctors_fix_for_a_missing_user_names_the_file_setup_writes(tmp_path):
+    """Doctor's fix for a missing user or group named /usr/lib/sysusers.d while setup writes
+    /etc/sysusers.d: the two name the same file, the one setup installs (and systemd-sysusers reads)."""
+    from controller.cli import doctor
+    from controller.cli.checks import Host
+    from controller.cli.doctor_service import check_users
+    from controller.cli.unit_file import parse_unit
+
+    root = fake_pi(tmp_path / "root")
+    run_setup(root)
+    assert (root / table.SYSUSERS.lstrip("/")).read_bytes() == (ROOT / "systemd/tablectl.sysusers").read_bytes()
+    nobody = Host(users=lambda name: None, groups=lambda name: None)
+    unit = parse_unit((ROOT / "systemd/tablectl.service").read_text(), "/etc/systemd/system/tablectl.service")
+    fixes = [c.fix for c in check_users(unit, nobody)]
+    fixes += [c.fix for c in doctor.check_service(ROOT / "systemd/tablectl.service", host=nobody)]
+    assert len(fixes) == 4 and all(c for c in fixes)
+    for fix in fixes:
+        named = set(re.findall(r"/[\w/.-]*sysusers\.d/[\w.-]*\w", fix))
+        assert named == {table.SYSUSERS}, fix
+
+
 def test_a_bridge_table_pins_both_devices_and_configures_the_shuffler(tmp_path):
     root = fake_pi(tmp_path / "root", devices=[USB_READER, USB_BRIDGE])
     status, out = run_setup(root, reader="bridge", seats="1-6")
