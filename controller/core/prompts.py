@@ -146,9 +146,11 @@ PROMPT_TABLE: tuple[PromptRule, ...] = (
     PromptRule("flow.satellite_go", 30, clears=("flow.satellite_wait",)),
     # DECK-009: a satellite opened on the deck the last one opened on: bringing the other in answers it
     PromptRule("flow.satellite_not_rotated", 50, answered_by=("new_deck",)),
-    # FLOW-001: a new level from the next deal, said at its shuffle; DECK-008 at a break
+    # FLOW-001: a new level from the next deal, said at its shuffle; DECK-008 at a break; DECK-003 at
+    # the tournament's start and when a break is over
     PromptRule("flow.new_level", 35),
     PromptRule("flow.reset_decks", 35),
+    PromptRule("flow.spread_deck", 35),
     # FLOW-006: a seat away two full orbits (the floor is told); FLOW-008: offer a new player the
     # table add-on, shown until the dealer has seen it (ack or next)
     PromptRule("flow.long_absence", 35),

@@ -205,6 +205,13 @@ class RuleSettings:
     #: STUB-006 (STUB_DROP_S): no stub seen on the stub spot this many seconds after the hand's
     #: last card is a prompt (only where an antenna feeds the stub spot)
     stub_drop_s: float = field(default=10.0, metadata=UNKEYED)
+    #: BOARD-011 (MAX_RUNS, docs/rules.md §20: 002 §RUNNING IT TWICE, "two or three times, never
+    #: more"): the most runs of a board the ``run_it`` pad agrees to (1: the board is run once);
+    #: read at each press (a hand keeps the runs it was given)
+    max_runs: int = field(default=3, metadata=UNKEYED)
+    #: BOARD-011 (RUN_BURNS, the seeds silent: the house's): each further run burns before each
+    #: street as the first run did (True), or is dealt with no burns (False); read at each card
+    run_burns: bool = field(default=True, metadata=UNKEYED)
 
     @property
     def rake_caps(self) -> RakeCaps:

@@ -50,7 +50,8 @@ if TYPE_CHECKING:
 
 #: the pads this module answers (controller/core/pads.py)
 PADS = ("showdown", "run_it", "allin")
-#: BOARD-011 (002 §RUNNING IT TWICE): a board is run at most three times (docs/rules.md §20 MAX_RUNS)
+#: BOARD-011 (002 §RUNNING IT TWICE): a board is run at most three times (docs/rules.md §20 MAX_RUNS): the
+#: default of ``[rules] max_runs``
 MAX_RUNS = 3
 _DEFAULT = OddChipRules()
 
@@ -135,7 +136,7 @@ def _once(hand: Hand, found: list[Finding]) -> list[Finding]:
 
 
 def on_press(hand: Hand, name: str, rules: OddChipRules = _DEFAULT, *, cash: bool = False,
-             dead: frozenset[int] = frozenset()) -> list[Finding]:
+             dead: frozenset[int] = frozenset(), max_runs: int = MAX_RUNS) -> list[Finding]:
     """A press of ``run_it`` (BOARD-011: one run more; the prompt when it cannot be), of
     ``allin`` (SHOW-005: all hands up) or of ``showdown``: the seats' hands are read as they lie
     now (or as the ``allin`` press found them) and the dealer is told the dead hands (SHOW-002)
@@ -143,9 +144,9 @@ def on_press(hand: Hand, name: str, rules: OddChipRules = _DEFAULT, *, cash: boo
     per run; at a ``cash`` table, a bad-beat candidate after them (SHOW-008). Pressed before the
     cards are all out, the dealer is told to deal them first. A second press says nothing new:
     the record has it once. The seats whose hands are ``dead`` on the clock (FLOW-004) are not
-    read."""
+    read. ``max_runs``: BOARD-011's MAX_RUNS (``[rules] max_runs``)."""
     if name == "run_it":
-        refused = hand.board.run_it(MAX_RUNS)
+        refused = hand.board.run_it(max_runs)
         return [refused] if refused is not None else []
     if name == "allin":
         return _once(hand, _all_in(hand, dead))

@@ -508,7 +508,7 @@ class Dealing(Part):
         if not hand.misdeal and hand.game_def.family == "stud":
             self.stud.finish(ts, hand, out)  # STUD-010: four burns
         if not hand.misdeal:
-            for f in hand.board.finish():  # BURN-006
+            for f in hand.board.finish(run_burns=self.settings.rules.run_burns):  # BURN-006
                 self._flag(out, ts, hand, f)
             self.stud.played_out()  # STUD-003: the antes' all-ins were this hand's (a re-deal keeps them)
             for seat in self.roster.serve_penalties(hand):  # DEAL-010: a misdealt hand and its re-deal count once
@@ -603,7 +603,7 @@ class Dealing(Part):
             if dead and name == Pad.SHOWDOWN:
                 self._tournament.dead_at_showdown(ts, hand, out, cards_out=True)
             for f in showdown_watch.on_press(hand, name, OddChipRules.of(self.settings.rules), cash=cash,
-                                             dead=dead):
+                                             dead=dead, max_runs=self.settings.rules.max_runs):
                 self._flag(out, ts, hand, f)
             if name == Pad.ALLIN and hand.game_def.family == "stud":
                 self.stud.allin_called(ts, hand, out)  # STUD-012: face up until 7th

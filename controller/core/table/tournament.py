@@ -16,6 +16,8 @@ the room link sends only what changed since).
   "new level" at the first shuffle after the change, or at the first card of the first deal
   dealt under it if no shuffle said it. A break (``kind`` ``break``) is the players' break:
   FLOW-005's button and DECK-008's deck reset (:meth:`Modes.players_break`).
+- DECK-003, the deck spread for the players: at the tournament's start (its level 1) and when a
+  break is over (the play level after it), said at once (:func:`_spread_due`).
 - FLOW-002, hand-for-hand: while it is on, the table holds after each hand (not after a
   misdealt one: its re-deal is the hand the room waits for) until the floor's ``Release``
   (or hand-for-hand off). A hand's first card during a hold is the floor's to know. The hold is
@@ -185,6 +187,7 @@ class Tournament(Part):
         out: list[Effect] = []
         if type(ev.level) is not int or ev.level < 1 or ev.kind not in LEVEL_KINDS or type(ev.tournament) is not str:
             return out  # (the room link parses the floor's signal; a row fed directly may be anything)
+        spread = _spread_due(self.name, self.level, self.kind, ev)  # DECK-003: before the state moves on
         self.name, self.level, self.kind = ev.tournament, ev.level, ev.kind
         self._limits = (_chips(ev.small_blind), _chips(ev.big_blind), _chips(ev.ante),
                         ev.game if ev.game in GAMES else None)
@@ -194,6 +197,9 @@ class Tournament(Part):
         else:
             # (a level already frozen for the next deal by its shuffle is what the new one is news to)
             self._level_due = ev.level != (self._shuffled_level if self._shuffled else self.dealt_level)
+        if spread is not None:
+            self._prompt_now(out, ev.ts, Finding("flow.spread_deck", "DECK-003",
+                                                 f"{spread}: spread the deck on the table for the players to see"))
         return out
 
     def shuffled(self, ts: float, out: list[Effect]) -> None:
@@ -473,6 +479,26 @@ class Tournament(Part):
             self._alert_once(out, ts, "flow.dead_hand_at_showdown", str(seat), audience="floor", rule="FLOW-004",
                              seat=seat, message=f"seat {seat}'s hand died on the clock and its cards were still "
                                                 f"at the seat at the showdown: not read for the pot")
+
+
+def _spread_due(name: str | None, level: int | None, kind: str | None, ev: LevelSet) -> str | None:
+    """DECK-003 ("the deck is spread at the start and after every break"; 002 §DECK INTRODUCTION,
+    001 §SETTING UP): what a level signal ``ev`` ends, after the table's last (``name``, ``level``,
+    ``kind``): the tournament's start (its level 1, which the floor sends only once its clock has
+    started: controller/floor/signals.py; not the same signal again) or a break (a play level
+    after a ``break``); None: neither.
+
+    >>> [_spread_due(None, None, None, LevelSet(0, "main", 1)), _spread_due("main", 4, "break", LevelSet(0, "main", 4))]
+    ['tournament start', 'break over']
+    >>> [_spread_due("main", 1, "level", LevelSet(0, "main", 1)), _spread_due(None, None, None, LevelSet(0, "main", 3)),
+    ...  _spread_due("main", 3, "level", LevelSet(0, "main", 4, "break"))]
+    [None, None, None]
+    """
+    if ev.kind != "level":
+        return None
+    if ev.level == 1 and (name, level, kind) != (ev.tournament, 1, "level"):
+        return "tournament start"
+    return "break over" if kind == "break" else None
 
 
 def _all_in_at(table: str | None, hand: int | None) -> str:

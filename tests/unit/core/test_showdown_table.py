@@ -17,7 +17,8 @@ import pytest
 from controller.core.effects import Alert, HandFinished
 from controller.core.hand import Hand
 from hw_sim.harness import play as harness_play
-from controller.core.settings import TableSettings
+from controller.config.daemon import ConfigError, parse_config
+from controller.core.settings import RuleSettings, TableSettings
 from controller.core.showdown.watch import MAX_RUNS, on_muck, on_press
 from controller.core.table import Table
 from tests.rules_common import (BUTTON, CLEAN, END, FLOP, RD, RIVER, SEATS, TURN, alerts_of, deal, hole, run_hands,
@@ -162,6 +163,81 @@ def test_a_fourth_run_or_a_run_after_the_river_is_refused_board_011():
     h = _hand([])
     assert [on_press(h, "run_it") for _ in range(MAX_RUNS - 1)] == [[], []] and h.board.runs == MAX_RUNS
     assert [f.code for f in on_press(h, "run_it")] == ["board.run_it_refused"]
+
+
+def _runs_script(steps: list[dict]) -> dict:
+    return {"format": 1, "game": "holdem", "seats": SEATS, "button": BUTTON, "noise": dict(NOISE, seed=3),
+            "hands": [{"steps": steps}]}
+
+
+RUN_TWICE = hole() + FLOP + [{"press": "run_it"}]  # all in on the flop, the players agree to run it twice
+
+
+def test_BOARD_011_max_runs_2_refuses_a_third_run(tmp_path):
+    """``[rules] max_runs = 2`` (MAX_RUNS, 002 §RUNNING IT TWICE: "two or three times, never more",
+    the house choosing two): a second ``run_it`` press asks for a third run, more runs than
+    allowed: the dealer is told, and the board is run twice. Under the guide's three (the default)
+    the same press is agreed: the third run is dealt with no fault."""
+    again = [{"press": "run_it"}]
+    runs = TURN + RIVER + street("8d", "Ah")[1:] + street("8s", "Ac")[1:]
+    two = RUN_TWICE + again + runs + [SHOWDOWN, END]
+    [hand] = play(_runs_script(two), rules_extra="max_runs = 2")["hands"]
+    assert alerts_of(hand)[0] == ("board.run_it_refused", "BOARD-011", None, "dealer", len(RUN_TWICE) + 1)
+    assert [m for c, m in messages_with(two, "max_runs = 2") if c == "board.run_it_refused"] == [
+        "run it again? at most 2 runs: deal no more board cards"]
+    assert len(hand["showdown"]["runs"]) == 2
+    three = RUN_TWICE + again + runs + street("9d", "Kh")[1:] + street("4s", "Kc")[1:] + [SHOWDOWN, END]
+    [hand] = play(_runs_script(three))["hands"]  # the guide's three: agreed
+    assert not [a for a in hand["alerts"] if a["code"].startswith(("board.", "burn."))]
+    assert len(hand["showdown"]["runs"]) == 3
+    # a third run dealt anyway under max_runs 2 is a board too long (BOARD-001), as a longer board
+    # without the press is: no showdown is read from it
+    [hand] = play(_runs_script(three), rules_extra="max_runs = 2")["hands"]
+    assert [(a["code"], a["rule"]) for a in hand["alerts"] if a["code"].startswith("board.")] == [
+        ("board.run_it_refused", "BOARD-011")] + [("board.too_many_cards", "BOARD-001")] * 2  # its turn, its river
+    assert "showdown" not in hand
+
+
+def test_BOARD_011_run_burns_false_deals_the_runs_without_burns_and_raises_no_burn_alert(tmp_path):
+    """``[rules] run_burns = false`` (RUN_BURNS, the seeds silent: the house's): the second run's
+    turn and river come straight off the stub, no burn before either: no burn is missing (BURN-001)
+    and the hand's burns are the first run's three (BURN-006). Under the default (each run burns as
+    the first) the same hand is one burn short at the second run's turn."""
+    steps = RUN_TWICE + TURN + RIVER + [deal("Ah", "board"), deal("Ac", "board"), SHOWDOWN] + muck(2, 6, 9) + [END]
+    [hand] = play(_runs_script(steps), rules_extra="run_burns = false")["hands"]
+    assert not [a for a in hand["alerts"] if a["code"].startswith(("burn.", "board."))], hand["alerts"]
+    assert [(r["board"], r["high"]) for r in hand["showdown"]["runs"]] == [
+        (["Th", "Tc", "6d", "Jc", "3c"], [4]), (["Th", "Tc", "6d", "Ah", "Ac"], [1])]
+    [hand] = play(_runs_script(steps))["hands"]  # RUN_BURNS' default: each run burns as the first
+    assert ("burn.missing", "BURN-001") in [(a["code"], a["rule"]) for a in hand["alerts"]]
+    # and with run_burns false, a burn before a further run's street is one burn too many (BURN-006)
+    burned = RUN_TWICE + TURN + RIVER + street("8d", "Ah")[1:] + [deal("Ac", "board"), SHOWDOWN] \
+        + muck(2, 6, 9) + [END]
+    [hand] = play(_runs_script(burned), rules_extra="run_burns = false")["hands"]
+    assert [(a["code"], a["rule"]) for a in hand["alerts"] if a["code"].startswith("burn.")] == [
+        ("burn.count_wrong", "BURN-006")]
+
+
+def test_BOARD_011_the_settings_defaults_bounds_and_a_bad_value_naming_its_key_and_file(tmp_path):
+    assert (RuleSettings().max_runs, RuleSettings().run_burns) == (MAX_RUNS, True) == (3, True)
+    path = tmp_path / "tablectl.toml"
+    cfg = parse_config('[reader]\nport = "loop://"\n[rules]\nmax_runs = 1\nrun_burns = false\n', path=path)
+    assert (cfg.table.rules.max_runs, cfg.table.rules.run_burns) == (1, False)
+    for text, want in (("max_runs = 4", "[rules] max_runs = 4: must be a whole number from 1 to 3 runs"),
+                       ("max_runs = 0", "[rules] max_runs = 0: must be a whole number from 1 to 3 runs"),
+                       ("run_burns = 1", "[rules] run_burns: want true or false, got 1")):
+        with pytest.raises(ConfigError) as err:
+            parse_config(f'[reader]\nport = "loop://"\n[rules]\n{text}\n', path=path)
+        assert str(err.value).startswith(f"{path}: {want}"), str(err.value)
+
+
+def messages_with(steps: list[dict], rules_extra: str) -> list[tuple[str, str]]:
+    """:func:`messages` under ``[rules]`` lines."""
+    script = _runs_script(steps)
+    played = harness_play(script, rules_extra=rules_extra)
+    assert_nothing_secret_public(script, played)
+    [record] = [e.record for _, e in played.seen["floor"] if type(e) is HandFinished]
+    return [(a["code"], a["message"]) for a in record["alerts"]]
 
 
 def test_the_round_done_taps_are_not_needed_between_runs_board_011(tmp_path):

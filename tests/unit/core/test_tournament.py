@@ -208,6 +208,41 @@ def test_FLOW_001_a_break_of_the_structure_prompts_the_button_FLOW_005_and_the_d
                                                               ("flow.reset_decks", None)]
 
 
+SPREAD = "spread the deck on the table for the players to see"
+
+
+def test_DECK_003_the_deck_is_spread_for_the_players_at_the_tournaments_start_and_after_every_break():
+    """DECK-003 (002 §DECK INTRODUCTION: "The deck should be spread on the table, at the beginning of
+    the tournament and after each break"; 001 §SETTING UP: the second deck left spread "for players
+    to also verify as they arrive"): the floor's clock starts the tournament (its level 1: the
+    floor sends a level only once its clock runs), and a break is over when the next play level
+    comes. Neither a level that is no start nor the break itself (FLOW-005, DECK-008's) says it."""
+    r = Room()
+    m = r.mark()
+    level(r, 1, small_blind=25, big_blind=50)
+    [said] = r.since(m, Prompt)
+    assert (said.code, said.rule, said.seat, said.hand, said.message) == (
+        "flow.spread_deck", "DECK-003", None, None, f"tournament start: {SPREAD}")
+    m = r.mark()
+    level(r, 1, small_blind=25, big_blind=50)  # the same signal again (a restarted link): no start
+    r.play()
+    level(r, 2)  # a level of play: nothing to spread
+    assert "flow.spread_deck" not in codes(r.effects[m:])
+    m = r.mark()
+    level(r, 3, kind="break")  # the break: the button and the deck reset, no spread yet
+    assert [p.code for p in r.since(m, Prompt)] == ["flow.button_after_break", "flow.reset_decks"]
+    m = r.mark()
+    level(r, 3)  # the break is over
+    assert [(p.code, p.rule, p.message) for p in r.since(m, Prompt)] == [
+        ("flow.spread_deck", "DECK-003", f"break over: {SPREAD}")]
+    # a table that hears of the tournament first at a later level (a restart, a table opened late)
+    # did not see it start: nothing said
+    r = Room()
+    m = r.mark()
+    level(r, 5)
+    assert "flow.spread_deck" not in codes(r.effects[m:])
+
+
 def test_DECK_008_the_mode_pads_break_prompts_the_deck_reset_too():
     r = Room()
     m = r.mark()

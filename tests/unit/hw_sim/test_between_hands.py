@@ -96,3 +96,25 @@ def test_a_satellites_gate_and_the_floors_approval_are_said_between_hands():
     [hand] = report["hands"]
     assert hand["button"] == 9 and hand["alerts"] == []
     assert not [p for p in hand["prompts"] if p["rule"] == "FLOW-007"]
+
+
+def test_the_deck_spread_for_the_players_at_the_start_and_after_the_break_is_said_between_hands():
+    """DECK-003 (002 §DECK INTRODUCTION: the deck "spread on the table, at the beginning of the
+    tournament and after each break"): the floor's level 1 before hand 1 (step 1) starts the
+    tournament; the break signalled after hand 1 (step 24: the button and the deck reset, FLOW-005
+    and DECK-008) ends with level 2 (step 25). Each spread is said between hands, at its step; the
+    hands' own flow prompts are as they were (each its new level)."""
+    hand1 = [{"floor": "level", "level": 1, "sb": 25, "bb": 50}] + CLEAN  # steps 1-23
+    hand2 = [{"floor": "level", "level": 2, "kind": "break"}, {"floor": "level", "level": 2, "sb": 50, "bb": 100}] \
+        + clean_for([2, 4, 6, 9, 1])  # steps 24-47
+    report = play({**BASE, "hands": [{"steps": hand1}, {"steps": hand2}]})
+    said = [(s["code"], s["rule"], s["step"], s.get("text")) for s in report["between_hands"]]
+    spread = "spread the deck on the table for the players to see"
+    assert said == [
+        ("flow.spread_deck", "DECK-003", 1, f"tournament start: {spread}"),
+        ("flow.button_after_break", "FLOW-005", 24, "break: the button will be seat 1; tell the players"),
+        ("flow.reset_decks", "DECK-008", 24, said[2][3]),
+        ("flow.spread_deck", "DECK-003", 25, f"break over: {spread}"),
+    ]
+    assert [[p["code"] for p in h["prompts"] if p["code"].startswith("flow.")] for h in report["hands"]] == [
+        ["flow.new_level"], ["flow.new_level"]]

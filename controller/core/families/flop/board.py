@@ -171,8 +171,17 @@ class BoardState:
             self.burn_alerted = True
         return out
 
-    def on_board(self, uid: str, label: str, *, pad: bool) -> list[Finding]:
-        """A card arrived on the board (off the stub, or moved there)."""
+    def on_board(self, uid: str, label: str, *, pad: bool, run_burns: bool = True) -> list[Finding]:
+        """A card arrived on the board (off the stub, or moved there). ``run_burns`` (BOARD-011's
+        RUN_BURNS): a further run's streets come after a burn each, as the first run's; False: with
+        none (no burn is missing, and the card after a street is the next street's).
+
+        >>> b = BoardState(street=3, cards=1, runs=2, run_from=1)
+        >>> b.on_board("t2", "Ah", pad=True, run_burns=False), b.on_board("r2", "Ac", pad=True, run_burns=False)
+        ([], [])
+        >>> (b.runs_dealt, b.street, b.deferred, b.extra)
+        (2, 3, None, 0)
+        """
         out: list[Finding] = []
         ban = self.banned.get(uid)
         if ban is not None and (ban[1] is None or self.street < ban[1]
@@ -180,7 +189,8 @@ class BoardState:
             out.append(Finding("board.card_back_on_board", ban[0],
                                f"{label} was taken off the board and may not come back to it yet", card=label))
         self._next_run()
-        fresh = self.burns_since > 0 or self.no_burn_street == self.street + 1
+        unburned = self.runs_dealt > 1 and not run_burns  # a further run dealt with no burns (RUN_BURNS)
+        fresh = self.burns_since > 0 or self.no_burn_street == self.street + 1 or unburned
         if self.street and self.cards >= self.size() and not fresh and (not self._done() or not pad):
             # one card too many for the street just dealt
             self.extra += 1
@@ -207,7 +217,7 @@ class BoardState:
                 rule, procedure = _PREMATURE[self.street]
                 out.append(Finding(f"board.premature_{NAMES[self.street - 1]}", rule, procedure))
                 self.premature = _Premature(self.street, {uid})
-            elif self.burns_since == 0 and self.no_burn_street != self.street:
+            elif self.burns_since == 0 and self.no_burn_street != self.street and not unburned:
                 # said at the next event unless that is the burn, read late (flush())
                 self.deferred = Finding("burn.missing", "BURN-001",
                                         f"the {NAMES[self.street - 1]} was dealt without its burn")
@@ -245,11 +255,12 @@ class BoardState:
             elif to_zone is None:  # back on the stub, on top: it is the next burn
                 self.expected_burn = (uid, "BOARD-002" if self.street == 1 else "BOARD-003")
 
-    def finish(self) -> list[Finding]:
+    def finish(self, *, run_burns: bool = True) -> list[Finding]:
         """BURN-006: a hand that reached the river burned three cards (and a board run more than
         once, BOARD-011, a burn before each street of each further run: RUN_BURNS, the seeds
-        being silent, is "as the first run")."""
-        burns = BURNS + (self.runs_dealt - 1) * (3 - self.run_from)
+        being silent, is the house's: "as the first run" by default, none with ``run_burns``
+        False)."""
+        burns = BURNS + ((self.runs_dealt - 1) * (3 - self.run_from) if run_burns else 0)
         if self.street >= 3 and self.burns_total != burns and not self.burn_alerted:
             return [Finding("burn.count_wrong", "BURN-006",
                             f"{self.burns_total} burns this hand; a flop game burns {BURNS}"

@@ -42,7 +42,8 @@ class FlopBoard(Part):
         elif zone == "burn":
             self._flush(out, hand)
         short = board.size() - board.cards  # the current street's cards missing, if this burn ends it
-        findings = hand.board.on_burn(uid, pad=pad) if zone == "burn" else hand.board.on_board(uid, label, pad=pad)
+        findings = hand.board.on_burn(uid, pad=pad) if zone == "burn" else hand.board.on_board(
+            uid, label, pad=pad, run_burns=self.settings.rules.run_burns)
         if hand.board.deferred is not None and zone == "board":
             hand.deferred = (None, ts)  # when the street came without its burn
         for f in findings:
