@@ -394,6 +394,10 @@ def check_display(display: Any, ident: Identity, *, importer: Callable[[str], st
 def check_levels(reader: Any, zones: Any) -> Check:
     """Every antenna has its own RSSI level (``tablectl calibrate``, docs/tracking.md)."""
     fix = "lay a card on each antenna in turn: tablectl calibrate --config FILE"
+    if getattr(reader, "driver", "feig") == "bridge":
+        return Check("note", "reader: a bridge board (docs/protocols/bridge.md): its zones give no signal strength, "
+                             "so there are no levels; tablectl calibrate checks each zone reads its card and no "
+                             "other zone does")
     levels = reader.levels
     if not levels:
         return Check("note", f"reader: antennas not calibrated (one level, strong_rssi = {reader.strong_rssi}, "

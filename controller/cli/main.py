@@ -95,7 +95,7 @@ def cmd_register(args: argparse.Namespace) -> int:
 
     return register.main(port=args.port, deck=args.deck, back=args.back, out=args.out,
                          baudrate=args.baudrate, parity=args.parity, antenna=args.antenna,
-                         max_cycles=args.max_cycles)
+                         max_cycles=args.max_cycles, driver=args.driver)
 
 
 def cmd_room_enroll(args: argparse.Namespace) -> int:
@@ -123,7 +123,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     from controller.cli import verify  # (a command loads its own modules only (start-up on a Pi))
 
     return verify.main(port=args.port, manifests=args.manifest, baudrate=args.baudrate, parity=args.parity,
-                       antenna=args.antenna, settle=args.settle, max_cycles=args.max_cycles)
+                       antenna=args.antenna, settle=args.settle, max_cycles=args.max_cycles, driver=args.driver)
 
 
 def cmd_display(args: argparse.Namespace) -> int:
@@ -184,6 +184,9 @@ def _count(text: str) -> int:
     return _whole(text, 1, "1 or more")
 
 
+#: the readers' drivers (firmware_bridge.drivers.READERS, written out: the parser loads no driver;
+#: tests/unit/cli/test_bridge_cli.py checks they are the same)
+READER_CHOICES = ("feig", "bridge")
 COMMANDS = ("run", "simulate", "demo", "tags", "register", "verify", "history", "doctor", "room", "display",
             "floor", "calibrate")
 
@@ -241,7 +244,7 @@ def build_parser() -> argparse.ArgumentParser:
     d.set_defaults(fn=cmd_demo)
 
     t = sub.add_parser("tags", help="print every tag a reader reads: ANTENNA UID RSSI", **fmt)
-    t.add_argument("--driver", choices=("feig",), default="feig", help="the reader's protocol")
+    t.add_argument("--driver", choices=READER_CHOICES, default="feig", help="the reader's protocol")
     t.add_argument("--port", required=True, help="a pyserial URL or device path")
     t.add_argument("--single-antenna", action="store_true",
                    help="inventory without antenna information (a one-antenna registration reader)")
@@ -252,6 +255,7 @@ def build_parser() -> argparse.ArgumentParser:
     t.set_defaults(fn=cmd_tags)
 
     g = sub.add_parser("register", help="register a deck read in set-up order over one antenna", **fmt)
+    g.add_argument("--driver", choices=READER_CHOICES, default="feig", help="the reader's protocol")
     g.add_argument("--port", required=True, help="the registration reader: a pyserial URL or device path")
     g.add_argument("--deck", required=True, help="the deck's id, e.g. A")
     g.add_argument("--back", required=True, help="the deck's back colour")
@@ -264,6 +268,7 @@ def build_parser() -> argparse.ArgumentParser:
     g.set_defaults(fn=cmd_register)
 
     v = sub.add_parser("verify", help="check a registered deck read whole over one antenna (DECK-001/002)", **fmt)
+    v.add_argument("--driver", choices=READER_CHOICES, default="feig", help="the reader's protocol")
     v.add_argument("--port", required=True, help="the registration reader: a pyserial URL or device path")
     v.add_argument("--manifest", required=True, action="append",
                    help="PATH[:ID]: the deck to verify; repeat for the table's other deck, to name its cards")
