@@ -247,3 +247,17 @@ def test_simulated_tags_answer_in_their_slots():
     assert [tag.slot(n) for n in (0, 4, 8)] == [0x8, 0x7, 0x6]
     assert tag.matches(4, 0x8) and not tag.matches(4, 0x7)
     assert tag.answer()[2:] == bytes.fromhex("E004015012345678")[::-1]
+
+
+def test_a_select_is_released_when_a_command_fails():
+    # the public drivers' fault: NSS left asserted after a BUSY timeout. Here the driver alone,
+    # before any reset (which would release it anyway)
+    board = SimBoard(zones=2)
+    board.chips[1].faults.die_after = 0  # its next command is its last
+    with firmware(board) as fw:
+        cfg = fw.config()
+        chip = fw.pn5180.Pn5180(fw.pico_board.Bus(cfg, board.clock), 1, cfg)
+        with pytest.raises(fw.pn5180.ChipError) as failed:
+            chip.init()
+    assert failed.value.code == "E01" and failed.value.reset
+    assert board.selected is None and board.pins[cfg.PIN_EN] == 1
