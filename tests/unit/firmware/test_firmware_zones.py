@@ -253,7 +253,7 @@ def test_a_select_is_released_when_a_command_fails():
     # the public drivers' fault: NSS left asserted after a BUSY timeout. Here the driver alone,
     # before any reset (which would release it anyway)
     board = SimBoard(zones=2)
-    board.chips[1].faults.die_after = 0  # its next command is its last
+    board.chips[1].dead = True  # it takes no command: BUSY never rises
     with firmware(board) as fw:
         cfg = fw.config()
         chip = fw.pn5180.Pn5180(fw.pico_board.Bus(cfg, board.clock), 1, cfg)
