@@ -72,7 +72,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 
     return simulate.main(args.script, as_json=args.json, keep=args.keep, broker=args.broker, room=args.room,
                          table=args.table, rotation=args.rotation, change=args.change, username=args.username,
-                         password_file=args.password_file, ca_file=args.ca_file, signing_key=args.signing_key)
+                         password_file=args.password_file, ca_file=args.ca_file, signing_key=args.signing_key,
+                         reader=args.reader)
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
@@ -226,6 +227,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--rotation", default=None, help="deal on a mixed game's configuration (MIXED-001): "
                    "horse, 8game, or games joined by commas (holdem,razz,stud)")
     s.add_argument("--change", default=None, help="with --rotation: orbit (the default) or the hands of each game")
+    s.add_argument("--reader", choices=READER_CHOICES, default="feig",
+                   help="the simulated reader: a FEIG reader, or our bridge board (its firmware on simulated "
+                        "PN5180s, docs/protocols/bridge.md)")
     s.set_defaults(fn=cmd_simulate)
 
     d = sub.add_parser("demo", help="the daemon against a simulated table dealing random hands (the default)",
