@@ -106,7 +106,7 @@ def run(field: Path, zones: int) -> None:
     sys.path.insert(0, str(FIRMWARE_DIR))
     import bridge_config  # the firmware's: its pins for the board, its zone count set
     bridge_config.ZONES = zones
-    board.cfg = bridge_config
+    board.set_pins(bridge_config)
     try:
         import main  # noqa: F401  (the firmware runs from here, for ever, as at power-up)
     except KeyboardInterrupt:

@@ -69,7 +69,7 @@ from controller.config.daemon import load_config
 from controller.config.console import default_console
 from controller.daemon.control import request_to_event
 from controller.daemon.main import Daemon
-from hw_sim.simulate import CONFIRM_CYCLES, GONE_CYCLES, READY_WAIT, build_report, deal_hands
+from hw_sim.simulate import CONFIRM_CYCLES, GONE_CYCLES, READER_DEVICES, READY_WAIT, build_report, deal_hands
 from controller.daemon.sinks import Sink
 from firmware_bridge.errors import LinkError
 from firmware_bridge.serial_port import Port
@@ -155,21 +155,23 @@ class Harness(PacedTable):
 
     def __init__(self, script: sc.Script, *, console: bool = True, shuffler: bool = True,
                  workdir: Path | None = None, wire: bool = True, table_extra: str = "",
-                 rules_extra: str = "") -> None:
+                 rules_extra: str = "", reader: str = "feig") -> None:
         if script.crash_steps:
             raise HarnessUnsupported("crash_after: a power cut needs the journal and a daemon process to kill; "
                                      "play this script with tablectl simulate")
         super().__init__()
         self.script = script
-        #: False: the reader's records are handed over without the FEIG frames (see :func:`play`)
-        self.wire = wire
+        device, reader_lines = READER_DEVICES[reader]  # (KeyError: no such simulated reader)
+        #: False: the reader's records are handed over without the FEIG frames (see :func:`play`);
+        #: the bridge board has only its wire
+        self.wire = wire = wire or reader != "feig"
         self.clock = SimClock()
         with tempfile.TemporaryDirectory(prefix="tablectl-harness-") as tmp:
             work = workdir or Path(tmp)
             cfg = write_setup(work, game=script.game, seats=script.seats, button=script.button,
                               table_extra=f"confirm_cycles = {CONFIRM_CYCLES}\ngone_cycles = {GONE_CYCLES}\n"
                                           f"{table_extra}" + script.table_lines,
-                              rules_extra=rules_extra, reader_extra="answer_timeout = 1.0", ready_wait=READY_WAIT,
+                              rules_extra=rules_extra, reader_extra=reader_lines, ready_wait=READY_WAIT,
                               shuffler=shuffler, journal=False,
                               console=default_console(pin_factory="mock", bounce_time=BOUNCE_S,
                                                       hold_time=HOLD_S) if console else False)
@@ -190,7 +192,7 @@ class Harness(PacedTable):
         # answering the daemon's client; the shuffler, the simulated bridge board (paced: a
         # report goes with a poll's answer, as under tablectl simulate).
         self.reader_end = VirtualLine("reader")
-        self.reader = SimFeigReader(self.reader_end, antennas=ZONES.by_antenna, noise=script.noise)
+        self.reader = device(self.reader_end, antennas=ZONES.by_antenna, noise=script.noise)
         self.reader_end.receive = self.reader.receive
         reader_link: dict[str, Any] = {"opener": self.reader_end.open_port}
         if not wire:
@@ -325,7 +327,7 @@ class Harness(PacedTable):
 
 
 def play(script: sc.Script | dict | str, *, console: bool = True, wire: bool = True,
-         table_extra: str = "", rules_extra: str = "") -> Played:
+         table_extra: str = "", rules_extra: str = "", reader: str = "feig") -> Played:
     """Play a deal script (parsed, or its JSON as a dict or text) in process; see the module.
     A script the parser refuses raises ``hw_sim.script.ScriptError``.
 
@@ -336,6 +338,9 @@ def play(script: sc.Script | dict | str, *, console: bool = True, wire: bool = T
     frames, the fuzzer, the decoder's property test). The suite deals its many-hand scenarios
     so; ``simulate`` and the scripts checked against it keep the wire.
 
+    ``reader``: the simulated reader, ``feig`` or ``bridge`` (our bridge board: its firmware's
+    logic on simulated PN5180s, always on the wire; ``hw_sim.bridge_reader``).
+
     ``table_extra``: more ``[table]`` lines for the daemon's configuration, settings no deal
     script carries (a mixed game's rotation: ``hw_sim.simulate.rotation_lines``;
     ``event = "cash"``); ``rules_extra``: the ``[rules]`` lines (``stud_short_stub_method = "002"``)."""
@@ -343,4 +348,5 @@ def play(script: sc.Script | dict | str, *, console: bool = True, wire: bool = T
         script = json.dumps(script)
     if isinstance(script, str):
         script = sc.parse_script(script)
-    return Harness(script, console=console, wire=wire, table_extra=table_extra, rules_extra=rules_extra).play()
+    return Harness(script, console=console, wire=wire, table_extra=table_extra, rules_extra=rules_extra,
+                   reader=reader).play()

@@ -86,46 +86,56 @@ class SimBoard:
         self.most_fields_on = 0
         self.glitches = 0
         self.selected: SimPn5180 | None = None
+        self._bits: dict[int, int] = {}  # address pin -> its bit (set with cfg)
+        self._addr = 1  # the zone the address pins name
         #: called with the zone whenever a zone's field comes on (the simulator lays its tags)
         self.on_field: Callable[[int], None] | None = None
 
     # -- pins ------------------------------------------------------------------------------------
-    def _address(self) -> int:
-        return sum(self.pins.get(p, 0) << i for i, p in enumerate(self.cfg.PIN_ADDR)) + 1
-
     def pin_write(self, pin: int, value: int) -> None:
         self.clock.now_us += COST_US["pin"]
         value = 1 if value else 0
         cfg = self.cfg
         before = self.pins.get(pin)
         self.pins[pin] = value
-        if pin == cfg.PIN_RST and before != value:
+        if before == value:
+            return
+        if pin == cfg.PIN_RST:
             for chip in self.chips.values():
                 chip.reset(low=not value)
-        elif pin in cfg.PIN_ADDR and before != value and self.pins.get(cfg.PIN_EN, 1) == 0:
-            self.glitches += 1
-        if pin == cfg.PIN_EN or pin in cfg.PIN_ADDR:
-            chip = self.chips.get(self._address()) if self.pins.get(cfg.PIN_EN, 1) == 0 else None
-            if chip is not self.selected:
-                if self.selected is not None:
-                    self.selected.select(False)
-                    self._fields()
-                self.selected = chip
-                if chip is not None:
-                    chip.select(True)
+            return
+        bit = self._bits.get(pin)
+        if bit is not None:
+            if (before or 0) == value:
+                return
+            self._addr += (1 << bit) if value else -(1 << bit)
+            if self.pins.get(cfg.PIN_EN, 1) == 0:
+                self.glitches += 1
+        elif pin != cfg.PIN_EN:
+            return
+        chip = self.chips.get(self._addr) if self.pins.get(cfg.PIN_EN, 1) == 0 else None
+        if chip is not self.selected:
+            if self.selected is not None:
+                was = self.selected
+                was.select(False)
+                if was.rf_on and was.last_command == 0x16:  # (a field just switched on: count those on)
+                    self.most_fields_on = max(self.most_fields_on, sum(c.rf_on for c in self.chips.values()))
+            self.selected = chip
+            if chip is not None:
+                chip.select(True)
 
     def pin_read(self, pin: int) -> int:
         self.clock.now_us += COST_US["pin"]
         if pin == self.cfg.PIN_BUSY:
-            chip = self.chips.get(self._address())  # (the multiplexer: whatever the enable)
+            chip = self.chips.get(self._addr)  # (the multiplexer: whatever the enable)
             return chip.busy() if chip is not None else 0
         return self.pins.get(pin, 0)
 
-    def _fields(self) -> None:
-        on = [z for z, c in self.chips.items() if c.rf_on]
-        self.most_fields_on = max(self.most_fields_on, len(on))
-        if len(on) == 1 and self.on_field is not None and self.chips[on[0]].rounds == 0:
-            pass
+    def set_pins(self, cfg: Any) -> None:
+        """The firmware's pin numbers (its bridge_config)."""
+        self.cfg = cfg
+        self._bits = {p: i for i, p in enumerate(cfg.PIN_ADDR)}
+        self._addr = sum(self.pins.get(p, 0) << i for i, p in enumerate(cfg.PIN_ADDR)) + 1
 
     # -- SPI -------------------------------------------------------------------------------------
     def spi_write(self, data: bytes) -> None:
@@ -240,7 +250,7 @@ def firmware(board: SimBoard) -> Iterator[Firmware]:
         for name in MODULES:
             sys.modules.pop(name, None)
         mods = {name: importlib.import_module(name) for name in MODULES}
-        board.cfg = mods["bridge_config"]
+        board.set_pins(mods["bridge_config"])
         yield Firmware(board=board, **mods)
     finally:
         sys.path.remove(str(FIRMWARE_DIR))

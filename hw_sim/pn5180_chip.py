@@ -124,6 +124,7 @@ class SimPn5180:
         self.commands = 0  # command frames taken, since the start
         self.resets = 0
         self.rounds = 0  # inventory rounds transmitted, since the start
+        self.last_command = -1
         self.quiets = 0  # Stay Quiet requests transmitted
         self._power_on()
 
@@ -203,6 +204,7 @@ class SimPn5180:
     # -- commands ---------------------------------------------------------------------------------
     def _command(self, frame: bytes) -> None:
         self.commands += 1
+        self.last_command = frame[0]
         f = self.faults
         if f.die_after is not None:
             f.die_after -= 1

@@ -59,6 +59,20 @@ CMD_INVENTORY = 0x01
 CMD_STAY_QUIET = 0x02
 RESPONSE_LEN = 10           # flags, DSFID, UID (8 bytes, least significant first); the chip strips the CRC
 
+# -- ISO 15693's times on the air, microseconds (high data rate, 1-out-of-4): a request's byte,
+#    its SOF and EOF together, an EOF alone, and t1 (a tag's wait before it answers)
+BYTE_US = 302
+SOF_EOF_US = 113
+EOF_US = 38
+T1_US = 300
+ANSWER_US = 3500  # an answer of 12 bytes, from its start of frame, at least
+
+
+def frame_us(n):
+    # a request of n bytes on the air, its CRC (2 bytes), SOF and EOF included
+    return (n + 2) * BYTE_US + SOF_EOF_US
+
+
 # -- what a slot held
 SILENT = 0
 ONE = 1
@@ -96,6 +110,7 @@ class Pn5180:
         self.cfg = cfg
         self.capacity = cfg.MAX_ROUNDS
         self.ready = False  # initialised since the last reset
+        self.eof_only = None  # TX_CONFIG as last written: an EOF alone (True), a frame (False), unknown
 
     # -- the BUSY handshake -----------------------------------------------------------------------
     def _wait_busy(self, level, limit_us, error):
@@ -161,6 +176,7 @@ class Pn5180:
             raise ChipError(E_NO_CHIP, "zone %d" % self.zone)
         self._exchange(bytes([LOAD_RF_CONFIG, self.cfg.RF_TX_CONFIG, self.cfg.RF_RX_CONFIG]))
         self.write_register(IRQ_CLEAR, 0xFFFFFFFF)
+        self.eof_only = None  # (a reset set TX_CONFIG back to its default)
         self.ready = True
 
     def field_on(self):
@@ -175,37 +191,45 @@ class Pn5180:
 
     def _arm(self, eof_only):
         # stale flags cleared, the transceiver idle then armed, the frame or its EOF alone chosen
+        # (TX_CONFIG written only when it changes: 15 EOFs a round follow one frame)
         self.write_register(IRQ_CLEAR, 0xFFFFFFFF)
         self.and_register(SYSTEM_CONFIG, COMMAND_MASK_CLEAR)
         self.or_register(SYSTEM_CONFIG, COMMAND_TRANSCEIVE)
-        if eof_only:
-            self.and_register(TX_CONFIG, TX_EOF_ONLY)
-        else:
-            self.or_register(TX_CONFIG, TX_DATA_BITS)
+        if eof_only != self.eof_only:
+            if eof_only:
+                self.and_register(TX_CONFIG, TX_EOF_ONLY)
+            else:
+                self.or_register(TX_CONFIG, TX_DATA_BITS)
+            self.eof_only = eof_only
 
-    def _sent(self):
-        # the request is on the air; returns when its transmission ended
+    def _sent(self, air_us):
+        # the request is on the air; returns when its transmission ended. It takes air_us at least
+        # (ISO 15693's times): slept, so that the bus is not polled for nothing
         bus = self.bus
+        bus.sleep_us(air_us)
         start = bus.ticks_us()
         while not self.read_register(IRQ_STATUS) & TX_IRQ:
             if bus.ticks_diff(bus.ticks_us(), start) > self.cfg.TX_LIMIT_US:
                 raise ChipError(E_BUSY_STUCK, "zone %d: nothing transmitted" % self.zone)
 
-    def _slot(self):
+    def _slot(self, air_us):
         # what the slot held: (SILENT | ONE | COLLISION | ERROR, the UID least significant byte first)
         bus = self.bus
         cfg = self.cfg
-        self._sent()
+        self._sent(air_us)
+        # No answer starts before t1; one that starts within the silent window has raised its
+        # start-of-frame flag by then (the flag stays until cleared): one look tells a silent slot
+        bus.sleep_us(T1_US + cfg.SLOT_SILENT_US)
+        irq = self.read_register(IRQ_STATUS)
+        if not irq & (RX_IRQ | RX_SOF_DET_IRQ):
+            return SILENT, None
+        if not irq & RX_IRQ:
+            bus.sleep_us(ANSWER_US - cfg.SLOT_SILENT_US)  # an answer takes this long at least
         start = bus.ticks_us()
-        limit = cfg.SLOT_SILENT_US
-        while True:
+        while not irq & RX_IRQ:
+            if bus.ticks_diff(bus.ticks_us(), start) > cfg.SLOT_LIMIT_US:
+                return ERROR, None  # an answer that began and never ended: read again
             irq = self.read_register(IRQ_STATUS)
-            if irq & RX_IRQ:
-                break
-            if irq & RX_SOF_DET_IRQ:
-                limit = cfg.SLOT_LIMIT_US  # an answer began: wait for its end
-            if bus.ticks_diff(bus.ticks_us(), start) > limit:
-                return (ERROR, None) if limit == cfg.SLOT_LIMIT_US else (SILENT, None)
         rx = self.read_register(RX_STATUS)
         if rx & RX_COLLISION_DETECTED:
             return COLLISION, None
@@ -225,10 +249,13 @@ class Pn5180:
         self.send(bytes([FLAGS_INVENTORY_16, CMD_INVENTORY, mask_len]) + mask.to_bytes(n, "little")[:n])
         out = []
         for slot in range(16):
+            air = EOF_US
             if slot:
                 self._arm(True)
                 self.send(b"")
-            kind, uid = self._slot()
+            else:
+                air = frame_us(3 + n)
+            kind, uid = self._slot(air)
             if kind != SILENT:
                 out.append((slot, kind, uid))
         return out
@@ -238,8 +265,8 @@ class Pn5180:
         # field goes off
         self._arm(False)
         self.send(bytes([FLAGS_ADDRESSED, CMD_STAY_QUIET]) + uid)
-        self._sent()
-        self.bus.sleep_us(320)  # t1: the tag's time before the next request
+        self._sent(frame_us(10))
+        self.bus.sleep_us(T1_US)  # the tag's time before the next request
 
     def read_zone(self, inventory):
         # the zone's tags: field on, the anticollision, field off whatever happened. ChipError
