@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from firmware_bridge.crc import CRC_TABLE
 from firmware_bridge.errors import ProtocolError
 
-__all__ = ["PROTOCOL_VERSION", "MAX_LINE", "Frame", "BadLine", "LineDecoder", "parse_line", "encode", "Hello",
+__all__ = ["PROTOCOL_VERSION", "MAX_LINE", "MIN_LINE", "Frame", "BadLine", "LineDecoder", "parse_line", "encode", "Hello",
            "ZoneInfo", "ZoneSnapshot", "Cycle", "Dropped", "CycleAssembler", "parse_hello", "parse_zone",
            "ERRORS"]
 
@@ -97,17 +97,29 @@ def parse_line(line: bytes) -> Frame | BadLine:
     return Frame(kind, int(seq, 16), tuple(parts[2:]))
 
 
+#: the shortest frame: KIND (2), SEQ (4), " *", the CRC (4) and two spaces: a shorter line is junk
+MIN_LINE = 13
+
+
 class LineDecoder:
     """Bytes in, frames and bad lines out, in order; ``feed`` never raises. A line over
-    :data:`MAX_LINE` is dropped as it grows, up to its LF. Each byte is searched for LF once and
-    each line checked once: linear in the input, whatever it is.
+    :data:`MAX_LINE` is dropped as it grows, up to its LF; lines too short to be a frame (empty
+    lines, noise between LFs) are counted together, as one ``BadLine("junk", bytes)`` given before
+    the next frame or bad line, or by :meth:`flush`. Each byte is searched for LF once and each
+    line checked once: linear in the input, whatever it is (``bench/decoder_worst.py``).
 
-    Counters: ``frames_ok``, ``frames_bad``, ``bytes_skipped`` (in bad and overlong lines)."""
+    Counters: ``frames_ok``, ``frames_bad``, ``bytes_skipped`` (in bad, junk and overlong lines).
+
+    >>> d = LineDecoder()
+    >>> d.feed(b"\\n\\n\\x03\\r\\nHB 0019 12 7 *B290\\r\\n")
+    [BadLine(reason='junk', length=5), Frame(kind='HB', seq=25, fields=('12', '7'))]
+    """
 
     def __init__(self, max_line: int = MAX_LINE) -> None:
         self.max_line = max_line
         self._buf = bytearray()
         self._dropping = 0  # bytes of an overlong line dropped so far (0: none under way)
+        self._junk = 0  # bytes of short lines not reported yet
         self.frames_ok = 0
         self.frames_bad = 0
         self.bytes_skipped = 0
@@ -117,52 +129,72 @@ class LineDecoder:
         return len(self._buf)
 
     def feed(self, data: bytes) -> list[Frame | BadLine]:
-        out: list[Frame | BadLine] = []
         buf = self._buf
+        if data == b"\n" and not buf and not self._dropping:  # (an empty line, read a byte at a time)
+            self._junk += 1
+            return []
+        if b"\n" not in data:  # (the common piece of a line, or a port read a byte at a time)
+            buf += data
+            if len(buf) > self.max_line:  # no LF in sight: the line is too long already
+                self._dropping += len(buf)
+                buf.clear()
+            return []
+        out: list[Frame | BadLine] = []
         start = len(buf)
         buf += data
         pos = 0
+        find, minimum, maximum = buf.find, MIN_LINE, self.max_line
         while True:
-            i = buf.find(b"\n", max(pos, start))
+            i = find(b"\n", max(pos, start))
             if i < 0:
                 break
-            start = i + 1
-            line = bytes(buf[pos:i])
-            pos = i + 1
+            n = i - pos
             if self._dropping:
-                self._bad(out, BadLine("line too long", self._dropping + len(line) + 1))
+                self._bad(out, BadLine("line too long", self._dropping + n + 1))
                 self._dropping = 0
-                continue
-            if len(line) + 1 > self.max_line:
-                self._bad(out, BadLine("line too long", len(line) + 1))
-                continue
-            item = parse_line(line)
-            if isinstance(item, Frame):
-                self.frames_ok += 1
-                out.append(item)
+            elif n < minimum:
+                self._junk += n + 1
+            elif n + 1 > maximum:
+                self._bad(out, BadLine("line too long", n + 1))
             else:
-                self._bad(out, item)
+                item = parse_line(bytes(buf[pos:i]))
+                if isinstance(item, Frame):
+                    if self._junk:
+                        self._bad(out, None)
+                    self.frames_ok += 1
+                    out.append(item)
+                else:
+                    self._bad(out, item)
+            pos = start = i + 1
         del buf[:pos]
-        if len(buf) > self.max_line:  # no LF in sight: the line is too long already
+        if len(buf) > maximum:
             self._dropping += len(buf)
             buf.clear()
         return out
 
-    def _bad(self, out: list[Frame | BadLine], item: BadLine) -> None:
-        self.frames_bad += 1
-        self.bytes_skipped += item.length
-        out.append(item)
+    def _bad(self, out: list[Frame | BadLine], item: BadLine | None) -> None:
+        """Report a bad line (None: only the junk held), the junk held first."""
+        if self._junk:
+            junk, self._junk = self._junk, 0
+            self.frames_bad += 1
+            self.bytes_skipped += junk
+            out.append(BadLine("junk", junk))
+        if item is not None:
+            self.frames_bad += 1
+            self.bytes_skipped += item.length
+            out.append(item)
 
-    def flush(self) -> BadLine | None:
-        """Drop what is held (a line cut short: the port closed, a reconnect)."""
+    def flush(self) -> list[BadLine]:
+        """Drop what is held: the junk not reported yet, and a line cut short (the port closed,
+        a reconnect)."""
+        out: list[Frame | BadLine] = []
+        self._bad(out, None)
         held = len(self._buf) + self._dropping
         self._buf.clear()
         self._dropping = 0
-        if not held:
-            return None
-        self.frames_bad += 1
-        self.bytes_skipped += held
-        return BadLine("truncated", held)
+        if held:
+            self._bad(out, BadLine("truncated", held))
+        return [b for b in out if isinstance(b, BadLine)]
 
 
 # -- what the frames say ----------------------------------------------------------------------

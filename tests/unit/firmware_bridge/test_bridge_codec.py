@@ -48,10 +48,11 @@ def test_the_documents_cycle_is_assembled_whole():
 
 def test_damaged_lines_are_counted_never_raised():
     d = bridge.LineDecoder()
-    out = d.feed(b"HB 0019 12 7 *B290\r\nHB 0019 12 7 *B291\r\nHB 0019 12 7\r\n\x00\xff junk *12\n")
+    out = d.feed(b"HB 0019 12 7 *B290\r\nHB 0019 12 7 *B291\r\nHB 0019 12 7\r\n\x00\xff junk *12\n\n\nHB 00")
     assert out[0] == bridge.Frame("HB", 0x19, ("12", "7"))
-    assert [o.reason for o in out[1:]] == ["crc mismatch", "no crc", "no crc"]
-    assert (d.frames_ok, d.frames_bad) == (1, 3)
+    assert [o.reason for o in out[1:]] == ["crc mismatch", "no crc"]
+    assert d.flush() == [bridge.BadLine("junk", 14), bridge.BadLine("truncated", 5)]  # short lines together
+    assert (d.frames_ok, d.frames_bad, d.bytes_skipped) == (1, 4, 18 + 12 + 14 + 5)
 
 
 def test_a_line_too_long_is_dropped_as_it_grows():
@@ -59,19 +60,22 @@ def test_a_line_too_long_is_dropped_as_it_grows():
     assert d.feed(b"X" * 5000) == [] and d.buffered == 0
     out = d.feed(b"XX\nHB 0019 12 7 *B290\n")
     assert out[0] == bridge.BadLine("line too long", 5003) and out[1].kind == "HB"
+    d.feed(b"X" * 3000)  # one piece longer than a line, in one feed
+    assert d.feed(b"\n") == [bridge.BadLine("line too long", 3001)]
 
 
 @settings(max_examples=200, deadline=None)
 @given(st.binary(max_size=300), st.lists(st.integers(1, 50), max_size=20))
 def test_the_output_does_not_depend_on_how_the_stream_is_cut(junk, cuts):
     stream = junk + b"\n" + b"TAGS 0014 1 OK 2 E004015012345678 E0040150A05F0001 *6B4F\r\n" + junk
-    whole = bridge.LineDecoder().feed(stream)
+    w = bridge.LineDecoder()
+    whole = w.feed(stream) + w.flush()
     d, parts, pos = bridge.LineDecoder(), [], 0
     for c in cuts:
         parts += d.feed(stream[pos:pos + c])
         pos += c
     parts += d.feed(stream[pos:])
-    assert parts == whole
+    assert parts + d.flush() == whole
     assert bridge.Frame("TAGS", 0x14, ("1", "OK", "2", "E004015012345678", "E0040150A05F0001")) in whole
 
 
