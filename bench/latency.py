@@ -86,7 +86,8 @@ def main() -> None:
         shutil.rmtree(work, ignore_errors=True)
     lat.sort()
     p = lambda q: lat[min(len(lat) - 1, int(q * len(lat)))]  # noqa: E731
-    print(f"{args.reader}: {'with the journal: ' if args.journal else ''}frame-to-alert latency over {len(lat)} trials: "
+    print(f"{args.reader}: {'with the journal: ' if args.journal else ''}frame-to-alert latency over "
+          f"{len(lat)} trials: "
           f"p50 {p(0.50):.3f} ms, p99 {p(0.99):.3f} ms, max {lat[-1]:.3f} ms, mean {statistics.mean(lat):.3f} ms")
 
 

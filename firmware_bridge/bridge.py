@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from firmware_bridge.crc import CRC_TABLE
 from firmware_bridge.errors import ProtocolError
 
-__all__ = ["PROTOCOL_VERSION", "MAX_LINE", "MIN_LINE", "Frame", "BadLine", "LineDecoder", "parse_line", "encode", "Hello",
-           "ZoneInfo", "ZoneSnapshot", "Cycle", "Dropped", "CycleAssembler", "parse_hello", "parse_zone",
+__all__ = ["PROTOCOL_VERSION", "MAX_LINE", "MIN_LINE", "Frame", "BadLine", "LineDecoder", "parse_line", "encode",
+           "Hello", "ZoneInfo", "ZoneSnapshot", "Cycle", "Dropped", "CycleAssembler", "parse_hello", "parse_zone",
            "ERRORS"]
 
 PROTOCOL_VERSION = (1, 0)

@@ -7,11 +7,15 @@ prints the counts."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from controller.core.settings import GAMES
+from hw_sim.harness import Harness
 from hw_sim.phh import load_phh_hands, phh_script
 from hw_sim.random_hands import random_script
+from hw_sim.script import parse_script
 from rig.scenarios import NOISE, PHH_DIR, check_report, play
 from tests.unit.hw_sim.test_faults_caught import _faulty_hands
 
@@ -57,3 +61,38 @@ def test_real_hands_come_out_exact():
     check_report(script, bridge)
     assert [h["zones"] for h in bridge["hands"]] == [h["zones"] for h in feig["hands"]]
     assert alerts(bridge) == alerts(feig) == [[]] * 8
+
+
+def test_the_board_unplugged_and_plugged_again_is_told_at_its_steps():
+    script = random_script(11, hands=2, game="holdem", seats=[1, 3, 5, 8], noise=dict(NOISE, seed=11))
+    steps = script["hands"][0]["steps"]
+    cut = next(i for i, s in enumerate(steps) if s.get("to") == "burn")
+    steps[cut:cut] = [{"unplug": "reader"}, {"plug": "reader"}]
+    feig, bridge = both(script)
+    assert alerts(bridge) == alerts(feig)
+    assert [(a["code"], a["step"]) for a in bridge["hands"][0]["alerts"]] == [
+        ("device.reader_offline", cut + 1), ("device.reader_online", cut + 2)]
+
+
+def test_chips_that_freeze_now_and_then_cost_cycles_not_cards():
+    # a zone's chip freezing (as PN5180s do when a card is put on or taken off): the board resets
+    # the chips and says so, the host drops that cycle (its cards unknown, not gone), the hands
+    # come out exact with no alert
+    script = random_script(12, hands=3, game="holdem", vary_seats=True, noise=dict(HARSH, seed=12))
+    table = Harness(parse_script(json.dumps(script)), reader="bridge")
+    chips = table.reader.board.chips
+    freezes = 0
+
+    def freeze(zone: int) -> None:
+        nonlocal freezes
+        original(zone)
+        if zone == 1 and table.reader.cycles % 7 == 3:  # every seventh cycle, a seat's chip in turn
+            chips[1 + freezes % 10].faults.stick_after = 5
+            freezes += 1
+
+    original = table.reader.board.on_field
+    table.reader.board.on_field = freeze
+    report = table.play().report
+    check_report(script, report)
+    assert freezes > 10 and sum(c.resets for c in chips.values()) > 10 * 13
+    assert table.daemon.reader.stats.events["cycles dropped (error status)"] >= 10
