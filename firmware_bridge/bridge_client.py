@@ -31,49 +31,92 @@ from firmware_bridge.serial_port import Port
 
 log = logging.getLogger("tablectl.bridge")
 
-__all__ = ["BridgeClient", "LoneZone", "FULL", "NONE", "TWIN_CYCLES"]
+__all__ = ["BridgeClient", "LoneZone", "FULL", "NONE", "LEVEL", "TWIN_CYCLES", "MOVE_CYCLES", "FORGET_CYCLES"]
 
 #: the strength reported for a read a zone without signal strength heard alone, and for one
 #: that is no evidence (docs/decisions/0040-the-bridge-board.md, "Without signal strength")
 FULL, NONE = 255, 1
+#: the tracker's level by default (``[reader] strong_rssi``): a read there is evidence, but weak
+LEVEL = 150
 #: cycles in a row a tag may be heard in two zones before both count (a clone, DECK-007)
 TWIN_CYCLES = 20
+#: cycles in a row another zone must hear a tag alone before the tag is that zone's
+MOVE_CYCLES = 3
+#: cycles unheard after which a tag is new again (the gather takes 4: tracker's GATHER_CYCLES)
+FORGET_CYCLES = 4
 
 
 class LoneZone:
-    """Signal strength for zones that give none, from what the chip does tell: whether a zone
-    heard a tag alone. Alone: :data:`FULL`. In two zones or more: :data:`FULL` at the zone that
-    last heard it alone, :data:`NONE` (crosstalk's look: no evidence) at the others; a tag heard
-    in several zones for ``twin_cycles`` cycles in a row gets :data:`FULL` in all (two cards, one
-    tag: the tracker's clone check).
+    """Signal strength for zones that give none, from what the chip does tell: which zones heard a
+    tag, and for how long (docs/decisions/0040-the-bridge-board.md, "Without signal strength").
 
-    >>> z = LoneZone(twin_cycles=3)
-    >>> z.strengths({"T": [4]}), z.strengths({"U": [1, 2]})
-    ({('T', 4): 255}, {('U', 1): 1, ('U', 2): 1})
-    >>> [z.strengths({"T": [4, 5]}) for _ in range(3)]
-    [{('T', 4): 255, ('T', 5): 1}, {('T', 4): 255, ('T', 5): 1}, {('T', 4): 255, ('T', 5): 255}]
+    A tag has a zone of its own once a zone hears it alone: the first zone that does, for a tag
+    new to the table (or unheard for ``forget`` cycles: gathered, shuffled, dealt again), at once;
+    another zone once it has heard the tag alone ``move_cycles`` cycles in a row. Its own zone's
+    reads are :data:`FULL` (firm evidence); another zone's lone reads before that are ``level``
+    (the tracker's level, ``[reader] strong_rssi``: evidence, but weak, so that a card lifted by
+    a player, whose own zone misses it while a neighbour hears it, needs more cycles to move than
+    it is lifted); a read while another zone hears the tag too is :data:`NONE` (crosstalk's look:
+    no evidence), but a tag heard in two zones at once for ``twin_cycles`` cycles in a row is
+    :data:`FULL` in both (two cards, one tag: the tracker's clone check, DECK-007).
+
+    >>> z = LoneZone(move_cycles=3, twin_cycles=3)
+    >>> z.strengths({"T": [4]}), z.strengths({"T": [5]}), z.strengths({"T": [5]}), z.strengths({"T": [5]})
+    ({('T', 4): 255}, {('T', 5): 150}, {('T', 5): 150}, {('T', 5): 255})
+    >>> [z.strengths({"T": [5, 6]}) for _ in range(3)]
+    [{('T', 5): 255, ('T', 6): 1}, {('T', 5): 255, ('T', 6): 1}, {('T', 5): 255, ('T', 6): 255}]
+    >>> z.strengths({"U": [1, 2]})  # new, and in two zones at once: evidence for neither
+    {('U', 1): 1, ('U', 2): 1}
     """
 
-    def __init__(self, twin_cycles: int = TWIN_CYCLES) -> None:
+    def __init__(self, *, move_cycles: int = MOVE_CYCLES, twin_cycles: int = TWIN_CYCLES,
+                 forget: int = FORGET_CYCLES, level: int = LEVEL) -> None:
+        self.move_cycles = move_cycles
+        self.level = level
         self.twin_cycles = twin_cycles
-        self._alone: dict[str, int] = {}  # uid -> the zone that last heard it alone
+        self.forget = forget
+        self._cycle = 0
+        self._own: dict[str, int] = {}  # uid -> its zone
+        self._heard: dict[str, int] = {}  # uid -> the last cycle it was heard
+        self._away: dict[str, tuple[int, int]] = {}  # uid -> (another zone that hears it alone, cycles in a row)
         self._twin: dict[str, int] = {}  # uid -> cycles in a row heard in several zones
 
     def strengths(self, heard: dict[str, list[int]]) -> dict[tuple[str, int], int]:
+        self._cycle += 1
+        now, own, last, away = self._cycle, self._own, self._heard, self._away
         out: dict[tuple[str, int], int] = {}
         twin = {}
         for uid, zones in heard.items():
+            home = own.get(uid)
+            if home is not None and now - last.get(uid, now) > self.forget:
+                home = None  # unheard for long: off the table, and back as a new card
+            last[uid] = now
             if len(zones) == 1:
-                self._alone[uid] = zones[0]
-                out[(uid, zones[0])] = FULL
+                z = zones[0]
+                if home is None or z == home:
+                    own[uid] = z
+                    away.pop(uid, None)
+                    out[(uid, z)] = FULL
+                    continue
+                zone, n = away.get(uid, (z, 0))
+                n = n + 1 if zone == z else 1
+                if n >= self.move_cycles:
+                    own[uid] = z
+                    away.pop(uid, None)
+                    out[(uid, z)] = FULL
+                else:
+                    away[uid] = (z, n)
+                    out[(uid, z)] = self.level
                 continue
+            if home in zones:
+                away.pop(uid, None)
             n = twin[uid] = self._twin.get(uid, 0) + 1
-            home = self._alone.get(uid)
             for z in zones:
                 out[(uid, z)] = FULL if n >= self.twin_cycles or z == home else NONE
         self._twin = twin  # (a tag heard alone, or not at all, starts again from 0)
-        if len(self._alone) > 4096:  # (tags long gone: the registry's decks are 104 tags)
-            self._alone = {u: z for u, z in self._alone.items() if u in heard}
+        if len(own) > 4096:  # (tags long gone: the registry's decks are 104 tags)
+            for uid in [u for u, c in last.items() if now - c > self.forget]:
+                own.pop(uid, None), last.pop(uid, None), away.pop(uid, None)
         return out
 
 
@@ -83,13 +126,13 @@ class BridgeClient:
     that restarted (its HELLO at power-up is seen) or a NAK."""
 
     def __init__(self, port: Port, *, device: str, limiter: LogLimiter | None = None,
-                 twin_cycles: int = TWIN_CYCLES) -> None:
+                 twin_cycles: int = TWIN_CYCLES, level: int = LEVEL) -> None:
         self.port = port
         self.device = device
         self.decoder = bridge.LineDecoder()
         self.cycles = bridge.CycleAssembler()
         self.limiter = limiter or LogLimiter(log, prefix=f"{device}: ")
-        self.lone = LoneZone(twin_cycles)
+        self.lone = LoneZone(twin_cycles=twin_cycles, level=level)
         self.seq = 0
         self.hello: bridge.Hello | None = None
         self.zones: dict[int, bridge.ZoneInfo] = {}

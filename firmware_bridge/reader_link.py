@@ -285,11 +285,14 @@ class BridgeReaderLink(FeigReaderLink):
     """
 
     def __init__(self, name: str, emit: Emit, port: PortSettings, *, antennas: int | None,
-                 answer_timeout: float = 0.5, client_factory: ClientFactory | None = None, **options: Any) -> None:
+                 answer_timeout: float = 0.5, client_factory: ClientFactory | None = None, level: int = 150,
+                 **options: Any) -> None:
         super().__init__(name, emit, port, antennas=antennas, answer_timeout=max(answer_timeout, BRIDGE_SILENCE_S),
                          client_factory=client_factory, **options)
+        #: the tracker's level (``[reader] strong_rssi``): what a zone's weak evidence is reported at
+        self.level = level
         if client_factory is None:
             self.client_factory = self._bridge_client
 
     def _bridge_client(self, port: Port) -> BridgeClient:
-        return BridgeClient(port, device=self.name, limiter=self.limiter)
+        return BridgeClient(port, device=self.name, limiter=self.limiter, level=self.level)

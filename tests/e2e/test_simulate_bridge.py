@@ -13,7 +13,7 @@ from tests.e2e.test_simulate_e2e import simulate
 
 
 def test_simulate_deals_through_the_bridge_board_as_through_feig(tmp_path: Path):
-    script = random_script(40, hands=2, game="omaha", vary_seats=True, noise=dict(NOISE, seed=40, profile="harsh"))
+    script = random_script(40, hands=2, game="omaha", vary_seats=True, noise=dict(NOISE, seed=40))
     runs = {}
     for reader in ("feig", "bridge"):
         run = simulate(tmp_path / reader, script, "--reader", reader)

@@ -79,11 +79,17 @@ def test_the_output_does_not_depend_on_how_the_stream_is_cut(junk, cuts):
     assert bridge.Frame("TAGS", 0x14, ("1", "OK", "2", "E004015012345678", "E0040150A05F0001")) in whole
 
 
-def test_lone_zone_keeps_a_card_across_two_zones_where_it_lay_then_counts_a_clone():
-    z = LoneZone(twin_cycles=20)
+def test_lone_zone_keeps_a_card_where_it_lay_until_another_zone_hears_it_alone_then_counts_a_clone():
+    z = LoneZone(twin_cycles=20, move_cycles=3)
     assert z.strengths({"C": [3]}) == {("C", 3): 255}
     for _ in range(19):  # a card sliding over seat 4's spot: no evidence for seat 4
         assert z.strengths({"C": [3, 4]}) == {("C", 3): 255, ("C", 4): 1}
     assert z.strengths({"C": [3, 4]}) == {("C", 3): 255, ("C", 4): 255}  # 20 cycles: two cards, one tag
-    assert z.strengths({"C": [4]}) == {("C", 4): 255}
-    assert z.strengths({"C": [3, 4]}) == {("C", 3): 1, ("C", 4): 255}  # it lay at 4 last
+    # lifted: its seat misses it, seat 4 hears it alone: weak evidence (the tracker's level), and
+    # only a third lone cycle in a row makes seat 4 its zone
+    assert [z.strengths({"C": [4]}) for _ in range(3)] == [{("C", 4): 150}, {("C", 4): 150}, {("C", 4): 255}]
+    assert z.strengths({"C": [3, 4]}) == {("C", 3): 1, ("C", 4): 255}  # it lies at 4 now
+    assert z.strengths({"C": [3]}) == {("C", 3): 150}  # (and back at 3, weakly)
+    for _ in range(5):
+        assert z.strengths({}) == {}  # gathered, shuffled: unheard
+    assert z.strengths({"C": [7]}) == {("C", 7): 255}  # dealt again: a new card, firm at once
