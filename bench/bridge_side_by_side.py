@@ -25,7 +25,7 @@ from controller.core.settings import GAMES  # noqa: E402
 from hw_sim.phh import load_phh_hands, phh_script  # noqa: E402
 from hw_sim.random_hands import random_script  # noqa: E402
 from rig.scenarios import NOISE, PHH_DIR, check_report, play  # noqa: E402
-from tests.unit.hw_sim.test_faults_caught import _faulty_hands  # noqa: E402
+from rig.faulty import faulty_hands  # noqa: E402
 
 HARSH = dict(NOISE, profile="harsh")
 
@@ -60,7 +60,7 @@ def main() -> None:
                                    noise=dict(HARSH, seed=args.seed + i)))
     faulty = []
     for game, seed in (("holdem", 11), ("omaha", 12)):
-        hands, expected = _faulty_hands(game, seed)
+        hands, expected = faulty_hands(game, seed)
         faulty.append(({"format": 1, "game": game, "seats": hands[0]["seats"], "button": hands[0]["button"],
                         "noise": dict(HARSH, seed=seed), "hands": hands}, expected))
     print(f"{'':8} {'hands':>6} {'cards':>6} {'exact':>6} {'alerts':>6} {'faults found':>13} {'p50':>4} {'p99':>4} "

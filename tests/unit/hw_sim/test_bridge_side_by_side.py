@@ -20,7 +20,7 @@ from hw_sim.phh import load_phh_hands, phh_script
 from hw_sim.random_hands import random_script
 from hw_sim.script import parse_script
 from rig.scenarios import NOISE, PHH_DIR, check_report, play
-from tests.unit.hw_sim.test_faults_caught import _faulty_hands
+from rig.faulty import faulty_hands
 
 STANDARD = dict(NOISE, profile="standard")
 
@@ -48,7 +48,7 @@ def test_clean_hands_of_every_game_raise_no_alert(game):
 
 
 def test_the_injected_faults_are_found_as_on_feig():
-    hands, expected = _faulty_hands("holdem", 11)
+    hands, expected = faulty_hands("holdem", 11)
     script = {"format": 1, "game": "holdem", "seats": hands[0]["seats"], "button": hands[0]["button"],
               "noise": dict(STANDARD, seed=11), "hands": hands}
     feig, bridge = both(script)
