@@ -410,6 +410,23 @@ def check_levels(reader: Any, zones: Any) -> Check:
     return Check("ok", f"reader: {len(levels)} antennas calibrated (levels {low} to {high})")
 
 
+#: each reader driver's set-up, and what it cannot check (docs/rules.md, "What each reader set-up
+#: can check")
+SETUPS = {
+    "feig": ("a FEIG reader with an antenna multiplexer", "every rule of docs/rules.md is checked"),
+    "bridge": ("our bridge board, a PN5180 a zone (docs/protocols/bridge.md)",
+               "every rule of docs/rules.md is checked; without signal strength a cloned tag (DECK-007) is told "
+               "after 20 cycles in two zones, not 2"),
+}
+
+
+def check_setup(reader: Any) -> Check:
+    """The reader set-up the configuration describes, and what it cannot check."""
+    driver = getattr(reader, "driver", "feig")
+    what, limits = SETUPS.get(driver, (f"reader driver {driver}", "see docs/rules.md"))
+    return Check("note", f"reader: set-up: {what}: {limits} (docs/rules.md, \"What each reader set-up can check\")")
+
+
 def installed_unit(paths: Iterable[Path] = UNIT_PATHS) -> Path | None:
     return next((p for p in paths if p.exists()), None)
 
@@ -473,6 +490,7 @@ def run_checks(config_path: str, *, user: str | None = None, open_ports: bool = 
         out.extend(found)
         if open_ports and "://" not in port and not any(c.failed for c in found):
             out.append(check_device_opens(name, port, baudrate=baudrate, parity=parity))
+    out.append(check_setup(config.reader))
     out.append(check_levels(config.reader, config.table.zones))
     out.extend(daemon)
     out.extend(check_journal(config.journal, ident, config.table))

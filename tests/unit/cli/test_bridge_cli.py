@@ -158,6 +158,7 @@ def test_doctor_opens_the_board_and_asks_for_no_levels(board, tmp_path):
     assert any(line.startswith("ok    reader: ") and "character device" in line for line in lines), lines
     assert any(line.startswith("ok    reader: ") and "opens (115200 8N1)" in line for line in lines), lines
     assert any("a bridge board" in line and "no signal strength" in line for line in lines), lines
+    assert any(line.startswith("note  reader: set-up: our bridge board") and "DECK-007" in line for line in lines)
     assert load_config(str(config)).reader.driver == "bridge"
     # and the board still reads after doctor opened and closed its port
     out = io.StringIO()
@@ -165,3 +166,11 @@ def test_doctor_opens_the_board_and_asks_for_no_levels(board, tmp_path):
     assert tags.main(driver="bridge", port=b.port, single_antenna=False, cycles=1, baudrate=115200, parity="N",
                      antennas="1-13", out=out) == 0
     assert out.getvalue() == f"2 {sim_uid('A', 'Qh')} 255\n"
+
+
+def test_doctor_names_every_drivers_setup():
+    from types import SimpleNamespace
+
+    assert set(doctor.SETUPS) == set(READERS)
+    feig = doctor.check_setup(SimpleNamespace(driver="feig")).what
+    assert feig.startswith("reader: set-up: a FEIG reader") and "every rule" in feig
