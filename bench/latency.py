@@ -34,7 +34,7 @@ from controller.daemon.sinks import CallbackSink  # noqa: E402
 from controller.core.zones import ZoneMap  # noqa: E402
 from hw_sim.setup import write_setup  # noqa: E402
 from hw_sim.feig_reader import SimFeigReader  # noqa: E402
-from hw_sim.simulate import READER_DEVICES  # noqa: E402
+from hw_sim.readers import READER_DEVICES  # noqa: E402
 from hw_sim.pty_device import PtyDevice  # noqa: E402
 
 

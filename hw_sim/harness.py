@@ -69,7 +69,8 @@ from controller.config.daemon import load_config
 from controller.config.console import default_console
 from controller.daemon.control import request_to_event
 from controller.daemon.main import Daemon
-from hw_sim.simulate import CONFIRM_CYCLES, GONE_CYCLES, READER_DEVICES, READY_WAIT, build_report, deal_hands
+from hw_sim.readers import READER_DEVICES
+from hw_sim.simulate import CONFIRM_CYCLES, GONE_CYCLES, READY_WAIT, build_report, deal_hands
 from controller.daemon.sinks import Sink
 from firmware_bridge.errors import LinkError
 from firmware_bridge.serial_port import Port

@@ -38,8 +38,7 @@ from controller.daemon import control
 from controller.daemon.private import open_private
 from hw_sim import script as sc
 from hw_sim.dealer import ScriptedDealer, SimulationError
-from hw_sim.bridge_reader import SimBridgeReader
-from hw_sim.feig_reader import SimFeigReader
+from hw_sim.readers import READER_DEVICES
 from hw_sim.i2c_bus import SimDisplayCable
 from hw_sim.paced_daemon import PaceLine
 from hw_sim.pacing import PACE_TIMEOUT, PacedTable
@@ -62,14 +61,6 @@ SCRIPT_MAX_BYTES = 64 * 1024 * 1024
 READY_WAIT = 0.5  # [outputs] ready_wait: the simulated devices answer at once
 ACK_WAIT = 30.0  # seconds --broker waits for the broker's acknowledgements at the end
 EXIT_UNACKED = 3
-
-#: the simulated readers, by the configuration's driver name: the device, and the [reader] lines
-#: the daemon's configuration gets for it (the bridge board's cycle takes up to a second:
-#: docs/protocols/bridge.md, "The cycle time")
-READER_DEVICES: dict[str, tuple[type[SimFeigReader], str]] = {
-    "feig": (SimFeigReader, "answer_timeout = 1.0"),
-    "bridge": (SimBridgeReader, 'driver = "bridge"\nanswer_timeout = 2.0'),
-}
 
 
 class Unacknowledged(SimulationError):

@@ -80,7 +80,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     from hw_sim import demo  # (the simulator, loaded only by its two commands)
 
     return demo.main(hands=args.hands, seed=args.seed, game=args.game, plain=args.plain, speed=args.speed,
-                     faults=args.faults)
+                     faults=args.faults, reader=args.reader)
 
 
 def cmd_tags(args: argparse.Namespace) -> int:
@@ -245,6 +245,8 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--faults", type=_every, default=6, metavar="N",
                    help="deal a fault (a wrong seat, a foreign card, a missing burn) in one hand in N, "
                         "on average; 0: none")
+    d.add_argument("--reader", choices=READER_CHOICES, default="feig",
+                   help="the simulated reader: a FEIG reader, or our bridge board (its firmware on simulated PN5180s)")
     d.set_defaults(fn=cmd_demo)
 
     t = sub.add_parser("tags", help="print every tag a reader reads: ANTENNA UID RSSI", **fmt)
