@@ -6,7 +6,11 @@ share a clock. Each trial lays a tag of no registered deck on an antenna; the la
 from the moment the reader finished writing the answer that completes the evidence (the
 ``confirm_cycles``-th read) to the moment the daemon emitted the ``deck.unknown_tag`` alert.
 
-    .venv/bin/python bench/latency.py [--trials 500]
+    .venv/bin/python bench/latency.py [--trials 500] [--reader feig|bridge]
+
+``--reader bridge``: the bridge board instead (docs/protocols/bridge.md: its firmware's own logic on
+simulated PN5180s, hw_sim/bridge_reader.py), read by the bridge's driver; the latency is from the
+board's writing the cycle that completes the evidence to the alert.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from controller.daemon.sinks import CallbackSink  # noqa: E402
 from controller.core.zones import ZoneMap  # noqa: E402
 from hw_sim.setup import write_setup  # noqa: E402
 from hw_sim.feig_reader import SimFeigReader  # noqa: E402
+from hw_sim.readers import READER_DEVICES  # noqa: E402
 from hw_sim.pty_device import PtyDevice  # noqa: E402
 
 
@@ -37,12 +42,14 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--trials", type=int, default=500)
     ap.add_argument("--journal", action="store_true", help="with the journal, as a real table runs")
+    ap.add_argument("--reader", choices=tuple(READER_DEVICES), default="feig")
     args = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="tablectl-bench-"))
-    cfg = write_setup(work, journal=args.journal)
+    device, reader_lines = READER_DEVICES[args.reader]
+    cfg = write_setup(work, journal=args.journal, reader_extra=reader_lines if args.reader != "feig" else "")
     config = parse_config(cfg.read_text(), path=cfg)
     writes: list[float] = []  # perf_counter when each full answer was written
-    reader = SimFeigReader(PtyDevice(work / "reader"), antennas=ZoneMap.default().by_antenna)
+    reader: SimFeigReader = device(PtyDevice(work / "reader"), antennas=ZoneMap.default().by_antenna)
     reader.on_cycle = lambda n, reads, label, looked: writes.append(time.perf_counter())
     got: dict[str, float] = {}
     cond = threading.Condition()
@@ -79,7 +86,8 @@ def main() -> None:
         shutil.rmtree(work, ignore_errors=True)
     lat.sort()
     p = lambda q: lat[min(len(lat) - 1, int(q * len(lat)))]  # noqa: E731
-    print(f"{'with the journal: ' if args.journal else ''}frame-to-alert latency over {len(lat)} trials: "
+    print(f"{args.reader}: {'with the journal: ' if args.journal else ''}frame-to-alert latency over "
+          f"{len(lat)} trials: "
           f"p50 {p(0.50):.3f} ms, p99 {p(0.99):.3f} ms, max {lat[-1]:.3f} ms, mean {statistics.mean(lat):.3f} ms")
 
 
