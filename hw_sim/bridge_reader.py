@@ -32,6 +32,9 @@ class SimBridgeReader(SimFeigReader):
     """The bridge board at the end of a pseudo-terminal (or a virtual line)."""
 
     thread_name = "sim-bridge-board"
+    #: a PN5180 module a zone, each field on only while its zone is polled: a lifted card is heard
+    #: by no neighbour (hw_sim.noise; docs/protocols/bridge.md, "The simulated board's noise")
+    RF_SETUP = "module_per_zone"
 
     def __init__(self, device: DeviceEnd, *, antennas: Iterable[int], noise: NoiseModel | None = None,
                  neighbours: dict[int, Sequence[int]] | None = None, **options: Any) -> None:
