@@ -38,8 +38,10 @@ __all__ = ["BridgeClient", "LoneZone", "FULL", "NONE", "LEVEL", "TWIN_CYCLES", "
 FULL, NONE = 255, 1
 #: the tracker's level by default (``[reader] strong_rssi``): a read there is evidence, but weak
 LEVEL = 150
-#: cycles in a row a tag may be heard in two zones before both count (a clone, DECK-007)
-TWIN_CYCLES = 20
+#: cycles a tag may be heard in two zones before both count (a clone, DECK-007): counted up for a
+#: cycle it is heard in two zones, down for one it is heard in one (a clone's copy missed, crosstalk
+#: over), so that the misses of a busy table do not start a clone's count again
+TWIN_CYCLES = 8
 #: cycles in a row another zone must hear a tag alone before the tag is that zone's
 MOVE_CYCLES = 3
 #: cycles unheard after which a tag is new again (the gather takes 4: tracker's GATHER_CYCLES)
@@ -57,7 +59,8 @@ class LoneZone:
     (the tracker's level, ``[reader] strong_rssi``: evidence, but weak, so that a card lifted by
     a player, whose own zone misses it while a neighbour hears it, needs more cycles to move than
     it is lifted); a read while another zone hears the tag too is :data:`NONE` (crosstalk's look:
-    no evidence), but a tag heard in two zones at once for ``twin_cycles`` cycles in a row is
+    no evidence), but a tag heard in two zones at once ``twin_cycles`` cycles more than it was
+    heard in one (a count up and down, not a run: a clone's copy is missed now and then) is
     :data:`FULL` in both (two cards, one tag: the tracker's clone check, DECK-007).
 
     >>> z = LoneZone(move_cycles=3, twin_cycles=3)
@@ -79,19 +82,24 @@ class LoneZone:
         self._own: dict[str, int] = {}  # uid -> its zone
         self._heard: dict[str, int] = {}  # uid -> the last cycle it was heard
         self._away: dict[str, tuple[int, int]] = {}  # uid -> (another zone that hears it alone, cycles in a row)
-        self._twin: dict[str, int] = {}  # uid -> cycles in a row heard in several zones
+        self._twin: dict[str, int] = {}  # uid -> cycles heard in several zones, less those heard in one
 
     def strengths(self, heard: dict[str, list[int]]) -> dict[tuple[str, int], int]:
         self._cycle += 1
         now, own, last, away = self._cycle, self._own, self._heard, self._away
         out: dict[tuple[str, int], int] = {}
-        twin = {}
+        twin = self._twin
         for uid, zones in heard.items():
             home = own.get(uid)
             if home is not None and now - last.get(uid, now) > self.forget:
                 home = None  # unheard for long: off the table, and back as a new card
+                twin.pop(uid, None)
             last[uid] = now
             if len(zones) == 1:
+                if uid in twin:
+                    twin[uid] -= 1
+                    if twin[uid] <= 0:
+                        del twin[uid]
                 z = zones[0]
                 if home is None or z == home:
                     own[uid] = z
@@ -110,13 +118,12 @@ class LoneZone:
                 continue
             if home in zones:
                 away.pop(uid, None)
-            n = twin[uid] = self._twin.get(uid, 0) + 1
+            n = twin[uid] = min(twin.get(uid, 0) + 1, self.twin_cycles)
             for z in zones:
                 out[(uid, z)] = FULL if n >= self.twin_cycles or z == home else NONE
-        self._twin = twin  # (a tag heard alone, or not at all, starts again from 0)
         if len(own) > 4096:  # (tags long gone: the registry's decks are 104 tags)
             for uid in [u for u, c in last.items() if now - c > self.forget]:
-                own.pop(uid, None), last.pop(uid, None), away.pop(uid, None)
+                own.pop(uid, None), last.pop(uid, None), away.pop(uid, None), twin.pop(uid, None)
         return out
 
 

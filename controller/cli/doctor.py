@@ -416,7 +416,7 @@ SETUPS = {
     "feig": ("a FEIG reader with an antenna multiplexer", "every rule of docs/rules.md is checked"),
     "bridge": ("our bridge board, a PN5180 a zone (docs/protocols/bridge.md)",
                "every rule of docs/rules.md is checked; without signal strength a cloned tag (DECK-007) is told "
-               "after 20 cycles in two zones, not 2"),
+               "after about 10 cycles in two zones, not 2"),
 }
 
 

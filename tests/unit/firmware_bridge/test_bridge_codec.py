@@ -93,3 +93,20 @@ def test_lone_zone_keeps_a_card_where_it_lay_until_another_zone_hears_it_alone_t
     for _ in range(5):
         assert z.strengths({}) == {}  # gathered, shuffled: unheard
     assert z.strengths({"C": [7]}) == {("C", 7): 255}  # dealt again: a new card, firm at once
+
+
+def test_lone_zone_counts_a_clone_through_the_misses_of_a_busy_table_and_no_lift_s_crosstalk():
+    # a clone at seats 3 and 9 whose copy at 9 goes unread one cycle in five: both count at full
+    # strength once heard in two zones TWIN_CYCLES cycles more than in one (a run of TWIN_CYCLES
+    # in a row would not come under such misses)
+    z = LoneZone(twin_cycles=8)
+    assert z.strengths({"C": [3]}) == {("C", 3): 255}
+    at_9 = [z.strengths({"C": [3]} if i % 5 == 4 else {"C": [3, 9]}).get(("C", 9)) for i in range(15)]
+    assert at_9.index(255) == 11 and at_9[:11] == [1, 1, 1, 1, None] * 2 + [1]
+    # crosstalk in bursts of six cycles (a lift heard by a neighbour), each followed by cycles heard
+    # at home alone: never two cards
+    y = LoneZone(twin_cycles=8)
+    assert y.strengths({"D": [5]}) == {("D", 5): 255}
+    for _ in range(10):
+        assert all(y.strengths({"D": [5, 6]}) == {("D", 5): 255, ("D", 6): 1} for _ in range(6))
+        assert all(y.strengths({"D": [5]}) == {("D", 5): 255} for _ in range(6))
