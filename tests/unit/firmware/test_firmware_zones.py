@@ -184,11 +184,20 @@ def test_too_many_rounds_say_the_zone_incomplete():
 MID_HAND = {**{s: DECK[2 * s:2 * s + 2] for s in range(1, 10)}, 11: DECK[20:25], 12: DECK[25:28], 13: DECK[28:43]}
 
 
-@pytest.mark.parametrize("layout, seconds", [({}, 0.25), (MID_HAND, 0.80), ({13: DECK}, 1.04)],
-                         ids=["empty", "mid-hand", "deck-in-the-muck"])
+def _random_uids(layout: dict[int, list[str]], seed: int) -> dict[int, list[str]]:
+    """``layout`` with random UIDs instead of the deck's consecutive ones (which collide less)."""
+    rng = random.Random(seed)
+    return {z: ["E004" + "".join(rng.choice("0123456789ABCDEF") for _ in range(12)) for _ in uids]
+            for z, uids in layout.items()}
+
+
+@pytest.mark.parametrize("layout, seconds", [({}, 0.26), (MID_HAND, 0.80), ({13: DECK}, 1.04),
+                                             (_random_uids(MID_HAND, 1), 0.94), (_random_uids({13: DECK}, 1), 1.11)],
+                         ids=["empty", "mid-hand", "deck-in-the-muck", "mid-hand-random-uids", "muck-random-uids"])
 def test_a_full_table_cycles_in_the_documents_time(layout, seconds):
     # Virtual time (hw_sim/micropython_board.py): ISO 15693's air times and MicroPython's rough
-    # costs: docs/protocols/bridge.md's "The cycle time" gives these for 13 zones
+    # costs: docs/protocols/bridge.md's "The cycle time" gives these for 13 zones (random UIDs, and
+    # a deck's consecutive ones)
     board = SimBoard(zones=13)
     for zone, uids in layout.items():
         for uid in uids:
