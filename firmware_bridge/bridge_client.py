@@ -59,7 +59,8 @@ class LoneZone:
     (the tracker's level, ``[reader] strong_rssi``: evidence, but weak, so that a card lifted by
     a player, whose own zone misses it while a neighbour hears it, needs more cycles to move than
     it is lifted); a read while another zone hears the tag too is :data:`NONE` (crosstalk's look:
-    no evidence), but a tag heard in two zones at once ``twin_cycles`` cycles more than it was
+    no evidence), but the zone it is on its way to stays at ``level`` while its own zone does not
+    hear it (so that crosstalk from there does not wipe out the evidence gathered), and a tag heard in two zones at once ``twin_cycles`` cycles more than it was
     heard in one (a count up and down, not a run: a clone's copy is missed now and then) is
     :data:`FULL` in both (two cards, one tag: the tracker's clone check, DECK-007).
 
@@ -70,6 +71,8 @@ class LoneZone:
     [{('T', 5): 255, ('T', 6): 1}, {('T', 5): 255, ('T', 6): 1}, {('T', 5): 255, ('T', 6): 255}]
     >>> z.strengths({"U": [1, 2]})  # new, and in two zones at once: evidence for neither
     {('U', 1): 1, ('U', 2): 1}
+    >>> z.strengths({"M": [5]}), z.strengths({"M": [13]}), z.strengths({"M": [12, 13]})  # to the muck
+    ({('M', 5): 255}, {('M', 13): 150}, {('M', 12): 1, ('M', 13): 150})
     """
 
     def __init__(self, *, move_cycles: int = MOVE_CYCLES, twin_cycles: int = TWIN_CYCLES,
@@ -118,9 +121,13 @@ class LoneZone:
                 continue
             if home in zones:
                 away.pop(uid, None)
+            # (a card on its way whose new zone and another hear it, its old zone not: the new
+            # zone's read stays the weak evidence it was, lest crosstalk from it to a neighbour
+            # wipe out the evidence gathered for the new zone)
+            going = away[uid][0] if uid in away else None
             n = twin[uid] = min(twin.get(uid, 0) + 1, self.twin_cycles)
             for z in zones:
-                out[(uid, z)] = FULL if n >= self.twin_cycles or z == home else NONE
+                out[(uid, z)] = FULL if n >= self.twin_cycles or z == home else self.level if z == going else NONE
         if len(own) > 4096:  # (tags long gone: the registry's decks are 104 tags)
             for uid in [u for u, c in last.items() if now - c > self.forget]:
                 own.pop(uid, None), last.pop(uid, None), away.pop(uid, None), twin.pop(uid, None)

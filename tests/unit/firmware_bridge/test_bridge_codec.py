@@ -110,3 +110,23 @@ def test_lone_zone_counts_a_clone_through_the_misses_of_a_busy_table_and_no_lift
     for _ in range(10):
         assert all(y.strengths({"D": [5, 6]}) == {("D", 5): 255, ("D", 6): 1} for _ in range(6))
         assert all(y.strengths({"D": [5]}) == {("D", 5): 255} for _ in range(6))
+
+
+def test_crosstalk_from_the_muck_does_not_wipe_out_the_evidence_of_a_fold():
+    # PHH hold'em hand 66 under the harsh noise: seat 5's last card folded into the muck, read
+    # there alone (weak evidence: with the fold's prior, one read short), then there and at the
+    # burn spot next to it, then not at all until the gather. The muck's read must stay evidence,
+    # or the card is left at seat 5 in the hand's record.
+    from controller.core.tracker import Tracker
+
+    tracker = Tracker({5: "seat:5", 12: "burn", 13: "muck"}.get, confirm_cycles=2)
+    lone = LoneZone()
+
+    def cycle(n: int, heard: dict[str, list[int]]) -> list:
+        reads = tuple((uid, zone, rssi) for (uid, zone), rssi in lone.strengths(heard).items())
+        return tracker.cycle(n, reads)[0]
+
+    assert cycle(1, {"A": [5]}) == [] and cycle(2, {"A": [5]}) == [("A", None, "seat:5")]
+    tracker.expect(folds=frozenset({"seat:5"}))
+    assert cycle(3, {"A": [13]}) == []
+    assert cycle(4, {"A": [12, 13]}) == [("A", "seat:5", "muck")]
