@@ -60,9 +60,10 @@ class LoneZone:
     a player, whose own zone misses it while a neighbour hears it, needs more cycles to move than
     it is lifted); a read while another zone hears the tag too is :data:`NONE` (crosstalk's look:
     no evidence), but the zone it is on its way to stays at ``level`` while its own zone does not
-    hear it (so that crosstalk from there does not wipe out the evidence gathered), and a tag heard in two zones at once ``twin_cycles`` cycles more than it was
-    heard in one (a count up and down, not a run: a clone's copy is missed now and then) is
-    :data:`FULL` in both (two cards, one tag: the tracker's clone check, DECK-007).
+    hear it (so that crosstalk from there does not wipe out the evidence gathered), and a tag
+    heard in two zones at once ``twin_cycles`` cycles more than it was heard in one (a count up
+    and down, not a run: a clone's copy is missed now and then) is :data:`FULL` in both (two
+    cards, one tag: the tracker's clone check, DECK-007).
 
     >>> z = LoneZone(move_cycles=3, twin_cycles=3)
     >>> z.strengths({"T": [4]}), z.strengths({"T": [5]}), z.strengths({"T": [5]}), z.strengths({"T": [5]})
