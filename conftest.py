@@ -11,6 +11,12 @@ import tempfile
 
 import pytest
 
+#: The bridge board's firmware is MicroPython, not the host's Python: its files import machine and
+#: micropython, which CPython has not, so pytest's doctest collection leaves them alone. Its
+#: tests (tests/unit/firmware/) load it with hw_sim.micropython_board's fakes
+#: (docs/decisions/0042-the-bridge-board.md).
+collect_ignore = ["firmware_bridge/firmware"]
+
 
 def pytest_configure(config):
     """Without bytecode, every xdist worker compiled the whole suite again (pytest's rewritten

@@ -1,4 +1,4 @@
-"""The stream decoders' worst case: MB/s of the FEIG and shuffler decoders on hostile input.
+"""The stream decoders' worst case: MB/s of the FEIG, shuffler and bridge decoders on hostile input.
 
 Each decoder is fed inputs chosen to be slow: length fields that lie (a FEIG advanced frame
 claiming thousands of bytes every third byte, ``02 0F FF ...``; a shuffler header with a
@@ -8,9 +8,11 @@ read one byte at a time) and in 4096-byte pieces (a full buffer); the decoder is
 the end. The FEIG decoder is bounded as the link bounds it (``feig.max_answer`` for a
 13-antenna table) and also at the protocol's 65535. The issue asks for at least 1 MB/s on the
 development machine for every input: a Pi is several times slower, and a noisy line at
-115200 baud delivers 11.5 kB/s.
+115200 baud delivers 11.5 kB/s. The bridge board's line decoder (docs/protocols/bridge.md) gets
+a line that never ends, nothing but LFs, ``" *"`` and CRC-looking tails everywhere, random bytes,
+a cycle's frames with one bit flipped, and valid cycles.
 
-    .venv/bin/python bench/decoder_worst.py [--size 1000000] [--only feig|shuffler]
+    .venv/bin/python bench/decoder_worst.py [--size 1000000] [--only feig|shuffler|bridge]
 
 1-byte pieces use a fifth of ``--size`` (one call per byte is the cost being measured).
 """
@@ -26,7 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from firmware_bridge import feig
+from firmware_bridge import bridge, feig
 from firmware_bridge import shuffler  # noqa: E402
 
 Feeder = Callable[[], tuple[Callable[[bytes], object], Callable[[], object]]]
@@ -77,6 +79,27 @@ def shuffler_inputs(size: int, rng: random.Random) -> dict[str, bytes]:
     }
 
 
+def bridge_inputs(size: int, rng: random.Random) -> dict[str, bytes]:
+    tags = " ".join(f"E0040150A05F{i:04X}" for i in range(20))
+    frames = [b"CYCLE 0013 7 3 *7901\r\n", f"TAGS 0014 1 OK 20 {tags} *0000\r\n".encode(),
+              b"TAGS 0016 2 E02 0 *9966\r\n", b"END 0018 7 41 *ECB0\r\n", b"HB 0019 12 7 *B290\r\n"]
+    return {
+        "a line that never ends": repeat(b"TAGS 0014 1 OK 1 E004015012345678 ", size),
+        "nothing but LF": repeat(b"\n", size),
+        "short junk lines": repeat(b"\x03 *\r\n", size),
+        "' *' everywhere, lines of 2048": repeat(b" *" * 1023 + b"\n", size),
+        "CRC-looking tails": repeat(b"HB 0019 12 7 *FFFF\r\n", size),
+        "random bytes": rng.randbytes(size),
+        "frames with one bit flipped": flipped(frames, size, rng),
+        "valid frames": repeat(b"".join(frames), size),
+    }
+
+
+def bridge_decoder() -> tuple[Callable[[bytes], object], Callable[[], object]]:
+    d = bridge.LineDecoder()
+    return d.feed, d.flush
+
+
 def measure(make: Feeder, data: bytes, chunk: int, repeat: int = 3) -> float:
     """MB/s of the best of ``repeat`` runs, each on a fresh decoder: as timeit does, the fastest
     run is the code's own speed, the slower ones the machine's other work (the other core busy)."""
@@ -122,7 +145,7 @@ def run(name: str, decoders: dict[str, Feeder], inputs: dict[str, bytes]) -> flo
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--size", type=int, default=1_000_000, help="bytes per input (default 1000000)")
-    ap.add_argument("--only", choices=("feig", "shuffler"))
+    ap.add_argument("--only", choices=("feig", "shuffler", "bridge"))
     args = ap.parse_args()
     rng = random.Random(12)
     worst = {}
@@ -133,6 +156,8 @@ def main() -> int:
                             feig_inputs(args.size, rng))
     if args.only in (None, "shuffler"):
         worst["shuffler"] = run("shuffler", {"default": shuffler_decoder}, shuffler_inputs(args.size, rng))
+    if args.only in (None, "bridge"):
+        worst["bridge"] = run("bridge", {"default": bridge_decoder}, bridge_inputs(args.size, rng))
     print("worst case: " + ", ".join(f"{name} {rate:.2f} MB/s" for name, rate in worst.items()))
     return 0
 

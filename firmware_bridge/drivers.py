@@ -13,8 +13,8 @@ name, ``emit`` and the configured port, then its own settings by keyword (python
 line here.
 
 >>> sorted(READERS), sorted(SHUFFLERS), DEFAULT_READER, DEFAULT_SHUFFLER
-(['feig'], ['tablectl'], 'feig', 'tablectl')
->>> from firmware_bridge.serial_port import PortSettings
+(['bridge', 'feig'], ['tablectl'], 'feig', 'tablectl')
+>>> from firmware_bridge.serial_port import Port, PortSettings
 >>> link = reader_link("feig", "reader", print, PortSettings("loop://"), antennas=None)
 >>> type(link).__name__, link.name, link.port_settings.url
 ('FeigReaderLink', 'reader', 'loop://')
@@ -29,17 +29,22 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, TypeVar
 
+from firmware_bridge import feig
+from firmware_bridge.bridge_client import BridgeClient
+
 from firmware_bridge.device_link import DeviceLink, Emit
 from firmware_bridge.errors import UnknownDriver
-from firmware_bridge.reader_link import FeigReaderLink, ReaderLink
-from firmware_bridge.serial_port import PortSettings
+from firmware_bridge.feig_client import FeigClient
+from firmware_bridge.reader_link import BridgeReaderLink, FeigReaderLink, ReaderLink
+from firmware_bridge.serial_port import Port, PortSettings
 from firmware_bridge.shuffler_link import SerialShufflerLink, ShufflerLink
 
-__all__ = ["READERS", "SHUFFLERS", "DEFAULT_READER", "DEFAULT_SHUFFLER", "KINDS", "driver", "reader_link",
-           "shuffler_link"]
+__all__ = ["READERS", "SHUFFLERS", "DEFAULT_READER", "DEFAULT_SHUFFLER", "KINDS", "driver", "reader_client",
+           "reader_link", "shuffler_link"]
 
-#: the readers' drivers: the FEIG ISO Host protocol (docs/protocols/feig.md)
-READERS: Mapping[str, type[ReaderLink]] = {"feig": FeigReaderLink}
+#: the readers' drivers: the FEIG ISO Host protocol (docs/protocols/feig.md), our bridge board's
+#: (docs/protocols/bridge.md)
+READERS: Mapping[str, type[ReaderLink]] = {"feig": FeigReaderLink, "bridge": BridgeReaderLink}
 #: the shufflers' drivers: tablectl's own bridge protocol (docs/protocols/shuffler.md)
 SHUFFLERS: Mapping[str, type[ShufflerLink]] = {"tablectl": SerialShufflerLink}
 #: the driver of a configuration that names none
@@ -86,3 +91,22 @@ def shuffler_link(name: str, device: str, emit: Emit, port: PortSettings, **opti
     are the driver's own settings (for ``tablectl``: ``poll_interval``, ``answer_timeout``...;
     ``opener`` for any)."""
     return _lookup("shuffler", SHUFFLERS, name)(device, emit, port=port, **options)
+
+
+def reader_client(name: str, port: Port, *, device: str, com_adr: int = feig.BROADCAST,
+                  ant_sel_bytes: int = 2) -> Any:
+    """The client the bench tools (``tablectl tags``, ``register``, ``verify``, ``calibrate``)
+    ask a reader through, by its driver's ``name``: ``inventory(antennas=, deadline_s=)`` gives a
+    cycle's :class:`firmware_bridge.feig.TagRecord` s, whichever the reader. ``com_adr`` and
+    ``ant_sel_bytes`` are the FEIG reader's (the bridge board has neither).
+
+    >>> import serial
+    >>> port = serial.serial_for_url("loop://")
+    >>> [type(reader_client(name, port, device="tags")).__name__ for name in ("bridge", "feig")]
+    ['BridgeClient', 'FeigClient']
+    """
+    if name == "bridge":
+        return BridgeClient(port, device=device)
+    if name == "feig":
+        return FeigClient(port, device=device, com_adr=com_adr, ant_sel_bytes=ant_sel_bytes)
+    raise UnknownDriver("reader", name, tuple(sorted(READERS)))

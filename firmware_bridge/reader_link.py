@@ -34,6 +34,7 @@ from firmware_bridge.device_link import DeviceLink, Emit, Opener
 from firmware_bridge.events import TagCycle, merge_reads
 from firmware_bridge.errors import (BridgeError, CorruptAnswer, LinkError, ProtocolError, ReaderStatusError,
                                     ResponseTimeout, WrongAddress)
+from firmware_bridge.bridge_client import BridgeClient
 from firmware_bridge.feig import TagRecord
 from firmware_bridge.feig_client import FeigClient
 from firmware_bridge.serial_port import Port, PortSettings
@@ -263,3 +264,35 @@ class _Session:
 _DROPPED: dict[type, str] = {CorruptAnswer: "cycles dropped (damaged answer)",
                              ProtocolError: "cycles dropped (malformed answer)",
                              ReaderStatusError: "cycles dropped (error status)"}
+
+
+#: the least silence a bridge board is given before its cycle counts as unanswered: a cycle of a
+#: full table takes up to a second (docs/protocols/bridge.md, "The cycle time")
+BRIDGE_SILENCE_S = 2.0
+
+
+class BridgeReaderLink(FeigReaderLink):
+    """Our own bridge board (driver ``bridge``, docs/protocols/bridge.md): a PN5180 a zone behind a
+    Pico on USB serial. The same link as FEIG's (the reconnects, the heartbeat, the dropped
+    cycles, the events) over a :class:`firmware_bridge.bridge_client.BridgeClient`: zones are the
+    antennas. ``answer_timeout`` is the silence allowed within a cycle, at least
+    :data:`BRIDGE_SILENCE_S`. The FEIG settings the daemon passes (``com_adr``, ``ant_sel_bytes``)
+    mean nothing to the board and are ignored.
+
+    >>> from firmware_bridge.drivers import READERS
+    >>> READERS["bridge"] is BridgeReaderLink
+    True
+    """
+
+    def __init__(self, name: str, emit: Emit, port: PortSettings, *, antennas: int | None,
+                 answer_timeout: float = 0.5, client_factory: ClientFactory | None = None, level: int = 150,
+                 **options: Any) -> None:
+        super().__init__(name, emit, port, antennas=antennas, answer_timeout=max(answer_timeout, BRIDGE_SILENCE_S),
+                         client_factory=client_factory, **options)
+        #: the tracker's level (``[reader] strong_rssi``): what a zone's weak evidence is reported at
+        self.level = level
+        if client_factory is None:
+            self.client_factory = self._bridge_client
+
+    def _bridge_client(self, port: Port) -> BridgeClient:
+        return BridgeClient(port, device=self.name, limiter=self.limiter, level=self.level)

@@ -26,6 +26,7 @@ from controller.daemon.sinks import CallbackSink
 from hw_sim import script as sc
 from hw_sim.dealer import ScriptedDealer, SimulationError
 from hw_sim.feig_reader import SimFeigReader
+from hw_sim.readers import READER_DEVICES
 from hw_sim.pacing import PacedTable
 from hw_sim.pty_device import PtyDevice
 from hw_sim.setup import ANTENNA_OF, ZONES, write_setup
@@ -126,7 +127,7 @@ class Demo:
     mixed game, MIXED-001): the dealer deals whatever game the daemon says is next, as a dealer
     follows the plaque."""
 
-    def __init__(self, *, seed: int, game: str, speed: float, faults: int = 0) -> None:
+    def __init__(self, *, seed: int, game: str, speed: float, faults: int = 0, reader: str = "feig") -> None:
         self.rng = random.Random(seed)
         self.faults = faults  # one hand in N dealt with a fault; 0: none
         self.game = game
@@ -140,10 +141,13 @@ class Demo:
                                table_extra=f'rotation = "{game}"' if game in PRESETS else "",
                                # a dealer's pace at speed 1 (a real reader's 100 cycles a second at most);
                                # faster with --speed, so that a card is confirmed in step with the dealing
-                               reader_extra=f"poll_interval = {min(0.01, 0.05 / speed):.4f}")
+                               reader_extra=f"poll_interval = {min(0.01, 0.05 / speed):.4f}"
+                               + ("" if reader == "feig" else "\n" + READER_DEVICES[reader][1]))
         self.config = parse_config(cfg_path.read_text(), path=cfg_path)
-        self.reader = SimFeigReader(PtyDevice(self.workdir / "reader"), antennas=ZONES.by_antenna,
-                                    noise=sc.Noise(seed, DEMO_NOISE.miss, DEMO_NOISE.repeat, DEMO_NOISE.crosstalk))
+        # the simulated reader: a FEIG reader, or our bridge board running its firmware (--reader)
+        self.reader = READER_DEVICES[reader][0](
+            PtyDevice(self.workdir / "reader"), antennas=ZONES.by_antenna,
+            noise=sc.Noise(seed, DEMO_NOISE.miss, DEMO_NOISE.repeat, DEMO_NOISE.crosstalk))
         self.daemon = Daemon(self.config, sinks=[])
         self.view = _InProcessDaemon(self.daemon, self.reader)
         self.dealer = ScriptedDealer(self.reader, ANTENNA_OF, self.view,
@@ -204,7 +208,8 @@ def rich_available() -> bool:
     return True
 
 
-def main(*, hands: int | None, seed: int | None, game: str, plain: bool, speed: float, faults: int = 0) -> int:
+def main(*, hands: int | None, seed: int | None, game: str, plain: bool, speed: float, faults: int = 0,
+         reader: str = "feig") -> int:
     seed = seed if seed is not None else random.randrange(1 << 30)
     plain = plain or not sys.stdout.isatty()
     if not plain and not rich_available():  # a hint and the plain view, never a traceback
@@ -212,7 +217,7 @@ def main(*, hands: int | None, seed: int | None, game: str, plain: bool, speed: 
         plain = True
     signal.signal(signal.SIGTERM, _interrupt)
     signal.signal(signal.SIGHUP, _interrupt)  # the terminal closed
-    demo = Demo(seed=seed, game=game, speed=speed, faults=faults)
+    demo = Demo(seed=seed, game=game, speed=speed, faults=faults, reader=reader)
     demo.start()
     # From here a signal only asks the dealer to stop; the view ends with the dealer's thread.
     # (A KeyboardInterrupt raised at any bytecode could land in a cleanup, where nothing catches

@@ -75,6 +75,9 @@ class SimFeigReader(SimDevice):
     reader thread answers the host."""
 
     thread_name = "sim-feig-reader"
+    #: its RF set-up, for the noise profile (hw_sim.noise.SETUPS): one transmitter switched over
+    #: antennas the size of a spot
+    RF_SETUP = "multiplexer"
 
     STRONG = Standard.STRONG  # RSSI range at the antenna a tag lies on (standard profile)
     WEAK = Standard.WEAK  # RSSI range of crosstalk at a neighbouring antenna (standard profile)
@@ -98,7 +101,8 @@ class SimFeigReader(SimDevice):
         self._rng = random.Random(self.noise.seed)
         #: the noise profile (hw_sim.noise) that says what one look at the field hears
         self.look = profile(self.noise.profile, seed=self.noise.seed, miss=self.noise.miss,
-                            crosstalk=self.noise.crosstalk, neighbours=self._neighbours, stub=stub)
+                            crosstalk=self.noise.crosstalk, neighbours=self._neighbours, stub=stub,
+                            setup=self.RF_SETUP)
         self._tags: dict[str, tuple[str, int]] = {}  # physical tag key -> (uid, antenna)
         self._lock = threading.Lock()
         self._pending: list[bytes] = []  # answer parts still to fetch with MORE

@@ -69,6 +69,7 @@ from controller.config.daemon import load_config
 from controller.config.console import default_console
 from controller.daemon.control import request_to_event
 from controller.daemon.main import Daemon
+from hw_sim.readers import READER_DEVICES
 from hw_sim.simulate import CONFIRM_CYCLES, GONE_CYCLES, READY_WAIT, build_report, deal_hands
 from controller.daemon.sinks import Sink
 from firmware_bridge.errors import LinkError
@@ -155,21 +156,23 @@ class Harness(PacedTable):
 
     def __init__(self, script: sc.Script, *, console: bool = True, shuffler: bool = True,
                  workdir: Path | None = None, wire: bool = True, table_extra: str = "",
-                 rules_extra: str = "") -> None:
+                 rules_extra: str = "", reader: str = "feig") -> None:
         if script.crash_steps:
             raise HarnessUnsupported("crash_after: a power cut needs the journal and a daemon process to kill; "
                                      "play this script with tablectl simulate")
         super().__init__()
         self.script = script
-        #: False: the reader's records are handed over without the FEIG frames (see :func:`play`)
-        self.wire = wire
+        device, reader_lines = READER_DEVICES[reader]  # (KeyError: no such simulated reader)
+        #: False: the reader's records are handed over without the FEIG frames (see :func:`play`);
+        #: the bridge board has only its wire
+        self.wire = wire = wire or reader != "feig"
         self.clock = SimClock()
         with tempfile.TemporaryDirectory(prefix="tablectl-harness-") as tmp:
             work = workdir or Path(tmp)
             cfg = write_setup(work, game=script.game, seats=script.seats, button=script.button,
                               table_extra=f"confirm_cycles = {CONFIRM_CYCLES}\ngone_cycles = {GONE_CYCLES}\n"
                                           f"{table_extra}" + script.table_lines,
-                              rules_extra=rules_extra, reader_extra="answer_timeout = 1.0", ready_wait=READY_WAIT,
+                              rules_extra=rules_extra, reader_extra=reader_lines, ready_wait=READY_WAIT,
                               shuffler=shuffler, journal=False,
                               console=default_console(pin_factory="mock", bounce_time=BOUNCE_S,
                                                       hold_time=HOLD_S) if console else False,
@@ -192,8 +195,8 @@ class Harness(PacedTable):
         # report goes with a poll's answer, as under tablectl simulate).
         self.reader_end = VirtualLine("reader")
         zones, antenna_of = table_zones(script.antennas)  # (a stub spot: STUB-006)
-        self.reader = SimFeigReader(self.reader_end, antennas=zones.by_antenna, noise=script.noise,
-                                    stub=antenna_of.get("stub"))
+        self.reader = device(self.reader_end, antennas=zones.by_antenna, noise=script.noise,
+                             stub=antenna_of.get("stub"))
         self.reader_end.receive = self.reader.receive
         reader_link: dict[str, Any] = {"opener": self.reader_end.open_port}
         if not wire:
@@ -335,7 +338,7 @@ class Harness(PacedTable):
 
 
 def play(script: sc.Script | dict | str, *, console: bool = True, wire: bool = True,
-         table_extra: str = "", rules_extra: str = "") -> Played:
+         table_extra: str = "", rules_extra: str = "", reader: str = "feig") -> Played:
     """Play a deal script (parsed, or its JSON as a dict or text) in process; see the module.
     A script the parser refuses raises ``hw_sim.script.ScriptError``.
 
@@ -346,6 +349,9 @@ def play(script: sc.Script | dict | str, *, console: bool = True, wire: bool = T
     frames, the fuzzer, the decoder's property test). The suite deals its many-hand scenarios
     so; ``simulate`` and the scripts checked against it keep the wire.
 
+    ``reader``: the simulated reader, ``feig`` or ``bridge`` (our bridge board: its firmware's
+    logic on simulated PN5180s, always on the wire; ``hw_sim.bridge_reader``).
+
     ``table_extra``: more ``[table]`` lines for the daemon's configuration, settings no deal
     script carries (a mixed game's rotation: ``hw_sim.simulate.rotation_lines``;
     ``event = "cash"``); ``rules_extra``: the ``[rules]`` lines (``stud_short_stub_method = "002"``)."""
@@ -353,4 +359,5 @@ def play(script: sc.Script | dict | str, *, console: bool = True, wire: bool = T
         script = json.dumps(script)
     if isinstance(script, str):
         script = sc.parse_script(script)
-    return Harness(script, console=console, wire=wire, table_extra=table_extra, rules_extra=rules_extra).play()
+    return Harness(script, console=console, wire=wire, table_extra=table_extra, rules_extra=rules_extra,
+                   reader=reader).play()

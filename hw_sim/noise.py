@@ -19,6 +19,19 @@ Two profiles, named in a deal script's ``noise`` (``"profile"``, deal-script.md)
     level for all would not do: ``tablectl calibrate``), a read is that mean plus a normal
     spread of :attr:`Harsh.SD`; crosstalk is 100 under the mean of the antenna that hears it.
 
+What a neighbour hears depends on the reader's RF set-up (``setup``, :data:`SETUPS`):
+
+- ``multiplexer`` (the FEIG reader: one transmitter switched over antennas the size of a spot,
+  at up to a watt): a card lifted off its spot stays in range of the antennas around it, so a
+  lift is a crosstalk burst, as above;
+- ``module_per_zone`` (our bridge board: a PN5180 module a zone, a few centimetres of range, its
+  field on only while its zone is polled, docs/decisions/0042-the-bridge-board.md): a lifted card
+  goes out of its own module's range (missed half the time, as above) and comes nowhere near a
+  neighbour's antenna 20-30 cm away, which only then has its field on: a lift brings no crosstalk
+  (:attr:`Harsh.LIFT_CROSSTALK` is 0). The independent crosstalk (``crosstalk``, a card at the
+  edge of its spot) is kept at the script's rate: more than such a module hears, so that the
+  driver's handling of a tag heard in two zones is still exercised.
+
 Both are repeatable: the same seed and the same field give the same reads. The standard
 profile draws exactly as the reader always has, so every seed of an existing script reads
 the same.
@@ -41,6 +54,9 @@ from collections.abc import Mapping, Sequence
 CycleReads = dict[str, list[tuple[int, int]]]
 
 PROFILES = ("standard", "harsh")
+#: the readers' RF set-ups a profile knows (the module's docstring): what a lifted card's
+#: neighbours hear
+SETUPS = ("multiplexer", "module_per_zone")
 
 
 class Standard:
@@ -92,8 +108,18 @@ class Harsh(Standard):
 
     def __init__(self, miss: float, crosstalk: float, neighbours: Mapping[int, Sequence[int]], *,
                  seed: int = 0, muck: int | None = 13, seats: Sequence[int] = tuple(range(1, 11)),
-                 stub: int | None = None) -> None:
+                 stub: int | None = None, setup: str = "multiplexer") -> None:
+        """``setup``: the reader's RF set-up (:data:`SETUPS`); a ``module_per_zone`` reader's
+        neighbours hear nothing of a lifted card (the module's docstring).
+
+        >>> Harsh(0.05, 0.01, {}).lift_crosstalk, Harsh(0.05, 0.01, {}, setup="module_per_zone").lift_crosstalk
+        (0.5, 0.0)
+        """
+        if setup not in SETUPS:
+            raise ValueError(f"unknown RF set-up {setup!r} (set-ups: {', '.join(SETUPS)})")
         super().__init__(miss, crosstalk, neighbours)
+        #: the chance a neighbour hears a lifted card, each cycle of the lift
+        self.lift_crosstalk = self.LIFT_CROSSTALK if setup == "multiplexer" else 0.0
         own = random.Random(f"harsh-antennas-{seed}")  # (its own stream: the means are the table's)
         ants = sorted(set(neighbours) | {a for near in neighbours.values() for a in near})
         self.mean = {a: self.MEAN + own.randint(-self.SPREAD, self.SPREAD) for a in ants}
@@ -125,7 +151,7 @@ class Harsh(Standard):
             missed = self._missed(rng, uid, antenna, stacked, lifted)
             heard = self._heard(rng, antenna, missed=missed, lifted=lifted)
             if heard:
-                reads[uid] = heard
+                reads.setdefault(uid, []).extend(heard)  # (a clone: two tags, one UID, both heard)
         return reads
 
     def _lifts(self, rng: random.Random, on: Mapping[int, int]) -> None:
@@ -163,7 +189,7 @@ class Harsh(Standard):
         heard: list[tuple[int, int]] = []
         if not missed:
             heard.append((antenna, self._rssi(rng, self.mean.get(antenna, self.MEAN))))
-        if rng.random() < (self.LIFT_CROSSTALK if lifted else self.crosstalk):
+        if rng.random() < (self.lift_crosstalk if lifted else self.crosstalk):
             near = self.neighbours.get(antenna) or []
             if near:
                 b = rng.choice(near)
@@ -172,10 +198,11 @@ class Harsh(Standard):
 
 
 def profile(name: str, *, seed: int, miss: float, crosstalk: float, neighbours: Mapping[int, Sequence[int]],
-            muck: int | None = 13, stub: int | None = None) -> Standard:
-    """The noise profile ``name`` (:data:`PROFILES`); ``stub``: a stub spot's antenna, if any."""
+            muck: int | None = 13, stub: int | None = None, setup: str = "multiplexer") -> Standard:
+    """The noise profile ``name`` (:data:`PROFILES`); ``stub``: a stub spot's antenna, if any;
+    ``setup``: the reader's RF set-up (:data:`SETUPS`)."""
     if name == "standard":
         return Standard(miss, crosstalk, neighbours)
     if name == "harsh":
-        return Harsh(miss, crosstalk, neighbours, seed=seed, muck=muck, stub=stub)
+        return Harsh(miss, crosstalk, neighbours, seed=seed, muck=muck, stub=stub, setup=setup)
     raise ValueError(f"unknown noise profile {name!r} (profiles: {', '.join(PROFILES)})")

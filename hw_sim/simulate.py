@@ -38,7 +38,7 @@ from controller.daemon import control
 from controller.daemon.private import open_private
 from hw_sim import script as sc
 from hw_sim.dealer import ScriptedDealer, SimulationError
-from hw_sim.feig_reader import SimFeigReader
+from hw_sim.readers import READER_DEVICES
 from hw_sim.i2c_bus import SimDisplayCable
 from hw_sim.paced_daemon import PaceLine
 from hw_sim.pacing import PACE_TIMEOUT, PacedTable
@@ -365,7 +365,10 @@ class SimulatedTable:
     def __init__(self, script: sc.Script, *, workdir: Path, log: TextIO | None = None,
                  on_hand: Callable[[int, subprocess.Popen], None] | None = None, room: str | None = None,
                  on_step: Callable[[int], None] | None = None, table_extra: str = "",
-                 pace_timeout: float = PACE_TIMEOUT) -> None:
+                 pace_timeout: float = PACE_TIMEOUT, reader: str = "feig") -> None:
+        if reader not in READER_DEVICES:
+            raise ValueError(f"no simulated reader {reader!r} (readers: {', '.join(READER_DEVICES)})")
+        self.reader_kind = reader
         self.script, self.workdir, self.log, self.on_hand, self.room = script, workdir, log, on_hand, room
         self.on_step, self.table_extra, self.pace_timeout = on_step, table_extra, pace_timeout
         self.started: list[Callable[[], None]] = []  # what to stop on the way out, in the order started
@@ -381,7 +384,8 @@ class SimulatedTable:
             cfg = write_setup(workdir, game=script.game, seats=script.seats, button=script.button,
                               table_extra=f"confirm_cycles = {CONFIRM_CYCLES}\ngone_cycles = {GONE_CYCLES}\n"
                                           f"{self.table_extra}" + script.table_lines,
-                              reader_extra="answer_timeout = 1.0", shuffler_extra="answer_timeout = 1.0",
+                              reader_extra=READER_DEVICES[self.reader_kind][1],
+                              shuffler_extra="answer_timeout = 1.0",
                               outputs='feed = "feed.jsonl"\ncontrol = "control.sock"', shuffler=True,
                               journal=True, ready_wait=READY_WAIT, antennas=script.antennas)
             if self.room:
@@ -391,8 +395,8 @@ class SimulatedTable:
                 cable.plug()
                 cfg.write_text(cfg.read_text() + "\n" + display_section(cable))
             zones, antenna_of = table_zones(script.antennas)  # (a stub spot: STUB-006)
-            reader = SimFeigReader(PtyDevice(workdir / "reader"), antennas=zones.by_antenna, noise=script.noise,
-                                   stub=antenna_of.get("stub"))
+            reader = READER_DEVICES[self.reader_kind][0](PtyDevice(workdir / "reader"), antennas=zones.by_antenna,
+                                                         noise=script.noise, stub=antenna_of.get("stub"))
             shuffler = SimShuffler(PtyDevice(workdir / "shuffler"), seed=script.noise.seed, paced=True)
             daemon_log = open_private(workdir / "daemon.log", "w")  # (the daemon's log: the floor's folder)
             self.started.append(daemon_log.close)
@@ -477,14 +481,14 @@ def run_script(script: sc.Script, *, workdir: Path, log: TextIO | None = None,
                on_hand: Callable[[int, subprocess.Popen], None] | None = None,
                room: str | None = None, ack_wait: float = ACK_WAIT,
                on_step: Callable[[int], None] | None = None, table_extra: str = "",
-               pace_timeout: float = PACE_TIMEOUT) -> dict[str, Any]:
+               pace_timeout: float = PACE_TIMEOUT, reader: str = "feig") -> dict[str, Any]:
     """Play ``script`` and return the report (deal-script.md). Raises SimulationError, or
     :class:`Stopped` (a signal, under :func:`main`) once the daemon and the devices are stopped.
     ``room``: a ``[room]`` section for the daemon's configuration; then, before the daemon is
     stopped, wait up to ``ack_wait`` s for the broker's acknowledgements (:class:`Unacknowledged`).
     The other arguments: :class:`SimulatedTable`'s."""
     table = SimulatedTable(script, workdir=workdir, log=log, on_hand=on_hand, room=room, on_step=on_step,
-                           table_extra=table_extra, pace_timeout=pace_timeout)
+                           table_extra=table_extra, pace_timeout=pace_timeout, reader=reader)
     try:
         table.open()
         table.play()
@@ -831,7 +835,8 @@ def room_section(broker: str, room: str, table: str, *, username: str | None = N
 
 def main(path: str, *, as_json: bool, keep: bool = False, broker: str | None = None, room: str = "sim",
          table: str = "t1", rotation: str | None = None, change: str | None = None, username: str | None = None,
-         password_file: str | None = None, ca_file: str | None = None, signing_key: str | None = None) -> int:
+         password_file: str | None = None, ca_file: str | None = None, signing_key: str | None = None,
+         reader: str = "feig") -> int:
     try:
         mixed = rotation_lines(rotation, change)
     except ValueError as exc:
@@ -853,7 +858,8 @@ def main(path: str, *, as_json: bool, keep: bool = False, broker: str | None = N
             if problem is not None:
                 print(f"tablectl simulate: {problem}", file=sys.stderr)
                 return 2
-            report = run_script(script, workdir=workdir, room=section, ack_wait=ACK_WAIT, table_extra=mixed)
+            report = run_script(script, workdir=workdir, room=section, ack_wait=ACK_WAIT, table_extra=mixed,
+                                reader=reader)
         except Unacknowledged as exc:
             print(json.dumps(exc.report, indent=2) if as_json else format_report(exc.report))
             print(f"tablectl simulate: {exc}", file=sys.stderr)

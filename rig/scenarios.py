@@ -319,13 +319,14 @@ def deal_and_check(script: dict, expect: list[list[dict]], rules_extra: str = ""
 
 
 def play(script: dict, *, console: bool = True, wire: bool = False, table_extra: str = "",
-         rules_extra: str = "") -> dict:
+         rules_extra: str = "", reader: str = "feig") -> dict:
     """Deal ``script`` in process; check that nothing secret reached a public output; return
     the report (deal-script.md). The reader's records skip the FEIG frames unless ``wire``
     (the harness's quick path: the same report, tests/unit/hw_sim/test_harness.py checks it).
     ``table_extra``: more ``[table]`` lines (a mixed game's rotation, ``event = "cash"``);
     ``rules_extra``: the ``[rules]`` lines."""
-    played = harness_play(script, console=console, wire=wire, table_extra=table_extra, rules_extra=rules_extra)
+    played = harness_play(script, console=console, wire=wire, table_extra=table_extra, rules_extra=rules_extra,
+                          reader=reader)
     assert played.screens or not console, "the console showed nothing: the display's check would be empty"
     assert_nothing_secret_public(script, played)
     PLAYED["scripts"] += 1

@@ -10,6 +10,10 @@ docs/tracking.md). The levels are written to the configuration's ``[reader.level
 of the file is kept as it is), where the daemon reads them at its next start and
 ``tablectl doctor`` checks that every antenna has one.
 
+A reader whose zones give no signal strength (the bridge board, docs/decisions/0042) has no
+levels to learn: for each zone, with the card laid on it, calibrate checks that the zone reads it
+in at least 90 % of the cycles and that no other zone hears it (crosstalk), and writes nothing.
+
 Exit status: 0 when every antenna was measured (and the levels written), 1 when an antenna read
 no card or the reader failed, 2 for a configuration that does not load.
 
@@ -26,11 +30,12 @@ import statistics
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from controller.config.daemon import ConfigError, load_config
 from controller.config.writer import write_file
+from firmware_bridge.drivers import reader_client
 from firmware_bridge.errors import BridgeError, ResponseTimeout
-from firmware_bridge.feig_client import FeigClient
 from firmware_bridge.serial_port import PortSettings, open_port
 
 MARGIN = 50
@@ -45,7 +50,7 @@ def level_of(rssi: Sequence[int], *, margin: int = MARGIN) -> int:
     return max(1, min(255, round(statistics.median(rssi)) - margin))
 
 
-def measure(client: FeigClient, antenna: int, *, cycles: int) -> list[int]:
+def measure(client: Any, antenna: int, *, cycles: int) -> list[int]:
     """The RSSI of the strongest read at ``antenna`` in each of ``cycles`` inventories of it."""
     out = []
     for _ in range(cycles):
@@ -59,10 +64,16 @@ def measure(client: FeigClient, antenna: int, *, cycles: int) -> list[int]:
     return out
 
 
-def calibrate(client: FeigClient, antennas: dict[int, str], *, ask: Callable[[int, str], None],
+def calibrate(client: Any, antennas: dict[int, str], *, ask: Callable[[int, str], None],
               cycles: int = 20, margin: int = MARGIN) -> dict[int, int]:
-    """Each antenna's level: ``ask(antenna, zone)`` has the card laid on it, then it is read."""
+    """Each antenna's level: ``ask(antenna, zone)`` has the card laid on it, then it is read. A
+    reader without signal strength: each zone checked (:func:`check_zone`), and no levels."""
     levels = {}
+    if not getattr(client, "has_signal", lambda: True)():
+        for antenna in sorted(antennas):
+            ask(antenna, antennas[antenna])
+            print(check_zone(client, antenna, antennas[antenna], cycles=cycles), flush=True)
+        return levels
     for antenna in sorted(antennas):
         ask(antenna, antennas[antenna])
         rssi = measure(client, antenna, cycles=cycles)
@@ -71,6 +82,36 @@ def calibrate(client: FeigClient, antennas: dict[int, str], *, ask: Callable[[in
                                    f"{cycles} inventories: is the card on it, and its cable in?")
         levels[antenna] = level_of(rssi, margin=margin)
     return levels
+
+
+#: the share of cycles a zone without signal strength must read its card in
+READ_RATE = 0.9
+
+
+def check_zone(client: Any, antenna: int, zone: str, *, cycles: int) -> str:
+    """A zone without signal strength, its card laid on it: read in READ_RATE of ``cycles``
+    cycles, heard by no other zone (CalibrationError otherwise); what was found, in words."""
+    read = crossed = 0
+    others: set[int] = set()
+    for _ in range(cycles):
+        try:
+            tags = client.inventory(antennas=None)
+        except ResponseTimeout:
+            continue
+        where = {a.antenna for t in tags for a in t.antennas}  # (the one card on the table)
+        read += antenna in where
+        if where - {antenna}:
+            crossed += 1
+            others |= where - {antenna}
+    if crossed:
+        raise CalibrationError(f"zone {antenna} ({zone}): its card was heard by zone "
+                               f"{', '.join(map(str, sorted(others)))} too, in {crossed} of {cycles} cycles: "
+                               f"crosstalk (move the antennas apart or lower the transmitter's level: "
+                               f"firmware_bridge/firmware/README.md, \"Crosstalk\")")
+    if read < READ_RATE * cycles:
+        raise CalibrationError(f"zone {antenna} ({zone}) read the card in {read} of {cycles} cycles: is the card "
+                               f"on it, and its module wired?")
+    return f"zone {antenna:3} ({zone}): read in {read} of {cycles} cycles, heard by no other zone"
 
 
 def levels_section(levels: dict[int, int]) -> str:
@@ -108,7 +149,8 @@ def main(config: str, *, cycles: int = 20, margin: int = MARGIN, ask: Callable[[
 
     try:
         with open_port(PortSettings(url=r.port, baudrate=r.baudrate, parity=r.parity), device="reader") as p:
-            client = FeigClient(p, device="reader", ant_sel_bytes=r.antenna_select_bytes, com_adr=r.address)
+            client = reader_client(r.driver, p, device="reader", ant_sel_bytes=r.antenna_select_bytes,
+                                   com_adr=r.address)
             levels = calibrate(client, dict(cfg.table.zones.by_antenna), ask=ask or prompt, cycles=cycles,
                                margin=margin)
     except (BridgeError, CalibrationError) as exc:
@@ -116,6 +158,9 @@ def main(config: str, *, cycles: int = 20, margin: int = MARGIN, ask: Callable[[
         return 1
     for antenna in sorted(levels):
         print(f"antenna {antenna:3} ({cfg.table.zones.by_antenna[antenna]}): level {levels[antenna]}")
+    if not levels:
+        print("no levels written: the reader's zones give no signal strength (docs/decisions/0042)", flush=True)
+        return 0
     if write:
         try:
             write_levels(Path(config), levels)

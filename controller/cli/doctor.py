@@ -413,6 +413,10 @@ def check_display(display: Any, ident: Identity, *, importer: Callable[[str], st
 def check_levels(reader: Any, zones: Any) -> Check:
     """Every antenna has its own RSSI level (``tablectl calibrate``, docs/tracking.md)."""
     fix = "lay a card on each antenna in turn: tablectl calibrate --config FILE"
+    if getattr(reader, "driver", "feig") == "bridge":
+        return Check("note", "reader: a bridge board (docs/protocols/bridge.md): its zones give no signal strength, "
+                             "so there are no levels; tablectl calibrate checks each zone reads its card and no "
+                             "other zone does")
     levels = reader.levels
     if not levels:
         return Check("note", f"reader: antennas not calibrated (one level, strong_rssi = {reader.strong_rssi}, "
@@ -423,6 +427,23 @@ def check_levels(reader: Any, zones: Any) -> Check:
                              f"own (strong_rssi = {reader.strong_rssi})", fix)
     low, high = min(levels.values()), max(levels.values())
     return Check("ok", f"reader: {len(levels)} antennas calibrated (levels {low} to {high})")
+
+
+#: each reader driver's set-up, and what it cannot check (docs/rules.md, "What each reader set-up
+#: can check")
+SETUPS = {
+    "feig": ("a FEIG reader with an antenna multiplexer", "every rule of docs/rules.md is checked"),
+    "bridge": ("our bridge board, a PN5180 a zone (docs/protocols/bridge.md)",
+               "every rule of docs/rules.md is checked; without signal strength a cloned tag (DECK-007) is told "
+               "after about 10 cycles in two zones, not 2"),
+}
+
+
+def check_setup(reader: Any) -> Check:
+    """The reader set-up the configuration describes, and what it cannot check."""
+    driver = getattr(reader, "driver", "feig")
+    what, limits = SETUPS.get(driver, (f"reader driver {driver}", "see docs/rules.md"))
+    return Check("note", f"reader: set-up: {what}: {limits} (docs/rules.md, \"What each reader set-up can check\")")
 
 
 def installed_unit(paths: Iterable[Path] = UNIT_PATHS) -> Path | None:
@@ -495,6 +516,7 @@ def table_checks(config_path: str, *, user: str | None = None, open_ports: bool 
         out.extend(found)
         if open_ports and "://" not in port and not any(c.failed for c in found):
             out.append(check_device_opens(name, port, baudrate=baudrate, parity=parity))
+    out.append(check_setup(config.reader))
     out.append(check_levels(config.reader, config.table.zones))
     out.extend(daemon)
     out.extend(check_journal(config.journal, ident, config.table))

@@ -74,14 +74,15 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 
     return simulate.main(args.script, as_json=args.json, keep=args.keep, broker=args.broker, room=args.room,
                          table=args.table, rotation=args.rotation, change=args.change, username=args.username,
-                         password_file=args.password_file, ca_file=args.ca_file, signing_key=args.signing_key)
+                         password_file=args.password_file, ca_file=args.ca_file, signing_key=args.signing_key,
+                         reader=args.reader)
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
     from hw_sim import demo  # (the simulator, loaded only by its two commands)
 
     return demo.main(hands=args.hands, seed=args.seed, game=args.game, plain=args.plain, speed=args.speed,
-                     faults=args.faults)
+                     faults=args.faults, reader=args.reader)
 
 
 def cmd_tags(args: argparse.Namespace) -> int:
@@ -97,7 +98,7 @@ def cmd_register(args: argparse.Namespace) -> int:
 
     return register.main(port=args.port, deck=args.deck, back=args.back, out=args.out,
                          baudrate=args.baudrate, parity=args.parity, antenna=args.antenna,
-                         max_cycles=args.max_cycles)
+                         max_cycles=args.max_cycles, driver=args.driver)
 
 
 def cmd_room_enroll(args: argparse.Namespace) -> int:
@@ -144,7 +145,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     from controller.cli import verify  # (a command loads its own modules only (start-up on a Pi))
 
     return verify.main(port=args.port, manifests=args.manifest, baudrate=args.baudrate, parity=args.parity,
-                       antenna=args.antenna, settle=args.settle, max_cycles=args.max_cycles)
+                       antenna=args.antenna, settle=args.settle, max_cycles=args.max_cycles, driver=args.driver)
 
 
 def cmd_display(args: argparse.Namespace) -> int:
@@ -205,6 +206,9 @@ def _count(text: str) -> int:
     return _whole(text, 1, "1 or more")
 
 
+#: the readers' drivers (firmware_bridge.drivers.READERS, written out: the parser loads no driver;
+#: tests/unit/cli/test_bridge_cli.py checks they are the same)
+READER_CHOICES = ("feig", "bridge")
 COMMANDS = ("run", "simulate", "demo", "tags", "register", "verify", "history", "doctor", "room", "display",
             "floor", "calibrate", "setup")
 
@@ -255,6 +259,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--rotation", default=None, help="deal on a mixed game's configuration (MIXED-001): "
                    "horse, 8game, or games joined by commas (holdem,razz,stud)")
     s.add_argument("--change", default=None, help="with --rotation: orbit (the default) or the hands of each game")
+    s.add_argument("--reader", choices=READER_CHOICES, default="feig",
+                   help="the simulated reader: a FEIG reader, or our bridge board (its firmware on simulated "
+                        "PN5180s, docs/protocols/bridge.md)")
     s.set_defaults(fn=cmd_simulate)
 
     d = sub.add_parser("demo", help="the daemon against a simulated table dealing random hands (the default)",
@@ -270,10 +277,12 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--faults", type=_every, default=6, metavar="N",
                    help="deal a fault (a wrong seat, a foreign card, a missing burn) in one hand in N, "
                         "on average; 0: none")
+    d.add_argument("--reader", choices=READER_CHOICES, default="feig",
+                   help="the simulated reader: a FEIG reader, or our bridge board (its firmware on simulated PN5180s)")
     d.set_defaults(fn=cmd_demo)
 
     t = sub.add_parser("tags", help="print every tag a reader reads: ANTENNA UID RSSI", **fmt)
-    t.add_argument("--driver", choices=("feig",), default="feig", help="the reader's protocol")
+    t.add_argument("--driver", choices=READER_CHOICES, default="feig", help="the reader's protocol")
     t.add_argument("--port", required=True, help="a pyserial URL or device path")
     t.add_argument("--single-antenna", action="store_true",
                    help="inventory without antenna information (a one-antenna registration reader)")
@@ -284,6 +293,7 @@ def build_parser() -> argparse.ArgumentParser:
     t.set_defaults(fn=cmd_tags)
 
     g = sub.add_parser("register", help="register a deck read in set-up order over one antenna", **fmt)
+    g.add_argument("--driver", choices=READER_CHOICES, default="feig", help="the reader's protocol")
     g.add_argument("--port", required=True, help="the registration reader: a pyserial URL or device path")
     g.add_argument("--deck", required=True, help="the deck's id, e.g. A")
     g.add_argument("--back", required=True, help="the deck's back colour")
@@ -296,6 +306,7 @@ def build_parser() -> argparse.ArgumentParser:
     g.set_defaults(fn=cmd_register)
 
     v = sub.add_parser("verify", help="check a registered deck read whole over one antenna (DECK-001/002)", **fmt)
+    v.add_argument("--driver", choices=READER_CHOICES, default="feig", help="the reader's protocol")
     v.add_argument("--port", required=True, help="the registration reader: a pyserial URL or device path")
     v.add_argument("--manifest", required=True, action="append",
                    help="PATH[:ID]: the deck to verify; repeat for the table's other deck, to name its cards")

@@ -16,19 +16,19 @@ from pathlib import Path
 from controller.core.cards import setup_order
 from controller.core.registry import RegistryError, SetupOrderReading, manifest_of
 from controller.daemon.private import open_private
-from firmware_bridge.errors import BridgeError, ResponseTimeout
-from firmware_bridge.feig_client import FeigClient
+from firmware_bridge.drivers import reader_client
+from firmware_bridge.errors import BridgeError, CorruptAnswer, ResponseTimeout
 from firmware_bridge.serial_port import PortSettings, open_port
 
 
 def main(*, port: str, deck: str, back: str, out: str, baudrate: int, parity: str,
-         antenna: int | None, max_cycles: int = 0) -> int:
+         antenna: int | None, max_cycles: int = 0, driver: str = "feig") -> int:
     reading = SetupOrderReading()
     order = setup_order()
     mask = None if antenna is None else 1 << (antenna - 1)
     try:
         with open_port(PortSettings(url=port, baudrate=baudrate, parity=parity), device="register") as p:
-            client = FeigClient(p, device="register", ant_sel_bytes=1 if (mask or 0) < 0x100 else 2)
+            client = reader_client(driver, p, device="register", ant_sel_bytes=1 if (mask or 0) < 0x100 else 2)
             print(f"lay the cards one at a time, from the top: first {reading.next_card}", flush=True)
             cycles = 0
             while not reading.done:
@@ -39,7 +39,7 @@ def main(*, port: str, deck: str, back: str, out: str, baudrate: int, parity: st
                     return 1
                 try:
                     tags = client.inventory(antennas=mask)
-                except ResponseTimeout:
+                except (ResponseTimeout, CorruptAnswer):  # (a cycle lost: the next one reads the stack)
                     continue
                 before = reading.count
                 reading.feed(t.uid for t in tags if mask is None or any(a.antenna == antenna for a in t.antennas))

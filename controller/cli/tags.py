@@ -1,7 +1,10 @@
 """``tablectl tags``: the installer's tool. One line per tag read: ``ANTENNA UID RSSI``.
 
-The UID is printed as 16 uppercase hex digits, most significant byte first, as the reader
-sends it. With ``--single-antenna`` the reader is asked for an inventory without antenna
+The UID is printed as uppercase hex digits, most significant byte first, as the reader sends
+it (16 for an ISO 15693 tag). ``--driver bridge`` reads our bridge board
+(docs/protocols/bridge.md): its zones are the antennas, and a zone without signal strength
+prints the strength the host stands in for it (255 heard alone, 1 heard in two zones:
+docs/decisions/0042). With ``--single-antenna`` the reader is asked for an inventory without antenna
 information, as a one-antenna registration reader answers; the antenna is then printed as
 ``1`` and the RSSI as ``-``.
 """
@@ -10,8 +13,8 @@ from __future__ import annotations
 
 import sys
 
+from firmware_bridge.drivers import reader_client
 from firmware_bridge.errors import BridgeError
-from firmware_bridge.feig_client import FeigClient
 from firmware_bridge.serial_port import PortSettings, open_port
 
 
@@ -51,7 +54,7 @@ def main(*, driver: str, port: str, single_antenna: bool, cycles: int, baudrate:
     sel_bytes = 1 if mask is not None and mask < 0x100 else 2
     try:
         with open_port(PortSettings(url=port, baudrate=baudrate, parity=parity), device="reader") as p:
-            client = FeigClient(p, device="reader", ant_sel_bytes=sel_bytes)
+            client = reader_client(driver, p, device="reader", ant_sel_bytes=sel_bytes)
             n = 0
             while cycles == 0 or n < cycles:
                 n += 1

@@ -15,8 +15,8 @@ from pathlib import Path
 
 from controller.core.registry import MANIFEST_MAX_BYTES, Deck, DeckRegistry, RegistryError, parse_manifest
 from controller.core.rules.deck import count_deck
-from firmware_bridge.errors import BridgeError, ResponseTimeout
-from firmware_bridge.feig_client import FeigClient
+from firmware_bridge.drivers import reader_client
+from firmware_bridge.errors import BridgeError, CorruptAnswer, ResponseTimeout
 from controller.config.daemon import read_bounded
 from firmware_bridge.serial_port import PortSettings, open_port
 
@@ -39,7 +39,7 @@ def load_registry(manifests: list[str]) -> tuple[DeckRegistry, str]:
 
 
 def main(*, port: str, manifests: list[str], baudrate: int, parity: str, antenna: int | None,
-         settle: int = 10, max_cycles: int = 0) -> int:
+         settle: int = 10, max_cycles: int = 0, driver: str = "feig") -> int:
     try:
         registry, deck = load_registry(manifests)
     except (OSError, RegistryError) as exc:
@@ -50,7 +50,7 @@ def main(*, port: str, manifests: list[str], baudrate: int, parity: str, antenna
     quiet = cycles = 0
     try:
         with open_port(PortSettings(url=port, baudrate=baudrate, parity=parity), device="verify") as p:
-            client = FeigClient(p, device="verify", ant_sel_bytes=1 if (mask or 0) < 0x100 else 2)
+            client = reader_client(driver, p, device="verify", ant_sel_bytes=1 if (mask or 0) < 0x100 else 2)
             print(f"lay deck {deck} on the registration antenna", flush=True)
             while not seen or quiet < settle:
                 cycles += 1
@@ -58,7 +58,7 @@ def main(*, port: str, manifests: list[str], baudrate: int, parity: str, antenna
                     break
                 try:
                     tags = client.inventory(antennas=mask)
-                except ResponseTimeout:
+                except (ResponseTimeout, CorruptAnswer):  # (a cycle lost: the next one reads the deck)
                     continue
                 new = {t.uid for t in tags if mask is None or any(a.antenna == antenna for a in t.antennas)} - seen
                 seen |= new

@@ -21,7 +21,13 @@ from controller.core.text import NotUtf8, decode_utf8
 from controller.core.errors import StateError
 from controller.core.cards import is_card
 
-_UID_RE = re.compile(r"^[0-9A-F]{16}$")
+#: a tag's UID at its own length, most significant byte first, never padded: 16 hex digits for an
+#: ISO 15693 tag (8 bytes, E0 first), 14 for an ISO 14443A double-size UID (7 bytes: NTAG213,
+#: MIFARE Ultralight). A 4-byte single-size UID is refused: not unique, some drawn at random
+#: (docs/decisions/0042-the-bridge-board.md)
+_UID_RE = re.compile(r"^(?:[0-9A-F]{14}|[0-9A-F]{16})$")
+#: what a UID must be, for the errors
+UID_FORM = "16 hex digits (ISO 15693) or 14 (ISO 14443A), most significant byte first"
 
 
 #: the largest manifest read: 52 lines of about 20 bytes, with room for comments
@@ -33,10 +39,19 @@ class RegistryError(ValueError):
 
 
 def normalise_uid(text: str) -> str:
-    """16 uppercase hex digits, or RegistryError."""
+    """16 or 14 uppercase hex digits (:data:`UID_FORM`), or RegistryError.
+
+    >>> normalise_uid("04:a2:b3:c4:d5:e6:80"), normalise_uid("e004015012345678")
+    ('04A2B3C4D5E680', 'E004015012345678')
+    >>> normalise_uid("04A2B3C4")
+    Traceback (most recent call last):
+    ...
+    controller.core.registry.RegistryError: not a tag UID: '04A2B3C4' (want 16 hex digits (ISO 15693) or 14
+    (ISO 14443A), most significant byte first)
+    """
     uid = text.strip().upper().replace(":", "").replace(" ", "")
     if not _UID_RE.match(uid):
-        raise RegistryError(f"not a tag UID: {text!r} (want 16 hex digits, most significant byte first)")
+        raise RegistryError(f"not a tag UID: {text!r} (want {UID_FORM})")
     return uid
 
 
@@ -73,8 +88,7 @@ def parse_manifest(text: str | bytes, *, source: str, require_full: bool = True)
         try:
             uid = normalise_uid(parts[0])
         except RegistryError:
-            raise RegistryError(f"{source}:{no}: not a tag UID (want 16 hex digits, most significant byte "
-                                f"first)") from None
+            raise RegistryError(f"{source}:{no}: not a tag UID (want {UID_FORM})") from None
         try:
             card = parse_card(parts[1])
         except CardError:

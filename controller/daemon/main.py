@@ -104,6 +104,9 @@ class Daemon:
             antennas=config.table.zones.antenna_mask(), com_adr=rc.address,
             ant_sel_bytes=rc.antenna_select_bytes, answer_timeout=rc.answer_timeout,
             max_timeouts=rc.max_timeouts, poll_interval=rc.poll_interval, clock=clock,
+            # (a reader without signal strength stands in the tracker's level for a weak read:
+            # firmware_bridge.bridge_client.LoneZone)
+            **({"level": rc.strong_rssi} if getattr(rc, "driver", "") == "bridge" else {}),
             **options.get("reader", {}),
         )
         self.shuffler: ShufflerLink | None = None

@@ -132,3 +132,13 @@ def test_the_demo_without_rich_says_how_to_install_it_and_shows_the_plain_view(t
                                    "showing the plain view instead")
     assert re.search(r"^hand    1 ", out, re.M)  # the plain view's hand line, on the terminal
     assert not [p for p in tmp_path.iterdir() if p.name.startswith("tablectl-demo-")]
+
+
+def test_the_demo_deals_through_the_bridge_board():
+    # issue 40: --reader bridge: the bridge board running its firmware on simulated PN5180s
+    r = subprocess.run([*TABLECTL, "demo", "--hands", "2", "--plain", "--seed", "4", "--speed", "50",
+                        "--faults", "0", "--reader", "bridge"], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    hands = [line for line in r.stdout.splitlines() if line.startswith("hand ")]
+    assert len(hands) == 2 and all(" clean " in h for h in hands), hands
+    assert re.search(r"reader: \d+ cycles, \d+ reads, 0 corrupt frames, 0 reconnects", r.stdout)

@@ -8,6 +8,7 @@ The static checks always run. Where systemd's own tools are installed they judge
 from __future__ import annotations
 
 import os
+import fnmatch
 import re
 import shutil
 import subprocess
@@ -238,7 +239,7 @@ def test_tmpfiles_make_the_units_folders(tmp_path, unit):
 
 TOKEN = re.compile(r'\s*(?P<key>[A-Z_]+(?:\{[^}]+\})?)\s*(?P<op>==|!=|\+=|-=|:=|=)\s*"(?P<value>[^"]*)"\s*')
 MATCH_KEYS = {"SUBSYSTEM", "SUBSYSTEMS", "KERNEL", "KERNELS", "ATTRS", "ATTR", "ENV", "DRIVERS", "ACTION", "TAG"}
-ASSIGN_KEYS = {"SYMLINK", "GROUP", "MODE", "OWNER", "TAG", "ENV"}
+ASSIGN_KEYS = {"SYMLINK", "GROUP", "MODE", "OWNER", "TAG", "ENV", "GOTO", "LABEL"}
 
 
 def parse_rule(line: str) -> list[tuple[str, str, str]]:
@@ -273,6 +274,52 @@ def rules(commented: bool = False) -> list[list[tuple[str, str, str]]]:
         elif s and not s.startswith("#"):
             out.append(parse_rule(s))
     return out
+
+
+def names(device: dict[str, str], *, templates: bool = False) -> list[str]:
+    """The /dev names the rules give a tty ``device`` ({"KERNEL": ..., "ATTRS{idVendor}": ...}),
+    as udev applies them: in order, every match key equal (a missing attribute matches nothing),
+    GOTO skipping to its LABEL. ``templates``: with the commented serial templates in force and
+    the catch-all bridge rule out (what the file tells an installer with two Picos to do)."""
+    out, skip = [], None
+    lines = [ln.strip() for ln in RULES.read_text().splitlines()]
+    if templates:
+        lines = [ln.lstrip("#").strip() if re.match(r"#SUBSYSTEM.*2e8a.*ATTRS\{serial\}", ln) else ln for ln in lines]
+        lines = [ln for ln in lines if not (ln.startswith("SUBSYSTEM") and "2e8a" in ln and "ATTRS{serial}" not in ln)]
+    for line in lines:
+        if not line or line.startswith("#"):
+            continue
+        rule = parse_rule(line)
+        if skip is not None:
+            if ("LABEL", "=", skip) in rule:
+                skip = None
+            continue
+        matched = True
+        for key, op, value in rule:
+            if op not in ("==", "!="):
+                continue
+            have = {"SUBSYSTEM": "tty", "SUBSYSTEMS": "usb", **device}.get(key)
+            ok = have is not None and fnmatch.fnmatchcase(have, value)
+            matched &= ok if op == "==" else not ok
+        if matched:
+            out += [v for k, op, v in rule if k == "SYMLINK"]
+            skip = next((v for k, _, v in rule if k == "GOTO"), None)
+    return out
+
+
+PICO = {"KERNEL": "ttyACM1", "ATTRS{idVendor}": "2e8a", "ATTRS{idProduct}": "0005"}
+
+
+def test_each_board_gets_one_name():
+    # issue 40: a MicroPython Pico is a ttyACM device, which the shuffler's catch-all names too
+    ftdi = {"KERNEL": "ttyUSB0", "ATTRS{idVendor}": "0403", "ATTRS{idProduct}": "6001", "ATTRS{serial}": "A10K1234"}
+    arduino = {"KERNEL": "ttyACM0", "ATTRS{idVendor}": "2341", "ATTRS{idProduct}": "0043", "ATTRS{serial}": "7"}
+    assert names(ftdi) == ["tablectl/reader"]
+    assert names({**PICO, "ATTRS{serial}": "E6614104035A2B31"}) == ["tablectl/reader"]
+    assert names(arduino) == ["tablectl/shuffler"]
+    # two Picos, pinned by serial as the file says
+    assert names({**PICO, "ATTRS{serial}": "E6614104035A2B31"}, templates=True) == ["tablectl/reader"]
+    assert names({**PICO, "ATTRS{serial}": "E6614104035A2B32"}, templates=True) == ["tablectl/shuffler"]
 
 
 def test_udev_rules_parse_and_name_the_devices():

@@ -55,6 +55,10 @@ def test_the_wheel_holds_the_three_packages_and_the_command(installed: Path) -> 
     [dist] = installed.glob("tablectl-*.dist-info")
     assert "tablectl = controller.cli.main:main" in (dist / "entry_points.txt").read_text()
     assert not (installed / "tests").exists() and not (installed / "rig").exists()
+    # the bridge board's MicroPython firmware is flashed from a clone, never installed on the Pi
+    # (docs/decisions/0042-the-bridge-board.md)
+    assert (ROOT / "firmware_bridge" / "firmware" / "main.py").exists()
+    assert not (installed / "firmware_bridge" / "firmware").exists()
 
 
 def test_the_display_words_are_read_from_the_installed_package(installed: Path) -> None:

@@ -103,7 +103,7 @@ def test_the_drivers_are_chosen_by_name(tmp_path):
     assert (cfg.reader.driver, cfg.shuffler.driver) == ("feig", "tablectl")
     assert ShufflerConfig().driver == "tablectl" and ReaderConfig().driver == "feig"
     for text, message in (
-        ('[reader]\ndriver = "impinj"\n', "[reader] driver: 'impinj' is not a reader driver (drivers: feig)"),
+        ('[reader]\ndriver = "impinj"\n', "[reader] driver: 'impinj' is not a reader driver (drivers: feig, bridge)"),
         (READER + '[shuffler]\ndriver = "shufflemaster"\n',
          "[shuffler] driver: 'shufflemaster' is not a shuffler driver (drivers: tablectl)"),
         (READER + "[shuffler]\ndriver = 1\n", "[shuffler] driver: want a string, got 1"),

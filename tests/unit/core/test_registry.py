@@ -36,7 +36,9 @@ def test_a_full_manifest_parses_and_round_trips_the_simulated_decks():
 @pytest.mark.parametrize("text,needle", [
     ("E0040150A05F0000 As\nE0040150A05F0000 Ks\n", "A.txt:2: a tag listed twice (first on line 1)"),
     ("E0040150A05F0000 As\nE0040150A05F0001 As\n", "A.txt:2: card As listed twice (first on line 1)"),
-    ("E0040150A05F00 As\n", "A.txt:1: not a tag UID"),
+    ("E0040150A05F As\n", "A.txt:1: not a tag UID"),
+    ("04A2B3C4 As\n", "A.txt:1: not a tag UID"),  # a 4-byte UID: not unique
+    ("E0040150A05F000 As\n", "A.txt:1: not a tag UID"),
     ("E0040150A05F0000 Xx\n", "A.txt:1: not a card"),
     ("E0040150A05F0000\n", "A.txt:1: want 'UID CARD' (two words), got 1"),
 ])
@@ -72,3 +74,12 @@ def test_at_most_two_decks_and_no_shared_tags():
     with pytest.raises(RegistryError, match="at most 2 decks"):
         reg.add(Deck("C", "green", {}))
     assert reg.lookup(sim_uid("B", "As")).deck == "B"
+
+
+def test_a_deck_of_iso_14443a_stickers_is_held_at_its_own_length():
+    # issue 40: NTAG213 / MIFARE Ultralight stickers have 7-byte UIDs (14 hex digits), never padded
+    uids = [f"04{i:010X}80"[:14] for i in range(52)]
+    text = "".join(f"{u} {c}\n" for u, c in zip(uids, setup_order(), strict=True))
+    cards = parse_manifest(text, source="N.txt")
+    assert len(cards) == 52 and all(len(u) == 14 for u in cards)
+    assert cards[uids[0]] == setup_order()[0]

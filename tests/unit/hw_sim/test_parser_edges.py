@@ -134,7 +134,7 @@ def test_a_manifest_not_in_utf8_names_the_line():
 
 def test_a_manifest_with_a_5000_digit_uid():
     assert manifest_error(f"{DIGITS} As\n".encode()) == \
-        "A.txt:1: not a tag UID (want 16 hex digits, most significant byte first)"
+        "A.txt:1: not a tag UID (want 16 hex digits (ISO 15693) or 14 (ISO 14443A), most significant byte first)"
 
 
 def test_a_manifest_line_of_100000_brackets():
