@@ -627,7 +627,8 @@ def build_report(script: sc.Script, records: dict[int, dict[str, Any]], dealer: 
         hands.append({"button": rec["button"], "level": rec.get("level"), "zones": rec["zones"],
                       "stub_count": rec["stub_count"],
                       "alerts": alerts, "prompts": [_prompt_item(p, dealer, number) for p in rec.get("prompts", [])],
-                      **({"showdown": rec["showdown"]} if "showdown" in rec else {})})
+                      **({"showdown": rec["showdown"]} if "showdown" in rec else {}),
+                      **({"unchecked": rec["unchecked"]} if "unchecked" in rec else {})})
     return {"hands": hands, "tracking": dealer.confirm_latency(placed or []),
             "holds": holds(script, dealer, prompts or [])}
 
