@@ -26,7 +26,7 @@ records what the firmware did that the data sheet or ISO 14443 forbids (:attr:`v
 >>> from hw_sim.micropython_board import VirtualClock
 >>> chip = SimMfrc522(VirtualClock(), zone=1)
 >>> card = chip.place("04A2B3C4D5E680"); card.cl(0).hex(), card.cl(1).hex()
-('8804a2b39d', 'c4d5e680b3')
+('8804a2b39d', 'c4d5e68077')
 """
 
 from __future__ import annotations

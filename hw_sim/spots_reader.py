@@ -14,7 +14,7 @@ over a field in which
 The daemon's configuration gets ``[reader] muck_antenna = false``, the seats' capacity in
 ``[reader.capacity]`` and an ``[antennas]`` map without the muck (:data:`READER_LINES`).
 
->>> from hw_sim.pty_device import VirtualLine
+>>> from firmware_bridge.virtual import VirtualLine
 >>> r = SimSpotsReader(VirtualLine("r"), antennas=range(1, 14))
 >>> for n, key in enumerate(["As", "Kd", "Qc"]):
 ...     r.place(key, f"E00401500000000{n}", 3)

@@ -270,8 +270,8 @@ OUTPUTS = section_of("outputs", OutputConfig, file=TABLECTL_TOML)
 CONTROL = section_of("control", ControlConfig, file=TABLECTL_TOML)
 
 #: the sections of the file, in the docs' order
-SECTIONS: tuple[Section, ...] = (TABLE, RULES, READER, LEVELS, CAPACITY, SHUFFLER, ANTENNAS, DECK, JOURNAL, OUTPUTS, CONTROL,
-                                 *CONSOLE_SECTIONS, DISPLAY, ROOM)
+SECTIONS: tuple[Section, ...] = (TABLE, RULES, READER, LEVELS, CAPACITY, SHUFFLER, ANTENNAS, DECK, JOURNAL, OUTPUTS,
+                                 CONTROL, *CONSOLE_SECTIONS, DISPLAY, ROOM)
 #: the file's top-level sections
 KNOWN = sorted(s.name for s in SECTIONS if "." not in s.name)
 

@@ -236,6 +236,24 @@ def test_a_table_of_both_chips_cycles_with_one_field_on():
     for n in range(5):
         board.chips[11].place(f"E0040150123456{n:02X}")
     _, got = run(board, 2)
-    for _, zones, ms in got:
+    for _, zones, _ms in got:
         assert all(len(zones[s][1]) == 2 for s in range(1, 11)) and len(zones[11][1]) == 5
     clean(board)
+
+
+CHEAP = {z: [f"04{z:02X}{k:02X}B3C4D5E6" for k in range(2 if z <= 10 or z == 16 else 1)] for z in range(1, 17)}
+
+
+@pytest.mark.parametrize("zones, layout, ms", [(1, {}, 7), (1, {1: SEAT_PAIR}, 21), (16, {}, 110), (16, CHEAP, 322)],
+                         ids=["empty-zone", "a-seat-of-two", "empty-table", "cheap-table"])
+def test_mfrc522_zones_cycle_in_the_documents_time(zones, layout, ms):
+    # virtual time (hw_sim/micropython_board.py's costs, ISO 14443A's air times at 106 kbit/s):
+    # docs/protocols/bridge.md's "An MFRC522 zone" gives these
+    board = SimBoard(zones=zones, mfrc522=tuple(range(1, zones + 1)))
+    for zone, uids in layout.items():
+        for uid in uids:
+            board.chips[zone].place(uid)
+    _, got = run(board, 1)
+    (_, read, took), = got
+    assert sum(len(tags) for _, tags in read.values()) == sum(map(len, layout.values()))
+    assert abs(took - ms) <= 0.1 * ms + 1, took

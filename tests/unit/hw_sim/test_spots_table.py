@@ -58,7 +58,8 @@ def test_the_draw_games_raise_no_alert_and_lose_only_the_discards_a_spot_cannot_
             if zone.startswith("seat:"):
                 assert set(cards) <= set(got["zones"][zone])
                 kept |= set(got["zones"][zone]) - set(cards)
-        assert kept <= set(want.get("muck", [])) and set(got["zones"].get("muck", [])) == set(want.get("muck", [])) - kept
+        muck = set(want.get("muck", []))
+        assert kept <= muck and set(got["zones"].get("muck", [])) == muck - kept
         assert {z: c for z, c in got["zones"].items() if z in ("board", "burn")} == \
             {z: c for z, c in want.items() if z in ("board", "burn")}
         unseen += len(kept)
