@@ -416,7 +416,7 @@ def check_levels(reader: Any, zones: Any) -> Check:
 #: the "spots" set-up whatever its driver (controller.core.setups)
 SETUPS = {
     "feig": ("a FEIG reader with an antenna multiplexer", "every rule of docs/rules.md is checked"),
-    "bridge": ("our bridge board, a PN5180 a zone (docs/protocols/bridge.md)",
+    "bridge": ("our bridge board, a PN5180 (or an MFRC522) a zone (docs/protocols/bridge.md)",
                "every rule of docs/rules.md is checked; without signal strength a cloned tag (DECK-007) is told "
                "after 20 cycles in two zones, not 2"),
 }
@@ -440,7 +440,7 @@ def check_setup(reader: Any, zones: Any = None) -> Check:
                       + "): the cards under them are kept where they were confirmed")
     if not muck:
         limits.append("no muck antenna: a muck inferred from cards leaving the seats")
-    late = f"; checked late, on the inferred muck: {', '.join(setup.partly)}" if setup.partly else ""
+    late = f"; checked in part (or late, on the inferred muck): {', '.join(setup.partly)}" if setup.partly else ""
     return Check("note", f"reader: set-up: {setup.what}: " + "; ".join(limits)
                  + f"; not checked on this table: {', '.join(setup.unchecked)}{late} {where}")
 

@@ -31,11 +31,11 @@ NO_MUCK: dict[str, str] = {
     "MUCK-003": "a blind's early fold that comes back is MUCK-002's",
     "MUCK-004": "an out-of-turn fold that comes back is MUCK-002's",
     "DRAW-005": "the stub rebuilt from the muck and the burns: the muck's cards are not read",
-    "STUD-007": "a short stub's card taken from the muck is MUCK-002's",
 }
 #: no antenna under the muck: checked, but on a muck inferred from the cards leaving the seats
 #: ``gone_cycles`` after they left (a player holding his cards up that long is taken for a fold)
 NO_MUCK_LATE: dict[str, str] = {
+    "STUD-007": "the short stub's procedure is prompted as on any table; a card taken from the muck is MUCK-002's",
     "MUCK-005": "the winner's cards reaching the muck: inferred, gone_cycles after they left the seat",
     "MUCK-006": "a hand that touched the muck: inferred as MUCK-005's",
 }
