@@ -98,3 +98,12 @@ def test_a_fold_is_inferred_from_the_cards_leaving_the_seat():
     spots, feig = play(script, reader="spots"), play(script, reader="feig")
     assert spots["hands"][0]["zones"] == feig["hands"][0]["zones"]
     assert "muck" in spots["hands"][0]["zones"] and "unchecked" not in feig["hands"][0]
+
+
+def test_simulate_and_demo_offer_it():
+    from controller.cli import main
+    from hw_sim.readers import READER_DEVICES
+
+    assert set(main.SIM_READERS) == set(READER_DEVICES)
+    args = main.build_parser().parse_args(["simulate", "script.json", "--reader", "spots"])
+    assert args.reader == "spots"
