@@ -94,3 +94,12 @@ def test_the_status_journals_its_capacities_and_a_plain_one_as_before():
     d = event_to_dict(ev)
     assert d["capacity"] == ((1, 2), (2, 2)) and event_from_dict({**d, "capacity": [[1, 2], [2, 2]]}) == ev
     assert "capacity" not in event_to_dict(DeviceStatus(1.0, "reader", True, "answering"))
+
+
+def test_the_daemon_hands_the_links_capacities_to_the_core():
+    from controller.daemon.device_events import to_core
+    from firmware_bridge.events import LinkStatus
+
+    ev = to_core(LinkStatus(ts=1.0, device="reader", online=True, detail="answering", capacity=((3, 2),)))
+    assert isinstance(ev, DeviceStatus) and ev.capacity == ((3, 2),)
+    assert to_core(LinkStatus(ts=1.0, device="reader", online=True)).capacity is None
