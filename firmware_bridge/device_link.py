@@ -260,4 +260,9 @@ class DeviceLink(abc.ABC):
             self.stats.online = online
             mono, boot = self.mono()
             self.emit(LinkStatus(ts=self.clock(), device=self.name, online=online, detail=detail,
-                                 mono=mono, boot=boot))
+                                 mono=mono, boot=boot, **(self._online_extra() if online else {})))
+
+    def _online_extra(self) -> dict[str, Any]:
+        """What a device tells with its online status beyond the link's own (a bridge board's
+        zone capacities); nothing by default."""
+        return {}

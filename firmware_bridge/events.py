@@ -67,6 +67,9 @@ class LinkStatus:
     detail: str = ""
     mono: float | None = None
     boot: str | None = None
+    #: a board's zones that see few cards (zone, the most cards it sees at once), from its
+    #: handshake, with the status that says it is online (the bridge board: docs/protocols/bridge.md)
+    capacity: tuple[tuple[int, int], ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -271,6 +271,10 @@ _DROPPED: dict[type, str] = {CorruptAnswer: "cycles dropped (damaged answer)",
 BRIDGE_SILENCE_S = 2.0
 
 
+#: a zone that sees this many cards at once or more has no limit: a whole deck
+NO_LIMIT = 52
+
+
 class BridgeReaderLink(FeigReaderLink):
     """Our own bridge board (driver ``bridge``, docs/protocols/bridge.md): a PN5180 a zone behind a
     Pico on USB serial. The same link as FEIG's (the reconnects, the heartbeat, the dropped
@@ -295,4 +299,14 @@ class BridgeReaderLink(FeigReaderLink):
             self.client_factory = self._bridge_client
 
     def _bridge_client(self, port: Port) -> BridgeClient:
-        return BridgeClient(port, device=self.name, limiter=self.limiter, level=self.level)
+        self._client = BridgeClient(port, device=self.name, limiter=self.limiter, level=self.level)
+        return self._client
+
+    def _online_extra(self) -> dict[str, Any]:
+        """The zones that see fewer cards than a deck (an MFRC522's seat spot: 2), from the
+        handshake, with the online status: the tracker keeps the cards such a zone cannot see
+        (controller.core.tracker). A zone that sees a deck (a PN5180's: 64) has no limit."""
+        client = getattr(self, "_client", None)
+        zones = getattr(client, "zones", None) or {}
+        limited = tuple(sorted((z, info.capacity) for z, info in zones.items() if info.capacity < NO_LIMIT))
+        return {"capacity": limited} if limited else {}

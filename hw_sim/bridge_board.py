@@ -88,10 +88,11 @@ def _load_field(board: SimBoard, path: Path, state: dict[str, Any]) -> None:
             setattr(chip.faults, name, value)
 
 
-def run(field: Path, zones: int) -> None:
-    """The firmware's main.py on a simulated board, on this process's standard input and output."""
+def run(field: Path, zones: int, mfrc522: tuple[int, ...] = ()) -> None:
+    """The firmware's main.py on a simulated board, on this process's standard input and output
+    (``mfrc522``: the zones whose chip is a simulated MFRC522, as the firmware's CHIPS says)."""
     clock = _RealPacedClock()
-    board = SimBoard(zones, clock=clock)
+    board = SimBoard(zones, clock=clock, mfrc522=mfrc522)
     state: dict[str, Any] = {}
     _load_field(board, field, state)
     board.on_field = lambda zone: _load_field(board, field, state) if zone == 1 else None
@@ -106,6 +107,7 @@ def run(field: Path, zones: int) -> None:
     sys.path.insert(0, str(FIRMWARE_DIR))
     import bridge_config  # the firmware's: its pins for the board, its zone count set
     bridge_config.ZONES = zones
+    bridge_config.CHIPS = board.chip_names
     board.set_pins(bridge_config)
     try:
         import main  # noqa: F401  (the firmware runs from here, for ever, as at power-up)
@@ -127,14 +129,16 @@ class Running:
         os.close(self.slave_fd)
 
 
-def start(field: Path, *, zones: int = 13) -> Running:
-    """Spawn a board on a fresh pseudo-terminal (its slave raw, so nothing echoes back)."""
+def start(field: Path, *, zones: int = 13, mfrc522: tuple[int, ...] = ()) -> Running:
+    """Spawn a board on a fresh pseudo-terminal (its slave raw, so nothing echoes back);
+    ``mfrc522``: its zones with an MFRC522 rather than a PN5180."""
     master, slave = os.openpty()
     tty.setraw(slave)
     root = Path(__file__).resolve().parent.parent
     env = {**os.environ, "PYTHONPATH": str(root) + os.pathsep + os.environ.get("PYTHONPATH", "")}
     proc = subprocess.Popen([sys.executable, "-m", "hw_sim.bridge_board", "--field", str(field), "--zones",
-                             str(zones)], stdin=master, stdout=master, env=env, cwd=str(root))
+                             str(zones), *(["--mfrc522", ",".join(map(str, mfrc522))] if mfrc522 else [])],
+                            stdin=master, stdout=master, env=env, cwd=str(root))
     os.close(master)
     return Running(proc, os.ttyname(slave), slave)
 
@@ -143,8 +147,9 @@ def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     p.add_argument("--field", type=Path, required=True, help="the JSON file of what lies on each zone")
     p.add_argument("--zones", type=int, default=13)
+    p.add_argument("--mfrc522", default="", help="the zones with an MFRC522, comma-separated (1,2,3)")
     args = p.parse_args(argv)
-    run(args.field, args.zones)
+    run(args.field, args.zones, tuple(int(z) for z in args.mfrc522.split(",") if z))
 
 
 if __name__ == "__main__":

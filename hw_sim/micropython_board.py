@@ -34,12 +34,14 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from hw_sim.mfrc522_chip import SimMfrc522
 from hw_sim.pn5180_chip import SimPn5180
 
 #: where the firmware's files are (the Pico's flash, as the README's flashing copies them)
 FIRMWARE_DIR = Path(__file__).resolve().parent.parent / "firmware_bridge" / "firmware"
 #: the firmware's modules, in the order they may be imported
-MODULES = ("bridge_config", "bridge_frames", "pn5180", "iso15693", "zone_scheduler", "pico_board")
+MODULES = ("bridge_config", "bridge_frames", "pn5180", "iso15693", "iso14443a", "mfrc522", "zone_scheduler",
+           "pico_board")
 #: what each thing costs MicroPython on an RP2040 at 125 MHz, roughly, in microseconds
 COST_US = {"pin": 3.0, "spi": 25.0, "spi_byte": 1.2, "ticks": 1.0}
 
@@ -77,15 +79,20 @@ class SimBoard:
     :attr:`~hw_sim.pn5180_chip.SimPn5180.violations`."""
 
     def __init__(self, zones: int = 13, *, seed: int = 0, clock: VirtualClock | None = None,
-                 pins: Any = None) -> None:
+                 pins: Any = None, mfrc522: tuple[int, ...] = ()) -> None:
         self.clock = clock or VirtualClock()
         self.zones = zones
-        self.chips: dict[int, SimPn5180] = {z: SimPn5180(self.clock, zone=z, seed=seed) for z in range(1, zones + 1)}
+        #: each zone's chip: a simulated PN5180, or (the zones in ``mfrc522``) a simulated MFRC522
+        #: (:mod:`hw_sim.mfrc522_chip`; the firmware's configuration must say so: its CHIPS,
+        #: which :meth:`Firmware.scheduler` sets from :attr:`chip_names`)
+        self.chips: dict[int, Any] = {
+            z: SimMfrc522(self.clock, zone=z, seed=seed) if z in mfrc522 else SimPn5180(self.clock, zone=z, seed=seed)
+            for z in range(1, zones + 1)}
         self.pins: dict[int, int] = {}
         self.cfg = pins  # the firmware's bridge_config (its pin numbers), set by firmware()
         self.most_fields_on = 0
         self.glitches = 0
-        self.selected: SimPn5180 | None = None
+        self.selected: Any = None
         self._bits: dict[int, int] = {}  # address pin -> its bit (set with cfg)
         self._addr = 1  # the zone the address pins name
         #: called with the zone whenever a zone's field comes on (the simulator lays its tags)
@@ -138,13 +145,30 @@ class SimBoard:
         self._addr = sum(self.pins.get(p, 0) << i for i, p in enumerate(cfg.PIN_ADDR)) + 1
 
     # -- SPI -------------------------------------------------------------------------------------
+    @property
+    def chip_names(self) -> dict[int, str]:
+        """The zones whose chip is not a PN5180, and their chip (the firmware's CHIPS)."""
+        return {z: c.chip for z, c in self.chips.items() if getattr(c, "chip", "PN5180") != "PN5180"}
+
     def spi_write(self, data: bytes) -> None:
         self.clock.now_us += COST_US["spi"] + COST_US["spi_byte"] * len(data)
         if self.selected is not None:
-            rf_was = self.selected.rf_on
-            self.selected.spi_write(bytes(data))
+            chip = self.selected
+            rf_was = chip.rf_on
+            chip.spi_write(bytes(data))
             if data[:1] == b"\x16" and not rf_was and self.on_field is not None:
-                self.on_field(self.selected.zone)
+                self.on_field(chip.zone)
+            if not rf_was and chip.rf_on:  # (an MFRC522: its field comes on with the register write)
+                self.most_fields_on = max(self.most_fields_on, sum(c.rf_on for c in self.chips.values()))
+                if self.on_field is not None:
+                    self.on_field(chip.zone)
+
+    def spi_transfer(self, data: bytes) -> bytes:
+        """Full duplex (``SPI.write_readinto``): an MFRC522's register reads."""
+        self.clock.now_us += COST_US["spi"] + COST_US["spi_byte"] * len(data)
+        if self.selected is None or not hasattr(self.selected, "spi_transfer"):
+            return b"\xff" * len(data)
+        return self.selected.spi_transfer(bytes(data))
 
     def spi_read(self, n: int) -> bytes:
         self.clock.now_us += COST_US["spi"] + COST_US["spi_byte"] * n
@@ -196,6 +220,9 @@ def fake_machine(board: SimBoard) -> types.ModuleType:
         def readinto(self, buf: bytearray, write: int = 0x00) -> None:
             buf[:] = board.spi_read(len(buf))
 
+        def write_readinto(self, out: bytes, into: bytearray) -> None:
+            into[:] = board.spi_transfer(bytes(out))
+
     m.Pin = Pin  # type: ignore[attr-defined]
     m.SPI = SPI  # type: ignore[attr-defined]
     m.unique_id = lambda: b"\xe6\x61\x41\x04\x03\x5a\x2b\x31"  # type: ignore[attr-defined]
@@ -231,10 +258,12 @@ class Firmware(types.SimpleNamespace):
 
     def scheduler(self, board: SimBoard, out: Callable[[bytes], Any], *, boot: int = 0x2A5E11C4,
                   **overrides: Any) -> Any:
-        """main.py's ``build`` on the simulated board: the bus, a PN5180 driver a zone, the scheduler."""
-        cfg = self.config(**overrides)
+        """main.py's ``build`` on the simulated board: the bus, a driver a zone (its chip as the
+        board has it: :attr:`SimBoard.chip_names`), the scheduler."""
+        cfg = self.config(**{"CHIPS": board.chip_names, **overrides})
         bus = self.pico_board.Bus(cfg, board.clock)
-        zones = [self.pn5180.Pn5180(bus, n, cfg) for n in range(1, cfg.ZONES + 1)]
+        zones = [self.mfrc522.Mfrc522(bus, n, cfg) if cfg.CHIPS.get(n, "PN5180") == "MFRC522"
+                 else self.pn5180.Pn5180(bus, n, cfg) for n in range(1, cfg.ZONES + 1)]
         return self.zone_scheduler.Scheduler(zones, out, board.clock, boot, cfg, bus.reset_chips)
 
 

@@ -631,7 +631,8 @@ def build_report(script: sc.Script, records: dict[int, dict[str, Any]], dealer: 
                       "stub_count": rec["stub_count"],
                       "alerts": alerts, "prompts": [_prompt_item(p, dealer, number) for p in rec.get("prompts", [])],
                       **({"showdown": rec["showdown"]} if "showdown" in rec else {}),
-                      **({"stub_read": rec["stub_read"]} if "stub_read" in rec else {})})
+                      **({"stub_read": rec["stub_read"]} if "stub_read" in rec else {}),
+                      **({"unchecked": rec["unchecked"]} if "unchecked" in rec else {})})
     report = {"hands": hands, "tracking": dealer.confirm_latency(placed or []),
               "holds": holds(script, dealer, prompts or [])}
     between = between_hands(script, records, dealer, said or [])

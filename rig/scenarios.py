@@ -93,7 +93,8 @@ def check_stacks(got: dict[str, list[str]], want: dict[str, list[str]], where: s
 
 # -- nothing secret on a public output ---------------------------------------------------------
 _CARD = re.compile(r"(?<![A-Za-z0-9])([2-9TJQKA][shdc])(?:@[A-Z])?(?![A-Za-z0-9])")
-_UID = re.compile(r"(?<![0-9A-Fa-f])[0-9A-Fa-f]{16}(?![0-9A-Fa-f])|tag:")
+#: a UID at either length (16 hex digits, ISO 15693; 14, ISO 14443A's 7 bytes), or a tag's name
+_UID = re.compile(r"(?<![0-9A-Fa-f])(?:[0-9A-Fa-f]{16}|[0-9A-Fa-f]{14})(?![0-9A-Fa-f])|tag:")
 
 
 #: games whose up cards every player sees (deal-script.md, "Stud and draw games")

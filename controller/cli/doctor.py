@@ -59,6 +59,7 @@ from controller.cli.doctor_room import check_room, daemon_room_checks, floor_che
 from controller.cli.doctor_next import next_lines, next_steps
 from controller.cli.doctor_service import check_readable, service_checks, service_files
 from controller.config.daemon import ConfigError, load_config
+from controller.core.setups import setup_of
 from controller.daemon.control import send
 from controller.daemon.journal import diagnose
 from firmware_bridge.serial_port import PARITIES
@@ -430,20 +431,37 @@ def check_levels(reader: Any, zones: Any) -> Check:
 
 
 #: each reader driver's set-up, and what it cannot check (docs/rules.md, "What each reader set-up
-#: can check")
+#: can check"); a configuration with limits (no muck antenna, antennas that see a few cards) is
+#: the "spots" set-up whatever its driver (controller.core.setups)
 SETUPS = {
     "feig": ("a FEIG reader with an antenna multiplexer", "every rule of docs/rules.md is checked"),
-    "bridge": ("our bridge board, a PN5180 a zone (docs/protocols/bridge.md)",
+    "bridge": ("our bridge board, a PN5180 (or an MFRC522) a zone (docs/protocols/bridge.md)",
                "every rule of docs/rules.md is checked; without signal strength a cloned tag (DECK-007) is told "
                "after about 10 cycles in two zones, not 2"),
 }
 
 
-def check_setup(reader: Any) -> Check:
+def check_setup(reader: Any, zones: Any = None) -> Check:
     """The reader set-up the configuration describes, and what it cannot check."""
     driver = getattr(reader, "driver", "feig")
-    what, limits = SETUPS.get(driver, (f"reader driver {driver}", "see docs/rules.md"))
-    return Check("note", f"reader: set-up: {what}: {limits} (docs/rules.md, \"What each reader set-up can check\")")
+    muck = getattr(reader, "muck_antenna", True) and (zones is None or bool(zones.antennas_of("muck")))
+    setup = setup_of(driver, muck=muck, capacity=getattr(reader, "capacity", {}) or {})
+    where = "(docs/rules.md, \"What each reader set-up can check\")"
+    if setup.name in SETUPS:
+        what, limits = SETUPS[setup.name]
+        return Check("note", f"reader: set-up: {what}: {limits} {where}")
+    if setup.name != "spots":
+        return Check("note", f"reader: set-up: reader driver {driver}: see docs/rules.md {where}")
+    limits = []
+    capacity = getattr(reader, "capacity", {}) or {}
+    if capacity:
+        limits.append("antennas that see a few cards (" + ", ".join(f"{a}: {n}" for a, n in sorted(capacity.items()))
+                      + "): the cards under them are kept where they were confirmed")
+    if not muck:
+        limits.append("no muck antenna: a muck inferred from cards leaving the seats")
+    late = f"; checked in part (or late, on the inferred muck): {', '.join(setup.partly)}" if setup.partly else ""
+    return Check("note", f"reader: set-up: {setup.what}: " + "; ".join(limits)
+                 + f"; not checked on this table: {', '.join(setup.unchecked)}{late} {where}")
 
 
 def installed_unit(paths: Iterable[Path] = UNIT_PATHS) -> Path | None:
@@ -516,7 +534,7 @@ def table_checks(config_path: str, *, user: str | None = None, open_ports: bool 
         out.extend(found)
         if open_ports and "://" not in port and not any(c.failed for c in found):
             out.append(check_device_opens(name, port, baudrate=baudrate, parity=parity))
-    out.append(check_setup(config.reader))
+    out.append(check_setup(config.reader, config.table.zones))
     out.append(check_levels(config.reader, config.table.zones))
     out.extend(daemon)
     out.extend(check_journal(config.journal, ident, config.table))

@@ -209,6 +209,9 @@ def _count(text: str) -> int:
 #: the readers' drivers (firmware_bridge.drivers.READERS, written out: the parser loads no driver;
 #: tests/unit/cli/test_bridge_cli.py checks they are the same)
 READER_CHOICES = ("feig", "bridge")
+#: the simulated readers of simulate and demo (hw_sim.readers.READER_DEVICES): the drivers, and the
+#: cheap set-up of two-card seat spots and no muck antenna (hw_sim/spots_reader.py)
+SIM_READERS = (*READER_CHOICES, "spots")
 COMMANDS = ("run", "simulate", "demo", "tags", "register", "verify", "history", "doctor", "room", "display",
             "floor", "calibrate", "setup")
 
@@ -259,9 +262,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--rotation", default=None, help="deal on a mixed game's configuration (MIXED-001): "
                    "horse, 8game, or games joined by commas (holdem,razz,stud)")
     s.add_argument("--change", default=None, help="with --rotation: orbit (the default) or the hands of each game")
-    s.add_argument("--reader", choices=READER_CHOICES, default="feig",
-                   help="the simulated reader: a FEIG reader, or our bridge board (its firmware on simulated "
-                        "PN5180s, docs/protocols/bridge.md)")
+    s.add_argument("--reader", choices=SIM_READERS, default="feig",
+                   help="the simulated reader: a FEIG reader, our bridge board (its firmware on simulated "
+                        "PN5180s, docs/protocols/bridge.md), or spots: two-card seat spots and no muck antenna "
+                        "(docs/rules.md, \"What each reader set-up can check\")")
     s.set_defaults(fn=cmd_simulate)
 
     d = sub.add_parser("demo", help="the daemon against a simulated table dealing random hands (the default)",
@@ -277,8 +281,9 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--faults", type=_every, default=6, metavar="N",
                    help="deal a fault (a wrong seat, a foreign card, a missing burn) in one hand in N, "
                         "on average; 0: none")
-    d.add_argument("--reader", choices=READER_CHOICES, default="feig",
-                   help="the simulated reader: a FEIG reader, or our bridge board (its firmware on simulated PN5180s)")
+    d.add_argument("--reader", choices=SIM_READERS, default="feig",
+                   help="the simulated reader: a FEIG reader, our bridge board (its firmware on simulated PN5180s), "
+                        "or spots (two-card seat spots, no muck antenna)")
     d.set_defaults(fn=cmd_demo)
 
     t = sub.add_parser("tags", help="print every tag a reader reads: ANTENNA UID RSSI", **fmt)

@@ -104,6 +104,13 @@ class ReaderConfig:
     #: ``[reader.levels]``: antenna -> its own level (``tablectl calibrate``), else strong_rssi
     levels: dict[int, int] = setting(factory=dict, kind=(dict,), shown="none (strong_rssi)",
                                  doc="[reader.levels], below")
+    #: ``[reader.capacity]``: antenna -> the most cards it can see at once (a two-card seat spot)
+    capacity: dict[int, int] = setting(factory=dict, kind=(dict,), shown="none (no limit)",
+                                   doc="[reader.capacity], below")
+    #: False: the table has no antenna under the muck; [antennas] feeds no muck, and a muck is
+    #: inferred from cards leaving the seats (docs/rules.md, "What each reader set-up can check")
+    muck_antenna: bool = setting(True, doc="false: no antenna under the muck (a muck inferred from cards "
+                                           "leaving the seats; the rules that need its contents not checked)")
 
 
 @dataclass(frozen=True)
@@ -269,6 +276,13 @@ LEVELS = Section("reader.levels", (
         bound=Bound(1, 255, "(the reader's RSSI scale)", whole=True,
                     why="each antenna's own level (`tablectl calibrate`)")),
 ), file=TABLECTL_TOML)
+CAPACITY = Section("reader.capacity", (
+    Key("*", doc="antenna number = the most cards it can see at once (a two-card seat spot: 2); an antenna left "
+                 "out has no limit",
+        bound=Bound(1, 255, "cards", whole=True,
+                    why="a cheap ISO 14443A module reads one or two cards of a stack; the bridge board says "
+                        "each zone's in its handshake")),
+), file=TABLECTL_TOML)
 SHUFFLER = section_of("shuffler", ShufflerConfig, file=TABLECTL_TOML,
                       doc="leave the section out for a table that shuffles by hand")
 #: (read by :meth:`ZoneMap.from_mapping`, whose errors name the antenna and the zone)
@@ -288,8 +302,8 @@ OUTPUTS = section_of("outputs", OutputConfig, file=TABLECTL_TOML)
 CONTROL = section_of("control", ControlConfig, file=TABLECTL_TOML)
 
 #: the sections of the file, in the docs' order
-SECTIONS: tuple[Section, ...] = (TABLE, RULES, READER, LEVELS, SHUFFLER, ANTENNAS, DECK, JOURNAL, OUTPUTS, CONTROL,
-                                 *CONSOLE_SECTIONS, DISPLAY, ROOM)
+SECTIONS: tuple[Section, ...] = (TABLE, RULES, READER, LEVELS, CAPACITY, SHUFFLER, ANTENNAS, DECK, JOURNAL, OUTPUTS,
+                                 CONTROL, *CONSOLE_SECTIONS, DISPLAY, ROOM)
 #: the file's top-level sections
 KNOWN = sorted(s.name for s in SECTIONS if "." not in s.name)
 
@@ -364,10 +378,14 @@ def _rules(ru: Values) -> RuleSettings:
     return RuleSettings(**{**ru.values, "round_done_pad": None if pad == "auto" else pad})
 
 
-def _zones(src: str, a: object, seats: tuple[int, ...]) -> ZoneMap:
+def _zones(src: str, a: object, seats: tuple[int, ...], *, muck: bool = True) -> ZoneMap:
     """``[antennas]``: the default map, or one that feeds every seat dealt in, the board, the burn
-    and the muck (a written map replaces the default: a zone left out is one the daemon is blind to)."""
+    and the muck (a written map replaces the default: a zone left out is one the daemon is blind to).
+    ``muck`` False (``[reader] muck_antenna = false``): a map that feeds no muck, written out."""
     if a is None:
+        if not muck:
+            raise ConfigError(f"{src}: [reader] muck_antenna = false: write the [antennas] map, without "
+                              f"the muck (the default map has antenna 13 under it)")
         return ZoneMap.default()
     if not isinstance(a, dict):
         raise ConfigError(f"{src}: [antennas] must be a table of antenna number = zone")
@@ -376,8 +394,11 @@ def _zones(src: str, a: object, seats: tuple[int, ...]) -> ZoneMap:
     except ZoneError as exc:
         raise ConfigError(f"{src}: [antennas] {exc}") from exc
     fed = set(zones.by_antenna.values())
+    if not muck and "muck" in fed:
+        raise ConfigError(f"{src}: [antennas] {zones.antennas_of('muck')[0]} feeds the muck, and [reader] "
+                          f"muck_antenna = false says there is none")
     unfed = [f"seat:{n}" for n in seats if f"seat:{n}" not in fed] + \
-        [z for z in ("board", "burn", "muck") if z not in fed]
+        [z for z in ("board", "burn", "muck") if z not in fed and (muck or z != "muck")]
     if unfed:
         raise ConfigError(f"{src}: [antennas]: no antenna feeds {unfed[0]} (a map you write replaces the "
                           f"default: list every seat of [table] seats, the board, the burn and the muck)")
@@ -386,12 +407,23 @@ def _zones(src: str, a: object, seats: tuple[int, ...]) -> ZoneMap:
 
 def _reader(r: Values, zones: ZoneMap) -> ReaderConfig:
     """``[reader]`` and its ``[reader.levels]``; every antenna within what ANT_SEL selects."""
-    reader = ReaderConfig(**{**r.values, "levels": _levels(LEVELS.read(r.src, r["levels"]), zones)})
+    reader = ReaderConfig(**{**r.values, "levels": _levels(LEVELS.read(r.src, r["levels"]), zones),
+                             "capacity": _capacity(CAPACITY.read(r.src, r["capacity"]), zones)})
     too_high = [n for n in zones.by_antenna if n > 8 * reader.antenna_select_bytes]
     if too_high:
         raise ConfigError(f"{r.src}: [antennas] {too_high[0]}: antenna beyond what "
                           f"[reader] antenna_select_bytes = {reader.antenna_select_bytes} can select")
     return reader
+
+
+def _capacity(s: Values, zones: ZoneMap) -> dict[int, int]:
+    """``[reader.capacity]``: antenna number = the most cards it can see at once."""
+    out = {}
+    for name, n in s.entries.items():
+        if not (name.isascii() and name.isdigit() and len(name) <= 3 and int(name) in zones.by_antenna):
+            raise s.err(name, "not an antenna of [antennas] (keys are antenna numbers)")
+        out[int(name)] = n
+    return out
 
 
 def _levels(s: Values, zones: ZoneMap) -> dict[int, int]:
@@ -485,8 +517,9 @@ def parse_config(text: str, *, path: Path) -> Config:
     game = _game(t, rotation)
     seats, button = _seats(t)
     rules = _rules(RULES.read(src, doc.get("rules", {})))
-    zones = _zones(src, doc.get("antennas"), seats)
-    reader = _reader(READER.read(src, doc.get("reader", {})), zones)
+    raw_reader = READER.read(src, doc.get("reader", {}))
+    zones = _zones(src, doc.get("antennas"), seats, muck=raw_reader["muck_antenna"])
+    reader = _reader(raw_reader, zones)
     decks, manifests = _decks(src, doc.get("decks", []), base, t["deck_in_play"])
     shuffler = ShufflerConfig(**SHUFFLER.read(src, doc["shuffler"]).values) if "shuffler" in doc else None
     journal = _journal(JOURNAL.read(src, doc["journal"]), base) if "journal" in doc else JournalConfig(path=None)
@@ -495,6 +528,7 @@ def parse_config(text: str, *, path: Path) -> Config:
     table = TableSettings(game=game, seats=seats, button=button, deck_in_play=t["deck_in_play"], zones=zones,
                           confirm_cycles=t["confirm_cycles"], gone_cycles=t["gone_cycles"], rules=rules,
                           event=t["event"], strong_rssi=reader.strong_rssi, rssi_levels=dict(reader.levels),
+                          capacity=dict(reader.capacity),
                           rotation=rotation, chinese_two_hands=t["chinese_two_hands"])
     config = Config(path=path, table=table, reader=reader, decks=tuple(decks), outputs=outputs,
                     console=parse_console(doc, src=src), shuffler=shuffler, journal=journal,

@@ -89,6 +89,9 @@ class DeviceStatus:
     #: the monotonic clock's reading and its boot's id (see :class:`Tick`)
     mono: float | None = None
     boot: str | None = None
+    #: the reader's zones that see few cards: (antenna, the most cards it sees at once), from a
+    #: bridge board's handshake (docs/protocols/bridge.md); None for other devices
+    capacity: tuple[tuple[int, int], ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -318,7 +321,7 @@ def event_to_dict(event: Event) -> dict[str, Any]:
     d = asdict(event)
     d.pop("heard", None)
     # only some events carry one: rows without stay as they were
-    for key in ("peer_uid", "mono", "boot", "game", "mode"):
+    for key in ("peer_uid", "mono", "boot", "game", "mode", "capacity"):
         if d.get(key, 0) is None:
             del d[key]
     d["type"] = type(event).__name__
@@ -338,6 +341,8 @@ def event_from_dict(d: dict[str, Any]) -> Event:
         args["reads"] = tuple((str(u), int(a), int(r)) for u, a, r in args["reads"])
     elif cls is TableSetup:
         args["seats"] = tuple(args["seats"])
+    elif cls is DeviceStatus and args.get("capacity") is not None:
+        args["capacity"] = tuple((int(a), int(n)) for a, n in args["capacity"])
     elif cls is DeckSetup:
         args["decks"] = tuple((str(i), str(b), tuple((str(u), str(c)) for u, c in cards))
                               for i, b, cards in args["decks"])

@@ -248,6 +248,10 @@ class TableSettings:
     #: antenna -> its own level (``tablectl calibrate``), replacing ``strong_rssi`` there (a table
     #: calibrated again keeps its state)
     rssi_levels: dict[int, int] = field(default_factory=dict, hash=False, compare=False, metadata=UNKEYED)
+    #: antenna -> the most cards it can see at once (``[reader.capacity]``: a two-card seat spot,
+    #: 2); an antenna left out has no limit (controller.core.tracker, docs/rules.md "What each
+    #: reader set-up can check"). Out of the fingerprint: it judges the cycles to come
+    capacity: dict[int, int] = field(default_factory=dict, hash=False, compare=False, metadata=UNKEYED)
     #: mixed games (MIXED-001): the games in turn, the hands each lasts, whether a re-deal
     #: counts. The state holds the game of the next hand and its place in the rotation, so a
     #: rotation edited between shifts keeps it (the next change takes the new list from that

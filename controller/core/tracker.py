@@ -23,6 +23,14 @@ location changes only on evidence, counted in reader cycles rather than wall-clo
 Nothing else changes a location, so a missed read, a repeated read or a crosstalk read never
 reaches the outputs.
 
+An antenna may see fewer cards than lie on it (its *capacity*: a cheap ISO 14443A module at a
+seat reads one or two cards of a stack; docs/rules.md, "What each reader set-up can check"). In
+a cycle in which such an antenna heard as many tags as it can see, its other tags went unheard
+because it could not see them: they are not counted towards a departure (as a tag never is for
+a cycle it was heard), so a card under two others stays where it was confirmed. In a cycle in
+which the antenna heard fewer, they are misses as any other. A capacity moves nothing: a card
+moves only on reads, and a card it cannot see gives none.
+
 One UID heard at full strength in two zones in the same cycle is beyond what crosstalk explains
 (crosstalk is weaker, and sporadic): two physical cards carry that tag, a cloned card
 (DECK-007). After ``confirm_cycles`` such cycles the tracker lists it in :attr:`Tracker.clones`;
@@ -73,10 +81,11 @@ class Tracker:
 
     # not state: the table links the zones and the levels (its configuration's) and sets the
     # expectation again from its hand (Table.from_state), so a state of an earlier release loads
-    _STATE_SKIP = ("_zone_of", "_levels", "_due", "_folds", "_gather")
+    _STATE_SKIP = ("_zone_of", "_levels", "_due", "_folds", "_gather", "_capacity")
 
     def __init__(self, zone_of: Callable[[int], str | None], *, confirm_cycles: int = 2,
-                 gone_cycles: int = 20, strong_rssi: int = 150, levels: Mapping[int, int] | None = None) -> None:
+                 gone_cycles: int = 20, strong_rssi: int = 150, levels: Mapping[int, int] | None = None,
+                 capacity: Mapping[int, int] | None = None) -> None:
         if confirm_cycles < 1 or gone_cycles < 1:
             raise ValueError("confirm_cycles and gone_cycles must be at least 1")
         self._zone_of = zone_of
@@ -91,12 +100,20 @@ class Tracker:
         self.strong_rssi = strong_rssi  # a read at least this strong is a card lying on the antenna
         #: antenna -> its own level (``tablectl calibrate``), where it has one; else strong_rssi
         self._levels: dict[int, int] = dict(levels or {})
+        #: antenna -> the most tags it can see at once, where it has a limit (module docstring)
+        self._capacity: dict[int, int] = dict(capacity or {})
         self._due: str | None = None  # the zone the next card off the stub is due in
         self._folds: frozenset[str] = frozenset()  # seats whose cards may go to the muck
         self._gather = False  # the hand may be gathered now
         self._twins: dict[str, tuple[int, int]] = {}  # uid -> (cycles heard strong in two zones, last)
         #: ``(uid, (zone, zone))`` of tags found on two cards at once; the caller empties it
         self.clones: list[tuple[str, tuple[str, str]]] = []
+
+    def set_capacity(self, capacity: Mapping[int, int]) -> None:
+        """Each antenna's capacity (antenna -> the most tags it can see at once); an antenna
+        left out has no limit. The configuration's, or the reader's own (a bridge board's
+        handshake), whichever is less: the caller's choice."""
+        self._capacity = dict(capacity)
 
     def location(self, uid: str) -> str | None:
         """The confirmed zone of a tag on the table, else None."""
@@ -142,11 +159,14 @@ class Tracker:
         # before a set is made of them: most cycles have only misses, and more of them the
         # more cards lie out.
         extra: AbstractSet[tuple[str, int]]
+        missing: AbstractSet[tuple[str, int]]
         if len(pairs) - len(home_pairs) + len(diff):
             extra = diff - home_pairs
             missing = diff - extra
         else:
             extra, missing = _NO_PAIRS, diff
+        if missing and self._capacity:
+            missing = self._unseeable(pairs, missing)
         if self._cands or (extra and (self._twins or not self._only_crosstalk(pairs, extra))):
             return self._busy_cycle(cycle, reads, pairs, extra, missing)
         if not missing:  # every card heard at home, nothing else heard (or only crosstalk)
@@ -156,6 +176,26 @@ class Tracker:
         # Only misses (and crosstalk): count them towards a departure
         gone = self._count_absent(cycle, missing)
         return (_NONE, gone) if gone else _NOTHING
+
+    def _unseeable(self, pairs: Mapping[tuple[str, int], int],
+                   missing: AbstractSet[tuple[str, int]]) -> AbstractSet[tuple[str, int]]:
+        """``missing`` (home pairs unheard) less those of antennas that heard as many tags as they
+        can see this cycle: the tags such an antenna could not see are not misses.
+
+        >>> t = Tracker({1: "seat:1"}.get, capacity={1: 2})
+        >>> sorted(t._unseeable({("A", 1): 200, ("B", 1): 200}, {("C", 1)})), t._unseeable({("A", 1): 200}, {("C", 1)})
+        ([], {('C', 1)})
+        """
+        cap = self._capacity
+        limited = {ant for _, ant in missing if ant in cap}
+        if not limited:
+            return missing
+        heard: dict[int, int] = {}
+        for _, ant in pairs:
+            if ant in limited:
+                heard[ant] = heard.get(ant, 0) + 1
+        full = {ant for ant in limited if heard.get(ant, 0) >= cap[ant]}
+        return {p for p in missing if p[1] not in full} if full else missing
 
     def _only_crosstalk(self, pairs: dict[tuple[str, int], int], extra: AbstractSet[tuple[str, int]]) -> bool:
         """True if every read away from home (``extra``) is of a tag heard at home more strongly

@@ -30,7 +30,8 @@ def _cycle(e: TagCycle, offset: int = 0) -> ReaderCycle:
 
 
 def _status(e: LinkStatus) -> DeviceStatus:
-    return DeviceStatus(ts=e.ts, device=e.device, online=e.online, detail=e.detail, mono=e.mono, boot=e.boot)
+    return DeviceStatus(ts=e.ts, device=e.device, online=e.online, detail=e.detail, mono=e.mono, boot=e.boot,
+                        capacity=e.capacity)
 
 
 def _count(e: ShufflerCount) -> ShufflerReport:

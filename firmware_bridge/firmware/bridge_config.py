@@ -24,9 +24,14 @@ PIN_BUSY = 15
 # -- the Pico's own LED: lit while a zone's field is on
 PIN_LED = 25
 
-# -- the zones: how many, and each zone's chip (a zone not named here is a PN5180)
+# -- the zones: how many, and each zone's chip (a zone not named here is a PN5180), e.g.
+#    CHIPS = {1: "MFRC522", 2: "MFRC522"} for two seats with MFRC522 modules (NTAG213 stickers)
 ZONES = 13
 CHIPS = {}
+# -- how many cards each zone can see at once, said in the handshake (ZONE's CAPACITY): a zone
+#    not named here says its chip's own (a PN5180: MAX_ROUNDS; an MFRC522: MFRC522_CAPACITY).
+#    Measure it: stack cards on the spot until `tablectl tags` stops hearing them all
+CAPACITY = {}
 
 # -- the limits of every wait, in microseconds (a BUSY wait past its limit resets the chips)
 BUSY_RISE_US = 2000     # BUSY must rise this soon after a command's frame: else E01 no-answer
@@ -42,6 +47,18 @@ RESET_WAIT_US = 3000    # after a reset, before the chips are spoken to (they bo
 #    found tags reads once more with every tag read quiet (a tag a stronger one hid then answers)
 MAX_ROUNDS = 64
 CONFIRM_ROUND = True
+
+# -- an MFRC522 zone: the cards its module reads in a stack (a cheap module's antenna reads one or
+#    two), the most it reads in a cycle (then E05), the damaged frames it reads again in a cycle
+#    (then E05), its timer's limit on a card's answer (25 us ticks: 1 ms, the longest frame delay
+#    of ISO 14443A being 5 ms only for commands the firmware does not send), the receiver's gain
+#    (RFCfgReg: 0x70, 48 dB) and the time a card takes to wake in a new field (ISO/IEC 14443-3: 5 ms)
+MFRC522_CAPACITY = 2
+MFRC522_MAX_CARDS = 8
+MFRC522_MAX_ERRORS = 4
+MFRC522_TIMEOUT_TICKS = 40
+MFRC522_RX_GAIN = 0x70
+MFRC522_GUARD_US = 5000
 
 # -- the transmitter's level, by RF configuration (LOAD_RF_CONFIG's TX and RX numbers: 0x0D and
 #    0x8D are ISO 15693, 26 kbit/s, ASK 100 %); the range that keeps a zone off its neighbours'

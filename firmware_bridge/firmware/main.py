@@ -14,14 +14,22 @@ import sys  # noqa: E402
 import time  # noqa: E402
 
 import bridge_config  # noqa: E402
+import mfrc522  # noqa: E402
 import pico_board  # noqa: E402
 import pn5180  # noqa: E402
 import zone_scheduler  # noqa: E402
 
 
+def zone_chip(bus, n, cfg):
+    # zone n's driver, by its chip in bridge_config.CHIPS (a PN5180 unless named)
+    if cfg.CHIPS.get(n, "PN5180") == "MFRC522":
+        return mfrc522.Mfrc522(bus, n, cfg)
+    return pn5180.Pn5180(bus, n, cfg)
+
+
 def build(cfg, clock, out):
     bus = pico_board.Bus(cfg, clock)
-    zones = [pn5180.Pn5180(bus, n, cfg) for n in range(1, cfg.ZONES + 1)]
+    zones = [zone_chip(bus, n, cfg) for n in range(1, cfg.ZONES + 1)]
     return zone_scheduler.Scheduler(zones, out, clock, random.getrandbits(32), cfg, bus.reset_chips)
 
 

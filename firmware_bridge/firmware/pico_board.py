@@ -53,6 +53,12 @@ class Bus:
     def read(self, n):
         return self.spi.read(n, 0xFF)
 
+    def transfer(self, data):
+        # full duplex: what comes in while data goes out (an MFRC522's register reads)
+        got = bytearray(len(data))
+        self.spi.write_readinto(data, got)
+        return got
+
     def led(self, on):
         self.led_pin.value(on)
 

@@ -125,7 +125,9 @@ class Scheduler:
             if exc.reset:
                 self.reset()  # every chip shares the reset: the next zones start afresh
             return
-        tags = [iso15693.hex_uid(u) for u in uids]
+        # (a UID's digits are its air interface's: an MFRC522 zone's are its own, 14 for 7 bytes)
+        hexify = getattr(zone, "hex_uid", iso15693.hex_uid)
+        tags = [hexify(u) for u in uids]
         if complete:
             state = "OK"
         else:

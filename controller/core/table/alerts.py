@@ -50,6 +50,12 @@ class Alerts(Part):
         declared a misdeal the hand is dead and nothing more is checked."""
         if finding is None or (hand is not None and hand.misdeal):
             return
+        if finding.rule in self._t.reads.unchecked:
+            # a rule this table's reader set-up cannot check (controller.core.setups): what it
+            # found rests on what the reader cannot see, and is noted, not raised
+            if hand is not None:
+                hand.notes.append(f"{finding.rule} not checked on this table ({finding.code})")
+            return
         self.alert(out, Alert(ts=finding.ts if finding.ts is not None else ts, code=finding.code,
                               audience=finding.audience, message=finding.message, rule=finding.rule,
                               seat=finding.seat, card=finding.card, hand=hand.number if hand else None,

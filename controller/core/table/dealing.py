@@ -64,6 +64,9 @@ class Dealing(Part):
         self._label = t.decks.label
         self._lapses = t.lapses  # MUCK-001, STUB-006: what the reads should show in time
         self._stub_spot = self.settings.zones.has_stub_spot
+        #: no antenna under the muck ([reader] muck_antenna = false): a muck inferred from the
+        #: seats' cards leaving the table (docs/rules.md, "What each reader set-up can check")
+        self.no_muck = not self.settings.zones.antennas_of(Zone.MUCK)
 
     def check(self, where: str) -> None:
         checks.count(f"{where}.hands_finished", self.hands_finished)
@@ -162,10 +165,34 @@ class Dealing(Part):
         # the stub, or off the table); in a gather nothing arrives in between.
         if moves and hand.left and hand.kind == "hand":
             self._commit_left(hand, out, frozenset(u for u, _, _ in moves))
+        if self.no_muck and hand.kind == "hand":
+            gone = self._inferred_muck(ts, hand, gone, out)
         for uid, zone, when in gone:
             hand.left[uid] = (zone, when)
             if (seat := seat_of(zone)) is not None:
                 self._lapses.left(when, hand, uid, seat)  # MUCK-001: off its seat, until read again
+
+    def _inferred_muck(self, ts: float, hand: Hand, gone: list[tuple[str, str, float]],
+                       out: list[Effect]) -> list[tuple[str, str, float]]:
+        """A table without a muck antenna: a seat's card gone from the table once every hole card
+        is dealt (or the deal is over) went to the muck (a fold, a draw's discard), as if it had been read there; the
+        others of ``gone`` are returned, to be judged as on any table. The muck is inferred
+        ``gone_cycles`` after the cards left, so a player holding his cards up that long is
+        taken for a fold (docs/rules.md, "What each reader set-up can check")."""
+        if hand.misdeal or hand.game_def.family == "chin" or not (
+                hand.deal_over or hand.hole_dealt >= hand.hole_target):
+            return gone  # (in the deal, a card gone is MISD-011's, as on any table)
+        rest = []
+        folded = False
+        for uid, zone, when in gone:
+            if seat_of(zone) is None or hand.where.get(uid) != zone:
+                rest.append((uid, zone, when))
+                continue
+            folded = self._one_move(ts, uid, Zone.MUCK, _NO_SEATS, out) or folded
+            hand.on_table.discard(uid)  # (inferred, never read: it cannot leave the table again)
+        if folded:
+            self._end_deal(ts, hand, out, closes_window=False)
+        return rest
 
     def _one_move(self, ts: float, uid: str, zone: str, new_seats: frozenset[int], out: list[Effect]) -> bool:
         """One card confirmed in ``zone`` (the first of a hand starts it); True if it was a fold."""
@@ -401,7 +428,12 @@ class Dealing(Part):
             self._flag(out, ts, hand, burn_moved(hand.pot_pushed, zone))
         elif zone == Zone.BURN and (seat := seat_of(prev)) is not None:
             self._flag(out, ts, hand, on_hole_left(hand, uid, seat, ts))  # an exposed card burned
-        if prev == Zone.MUCK and (seat := seat_of(zone)) is not None:
+        if prev == Zone.MUCK and (seat := seat_of(zone)) is not None and self.no_muck:
+            # no muck antenna: the card's muck was inferred from its leaving the seat; read at a
+            # seat again, it was held up, or taken back: MUCK-002 is not checked on this table
+            hand.notes.append(f"{label} read at {zone} again after its fold was inferred (no muck antenna: "
+                              f"MUCK-002 not checked)")
+        elif prev == Zone.MUCK and (seat := seat_of(zone)) is not None:
             finding = retrieved(hand, uid, label, seat, self.settings.rules.muck_retrieval)
             if finding is None:
                 hand.notes.append(f"MUCK-002: {label} back from the muck to {zone} (its own; dealer's call)")
@@ -525,6 +557,8 @@ class Dealing(Part):
         record["deck"] = hand.deck
         record["down"] = self.decks.stub.down
         record["level"] = self._tournament.dealt_level  # FLOW-001 (a re-deal's: the misdealt hand's, MISD-014)
+        if self.reads.unchecked:
+            record["unchecked"] = sorted(self.reads.unchecked)  # "not checked on this table" (controller.core.setups)
         self.last_record = record
         self.hands_finished += 1
         self.hand = None

@@ -54,6 +54,8 @@ class DeviceHealth(Part):
         """A device offline or back (hot-plug)."""
         out: list[Effect] = []
         hand_no = self.hand.number if self.hand else None
+        if ev.online and ev.capacity is not None and ev.device == "reader":
+            self._t.reads.reader_capacity(ev.capacity)  # a bridge board's zones that see few cards
         if not ev.online and ev.device not in self.devices_offline:
             self.devices_offline.add(ev.device)
             self._offline_since[ev.device] = [ev.ts, False, ev.mono, ev.boot]

@@ -78,7 +78,8 @@ def test_a_numeric_key_without_bounds_fails_every_load(monkeypatch, tmp_path):
 # -- every key, every kind of bad value ----------------------------------------------------------
 
 #: the key each ``section.*`` bound is tried with
-STAR_KEYS = {"console.buttons": "ack", "console.leds": "ready", "console.seat_leds": "1", "reader.levels": "1"}
+STAR_KEYS = {"console.buttons": "ack", "console.leds": "ready", "console.seat_leds": "1", "reader.levels": "1",
+             "reader.capacity": "1"}
 
 
 def place(name: str, literal: str) -> str:
