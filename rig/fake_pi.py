@@ -32,6 +32,8 @@ class UsbTty:
 #: Raspberry Pi Pico's own USB serial port, CDC-ACM)
 USB_READER = UsbTty("ttyUSB0", "0403", "6001", "A10K1234", "1-1")
 USB_BRIDGE = UsbTty("ttyACM0", "2e8a", "000a", "E6614C311B7A5E2F", "1-2")
+#: our reader's bridge board: a Pico running MicroPython (docs/protocols/bridge.md)
+USB_READER_BOARD = UsbTty("ttyACM1", "2e8a", "0005", "E6614104035A2B31", "1-3")
 MODEL = "Raspberry Pi 4 Model B Rev 1.4"
 
 

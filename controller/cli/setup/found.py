@@ -25,6 +25,9 @@ from pathlib import Path
 
 #: FTDI's vendor id: the FEIG readers' USB-serial chip (docs/install.md)
 FTDI = "0403"
+#: a Raspberry Pi Pico running MicroPython (2e8a:0005): our reader's bridge board
+#: (docs/decisions/0042-the-bridge-board.md); a Pico of other firmware is the shuffler's board
+PICO, MICROPYTHON = "2e8a", "0005"
 #: an I2C address -> the display that answers there (docs/console.md, "The display")
 DISPLAYS = {0x27: "hd44780", 0x3F: "hd44780", 0x3C: "ssd1306", 0x3D: "ssd1306"}
 

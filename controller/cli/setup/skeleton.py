@@ -110,12 +110,19 @@ def console_text(layout: dict[str, Any], *, display: bool, pin_note: str) -> str
 
 
 def table_config(*, seats: list[int], game: str, shuffler: bool, display: tuple[str, int] | None, pin_factory: str,
-                 pin_note: str = "", room: Mapping[str, Any] | None = None) -> str:
-    """The table's ``tablectl.toml`` (docs/configuration.md)."""
+                 pin_note: str = "", room: Mapping[str, Any] | None = None, reader: str = "feig") -> str:
+    """The table's ``tablectl.toml`` (docs/configuration.md). ``reader``: ``feig`` (a FEIG reader
+    and its multiplexer) or ``bridge`` (our bridge board: it answers a cycle in up to a second,
+    docs/protocols/bridge.md, so its answer timeout is 2 s)."""
     parts = [HEADER]
     parts.append(section_text(daemon.TABLE, {"game": game, "seats": seats}))
-    parts.append(section_text(daemon.READER, {"driver": "feig", "port": "/dev/tablectl/reader"},
-                              note="the RFID reader (docs/reader-link.md)"))
+    if reader == "bridge":
+        parts.append(section_text(daemon.READER, {"driver": "bridge", "port": "/dev/tablectl/reader",
+                                                  "answer_timeout": 2.0},
+                                  note="our bridge board (docs/protocols/bridge.md)"))
+    else:
+        parts.append(section_text(daemon.READER, {"driver": "feig", "port": "/dev/tablectl/reader"},
+                                  note="the RFID reader (docs/reader-link.md)"))
     if shuffler:
         parts.append(section_text(daemon.SHUFFLER, {"driver": "tablectl", "port": "/dev/tablectl/shuffler"},
                                   note="the shuffler's bridge board (docs/protocols/shuffler.md)"))

@@ -234,16 +234,24 @@ def gather(options: dict[str, Any], target: Target) -> TableAnswers:
                for d in given.get("device", [])] or found.serial_devices(target.root)
     for d in devices:
         a.notes.append(f"device: {d.describe()}")
-    ftdi = [d for d in devices if d.tty.startswith("ttyUSB") and d.vendor == found.FTDI]
-    a.reader_device = _pick(ftdi, given.get("reader_serial"), "reader", a.notes, ("0403", "6001"),
-                            before=_device(given.get("reader_device")))
-    if a.reader == "bridge":
-        acm = [d for d in devices if d.tty.startswith("ttyACM") and d is not a.reader_device]
+    def micropython(d: found.SerialDevice) -> bool:
+        return d.tty.startswith("ttyACM") and (d.vendor, d.product) == (found.PICO, found.MICROPYTHON)
+
+    if a.reader == "bridge":  # (our reader board: a MicroPython Pico, docs/protocols/bridge.md)
+        a.reader_device = _pick([d for d in devices if micropython(d)], given.get("reader_serial"), "reader",
+                                a.notes, (found.PICO, found.MICROPYTHON), before=_device(given.get("reader_device")))
+    else:
+        ftdi = [d for d in devices if d.tty.startswith("ttyUSB") and d.vendor == found.FTDI]
+        a.reader_device = _pick(ftdi, given.get("reader_serial"), "reader", a.notes, ("0403", "6001"),
+                                before=_device(given.get("reader_device")))
+    # the shuffler's board: a USB serial device of its own (ttyACM), not the reader's board
+    acm = [d for d in devices if d.tty.startswith("ttyACM") and d is not a.reader_device and not micropython(d)]
+    if acm or given.get("shuffler_serial") or given.get("shuffler_device"):
         a.shuffler_device = _pick(acm, given.get("shuffler_serial"), "shuffler", a.notes, ("", ""),
                                   before=_device(given.get("shuffler_device")))
         if a.shuffler_device is not None and not a.shuffler_device.vendor:
-            raise SetupError("shuffler_serial: the bridge board is not plugged in: its USB ids are not known; plug "
-                             "it in, or leave shuffler_serial out")
+            raise SetupError("shuffler_serial: the shuffler's board is not plugged in: its USB ids are not known; "
+                             "plug it in, or leave shuffler_serial out")
     # the room
     bundle = given.get("room_bundle")
     if bundle:
@@ -276,9 +284,12 @@ def pinned_rule(link: str, d: found.SerialDevice) -> str:
     """The rule that names ``d`` /dev/tablectl/``link`` by its USB ids and serial number."""
     kernel = "ttyACM[0-9]*" if d.tty.startswith("ttyACM") else "ttyUSB[0-9]*"
     serial = f'ATTRS{{serial}}=="{d.serial}", ' if d.serial and _udev_string(d.serial) else ""
+    # (a MicroPython Pico's rule ends the serial rules, as the shipped one does: the generic
+    # ttyACM rule after it would name the reader the shuffler too)
+    end = ', GOTO="tablectl_serial_end"' if (d.vendor, d.product) == (found.PICO, found.MICROPYTHON) else ""
     return (f'SUBSYSTEM=="tty", KERNEL=="{kernel}", ATTRS{{idVendor}}=="{d.vendor}", '
             f'ATTRS{{idProduct}}=="{d.product}", {serial}SYMLINK+="tablectl/{link}", GROUP="dialout", MODE="0660", '
-            f'TAG+="systemd"')
+            f'TAG+="systemd"{end}')
 
 
 def udev_rules(shipped: str, *, reader: found.SerialDevice | None, shuffler: found.SerialDevice | None) -> str:
@@ -287,7 +298,13 @@ def udev_rules(shipped: str, *, reader: found.SerialDevice | None, shuffler: fou
     out = []
     for line in shipped.splitlines():
         for link, device in (("reader", reader), ("shuffler", shuffler)):
-            if device is not None and not line.startswith("#") and f'SYMLINK+="tablectl/{link}"' in line:
+            # (the shipped rule for the device's kind: a FEIG reader's ttyUSB, the reader board's
+            # ttyACM by its ids, the shuffler's any ttyACM)
+            kernel = "ttyACM" if device is not None and device.tty.startswith("ttyACM") else "ttyUSB"
+            if link == "reader" and kernel == "ttyACM" and f'ATTRS{{idVendor}}=="{found.PICO}"' not in line:
+                continue
+            if device is not None and not line.startswith("#") and f'SYMLINK+="tablectl/{link}"' in line \
+                    and f'KERNEL=="{kernel}' in line:
                 out.append(f"# tablectl setup: the {link} found, {device.describe()}")
                 line = pinned_rule(link, device)
         out.append(line)
@@ -379,7 +396,8 @@ def table_plan(target: Target, a: TableAnswers, src: Path) -> list[Item]:
         if b.ca is not None:
             plan.append(File(ROOM_FILES["ca"], b.ca.encode(), 0o644, "root", "tablectl", "the room CA's certificate",
                              keep_on_remove=True))
-    config = table_config(seats=a.seats, game=a.game, shuffler=a.reader == "bridge", display=a.display,
+    config = table_config(seats=a.seats, game=a.game, reader=a.reader, shuffler=a.shuffler_device is not None,
+                          display=a.display,
                           pin_factory=a.pin_factory, pin_note=a.pin_note,
                           room=_room_values(a.bundle) if a.bundle is not None else None)
     plan.append(File(CONFIG, config.encode(), 0o640, "root", "tablectl", "the configuration (loaded before it "

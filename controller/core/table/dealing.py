@@ -166,33 +166,11 @@ class Dealing(Part):
         if moves and hand.left and hand.kind == "hand":
             self._commit_left(hand, out, frozenset(u for u, _, _ in moves))
         if self.no_muck and hand.kind == "hand":
-            gone = self._inferred_muck(ts, hand, gone, out)
+            gone = inferred_muck(self, ts, hand, gone, out)
         for uid, zone, when in gone:
             hand.left[uid] = (zone, when)
             if (seat := seat_of(zone)) is not None:
                 self._lapses.left(when, hand, uid, seat)  # MUCK-001: off its seat, until read again
-
-    def _inferred_muck(self, ts: float, hand: Hand, gone: list[tuple[str, str, float]],
-                       out: list[Effect]) -> list[tuple[str, str, float]]:
-        """A table without a muck antenna: a seat's card gone from the table once every hole card
-        is dealt (or the deal is over) went to the muck (a fold, a draw's discard), as if it had been read there; the
-        others of ``gone`` are returned, to be judged as on any table. The muck is inferred
-        ``gone_cycles`` after the cards left, so a player holding his cards up that long is
-        taken for a fold (docs/rules.md, "What each reader set-up can check")."""
-        if hand.misdeal or hand.game_def.family == "chin" or not (
-                hand.deal_over or hand.hole_dealt >= hand.hole_target):
-            return gone  # (in the deal, a card gone is MISD-011's, as on any table)
-        rest = []
-        folded = False
-        for uid, zone, when in gone:
-            if seat_of(zone) is None or hand.where.get(uid) != zone:
-                rest.append((uid, zone, when))
-                continue
-            folded = self._one_move(ts, uid, Zone.MUCK, _NO_SEATS, out) or folded
-            hand.on_table.discard(uid)  # (inferred, never read: it cannot leave the table again)
-        if folded:
-            self._end_deal(ts, hand, out, closes_window=False)
-        return rest
 
     def _one_move(self, ts: float, uid: str, zone: str, new_seats: frozenset[int], out: list[Effect]) -> bool:
         """One card confirmed in ``zone`` (the first of a hand starts it); True if it was a fold."""
@@ -684,3 +662,27 @@ _NO_SEATS: frozenset[int] = frozenset()
 def _arrival_rank(move: tuple[str, str | None, str]) -> int:
     """Within one reader cycle: seats and the muck, then the burn, then the board."""
     return _RANK.get(move[2], -1)
+
+
+def inferred_muck(dealing: Dealing, ts: float, hand: Hand, gone: list[tuple[str, str, float]],
+                  out: list[Effect]) -> list[tuple[str, str, float]]:
+    """A table without a muck antenna: a seat's card gone from the table once every hole card
+    is dealt (or the deal is over) went to the muck (a fold, a draw's discard), as if it had been read there; the
+    others of ``gone`` are returned, to be judged as on any table. The muck is inferred
+    ``gone_cycles`` after the cards left, so a player holding his cards up that long is
+    taken for a fold (docs/rules.md, "What each reader set-up can check"). (A function of the
+    module, not a method: the set-up's own step, beside the dealing every table does.)"""
+    if hand.misdeal or hand.game_def.family == "chin" or not (
+            hand.deal_over or hand.hole_dealt >= hand.hole_target):
+        return gone  # (in the deal, a card gone is MISD-011's, as on any table)
+    rest = []
+    folded = False
+    for uid, zone, when in gone:
+        if seat_of(zone) is None or hand.where.get(uid) != zone:
+            rest.append((uid, zone, when))
+            continue
+        folded = dealing._one_move(ts, uid, Zone.MUCK, _NO_SEATS, out) or folded
+        hand.on_table.discard(uid)  # (inferred, never read: it cannot leave the table again)
+    if folded:
+        dealing._end_deal(ts, hand, out, closes_window=False)
+    return rest

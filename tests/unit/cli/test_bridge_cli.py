@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from controller.cli import calibrate, doctor, tags, verify
+from controller.cli.checks import Host, system_user
 from controller.cli.main import READER_CHOICES
 from controller.config.daemon import load_config
 from controller.core.cards import setup_order
@@ -153,7 +154,9 @@ def test_calibrate_fails_a_zone_whose_card_a_neighbour_hears(board, tmp_path, ca
 def test_doctor_opens_the_board_and_asks_for_no_levels(board, tmp_path):
     b = board()
     config = write_config(tmp_path, b.port)
-    found = doctor.run_checks(str(config), open_ports=True)
+    # (a system with no service user: access judged for the caller, root on an installed table too)
+    no_service_user = Host(users=lambda name: None if name == doctor.SERVICE_USER else system_user(name))
+    found = doctor.run_checks(str(config), open_ports=True, host=no_service_user)
     lines = [c.line() for c in found]
     assert any(line.startswith("ok    reader: ") and "character device" in line for line in lines), lines
     assert any(line.startswith("ok    reader: ") and "opens (115200 8N1)" in line for line in lines), lines

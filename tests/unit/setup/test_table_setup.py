@@ -21,7 +21,7 @@ import pytest
 from controller.cli.setup import plan, table
 from controller.config.console import DEFAULT_CONSOLE
 from controller.room import enroll
-from rig.fake_pi import USB_BRIDGE, USB_READER, fake_pi
+from rig.fake_pi import USB_BRIDGE, USB_READER, USB_READER_BOARD, fake_pi
 from rig.paths import ROOT
 
 SHIPPED = ROOT / "systemd"
@@ -172,6 +172,31 @@ def test_a_bridge_table_pins_both_devices_and_configures_the_shuffler(tmp_path):
     assert cfg.shuffler is not None and cfg.shuffler.port == "/dev/tablectl/shuffler"
     assert cfg.table.seats == (1, 2, 3, 4, 5, 6)
     assert sorted(cfg.console.layout.seat_leds) == [1, 2, 3, 4, 5, 6]  # LEDs for the seats played only
+
+
+def test_a_table_read_by_our_bridge_board_pins_the_micropython_pico_as_the_reader(tmp_path):
+    """--reader bridge: the reader is our bridge board (issue 40), a Pico running MicroPython
+    (2e8a:0005), pinned by its serial with the shipped rule's end of the serial rules kept (else
+    the generic ttyACM rule would name it the shuffler too); the shuffler's board beside it (a Pico
+    of other firmware) is the shuffler; the configuration asks the bridge driver."""
+    root = fake_pi(tmp_path / "root", devices=[USB_READER_BOARD, USB_BRIDGE])
+    status, out = run_setup(root, reader="bridge", seats="1-6")
+    assert status == plan.EXIT_NOT_APPLIED, out
+    rules = (root / "etc/udev/rules.d/99-tablectl.rules").read_text()
+    active = [ln for ln in rules.splitlines() if ln and not ln.startswith("#")]
+    assert [ln for ln in active if "tablectl/reader" in ln] == [
+        'SUBSYSTEM=="tty", KERNEL=="ttyUSB[0-9]*", ATTRS{idVendor}=="0403", ATTRS{idProduct}=="6001", '
+        'SYMLINK+="tablectl/reader", GROUP="dialout", MODE="0660", TAG+="systemd"',  # (FEIG's, as shipped)
+        'SUBSYSTEM=="tty", KERNEL=="ttyACM[0-9]*", ATTRS{idVendor}=="2e8a", ATTRS{idProduct}=="0005", '
+        'ATTRS{serial}=="E6614104035A2B31", SYMLINK+="tablectl/reader", GROUP="dialout", MODE="0660", '
+        'TAG+="systemd", GOTO="tablectl_serial_end"']
+    assert [ln for ln in active if "tablectl/shuffler" in ln] == [
+        'SUBSYSTEM=="tty", KERNEL=="ttyACM[0-9]*", ATTRS{idVendor}=="2e8a", ATTRS{idProduct}=="000a", '
+        'ATTRS{serial}=="E6614C311B7A5E2F", SYMLINK+="tablectl/shuffler", GROUP="dialout", MODE="0660", '
+        'TAG+="systemd"']
+    cfg = load(root, (root / "etc/tablectl/tablectl.toml").read_text())
+    assert cfg.reader.driver == "bridge" and cfg.reader.port == "/dev/tablectl/reader"
+    assert cfg.shuffler is not None and cfg.shuffler.port == "/dev/tablectl/shuffler"
 
 
 def test_with_a_display_the_console_leaves_the_i2c_pins(tmp_path):
