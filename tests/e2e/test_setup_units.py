@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 from controller.room import enroll
-from rig.fake_pi import USB_BRIDGE, USB_READER, fake_pi
+from rig.fake_pi import USB_BRIDGE, USB_READER, USB_READER_BOARD, fake_pi
 from tests.e2e.test_systemd_unit import exposure, parse_rule
 
 TABLECTL = [sys.executable, "-m", "controller.cli.main"]
@@ -78,7 +78,7 @@ def test_the_tables_unit_and_dropin_as_setup_installs_them(tmp_path):
 
 
 def test_the_udev_rules_setup_writes(tmp_path):
-    root = fake_pi(tmp_path / "root", devices=[USB_READER, USB_BRIDGE])
+    root = fake_pi(tmp_path / "root", devices=[USB_READER_BOARD, USB_BRIDGE])
     r = setup("setup", "--root", str(root), "--reader", "bridge", "--display", "none")
     assert r.returncode == 3, r.stdout + r.stderr
     path = root / "etc/udev/rules.d/99-tablectl.rules"
@@ -88,7 +88,9 @@ def test_the_udev_rules_setup_writes(tmp_path):
             keys = {(k, op): v for k, op, v in parse_rule(line)}
             if ("SYMLINK", "+=") in keys:
                 links[keys[("SYMLINK", "+=")]] = keys
-    assert links["tablectl/reader"][("ATTRS{serial}", "==")] == "A10K1234"
+    # (the reader's last rule, our bridge board pinned; the FEIG reader's generic one before it)
+    assert links["tablectl/reader"][("ATTRS{serial}", "==")] == "E6614104035A2B31"
+    assert links["tablectl/reader"][("GOTO", "=")] == "tablectl_serial_end"
     assert links["tablectl/shuffler"][("ATTRS{serial}", "==")] == "E6614C311B7A5E2F"
     udevadm = shutil.which("udevadm")
     assert udevadm, "udevadm is needed (apt-get install udev)"
