@@ -57,7 +57,7 @@ from controller.cli.checks import (  # (shared with doctor_room: the checks' for
 )
 from controller.cli.doctor_room import check_room, daemon_room_checks, floor_checks, unloaded_room_secrets
 from controller.cli.doctor_next import next_lines, next_steps
-from controller.cli.doctor_service import check_readable, service_checks, service_files
+from controller.cli.doctor_service import check_readable, service_checks, service_files, users_exist
 from controller.config.daemon import ConfigError, load_config
 from controller.core.setups import setup_of
 from controller.daemon.control import send
@@ -486,17 +486,7 @@ def check_service(unit: Path, *, user: str = SERVICE_USER, groups: Iterable[str]
                   host: Host = HOST) -> list[Check]:
     """The installed unit's user and groups exist (systemd refuses to start it otherwise). (The
     unit's own User= and groups: controller.cli.doctor_service.check_users.)"""
-    out = []
-    sysusers = SYSUSERS_FIX
-    if host.users(user) is None:
-        out.append(Check("fail", f"service: {unit} runs as user {user}, which does not exist", sysusers))
-    missing = [group for group in groups if host.groups(group) is None]
-    if missing:
-        out.append(Check("fail", f"service: group {', '.join(missing)} does not exist: the unit's "
-                                 f"SupplementaryGroups= stops it starting (status 216/GROUP)", sysusers))
-    if not out:
-        out.append(Check("ok", f"service: {unit}: user {user} and groups {', '.join(groups)} exist"))
-    return out
+    return users_exist(str(unit), user, list(groups), host, keys="SupplementaryGroups=", fix=SYSUSERS_FIX)
 
 
 # -- all together ------------------------------------------------------------------------------

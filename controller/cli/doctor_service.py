@@ -80,20 +80,24 @@ def unit_user(unit: Unit) -> str:
 def check_users(unit: Unit, host: Host) -> list[Check]:
     """The unit's ``User=``, ``Group=`` and ``SupplementaryGroups=`` exist (status 217/USER,
     216/GROUP otherwise)."""
-    sysusers = SYSUSERS_FIX
-    out = []
     user = unit_user(unit)
-    if host.users(user) is None:
-        out.append(Check("fail", f"service: {unit.path} runs as user {user}, which does not exist (status 217/USER)",
-                         sysusers))
     group = unit.last("Service", "Group")
     groups = ([group.value] if group is not None else []) + unit.words("Service", "SupplementaryGroups")
+    return users_exist(str(unit.path), user, groups, host, keys="Group= or SupplementaryGroups=", fix=SYSUSERS_FIX)
+
+
+def users_exist(unit: str, user: str, groups: list[str], host: Host, *, keys: str, fix: str) -> list[Check]:
+    """The unit's user and groups exist on ``host`` (systemd refuses to start it otherwise: status
+    217/USER, 216/GROUP); ``keys``: the unit's settings that name the groups, for the message."""
+    out = []
+    if host.users(user) is None:
+        out.append(Check("fail", f"service: {unit} runs as user {user}, which does not exist (status 217/USER)", fix))
     missing = [g for g in groups if host.groups(g) is None]
     if missing:
-        out.append(Check("fail", f"service: group {', '.join(missing)} does not exist: the unit's Group= or "
-                                 f"SupplementaryGroups= stops it starting (status 216/GROUP)", sysusers))
+        out.append(Check("fail", f"service: group {', '.join(missing)} does not exist: the unit's {keys} stops "
+                                 f"it starting (status 216/GROUP)", fix))
     if not out:
-        out.append(Check("ok", f"service: {unit.path}: user {user} and groups {', '.join(groups) or '-'} exist"))
+        out.append(Check("ok", f"service: {unit}: user {user} and groups {', '.join(groups) or '-'} exist"))
     return out
 
 
