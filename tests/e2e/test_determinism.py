@@ -16,14 +16,16 @@ from tests.e2e.test_simulate_e2e import simulate
 
 
 @pytest.mark.e2e
-def test_the_same_script_gives_the_same_bytes_three_times(tmp_path):
+def test_the_same_script_gives_the_same_bytes_twice(tmp_path):
+    """Two runs here (and the harness's report below, a third way to the same table); the
+    bench plays it ten times with every core busy."""
     script = busy_night_script(11, per=1)
     outputs = []
-    for run in range(3):
+    for run in range(2):
         r = simulate(tmp_path / f"run{run}", script)
         assert r.returncode == 0, r.stderr
         outputs.append(r.stdout)
-    assert outputs[0] == outputs[1] == outputs[2]
+    assert outputs[0] == outputs[1]
     report = json.loads(outputs[0])
     assert [len(h["zones"]) > 0 for h in report["hands"]] == [True, True, True]
     codes = {a["code"] for h in report["hands"] for a in h["alerts"]}
