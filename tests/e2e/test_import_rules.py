@@ -70,8 +70,9 @@ def test_every_contract_holds(copy):
 def broken_section(out: str, name: str) -> str:
     """What lint-imports' "Broken contracts" part says under contract ``name`` ("" if nothing).
 
-    >>> broken_section("x BROKEN\\n\\nBroken contracts\\n----------------\\n\\n"
-    ...                + CONTRACTS["core"] + "\\n---\\n\\n- a -> b\\n\\n" + CONTRACTS["tests"] + "\\n---\\n- c\\n", "core")
+    >>> out = ("x BROKEN\\n\\nBroken contracts\\n----------------\\n\\n" + CONTRACTS["core"]
+    ...        + "\\n---\\n\\n- a -> b\\n\\n" + CONTRACTS["tests"] + "\\n---\\n- c\\n")
+    >>> broken_section(out, "core")
     '\\n- a -> b\\n\\n'
     """
     _, _, broken = out.partition("Broken contracts\n")

@@ -80,7 +80,7 @@ def test_ten_hands_with_a_power_cut_after_each_kind_of_step_report_as_without(tm
     report equals the uninterrupted run's, hand by hand. A session of ten hands (three seats, one
     of them out before hand 6: heads-up and a dead button after it) cut after a card to a seat,
     a burn, a board card, a muck, a round's end, a seat out and a hand's end: each place a power
-    cut can find the table once. (The bench's longer sessions: bench/determinism.py.)"""
+    cut can find the table once. (Fifty hands and twelve random cuts: bench/power_cuts.py.)"""
     script = random_session(2026, hands=10, game="holdem", noise=dict(NOISE, seed=26), eliminate=0.03)
     cuts = one_cut_after_each_kind(script)
     steps = [step_kind(st) for h in script["hands"] for st in h["steps"]]
