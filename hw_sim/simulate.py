@@ -209,10 +209,13 @@ class _Daemon(PacedTable):
         self.feed.read()
 
     def stop(self) -> None:
-        """SIGTERM (the daemon stops cleanly), SIGKILL if it has not within 5 s."""
+        """SIGTERM (the daemon stops cleanly), SIGKILL if it has not within 5 s. A SIGCONT follows
+        the SIGTERM: a daemon someone stopped (SIGSTOP, a debugger let go) takes it at once
+        instead of being killed 5 s later; a running one ignores it."""
         proc = self.proc
         if proc is not None and proc.poll() is None:
             proc.send_signal(signal.SIGTERM)
+            proc.send_signal(signal.SIGCONT)
             try:
                 proc.wait(5)
             except subprocess.TimeoutExpired:

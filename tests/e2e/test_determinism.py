@@ -16,14 +16,16 @@ from tests.e2e.test_simulate_e2e import simulate
 
 
 @pytest.mark.e2e
-def test_the_same_script_gives_the_same_bytes_three_times(tmp_path):
+def test_the_same_script_gives_the_same_bytes_twice(tmp_path):
+    """Two runs here (and the harness's report below, a third way to the same table); the
+    bench plays it ten times with every core busy."""
     script = busy_night_script(11, per=1)
     outputs = []
-    for run in range(3):
+    for run in range(2):
         r = simulate(tmp_path / f"run{run}", script)
         assert r.returncode == 0, r.stderr
         outputs.append(r.stdout)
-    assert outputs[0] == outputs[1] == outputs[2]
+    assert outputs[0] == outputs[1]
     report = json.loads(outputs[0])
     assert [len(h["zones"]) > 0 for h in report["hands"]] == [True, True, True]
     codes = {a["code"] for h in report["hands"] for a in h["alerts"]}
@@ -68,13 +70,13 @@ def test_the_control_socket_has_no_pacing_command(request_):
 @pytest.mark.e2e
 def test_a_daemon_that_stops_taking_steps_in_ends_the_run_naming_the_step(tmp_path):
     """The daemon frozen (SIGSTOP) after the first hand: the simulator gives up after its bound
-    (here 10 s of real time, room enough for a beat on a busy machine; 30 s by default) with one
-    line naming where it stopped and what the daemon last said, instead of hanging."""
+    (30 s by default; here, once the daemon is frozen, 1 s) with one line naming where it
+    stopped and what the daemon last said, instead of hanging, and stops the frozen daemon."""
     import os
     import signal
     import time
 
-    from hw_sim.simulate import run_script
+    from hw_sim.simulate import SimulatedTable
     from hw_sim.dealer import SimulationError
     from hw_sim.random_hands import random_script
     from hw_sim.script import parse_script
@@ -83,20 +85,26 @@ def test_a_daemon_that_stops_taking_steps_in_ends_the_run_naming_the_step(tmp_pa
     frozen = []
 
     def freeze(number, proc):
-        os.kill(proc.pid, signal.SIGSTOP)
-        frozen.append(proc)
+        if number == 1:
+            os.kill(proc.pid, signal.SIGSTOP)
+            frozen.append(proc)
+            # (the bound until here stays the default, room for the daemon's start on a busy machine)
+            assert table.daemon is not None
+            table.daemon.pace_timeout = 1.0
 
+    table = SimulatedTable(script, workdir=tmp_path, on_hand=freeze)
     t0 = time.monotonic()
     try:
+        table.open()
         with pytest.raises(SimulationError) as err:
-            run_script(script, workdir=tmp_path, on_hand=lambda n, p: freeze(n, p) if n == 1 else None,
-                       pace_timeout=10.0)
+            table.play()
     finally:
+        table.close()
         for proc in frozen:
             if proc.poll() is None:
                 os.kill(proc.pid, signal.SIGCONT)
     first = str(err.value).splitlines()[0]
     assert first.startswith("hand 2, before its first step: the daemon did not take in "), first
-    assert "within 10 s; it last said: " in first
+    assert "within 1 s; it last said: " in first
     assert time.monotonic() - t0 < 120  # (a bound, not a timing: it did not hang)
     assert frozen and frozen[0].poll() is not None  # and the frozen daemon was stopped on the way out

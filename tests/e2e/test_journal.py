@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import random
 import socket
 import subprocess
 import threading
@@ -33,8 +32,35 @@ from tests.unit.core.test_table import Feeder, deal_clean_hand, registry
 from rig.waiting import wait_until
 
 
-def steps_in(script: dict) -> int:
-    return sum(len(h["steps"]) + (0 if h["steps"] and h["steps"][-1].get("end") else 1) for h in script["hands"])
+def step_kind(step: dict) -> str:
+    """What a script step does, as a power cut after it finds the table: a card to a seat, the
+    burn or the board, a muck, a pad press (by name), a hand's end.
+
+    >>> [step_kind(s) for s in ({"deal": "As", "to": "seat:3"}, {"press": "seat_out", "seat": 2}, {"end": True})]
+    ['deal to seat', 'press seat_out', 'end']
+    """
+    if "deal" in step:
+        return "deal to " + step["to"].split(":")[0]
+    if "press" in step:
+        return "press " + step["press"]
+    return next(iter(step))
+
+
+def one_cut_after_each_kind(script: dict, gap: int = 7) -> list[int]:
+    """``crash_after``: a power cut after the first step of each kind (:func:`step_kind`) that
+    comes at least ``gap`` steps after the cut before, so that the cuts spread over the session
+    and the daemon deals a while on each journal it started on. Every hand here ends with an
+    ``end`` step, so the steps are numbered as ``crash_after`` counts them."""
+    assert all(h["steps"][-1].get("end") for h in script["hands"])
+    cuts: list[int] = []
+    seen: set[str] = set()
+    steps = (step for h in script["hands"] for step in h["steps"])
+    for number, step in enumerate(steps, start=1):
+        kind = step_kind(step)
+        if kind not in seen and (not cuts or number - cuts[-1] >= gap):
+            seen.add(kind)
+            cuts.append(number)
+    return cuts
 
 
 def normal(report: dict) -> list[dict]:
@@ -49,18 +75,23 @@ def normal(report: dict) -> list[dict]:
 
 # -- the power-cut test ------------------------------------------------------------------------
 @pytest.mark.e2e
-def test_fifty_hands_with_power_cuts_at_random_steps_report_as_without(tmp_path):
+def test_ten_hands_with_a_power_cut_after_each_kind_of_step_report_as_without(tmp_path):
     """crash_after (deal-script.md): SIGKILL after the step, start again on the journal; the
-    report equals the uninterrupted run's, hand by hand."""
-    script = random_session(2026, hands=50, game="holdem", noise=dict(NOISE, seed=26), eliminate=0.03)
-    rng = random.Random(2026)
-    cuts = sorted(rng.sample(range(1, steps_in(script) + 1), 12))
+    report equals the uninterrupted run's, hand by hand. A session of ten hands (three seats, one
+    of them out before hand 6: heads-up and a dead button after it) cut after a card to a seat,
+    a burn, a board card, a muck, a round's end, a seat out and a hand's end: each place a power
+    cut can find the table once. (Fifty hands and twelve random cuts: bench/power_cuts.py.)"""
+    script = random_session(2026, hands=10, game="holdem", noise=dict(NOISE, seed=26), eliminate=0.03)
+    cuts = one_cut_after_each_kind(script)
+    steps = [step_kind(st) for h in script["hands"] for st in h["steps"]]
+    assert sorted(steps[c - 1] for c in cuts) == ["deal to board", "deal to burn", "deal to seat", "end", "muck",
+                                                  "press round_done", "press seat_out"]
     plain = simulate(tmp_path / "plain", script)
     assert plain.returncode == 0, plain.stderr
     cut = simulate(tmp_path / "cut", dict(script, crash_after=cuts))
     assert cut.returncode == 0, cut.stderr
     want, got = json.loads(plain.stdout), json.loads(cut.stdout)
-    assert len(got["hands"]) == 50
+    assert len(got["hands"]) == 10
     assert normal(got) == normal(want)
     # and both are right: the buttons the dead-button rule gives, every card where it was dealt
     assert [h["button"] for h in got["hands"]] == [w.button for w in session_expectations(script)]

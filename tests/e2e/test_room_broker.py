@@ -141,8 +141,8 @@ def test_a_table_cannot_publish_as_another_table(room_broker):
     floor.wait(lambda: floor.count("tablectl/r1/t1/events/floor") == 1, what="the table's own message")
     assert "tablectl/r1/t2/events/floor" not in floor.messages  # (sent before the one that arrived)
     # nor may it read another table's commands, or send one
+    t1.disconnect()  # (first: it wakes the network thread, which loop_stop would wait a second for)
     t1.loop_stop()
-    t1.disconnect()
     floor.stop()
 
 

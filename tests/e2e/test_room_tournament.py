@@ -117,8 +117,8 @@ def test_the_floors_signal_sets_the_level_and_a_malformed_one_is_refused_and_cou
         run_script(parse_script(json.dumps(script)), workdir=tmp_path, on_hand=between,
                    room=room_section(broker.url, "r1", "t1"))
     finally:
+        floor.disconnect()  # (first: it wakes the network thread, which loop_stop would wait a second for)
         floor.loop_stop()
-        floor.disconnect()
         state.stop()
     assert seen["status"] == {"received": 2, "refused": 1,
                               "last_refused": "tournament signal: level.n: want a whole number 1 to 1000"}

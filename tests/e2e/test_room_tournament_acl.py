@@ -60,8 +60,8 @@ class Client:
             return self.acks[mid]
 
     def stop(self) -> None:
+        self.c.disconnect()  # (first: it wakes the network thread, which loop_stop would wait a second for)
         self.c.loop_stop()
-        self.c.disconnect()
 
 
 def reader(b, user: str, topics: list[str]) -> Subscriber:
