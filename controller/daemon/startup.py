@@ -9,8 +9,6 @@ import os
 import sys
 from typing import Any
 
-from controller.config.daemon import ConfigError, load_config
-
 
 def setup_logging(level: str) -> None:
     logging.basicConfig(level=getattr(logging, level.upper()), stream=sys.stderr,
@@ -21,6 +19,10 @@ def daemon_config(path: str) -> Any:
     """What a daemon does before anything else (``tablectl run``, and the simulator's paced
     daemon): its umask, its configuration read and checked, its logging; None (said in one line)
     if the configuration is refused."""
+    # (the configuration's modules, the devices' drivers among them, loaded here: the floor's and
+    # the tools' commands, which import this module through the command line, never load them)
+    from controller.config.daemon import ConfigError, load_config
+
     # Everything the daemon creates is its own only (the journal, the feed, the control socket's
     # folder aside): run outside the unit, under a umask of 022, nothing would be 0644.
     os.umask(0o077)

@@ -10,7 +10,7 @@ import signal
 import sys
 from pathlib import Path
 
-from controller.config.daemon import ConfigError
+from controller.config.schema import ConfigError
 from controller.floor import auth
 from controller.config.floor import load_floor
 from controller.floor.store import Store
