@@ -178,11 +178,12 @@ class SimPn5180:
         return 1 if self.clock.now_us < self.busy_until else 0
 
     def select(self, on: bool) -> None:
-        if on and not self.selected:
-            if self.busy() and not self.dead:
-                self.violations.append(f"selected while BUSY was high (zone {self.zone})")
-            self.selected, self.phase_done, self.frame = True, False, bytearray()
-        elif not on and self.selected:
+        if on:
+            if not self.selected:
+                if not self.dead and (self.stuck or self.clock.now_us < self.busy_until):  # (busy(), not selected)
+                    self.violations.append(f"selected while BUSY was high (zone {self.zone})")
+                self.selected, self.phase_done, self.frame = True, False, bytearray()
+        elif self.selected:
             self.selected = False
             if self.frame and not self.dead:
                 self._command(bytes(self.frame))
