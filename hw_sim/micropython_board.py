@@ -235,7 +235,8 @@ class SimBoard:
             return b"\xff" * len(data)
         return self.selected.spi_transfer(bytes(data))
 
-    def spi_read(self, n: int) -> bytes:
+    def spi_read(self, n: int, write: int = 0x00) -> bytes:
+        """``SPI.read(n, write)``: ``n`` bytes clocked in (what goes out, ``write``, no chip here reads)."""
         self.clock.now_us += _SPI_US + _SPI_BYTE_US * n
         return self.selected.spi_read(n) if self.selected is not None else b"\xff" * n
 
@@ -272,11 +273,9 @@ def fake_machine(board: SimBoard) -> types.ModuleType:
 
         def __init__(self, spi_id: int, **settings: Any) -> None:
             self.settings = settings
-            #: ``write(buf)``: the board's (which hands the chip ``bytes(buf)``)
+            #: ``write(buf)`` and ``read(n, write)``: the board's (which hands the chip ``bytes(buf)``)
             self.write: Callable[[bytes], None] = board.spi_write
-
-        def read(self, n: int, write: int = 0x00) -> bytes:
-            return board.spi_read(n)
+            self.read: Callable[..., bytes] = board.spi_read
 
         def readinto(self, buf: bytearray, write: int = 0x00) -> None:
             buf[:] = board.spi_read(len(buf))
