@@ -37,6 +37,7 @@ RX_DATA_INTEGRITY_ERROR, RX_COLLISION_DETECTED = 1 << 16, 1 << 18
 TX_RF_STATUS = 1 << 17
 TX_DATA_BITS = 0x000004C0
 TX_CONFIG_RESET = 0x000004C0 | 0x0000001F
+_WRITES = frozenset((WRITE_REGISTER, WRITE_OR, WRITE_AND))
 PRODUCT_VERSION = b"\x03\x05"  # (any value but FF FF and 00 00: a chip that answers)
 
 #: ISO 15693's times on the air, microseconds (docs/protocols/bridge.md, "The cycle time")
@@ -178,11 +179,12 @@ class SimPn5180:
         return 1 if self.clock.now_us < self.busy_until else 0
 
     def select(self, on: bool) -> None:
-        if on and not self.selected:
-            if self.busy() and not self.dead:
-                self.violations.append(f"selected while BUSY was high (zone {self.zone})")
-            self.selected, self.phase_done, self.frame = True, False, bytearray()
-        elif not on and self.selected:
+        if on:
+            if not self.selected:
+                if not self.dead and (self.stuck or self.clock.now_us < self.busy_until):  # (busy(), not selected)
+                    self.violations.append(f"selected while BUSY was high (zone {self.zone})")
+                self.selected, self.phase_done, self.frame = True, False, bytearray()
+        elif self.selected:
             self.selected = False
             if self.frame and not self.dead:
                 self._command(bytes(self.frame))
@@ -220,7 +222,7 @@ class SimPn5180:
                 return
         cmd = frame[0]
         self.busy_until = self.clock.now_us + PROCESS_US.get(cmd, 5)
-        if cmd in (WRITE_REGISTER, WRITE_OR, WRITE_AND) and len(frame) == 6:
+        if cmd in _WRITES and len(frame) == 6:
             self._write(frame[1], int.from_bytes(frame[2:6], "little"), cmd)
         elif cmd == READ_REGISTER and len(frame) == 2:
             self.answer = self._read(frame[1]).to_bytes(4, "little")

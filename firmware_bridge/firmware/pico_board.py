@@ -24,6 +24,10 @@ class Bus:
                                firstbit=machine.SPI.MSB, sck=Pin(cfg.PIN_SCK), mosi=Pin(cfg.PIN_MOSI),
                                miso=Pin(cfg.PIN_MISO))
         self.zone = 0
+        # bound methods cached once (every exchange calls them: MicroPython's speed guide): busy()
+        # is BUSY's level, write(data) the SPI's write
+        self.busy = self.busy_pin.value
+        self.write = self.spi.write
         self.ticks_us = clock.ticks_us
         self.ticks_diff = clock.ticks_diff
         self.sleep_us = clock.sleep_us
@@ -43,12 +47,6 @@ class Bus:
 
     def release(self):
         self.en.value(1)
-
-    def busy(self):
-        return self.busy_pin.value()
-
-    def write(self, data):
-        self.spi.write(data)
 
     def read(self, n):
         return self.spi.read(n, 0xFF)
