@@ -34,7 +34,11 @@ FOLDER_MARKS = {"unit": "unit", "e2e": "e2e", "golden": "golden"}
 
 
 def pytest_collection_modifyitems(config, items):
-    """Each test marked by the folder it is in: ``pytest -m unit`` runs the unit tests alone."""
+    """Each test marked by the folder it is in: ``pytest -m unit`` runs the unit tests alone.
+
+    The ``slow`` tests handed out alone (the unit tests') run first, the order otherwise kept: they
+    go out in the collection's order (:func:`pytest_xdist_make_scheduler`), and a 30 s test of the
+    last folder, handed out last, kept one worker busy for its 30 s after the other two had finished."""
     tests = Path(__file__).parent
     for item in items:
         try:
@@ -44,6 +48,8 @@ def pytest_collection_modifyitems(config, items):
         mark = FOLDER_MARKS.get(folder)
         if mark is not None:
             item.add_marker(getattr(pytest.mark, mark))
+    # (stable: the rest keep their order, and a whole module's tests stay together)
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None or item.nodeid.startswith(WHOLE_MODULES))
 
 
 def pytest_sessionfinish(session, exitstatus):
