@@ -67,16 +67,28 @@ def adduser(config: Path, name: str, role: str, password: str, *,
                           cwd=str(code) if code is not None else None)
 
 
+def cheap_hasher() -> Any:
+    """argon2id at argon2-cffi's cheapest parameters (its ``profiles.CHEAPEST``, "for tests"): half a
+    millisecond a hash or a check, not the service's 0.19 s of CPU. The floor checks a password by
+    the parameters its stored hash carries, so a login of a user hashed so is the service's own
+    code at that cost; the service's own parameters are tested where they are the point
+    (test_floor_auth: ``tablectl floor adduser``, argon2id)."""
+    from argon2 import PasswordHasher, profiles
+
+    return PasswordHasher.from_parameters(profiles.CHEAPEST)
+
+
 def add_users(floor: FloorProc, names: list[str] | None = None) -> None:
     """The tests' users, added in this process (``adduser``'s own code, without a Python start-up
-    per user: the command itself is tested by test_floor_auth)."""
+    per user: the command itself is tested by test_floor_auth), hashed by :func:`cheap_hasher`."""
     from controller.floor.auth import add_user
     from controller.floor.store import Store
 
     store = Store(floor.database)
     try:
+        hasher = cheap_hasher()
         for name in names or list(PASSWORDS):
-            add_user(store, name, ROLES[name], PASSWORDS[name], by="test")
+            add_user(store, name, ROLES[name], PASSWORDS[name], by="test", hasher=hasher)
     finally:
         store.close()
 

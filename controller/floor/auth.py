@@ -73,8 +73,11 @@ def valid_name(name: str) -> bool:
     return 0 < len(name) <= NAME_MAX and all(c.isalnum() or c in "._-" for c in name)
 
 
-def add_user(store: Store, name: str, role: str, password: str, *, by: str = "cli") -> None:
-    """Create ``name`` or set its role and password (and lift any slowdown on it)."""
+def add_user(store: Store, name: str, role: str, password: str, *, by: str = "cli",
+             hasher: PasswordHasher = _hasher) -> None:
+    """Create ``name`` or set its role and password (and lift any slowdown on it). ``hasher``: the
+    argon2 parameters to hash with, the service's own unless given (a hash carries its parameters,
+    and a login is checked by them: the tests' rig gives its users argon2's cheapest)."""
     if not valid_name(name):
         raise ValueError(f"a user name is 1 to {NAME_MAX} letters, digits, '.', '_' or '-', got {name!r}")
     if role not in ROLES:
@@ -83,7 +86,7 @@ def add_user(store: Store, name: str, role: str, password: str, *, by: str = "cl
         raise ValueError("the password must be at least 8 characters")
     store.db.execute("INSERT INTO users (name, role, hash, failures, locked_until, created) VALUES (?, ?, ?, 0, 0, ?) "
                      "ON CONFLICT(name) DO UPDATE SET role = excluded.role, hash = excluded.hash, failures = 0, "
-                     "locked_until = 0", (name, role, _hasher.hash(password), store.clock()))
+                     "locked_until = 0", (name, role, hasher.hash(password), store.clock()))
     # A new password or role ends every session the user had: an old cookie (a stolen one, a
     # page left open with more rights) must log in again. The service re-checks an open page's
     # session before each message it sends (app.FloorService._live), so open pages end too.

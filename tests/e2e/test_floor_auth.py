@@ -16,7 +16,8 @@ import pytest
 
 from controller.floor import auth
 from controller.floor.store import Store
-from rig.floor import PASSWORDS, FloorProc, adduser, api_room, cookie_of, csrf_of, floor_room, has_card, login, request
+from rig.floor import (PASSWORDS, FloorProc, adduser, api_room, cheap_hasher, cookie_of, csrf_of, floor_room,
+                       has_card, login, request)
 from rig.waiting import wait_until
 
 CARD = "Qd"
@@ -49,7 +50,7 @@ def test_wrong_passwords_are_slowed_per_address_and_per_account_never_locked(tmp
     audited with its address."""
     now = [1000.0]
     st = Store(tmp_path / "floor.db", clock=lambda: now[0])
-    auth.add_user(st, "maria", "floor", "a long password")
+    auth.add_user(st, "maria", "floor", "a long password", hasher=cheap_hasher())  # (argon2's cost: not the point)
     throttle = auth.Throttle()
 
     def attempt(name: str, password: str, address: str) -> str:
@@ -87,7 +88,7 @@ def test_attempts_sent_at_once_cannot_all_be_checked(tmp_path):
     """Each attempt is counted against its address when it begins, not when its check ends: forty
     wrong passwords sent at once from one address get three checks, not forty."""
     st = Store(tmp_path / "floor.db")
-    auth.add_user(st, "maria", "floor", "a long password")
+    auth.add_user(st, "maria", "floor", "a long password", hasher=cheap_hasher())
     throttle = auth.Throttle()
     begun = [auth.begin(st, throttle, "maria", "10.9.9.9") for _ in range(40)]
     assert sum(not a.throttled for a in begun) == auth.BY_ADDRESS.free

@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from controller.floor.auth import add_user
+from rig.floor import cheap_hasher
 from controller.config.floor import parse_floor_text
 
 aiohttp_test = pytest.importorskip("aiohttp.test_utils")
@@ -66,7 +67,7 @@ def test_every_endpoint_fuzzed_answers_no_5xx_and_logs_no_traceback(broker, tmp_
     loop = asyncio.new_event_loop()
     svc = FloorService(cfg)
     svc.loop = loop
-    add_user(svc.store, "maria", "floor", "pw-of-maria-1", by="test")
+    add_user(svc.store, "maria", "floor", "pw-of-maria-1", by="test", hasher=cheap_hasher())
     svc.store.ingest("tablectl/main/t7/state", json.dumps({"online": True, "room": "main", "table": "t7"}).encode())
     svc.store.ingest("tablectl/main/t7/events/floor", json.dumps(
         {"type": "Alert", "seq": 1, "ts": 1.0, "code": "deck.foreign_card", "audience": "floor"}).encode())
@@ -272,7 +273,7 @@ def test_every_endpoint_given_malformed_multipart_chunked_and_headers_answers_no
     loop = asyncio.new_event_loop()
     svc = FloorService(cfg)
     svc.loop = loop
-    add_user(svc.store, "maria", "floor", "pw-of-maria-1", by="test")
+    add_user(svc.store, "maria", "floor", "pw-of-maria-1", by="test", hasher=cheap_hasher())
     svc.store.ingest("tablectl/main/t7/state", json.dumps({"online": True, "room": "main", "table": "t7"}).encode())
     client = aiohttp_test.TestClient(_served_as_in_production(make_app(svc)), loop=loop)
     loop.run_until_complete(client.start_server())

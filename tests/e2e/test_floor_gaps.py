@@ -21,8 +21,11 @@ from rig.gaps import EARLIER_EPOCH, room_run, unexplained
 
 pytestmark = [pytest.mark.e2e, pytest.mark.skipif(not have_mosquitto(), reason="mosquitto is not installed")]
 #: each table's hands: the floor stops after a quarter, and the tables hold after three quarters
-#: until it is back (rig/gaps.py), so that it sees the gaps its outage left
-HANDS = 24
+#: until it is back (rig/gaps.py), so that it sees the gaps its outage left. Six hands of outage
+#: are some 800 messages of the three tables, eight times what the broker keeps for the floor: the
+#: same 11 replay requests as 24 hands made, and a floor asking again for a gap already asked
+#: still fails the test (285 requests unexplained)
+HANDS = 12
 #: what the broker keeps for the floor while it is away: a tenth of mosquitto's default (the
 #: benchmark's), so that a few hands overflow it as eighty would overflow the default
 QUEUED = 100

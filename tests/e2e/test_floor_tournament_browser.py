@@ -12,7 +12,6 @@ publishing as a table does (docs/room.md):
 from __future__ import annotations
 
 import json
-import os
 import re
 from typing import Any
 
@@ -22,7 +21,7 @@ from rig.broker import Broker, Subscriber
 from rig.floor import FakeTable, FloorProc, add_users
 from rig.waiting import wait_until
 from controller.room.tournament import parse_signal
-from tests.e2e.test_floor_browser import CHROMIUM, TIMEOUT_MS, Watched, browser_or_skip
+from tests.e2e.test_floor_browser import TIMEOUT_MS, Watched, browser_or_skip, launch_chromium
 from tests.e2e.test_floor_tournament import Floor, tournament_extra
 
 TABLES = ("t1", "t2", "t3", "t4", "t5")
@@ -45,8 +44,7 @@ def setup(tmp_path_factory):
     for i, t in enumerate(tables.values()):
         t.state(seats=list(range(1, 10 - i)), hand=20 + i)  # 9, 8, 7, 6 and 5 players
     with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True,
-                                    args=["--no-sandbox"] if os.geteuid() == 0 else [])
+        browser = launch_chromium(p)
         yield floor, signals, tables, browser
         browser.close()
     for t in tables.values():

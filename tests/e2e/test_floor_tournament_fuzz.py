@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from controller.config.floor import parse_floor_text
 from controller.floor.auth import add_user
+from rig.floor import cheap_hasher
 from controller.floor.signals import TournamentState
 from tests.e2e.test_floor_fuzz import JSONS, RAW, NoTraceback
 
@@ -49,7 +50,7 @@ def test_the_tournament_endpoints_fuzzed_answer_no_5xx_and_log_no_traceback(brok
     loop = asyncio.new_event_loop()
     svc = FloorService(cfg)
     svc.loop = loop
-    add_user(svc.store, "maria", "floor", "pw-of-maria-1", by="test")
+    add_user(svc.store, "maria", "floor", "pw-of-maria-1", by="test", hasher=cheap_hasher())
     client = aiohttp_test.TestClient(aiohttp_test.TestServer(make_app(svc)), loop=loop)
     loop.run_until_complete(client.start_server())
     assert svc.link is not None

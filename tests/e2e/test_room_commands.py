@@ -252,6 +252,7 @@ def test_commands_through_the_broker(broker, tmp_path):
 
     run_script(parse_script(json.dumps(script)), workdir=tmp_path, on_hand=after,
                room=room_section(broker.url, "r1", "t5"))
+    floor.disconnect()  # (first: it wakes the network thread, which loop_stop would wait a second for)
     floor.loop_stop()
     assert replies[0]["ok"] is True and replies[0]["code"] == "deck.wrong_deck"
     assert replies[1]["ok"] is False and "not JSON" in replies[1]["error"]
