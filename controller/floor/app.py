@@ -15,13 +15,11 @@ import html
 import json
 import logging
 import math
-import multiprocessing
 import os
 import sqlite3
 import ssl
 import threading
 import time
-from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from datetime import datetime
 from pathlib import Path
@@ -38,6 +36,7 @@ from controller.core.dealers import check_dealer_name
 from firmware_bridge.clock import monotonic
 from firmware_bridge.log_limit import LogLimiter
 from controller.floor import auth
+from controller.floor.hashing import hashing_pool  # (the password checks' process: see there)
 from controller.floor import roles
 from controller.floor.broker import FloorLink, Receipt
 from controller.floor.clock import Moment
@@ -85,10 +84,6 @@ COMMIT_AGAIN = 1.0
 BACKLOG_TRIM = 2 * INBOX_BATCH
 #: password checks (argon2) in flight at once; more wait their turn
 HASHING_AT_ONCE = 1
-#: the password checks' process runs at this nice value, in a session of its own (and so, on Linux,
-#: a scheduling group of its own at that nice value: :func:`_hash_gently`): on a busy machine,
-#: logins in flight get about a tenth of what the event loop gets, never all of a core, never none
-HASHING_NICE = 10
 #: what a page gets when it connects: the open alerts and calls (at most), the newest closed ones,
 #: the newest dealer's incidents
 SNAPSHOT_OPEN, SNAPSHOT_CLOSED, SNAPSHOT_INCIDENTS = 1000, 100, 100
@@ -143,7 +138,7 @@ class FloorService:
         self.store = Store(cfg.database, keys=cfg.table_keys, require_signatures=cfg.require_signatures)
         #: argon2 checks running at once, at most (each costs its memory and a core's time)
         self.hashing = asyncio.Semaphore(HASHING_AT_ONCE)
-        self.hashers = _hashing_pool()
+        self.hashers = hashing_pool(HASHING_AT_ONCE)
         # failed logins by client address (auth.BY_ADDRESS; [floor] login_delay, its first delay)
         self.throttle = auth.Throttle(auth.Slowdown(auth.BY_ADDRESS.free, float(cfg.login_delay),
                                                     max(auth.BY_ADDRESS.most, float(cfg.login_delay))))
@@ -195,7 +190,7 @@ class FloorService:
         except BrokenProcessPool:
             log.error("floor: the password checks' process ended: started again")
             self.hashers.shutdown(wait=False)
-            self.hashers = _hashing_pool()
+            self.hashers = hashing_pool(HASHING_AT_ONCE)
             return await loop.run_in_executor(self.hashers, auth.check, attempt, password)
 
     # -- the tournaments' signals --------------------------------------------------------------
@@ -651,37 +646,6 @@ try:
     _LIBC: ctypes.CDLL | None = ctypes.CDLL(None)
 except OSError:  # (no C library to load symbols from)
     _LIBC = None
-
-
-def _hashing_pool() -> ProcessPoolExecutor:
-    """The password checks' process: started afresh (spawned, not forked with the service's
-    threads), at the lowest priority (:func:`_hash_gently`)."""
-    return ProcessPoolExecutor(HASHING_AT_ONCE, mp_context=multiprocessing.get_context("spawn"),
-                               initializer=_hash_gently)
-
-
-def _hash_gently() -> None:
-    """(the password checks' process, as it starts) Behind the service for a core, never shut out:
-    a session of its own (so that autogroup scheduling weighs it apart from the service's group,
-    not as a share of it) at that group's nice value :data:`HASHING_NICE`, and its own. Not
-    Linux's idle scheduling: on a machine held busy (both cores taken) an idle-class process gets
-    no core at all, and a login would wait for ever. What cannot be set (not Linux, no
-    autogroup) is left as it is."""
-    for lower in (os.setsid, lambda: Path("/proc/self/autogroup").write_text(f"{HASHING_NICE}\n"),
-                  lambda: os.nice(HASHING_NICE)):
-        try:
-            lower()
-        except (AttributeError, OSError):
-            pass
-    threading.Thread(target=_end_with, args=(os.getppid(),), daemon=True).start()
-
-
-def _end_with(service: int) -> None:
-    """(the password checks' process) Gone as soon as the service is (killed: its queue to this
-    process is never closed, which would have it wait for a check for ever)."""
-    while os.getppid() == service:
-        time.sleep(1.0)
-    os._exit(0)
 
 
 # -- requests ---------------------------------------------------------------------------------
