@@ -72,19 +72,19 @@ class _Registry(Mapping[str, "type[L]"]):
 
 
 def _feig_link() -> type[ReaderLink]:
-    from firmware_bridge.reader_link import FeigReaderLink
+    from firmware_bridge.reader_link import FeigReaderLink  # (looked up: see _Registry)
 
     return FeigReaderLink
 
 
 def _bridge_link() -> type[ReaderLink]:
-    from firmware_bridge.reader_link import BridgeReaderLink
+    from firmware_bridge.reader_link import BridgeReaderLink  # (looked up: see _Registry)
 
     return BridgeReaderLink
 
 
 def _serial_shuffler_link() -> type[ShufflerLink]:
-    from firmware_bridge.shuffler_link import SerialShufflerLink
+    from firmware_bridge.shuffler_link import SerialShufflerLink  # (looked up: see _Registry)
 
     return SerialShufflerLink
 
@@ -155,7 +155,7 @@ def reader_client(name: str, port: Port, *, device: str, com_adr: int = feig.BRO
 
         return BridgeClient(port, device=device)
     if name == "feig":
-        from firmware_bridge.feig_client import FeigClient
+        from firmware_bridge.feig_client import FeigClient  # (the driver named only: see _Registry)
 
         return FeigClient(port, device=device, com_adr=com_adr, ant_sel_bytes=ant_sel_bytes)
     raise UnknownDriver("reader", name, tuple(sorted(READERS)))
