@@ -1,7 +1,8 @@
 """Each process the product starts loads what its own run uses (start-up time on a Pi, and the
 suite's ~200 subprocesses): ``tablectl simulate`` runs no daemon in its own process (the paced
 daemon is its subprocess), the floor's password checks' process runs argon2 and nothing of the
-service, and no command pays for importlib.metadata at start-up (only ``--version`` asks for it).
+service, the doctor loads paho only to try a configured broker, and no command pays for
+importlib.metadata at start-up (only ``--version`` asks for it).
 
 One interpreter imports each process's entry modules in turn and lists what each step loaded."""
 
@@ -29,6 +30,8 @@ STEPS = {
                  ["controller.daemon.main", "controller.daemon.journal", "controller.core.table", "sqlite3",
                   "pokerkit", "firmware_bridge.reader_link", "firmware_bridge.bridge_client",
                   "importlib.metadata"]),
+    # tablectl doctor: the room link's library only to try a configured broker (controller/cli/doctor_room.py)
+    "doctor": (["controller.cli.doctor"], ["paho", "aiohttp", "importlib.metadata"]),
 }
 
 PROBE = """
