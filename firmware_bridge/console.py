@@ -51,8 +51,6 @@ from dataclasses import dataclass, field
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from importlib.metadata import entry_points
-
 from firmware_bridge.errors import BridgeError
 from firmware_bridge.events import Lights, PadPress
 
@@ -160,6 +158,9 @@ def make_pin_factory(name: str = "auto") -> Any:
 
 
 def _entry_point_factory(name: str) -> Any:
+    # (imported here: importlib.metadata loads email, zipfile, csv..., for a pin factory named by
+    # GPIOZERO_PIN_FACTORY alone; a daemon without a console, or with a named factory, never needs it)
+    from importlib.metadata import entry_points
 
     for ep in entry_points(group="gpiozero_pin_factories"):
         if ep.name.lower() == name:

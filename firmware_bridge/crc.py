@@ -73,14 +73,16 @@ def _zero_step(reg: int) -> int:
 
 def _expand(images: list[int]) -> _ShiftTable:
     """The two byte tables of the linear map whose images of bits 0..15 are ``images``."""
-    lo = array("H", bytes(512))
-    hi = array("H", bytes(512))
-    for k in range(1, 256):
-        low = k & -k
-        bit = low.bit_length() - 1
-        lo[k] = lo[k ^ low] ^ images[bit]
-        hi[k] = hi[k ^ low] ^ images[8 + bit]
-    return lo, hi
+    # Entry k is the XOR of the images of k's bits: the entries [2^b, 2^(b+1)) are those below
+    # 2^b, each XORed with bit b's image. Built a bit at a time, a list comprehension each (not a
+    # byte at a time): the tables of a long frame's lengths are built as a daemon starts (each
+    # FEIG or shuffler link's decoder), ~4x faster so.
+    lo, hi = [0], [0]
+    for bit in range(8):
+        lo_image, hi_image = images[bit], images[8 + bit]
+        lo += [v ^ lo_image for v in lo]
+        hi += [v ^ hi_image for v in hi]
+    return array("H", lo), array("H", hi)
 
 
 def _apply(table: _ShiftTable, reg: int) -> int:

@@ -26,34 +26,79 @@ firmware_bridge.errors.UnknownDriver: shuffler: no driver 'shufflematic' (driver
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, TypeVar
+from collections.abc import Callable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from firmware_bridge import feig
-from firmware_bridge.bridge_client import BridgeClient
-
-from firmware_bridge.device_link import DeviceLink, Emit
 from firmware_bridge.errors import UnknownDriver
-from firmware_bridge.feig_client import FeigClient
-from firmware_bridge.reader_link import BridgeReaderLink, FeigReaderLink, ReaderLink
-from firmware_bridge.serial_port import Port, PortSettings
-from firmware_bridge.shuffler_link import SerialShufflerLink, ShufflerLink
+
+if TYPE_CHECKING:  # (types only: the links' modules are imported when a driver is looked up)
+    from firmware_bridge.device_link import DeviceLink, Emit
+    from firmware_bridge.reader_link import ReaderLink
+    from firmware_bridge.serial_port import Port, PortSettings
+    from firmware_bridge.shuffler_link import ShufflerLink
 
 __all__ = ["READERS", "SHUFFLERS", "DEFAULT_READER", "DEFAULT_SHUFFLER", "KINDS", "driver", "reader_client",
            "reader_link", "shuffler_link"]
 
+L = TypeVar("L", bound="DeviceLink")
+
+
+class _Registry(Mapping[str, "type[L]"]):
+    """A registry of drivers: each name's link class, its module imported when the class is first
+    looked up. The configuration checks a driver's name against the names alone
+    (controller/config/daemon.py), and ``tablectl simulate``, the doctor and the history load the
+    configuration without running a link: none of them loads the links' modules, pyserial and
+    both readers' clients (start-up time on a Pi).
+
+    >>> r = _Registry({"feig": _feig_link}); list(r), "feig" in r, r["feig"].__name__
+    (['feig'], True, 'FeigReaderLink')
+    """
+
+    def __init__(self, loaders: Mapping[str, Callable[[], type[L]]]) -> None:
+        self._loaders = dict(loaders)
+
+    def __getitem__(self, name: str) -> type[L]:
+        return self._loaders[name]()
+
+    def __contains__(self, name: object) -> bool:  # (a name checked: no module imported)
+        return name in self._loaders
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._loaders)
+
+    def __len__(self) -> int:
+        return len(self._loaders)
+
+
+def _feig_link() -> type[ReaderLink]:
+    from firmware_bridge.reader_link import FeigReaderLink  # (looked up: see _Registry)
+
+    return FeigReaderLink
+
+
+def _bridge_link() -> type[ReaderLink]:
+    from firmware_bridge.reader_link import BridgeReaderLink  # (looked up: see _Registry)
+
+    return BridgeReaderLink
+
+
+def _serial_shuffler_link() -> type[ShufflerLink]:
+    from firmware_bridge.shuffler_link import SerialShufflerLink  # (looked up: see _Registry)
+
+    return SerialShufflerLink
+
+
 #: the readers' drivers: the FEIG ISO Host protocol (docs/protocols/feig.md), our bridge board's
 #: (docs/protocols/bridge.md)
-READERS: Mapping[str, type[ReaderLink]] = {"feig": FeigReaderLink, "bridge": BridgeReaderLink}
+READERS: Mapping[str, type[ReaderLink]] = _Registry({"feig": _feig_link, "bridge": _bridge_link})
 #: the shufflers' drivers: tablectl's own bridge protocol (docs/protocols/shuffler.md)
-SHUFFLERS: Mapping[str, type[ShufflerLink]] = {"tablectl": SerialShufflerLink}
+SHUFFLERS: Mapping[str, type[ShufflerLink]] = _Registry({"tablectl": _serial_shuffler_link})
 #: the driver of a configuration that names none
 DEFAULT_READER = "feig"
 DEFAULT_SHUFFLER = "tablectl"
 #: each kind of device's registry
 KINDS: Mapping[str, Mapping[str, type[DeviceLink]]] = {"reader": READERS, "shuffler": SHUFFLERS}
-
-L = TypeVar("L", bound=DeviceLink)
 
 
 def _lookup(kind: str, registry: Mapping[str, type[L]], name: str) -> type[L]:
@@ -106,7 +151,11 @@ def reader_client(name: str, port: Port, *, device: str, com_adr: int = feig.BRO
     ['BridgeClient', 'FeigClient']
     """
     if name == "bridge":
+        from firmware_bridge.bridge_client import BridgeClient  # (the driver named only: see _Registry)
+
         return BridgeClient(port, device=device)
     if name == "feig":
+        from firmware_bridge.feig_client import FeigClient  # (the driver named only: see _Registry)
+
         return FeigClient(port, device=device, com_adr=com_adr, ant_sel_bytes=ant_sel_bytes)
     raise UnknownDriver("reader", name, tuple(sorted(READERS)))

@@ -39,9 +39,6 @@ import sys
 from typing import Any
 
 from hw_sim.pacing import PACE_TIMEOUT, Beat, SimClock
-from controller.daemon.journal import JournalError
-from controller.daemon.main import Daemon
-from controller.daemon.startup import daemon_config
 from hw_sim.i2c_bus import CableFileBus
 from hw_sim.i2c_bus import SimDisplayCable
 
@@ -177,6 +174,12 @@ class PacedDaemon:
 
 
 def main(argv: list[str] | None = None) -> int:
+    # (the daemon's modules imported here, not at the top: ``tablectl simulate`` imports this module
+    # for :class:`PaceLine` alone, and would otherwise load the daemon, its journal and the whole
+    # table in a process that runs none of them: the daemon is its subprocess)
+    from controller.daemon.journal import JournalError
+    from controller.daemon.main import Daemon
+    from controller.daemon.startup import daemon_config
 
     ap = argparse.ArgumentParser(prog="python -m hw_sim.paced_daemon")
     ap.add_argument("--config", required=True)

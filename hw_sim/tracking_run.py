@@ -36,7 +36,6 @@ from controller.core.effects import Alert
 from controller.core.events import ButtonPress, ReaderCycle, TableSetup
 from controller.core.registry import Deck, DeckRegistry
 from controller.core.settings import TableSettings
-from controller.core.table import Table
 from hw_sim import script as sc
 from hw_sim.decks import DECK_BACKS, sim_uid
 from hw_sim.noise import profile as noise_profile
@@ -97,6 +96,10 @@ def registry() -> DeckRegistry:
 class _Driver:
     def __init__(self, script: sc.Script, *, profile: str, seed: int, idle: int, confirm_cycles: int,
                  gone_cycles: int) -> None:
+        # (the core table imported here: ``tablectl simulate`` imports this module for
+        # :func:`percentile` (its report), and its own process runs no table: the daemon does)
+        from controller.core.table import Table
+
         self.table = Table(TableSettings(game=script.game, seats=tuple(script.seats), button=script.button,
                                          confirm_cycles=confirm_cycles, gone_cycles=gone_cycles), registry())
         neighbours = {a: [b for b in (a - 1, a + 1) if b in ZONE_OF_ANTENNA] for a in ZONE_OF_ANTENNA}

@@ -26,13 +26,14 @@ import stat
 import time
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from controller.cli.checks import SERVICE_USER, Check, Identity, can_access, owner_mode
-from paho.mqtt.enums import CallbackAPIVersion
 from controller.config.daemon import ConfigError
 from controller.config.floor import load_floor
-import paho.mqtt.client as mqtt
+
+if TYPE_CHECKING:  # (a type only here: paho is imported by the check that connects, see check_broker)
+    import paho.mqtt.client as mqtt
 
 #: seconds doctor waits for the broker to answer
 BROKER_TIMEOUT = 3.0
@@ -120,6 +121,11 @@ def check_broker(section: str, cfg: Any, *, timeout: float = BROKER_TIMEOUT) -> 
     """Whether the broker of ``cfg`` (a RoomConfig or a FloorConfig) accepts a connection with
     its TLS files and credentials, within ``timeout`` seconds."""
 
+    # (paho imported here: only a configuration with [room] (or the floor's) has a broker to try;
+    # the doctor of a table without one never loads the room link's library)
+    import paho.mqtt.client as mqtt
+    from paho.mqtt.enums import CallbackAPIVersion
+
     host, port = cfg.host, getattr(cfg, "port_mqtt", None) or cfg.port
     where = f"[{section}] broker: {cfg.broker}"
     c = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"tablectl-doctor-{os.getpid()}", protocol=mqtt.MQTTv5)
@@ -189,10 +195,12 @@ def _connect(c: mqtt.Client, cfg: Any, where: str, host: str, port: int, timeout
 
 def _wait_for_answer(c: mqtt.Client, answer: dict[str, Any], timeout: float) -> None:
     """Run the client until the broker's CONNACK is in ``answer`` (or ``timeout``), then hang up."""
+    from paho.mqtt.client import MQTT_ERR_SUCCESS  # (loaded by check_broker already: see there)
+
     deadline = time.monotonic() + timeout
     try:
         while "reason" not in answer and time.monotonic() < deadline:
-            if c.loop(timeout=0.1) != mqtt.MQTT_ERR_SUCCESS:
+            if c.loop(timeout=0.1) != MQTT_ERR_SUCCESS:
                 break
     finally:
         c.disconnect()

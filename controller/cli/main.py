@@ -24,9 +24,9 @@ import logging
 import signal
 import sys
 import threading
+from typing import Any
 
 from controller.daemon.startup import daemon_config, setup_logging
-from importlib.metadata import PackageNotFoundError, version
 from controller.core.games import GAMES
 from controller.core.mixed import PRESETS
 
@@ -227,16 +227,33 @@ class DefaultsHelp(argparse.ArgumentDefaultsHelpFormatter):
         return super()._get_help_string(action)
 
 
-def build_parser() -> argparse.ArgumentParser:
+class VersionAction(argparse.Action):
+    """``--version``: the installed package's version, looked up when asked for only.
+    importlib.metadata loads email, zipfile, csv and the like (some 15 ms here, several times
+    that on a Pi): every command paid it at start-up, the password checks' process the floor
+    spawns (controller/floor/hashing.py) included, for a flag seldom given."""
 
-    try:
-        ver = version("tablectl")
-    except PackageNotFoundError:  # run from a source tree that was not installed
-        ver = "unknown"
+    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS,
+                 default: str = argparse.SUPPRESS, help: str = "show program's version number and exit") -> None:
+        super().__init__(option_strings=option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        from importlib.metadata import PackageNotFoundError, version  # (asked for: see the class)
+
+        try:
+            ver = version("tablectl")
+        except PackageNotFoundError:  # run from a source tree that was not installed
+            ver = "unknown"
+        print(f"tablectl {ver}")
+        parser.exit()
+
+
+def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="tablectl", formatter_class=DefaultsHelp,
         description="Integrity controller for a poker table. With no command, runs the demo.")
-    p.add_argument("--version", action="version", version=f"tablectl {ver}")
+    p.add_argument("--version", action=VersionAction)
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
     fmt = {"formatter_class": DefaultsHelp}

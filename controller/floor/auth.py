@@ -22,8 +22,12 @@ from dataclasses import dataclass
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 
-from controller.floor.store import Store
 import time
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # (a type only: the password checks' process imports this module for check(), and
+    # the store would bring the room's signing, cryptography, along: controller/floor/hashing.py)
+    from controller.floor.store import Store
 
 ROLES = ("floor", "technician", "viewer")
 NAME_MAX = 64
