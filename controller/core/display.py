@@ -81,13 +81,15 @@ class DisplayTextError(ValueError):
     """The text table is malformed: names the row and the part."""
 
 
-def placeholders(template: str) -> set[str]:
-    """The names a template uses.
+@lru_cache(maxsize=4096)
+def placeholders(template: str) -> frozenset[str]:
+    """The names a template uses. Cached: a screen is worded from the same few hundred templates
+    (the text table's) again and again, and parsing one is most of filling it in.
 
     >>> sorted(placeholders("{hole}+{burns}={out} out"))
     ['burns', 'hole', 'out']
     """
-    return {f for _, f, _, _ in string.Formatter().parse(template) if f}
+    return frozenset(f for _, f, _, _ in string.Formatter().parse(template) if f)
 
 
 def parse_table(doc: dict[str, Any], *, source: str = "display_text.toml") -> TextTable:
