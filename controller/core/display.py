@@ -138,8 +138,9 @@ Values = dict[str, int | str | None]
 def _fill(template: str, values: Values) -> str:
     """The template with its values; blank if one it needs has none."""
     names = placeholders(template)
-    if any(values.get(n) is None for n in names):
-        return ""
+    for n in names:  # (a loop, not any() over a generator: every part of every screen comes here)
+        if values.get(n) is None:
+            return ""
     return template.format(**{n: values[n] for n in names})
 
 
