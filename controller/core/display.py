@@ -154,8 +154,14 @@ def pick(alternatives: tuple[str, ...], values: Values, cols: int) -> str:
     >>> pick(("seat {seat} short {count}", "seat {seat} short"), {"seat": 4, "count": None}, 16)
     'seat 4 short'
     """
-    said = [t for t in (_fill(a, values) for a in alternatives) if t]
-    return next((t for t in said if len(t) <= cols), said[0] if said else "")
+    first = ""  # (the alternatives filled one by one, up to the first that fits: most screens fit the first)
+    for a in alternatives:
+        t = _fill(a, values)
+        if t:
+            if len(t) <= cols:
+                return t
+            first = first or t
+    return first
 
 
 def values_of(state: ConsoleState, table: TextTable | None = None) -> Values:
