@@ -324,10 +324,6 @@ class Harness(PacedTable):
 
     # -- the script ---------------------------------------------------------------------------------
     def play(self) -> Played:
-        with _no_full_collections():
-            return self._play()
-
-    def _play(self) -> Played:
         self.start()
         try:
             buttons = deal_hands(self.script, self.dealer, self)
@@ -350,11 +346,19 @@ def _no_full_collections() -> Iterator[None]:
     generations are collected as ever, so short-lived cycles still go, but the whole heap (a test
     session's modules, the tables of pokerkit...) is not walked again and again because the play
     keeps what it records. A profile of 300 stud and draw hands: a sixth of their CPU in a dozen
-    full collections. They resume after, at the next threshold, with what the play left."""
+    full collections.
+
+    What was there before the play is set aside meanwhile (``gc.freeze``, unless someone else
+    froze objects), and the play's own objects get one full collection at its end, before that
+    is undone: the collection the play owes (what it promoted would soon trigger one) then walks
+    what the play made, not the whole heap as well."""
     with _GC_LOCK:  # (plays in several threads: the first in raises the threshold, the last out restores it)
         if not _GC_SAVED:
-            _GC_SAVED.append(gc.get_threshold())
-            gc.set_threshold(_GC_SAVED[0][0], _GC_SAVED[0][1], 1 << 30)
+            froze = gc.get_freeze_count() == 0
+            _GC_SAVED.append((gc.get_threshold(), froze))
+            gc.set_threshold(_GC_SAVED[0][0][0], _GC_SAVED[0][0][1], 1 << 30)
+            if froze:
+                gc.freeze()
         _GC_SAVED.append(None)
     try:
         yield
@@ -362,7 +366,11 @@ def _no_full_collections() -> Iterator[None]:
         with _GC_LOCK:
             _GC_SAVED.pop()
             if len(_GC_SAVED) == 1:
-                gc.set_threshold(*_GC_SAVED.pop())
+                threshold, froze = _GC_SAVED.pop()
+                if froze:
+                    gc.collect()
+                    gc.unfreeze()
+                gc.set_threshold(*threshold)
 
 
 _GC_LOCK = threading.Lock()
@@ -392,5 +400,6 @@ def play(script: sc.Script | dict | str, *, console: bool = True, wire: bool = T
         script = json.dumps(script)
     if isinstance(script, str):
         script = sc.parse_script(script)
-    return Harness(script, console=console, wire=wire, table_extra=table_extra, rules_extra=rules_extra,
-                   reader=reader).play()
+    with _no_full_collections():  # (the harness is garbage by its end: its collection takes it)
+        return Harness(script, console=console, wire=wire, table_extra=table_extra, rules_extra=rules_extra,
+                       reader=reader).play()
