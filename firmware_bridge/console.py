@@ -308,7 +308,7 @@ class Console:
         self._devices = made
         self._mock = self.is_mock
         #: the pins whose states a MockPin records (see MOCK_HISTORY), found once: every show trims them
-        self._recording = [pin for dev in made if hasattr(pin := getattr(dev, "pin", None), "states")]
+        self._recording: list[Any] = [p for p in (getattr(dev, "pin", None) for dev in made) if hasattr(p, "states")]
         self._closed = False
         self.show(self.state)
 
