@@ -308,6 +308,8 @@ class Console:
             raise
         self._devices = made
         self._mock = self.is_mock
+        #: the pins whose states a MockPin records (see MOCK_HISTORY), found once: every show trims them
+        self._recording: list[Any] = [p for p in (getattr(dev, "pin", None) for dev in made) if hasattr(p, "states")]
         self._closed = False
         self.show(self.state)
 
@@ -336,15 +338,17 @@ class Console:
             except Exception:
                 pass
         self._devices = []
+        self._recording = []
 
     #: a MockPin records every state it takes, forever; the simulator and the demo run for
     #: thousands of hands (and a blinking LED toggles all the while), so only the latest are kept
     MOCK_HISTORY = 1000
 
     def _trim_mock_history(self) -> None:
-        for dev in self._devices:
-            states = getattr(getattr(dev, "pin", None), "states", None)
-            if states is not None and len(states) > 2 * self.MOCK_HISTORY:
+        most = 2 * self.MOCK_HISTORY
+        for pin in self._recording:
+            states = pin.states  # (looked up each time: MockPin.clear_states gives a new list)
+            if len(states) > most:
                 del states[:-self.MOCK_HISTORY]
 
     @property

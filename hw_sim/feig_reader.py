@@ -98,6 +98,7 @@ class SimFeigReader(SimDevice):
         self.single_antenna = single_antenna
         self._neighbours = neighbours or {
             a: [b for b in (a - 1, a + 1) if b in self.antennas] for a in self.antennas}
+        self._whole: dict[int, frozenset[int]] = {}  # ant_sel -> :meth:`_whole_under`
         self._rng = random.Random(self.noise.seed)
         #: the noise profile (hw_sim.noise) that says what one look at the field hears
         self.look = profile(self.noise.profile, seed=self.noise.seed, miss=self.noise.miss,
@@ -159,10 +160,24 @@ class SimFeigReader(SimDevice):
         with self._lock:
             tags = sorted(self._tags.values())  # sorted: the same field gives the same draws
         reads = self.look(self._rng, tags, strong=self.STRONG, weak=self.WEAK)
-        if ant_sel is not None:
+        if ant_sel is not None and not {a for _, a in tags} <= self._whole_under(ant_sel):
             reads = {uid: kept for uid, heard in reads.items()
                      if (kept := [(a, r) for a, r in heard if a <= 64 and ant_sel >> (a - 1) & 1])}
         return reads
+
+    def _whole_under(self, ant_sel: int) -> frozenset[int]:
+        """The antennas whose tags are heard only at antennas ``ant_sel`` selects: the antenna
+        itself and each neighbour its crosstalk can reach (the noise profile's ``neighbours``).
+        While every tag lies on one of them, selecting leaves a look as it is, and it is not
+        filtered (each read of each tag, every cycle: the filter was a sixth of a cycle)."""
+        whole = self._whole.get(ant_sel)
+        if whole is None:
+            def selected(a: int) -> bool:
+                return 1 <= a <= 64 and bool(ant_sel >> (a - 1) & 1)
+            ants = set(self._neighbours) | {b for near in self._neighbours.values() for b in near}
+            whole = self._whole[ant_sel] = frozenset(
+                a for a in ants if selected(a) and all(selected(b) for b in self._neighbours.get(a) or ()))
+        return whole
 
     def answer_records(self, ant_sel: int | None, *, with_antennas: bool = True) -> list[feig.TagRecord]:
         """One inventory cycle answered as the records the host would decode, without the bytes:

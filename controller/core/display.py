@@ -81,13 +81,15 @@ class DisplayTextError(ValueError):
     """The text table is malformed: names the row and the part."""
 
 
-def placeholders(template: str) -> set[str]:
-    """The names a template uses.
+@lru_cache(maxsize=4096)
+def placeholders(template: str) -> frozenset[str]:
+    """The names a template uses. Cached: a screen is worded from the same few hundred templates
+    (the text table's) again and again, and parsing one is most of filling it in.
 
     >>> sorted(placeholders("{hole}+{burns}={out} out"))
     ['burns', 'hole', 'out']
     """
-    return {f for _, f, _, _ in string.Formatter().parse(template) if f}
+    return frozenset(f for _, f, _, _ in string.Formatter().parse(template) if f)
 
 
 def parse_table(doc: dict[str, Any], *, source: str = "display_text.toml") -> TextTable:
@@ -136,8 +138,9 @@ Values = dict[str, int | str | None]
 def _fill(template: str, values: Values) -> str:
     """The template with its values; blank if one it needs has none."""
     names = placeholders(template)
-    if any(values.get(n) is None for n in names):
-        return ""
+    for n in names:  # (a loop, not any() over a generator: every part of every screen comes here)
+        if values.get(n) is None:
+            return ""
     return template.format(**{n: values[n] for n in names})
 
 
@@ -151,8 +154,14 @@ def pick(alternatives: tuple[str, ...], values: Values, cols: int) -> str:
     >>> pick(("seat {seat} short {count}", "seat {seat} short"), {"seat": 4, "count": None}, 16)
     'seat 4 short'
     """
-    said = [t for t in (_fill(a, values) for a in alternatives) if t]
-    return next((t for t in said if len(t) <= cols), said[0] if said else "")
+    first = ""  # (the alternatives filled one by one, up to the first that fits: most screens fit the first)
+    for a in alternatives:
+        t = _fill(a, values)
+        if t:
+            if len(t) <= cols:
+                return t
+            first = first or t
+    return first
 
 
 def values_of(state: ConsoleState, table: TextTable | None = None) -> Values:

@@ -60,7 +60,8 @@ def route(effects: Sequence[Effect], *, broadcast: bool) -> list[Row]:
                                              "record": scrub(e.record)}))
         else:
             audience = e.audience if e.audience in ("public", "dealer", "floor") else "floor"
-            out.append((f"events/{audience}", idx, e.ts, scrub(effect_to_dict(e))))
-        if broadcast and isinstance(e, BROADCAST_TYPES):
-            out.append(("broadcast", idx, e.ts, scrub(effect_to_dict(e))))
+            body = scrub(effect_to_dict(e))
+            out.append((f"events/{audience}", idx, e.ts, body))
+            if broadcast and isinstance(e, BROADCAST_TYPES):
+                out.append(("broadcast", idx, e.ts, scrub(body)))  # (the same body, a copy of its own)
     return out

@@ -1,0 +1,52 @@
+"""hw_sim/harness.py's garbage collection around a play: no full collection during it, the
+heap as it was before set aside and given back, the play's own garbage (the harness itself)
+collected at its end, whatever the play raised."""
+
+from __future__ import annotations
+
+import gc
+import weakref
+
+import pytest
+
+from hw_sim import harness
+from hw_sim.script import ScriptError
+
+
+def test_a_play_leaves_the_collector_as_it_found_it_and_takes_its_harness_with_it(monkeypatch):
+    before = gc.get_threshold(), gc.get_freeze_count()
+    made: list[weakref.ref] = []
+    real = harness.Harness.__init__
+
+    def spy(self, *a, **kw):  # type: ignore[no-untyped-def]
+        made.append(weakref.ref(self))
+        real(self, *a, **kw)
+
+    monkeypatch.setattr(harness.Harness, "__init__", spy)
+    script = {"format": 1, "game": "holdem", "seats": [1, 2], "button": 2,
+              "hands": [{"steps": [{"deal": "As", "to": "seat:1"}, {"deal": "Kd", "to": "seat:2"}, {"end": True}]}]}
+    played = harness.play(script, console=False)
+    assert played.report["hands"][0]["zones"] == {"seat:1": ["As"], "seat:2": ["Kd"]}
+    assert (gc.get_threshold(), gc.get_freeze_count()) == before
+    assert made and made[0]() is None, "the harness (a cycle) was collected at the play's end"
+    with pytest.raises(ScriptError):
+        harness.play({"format": 1, "game": "holdem"})
+    assert (gc.get_threshold(), gc.get_freeze_count()) == before
+
+
+def test_no_full_collection_during_a_play_and_a_callers_frozen_objects_stay_frozen():
+    threshold = gc.get_threshold()
+    with harness._no_full_collections():
+        assert gc.get_threshold()[2] > 10**6 and gc.get_threshold()[:2] == threshold[:2]
+        with harness._no_full_collections():  # (a play inside another, or in another thread)
+            pass
+        assert gc.get_threshold()[2] > 10**6
+    assert gc.get_threshold() == threshold
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        with harness._no_full_collections():
+            pass
+        assert gc.get_freeze_count() == frozen  # not unfrozen by the play
+    finally:
+        gc.unfreeze()
