@@ -102,10 +102,11 @@ KINDS: Mapping[str, Mapping[str, type[DeviceLink]]] = {"reader": READERS, "shuff
 
 
 def _lookup(kind: str, registry: Mapping[str, type[L]], name: str) -> type[L]:
-    try:
-        return registry[name]
-    except KeyError:
-        raise UnknownDriver(kind, name, tuple(sorted(registry))) from None
+    # (the name checked first, then looked up: a lookup imports the link's module (_Registry), and
+    # a KeyError raised by that import is a fault of the module, not an unknown driver)
+    if name not in registry:
+        raise UnknownDriver(kind, name, tuple(sorted(registry)))
+    return registry[name]
 
 
 def driver(kind: str, name: str) -> type[DeviceLink]:

@@ -193,7 +193,8 @@ class Harsh(Standard):
     def _missed(self, rng: random.Random, uid: str, antenna: int, stacked: frozenset[int], lifted: bool) -> bool:
         """Whether the tag ``uid`` goes unread at its own ``antenna`` this cycle: in a burst of
         misses (going on, or starting now), or missed on a stacked muck or by chance; a lifted
-        card is missed half the time besides."""
+        card is missed half the time besides. (The model: :meth:`__call__` writes it out inline,
+        and tests/unit/hw_sim/test_noise_draws.py holds the two equal, draw for draw.)"""
         burst = self._burst
         if burst.get(uid, 0) > 0:
             burst[uid] -= 1
@@ -209,7 +210,7 @@ class Harsh(Standard):
 
     def _heard(self, rng: random.Random, antenna: int, *, missed: bool, lifted: bool) -> list[tuple[int, int]]:
         """A tag's reads on ``antenna`` (unless ``missed``) and, by crosstalk (a burst of it under
-        a lifted card), on a neighbour of it."""
+        a lifted card), on a neighbour of it. (The model, as :meth:`_missed`.)"""
         heard: list[tuple[int, int]] = []
         if not missed:
             heard.append((antenna, self._rssi(rng, self.mean.get(antenna, self.MEAN))))

@@ -123,7 +123,7 @@ class FloorProc:
         Not at its "connected to": it subscribes after that line, and a table's message published
         in between (an alert: not retained) never reaches a new session. ``ready=False``: return
         once the process runs (a test that must act while a backlog is still flowing in: on a
-        quiet machine the floor has taken most of 15,000 messages before it says it is up)."""
+        quiet machine the floor has taken most of a backlog of thousands before it says it is up)."""
 
         # only this start's lines count: a restart appends to the logs of the runs before it
         since = self.log.stat().st_size if self.log.exists() else 0

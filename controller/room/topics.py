@@ -63,5 +63,6 @@ def route(effects: Sequence[Effect], *, broadcast: bool) -> list[Row]:
             body = scrub(effect_to_dict(e))
             out.append((f"events/{audience}", idx, e.ts, body))
             if broadcast and isinstance(e, BROADCAST_TYPES):
-                out.append(("broadcast", idx, e.ts, scrub(body)))  # (the same body, a copy of its own)
+                # (the same body, a copy of its own: a sink that changes one message leaves the other)
+                out.append(("broadcast", idx, e.ts, scrub(body)))
     return out

@@ -29,6 +29,10 @@ def test_argon2id_and_sessions(tmp_path):
     auth.add_user(st, "maria", "floor", "a long password")
     stored = st.db.execute("SELECT hash FROM users WHERE name = 'maria'").fetchone()[0]
     assert stored.startswith("$argon2id$") and "a long password" not in stored
+    # the service's own parameters (argon2-cffi's defaults, RFC 9106's second recommendation), not
+    # the cheap ones the rig hashes its users with (rig.floor.cheap_hasher)
+    from argon2 import extract_parameters, profiles
+    assert extract_parameters(stored) == profiles.RFC_9106_LOW_MEMORY
     token, sess = auth.login(st, "maria", "a long password")
     assert (sess.user, sess.role) == ("maria", "floor") and len(sess.csrf) >= 40
     # the token itself is not stored (its SHA-256 is): a stolen database opens no session

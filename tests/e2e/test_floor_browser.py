@@ -17,16 +17,15 @@ from __future__ import annotations
 import os
 import re
 import time
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from rig.broker import Broker, have_mosquitto
+from rig.browser import CHROMIUM, launch_chromium
 from rig.floor import PASSWORDS, FakeTable, FloorProc, add_users, has_card
 from rig.waiting import wait_until
 
-CHROMIUM = "/usr/bin/chromium"
 TIMEOUT_MS = 15_000
 #: the room's sections (pits) in the floor's configuration; other tables are in none
 SECTIONS = '"Pit A" = ["main/t7", "t8", "t9"]\n"High limit" = ["main/h1", "main/h2"]\n'
@@ -36,43 +35,6 @@ SECTIONS = '"Pit A" = ["main/t7", "t8", "t9"]\n"High limit" = ["main/h1", "main/
 #: 1.1 s), so 5 s leaves it several times that; and the test waits the delay out once (it waited
 #: 20 s before, a fifth of the module's time).
 LOGIN_DELAY = 5
-
-
-#: Chromium's omnibox popup: a WebUI page (chrome://omnibox-popup.top-chrome) that its headless
-#: mode loads, never to be shown, in a renderer of its own for each browser window (a context). It
-#: took more CPU than the floor's pages themselves: four pages updated ten times a second for
-#: 10 s cost Chromium 8 s of CPU with it, 4.5 s without.
-NO_OMNIBOX_POPUP = ("WebUIOmniboxPopup", "WebUIOmniboxAimPopup", "WebUIOmniboxFullPopup")
-
-
-def playwright_disabled_features() -> list[str] | None:
-    """The features Playwright's own launch disables (its chromiumSwitches: requests to Google at
-    start, HTTPS upgrades, paint holding ...), read from the installed driver: Chromium takes the
-    last ``--disable-features`` alone, so a list of ours must repeat them. None: not found (a
-    Playwright that keeps them elsewhere)."""
-    import playwright
-
-    lib = Path(playwright.__file__).parent / "driver" / "package" / "lib"
-    for js in (lib / "coreBundle.js", lib / "server" / "chromium" / "chromiumSwitches.js"):
-        try:
-            text = js.read_text(errors="replace")
-        except OSError:
-            continue
-        found = re.search(r"disabledFeatures = \[(.*?)\]", text, re.S)
-        if found:
-            code = "\n".join(line for line in found.group(1).splitlines() if not line.strip().startswith("//"))
-            return re.findall(r"[\"']([A-Za-z0-9_]+)[\"']", code)
-    return None
-
-
-def launch_chromium(playwright: Any) -> Any:
-    """Debian's chromium, headless, as Playwright launches it, without the omnibox popup's
-    renderers (:data:`NO_OMNIBOX_POPUP`; kept when Playwright's own list cannot be read)."""
-    args = ["--no-sandbox"] if os.geteuid() == 0 else []
-    theirs = playwright_disabled_features()
-    if theirs is not None:
-        args.append("--disable-features=" + ",".join([*theirs, *NO_OMNIBOX_POPUP]))
-    return playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=args)
 
 
 def browser_or_skip():

@@ -21,7 +21,8 @@ from rig.broker import Broker, Subscriber
 from rig.floor import FakeTable, FloorProc, add_users
 from rig.waiting import wait_until
 from controller.room.tournament import parse_signal
-from tests.e2e.test_floor_browser import TIMEOUT_MS, Watched, browser_or_skip, launch_chromium
+from rig.browser import launch_chromium
+from tests.e2e.test_floor_browser import TIMEOUT_MS, Watched, browser_or_skip
 from tests.e2e.test_floor_tournament import Floor, tournament_extra
 
 TABLES = ("t1", "t2", "t3", "t4", "t5")

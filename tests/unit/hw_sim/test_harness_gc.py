@@ -29,6 +29,12 @@ def test_a_play_leaves_the_collector_as_it_found_it_and_takes_its_harness_with_i
     assert played.report["hands"][0]["zones"] == {"seat:1": ["As"], "seat:2": ["Kd"]}
     assert (gc.get_threshold(), gc.get_freeze_count()) == before
     assert made and made[0]() is None, "the harness (a cycle) was collected at the play's end"
+    # a play that raises inside the collector's hold (the harness refuses a power cut as it is
+    # built): the hold undone all the same. (A malformed script raises before the hold: ScriptError.)
+    with pytest.raises(harness.HarnessUnsupported):
+        harness.play(dict(script, crash_after=1), console=False)
+    assert (gc.get_threshold(), gc.get_freeze_count()) == before
+    assert harness._GC_SAVED == []
     with pytest.raises(ScriptError):
         harness.play({"format": 1, "game": "holdem"})
     assert (gc.get_threshold(), gc.get_freeze_count()) == before
