@@ -190,7 +190,9 @@ class BridgeClient:
                     continue
                 deadline = time.monotonic() + silence_s
                 yield item
-            if time.monotonic() >= deadline:
+            if time.monotonic() >= deadline and not getattr(self.port, "in_waiting", 0):
+                # (a silence is nothing waiting: a host held off the processor past the deadline
+                # reads what came meanwhile before it says the board fell silent)
                 return
             try:
                 data = self.port.read(max(1, getattr(self.port, "in_waiting", 0) or 1))
