@@ -406,16 +406,17 @@ class Dealing(Part):
             self._flag(out, ts, hand, burn_moved(hand.pot_pushed, zone))
         elif zone == Zone.BURN and (seat := seat_of(prev)) is not None:
             self._flag(out, ts, hand, on_hole_left(hand, uid, seat, ts))  # an exposed card burned
-        if prev == Zone.MUCK and (seat := seat_of(zone)) is not None and self.no_muck:
-            # no muck antenna: the card's muck was inferred from its leaving the seat; read at a
-            # seat again, it was held up, or taken back: MUCK-002 is not checked on this table
-            hand.notes.append(f"{label} read at {zone} again after its fold was inferred (no muck antenna: "
-                              f"MUCK-002 not checked)")
-        elif prev == Zone.MUCK and (seat := seat_of(zone)) is not None:
-            finding = retrieved(hand, uid, label, seat, self.settings.rules.muck_retrieval)
-            if finding is None:
-                hand.notes.append(f"MUCK-002: {label} back from the muck to {zone} (its own; dealer's call)")
-            self._flag_once(out, ts, hand, finding, f"muck:{zone}")
+        if prev == Zone.MUCK and (seat := seat_of(zone)) is not None:
+            if self.no_muck:
+                # no muck antenna: the card's muck was inferred from its leaving the seat; read at
+                # a seat again, it was held up, or taken back: MUCK-002 is not checked on this table
+                hand.notes.append(f"{label} read at {zone} again after its fold was inferred (no muck antenna: "
+                                  f"MUCK-002 not checked)")
+            else:
+                finding = retrieved(hand, uid, label, seat, self.settings.rules.muck_retrieval)
+                if finding is None:
+                    hand.notes.append(f"MUCK-002: {label} back from the muck to {zone} (its own; dealer's call)")
+                self._flag_once(out, ts, hand, finding, f"muck:{zone}")
         elif (prev == "muck" or (prev == "burn" and not short_stub(hand))) and zone == "board":
             self._flag(out, ts, hand, Finding("board.dead_card_on_board", "BOARD-007",
                                               f"{label} came from the {prev} to the board", card=label))
