@@ -34,6 +34,8 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
+from hw_sim.chip_faults import runs_out
+
 # -- registers and bits, as the data sheet names them (the firmware's mfrc522.py's)
 COMMAND, COM_IRQ, DIV_IRQ, ERROR, FIFO_DATA, FIFO_LEVEL = 0x01, 0x04, 0x05, 0x06, 0x09, 0x0A
 CONTROL, BIT_FRAMING, COLL, TX_CONTROL, T_RELOAD_H, T_RELOAD_L, VERSION = 0x0C, 0x0D, 0x0E, 0x14, 0x2C, 0x2D, 0x37
@@ -196,11 +198,8 @@ class SimMfrc522:
         if on and not self.selected:
             self.selected, self.mode = True, None
             f = self.faults
-            if f.die_after is not None:
-                f.die_after -= 1
-                if f.die_after < 0:
-                    f.die_after = None
-                    self.dead = True
+            if f.die_after is not None and runs_out(f, "die_after"):
+                self.dead = True
         elif not on:
             self.selected, self.mode = False, None
 

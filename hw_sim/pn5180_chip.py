@@ -28,6 +28,8 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
+from hw_sim.chip_faults import runs_out
+
 # -- the host interface's commands and the registers the firmware uses (its pn5180.py's names)
 WRITE_REGISTER, WRITE_OR, WRITE_AND, READ_REGISTER = 0x00, 0x01, 0x02, 0x04
 READ_EEPROM, SEND_DATA, READ_DATA, LOAD_RF_CONFIG, RF_ON, RF_OFF = 0x07, 0x09, 0x0A, 0x11, 0x16, 0x17
@@ -208,18 +210,12 @@ class SimPn5180:
         self.commands += 1
         self.last_command = frame[0]
         f = self.faults
-        if f.die_after is not None:
-            f.die_after -= 1
-            if f.die_after < 0:
-                f.die_after = None
-                self.dead = True
-                return
-        if f.stick_after is not None:
-            f.stick_after -= 1
-            if f.stick_after < 0:
-                f.stick_after = None
-                self.stuck = True
-                return
+        if f.die_after is not None and runs_out(f, "die_after"):
+            self.dead = True
+            return
+        if f.stick_after is not None and runs_out(f, "stick_after"):
+            self.stuck = True
+            return
         cmd = frame[0]
         self.busy_until = self.clock.now_us + PROCESS_US.get(cmd, 5)
         if cmd in _WRITES and len(frame) == 6:
