@@ -295,6 +295,7 @@ class BridgeReaderLink(FeigReaderLink):
                          client_factory=client_factory, **options)
         #: the tracker's level (``[reader] strong_rssi``): what a zone's weak evidence is reported at
         self.level = level
+        self._client: BridgeClient | None = None  # (the last one made here: its handshake's zones)
         if client_factory is None:
             self.client_factory = self._bridge_client
 
@@ -306,7 +307,6 @@ class BridgeReaderLink(FeigReaderLink):
         """The zones that see fewer cards than a deck (an MFRC522's seat spot: 2), from the
         handshake, with the online status: the tracker keeps the cards such a zone cannot see
         (controller.core.tracker). A zone that sees a deck (a PN5180's: 64) has no limit."""
-        client = getattr(self, "_client", None)
-        zones = getattr(client, "zones", None) or {}
+        zones = self._client.zones if self._client is not None else {}
         limited = tuple(sorted((z, info.capacity) for z, info in zones.items() if info.capacity < NO_LIMIT))
         return {"capacity": limited} if limited else {}
