@@ -108,7 +108,7 @@ class Pn5180:
         self.bus = bus
         self.zone = zone
         self.cfg = cfg
-        self.capacity = getattr(cfg, "CAPACITY", {}).get(zone, cfg.MAX_ROUNDS)
+        self.capacity = cfg.CAPACITY.get(zone, cfg.MAX_ROUNDS)
         self.ready = False  # initialised since the last reset
         self.eof_only = None  # TX_CONFIG as last written: an EOF alone (True), a frame (False), unknown
 
