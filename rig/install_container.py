@@ -41,6 +41,7 @@ import re
 import shlex
 import shutil
 import signal
+import socket
 import struct
 import subprocess
 import sys
@@ -66,6 +67,8 @@ PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 SPOTS = {**{f"seat:{n}": n for n in range(1, 10)}, "board": 12, "burn": 11, "muck": 13}
 BROKER_NAME, BROKER_IP = "broker.room.lan", "10.20.0.2"
 FLOOR_PASSWORD = "rig-floor-password-1"  # the first floor user's (typed once)
+#: the lines of a command's output shown (the whole of it: the run's logs)
+SHOWN = 80
 #: the ioctls that open a pseudo-terminal in a given devpts (os.openpty uses the host's /dev/ptmx)
 TIOCGPTN, TIOCSPTLCK = 0x80045430, 0x40045431
 
@@ -138,6 +141,8 @@ class Machine:
     log: Callable[[str], None]
     netns: str | None = None  # /proc/PID/ns/net of the room's network, once it is set up
     mounted: bool = False  # /proc, /sys, /dev and /run mounted in the root (the chroot's)
+    cas: list[str] = field(default_factory=list)  # this host's certificate authorities added to it
+    steps: int = 0  # the commands run so far (each one's whole output in its own log)
     procs: list[subprocess.Popen[Any]] = field(default_factory=list)
 
     @property
@@ -153,13 +158,22 @@ class Machine:
         shutil.copyfile("/etc/resolv.conf", self.root / "etc/resolv.conf")
         (self.root / "etc/hostname").write_text(f"{self.name}\n")
         hosts = (self.root / "etc/hosts").read_text() if (self.root / "etc/hosts").exists() else ""
-        (self.root / "etc/hosts").write_text(hosts + f"127.0.1.1 {self.name}\n")
+        # (the machines share this host's name: sudo looks it up)
+        (self.root / "etc/hosts").write_text(hosts + f"127.0.1.1 {self.name} {socket.gethostname()}\n")
         # Debian's convention for a chroot: no daemon started by a package's install (apt would
         # start mosquitto with Debian's own configuration through its init script)
         policy = self.root / "usr/sbin/policy-rc.d"
         policy.write_text("#!/bin/sh\nexit 101\n")
         policy.chmod(0o755)
         self.mount_api()
+        # this host's own certificate authorities (an HTTPS proxy's), so that pip reaches PyPI from the
+        # machine as it does from this host
+        extra = sorted(Path("/usr/local/share/ca-certificates").glob("*.crt"))
+        for crt in extra:
+            shutil.copyfile(crt, self.root / "usr/local/share/ca-certificates" / crt.name)
+        if extra:
+            self.sh("update-ca-certificates", quiet=True)
+            self.cas = [c.name for c in extra]
 
     def mount_api(self) -> None:
         r = self.root
@@ -201,8 +215,14 @@ class Machine:
     def sh(self, cmd: str, *, cwd: str = "/root", input: str | None = None, timeout: float = 1800,
            quiet: bool = False) -> subprocess.CompletedProcess[str]:
         r = subprocess.run(self.argv(cmd, cwd=cwd), text=True, capture_output=True, input=input, timeout=timeout)
+        self.steps += 1
+        log = self.work / f"step-{self.steps:02d}.log"
+        log.write_text(f"# {cmd}\n{r.stdout}\n# standard error:\n{r.stderr}\n# exit status {r.returncode}\n")
         if not quiet:
-            for line in (r.stdout + r.stderr).rstrip("\n").splitlines():
+            lines = (r.stdout + r.stderr).rstrip("\n").splitlines()
+            if len(lines) > SHOWN:
+                self.log(f"    | ... ({len(lines) - SHOWN} lines before: {log})")
+            for line in lines[-SHOWN:]:
                 self.log(f"    | {line}")
             self.log(f"    exit status {r.returncode}")
         return r
@@ -351,6 +371,10 @@ class Run:
         m = Machine(name, self.base, self.work / name, self.log)
         m.make()
         self.machines.append(m)
+        if m.cas:
+            self.deviate(f"this host's certificate authorities ({', '.join(m.cas)}, from /usr/local/share/"
+                         f"ca-certificates) added to each machine's trust store: HTTPS leaves this sandbox through "
+                         f"a proxy that signs with them (pip's downloads)")
         commit = run(["git", "-C", str(REPO), "rev-parse", "HEAD"]).stdout.strip()
         run(["git", "clone", "-q", str(REPO), str(m.file("/root/tablectl"))])
         self.log(f"  {name}: a blank Debian {SUITE} (overlay on {self.base}); the copy of the repository in "
