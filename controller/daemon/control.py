@@ -385,13 +385,18 @@ class ControlServer:
         try:
             # mode and group before listen(): nobody can connect before they are right
             os.chmod(path, 0o660)
-            if cfg.group is not None:
+            # Given to the group only when it is not its group already: the shipped unit's group
+            # (tablectl) is the daemon's own, which the socket is made with, and the unit's
+            # SystemCallFilter=~@privileged refuses chown (@chown) with EPERM: asked for anyway,
+            # the service never started under systemd (rig/install_container.py found it).
+            if cfg.group is not None and os.stat(path).st_gid != cfg.group:
                 try:
                     os.chown(path, -1, cfg.group)
                 except OSError as exc:
                     raise OSError(exc.errno, f"cannot give it to group {cfg.group_name}: {exc.strerror} (the "
-                                  f"daemon's user must be a member of it: SupplementaryGroups= in the unit)",
-                                  path) from exc
+                                  f"daemon's user must be a member of it: SupplementaryGroups= in the unit; "
+                                  f"under the shipped unit, whose system call filter refuses chown, it must be "
+                                  f"the unit's Group=)", path) from exc
             sock.listen(BACKLOG)
         except OSError:
             sock.close()
