@@ -28,6 +28,48 @@ from rig.waiting import wait_for, wait_until
 MOSQUITTO = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
 
 
+#: Debian's /etc/mosquitto/mosquitto.conf as its package (mosquitto 2.0.11-1.2, bookworm) ships it:
+#: the main configuration that includes the shipped docs/room/mosquitto.conf from conf.d
+DEBIAN_MAIN_CONF = """# Place your local configuration in /etc/mosquitto/conf.d/
+#
+# A full description of the configuration file is at
+# /usr/share/doc/mosquitto/examples/mosquitto.conf.example
+
+pid_file /run/mosquitto/mosquitto.pid
+
+persistence true
+persistence_location /var/lib/mosquitto/
+
+log_dest file /var/log/mosquitto/mosquitto.log
+
+include_dir /etc/mosquitto/conf.d
+"""
+
+
+def debian_layout(folder: Path, shipped: str) -> str:
+    """The broker's configuration laid out as on a Debian broker's host, in ``folder``: Debian's
+    main file (its paths in ``folder``; its log to the :class:`Broker`'s own) including
+    ``folder/conf.d``, where ``shipped`` (docs/room/mosquitto.conf, its paths already the test's)
+    lies as ``tablectl.conf``, as ``tablectl floor setup --mosquitto`` installs it. Returns the
+    main file's text.
+
+    >>> import tempfile
+    >>> main = debian_layout(Path(tempfile.mkdtemp()), "allow_anonymous false\\n")
+    >>> "include_dir" in main and "/var/lib/mosquitto" not in main
+    True
+    """
+    conf_d = folder / "conf.d"
+    conf_d.mkdir(parents=True, exist_ok=True)
+    (conf_d / "tablectl.conf").write_text(shipped)
+    main = DEBIAN_MAIN_CONF
+    for old, new in (("/run/mosquitto/mosquitto.pid", str(folder / "mosquitto.pid")),
+                     ("/var/lib/mosquitto/", f"{folder}/"), ("log_dest file /var/log/mosquitto/mosquitto.log\n", ""),
+                     ("/etc/mosquitto/conf.d", str(conf_d))):
+        assert old in main, old
+        main = main.replace(old, new)
+    return main
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

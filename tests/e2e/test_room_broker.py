@@ -18,7 +18,7 @@ from paho.mqtt.enums import CallbackAPIVersion
 from controller.room.enroll import acl_lines, password_line, username
 from hw_sim.simulate import run_script
 from hw_sim.script import parse_script
-from rig.broker import Broker, Subscriber, free_port, have_mosquitto
+from rig.broker import Broker, Subscriber, debian_layout, free_port, have_mosquitto
 from tests.rules_common import BUTTON, CLEAN, SEATS
 from rig.waiting import wait_for
 from rig.paths import ROOT
@@ -60,10 +60,12 @@ def shipped_broker(folder: Path) -> Broker:
                      ("/etc/mosquitto/certs/room-ca.crt", str(pki["ca"])),
                      ("/etc/mosquitto/certs/broker.crt", str(pki["cert"])),
                      ("/etc/mosquitto/certs/broker.key", str(pki["key"])),
-                     ("/var/lib/mosquitto/", f"{folder}/"), ("listener 8883", f"listener {port} 127.0.0.1")):
+                     ("listener 8883", f"listener {port} 127.0.0.1")):
         assert old in conf, old
         conf = conf.replace(old, new)
-    b = Broker(folder, tls_port=port, conf_text=conf)
+    # (included by Debian's own main file, as on the broker's host: docs/room/mosquitto.conf's lines
+    # must not repeat what that file sets)
+    b = Broker(folder, tls_port=port, conf_text=debian_layout(folder, conf))
     b.start()
     b.pki = pki  # type: ignore[attr-defined]
     return b
