@@ -77,6 +77,11 @@ class File:
     secret: bool = False
     #: kept by ``--remove`` unless ``--purge`` (the configuration, the room's secrets)
     keep_on_remove: bool = False
+    #: for a file edited since setup wrote it: the file with setup's own part of it put right (the
+    #: configuration's ``[room]``, from the bundle given), every other line as it is; None: the
+    #: edited file is kept whole. ``merge_what`` names that part.
+    merge: Callable[[bytes], bytes] | None = None
+    merge_what: str = ""
 
 
 @dataclass(frozen=True)
@@ -292,6 +297,10 @@ class Runner:
                 self.say("same", f.path)
             return
         if old is not None and self.mine.get(f.path) != sha(old):
+            if f.merge is not None and not f.secret:
+                old = self._merge(f, p, old, uid, gid)
+                if old == f.content:
+                    return
             self.outcome.kept.append(f.path)
             if f.secret:
                 self.say("kept", f"{f.path}: not what setup wrote (a secret: its difference is not shown); "
@@ -317,6 +326,30 @@ class Runner:
         self.outcome.written.append(f.path)
         if uid is None or gid is None:
             self._unknown(f.path, f.user, f.group, uid, gid)
+
+    def _merge(self, f: File, p: Path, old: bytes, uid: int | None, gid: int | None) -> bytes:
+        """Put setup's own part of an edited file right (``f.merge``), the rest as it is; the
+        file stays the technician's (its SHA-256 is not recorded: a later run never replaces it
+        whole). Returns the file as it now is (as it would be, in a dry run)."""
+        assert f.merge is not None and isinstance(f.content, bytes)
+        merged = f.merge(old)
+        if merged == old:
+            return old
+        self.say(self._would("put"), f"{f.path}: {f.merge_what}, the rest of the file as it is (edited since setup "
+                                     f"wrote it):")
+        print(diff(old, merged, f.path), end="", file=self.out)
+        self.changed.add(f.path)
+        if self.dry:
+            return merged
+        try:
+            write_file(p, merged, mode=f.mode, uid=uid, gid=gid, check=f.check, only_if_changed=False)
+        except Exception as exc:  # (the check's refusal: a configuration that does not load)
+            self.changed.discard(f.path)
+            self.outcome.failed.append(f"{f.path}: {exc}")
+            self.say("FAILED", f"{f.path}: {f.merge_what}: not written: {exc}")
+            return old
+        self.outcome.written.append(f.path)
+        return merged
 
     def link(self, link: Link) -> None:
         p = self.target.path(link.path)

@@ -16,6 +16,7 @@ pins (BCM 2 and 3) when there is a display.
 from __future__ import annotations
 
 import json
+import re
 import tomllib
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -145,8 +146,42 @@ def table_config(*, seats: list[int], game: str, shuffler: bool, display: tuple[
             values["address"] = address
         parts.append(section_text(DISPLAY, values, note="the dealer's display (docs/console.md)"))
     if room is not None:
-        parts.append(section_text(room_schema.ROOM, dict(room), note="the room link (docs/room.md)"))
+        parts.append(room_section(room))
     return "\n".join(parts)
+
+
+def room_section(room: Mapping[str, Any]) -> str:
+    """``[room]`` as setup writes it, from the bundle's names (docs/room.md)."""
+    return section_text(room_schema.ROOM, dict(room), note="the room link (docs/room.md)")
+
+
+def put_section(text: str, name: str, section: str) -> str:
+    """``text`` (a TOML file) with its ``[name]`` table (its header and every line up to the next
+    header) replaced by ``section``, or ``section`` added at its end; every other line kept.
+
+    >>> print(put_section('[table]\\nseats = [1]\\n\\n[room]\\nroom = "old"\\n\\n[[decks]]\\nid = "A"\\n', "room",
+    ...                   '[room]\\nroom = "main"\\n'), end="")
+    [table]
+    seats = [1]
+    <BLANKLINE>
+    [room]
+    room = "main"
+    <BLANKLINE>
+    [[decks]]
+    id = "A"
+    >>> print(put_section('[table]\\nseats = [1]\\n', "room", '[room]\\nroom = "main"\\n'), end="")
+    [table]
+    seats = [1]
+    <BLANKLINE>
+    [room]
+    room = "main"
+    """
+    header = re.compile(rf"^\[{re.escape(name)}\][^\n]*\n(?:(?!\[)[^\n]*\n?)*", re.MULTILINE)
+    m = header.search(text)
+    if m is None:
+        return text.rstrip("\n") + "\n\n" + section
+    tail = text[m.end():]
+    return text[:m.start()] + section + ("\n" + tail if tail else "")
 
 
 def floor_config(*, broker: str, room: str, ca_file: str | None, listen: str = "127.0.0.1", port: int = 8080) -> str:

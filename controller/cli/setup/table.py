@@ -34,7 +34,7 @@ from controller.cli.setup import found
 from controller.cli.setup.answers import DISPLAYS, READERS, TABLE_KEYS, read_answers, seat_list
 from controller.cli.setup.plan import (EXIT_INPUT, Command, File, Folder, Item, Link, Outcome, Runner, SetupError,
                                        Step, Target, remove)
-from controller.cli.setup.skeleton import table_config, toml_value
+from controller.cli.setup.skeleton import put_section, room_section, table_config, toml_value
 from controller.config.daemon import Config, load_config, parse_config
 from controller.config.display import ADDRESSES
 from controller.core.games import GAMES
@@ -400,8 +400,13 @@ def table_plan(target: Target, a: TableAnswers, src: Path) -> list[Item]:
                           display=a.display,
                           pin_factory=a.pin_factory, pin_note=a.pin_note,
                           room=_room_values(a.bundle) if a.bundle is not None else None)
+    room_part = None
+    if a.bundle is not None:  # (the technician's own configuration, edited as install.md asks, gets [room] too)
+        room = room_section(_room_values(a.bundle))
+        room_part = lambda old: put_section(old.decode(), "room", room).encode()  # noqa: E731
     plan.append(File(CONFIG, config.encode(), 0o640, "root", "tablectl", "the configuration (loaded before it "
-                     "replaces anything)", check=_check_config(target), keep_on_remove=True))
+                     "replaces anything)", check=_check_config(target), keep_on_remove=True,
+                     merge=room_part, merge_what="[room] from the room's bundle"))
     plan.append(File(UNIT, (shipped / "tablectl.service").read_bytes(), 0o644,
                      what="the unit (systemd/tablectl.service)"))
     units = [UNIT]

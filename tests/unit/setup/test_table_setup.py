@@ -311,6 +311,43 @@ def test_the_room_bundle_installs_its_files_room_and_the_dropin(tmp_path):
     assert rest == [ln for ln in shipped.splitlines() if not ln.startswith("IPAddressAllow=")]
 
 
+def test_the_room_bundle_puts_room_into_a_configuration_the_technician_edited(tmp_path):
+    """install.md has the technician edit the configuration (``[antennas]``, ``[[decks]]``) and
+    calibrate write into it before the room's enrollment (its step 6): ``setup --room-bundle`` then
+    puts ``[room]`` into it, every line of theirs kept, with its owner and mode, and says so. It
+    once left the edited file whole: the bundle's secrets and drop-in installed, but no ``[room]``,
+    so the table never joined the room (rig/install_container.py found it)."""
+    enrolled = tmp_path / "broker-host"
+    enrolled.mkdir()
+    bundle = enrolled / "t7.bundle"
+    assert enroll.main("t7", "main", str(enrolled), bundle=str(bundle), broker="mqtts://localhost:8883") == 0
+    root = fake_pi(tmp_path / "root", devices=[USB_READER])
+    run_setup(root)
+    config = root / "etc/tablectl/tablectl.toml"
+    edited = config.read_text().replace('11 = "board"\n12 = "burn"', '11 = "burn"\n12 = "board"')
+    edited += "\n[reader.levels]\n1 = 150\n"
+    assert edited != config.read_text()
+    config.write_text(edited)  # (in place, as an editor writes: the owner and mode kept)
+    status, dry = run_setup(root, room_bundle=str(bundle), dry_run=True)
+    assert config.read_text() == edited and "would put    /etc/tablectl/tablectl.toml: [room]" in dry, dry
+    status, out = run_setup(root, room_bundle=str(bundle))
+    text = config.read_text()
+    assert "put          /etc/tablectl/tablectl.toml: [room] from the room's bundle, the rest of the file as it is" \
+        in out, out
+    assert text.startswith(edited.rstrip("\n")) and '11 = "burn"' in text and "[reader.levels]\n1 = 150" in text
+    cfg = load(root, text)
+    assert (cfg.room.room, cfg.room.table, cfg.room.username) == ("main", "t7", "table-main-t7")
+    assert cfg.table.zones.by_antenna[11] == "burn" and cfg.reader.levels == {1: 150}
+    st = config.stat()
+    assert oct(st.st_mode & 0o777) == "0o640"
+    if os.geteuid() == 0:
+        assert (st.st_uid, st.st_gid) == (0, ids(root, "tablectl", "group"))
+    # still the technician's: run again, it is kept as it is, its difference shown, nothing put again
+    status, again = run_setup(root)
+    assert config.read_text() == text and "put " not in again
+    assert f"kept         {table.CONFIG}: edited since setup wrote it" in again
+
+
 def test_bad_answers_are_refused_naming_the_key(tmp_path, capsys):
     answers = tmp_path / "answers.toml"
     answers.write_text('reader = "feig"\nseat = [1, 2]\n')
