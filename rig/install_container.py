@@ -583,8 +583,9 @@ class Run:
         rest = (buf + (p.stderr.read() if p.stderr else b"")).decode()
         for line in rest.strip().splitlines()[-3:]:
             self.log(f"    | {line}")
-        self.check(p.returncode == 0 and asked == 13 and "written to /etc/tablectl/tablectl.toml" in rest,
-                   f"calibrate asked for the 13 antennas and wrote [reader.levels] (exit status {p.returncode})")
+        self.check(p.returncode == 0 and asked == len(SPOTS) and "written to /etc/tablectl/tablectl.toml" in rest,
+                   f"calibrate asked for the {len(SPOTS)} antennas, one card each, and wrote [reader.levels] "
+                   f"(asked {asked}; exit status {p.returncode})")
         st = os.stat(m.file("/etc/tablectl/tablectl.toml"))
         self.check((st.st_uid, st.st_gid, st.st_mode & 0o7777) == (0, ids(m.root, "group", "tablectl"), 0o640),
                    "the configuration is still root:tablectl 0640 after calibrate")
@@ -622,8 +623,11 @@ class Run:
 
     # -- 2. the room --------------------------------------------------------------------------
     def room(self, pi: Machine) -> None:
-        if not pi.mounted:  # (after the systemd run: the chroot again)
+        if not pi.mounted:  # (after the systemd run: the chroot again, its /run made as a boot makes it)
             pi.mount_api()
+            pi.sh("systemd-tmpfiles --create", quiet=True)
+            self.deviate("after the systemd run the Pi is a chroot again: a new /run, made by `systemd-tmpfiles "
+                         "--create` as a boot makes it")
             self.plug_reader(pi.root)
         self.head("the broker's host: docs/floor.md, \"Install, beside mosquitto\"")
         broker = self.machine("broker")
@@ -687,11 +691,12 @@ class Run:
         run(["nsenter", f"--net={ns}", "ip", "link", "set", "lo", "up"])
         run(["nsenter", f"--net={ns}", "ip", "addr", "add", f"{BROKER_IP}/32", "dev", "lo"])
         pi.netns = broker.netns = ns
-        with open(pi.file("/etc/hosts"), "a") as f:
-            f.write(f"{BROKER_IP} {BROKER_NAME}\n")
+        for m in (pi, broker):
+            with open(m.file("/etc/hosts"), "a") as f:
+                f.write(f"{BROKER_IP} {BROKER_NAME}\n")
         self.deviate(f"the room's network is a network namespace of the rig's: the broker's address {BROKER_IP} "
-                     f"on its loopback, and `{BROKER_IP} {BROKER_NAME}` in the Pi's /etc/hosts (the room's DNS "
-                     f"would answer); the table's daemon, setup --room-bundle and doctor run in it")
+                     f"on its loopback, and `{BROKER_IP} {BROKER_NAME}` in both machines' /etc/hosts (the room's "
+                     f"DNS would answer); the table's daemon, setup --room-bundle and doctor run in it")
 
     # -- 3. an upgrade under systemd as PID 1 ---------------------------------------------------
     def upgrade_under_systemd(self, pi: Machine) -> None:
