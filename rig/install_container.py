@@ -324,6 +324,7 @@ class Run:
         self.reader: SimFeigReader | None = None
         self.machines: list[Machine] = []
         self.netns_holder: subprocess.Popen[Any] | None = None
+        self.summary: list[str] = []  # the counts, said again at the end
 
     # -- saying and checking --------------------------------------------------------------------
     def log(self, text: str = "") -> None:
@@ -748,10 +749,14 @@ class Run:
             kids = run(["ps", "-o", "pid=", "--ppid", str(boot.pid)], check=False).stdout.split()
             if kids:
                 leader = int(kids[0])
-                r = subprocess.run(self._enter(leader, "systemctl is-system-running --wait"), text=True,
-                                   capture_output=True, timeout=120)
-                self.log(f"  the container's systemd (PID {leader} here, 1 inside): is-system-running: "
-                         f"{r.stdout.strip() or r.stderr.strip()}")
+                state = ""
+                while time.monotonic() < deadline and state not in ("running", "degraded", "maintenance"):
+                    r = subprocess.run(self._enter(leader, "systemctl is-system-running --wait"), text=True,
+                                       capture_output=True, timeout=120)
+                    state = r.stdout.strip() or r.stderr.strip()
+                    time.sleep(0.5)  # (its bus comes up a moment after PID 1: "Failed to connect to bus")
+                comm = Path(f"/proc/{leader}/comm").read_text().strip()
+                self.log(f"  the container's PID 1 is {comm} (PID {leader} here); systemctl is-system-running: {state}")
                 return leader
             time.sleep(0.2)
         return None
@@ -795,6 +800,7 @@ class Run:
         reader.place("c2", sim_uid("A", "Kd"), SPOTS["seat:2"])
         hand = wait_ping(sock, lambda a: a.get("in_hand") is True, timeout=30)
         self.check(hand is not None, f"a hand is under way (ping: in_hand {hand and hand.get('in_hand')})")
+        self.log(f"  {_now()} a hand begins: a card on seat 1 and seat 2 (ping: in_hand true)")
         # the upgrade: a new commit in the copy (git pull of a new release), the same line again
         self._in(leader, "git -c user.name=rig -c user.email=rig@localhost commit -q --allow-empty -m "
                          "'rig: a new release' && git log --oneline -1", cwd="/root/tablectl")
@@ -808,6 +814,7 @@ class Run:
         before = release.read_text() if release.exists() else ""
         waited = wait_for(lambda: release.exists() and release.read_text() != before, timeout=900)
         self.check(waited, "setup wrote the new release (the upgrade installed)")
+        self.log(f"  {_now()} setup wrote the new release: it now waits for the hand's end to restart the service")
         # the hand goes on for a while after setup got to its restart: the daemon must not restart
         held_until = time.monotonic() + 20
         same = True
@@ -821,6 +828,7 @@ class Run:
                    f"in_hand true, setup waiting, for 20 s)")
         t_end = time.time()
         reader.clear()  # the dealer gathers the cards: the hand ends
+        self.log(f"  {_now()} the dealer gathers the cards: the hand ends")
         out, _ = up.communicate(timeout=300)
         for text in out.rstrip("\n").splitlines()[-40:]:
             self.log(f"    | {text}")
@@ -847,8 +855,10 @@ class Run:
         c = self.counts
         for who, where in (("a table with its room link (on the Pi, and its enrollment on the broker's host)",
                             ["pi", "broker"]), ("the floor's host, with the broker (docs/floor.md)", ["floor"])):
-            self.log(f"  {who}: {c.total('typed', where)} commands typed, {c.total('edits', where)} file edits, "
-                     f"{c.total('copied', where)} values copied or typed by hand")
+            line = (f"{who}: {c.total('typed', where)} commands typed, {c.total('edits', where)} file edits, "
+                    f"{c.total('copied', where)} values copied or typed by hand")
+            self.summary.append(line)
+            self.log(f"  {line}")
             for w in where:
                 for kind in ("typed", "edits", "copied"):
                     items = getattr(c, kind).get(w, [])
@@ -860,6 +870,12 @@ class Run:
         self.head("deviations from a real table (each said where it happened)")
         for i, d in enumerate(self.deviations, 1):
             self.log(f"  {i}. {d}")
+        self.head("the counts (before, issue 41: about 76 commands typed, 9 files edited, 100 values copied "
+                  "for a table with its room link, the broker's host and the floor's host)")
+        for line in self.summary:
+            self.log(f"  {line}")
+        if self.summary:
+            self.log("  (on a Pi the bootstrap line is typed once more, after the reboot that turns I2C on)")
         for b in self.blocked:
             self.log(f"BLOCKED: {b}")
         for f in self.failures:
@@ -883,6 +899,12 @@ class Run:
                 m.umount_api()
                 run(["umount", "-l", str(m.root)], check=False)
             shutil.rmtree(self.work, ignore_errors=True)
+
+
+def _now() -> str:
+    """The wall clock as the machine's journal shows it (the same clock: one kernel)."""
+    t = time.time()
+    return time.strftime("%H:%M:%S", time.localtime(t)) + f".{int(t % 1 * 1_000_000):06d}"
 
 
 def _tally(items: Sequence[str]) -> list[tuple[str, int]]:
