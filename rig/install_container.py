@@ -743,20 +743,25 @@ class Run:
                     boot.wait(10)
 
     def _leader(self, boot: subprocess.Popen[Any]) -> int | None:
-        """The container's PID 1 (systemd), once it says it has started up."""
+        """The container's PID 1 (systemd: nspawn's child once its first, short-lived, child has
+        made it), once systemd says it has started up."""
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline and boot.poll() is None:
-            kids = run(["ps", "-o", "pid=", "--ppid", str(boot.pid)], check=False).stdout.split()
-            if kids:
-                leader = int(kids[0])
-                state = ""
+            for kid in run(["ps", "-o", "pid=", "--ppid", str(boot.pid)], check=False).stdout.split():
+                try:
+                    comm = Path(f"/proc/{kid}/comm").read_text().strip()
+                except OSError:
+                    continue
+                if comm != "systemd":
+                    continue
+                leader, state = int(kid), ""
                 while time.monotonic() < deadline and state not in ("running", "degraded", "maintenance"):
                     r = subprocess.run(self._enter(leader, "systemctl is-system-running --wait"), text=True,
                                        capture_output=True, timeout=120)
                     state = r.stdout.strip() or r.stderr.strip()
                     time.sleep(0.5)  # (its bus comes up a moment after PID 1: "Failed to connect to bus")
-                comm = Path(f"/proc/{leader}/comm").read_text().strip()
-                self.log(f"  the container's PID 1 is {comm} (PID {leader} here); systemctl is-system-running: {state}")
+                self.log(f"  the container's PID 1 is systemd (PID {leader} here); systemctl is-system-running: "
+                         f"{state}")
                 return leader
             time.sleep(0.2)
         return None
