@@ -21,7 +21,8 @@ What it does, each said as it is done:
    copied, ``setup --room-bundle``), doctor passing again with ``[room]``.
 4. **The counts**: the commands typed, the files edited and the values copied by hand, for the
    table with its room link and for the floor's host, measured as the run does them.
-5. **An upgrade under systemd as PID 1** (``systemd-nspawn -b`` on the table's root): the unit
+5. **An upgrade under systemd as PID 1** (``systemd-nspawn -b`` on the table's root, after its
+   steps and before the room's): the unit
    installed by ``tablectl setup``, the service started against the simulated reader, a hand
    begun, the bootstrap line run again after a new commit (the upgrade), and the restart shown to
    wait for the hand's end (the daemon's main PID, ``ping``'s ``in_hand`` and the journal). Where
