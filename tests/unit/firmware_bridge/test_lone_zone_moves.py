@@ -1,10 +1,11 @@
 """A reader without signal strength (the bridge board): the host's driver's stand-in for it
 (firmware_bridge/bridge_client.py, ``LoneZone``) feeding the tracker (controller/core/tracker.py),
 a card's move between zones read by read (docs/decisions/0042-the-bridge-board.md, "Without signal
-strength"). The read sequences of the first three tests are the board's own in
+strength"). The read sequences of the first two tests are the board's own in
 ``bench/bridge_side_by_side.py --random 2`` under the harsh noise, where each left a card where it
-lay before its last move, or confirmed it a step late (decision 0042, "Consequences"). The last
-holds the rule's own bar: nothing moves a card but three cycles at its new zone without its old."""
+lay before its last move (decision 0042, "What was wrong before"); the third's, the same sample's
+under another noise seed, where a dealer's fault was told a step late. The last holds the rule's
+own bar: nothing moves a card but three cycles at its new zone without its old."""
 
 from __future__ import annotations
 
@@ -66,7 +67,7 @@ def test_a_fold_heard_at_the_burn_spot_too_on_its_first_cycle_reaches_the_muck_o
 
 
 def test_a_card_taken_out_of_the_muck_heard_by_a_neighbour_on_its_third_cycle_moves_on_it():
-    # The hold'em dealer's fault muck_swap (rig.faulty, seed 11), the noise's seed 1,003: a card
+    # The hold'em dealer's fault muck_swap (rig.faulty, seed 11), the noise's seed 3,011: a card
     # of the muck put at seat 3, read there alone twice, then there and at seat 2. The third
     # cycle was crosstalk's look, no count towards the move, and MUCK-002 came a step late.
     t = Table()
