@@ -31,7 +31,7 @@ from firmware_bridge.serial_port import Port
 
 log = logging.getLogger("tablectl.bridge")
 
-__all__ = ["BridgeClient", "LoneZone", "FULL", "NONE", "LEVEL", "TWIN_CYCLES", "MOVE_CYCLES", "FORGET_CYCLES"]
+__all__ = ["BridgeClient", "LoneZone", "FULL", "NONE", "LEVEL", "TWIN_CYCLES", "MOVE_POINTS", "FORGET_CYCLES"]
 
 #: the strength reported for a read a zone without signal strength heard alone, and for one
 #: that is no evidence (docs/decisions/0042-the-bridge-board.md, "Without signal strength")
@@ -42,8 +42,11 @@ LEVEL = 150
 #: cycle it is heard in two zones, down for one it is heard in one (a clone's copy missed, crosstalk
 #: over), so that the misses of a busy table do not start a clone's count again
 TWIN_CYCLES = 8
-#: cycles in a row another zone must hear a tag alone before the tag is that zone's
-MOVE_CYCLES = 3
+#: the evidence another zone must gather for a tag, on the tracker's scale, before the tag is
+#: that zone's: what the tracker wants to move a card (2 × ``confirm_cycles``, a firm read worth 2
+#: and a weak one 1: controller/core/tracker.py), so that the driver's zone and the tracker's
+#: move together
+MOVE_POINTS = 4
 #: cycles unheard after which a tag is new again (the gather takes 4: tracker's GATHER_CYCLES)
 FORGET_CYCLES = 4
 
@@ -52,51 +55,69 @@ class LoneZone:
     """Signal strength for zones that give none, from what the chip does tell: which zones heard a
     tag, and for how long (docs/decisions/0042-the-bridge-board.md, "Without signal strength").
 
-    A tag has a zone of its own once a zone hears it alone: the first zone that does, for a tag
-    new to the table (or unheard for ``forget`` cycles: gathered, shuffled, dealt again), at once;
-    another zone once it has heard the tag alone ``move_cycles`` cycles in a row. Its own zone's
-    reads are :data:`FULL` (firm evidence); another zone's lone reads before that are ``level``
-    (the tracker's level, ``[reader] strong_rssi``: evidence, but weak, so that a card lifted by
-    a player, whose own zone misses it while a neighbour hears it, needs more cycles to move than
-    it is lifted); a read while another zone hears the tag too is :data:`NONE` (crosstalk's look:
-    no evidence), but the zone it is on its way to stays at ``level`` while its own zone does not
-    hear it (so that crosstalk from there does not wipe out the evidence gathered), and a tag
-    heard in two zones at once ``twin_cycles`` cycles more than it was heard in one (a count up
-    and down, not a run: a clone's copy is missed now and then) is :data:`FULL` in both (two
+    A tag has a zone of its own: the first zone that hears it alone, for a tag new to the table
+    (or unheard for ``forget`` cycles: gathered, shuffled, dealt again), at once. Its reads there
+    are :data:`FULL` (firm evidence). Another zone's reads count for a move only in the cycles its
+    own zone does not hear it: the cycles since its own zone last heard it in which another zone
+    did are that zone's *run*. A lone read there is ``level`` (the tracker's level, ``[reader]
+    strong_rssi``: weak evidence, a point) on the run's first cycle and :data:`FULL` (two points)
+    after it; a read there while a third zone hears the tag too (crosstalk from where it went) is
+    ``level`` if that zone's run leads, :data:`NONE` (no evidence) otherwise; and once the points
+    add up to ``move_points``, the tracker's own count for a move, the zone is the tag's own. So
+    the tracker moves a card on the third cycle its new zone heard it and its old zone did not,
+    whether that cycle heard it alone or with a neighbour, and never on the second: one lone read
+    at a neighbour while the card's own zone misses it is what crosstalk does now and then (two in
+    a row, what a lift does on a reader whose neighbours hear lifted cards), and the chips give
+    no strength to tell those from a card that moved, as a FEIG reader's does. A cycle in which
+    two zones hear the tag and its own zone does not counts for both runs (no points), and the
+    next read says which one it lay in: a card folded into the muck, heard there and at the burn
+    spot beside it on its first cycle, is the muck's firmly on its second. A cycle its own zone
+    hears it ends every run; evidence for one zone ends the others'.
+
+    A tag heard in two zones at once ``twin_cycles`` cycles more than it was heard in one (a count
+    up and down, not a run: a clone's copy is missed now and then) is :data:`FULL` in both (two
     cards, one tag: the tracker's clone check, DECK-007).
 
-    >>> z = LoneZone(move_cycles=3, twin_cycles=3)
+    >>> z = LoneZone(twin_cycles=3)
     >>> z.strengths({"T": [4]}), z.strengths({"T": [5]}), z.strengths({"T": [5]}), z.strengths({"T": [5]})
-    ({('T', 4): 255}, {('T', 5): 150}, {('T', 5): 150}, {('T', 5): 255})
-    >>> [z.strengths({"T": [5, 6]}) for _ in range(3)]
+    ({('T', 4): 255}, {('T', 5): 150}, {('T', 5): 255}, {('T', 5): 255})
+    >>> [z.strengths({"T": [5, 6]}) for _ in range(3)]  # at 5 now (1 + 2 + 2 points)
     [{('T', 5): 255, ('T', 6): 1}, {('T', 5): 255, ('T', 6): 1}, {('T', 5): 255, ('T', 6): 255}]
     >>> z.strengths({"U": [1, 2]})  # new, and in two zones at once: evidence for neither
     {('U', 1): 1, ('U', 2): 1}
     >>> z.strengths({"M": [5]}), z.strengths({"M": [13]}), z.strengths({"M": [12, 13]})  # to the muck
     ({('M', 5): 255}, {('M', 13): 150}, {('M', 12): 1, ('M', 13): 150})
+    >>> z.strengths({"F": [5]}), z.strengths({"F": [12, 13]}), z.strengths({"F": [13]})  # crosstalk first
+    ({('F', 5): 255}, {('F', 12): 1, ('F', 13): 1}, {('F', 13): 255})
     """
 
-    def __init__(self, *, move_cycles: int = MOVE_CYCLES, twin_cycles: int = TWIN_CYCLES,
+    def __init__(self, *, move_points: int = MOVE_POINTS, twin_cycles: int = TWIN_CYCLES,
                  forget: int = FORGET_CYCLES, level: int = LEVEL) -> None:
-        self.move_cycles = move_cycles
+        self.move_points = move_points
         self.level = level
         self.twin_cycles = twin_cycles
         self.forget = forget
         self._cycle = 0
         self._own: dict[str, int] = {}  # uid -> its zone
         self._heard: dict[str, int] = {}  # uid -> the last cycle it was heard
-        self._away: dict[str, tuple[int, int]] = {}  # uid -> (another zone that hears it alone, cycles in a row)
+        #: uid -> {another zone: [cycles it heard the tag and the tag's own zone did not, points]}
+        self._runs: dict[str, dict[int, list[int]]] = {}
         self._twin: dict[str, int] = {}  # uid -> cycles heard in several zones, less those heard in one
 
     def strengths(self, heard: dict[str, list[int]]) -> dict[tuple[str, int], int]:
         self._cycle += 1
-        now, own, last, away = self._cycle, self._own, self._heard, self._away
+        now, own, last, runs, twin = self._cycle, self._own, self._heard, self._runs, self._twin
         out: dict[tuple[str, int], int] = {}
-        twin = self._twin
         for uid, zones in heard.items():
             home = own.get(uid)
             if home is not None and now - last.get(uid, now) > self.forget:
-                home = None  # unheard for long: off the table, and back as a new card
+                # unheard for long: off the table, and back as a new card. Its old zone is
+                # forgotten, not only set aside for this cycle: a card dealt again whose first
+                # cycle is heard in two zones (crosstalk) found its old zone again the cycle
+                # after, and its new zone's lone reads were a move's weak ones
+                home = None
+                del own[uid]
+                runs.pop(uid, None)
                 twin.pop(uid, None)
             last[uid] = now
             if len(zones) == 1:
@@ -107,32 +128,42 @@ class LoneZone:
                 z = zones[0]
                 if home is None or z == home:
                     own[uid] = z
-                    away.pop(uid, None)
+                    runs.pop(uid, None)
                     out[(uid, z)] = FULL
                     continue
-                zone, n = away.get(uid, (z, 0))
-                n = n + 1 if zone == z else 1
-                if n >= self.move_cycles:
-                    own[uid] = z
-                    away.pop(uid, None)
-                    out[(uid, z)] = FULL
-                else:
-                    away[uid] = (z, n)
-                    out[(uid, z)] = self.level
+                cycles, points = runs.get(uid, {}).get(z, (0, 0))
+                out[(uid, z)] = self.level if cycles == 0 else FULL
+                self._count(uid, z, cycles + 1, points + (1 if cycles == 0 else 2))
                 continue
+            going = None
             if home in zones:
-                away.pop(uid, None)
-            # (a card on its way whose new zone and another hear it, its old zone not: the new
-            # zone's read stays the weak evidence it was, lest crosstalk from it to a neighbour
-            # wipe out the evidence gathered for the new zone)
-            going = away[uid][0] if uid in away else None
+                runs.pop(uid, None)
+            elif home is not None:
+                mine = runs.setdefault(uid, {})
+                for z in zones:
+                    mine.setdefault(z, [0, 0])[0] += 1
+                top = max(mine[z][0] for z in zones)
+                leaders = [z for z in zones if mine[z][0] == top]
+                if top > 1 and len(leaders) == 1:  # (heard there before: the zone it is on its way to)
+                    going = leaders[0]
+                    self._count(uid, going, top, mine[going][1] + 1)  # (contested: a weak read)
             n = twin[uid] = min(twin.get(uid, 0) + 1, self.twin_cycles)
             for z in zones:
                 out[(uid, z)] = FULL if n >= self.twin_cycles or z == home else self.level if z == going else NONE
         if len(own) > 4096:  # (tags long gone: the registry's decks are 104 tags)
             for uid in [u for u, c in last.items() if now - c > self.forget]:
-                own.pop(uid, None), last.pop(uid, None), away.pop(uid, None), twin.pop(uid, None)
+                own.pop(uid, None), last.pop(uid, None), runs.pop(uid, None), twin.pop(uid, None)
         return out
+
+    def _count(self, uid: str, zone: int, cycles: int, points: int) -> None:
+        """Evidence reported for ``zone``: its run now ``cycles`` long with ``points``, the others'
+        ended (the tracker's evidence for one zone replaces its evidence for another); the tag's
+        own once the points reach ``move_points``."""
+        if points >= self.move_points:
+            self._own[uid] = zone
+            self._runs.pop(uid, None)
+        else:
+            self._runs[uid] = {zone: [cycles, points]}
 
 
 class BridgeClient:

@@ -4,8 +4,8 @@ script and side by side with the FEIG reader: under the standard noise, a clean 
 game and real hands raise no alert with every card where the script put it, and the injected
 faults whose alert hangs on a card moved off the zone where it was confirmed (the board's slower
 case) raise FEIG's alerts; under the harsh noise (a part of ``rig.side_by_side``'s sample, whose
-whole ``bench/bridge_side_by_side.py`` deals and prints, with the one burn the board tells a step
-late), the zones exact, no false alert, and those faults and the deck faults found on both. In
+whole ``bench/bridge_side_by_side.py`` deals and prints), the zones exact, no false alert, and
+those faults and the deck faults found on both. In
 process (the harness, on its virtual line).
 
 Under the harsh profile the board's neighbours hear nothing of a lifted card, as a module a zone
@@ -59,9 +59,10 @@ def test_a_clean_hand_of_every_game_raises_no_alert(game):
 
 
 #: the dealer's faults whose alert hangs on a card moved off the zone where it was confirmed: the
-#: board's slower case (three lone reads to confirm such a move, FEIG two: decision 0042,
-#: "Consequences"). The others raise their alert at a card's first placement; all are dealt
-#: through both readers by bench/bridge_side_by_side.py, and through FEIG by test_faults_caught.
+#: board's slower case (three cycles heard at its new zone and not at its old to confirm such a
+#: move, FEIG two firm reads: decision 0042, "Without signal strength"). The others raise their
+#: alert at a card's first placement; all are dealt through both readers by
+#: bench/bridge_side_by_side.py, and through FEIG by test_faults_caught.
 MOVED = ("expose_later_card_wrong_burn", "card_off_table", "burn_to_muck", "muck_retrieval", "muck_swap")
 
 
@@ -152,11 +153,22 @@ def test_under_the_harsh_noise_the_board_deals_exact_with_no_false_alert_and_fin
     assert bridge.false_alerts == [] and bridge.inexact == []
     assert bridge.exact == bridge.hands == feig.hands == PHH_HANDS + 2 and bridge.cards == feig.cards
     assert feig.missed == [] and feig.found == feig.faults == len(MOVED)
-    # Not yet at FEIG's parity (docs/decisions/0042-the-bridge-board.md, "Consequences"): a move
-    # between two zones where the card was confirmed takes the board three lone reads against
-    # FEIG's two, and the dealer moves on after two reads and a cycle: in the bench's whole sample
-    # one burn pushed into the muck is told at the dealer's next step. Here every one at its step.
+    # (a move between two zones where the card was confirmed takes the board three cycles heard
+    # at its new zone against FEIG's two firm reads, and the dealer moves on after two reads and a
+    # cycle: a miss in that cycle tells the fault a step late; docs/decisions/0042, "Consequences")
     assert bridge.missed == [] and bridge.found == bridge.faults == len(MOVED)
+
+
+def test_a_fold_heard_at_the_burn_spot_too_on_its_first_cycle_ends_in_the_muck_on_both_readers():
+    # three hands under the harsh noise whose last fold (seat 2's, the third hand) is heard in the
+    # muck and at the burn spot beside it on its first cycle, in the muck alone on its second, then
+    # gathered: the board had no evidence from the first, one read short of the fold's two, and
+    # left the card at seat 2 in the hand's record, as in six of the bench's PHH hands (decision
+    # 0042, "Consequences"; the reads themselves: tests/unit/firmware_bridge/test_lone_zone_moves.py)
+    script = random_script(613, hands=3, game="holdem", vary_seats=True, noise=dict(HARSH, seed=613))
+    feig, bridge = both(script)
+    check_report(script, feig)
+    check_report(script, bridge)  # (every zone exact, the muck in order, and no alert)
 
 
 def test_the_deck_faults_are_found_on_both_readers():
