@@ -81,7 +81,7 @@ def main() -> int:
     queued, inflight = shipped("max_queued_messages"), shipped("max_inflight_messages")
     with tempfile.TemporaryDirectory() as tmp:
         broker = Broker(Path(tmp), extra=f"max_queued_messages {queued}\nmax_inflight_messages {inflight}\n"
-                                         f"message_size_limit 262144")
+                                         f"max_packet_size {shipped('max_packet_size')}")
         broker.start()
         assert broker.proc is not None
         pid = broker.proc.pid

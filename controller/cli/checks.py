@@ -121,14 +121,18 @@ def resolve_host(name: str) -> list[str]:
 class Host:
     """What doctor asks of the system, gathered so that a test can give its own: the folder the
     Pi's paths are under (``/``; a test's folder, as ``systemd-analyze --root`` takes one), the
-    user and group databases, the resolver, and who runs doctor. The tests run the service's
-    checks without root, without systemd, without the host's users and without a network."""
+    user and group databases, the resolver, who runs doctor, and the programs that ask systemd
+    how the service is (``systemctl``, ``journalctl``: :mod:`.unit_state`). The tests run the
+    service's checks without root, without systemd, without the host's users and without a
+    network."""
 
     root: Path = Path("/")
     users: Callable[[str], Identity | None] = field(default=system_user)
     groups: Callable[[str], int | None] = field(default=system_group)
     resolve: Callable[[str], list[str]] = field(default=resolve_host)
     euid: Callable[[], int] = field(default=os.geteuid)
+    systemctl: str = "systemctl"
+    journalctl: str = "journalctl"
 
     def path(self, path: str | Path) -> Path:
         """``path`` as the Pi names it (``/etc/tablectl/tablectl.toml``), under :attr:`root`."""

@@ -7,9 +7,11 @@ has its own RSSI level (``tablectl calibrate``); the journal's
 folder is writable and its file is a sound SQLite database in WAL mode; the dealer's console's
 GPIO pin factory loads and its devices are reachable; and, when the configuration is the one
 the installed systemd unit runs, what the service will meet (:mod:`.doctor_service`: its user
-and groups, its access to the files, its ``ExecStart=``, and with ``[room]`` its sandbox's network).
-With ``[room]``, the room link's files and its broker (:mod:`.doctor_room`); ``--floor FILE``
-checks the floor's service instead (its files, its database, its broker). docs/doctor.md.
+and groups, its access to the files, its ``ExecStart=``, and with ``[room]`` its sandbox's network),
+and, where systemd is PID 1, how the service is now (:mod:`.unit_state`: running, or failed,
+restarting, stopped, with the journal's last error lines). With ``[room]``, the room link's files
+and its broker (:mod:`.doctor_room`); ``--floor FILE`` checks the floor's service instead (its
+files, its database, its broker, its unit's state). docs/doctor.md.
 
 Each check is a small function returning :class:`Check` results (no printing), so that each
 can be tested alone; :func:`run_checks` strings them together and :func:`main` prints one line
@@ -58,6 +60,7 @@ from controller.cli.checks import (  # (shared with doctor_room: the checks' for
 from controller.cli.doctor_room import check_room, daemon_room_checks, floor_checks, unloaded_room_secrets
 from controller.cli.doctor_next import next_lines, next_steps
 from controller.cli.doctor_service import check_readable, service_checks, service_files, users_exist
+from controller.cli.unit_state import FLOOR, unit_state
 from controller.config.daemon import ConfigError, load_config
 from controller.core.setups import setup_of
 from controller.daemon.control import send
@@ -543,7 +546,7 @@ def run_floor_checks(floor: str, *, user: str | None = None, host: Host = HOST) 
     ident, note = resolve_identity(user, host)
     if note is not None and note.failed:
         return [note]
-    return ([note] if note else []) + floor_checks(floor, ident)
+    return ([note] if note else []) + floor_checks(floor, ident) + unit_state(FLOOR, host)
 
 
 def main(config: str = DEFAULT_CONFIG, *, user: str | None = None, open_ports: bool = True,

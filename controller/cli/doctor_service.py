@@ -11,7 +11,9 @@ from the shell doctor runs in:
 - with ``[room]``: the unit lets the network in (the room's drop-in installed: ``PrivateNetwork=no``,
   ``AF_INET``/``AF_INET6``), its ``IPAddressAllow=`` covers the broker's address (``IPAddressDeny=any``
   drops everything else, and the daemon would log "Network is unreachable"), and, when the broker
-  is named by host name, the name servers of ``/etc/resolv.conf`` too (DNS).
+  is named by host name, the name servers of ``/etc/resolv.conf`` too (DNS);
+- last, how the service is now, where systemd is PID 1 (:mod:`.unit_state`: running, or failed,
+  restarting, stopped, with the journal's last error lines).
 
 Each failure names the fix. The system is reached through a :class:`~.checks.Host` (the root the
 paths are under, the user database, the resolver), which the tests give.
@@ -30,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.cli.checks import SERVICE_USER, SYSUSERS_FIX, Check, Host, Identity, reach_fix, reach_problem
+from controller.cli.unit_state import TABLE, unit_state
 from controller.cli.unit_file import (Firewall, Unit, address_families, config_of, exec_start, family_allowed,
                                       load_unit, misplaced_dropins, resolve)
 
@@ -343,7 +346,7 @@ def service_checks(config_path: str, config: Any, ident: Identity, host: Host) -
     unit = load_unit(host.root, UNIT_NAME)
     if unit is None:
         return [Check("note", f"service: {UNIT_NAME} is not installed: what the service will meet (its user, its "
-                              f"sandbox) is not checked", "install it (docs/install.md)")]
+                              f"sandbox) and its state are not checked", "install it (docs/install.md)")]
     argv = exec_start(unit)
     runs = config_of(argv)
     if argv is None or runs is None:
@@ -355,14 +358,13 @@ def service_checks(config_path: str, config: Any, ident: Identity, host: Host) -
                               f"are for that file", f"tablectl doctor --config {runs}")]
     out = check_users(unit, host)
     service = service_identity(unit, host)
-    if service is None:
-        return out
-    if service.uid != ident.uid:  # (else judged already, for ident)
-        out += check_readable(service_files(config_path, config), service, root=host.root)
-    out += check_exec(argv, service, host)
-    if getattr(config, "room", None) is not None:
-        out += check_sandbox(unit, config.room, host)
-    return out
+    if service is not None:
+        if service.uid != ident.uid:  # (else judged already, for ident)
+            out += check_readable(service_files(config_path, config), service, root=host.root)
+        out += check_exec(argv, service, host)
+        if getattr(config, "room", None) is not None:
+            out += check_sandbox(unit, config.room, host)
+    return out + unit_state(TABLE, host)  # (last: how it is now, where systemd can say)
 
 
 def _same_file(a: Path, b: Path) -> bool:

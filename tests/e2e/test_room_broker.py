@@ -25,8 +25,11 @@ from rig.paths import ROOT
 
 pytestmark = [pytest.mark.e2e, pytest.mark.skipif(not have_mosquitto() or not shutil.which("openssl"),
                                                   reason="mosquitto and openssl are needed")]
+#: a table whose names are as long as [room] takes them (64 characters: controller/config/room.py):
+#: its topics are the longest a PUBLISH carries, the most header a packet has beside its payload
+LONG = ("r" * 64, "t" * 64)
 PASSWORDS = {"floor": "floor-pw", "display": "display-pw", "broadcast": "broadcast-pw",
-             username("r1", "t1"): "t1-pw", username("r1", "t2"): "t2-pw"}
+             username("r1", "t1"): "t1-pw", username("r1", "t2"): "t2-pw", username(*LONG): "long-pw"}
 
 
 def make_pki(folder: Path) -> dict[str, Path]:
@@ -46,13 +49,15 @@ def make_pki(folder: Path) -> dict[str, Path]:
 def shipped_broker(folder: Path) -> Broker:
     """The shipped set-up (docs/room/mosquitto.conf, docs/room/acl) in ``folder``, started: its
     certificates (``pki``), the users of :data:`PASSWORDS` and the ACL's lines of tables t1 and
-    t2 of room r1. More tables enrolled: their lines appended to ``folder``'s ``passwd`` and
-    ``acl``, then the broker reloaded (SIGHUP, ``systemctl reload mosquitto``)."""
+    t2 of room r1 and of the :data:`LONG` table. More tables enrolled: their lines appended to
+    ``folder``'s ``passwd`` and ``acl``, then the broker reloaded (SIGHUP, ``systemctl reload
+    mosquitto``)."""
     folder.mkdir(exist_ok=True)
     pki = make_pki(folder)
     (folder / "passwd").write_text("".join(password_line(u, p) + "\n" for u, p in PASSWORDS.items()))
     shipped_acl = (ROOT / "docs/room/acl").read_text()
-    (folder / "acl").write_text(shipped_acl + "\n" + acl_lines("r1", "t1") + "\n\n" + acl_lines("r1", "t2") + "\n")
+    (folder / "acl").write_text(shipped_acl + "\n" + acl_lines("r1", "t1") + "\n\n" + acl_lines("r1", "t2") + "\n\n"
+                                + acl_lines(*LONG) + "\n")
     port = free_port()
     conf = (ROOT / "docs/room/mosquitto.conf").read_text()
     for old, new in (("/etc/mosquitto/tablectl.passwd", str(folder / "passwd")),
@@ -185,3 +190,37 @@ def test_simulate_logs_in_to_a_password_broker_and_a_wrong_password_is_one_line_
     assert kept is not None and Path(kept.group(1)).exists()
     assert json.loads(refused.stdout)["hands"][0]["stub_count"] > 0  # the report is still printed
     shutil.rmtree(Path(kept.group(1)).parent)
+
+
+def test_a_message_over_the_size_limit_is_refused_and_one_at_the_old_limit_passes(room_broker):
+    """docs/room/mosquitto.conf's ``max_packet_size`` (mosquitto 2 deprecates the
+    ``message_size_limit 262144`` the file said before) counts the whole packet: a payload of
+    262144 bytes, the most the old limit let through, still passes on the longest topic a client
+    publishes (the floor's tournament signal to a table of the longest names); a packet over the
+    limit costs its sender the connection (MQTT 5's "Packet too large"; over TLS paho may see only
+    the connection closed), and is never delivered."""
+    b = room_broker
+    limit = next(int(line.split()[1]) for line in (ROOT / "docs/room/mosquitto.conf").read_text().splitlines()
+                 if line.startswith("max_packet_size "))
+    topic = f"tablectl/{LONG[0]}/{LONG[1]}/floor/tournament"
+    table = Subscriber(b.tls_port, [topic], username(*LONG), PASSWORDS[username(*LONG)], tls(b)).start()
+    floor = client(b, "floor", PASSWORDS["floor"])
+    gone: list[str] = []
+    floor.on_disconnect = lambda c, userdata, flags, reason, props: gone.append(str(reason))
+    floor.connect("127.0.0.1", b.tls_port)
+    floor.loop_start()
+    at_old_limit = b"a" * 262144
+    floor.publish(topic, at_old_limit, qos=1).wait_for_publish(10)
+    table.wait(lambda: table.count(topic) == 1, what="the message of 262144 bytes")
+    floor.publish(topic, b"o" * limit, qos=1)  # (its packet: the limit, and its header over it)
+    assert wait_for(lambda: bool(gone), 10), "the broker kept the sender of a packet over its limit connected"
+    floor.loop_stop()
+    again = client(b, "floor", PASSWORDS["floor"])  # (a message after it, to know the broker is past it)
+    again.connect("127.0.0.1", b.tls_port)
+    again.loop_start()
+    again.publish(topic, b"after", qos=1).wait_for_publish(10)
+    table.wait(lambda: table.count(topic) == 2, what="the message after the refused one")
+    assert table.messages[topic] == [at_old_limit, b"after"]
+    again.disconnect()
+    again.loop_stop()
+    table.stop()

@@ -12,6 +12,7 @@ systemd, nor the host's own users, and pass the same whether or not a ``tablectl
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import socket
 from pathlib import Path
@@ -369,3 +370,38 @@ def test_a_signing_key_refused_at_load_gets_the_fix_that_works(pi):
     assert unloaded_room_secrets(str(pi.config), Identity("me", os.geteuid(), frozenset(), current=True)) == [
         Check("fail", f"[room] signing_key: {key} is 0640: a secret must be readable by its owner alone (0600)",
               f"sudo chmod 600 {key}")]
+
+
+# -- the service as systemd has it now (controller/cli/unit_state.py) --------------------------
+
+def test_doctor_does_not_pass_a_table_whose_service_has_failed(pi, tmp_path, capsys):
+    """Issue 41, found by rig/install_container.py: doctor said "all checks passed" while
+    tablectl.service had failed, exiting 2 at each start. systemd as PID 1 is a test double here
+    (rig/fake_systemd.py) answering as systemd 252 did for such a unit (tests/unit/cli/test_unit_state.py)."""
+    from rig.fake_systemd import FakeSystemd
+    from tests.unit.cli.test_unit_state import FAILED, FAILED_JOURNAL
+
+    # a table doctor passes but for the service: its reader a pyserial URL (not a device to check),
+    # its journal in a folder the service's user may write (its group's)
+    state = pi.root / "var/lib/tablectl"
+    state.mkdir(parents=True)
+    os.chmod(state, 0o770)
+    text = pi.config.read_text()
+    text = re.sub(r'(?m)^port = ".*"$', 'port = "loop://"', text, count=1)
+    text = re.sub(r'(?m)^path = ".*journal.sqlite3"$', f'path = "{state}/journal.sqlite3"', text)
+    pi.config.write_text(text)
+    assert doctor.main(str(pi.config), open_ports=False, host=pi.host) == 0
+    out = capsys.readouterr().out
+    assert "\nall checks passed\n" in out
+    assert "service: tablectl.service's state (running, failed) is not checked: systemd is not PID 1 here" in out
+
+    fake = FakeSystemd(tmp_path / "bin")
+    fake.show(FAILED)
+    fake.journal(FAILED_JOURNAL)
+    assert doctor.main(str(pi.config), open_ports=False, host=fake.host(pi.host)) == 1
+    out = capsys.readouterr().out
+    assert "all checks passed" not in out and "\n1 problem found\n" in out
+    assert "FAIL  service: tablectl.service has failed since Sun 2026-11-29 14:58:53 UTC: the daemon exited with " \
+           "status 2" in out
+    assert "note  service: the journal says: tablectl: /run/tablectl/control.sock: cannot give it to group " \
+           "tablectl: Operation not permitted" in out

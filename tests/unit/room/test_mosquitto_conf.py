@@ -3,7 +3,8 @@ installs it as /etc/mosquitto/conf.d/tablectl.conf, which Debian's own /etc/mosq
 includes. mosquitto refuses an option of one value said twice; the shipped file said
 ``persistence_location``, which Debian's file says too, and the broker did not start
 (rig/install_container.py found it: "Error: Duplicate persistence_location value in
-configuration"). The oracle is mosquitto itself, reading the two files."""
+configuration"). Nor may the file use an option mosquitto deprecates. The oracle is mosquitto
+itself, reading the two files."""
 
 import subprocess
 
@@ -29,3 +30,6 @@ def test_the_shipped_file_is_read_by_mosquitto_under_debians_main_file(tmp_path)
         said = (exc.stdout or b"").decode() + (exc.stderr or b"").decode()
     assert f"Loading config file {tmp_path}/conf.d/tablectl.conf" in said, said
     assert "Duplicate" not in said and "Error found at" not in said, said
+    # and no option of it deprecated: mosquitto 2 said "Note: It is recommended to replace
+    # `message_size_limit` with `max_packet_size`." of the file's size limit (issue 41)
+    assert "recommended to replace" not in said and "deprecated" not in said.lower(), said
