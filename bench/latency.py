@@ -126,21 +126,17 @@ def _start(kind: str, link: Path) -> tuple[SimFeigReader, list[float]]:
             writes.append(now())
             done[0] = False
         send(data)
-
-    reader._send = sent  # type: ignore[method-assign]
-    receive = reader.receive
-
-    def asked(data: bytes) -> None:
         # A reader's cycle takes time on the air before it answers (a FEIG reader's about 50 ms,
         # the bridge board's 0.25 s at least: docs/protocols/bridge.md, "The cycle time"), while
         # the host handles the cycle before; the simulated reader answers as fast as the CPU
-        # lets it. It waits part of that air time first, so that the bridge board's firmware,
-        # run over simulated chips, does not take the CPU from the host while the host handles
-        # the cycle the latency is measured on (a real board's CPU is its own).
+        # lets it. It spends part of that air time here, before it looks at the line again: the
+        # host asks for the next cycle as soon as it has one, and a simulated reader that woke
+        # for that request would take a core from the host while the host handles the cycle the
+        # latency is measured on (a woken thread, and the bridge board's firmware after it);
+        # a real reader's CPU is its own. The request waits on the line meanwhile.
         time.sleep(AIR_S)
-        receive(data)
 
-    reader.receive = asked  # type: ignore[method-assign]
+    reader._send = sent  # type: ignore[method-assign]
     reader.on_cycle = lambda n, reads, label, looked: done.__setitem__(0, True)
     reader.start()
     return reader, writes

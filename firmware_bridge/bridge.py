@@ -20,9 +20,10 @@ Cycle(number=7, zones=(ZoneSnapshot(zone=1, state='OK', tags=(('E004015012345678
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
-from firmware_bridge.crc import CRC_TABLE
+from firmware_bridge.crc import crc16_mcrf4xx as _crc
 from firmware_bridge.errors import ProtocolError
 
 __all__ = ["PROTOCOL_VERSION", "MAX_LINE", "MIN_LINE", "Frame", "BadLine", "LineDecoder", "parse_line", "encode",
@@ -36,6 +37,9 @@ ERRORS = {"E01": "no-answer", "E02": "busy-stuck", "E03": "reset", "E04": "anten
           "E06": "no-chip", "E09": "firmware"}
 _HEX = frozenset(b"0123456789ABCDEF")
 _PRINTABLE = bytes(range(0x20, 0x7F)).replace(b"*", b"")
+#: a frame's form (docs/protocols/bridge.md, "Lines"): KIND (2..5 of A..Z), SEQ (4 hex digits), each
+#: FIELD (printable ASCII but '*') after a space, then " *" and the CRC (4 hex digits); a CR may end it
+_FORM = re.compile(rb"([A-Z]{2,5}) ([0-9A-F]{4})((?: [\x21-\x29\x2B-\x7E]+)*) \*([0-9A-F]{4})\r?")
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,13 +59,6 @@ class BadLine:
     length: int
 
 
-def _crc(data: bytes) -> int:
-    crc, table = 0xFFFF, CRC_TABLE
-    for b in data:
-        crc = (crc >> 8) ^ table[(crc ^ b) & 0xFF]
-    return crc
-
-
 def encode(kind: str, seq: int, fields: tuple[str, ...] = ()) -> bytes:
     """A host command's line (LF-terminated), with its CRC."""
     body = " ".join((kind, f"{seq & 0xFFFF:04X}", *fields)).encode("ascii") + b" "
@@ -76,6 +73,21 @@ def parse_line(line: bytes) -> Frame | BadLine:
     >>> parse_line(b"RUN 0004 4FF7")
     BadLine(reason='no crc', length=13)
     """
+    return _parse(line, 0, len(line))
+
+
+def _parse(buf: bytes | bytearray, start: int, stop: int) -> Frame | BadLine:
+    """:func:`parse_line` of ``buf[start:stop]``, the line read where it lies (the decoder's buffer)."""
+    m = _FORM.fullmatch(buf, start, stop)
+    if m is not None:
+        # (the line of a frame, nearly every line: its form in one match, what the steps below
+        # check one by one to say what is wrong with a line that is not one)
+        crc_at = m.end(3) + 1
+        if _crc(buf[start:crc_at]) != int(m[4], 16):
+            return BadLine("crc mismatch", stop - start - (buf[stop - 1] == 0x0D))
+        fields = m[3]
+        return Frame(m[1].decode(), int(m[2], 16), tuple(fields[1:].decode().split(" ")) if fields else ())
+    line = bytes(buf[start:stop])
     if line.endswith(b"\r"):
         line = line[:-1]
     n = len(line)
@@ -157,7 +169,7 @@ class LineDecoder:
             elif n + 1 > maximum:
                 self._bad(out, BadLine("line too long", n + 1))
             else:
-                item = parse_line(bytes(buf[pos:i]))
+                item = _parse(buf, pos, i)
                 if isinstance(item, Frame):
                     if self._junk:
                         self._bad(out, None)
@@ -297,14 +309,15 @@ def parse_tags(frame: Frame) -> ZoneSnapshot:
     """>>> parse_tags(Frame("TAGS", 1, ("1", "OK", "2", "E004015012345678", "04A2B3C4D5E680:180")))
     ZoneSnapshot(zone=1, state='OK', tags=(('E004015012345678', None), ('04A2B3C4D5E680', 180)))
     """
-    zone, state, count = _fields(frame, 3)[:3]
+    fields = _fields(frame, 3)
+    zone, state, count = fields[0], fields[1], fields[2]
     n = _int(count, "TAGS' COUNT", 0, 255)
-    if len(frame.fields) < 3 + n:
-        raise ProtocolError(f"TAGS says {n} tags and carries {len(frame.fields) - 3}")
+    if len(fields) < 3 + n:
+        raise ProtocolError(f"TAGS says {n} tags and carries {len(fields) - 3}")
     if state != "OK" and not (len(state) == 3 and state[0] == "E" and state[1:].isdigit()):
         raise ProtocolError(f"TAGS' STATE {state[:12]!r} is neither OK nor an error code")
     tags = []
-    for text in frame.fields[3:3 + n]:
+    for text in fields[3:3 + n]:  # (none, in most zones of most cycles)
         uid, sep, rssi = text.partition(":")
         tags.append((_uid(uid), _int(rssi, "a tag's RSSI", 0, 255) if sep else None))
     return ZoneSnapshot(_int(zone, "TAGS' ZONE", 1, 16), state, tuple(tags))

@@ -13,11 +13,21 @@ A CRC can be carried across chunks by passing the previous value back in:
 
 >>> crc16_mcrf4xx(b"6789", crc16_mcrf4xx(b"12345")) == crc16_mcrf4xx(b"123456789")
 True
+
+It is computed in C: CRC-16/MCRF4XX is CRC-16/XMODEM's polynomial (0x1021) reflected, and
+reflecting every bit in and out turns one into the other, so binascii's CRC-CCITT
+(:func:`binascii.crc_hqx`) over the bytes with their bits reversed, from the start value
+reversed, is the CRC reversed. A byte table step a byte in Python cost 2.5 us a bridge line
+(a bridge board's cycle is 16 lines, every one checked on the host's path to an alert).
+
+>>> crc16_mcrf4xx(b"123456789") == _by_table(b"123456789") and crc16_mcrf4xx(b"", 0x1234) == 0x1234
+True
 """
 
 from __future__ import annotations
 
 from array import array
+from binascii import crc_hqx
 
 __all__ = ["CRC_TABLE", "crc16_mcrf4xx", "crc16_prefix", "crc16_span", "shift_tables"]
 
@@ -40,9 +50,23 @@ _TABLE = _make_table()
 CRC_TABLE = _TABLE
 
 
+#: each byte with its bits in the reverse order
+_REFLECT = bytes(sum(1 << (7 - bit) for bit in range(8) if byte >> bit & 1) for byte in range(256))
+
+
 def crc16_mcrf4xx(data: bytes | bytearray | memoryview, crc: int = 0xFFFF) -> int:
-    """The CRC-16/MCRF4XX of ``data``, continuing from ``crc`` (0xFFFF starts afresh)."""
-    table = _TABLE  # a local name: the loop below runs once per byte of every frame
+    """The CRC-16/MCRF4XX of ``data``, continuing from ``crc`` (0xFFFF starts afresh): in C
+    (see above)."""
+    reflect = _REFLECT
+    if type(data) is memoryview:
+        data = data.tobytes()
+    reg = crc_hqx(data.translate(reflect), reflect[crc & 0xFF] << 8 | reflect[crc >> 8])
+    return reflect[reg & 0xFF] << 8 | reflect[reg >> 8]
+
+
+def _by_table(data: bytes | bytearray | memoryview, crc: int = 0xFFFF) -> int:
+    """The same CRC a table step a byte (the definition :func:`crc16_mcrf4xx` is checked against)."""
+    table = _TABLE
     for byte in data:
         crc = (crc >> 8) ^ table[(crc ^ byte) & 0xFF]
     return crc

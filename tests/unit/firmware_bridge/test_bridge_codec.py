@@ -79,6 +79,46 @@ def test_the_output_does_not_depend_on_how_the_stream_is_cut(junk, cuts):
     assert bridge.Frame("TAGS", 0x14, ("1", "OK", "2", "E004015012345678", "E0040150A05F0001")) in whole
 
 
+#: bytes that make or break a line's form: its separators, hex digits and letters of either case,
+#: the CR, control bytes, bytes beyond ASCII
+_NEAR_MISSES = st.sampled_from(list(b" *\r09AFafZz:-\x00\x1f\x7f\x80\xff"))
+
+
+@st.composite
+def lines(draw: st.DrawFn) -> bytes:
+    """A frame's line (its LF removed, a CR kept or not) with none, one or a few bytes changed,
+    added or taken out; its KIND and FIELDs may be ill-formed under a good CRC."""
+    kind = draw(st.text("ABCDEHKLNOSTYZ", min_size=2, max_size=5) | st.text("ABaz0_", min_size=1, max_size=6))
+    fields = draw(st.lists(st.text("0123456789ABCDEFOK:-E", min_size=1, max_size=17)
+                           | st.text("Aa *\r~\x7f", max_size=3), max_size=5))
+    line = bytearray(bridge.encode(kind, draw(st.integers(0, 0xFFFF)), tuple(fields))[:-1])
+    if draw(st.booleans()):
+        line += b"\r"
+    for _ in range(draw(st.integers(0, 3))):
+        at = draw(st.integers(0, len(line)))
+        how = draw(st.sampled_from(("change", "add", "drop")))
+        if how == "add":
+            line[at:at] = bytes([draw(_NEAR_MISSES)])
+        elif at < len(line):
+            line[at:at + 1] = bytes([draw(_NEAR_MISSES)]) if how == "change" else b""
+    return bytes(line)
+
+
+@settings(max_examples=400, deadline=None)
+@given(lines())
+def test_a_line_is_a_frame_exactly_when_the_reference_reads_one_and_says_the_same(line: bytes) -> None:
+    got = bridge.parse_line(line)
+    try:
+        kind, seq, fields = ref.frame(line)
+    except ref.BadFrame:
+        assert isinstance(got, bridge.BadLine) and got.reason in ("no crc", "crc mismatch", "syntax")
+        assert got.length == len(line) - line.endswith(b"\r")
+    else:
+        assert got == bridge.Frame(kind, seq, tuple(fields))
+    # in a stream, after other bytes, as the decoder reads it from its buffer
+    assert bridge.LineDecoder().feed(b"HB 0019 12 7 *B290\r\n" + line + b"\n")[1:] == ([got] if len(line) >= 13 else [])
+
+
 def test_lone_zone_keeps_a_card_where_it_lay_until_another_zone_hears_it_alone_then_counts_a_clone():
     z = LoneZone(twin_cycles=20)
     assert z.strengths({"C": [3]}) == {("C", 3): 255}

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from firmware_bridge import feig
 from firmware_bridge import shuffler as sp
-from firmware_bridge.crc import crc16_prefix, crc16_span
+from firmware_bridge.crc import crc16_mcrf4xx, crc16_prefix, crc16_span
 from firmware_bridge.errors import ProtocolError
 
 FUZZ = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -54,6 +54,16 @@ def with_crc(body: bytes) -> bytes:
 def test_this_files_crc_gives_the_published_check_value() -> None:
     assert crc(b"123456789") == 0x6F91
     assert with_crc(bytes.fromhex("05 FF 65")) == bytes.fromhex("05 FF 65 E5 CB")
+
+
+@FUZZ
+@given(st.binary(max_size=1500), st.integers(0, 0xFFFF))
+def test_the_codecs_crc_is_this_files_crc_from_any_start_value(data: bytes, start: int) -> None:
+    # (the codecs' is computed in C, binascii's CRC-CCITT over the bytes reflected: firmware_bridge/crc.py)
+    want = crc(data, start)
+    assert crc16_mcrf4xx(data, start) == want
+    assert crc16_mcrf4xx(bytearray(data), start) == crc16_mcrf4xx(memoryview(data), start) == want
+    assert crc16_mcrf4xx(data) == crc(data)
 
 
 @FUZZ
